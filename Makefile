@@ -1,0 +1,66 @@
+# numfuse: quick start is `make demo` then `make test`.
+#
+# Both set up everything that is missing: Debian's libxsimd-dev, libgtest-dev
+# and libbenchmark-dev (via apt-get when run as root), a .venv with the
+# package's peers and build tools, and the package itself (rebuilt when a
+# source file changes).
+
+PYTHON ?= python3
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMPS := .stamps
+CPP_BUILD := build/cpp
+APT_PACKAGES := libxsimd-dev libgtest-dev libbenchmark-dev
+SOURCES := $(shell find src python -type f -not -name '*.pyc' 2>/dev/null) CMakeLists.txt pyproject.toml
+
+.PHONY: demo test pytest cpp-test bench bench-cpp install system-deps clean
+
+demo: install
+	$(VPY) benchmarks/python/compare.py --quick
+
+test: install cpp-test pytest
+
+pytest: install
+	$(VPY) -m pytest tests
+
+cpp-test: system-deps $(STAMPS)/venv
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(CPP_BUILD) -G Ninja \
+	    -DNUMFUSE_BUILD_PYTHON=OFF -DNUMFUSE_BUILD_TESTS=ON -DNUMFUSE_BUILD_BENCHMARKS=ON
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(CPP_BUILD)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ctest --test-dir $(CPP_BUILD) --output-on-failure
+
+bench: install
+	$(VPY) benchmarks/python/compare.py
+
+bench-cpp: cpp-test
+	$(CPP_BUILD)/benchmarks/bench_kernels
+
+install: $(STAMPS)/install
+
+system-deps: $(STAMPS)/system-deps
+
+$(STAMPS)/system-deps:
+	@mkdir -p $(STAMPS)
+	@if [ -f /usr/include/xsimd/xsimd.hpp ] && [ -f /usr/include/gtest/gtest.h ] \
+	    && [ -f /usr/include/benchmark/benchmark.h ]; then \
+	    echo "system packages present: $(APT_PACKAGES)"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(APT_PACKAGES); \
+	else \
+	    echo "missing system packages; run: sudo apt-get install $(APT_PACKAGES)" >&2; exit 1; \
+	fi
+	@touch $@
+
+$(STAMPS)/venv: requirements-dev.txt
+	@mkdir -p $(STAMPS)
+	[ -x $(VPY) ] || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --upgrade pip
+	$(VPY) -m pip install --quiet -r requirements-dev.txt
+	@touch $@
+
+$(STAMPS)/install: $(STAMPS)/system-deps $(STAMPS)/venv $(SOURCES)
+	$(VPY) -m pip install --quiet --no-build-isolation --no-deps .
+	@touch $@
+
+clean:
+	rm -rf build $(STAMPS)

@@ -1,0 +1,10 @@
+// The avx2_fma level: compiled with this level's instruction-set flags (see
+// CMakeLists.txt) and reached only through dispatch.cpp after a CPU check.
+#define NUMFUSE_LEVEL_NAMESPACE level_avx2_fma
+#define NUMFUSE_LEVEL_ARCH xsimd::fma3<xsimd::avx2>
+#include "arch/unary_loop.hpp"
+#include "arch/level_tables.hpp"
+
+void numfuse::core::fill_unary_table_avx2_fma(UnaryTable& table) noexcept {
+    level_avx2_fma::fill_unary_table(table);
+}

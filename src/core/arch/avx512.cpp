@@ -1,0 +1,10 @@
+// The avx512 level: compiled with this level's instruction-set flags (see
+// CMakeLists.txt) and reached only through dispatch.cpp after a CPU check.
+#define NUMFUSE_LEVEL_NAMESPACE level_avx512
+#define NUMFUSE_LEVEL_ARCH xsimd::avx512bw
+#include "arch/unary_loop.hpp"
+#include "arch/level_tables.hpp"
+
+void numfuse::core::fill_unary_table_avx512(UnaryTable& table) noexcept {
+    level_avx512::fill_unary_table(table);
+}

@@ -1,0 +1,16 @@
+// Entry points of the per-level translation units (sse2.cpp, avx2_fma.cpp,
+// avx512.cpp). Only dispatch.cpp calls them, and only for levels the CPU runs.
+#pragma once
+
+#include "numfuse_core.hpp"
+
+namespace numfuse::core {
+
+// [operation][dtype: f32, f64][streaming stores: no, yes]
+using UnaryTable = UnaryLoop[unary_op_count][simd_dtype_count][2];
+
+#define NUMFUSE_DECLARE_LEVEL_TABLE(name) void fill_unary_table_##name(UnaryTable& table) noexcept;
+NUMFUSE_LEVELS(NUMFUSE_DECLARE_LEVEL_TABLE)
+#undef NUMFUSE_DECLARE_LEVEL_TABLE
+
+}  // namespace numfuse::core

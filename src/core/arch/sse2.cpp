@@ -1,0 +1,10 @@
+// The sse2 level: compiled with this level's instruction-set flags (see
+// CMakeLists.txt) and reached only through dispatch.cpp after a CPU check.
+#define NUMFUSE_LEVEL_NAMESPACE level_sse2
+#define NUMFUSE_LEVEL_ARCH xsimd::sse2
+#include "arch/unary_loop.hpp"
+#include "arch/level_tables.hpp"
+
+void numfuse::core::fill_unary_table_sse2(UnaryTable& table) noexcept {
+    level_sse2::fill_unary_table(table);
+}

@@ -1,0 +1,239 @@
+// The strided unary loop, instantiated once per instruction-set level.
+//
+// Included only by the per-level translation units in this folder, each
+// compiled with its own -m flags. Everything here lives in a namespace named
+// after the level (NUMFUSE_LEVEL_NAMESPACE) so no inline function compiled
+// with wide instructions can be merged by the linker into code that runs at a
+// lower level.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "kernels/erf.hpp"
+#include "kernels/exp.hpp"
+#include "kernels/log.hpp"
+#include "numfuse_core.hpp"
+
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+#ifndef NUMFUSE_LEVEL_NAMESPACE
+#error "define NUMFUSE_LEVEL_NAMESPACE before including unary_loop.hpp"
+#endif
+
+namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE {
+
+// Each operation: the SIMD kernel, a cheap per-batch test that is true only
+// where a floating-point condition may arise, and the exact per-element rule
+// (run only on flagged batches) that says which condition NumPy reports.
+struct ExpOp {
+    template <class B>
+    static B compute(const B& x) noexcept {
+        return kernels::exp_kernel(x);
+    }
+    template <class B>
+    static auto may_raise(const B& x) noexcept {
+        using T = typename B::value_type;
+        // Below this |x| the result is a finite normal number: no flags.
+        constexpr T limit = std::is_same<T, float>::value ? T(87.0) : T(708.0);
+        return xsimd::abs(x) > B(limit);
+    }
+    template <class T>
+    static unsigned flags(T x, T y) noexcept {
+        const bool finite = x - x == T(0);
+        if (!finite) return fp_none;  // exp(±inf), exp(NaN) are exact
+        if (y == std::numeric_limits<T>::infinity()) return fp_overflow;
+        if (y < std::numeric_limits<T>::min()) return fp_underflow;
+        return fp_none;
+    }
+};
+
+struct LogOp {
+    template <class B>
+    static B compute(const B& x) noexcept {
+        return kernels::log_kernel(x);
+    }
+    template <class B>
+    static auto may_raise(const B& x) noexcept {
+        return x <= B(typename B::value_type(0));
+    }
+    template <class T>
+    static unsigned flags(T x, T) noexcept {
+        if (x == T(0)) return fp_divide_by_zero;
+        if (x < T(0)) return fp_invalid;
+        return fp_none;
+    }
+};
+
+struct ErfOp {
+    template <class B>
+    static B compute(const B& x) noexcept {
+        return kernels::erf_kernel(x);
+    }
+    template <class B>
+    static auto may_raise(const B& x) noexcept {
+        (void)x;  // erf raises nothing: never flag
+        return typename B::batch_bool_type(false);
+    }
+    template <class T>
+    static unsigned flags(T, T) noexcept {
+        return fp_none;
+    }
+};
+
+template <class Arch, class T>
+inline void store_streaming(const xsimd::batch<T, Arch>& value, T* aligned_dst) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) {
+        if constexpr (std::is_same<T, double>::value) {
+            _mm512_stream_pd(aligned_dst, value);
+        } else {
+            _mm512_stream_ps(aligned_dst, value);
+        }
+        return;
+    }
+#endif
+#if defined(__AVX__)
+    if constexpr (std::is_base_of<xsimd::avx, Arch>::value) {
+        if constexpr (std::is_same<T, double>::value) {
+            _mm256_stream_pd(aligned_dst, value);
+        } else {
+            _mm256_stream_ps(aligned_dst, value);
+        }
+        return;
+    }
+#endif
+#if defined(__SSE2__)
+    if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
+        if constexpr (std::is_same<T, double>::value) {
+            _mm_stream_pd(aligned_dst, value);
+        } else {
+            _mm_stream_ps(aligned_dst, value);
+        }
+        return;
+    }
+#endif
+    value.store_aligned(aligned_dst);
+}
+
+inline void streaming_fence() noexcept {
+#if defined(__SSE2__)
+    _mm_sfence();
+#endif
+}
+
+template <class Arch, class Op, class T>
+struct UnaryBatchRunner {
+    using B = xsimd::batch<T, Arch>;
+    static constexpr std::size_t width = B::size;
+
+    unsigned flags = fp_none;
+
+    B operator()(const B& x) noexcept {
+        B y = Op::compute(x);
+        if (xsimd::any(Op::may_raise(x))) flags |= lane_flags(x, y);
+        return y;
+    }
+
+    static unsigned lane_flags(const B& x, const B& y) noexcept {
+        alignas(64) T xs[width];
+        alignas(64) T ys[width];
+        x.store_aligned(xs);
+        y.store_aligned(ys);
+        unsigned bits = fp_none;
+        for (std::size_t k = 0; k < width; ++k) bits |= Op::template flags<T>(xs[k], ys[k]);
+        return bits;
+    }
+
+    // Up to `count` (< width, or == width) elements through a stack buffer:
+    // never touches memory outside the elements themselves. Unused lanes hold
+    // 1, which raises nothing in any operation.
+    void buffered(const char* in, std::ptrdiff_t in_stride, char* out, std::ptrdiff_t out_stride,
+                  std::size_t count) noexcept {
+        alignas(64) T buffer[width];
+        for (std::size_t k = 0; k < width; ++k) buffer[k] = T(1);
+        for (std::size_t k = 0; k < count; ++k) {
+            std::memcpy(&buffer[k], in + static_cast<std::ptrdiff_t>(k) * in_stride, sizeof(T));
+        }
+        const B y = (*this)(B::load_aligned(buffer));
+        y.store_aligned(buffer);
+        for (std::size_t k = 0; k < count; ++k) {
+            std::memcpy(out + static_cast<std::ptrdiff_t>(k) * out_stride, &buffer[k], sizeof(T));
+        }
+    }
+};
+
+// out[i] = Op(in[i]) for n elements; see UnaryLoop in numfuse_core.hpp.
+// Streaming selects non-temporal stores for outputs far larger than the caches.
+template <class Arch, class Op, class T, bool Streaming>
+unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::ptrdiff_t out_stride,
+                    std::size_t n) noexcept {
+    using Runner = UnaryBatchRunner<Arch, Op, T>;
+    using B = typename Runner::B;
+    constexpr std::size_t width = Runner::width;
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    Runner run;
+    std::size_t i = 0;
+    if (in_stride == elem && out_stride == elem) {
+        // Peel a head so that the stores are aligned to the vector width.
+        const auto out_address = reinterpret_cast<std::uintptr_t>(out);
+        if (out_address % sizeof(T) == 0) {
+            const std::size_t misalign = out_address % (width * sizeof(T));
+            std::size_t head = misalign ? (width * sizeof(T) - misalign) / sizeof(T) : 0;
+            if (head > n) head = n;
+            if (head) run.buffered(in, elem, out, elem, head);
+            i = head;
+            const T* src = reinterpret_cast<const T*>(in);
+            T* dst = reinterpret_cast<T*>(out);
+            for (; i + 2 * width <= n; i += 2 * width) {
+                const B y0 = run(B::load_unaligned(src + i));
+                const B y1 = run(B::load_unaligned(src + i + width));
+                if constexpr (Streaming) {
+                    store_streaming<Arch, T>(y0, dst + i);
+                    store_streaming<Arch, T>(y1, dst + i + width);
+                } else {
+                    y0.store_aligned(dst + i);
+                    y1.store_aligned(dst + i + width);
+                }
+            }
+            if constexpr (Streaming) streaming_fence();
+        }
+        for (; i + width <= n; i += width) {
+            const T* src = reinterpret_cast<const T*>(in + static_cast<std::ptrdiff_t>(i) * elem);
+            T* dst = reinterpret_cast<T*>(out + static_cast<std::ptrdiff_t>(i) * elem);
+            run(B::load_unaligned(src)).store_unaligned(dst);
+        }
+    } else {
+        for (; i + width <= n; i += width) {
+            run.buffered(in + static_cast<std::ptrdiff_t>(i) * in_stride, in_stride,
+                         out + static_cast<std::ptrdiff_t>(i) * out_stride, out_stride, width);
+        }
+    }
+    if (i < n) {
+        run.buffered(in + static_cast<std::ptrdiff_t>(i) * in_stride, in_stride,
+                     out + static_cast<std::ptrdiff_t>(i) * out_stride, out_stride, n - i);
+    }
+    return run.flags;
+}
+
+// One level's table: [op][dtype][streaming].
+inline void fill_unary_table(UnaryLoop (&table)[unary_op_count][simd_dtype_count][2]) noexcept {
+#define NUMFUSE_FILL(OpType, index)                                                     \
+    table[index][0][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, float, false>;         \
+    table[index][1][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, double, false>;        \
+    table[index][0][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, float, true>;          \
+    table[index][1][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, double, true>;
+    NUMFUSE_FILL(ExpOp, static_cast<int>(UnaryOp::exp))
+    NUMFUSE_FILL(LogOp, static_cast<int>(UnaryOp::log))
+    NUMFUSE_FILL(ErfOp, static_cast<int>(UnaryOp::erf))
+#undef NUMFUSE_FILL
+}
+
+}  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE

@@ -1,0 +1,309 @@
+// Run-time choice of the instruction-set level, and the threaded entry point.
+//
+// Compiled with the baseline flags only: it must run on any x86-64 CPU, since
+// it is what decides whether the wider levels may be called at all.
+#include <xsimd/xsimd.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "arch/level_tables.hpp"
+#include "numfuse_core.hpp"
+#include "parallel.hpp"
+
+#if defined(__SSE__) || defined(__x86_64__)
+#include <xmmintrin.h>
+#define NUMFUSE_HAVE_MXCSR 1
+#else
+#include <cfenv>
+#endif
+
+namespace numfuse::core {
+namespace {
+
+struct LevelTables {
+    UnaryTable tables[level_count] = {};
+    bool compiled[level_count] = {};
+    bool supported[level_count] = {};
+
+    LevelTables() noexcept {
+        const auto cpu = xsimd::available_architectures();
+#ifdef NUMFUSE_HAVE_LEVEL_sse2
+        compiled[static_cast<int>(Level::sse2)] = true;
+        supported[static_cast<int>(Level::sse2)] = cpu.sse2 != 0;
+        if (cpu.sse2) fill_unary_table_sse2(tables[static_cast<int>(Level::sse2)]);
+#endif
+#ifdef NUMFUSE_HAVE_LEVEL_avx2_fma
+        compiled[static_cast<int>(Level::avx2_fma)] = true;
+        supported[static_cast<int>(Level::avx2_fma)] = cpu.fma3_avx2 != 0;
+        if (cpu.fma3_avx2) fill_unary_table_avx2_fma(tables[static_cast<int>(Level::avx2_fma)]);
+#endif
+#ifdef NUMFUSE_HAVE_LEVEL_avx512
+        compiled[static_cast<int>(Level::avx512)] = true;
+        const bool avx512 = cpu.avx512bw != 0 && cpu.avx512dq != 0 && cpu.avx512cd != 0 &&
+                            cpu.fma3_avx2 != 0;
+        supported[static_cast<int>(Level::avx512)] = avx512;
+        if (avx512) fill_unary_table_avx512(tables[static_cast<int>(Level::avx512)]);
+#endif
+        (void)cpu;
+    }
+};
+
+const LevelTables& level_tables() noexcept {
+    static const LevelTables tables;
+    return tables;
+}
+
+Level initial_level() noexcept {
+    Level level = best_level();
+    if (const char* env = std::getenv("NUMFUSE_ARCH")) {
+        // An unknown or unusable request keeps the best level; the Python
+        // layer reports it (see numfuse/__init__.py).
+        try {
+            const Level wanted = parse_level(env);
+            if (level_compiled(wanted) && level_supported(wanted)) level = wanted;
+        } catch (const std::invalid_argument&) {
+        }
+    }
+    return level;
+}
+
+std::atomic<int>& active_level_setting() noexcept {
+    static std::atomic<int> setting{static_cast<int>(initial_level())};
+    return setting;
+}
+
+// Keeps the calling thread's floating-point status flags as they were: the
+// SIMD kernels may raise spurious flags in intermediate steps (on lanes that
+// are later replaced), and the real conditions are reported explicitly.
+class FpStatusGuard {
+public:
+    FpStatusGuard() noexcept {
+#ifdef NUMFUSE_HAVE_MXCSR
+        saved_ = _mm_getcsr();
+#else
+        std::fegetexceptflag(&saved_, FE_ALL_EXCEPT);
+#endif
+    }
+    ~FpStatusGuard() {
+#ifdef NUMFUSE_HAVE_MXCSR
+        _mm_setcsr(saved_);
+#else
+        std::fesetexceptflag(&saved_, FE_ALL_EXCEPT);
+#endif
+    }
+    FpStatusGuard(const FpStatusGuard&) = delete;
+    FpStatusGuard& operator=(const FpStatusGuard&) = delete;
+
+private:
+#ifdef NUMFUSE_HAVE_MXCSR
+    unsigned saved_;
+#else
+    std::fexcept_t saved_;
+#endif
+};
+
+// Elements per thread below which splitting a job costs more than it saves
+// (fork/join of a warm OpenMP team is a few microseconds).
+std::size_t min_elements_per_thread(UnaryOp op) noexcept {
+    return op == UnaryOp::erf ? 8192 : 32768;
+}
+
+// Outputs larger than this bypass the caches (non-temporal stores): they
+// cannot stay cached anyway, and streaming saves the read-for-ownership.
+constexpr std::size_t streaming_output_bytes = std::size_t{32} << 20;
+
+// Half precision goes through the f32 kernels in blocks held on the stack.
+constexpr std::size_t half_block = 512;
+
+using half_t = _Float16;
+
+unsigned half_conversion_flags(float value, half_t rounded) noexcept {
+    const float back = static_cast<float>(rounded);
+    if (std::isfinite(value) && std::isinf(back)) return fp_overflow;
+    if (value != 0.0f && std::fabs(back) < 0x1p-14f && back != value) return fp_underflow;
+    return fp_none;
+}
+
+unsigned apply_half(UnaryLoop loop_f32, const char* in, std::ptrdiff_t in_stride, char* out,
+                    std::ptrdiff_t out_stride, std::size_t begin, std::size_t end) noexcept {
+    alignas(64) float block[half_block];
+    unsigned flags = fp_none;
+    for (std::size_t start = begin; start < end; start += half_block) {
+        const std::size_t count = end - start < half_block ? end - start : half_block;
+        for (std::size_t k = 0; k < count; ++k) {
+            half_t h;
+            std::memcpy(&h, in + static_cast<std::ptrdiff_t>(start + k) * in_stride, sizeof h);
+            block[k] = static_cast<float>(h);
+        }
+        flags |= loop_f32(reinterpret_cast<const char*>(block), sizeof(float),
+                          reinterpret_cast<char*>(block), sizeof(float), count);
+        for (std::size_t k = 0; k < count; ++k) {
+            const half_t h = static_cast<half_t>(block[k]);
+            flags |= half_conversion_flags(block[k], h);
+            std::memcpy(out + static_cast<std::ptrdiff_t>(start + k) * out_stride, &h, sizeof h);
+        }
+    }
+    return flags;
+}
+
+template <class T>
+T scalar_unary(UnaryOp op, const T& x) {
+    switch (op) {
+        case UnaryOp::exp: return std::exp(x);
+        case UnaryOp::log: return std::log(x);
+        case UnaryOp::erf:
+            if constexpr (std::is_floating_point<T>::value) return std::erf(x);
+            break;
+    }
+    return x;
+}
+
+template <class T>
+void apply_scalar(UnaryOp op, const char* in, std::ptrdiff_t in_stride, char* out,
+                  std::ptrdiff_t out_stride, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        T x;
+        std::memcpy(&x, in + static_cast<std::ptrdiff_t>(i) * in_stride, sizeof x);
+        const T y = scalar_unary(op, x);
+        std::memcpy(out + static_cast<std::ptrdiff_t>(i) * out_stride, &y, sizeof y);
+    }
+}
+
+}  // namespace
+
+const char* level_name(Level level) noexcept {
+    switch (level) {
+#define NUMFUSE_LEVEL_CASE(name) \
+    case Level::name: return #name;
+        NUMFUSE_LEVELS(NUMFUSE_LEVEL_CASE)
+#undef NUMFUSE_LEVEL_CASE
+    }
+    return "unknown";
+}
+
+const char* unary_op_name(UnaryOp op) noexcept {
+    switch (op) {
+#define NUMFUSE_OP_CASE(name) \
+    case UnaryOp::name: return #name;
+        NUMFUSE_UNARY_OPS(NUMFUSE_OP_CASE)
+#undef NUMFUSE_OP_CASE
+    }
+    return "unknown";
+}
+
+bool level_compiled(Level level) noexcept {
+    return level_tables().compiled[static_cast<int>(level)];
+}
+
+bool level_supported(Level level) noexcept {
+    return level_tables().supported[static_cast<int>(level)];
+}
+
+std::vector<Level> usable_levels() {
+    std::vector<Level> levels;
+    for (int i = 0; i < level_count; ++i) {
+        const auto level = static_cast<Level>(i);
+        if (level_compiled(level) && level_supported(level)) levels.push_back(level);
+    }
+    return levels;
+}
+
+Level best_level() noexcept {
+    Level best = Level::sse2;
+    for (int i = 0; i < level_count; ++i) {
+        const auto level = static_cast<Level>(i);
+        if (level_compiled(level) && level_supported(level)) best = level;
+    }
+    return best;
+}
+
+Level active_level() noexcept { return static_cast<Level>(active_level_setting().load()); }
+
+void set_active_level(Level level) {
+    if (!level_compiled(level)) {
+        throw std::invalid_argument(std::string("instruction-set level '") + level_name(level) +
+                                    "' was not compiled into this build");
+    }
+    if (!level_supported(level)) {
+        throw std::invalid_argument(std::string("this CPU cannot run instruction-set level '") +
+                                    level_name(level) + "'");
+    }
+    active_level_setting().store(static_cast<int>(level));
+}
+
+Level parse_level(const std::string& name) {
+    if (name == "sse2") return Level::sse2;
+    if (name == "avx2" || name == "avx2_fma") return Level::avx2_fma;
+    if (name == "avx512") return Level::avx512;
+    throw std::invalid_argument("unknown instruction-set level '" + name +
+                                "' (expected sse2, avx2 or avx512)");
+}
+
+UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept {
+    const int d = static_cast<int>(dtype);
+    if (d >= simd_dtype_count) return nullptr;
+    const auto& tables = level_tables();
+    if (!tables.compiled[static_cast<int>(level)] || !tables.supported[static_cast<int>(level)]) {
+        return nullptr;
+    }
+    return tables.tables[static_cast<int>(level)][static_cast<int>(op)][d][0];
+}
+
+bool unary_supported(UnaryOp op, DType dtype) noexcept {
+    const bool complex =
+        dtype == DType::c64 || dtype == DType::c128 || dtype == DType::clongdouble;
+    return !(complex && op == UnaryOp::erf);
+}
+
+unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_stride, char* out,
+                     std::ptrdiff_t out_stride, std::size_t n) {
+    if (n == 0 || !unary_supported(op, dtype)) return fp_none;
+    const auto& table = level_tables().tables[static_cast<int>(active_level())][static_cast<int>(op)];
+    switch (dtype) {
+        case DType::f32:
+        case DType::f64: {
+            const std::size_t size = dtype == DType::f32 ? sizeof(float) : sizeof(double);
+            const bool streaming = out_stride == static_cast<std::ptrdiff_t>(size) &&
+                                   n * size >= streaming_output_bytes;
+            const UnaryLoop loop = table[static_cast<int>(dtype)][streaming ? 1 : 0];
+            FpStatusGuard guard;
+            return parallel::for_ranges_or(
+                n, min_elements_per_thread(op), 64 / size,
+                [&](std::size_t begin, std::size_t end) {
+                    const auto offset = static_cast<std::ptrdiff_t>(begin);
+                    return loop(in + offset * in_stride, in_stride, out + offset * out_stride,
+                                out_stride, end - begin);
+                });
+        }
+        case DType::f16: {
+            const UnaryLoop loop = table[static_cast<int>(DType::f32)][0];
+            FpStatusGuard guard;
+            return parallel::for_ranges_or(
+                n, min_elements_per_thread(op), half_block, [&](std::size_t begin, std::size_t end) {
+                    return apply_half(loop, in, in_stride, out, out_stride, begin, end);
+                });
+        }
+        case DType::longdouble:
+            apply_scalar<long double>(op, in, in_stride, out, out_stride, n);
+            return fp_none;
+        case DType::c64:
+            apply_scalar<std::complex<float>>(op, in, in_stride, out, out_stride, n);
+            return fp_none;
+        case DType::c128:
+            apply_scalar<std::complex<double>>(op, in, in_stride, out, out_stride, n);
+            return fp_none;
+        case DType::clongdouble:
+            apply_scalar<std::complex<long double>>(op, in, in_stride, out, out_stride, n);
+            return fp_none;
+    }
+    return fp_none;
+}
+
+}  // namespace numfuse::core

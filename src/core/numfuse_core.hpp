@@ -1,0 +1,102 @@
+// numfuse core: the public C++ API of the Python-free core library.
+//
+// Everything here works on raw pointers, element counts and byte strides, so
+// kernels can be driven from C++ tests and benchmarks as well as from the
+// Python bindings. Nothing in src/core includes Python or NumPy headers.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace numfuse::core {
+
+// Instruction-set levels, lowest first. Each is compiled in its own
+// translation unit (src/core/arch/<level>.cpp) with that level's flags.
+#define NUMFUSE_LEVELS(X) \
+    X(sse2)               \
+    X(avx2_fma)           \
+    X(avx512)
+
+enum class Level : int {
+#define NUMFUSE_LEVEL_ENUM(name) name,
+    NUMFUSE_LEVELS(NUMFUSE_LEVEL_ENUM)
+#undef NUMFUSE_LEVEL_ENUM
+};
+inline constexpr int level_count = 3;
+
+// Element-wise functions with one input and one output. The one list that
+// generates the enum, the dispatch tables and the names seen from Python.
+#define NUMFUSE_UNARY_OPS(X) \
+    X(exp)                   \
+    X(log)                   \
+    X(erf)
+
+enum class UnaryOp : int {
+#define NUMFUSE_UNARY_ENUM(name) name,
+    NUMFUSE_UNARY_OPS(NUMFUSE_UNARY_ENUM)
+#undef NUMFUSE_UNARY_ENUM
+};
+inline constexpr int unary_op_count = 3;
+
+// Element types. f32 and f64 have SIMD loops per level (unary_loop); the
+// others are served by apply_unary only: f16 through the f32 kernels, the
+// extended and complex types by scalar loops on the C++ library.
+enum class DType : int { f32, f64, f16, longdouble, c64, c128, clongdouble };
+inline constexpr int simd_dtype_count = 2;
+
+// Floating-point conditions a loop reports, with IEEE meaning. Loops compute
+// these explicitly from inputs and outputs instead of relying on the hardware
+// status word, so that (a) flags raised on OpenMP worker threads are not lost
+// and (b) intermediate steps of a kernel never leak spurious flags.
+enum FpFlag : unsigned {
+    fp_none = 0u,
+    fp_divide_by_zero = 1u,
+    fp_overflow = 2u,
+    fp_underflow = 4u,
+    fp_invalid = 8u,
+};
+
+// A single-threaded strided loop: out[i*out_stride] = f(in[i*in_stride]) for
+// i in [0, n). Strides are in bytes, of any sign; pointers need no alignment
+// beyond a byte. Never reads or writes outside the n elements. Returns the
+// FpFlag bits the operation raises for these elements.
+using UnaryLoop = unsigned (*)(const char* in, std::ptrdiff_t in_stride, char* out,
+                               std::ptrdiff_t out_stride, std::size_t n);
+
+const char* level_name(Level level) noexcept;
+const char* unary_op_name(UnaryOp op) noexcept;
+
+// True when the level's translation unit was compiled into this build.
+bool level_compiled(Level level) noexcept;
+// True when the running CPU (and OS) can execute the level's instructions.
+bool level_supported(Level level) noexcept;
+// Compiled and supported levels, lowest first.
+std::vector<Level> usable_levels();
+// The best usable level.
+Level best_level() noexcept;
+// The level apply_unary uses. Starts as best_level(), lowered by the
+// NUMFUSE_ARCH environment variable (sse2|avx2|avx512) at first use.
+Level active_level() noexcept;
+// Throws std::invalid_argument if the level is not usable.
+void set_active_level(Level level);
+// Parses "sse2", "avx2", "avx2_fma", "avx512"; throws std::invalid_argument.
+Level parse_level(const std::string& name);
+
+// The SIMD loop compiled for one level (dtype f32 or f64); nullptr when that
+// level is not compiled or the dtype has no SIMD loop.
+UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept;
+
+// True when apply_unary accepts this operation and type (erf has no complex loop).
+bool unary_supported(UnaryOp op, DType dtype) noexcept;
+
+// Runs the active level's loop, split over threads when n is large enough to
+// pay for them (see parallel.hpp). Returns the union of the FpFlag bits for
+// the SIMD types; the caller's hardware status flags are left as they were.
+// For the scalar-loop types (longdouble, complex) the C++ library raises the
+// hardware flags itself and 0 is returned. Unsupported pairs return 0 and
+// write nothing (check unary_supported first).
+unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_stride,
+                     char* out, std::ptrdiff_t out_stride, std::size_t n);
+
+}  // namespace numfuse::core

@@ -1,0 +1,13 @@
+// Registration functions of the numfuse._core module, one per area.
+#pragma once
+
+#include <pybind11/pybind11.h>
+
+namespace numfuse::python {
+
+// Thread count, instruction-set levels, build information.
+void register_runtime(pybind11::module_& m);
+// exp, log, erf as numpy.ufunc objects.
+void register_ufuncs(pybind11::module_& m);
+
+}  // namespace numfuse::python

@@ -1,0 +1,10 @@
+// The numfuse._core extension module: one register_*() call per area.
+#include <pybind11/pybind11.h>
+
+#include "bindings.hpp"
+
+PYBIND11_MODULE(_core, m) {
+    m.doc() = "numfuse's compiled core: SIMD + OpenMP NumPy ufuncs";
+    numfuse::python::register_runtime(m);
+    numfuse::python::register_ufuncs(m);
+}
