@@ -289,7 +289,8 @@ def header(args, threads):
     for name, mod in (("numexpr", ne), ("torch", torch), ("scipy", scipy)):
         versions[name] = mod.__version__ if mod is not None else "not installed (skipped)"
     return dict(cpu=cpu, cores=os.cpu_count(), threads=threads, versions=versions,
-                numfuse_arch=os.environ.get("NUMFUSE_ARCH", "default (best)"),
+                numfuse_level=nf.get_level() if hasattr(nf, "get_level") else "?",
+                numfuse_arch=os.environ.get("NUMFUSE_ARCH", "unset"),
                 load=" ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?",
                 stat=args.stat, fake=os.environ.get("NUMFUSE_BENCH_FAKE") == "1")
 
@@ -320,7 +321,7 @@ def main():
     head = header(args, get_threads())
     print(f"# numfuse comparison{'  — FAKE numfuse (NUMFUSE_BENCH_FAKE=1)' if head['fake'] else ''}\n")
     print(f"- CPU: {head['cpu']}, {head['cores']} logical cores; load average {head['load']}; "
-          f"NUMFUSE_ARCH: {head['numfuse_arch']}")
+          f"numfuse level {head['numfuse_level']} (NUMFUSE_ARCH {head['numfuse_arch']})")
     print("- threads: " + ", ".join(f"{k} {v}" for k, v in head["threads"].items())
           + " (numpy, scipy: 1)")
     print("- versions: " + ", ".join(f"{k} {v}" for k, v in head["versions"].items()))
