@@ -67,20 +67,23 @@ UnaryUfuncSpec real_and_complex_loops() {
             7};
 }
 
+// scipy.special.erf lists float64 before float32, so bool, integer and
+// float16 inputs give float64 there (exact float32 matches stay float32);
+// the same order here keeps numfuse.erf's result types identical to SciPy's.
+// long double, which SciPy refuses, gets a scalar loop.
 template <UnaryOp Op>
-UnaryUfuncSpec real_loops() {
-    return {{&unary_ufunc_loop<Op, DType::f16>, &unary_ufunc_loop<Op, DType::f32>,
-             &unary_ufunc_loop<Op, DType::f64>, &unary_ufunc_loop<Op, DType::longdouble>},
-            {NPY_HALF, NPY_HALF, NPY_FLOAT, NPY_FLOAT, NPY_DOUBLE, NPY_DOUBLE, NPY_LONGDOUBLE,
-             NPY_LONGDOUBLE},
+UnaryUfuncSpec scipy_ordered_real_loops() {
+    return {{&unary_ufunc_loop<Op, DType::f64>, &unary_ufunc_loop<Op, DType::f32>,
+             &unary_ufunc_loop<Op, DType::longdouble>},
+            {NPY_DOUBLE, NPY_DOUBLE, NPY_FLOAT, NPY_FLOAT, NPY_LONGDOUBLE, NPY_LONGDOUBLE},
             {},
-            4};
+            3};
 }
 
 // Specs live for the life of the process: NumPy keeps pointers to them.
 UnaryUfuncSpec exp_spec = real_and_complex_loops<UnaryOp::exp>();
 UnaryUfuncSpec log_spec = real_and_complex_loops<UnaryOp::log>();
-UnaryUfuncSpec erf_spec = real_loops<UnaryOp::erf>();
+UnaryUfuncSpec erf_spec = scipy_ordered_real_loops<UnaryOp::erf>();
 
 void add_ufunc(py::module_& m, UnaryUfuncSpec& spec, const char* name, const char* doc) {
     PyObject* ufunc = PyUFunc_FromFuncAndData(spec.loops, spec.data, spec.types, spec.count, 1, 1,

@@ -1,0 +1,152 @@
+"""Accuracy: at most 1 ULP for exp, log and erf in float32 and float64 at every
+compiled level, against NumPy's validation data and an mpmath reference; special
+values bit for bit as NumPy / SciPy give them."""
+
+from __future__ import annotations
+
+import pathlib
+
+import mpmath
+import numpy as np
+import pytest
+import scipy.special
+from conftest import ulp_distance
+
+import numfuse
+
+DATA = pathlib.Path(__file__).parent / "data" / "numpy-umath-validation"
+FUNCTIONS = {
+    "exp": (numfuse.exp, np.exp, mpmath.exp),
+    "log": (numfuse.log, np.log, mpmath.log),
+    "erf": (numfuse.erf, scipy.special.erf, mpmath.erf),
+}
+
+
+def load_validation(name: str, dtype) -> tuple[np.ndarray, np.ndarray]:
+    type_name = {np.float32: "np.float32", np.float64: "np.float64"}[dtype]
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    inputs, outputs = [], []
+    for line in (DATA / f"umath-validation-set-{name}.csv").read_text().splitlines():
+        if line.startswith(type_name + ","):
+            _, x, y, _ = line.split(",")
+            inputs.append(int(x, 16))
+            outputs.append(int(y, 16))
+    return np.array(inputs, bits).view(dtype), np.array(outputs, bits).view(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["exp", "log"])
+def test_numpy_validation_data_within_1_ulp(name, dtype, level):
+    x, expected = load_validation(name, dtype)
+    assert x.size > 100
+    with np.errstate(all="ignore"):
+        got = FUNCTIONS[name][0](x)
+    assert ulp_distance(got, expected).max() <= 1
+
+
+def correctly_rounded(function, x: np.ndarray) -> np.ndarray:
+    """mpmath at 200 bits, rounded once to float64, then to the input dtype."""
+    with mpmath.workprec(200):
+        values = []
+        for value in x.astype(np.float64):
+            if not np.isfinite(value) or (function is mpmath.log and value <= 0):
+                values.append(np.nan)
+                continue
+            values.append(float(function(mpmath.mpf(float(value)))))
+    return np.array(values, np.float64).astype(x.dtype)
+
+
+def sweep_inputs(name: str, dtype) -> np.ndarray:
+    rng = np.random.default_rng({"exp": 1, "log": 2, "erf": 3}[name])
+    info = np.finfo(dtype)
+    if name == "exp":
+        top = np.log(info.max)
+        bottom = np.log(info.smallest_subnormal)
+        parts = [rng.uniform(bottom, top, 1500), rng.uniform(-1, 1, 500),
+                 rng.uniform(bottom, np.log(info.tiny), 300), top - rng.uniform(0, 1, 100)]
+    elif name == "log":
+        int_type = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+        max_bits = np.array(info.max, dtype).view(int_type)
+        random_bits = rng.integers(1, int(max_bits), 1500, dtype=int_type).view(dtype)
+        parts = [random_bits, 1 + rng.uniform(-0.3, 0.3, 500), 1 + rng.uniform(-1e-4, 1e-4, 300),
+                 rng.uniform(0, 1, 200) * info.tiny]
+    else:
+        parts = [rng.uniform(-6.5, 6.5, 1500), rng.uniform(-1, 1, 500),
+                 np.exp(rng.uniform(np.log(info.smallest_subnormal), 0, 300)),
+                 rng.uniform(0.5, 3.5, 500)]
+    return np.concatenate(parts).astype(dtype)
+
+
+_reference_cache: dict = {}
+
+
+def reference(name: str, dtype):
+    key = (name, dtype)
+    if key not in _reference_cache:
+        x = sweep_inputs(name, dtype)
+        _reference_cache[key] = (x, correctly_rounded(FUNCTIONS[name][2], x))
+    return _reference_cache[key]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["exp", "log", "erf"])
+def test_mpmath_sweep_within_1_ulp(name, dtype, level):
+    x, expected = reference(name, dtype)
+    with np.errstate(all="ignore"):
+        got = FUNCTIONS[name][0](x)
+    distance = ulp_distance(got, expected)
+    worst = int(np.argmax(distance))
+    assert distance.max() <= 1, f"{name}({x[worst]!r}) = {got[worst]!r}, exact {expected[worst]!r}"
+
+
+def special_inputs(dtype) -> np.ndarray:
+    info = np.finfo(dtype)
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    negative_nan = np.array(np.nan, dtype).view(bits) | np.array(-0.0, dtype).view(bits)
+    values = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, 0.5,
+              info.smallest_subnormal, -info.smallest_subnormal, info.tiny, -info.tiny,
+              info.tiny - info.smallest_subnormal, info.max, -info.max, 1e-30, -1e-30]
+    result = np.array(values, dtype)
+    return np.concatenate([result, np.array([negative_nan], bits).view(dtype)])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["exp", "log", "erf"])
+def test_special_values_bit_identical(name, dtype, level):
+    ours, peer, _ = FUNCTIONS[name]
+    x = special_inputs(dtype)
+    with np.errstate(all="ignore"):
+        got, expected = ours(x), peer(x)
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    mismatched = got.view(bits) != expected.view(bits)
+    assert not mismatched.any(), list(zip(x[mismatched], got[mismatched], expected[mismatched]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exp_overflow_and_underflow_edges(dtype, level):
+    info = np.finfo(dtype)
+    edges = [np.log(info.max), np.log(info.tiny), np.log(info.smallest_subnormal)]
+    x = np.concatenate([np.array(edge, dtype) + np.arange(-40, 41) * np.spacing(np.array(edge, dtype))
+                        for edge in edges]).astype(dtype)
+    with np.errstate(all="ignore"):
+        got = numfuse.exp(x)
+        expected = correctly_rounded(mpmath.exp, x)
+    # Beyond the double range mpmath's float() saturates correctly to inf / 0.
+    assert np.array_equal(np.isinf(got), np.isinf(expected))
+    assert ulp_distance(got, expected).max() <= 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_erf_is_odd_bitwise(dtype, level):
+    x = np.linspace(0, 7, 10001).astype(dtype)
+    np.testing.assert_array_equal(numfuse.erf(-x), -numfuse.erf(x))
+
+
+def test_float16_through_float32():
+    x = np.arange(-2048, 2048, dtype=np.int16).view(np.float16)  # many bit patterns
+    x = np.concatenate([x, np.linspace(-12, 12, 500).astype(np.float16)])
+    with np.errstate(all="ignore"):
+        for ours, peer in ((numfuse.exp, np.exp), (numfuse.log, np.log)):
+            got, expected = ours(x), peer(x)
+            assert got.dtype == np.float16
+            assert ulp_distance(got, expected).max() <= 1

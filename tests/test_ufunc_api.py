@@ -1,0 +1,270 @@
+"""numfuse.exp/log/erf behave as NumPy ufuncs: types, out=, where=, dtype=,
+casting=, broadcasting, scalars, 0-d and empty arrays, overrides, errstate."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.special
+
+import numfuse
+
+PAIRS = [(numfuse.exp, np.exp), (numfuse.log, np.log), (numfuse.erf, scipy.special.erf)]
+IDS = ["exp", "log", "erf"]
+
+
+def test_they_are_real_ufuncs():
+    for ufunc in (numfuse.exp, numfuse.log, numfuse.erf):
+        assert isinstance(ufunc, np.ufunc)
+        assert ufunc.nin == 1 and ufunc.nout == 1
+    assert numfuse.exp.__name__ == "exp"
+
+
+@pytest.mark.parametrize(
+    "dtype",
+    [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
+     np.float16, np.float32, np.float64],
+)
+@pytest.mark.parametrize(("ours", "reference"), PAIRS, ids=IDS)
+def test_result_dtype_and_values_match_reference(ours, reference, dtype):
+    x = np.arange(1, 6).astype(dtype)
+    expected = reference(x)
+    got = ours(x)
+    assert got.dtype == expected.dtype
+    tol = {np.float16: 1e-3, np.float32: 2e-7}.get(expected.dtype.type, 1e-15)
+    np.testing.assert_allclose(got, expected, rtol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128, np.clongdouble, np.longdouble])
+@pytest.mark.parametrize(("ours", "reference"), PAIRS[:2], ids=IDS[:2])
+def test_complex_and_long_double(ours, reference, dtype):
+    rng = np.random.default_rng(7)
+    x = rng.uniform(-5, 5, 200).astype(dtype)
+    if np.issubdtype(dtype, np.complexfloating):
+        x = x + 1j * rng.uniform(-5, 5, 200).astype(dtype)
+    else:
+        x = np.abs(x) + 0.1
+    got = ours(x)
+    assert got.dtype == reference(x).dtype
+    rtol = 1e-5 if np.finfo(dtype).bits <= 64 and dtype == np.complex64 else 1e-14
+    np.testing.assert_allclose(got, reference(x), rtol=rtol)
+
+
+def test_complex_special_values_match_numpy():
+    values = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, 710.0, -800.0]
+    z = np.array([complex(a, b) for a in values for b in values])
+    for ours, reference in PAIRS[:2]:
+        with np.errstate(all="ignore"):
+            got, expected = ours(z), reference(z)
+        np.testing.assert_array_equal(got, expected)
+
+
+def test_long_double_erf():
+    x = np.linspace(-4, 4, 33).astype(np.longdouble)
+    got = numfuse.erf(x)
+    assert got.dtype == np.longdouble
+    np.testing.assert_allclose(got.astype(np.float64), scipy.special.erf(x.astype(np.float64)),
+                               rtol=1e-15, atol=1e-300)
+
+
+def test_erf_rejects_complex_with_type_error():
+    with pytest.raises(TypeError, match="erf"):
+        numfuse.erf(np.array([1 + 1j]))
+
+
+def test_objects_and_strings_raise_type_error():
+    with pytest.raises(TypeError):
+        numfuse.exp(np.array(["a", "b"]))
+    with pytest.raises(TypeError):
+        numfuse.log(np.array([1.0, None], dtype=object))
+
+
+@pytest.mark.parametrize(("ours", "reference"), PAIRS, ids=IDS)
+def test_scalars_lists_0d_empty(ours, reference):
+    plain = ours(np.array([0.5, 1.5, 2.0]))
+    np.testing.assert_allclose(plain, reference(np.array([0.5, 1.5, 2.0])), rtol=1e-15)
+    assert np.isscalar(ours(1.5)) and ours(1.5) == plain[1]
+    assert type(ours(np.float32(1.5))) is np.float32
+    np.testing.assert_array_equal(ours([0.5, 1.5]), plain[:2])
+    zero_d = ours(np.array(2.0))
+    assert zero_d.shape == () and zero_d == plain[2]
+    for shape in [(0,), (3, 0), (0, 4, 2)]:
+        empty = ours(np.empty(shape))
+        assert empty.shape == shape and empty.dtype == np.float64
+
+
+@pytest.mark.parametrize(("ours", "reference"), PAIRS, ids=IDS)
+def test_out_where_dtype_casting(ours, reference):
+    x = np.linspace(0.5, 3.0, 12).reshape(3, 4)
+    plain = ours(x)
+    np.testing.assert_allclose(plain, reference(x), rtol=1e-15)
+    out = np.full_like(x, -7.0)
+    result = ours(x, out=out)
+    assert result is out
+    np.testing.assert_array_equal(out, plain)
+
+    out = np.full_like(x, -7.0)
+    mask = np.arange(12).reshape(3, 4) % 3 == 0
+    ours(x, out=out, where=mask)
+    np.testing.assert_array_equal(out[mask], plain[mask])
+    assert np.all(out[~mask] == -7.0)
+
+    as_f32 = ours(x, dtype=np.float32)
+    assert as_f32.dtype == np.float32
+    np.testing.assert_array_equal(as_f32, ours(x.astype(np.float32)))
+
+    with pytest.raises(TypeError):  # float64 -> int64 is not a same_kind cast
+        ours(x, out=np.empty(x.shape, dtype=np.int64))
+    ours(x, out=np.empty(x.shape, dtype=np.float32), casting="same_kind")
+    with pytest.raises(TypeError):
+        ours(x, out=np.empty(x.shape, dtype=np.float32), casting="safe")
+
+
+def test_out_tuple_and_in_place():
+    x = np.linspace(0.1, 2.0, 1000)
+    expected = numfuse.exp(x)
+    same = x.copy()
+    numfuse.exp(same, out=same)
+    np.testing.assert_array_equal(same, expected)
+    out = np.empty_like(x)
+    assert numfuse.exp(x, out=(out,)) is out
+
+
+def test_out_of_wrong_shape_is_a_value_error():
+    with pytest.raises(ValueError):
+        numfuse.exp(np.ones(5), out=np.empty(4))
+
+
+def test_read_only_out_is_a_value_error():
+    out = np.empty(5)
+    out.flags.writeable = False
+    with pytest.raises(ValueError):
+        numfuse.exp(np.ones(5), out=out)
+
+
+def test_broadcasting_into_out():
+    x = np.linspace(0.5, 1.5, 4)
+    out = np.empty((3, 4))
+    numfuse.log(x, out=out)
+    np.testing.assert_array_equal(out, np.broadcast_to(numfuse.log(x), (3, 4)))
+
+
+@pytest.mark.parametrize(("ours", "reference"), PAIRS, ids=IDS)
+def test_all_sizes_and_strides_match_contiguous(ours, reference, level):
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0.01, 4.0, 3 * 71 + 3)
+    for n in range(71):
+        for in_step in (-3, -2, -1, 1, 2, 3):
+            x = base[:: in_step][:n] if in_step > 0 else base[::in_step][:n]
+            contiguous = ours(np.ascontiguousarray(x))
+            np.testing.assert_array_equal(ours(x), contiguous)
+            for out_step in (-3, -1, 2):
+                guard = np.full(3 * n + 8, 12345.0)
+                view = guard[4 : 4 + 3 * n : abs(out_step)][:n]
+                if out_step < 0:
+                    view = view[::-1]
+                ours(x, out=view)
+                np.testing.assert_array_equal(view, contiguous)
+                # Nothing written outside the elements.
+                written = np.zeros(guard.shape, bool)
+                written[4 : 4 + 3 * n : abs(out_step)][:n] = True
+                assert np.all(guard[~written] == 12345.0)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_unaligned_buffers(dtype, level):
+    size = np.dtype(dtype).itemsize
+    raw = np.zeros(1000 * size + 1, dtype=np.uint8)
+    x = raw[1:].view(dtype)
+    assert not x.flags.aligned
+    x[:] = np.linspace(0.1, 5.0, 1000, dtype=dtype)
+    raw_out = np.zeros(1000 * size + 3, dtype=np.uint8)
+    out = raw_out[3:].view(dtype)
+    for ours, reference in PAIRS:
+        ours(x, out=out)
+        np.testing.assert_array_equal(out, ours(np.array(x)))
+
+
+def test_array_ufunc_override_is_honoured():
+    class Wrapped:
+        def __init__(self, value):
+            self.value = value
+
+        def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+            unwrapped = [i.value if isinstance(i, Wrapped) else i for i in inputs]
+            return ("wrapped", ufunc.__name__, getattr(ufunc, method)(*unwrapped, **kwargs))
+
+    tag, name, value = numfuse.exp(Wrapped(np.array([0.0])))
+    assert (tag, name) == ("wrapped", "exp") and value[0] == 1.0
+
+
+def test_subclass_and_methods():
+    x = np.ma.masked_array([1.0, 2.0, 3.0], mask=[0, 1, 0])
+    result = numfuse.log(x)
+    assert isinstance(result, np.ma.MaskedArray)
+    assert result.mask[1]
+    # ufunc.at works as for any unary ufunc
+    y = np.array([1.0, 2.0, 3.0])
+    numfuse.exp.at(y, [0, 2])
+    np.testing.assert_array_equal(y, [numfuse.exp(1.0), 2.0, numfuse.exp(3.0)])
+
+
+@pytest.mark.parametrize(
+    ("ufunc", "value", "dtype", "message"),
+    [
+        (numfuse.exp, 1000.0, np.float64, "overflow"),
+        (numfuse.exp, 89.0, np.float32, "overflow"),
+        (numfuse.exp, -1000.0, np.float64, "underflow"),
+        (numfuse.exp, -720.0, np.float64, "underflow"),
+        (numfuse.exp, -90.0, np.float32, "underflow"),
+        (numfuse.log, 0.0, np.float64, "divide by zero"),
+        (numfuse.log, -0.0, np.float32, "divide by zero"),
+        (numfuse.log, -1.0, np.float64, "invalid value"),
+        (numfuse.log, -np.inf, np.float32, "invalid value"),
+        (numfuse.exp, 12.0, np.float16, "overflow"),
+    ],
+)
+def test_floating_point_errors_as_numpy(ufunc, value, dtype, message, level):
+    x = np.full(37, 0.5, dtype=dtype)
+    x[17] = value
+    with np.errstate(all="raise"), pytest.raises(FloatingPointError, match=message):
+        ufunc(x)
+    with np.errstate(all="ignore"):
+        ufunc(x)  # no warning, no error
+    with np.errstate(all="warn"), pytest.warns(RuntimeWarning, match=message):
+        ufunc(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_no_spurious_floating_point_flags(dtype, level):
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.uniform(-80, 80, 5000), [np.inf, -np.inf, np.nan, 0.0, -0.0]])
+    x = x.astype(dtype)
+    with np.errstate(all="raise"):
+        numfuse.exp(x)
+        numfuse.erf(x)
+        numfuse.erf(np.array([1e-310, -1e-310, 5e-324]))
+        numfuse.log(np.abs(x[:-3]) + np.array(1e-30, dtype))
+        numfuse.log(np.array([np.inf, np.nan, 1e-310]))
+    # Flags raised by a large, threaded call reach the caller too.
+    big = np.zeros(1 << 20, dtype=dtype)
+    big[-1] = 1000.0
+    with np.errstate(over="raise"), pytest.raises(FloatingPointError):
+        numfuse.exp(big)
+
+
+def test_thread_count_api(threads):
+    previous = numfuse.set_num_threads(1)
+    assert numfuse.get_num_threads() == 1
+    assert numfuse.set_num_threads(previous) == 1
+    with pytest.raises(ValueError):
+        numfuse.set_num_threads(0)
+    with pytest.raises(TypeError):
+        numfuse.set_num_threads("two")
+
+
+def test_levels_api():
+    assert numfuse.get_level() in numfuse.usable_levels()
+    assert set(numfuse.usable_levels()) <= set(numfuse.compiled_levels())
+    with pytest.raises(ValueError, match="unknown instruction-set level"):
+        numfuse.set_level("mmx")
