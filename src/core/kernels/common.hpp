@@ -1,0 +1,74 @@
+// Shared helpers for the hand-written SIMD kernels (exp, log, erf).
+//
+// Header-only, no state. Everything lives in numfuse::kernels::detail and is
+// meant to stay small and stable: other kernels may include this file.
+//
+//   is_avx512<Arch>       Arch derives from xsimd::avx512f (raw _mm512_* allowed)
+//   has_fma<Arch>         xsimd::fma is a real fused multiply-add on Arch
+//   int_of_t<T>           same-width signed integer (int32_t / int64_t)
+//   as_int(b), as_float(b)  bit casts between batch<T> and batch<int_of_t<T>>
+//   horner(x, c0, c1, ...)  c0 + x*(c1 + x*(c2 + ...)) with xsimd::fma
+//   nan_result(x)         what a kernel returns for a NaN input, as NumPy does:
+//                         f64: the input quieted, payload and sign kept;
+//                         f32: the canonical +qNaN 0x7fc00000 (NumPy 2.x's
+//                         float32 exp/log loops return it for every NaN).
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace numfuse::kernels::detail {
+
+template <class Arch>
+inline constexpr bool is_avx512 = std::is_base_of<xsimd::avx512f, Arch>::value;
+
+template <class Arch>
+inline constexpr bool has_fma = is_avx512<Arch> || std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
+
+template <class T>
+using int_of_t = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
+
+template <class T, class A>
+inline xsimd::batch<int_of_t<T>, A> as_int(const xsimd::batch<T, A>& x) noexcept {
+    return xsimd::bitwise_cast<xsimd::batch<int_of_t<T>, A>>(x);
+}
+
+template <class T, class A>
+inline xsimd::batch<T, A> as_float(const xsimd::batch<int_of_t<T>, A>& x) noexcept {
+    return xsimd::bitwise_cast<xsimd::batch<T, A>>(x);
+}
+
+// A batch with every lane holding the given bit pattern.
+template <class T, class A>
+inline xsimd::batch<T, A> from_bits(int_of_t<T> bits) noexcept {
+    return as_float<T, A>(xsimd::batch<int_of_t<T>, A>(bits));
+}
+
+// Horner's scheme: horner(x, c0, c1, ..., cn) = c0 + x (c1 + x (... + x cn)).
+template <class B, class C>
+inline B horner(const B&, C c0) noexcept {
+    return B(c0);
+}
+template <class B, class C, class... Cs>
+inline B horner(const B& x, C c0, Cs... cs) noexcept {
+    return xsimd::fma(horner(x, cs...), x, B(c0));
+}
+
+// NaN lanes of x -> NumPy's result for exp/log of that NaN, other lanes -> y.
+template <class T, class A>
+inline xsimd::batch<T, A> nan_result(const xsimd::batch<T, A>& x, const xsimd::batch<T, A>& y) noexcept {
+    const auto isnan = x != x;
+    if constexpr (sizeof(T) == 8) {
+        return xsimd::select(isnan, x + x, y);  // x + x quiets an sNaN, keeps payload and sign
+    } else {
+        return xsimd::select(isnan, from_bits<T, A>(0x7fc00000), y);
+    }
+}
+
+}  // namespace numfuse::kernels::detail

@@ -1,0 +1,251 @@
+// exp(x) for float32 / float64 SIMD lanes (xsimd 8.1 batches).
+//
+// Contract
+//   exp_kernel(batch<double>) / exp_kernel(batch<float>): e^x per lane.
+//   Max error (against the correctly rounded result, measured with
+//   tools/explog_check.cpp; see the numbers in each kernel's comment):
+//   <= 1 ULP everywhere, for every arch; typically 0.50x ULP.
+//   Valid range: all inputs.
+//     x > 709.782712893384 (f64) / 88.72283935546875 (f32) -> +inf
+//     results below the smallest normal are correctly scaled subnormals
+//     (single rounding), +0 below -745.1332 (f64) / -103.972 (f32)
+//     exp(+inf) = +inf, exp(-inf) = +0, exp(+-0) = 1
+//     exp(NaN): f64 returns the input NaN (quieted, payload and sign kept);
+//     f32 returns the canonical +qNaN 0x7fc00000 -- both as NumPy 2.x does.
+//   Floating-point status flags raised inside are meaningless (the caller
+//   computes flags explicitly).
+//
+// Methods
+//   AVX-512 (f64 and f32): x = (16 k + j) ln2/16 + r, |r| <= ln2/32, with
+//     k, j from one round-to-integer via the 1.5*2^52 (2^23) shifter;
+//     r by Cody-Waite with FMA (ln2/16 = C_hi + C_lo, C_hi = RN(ln2/16):
+//     x - kd*C_hi is exact with a fused multiply-add since |r| < 2^-5).
+//     2^(j/16) = T_hi + T_lo from two 16-entry in-register tables
+//     (vpermt2pd / vpermps), e^r - 1 = r + r^2 Q(r) (minimax, degree 7 f64 /
+//     4 f32 overall), result = scalef(T_hi + (T_hi p + T_lo), k): vscalefpd
+//     rounds once, so subnormal results are right, and overflows to inf /
+//     underflows to 0 on its own. Inputs are clamped to [-746, 710]
+//     ([-104, 89]) first so that +-inf and huge values need no extra path.
+//   SSE2 / AVX2 (no table): x = k ln2 + r, |r| <= ln2/2, Cody-Waite with a
+//     42-bit (16-bit for f32) ln2_hi so k*ln2_hi is exact without FMA (SSE2
+//     xsimd::fma is mul+add); r = r_hi + r_lo kept as a pair; e^r = 1 + r +
+//     r^2 Q(r) (minimax degree 12 f64 / 6 f32 overall) summed with 1 + r_hi
+//     as an exact two-sum. Scaling by 2^k: one multiply by a built power of
+//     two when every |x| < 708 (87), else two multiplies by 2^k1 * 2^k2
+//     (k1 + k2 = k, both normal) so the subnormal result is rounded once.
+//
+// Coefficients: tools/explog_remez.py (own Remez exchange in mpmath),
+// printed as exact hex floats; tables are 2^(j/16) rounded to nearest.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/common.hpp"
+
+namespace numfuse::kernels {
+namespace detail {
+
+template <class T>
+struct exp_consts;
+
+template <>
+struct exp_consts<double> {
+    static constexpr double inv_ln2 = 0x1.71547652b82fep+0;    // 1/ln2
+    static constexpr double ln2_hi = 0x1.62e42fefa38p-1;       // ln2 on the 2^-42 grid (42 bits)
+    static constexpr double ln2_lo = 0x1.ef35793c7673p-45;     // RN(ln2 - ln2_hi)
+    static constexpr double shifter = 0x1.8p52;                // 1.5 * 2^52
+    static constexpr double lo_clamp = -746.0;                 // e^-746 < 2^-1075: rounds to +0
+    static constexpr double hi_clamp = 710.0;                  // e^710 > DBL_MAX: overflows
+    static constexpr double fast_lim = 708.0;                  // |x| < 708: 2^k normal
+    static constexpr int mant_bits = 52;
+    static constexpr std::int64_t bias = 1023;
+};
+
+template <>
+struct exp_consts<float> {
+    static constexpr float inv_ln2 = 0x1.715476p+0f;           // 1/ln2
+    static constexpr float ln2_hi = 0x1.62e4p-1f;              // ln2 on the 2^-16 grid (16 bits)
+    static constexpr float ln2_lo = 0x1.7f7d1cp-20f;           // RN(ln2 - ln2_hi)
+    static constexpr float shifter = 0x1.8p23f;                // 1.5 * 2^23
+    static constexpr float lo_clamp = -104.0f;                 // e^-104 < 2^-150: rounds to +0
+    static constexpr float hi_clamp = 89.0f;                   // e^89 > FLT_MAX: overflows
+    static constexpr float fast_lim = 87.0f;                   // |x| < 87: 2^k normal
+    static constexpr int mant_bits = 23;
+    static constexpr std::int32_t bias = 127;
+};
+
+// Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 * (1 + 2^-12): tools/explog_remez.py exp64_gen.
+// Max relative error of 1 + r + r^2 Q(r) vs e^r with these rounded coefficients: 2^-60.27.
+template <class B>
+inline B exp_poly_gen(const B& r, double) noexcept {
+    return horner(r,
+                  0x1.0p-1,               // 0.5
+                  0x1.555555555555bp-3,   // 0.16666666666666682395
+                  0x1.5555555555503p-5,   // 0.041666666666666095364
+                  0x1.111111110ec52p-7,   // 0.0083333333333170146739
+                  0x1.6c16c16c30505p-10,  // 0.0013888888889115890996
+                  0x1.a01a01b38282fp-13,  // 0.00019841269896431329152
+                  0x1.a01a0136781a6p-16,  // 0.000024801586926305505367
+                  0x1.71ddf015d97f9p-19,  // 2.7557234813400567127e-6
+                  0x1.27e5b4618c3a5p-22,  // 2.7557582002722762361e-7
+                  0x1.af6bfb5af8bbcp-26,  // 2.5112054085381414889e-8
+                  0x1.1e3d20147f8afp-29); // 2.082661163535076413e-9
+}
+
+// Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 * (1 + 2^-12): tools/explog_remez.py exp32_gen.
+// Max relative error with these rounded coefficients: 2^-28.00.
+template <class B>
+inline B exp_poly_gen(const B& r, float) noexcept {
+    return horner(r,
+                  0x1.fffffcp-2f,   // 0.49999994039535522461
+                  0x1.555492p-3f,   // 0.16666521131992340088
+                  0x1.5558f2p-5f,   // 0.041668388992547988892
+                  0x1.1239f8p-7f,   // 0.0083687268197536468506
+                  0x1.6a241p-10f);  // 0.0013814577832818031311
+}
+
+// Portable kernel (SSE2, AVX2+FMA; any xsimd arch).
+template <class T, class A>
+inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
+    using B = xsimd::batch<T, A>;
+    using I = xsimd::batch<int_of_t<T>, A>;
+    using C = exp_consts<T>;
+    const B shifter(C::shifter);
+    // NaN lanes become garbage here and are replaced at the end.
+    const B xc = xsimd::min(xsimd::max(x, B(C::lo_clamp)), B(C::hi_clamp));
+    const B z = xsimd::fma(xc, B(C::inv_ln2), shifter);  // k = round(x/ln2) in the low bits
+    const B kd = z - shifter;
+    const B r1 = xsimd::fnma(kd, B(C::ln2_hi), xc);       // exact: k*ln2_hi exact, Sterbenz
+    const B kc = kd * B(C::ln2_lo);
+    const B rh = r1 - kc;                                 // r = rh + rl exactly (to ~2^-100)
+    const B rl = (r1 - rh) - kc;
+    const B q = exp_poly_gen(rh, T());
+    const B s = xsimd::fma(rh * rh, q, rl);               // e^r - 1 - rh
+    const B h = B(T(1)) + rh;                             // 1 + rh as an exact pair (|rh| < 1)
+    const B hl = (B(T(1)) - h) + rh;
+    const B y = h + (hl + s);                             // e^r in [0.7, 1.42]
+    const I bias_bits(static_cast<int_of_t<T>>(C::bias) << C::mant_bits);
+    B res;
+    if (xsimd::any(xsimd::abs(x) > B(C::fast_lim))) {
+        // 2^k = 2^k1 * 2^k2 with k1 = round(k/2): both factors normal, the
+        // first product exact, so the result is rounded once.
+        const B z1 = xsimd::fma(kd, B(T(0.5)), shifter);
+        const B z2 = (kd - (z1 - shifter)) + shifter;
+        const B s1 = as_float<T, A>((as_int(z1) << C::mant_bits) + bias_bits);
+        const B s2 = as_float<T, A>((as_int(z2) << C::mant_bits) + bias_bits);
+        res = (y * s1) * s2;
+    } else {
+        res = y * as_float<T, A>((as_int(z) << C::mant_bits) + bias_bits);
+    }
+    return nan_result(x, res);
+}
+
+#if defined(__AVX512F__)
+// 2^(j/16) = hi + lo, j = 0..15: hi = RN(2^(j/16)), lo = RN(2^(j/16) - hi).
+// tools/explog_remez.py tables.
+alignas(64) inline constexpr double exp_tab16_hi[16] = {
+    0x1.0p+0,               0x1.0b5586cf9890fp+0,   0x1.172b83c7d517bp+0,   0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0,   0x1.3dea64c123422p+0,   0x1.4bfdad5362a27p+0,   0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0,   0x1.7a11473eb0187p+0,   0x1.8ace5422aa0dbp+0,   0x1.9c49182a3f09p+0,
+    0x1.ae89f995ad3adp+0,   0x1.c199bdd85529cp+0,   0x1.d5818dcfba487p+0,   0x1.ea4afa2a490dap+0,
+};
+alignas(64) inline constexpr double exp_tab16_lo[16] = {
+    0x0p+0,                 0x1.8a62e4adc610bp-54,  -0x1.19041b9d78a76p-55, 0x1.9b07eb6c70573p-54,
+    0x1.6f46ad23182e4p-55,  0x1.ada0911f09ebcp-55,  0x1.d4397afec42e2p-56,  0x1.6324c054647adp-54,
+    -0x1.bdd3413b26456p-54, -0x1.41577ee04992fp-55, 0x1.6e9f156864b27p-54,  0x1.c7c46b071f2bep-56,
+    0x1.7a1cd345dcc81p-54,  0x1.11065895048ddp-55,  0x1.2ed02d75b3707p-55,  -0x1.e9c23179c2893p-54,
+};
+alignas(64) inline constexpr float exp_tab16_hi_f[16] = {
+    0x1.0p+0f,      0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fep+0f,  0x1.3dea64p+0f,
+    0x1.4bfdaep+0f, 0x1.5ab07ep+0f, 0x1.6a09e6p+0f, 0x1.7a1148p+0f, 0x1.8ace54p+0f, 0x1.9c4918p+0f,
+    0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f,
+};
+alignas(64) inline constexpr float exp_tab16_lo_f[16] = {
+    0x0p+0f,         0x1.9f3122p-25f,  -0x1.c15742p-27f, 0x1.ceac48p-25f, 0x1.4636e2p-25f,  0x1.824684p-25f,
+    -0x1.593abcp-25f, -0x1.5bd5ecp-27f, 0x1.9fcef4p-26f,  -0x1.829fdp-25f, 0x1.15506ep-27f,  0x1.51f848p-27f,
+    -0x1.a94b14p-26f, -0x1.3d56b2p-27f, -0x1.822dbcp-27f, 0x1.52486cp-27f,
+};
+
+// f64, AVX-512. Measured max error 0.50x ULP (see tools/explog_check.cpp).
+inline __m512d exp_f64_avx512(__m512d x) noexcept {
+    const __m512d shifter = _mm512_set1_pd(0x1.8p52);
+    const __m512d xc = _mm512_min_pd(_mm512_max_pd(x, _mm512_set1_pd(-746.0)), _mm512_set1_pd(710.0));
+    const __m512d z = _mm512_fmadd_pd(xc, _mm512_set1_pd(0x1.71547652b82fep+4), shifter);  // 16/ln2
+    const __m512d kd = _mm512_sub_pd(z, shifter);                                           // 16k + j
+    __m512d r = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.62e42fefa39efp-5), xc);  // C_hi = RN(ln2)/16, exact
+    r = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.abc9e3b39803fp-60), r);          // C_lo = (ln2 - RN(ln2))/16
+    const __m512i idx = _mm512_castpd_si512(z);                                  // j = low 4 bits
+    const __m512d th = _mm512_permutex2var_pd(_mm512_load_pd(exp_tab16_hi), idx, _mm512_load_pd(exp_tab16_hi + 8));
+    const __m512d tl = _mm512_permutex2var_pd(_mm512_load_pd(exp_tab16_lo), idx, _mm512_load_pd(exp_tab16_lo + 8));
+    // Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/32 (1 + 2^-12): tools/explog_remez.py exp64_t16,
+    // max relative error of e^r with these rounded coefficients 2^-65.30.
+    __m512d q = _mm512_fmadd_pd(_mm512_set1_pd(0x1.a01911d9b8885p-13), r,   // 0.00019841095382050838122
+                                _mm512_set1_pd(0x1.6c184117c233cp-10));     // 0.0013889112214561924116
+    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.111111125c4fep-7));       // 0.0083333333356869730701
+    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5555555480012p-5));       // 0.041666666660603493555
+    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5555555555545p-3));       // 0.16666666666666621333
+    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.0000000000004p-1));       // 0.50000000000000044409
+    const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), q, r);            // e^r - 1
+    const __m512d y = _mm512_add_pd(th, _mm512_fmadd_pd(th, p, tl));         // 2^(j/16) e^r
+    __m512d res = _mm512_scalef_pd(y, _mm512_mul_pd(kd, _mm512_set1_pd(0.0625)));  // floor(kd/16) = k
+    // NaN (quiet or signalling) -> the input quieted; everything else kept.
+    return _mm512_fixupimm_pd(res, x, _mm512_set1_epi64(0x22), 0);
+}
+
+// f32, AVX-512. Measured max error 0.50x ULP, exhaustive (tools/explog_check.cpp).
+inline __m512 exp_f32_avx512(__m512 x) noexcept {
+    const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
+    const __m512 xc = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_set1_ps(89.0f));
+    const __m512 z = _mm512_fmadd_ps(xc, _mm512_set1_ps(0x1.715476p+4f), shifter);  // 16/ln2
+    const __m512 kd = _mm512_sub_ps(z, shifter);
+    __m512 r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(0x1.62e43p-5f), xc);  // RN_f(ln2)/16, exact with FMA
+    r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(-0x1.05c61p-33f), r);        // (ln2 - RN_f(ln2))/16
+    const __m512i idx = _mm512_castps_si512(z);
+    const __m512 th = _mm512_permutexvar_ps(idx, _mm512_load_ps(exp_tab16_hi_f));
+    const __m512 tl = _mm512_permutexvar_ps(idx, _mm512_load_ps(exp_tab16_lo_f));
+    // Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/32 (1 + 2^-12): tools/explog_remez.py exp32_t16,
+    // max relative error 2^-37.39.
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.55521p-5f), r,     // 0.041665107011795043945
+                               _mm512_set1_ps(0x1.55571ep-3f));      // 0.16667006909847259521
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0x1.0p-1f));            // 0.5
+    const __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);
+    const __m512 y = _mm512_add_ps(th, _mm512_fmadd_ps(th, p, tl));
+    const __m512 res = _mm512_scalef_ps(y, _mm512_mul_ps(kd, _mm512_set1_ps(0.0625f)));
+    const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
+    return _mm512_mask_mov_ps(res, nan, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
+}
+#endif  // __AVX512F__
+
+}  // namespace detail
+
+// exp(x), f64 lanes. Max error <= 1 ULP (measured 0.50x-0.51x, see above),
+// all inputs valid; overflow +inf, gradual underflow, NaN as NumPy.
+template <class Arch>
+inline xsimd::batch<double, Arch> exp_kernel(xsimd::batch<double, Arch> x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<Arch>) {
+        return detail::exp_f64_avx512(x);
+    } else
+#endif
+    {
+        return detail::exp_generic(x);
+    }
+}
+
+// exp(x), f32 lanes. Max error <= 1 ULP (exhaustively measured, see above).
+template <class Arch>
+inline xsimd::batch<float, Arch> exp_kernel(xsimd::batch<float, Arch> x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<Arch>) {
+        return detail::exp_f32_avx512(x);
+    } else
+#endif
+    {
+        return detail::exp_generic(x);
+    }
+}
+
+}  // namespace numfuse::kernels

@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""Minimax (Remez exchange) fits and tables for numfuse's exp/log kernels.
+
+Written for numfuse from scratch (mpmath only). Run:
+
+    .venv/bin/python tools/explog_remez.py           # all fits + tables
+    .venv/bin/python tools/explog_remez.py exp64_t16 # one fit
+
+For every fit it prints the coefficients as exact hex-float literals (rounded
+to double or float), with a decimal comment, and the max weighted error of the
+rounded polynomial measured on a dense grid in high precision. The outputs are
+pasted into src/core/kernels/{exp,log}.hpp.
+
+Fits (r, t, z are the reduced arguments of the kernels):
+  exp64_t16  : (e^r - 1 - r)/r^2 on |r| <= ln2/32 (+margin), degree 4
+               -> exp f64 AVX-512 (table 2^(j/16))
+  exp64_gen  : (e^r - 1 - r)/r^2 on |r| <= ln2/2 (+margin), degree 10
+               -> exp f64 SSE2/AVX2 (no table)
+  exp32_t16  : (e^r - 1 - r)/r^2 on |r| <= ln2/32, degree 2, float
+  exp32_gen  : (e^r - 1 - r)/r^2 on |r| <= ln2/2, degree 4, float
+  log64_t16  : (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0476, degree 7
+               -> log f64 AVX-512 (t = m*invc - 1, invc = j/16)
+  log64_gen  : (2 atanh(s) - 2 s)/s as a polynomial in z = s^2 on
+               s in [0, (sqrt2-1)/(sqrt2+1)], z * (degree 6), fdlibm-style
+               -> log f64 SSE2/AVX2
+  log32_t16  : as log64_t16, degree 3, float
+  log32_gen  : as log64_gen for float, z * (degree 2)
+Tables:
+  exp_tab16  : 2^(j/16) split hi (double) + lo (double); float hi/lo too
+  log_tab16  : for invc = j/16, -log(invc) split into hi (a multiple of
+               2^-42 for f64 so that E*ln2_hi + hi is exact; 2^-16 grid
+               for f32) and lo.
+"""
+import sys
+import mpmath as mp
+
+mp.mp.dps = 90
+
+LN2 = mp.log(2)
+
+
+def to_double(x):
+    """Round an mpf to the nearest IEEE double, return mpf."""
+    return mp.mpf(float(mp.mpf(x)))  # float() rounds to nearest (53 bits)
+
+
+def to_float(x):
+    import struct
+    d = float(mp.mpf(x))
+    # round double -> float with RN: do it in mpmath to avoid double rounding
+    m, e = mp.frexp(mp.mpf(x))  # x = m * 2^e, 0.5 <= |m| < 1
+    q = mp.nint(m * 2**24)
+    return mp.ldexp(q, e - 24) if x != 0 else mp.mpf(0)
+
+
+def hexf(x, single=False):
+    x = mp.mpf(x)
+    if x == 0:
+        return "0x0p+0f" if single else "0x0p+0"
+    sign = "-" if x < 0 else ""
+    x = abs(x)
+    m, e = mp.frexp(x)  # x = m 2^e, m in [0.5, 1)
+    m *= 2
+    e -= 1
+    bits = 52 if not single else 23
+    f = int(mp.nint((m - 1) * 2**bits))
+    assert mp.ldexp(f + 2**bits, e - bits) == x, "not representable"
+    if single:
+        # print float mantissa as 6 hex digits (24 bits, last bit padded)
+        f <<= 1
+        digits = 6
+    else:
+        digits = 13
+    s = format(f, "0%dx" % digits).rstrip("0") or "0"
+    return "%s0x1.%sp%+d%s" % (sign, s, e, "f" if single else "")
+
+
+def remez(g, w, a, b, n, iters=30, grid=6000, skip_zero=True):
+    """Minimise max |w(x) (g(x) - P(x))| over [a, b], P of degree n."""
+    # dense Chebyshev-like grid
+    xs = [(a + b) / 2 + (b - a) / 2 * mp.cos(mp.pi * (grid - 1 - i) / (grid - 1)) for i in range(grid)]
+    if skip_zero:
+        xs = [x if abs(x) > mp.mpf(10) ** -30 else mp.mpf(10) ** -25 for x in xs]
+    gv = [g(x) for x in xs]
+    wv = [w(x) for x in xs]
+    # initial reference: Chebyshev extrema
+    m = n + 2
+    ref = [int(round((grid - 1) * (1 - mp.cos(mp.pi * k / (m - 1))) / 2)) for k in range(m)]
+    best = None
+    for it in range(iters):
+        # solve sum c_j x^j + (-1)^i E / w(x_i) = g(x_i)
+        A = mp.matrix(m, m)
+        rhs = mp.matrix(m, 1)
+        for i, k in enumerate(ref):
+            x = xs[k]
+            for j in range(n + 1):
+                A[i, j] = x**j
+            A[i, n + 1] = (-1) ** i / wv[k]
+            rhs[i] = gv[k]
+        sol = mp.lu_solve(A, rhs)
+        c = [sol[j] for j in range(n + 1)]
+        E = abs(sol[n + 1])
+        err = [wv[k] * (gv[k] - mp.polyval(c[::-1], xs[k])) for k in range(grid)]
+        # find alternating extrema
+        segs = []
+        start = 0
+        for k in range(1, grid + 1):
+            if k == grid or mp.sign(err[k]) != mp.sign(err[start]):
+                seg = max(range(start, k), key=lambda q: abs(err[q]))
+                segs.append(seg)
+                start = k
+        while len(segs) > m:
+            # drop the smaller end or merge
+            if abs(err[segs[0]]) < abs(err[segs[-1]]):
+                segs.pop(0)
+            else:
+                segs.pop()
+        maxerr = max(abs(e) for e in err)
+        best = (c, maxerr)
+        if len(segs) < m:
+            break
+        ref = segs
+        if maxerr <= E * (1 + mp.mpf(10) ** -6):
+            break
+    return best
+
+
+def check(poly_eval, g, w, a, b, grid=20000):
+    mx = mp.mpf(0)
+    for i in range(grid):
+        x = a + (b - a) * (i + mp.mpf(0.5)) / grid
+        e = abs(w(x) * (g(x) - poly_eval(x)))
+        mx = max(mx, e)
+    return mx
+
+
+def emit(name, coefs, single, note, maxerr):
+    print("// %s: %s" % (name, note))
+    print("//   max weighted error with rounded coefficients: 2^%.2f" % float(mp.log(maxerr, 2)))
+    for i, c in enumerate(coefs):
+        print("    %s,  // c%d = %s" % (hexf(c, single), i, mp.nstr(c, 20)))
+    print()
+
+
+def fit_exp(name, half, deg, single):
+    # Q(r) ~ (e^r - 1 - r)/r^2; error of the final e^r is r^2 (Q - g) / e^r
+    g = lambda r: (mp.expm1(r) - r) / r**2
+    w = lambda r: r**2 / mp.exp(r)
+    c, _ = remez(g, w, -half, half, deg)
+    rnd = to_float if single else to_double
+    cr = [rnd(x) for x in c]
+    err = check(lambda r: mp.polyval(cr[::-1], r), g, w, -half, half)
+    emit(name, cr, single, "Q(r) ~ (e^r-1-r)/r^2 on [-%s, %s], relative error of e^r" % (mp.nstr(half, 8), mp.nstr(half, 8)), err)
+
+
+def fit_log_t(name, half, deg, single):
+    # R(t) ~ (log1p(t) - t + t^2/2)/t^3, error relative to log1p(t)
+    g = lambda t: (mp.log1p(t) - t + t**2 / 2) / t**3
+    w = lambda t: t**3 / mp.log1p(t)
+    c, _ = remez(g, w, -half, half, deg)
+    rnd = to_float if single else to_double
+    cr = [rnd(x) for x in c]
+    err = check(lambda t: mp.polyval(cr[::-1], t), g, w, -half, half)
+    emit(name, cr, single, "R(t) ~ (log1p(t)-t+t^2/2)/t^3 on [-%s, %s], relative error of log1p" % (mp.nstr(half, 8), mp.nstr(half, 8)), err)
+
+
+def fit_log_gen(name, deg, single):
+    # log(1+f) = 2 atanh(s), s = f/(2+f); 2 atanh(s) = 2 s + s R(z), z = s^2
+    # R(z) = z * P(z); fit P(z) ~ (2atanh(s) - 2s)/(s z), error relative to 2 atanh(s)
+    smax = (mp.sqrt(2) - 1) / (mp.sqrt(2) + 1) * (1 + mp.mpf(2) ** -20)
+    zmax = smax**2
+
+    def g(z):
+        s = mp.sqrt(z)
+        return (2 * mp.atanh(s) - 2 * s) / (s * z)
+
+    def w(z):
+        s = mp.sqrt(z)
+        return s * z / (2 * mp.atanh(s))
+
+    c, _ = remez(g, w, mp.mpf(10) ** -30, zmax, deg)
+    rnd = to_float if single else to_double
+    cr = [rnd(x) for x in c]
+    err = check(lambda z: mp.polyval(cr[::-1], z), g, w, mp.mpf(10) ** -30, zmax)
+    emit(name, cr, single, "P(z) ~ (2atanh(s)-2s)/s^3, z=s^2 in [0, %s], relative error of log1p" % mp.nstr(zmax, 8), err)
+
+
+def split_grid(v, grid_exp):
+    hi = mp.nint(v * mp.mpf(2) ** grid_exp) / mp.mpf(2) ** grid_exp
+    return hi, v - hi
+
+
+def tables():
+    print("// exp: 2^(j/16), j = 0..15: hi = RN_double, lo = RN_double(2^(j/16) - hi)")
+    for j in range(16):
+        v = mp.mpf(2) ** (mp.mpf(j) / 16)
+        hi = to_double(v)
+        lo = to_double(v - hi)
+        print("    /* %2d */ %s, %s," % (j, hexf(hi), hexf(lo)))
+    print("// exp f32: 2^(j/16): hi = RN_float, lo = RN_float(2^(j/16) - hi)")
+    for j in range(16):
+        v = mp.mpf(2) ** (mp.mpf(j) / 16)
+        hi = to_float(v)
+        lo = to_float(v - hi)
+        print("    /* %2d */ %s, %s," % (j, hexf(hi, True), hexf(lo, True)))
+    # log: index j = round(16/m) with m in [0.75, 1.5) -> j in 11..21,
+    # permute index = j & 15. invc = j/16, value = -log(j/16)
+    print("// log f64: j & 15 -> (hi on 2^-42 grid, lo) of -log(j/16), j = 11..21")
+    rows = {}
+    for j in range(11, 22):
+        v = -mp.log(mp.mpf(j) / 16)
+        hi, lo = split_grid(v, 42)
+        rows[j & 15] = (j, hi, to_double(lo))
+    for idx in range(16):
+        if idx in rows:
+            j, hi, lo = rows[idx]
+            print("    /* %2d: j=%2d */ %s, %s," % (idx, j, hexf(hi), hexf(lo)))
+        else:
+            print("    /* %2d: unused */ 0x0p+0, 0x0p+0," % idx)
+    print("// log f32: j & 15 -> (hi on 2^-16 grid, lo float) of -log(j/16)")
+    for idx in range(16):
+        js = [j for j in range(11, 22) if j & 15 == idx]
+        if js:
+            j = js[0]
+            v = -mp.log(mp.mpf(j) / 16)
+            hi, lo = split_grid(v, 16)
+            print("    /* %2d: j=%2d */ %s, %s," % (idx, j, hexf(hi, True), hexf(to_float(lo), True)))
+        else:
+            print("    /* %2d: unused */ 0x0p+0f, 0x0p+0f," % idx)
+    l2hi, l2lo = split_grid(LN2, 42)
+    print("// ln2 hi (2^-42 grid) / lo:", hexf(l2hi), hexf(to_double(l2lo)))
+    l2hi32, l2lo32 = split_grid(LN2, 16)
+    print("// ln2 hi (2^-16 grid) / lo float:", hexf(l2hi32, True), hexf(to_float(l2lo32), True))
+    # exp Cody-Waite constants: ln2/16 with 42-bit hi (k*hi exact for |k| < 2^11 * 16)
+    for N, gexp, single in ((16, 46, False), (1, 42, False), (16, 20, True), (1, 16, True)):
+        hi, lo = split_grid(LN2 / N, gexp)
+        rnd = to_float if single else to_double
+        print("// ln2/%d hi (2^-%d grid) / lo %s: %s %s" % (N, gexp, "float" if single else "double", hexf(hi, single), hexf(rnd(lo), single)))
+
+
+def main():
+    which = sys.argv[1:] or ["all"]
+    run = lambda n: "all" in which or n in which
+    m = 1 + mp.mpf(2) ** -12  # margin for the reduced range
+    if run("exp64_t16"):
+        fit_exp("exp64_t16", LN2 / 32 * m, 5, False)
+    if run("exp64_gen"):
+        fit_exp("exp64_gen", LN2 / 2 * m, 10, False)
+    if run("exp32_t16"):
+        fit_exp("exp32_t16", LN2 / 32 * m, 2, True)
+    if run("exp32_gen"):
+        fit_exp("exp32_gen", LN2 / 2 * m, 4, True)
+    if run("log64_t16"):
+        fit_log_t("log64_t16", mp.mpf(0.0476), 8, False)
+    if run("log64_gen"):
+        fit_log_gen("log64_gen", 6, False)
+    if run("log32_t16"):
+        fit_log_t("log32_t16", mp.mpf(0.0476), 3, True)
+    if run("log32_gen"):
+        fit_log_gen("log32_gen", 2, True)
+    if run("tables"):
+        tables()
+
+
+if __name__ == "__main__":
+    main()
