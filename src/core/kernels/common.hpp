@@ -63,7 +63,9 @@ inline B horner(const B& x, C c0, Cs... cs) noexcept {
 // NaN lanes of x -> NumPy's result for exp/log of that NaN, other lanes -> y.
 template <class T, class A>
 inline xsimd::batch<T, A> nan_result(const xsimd::batch<T, A>& x, const xsimd::batch<T, A>& y) noexcept {
-    const auto isnan = x != x;
+    // Not `x != x`: xsimd 8.1 compiles != to an *ordered* compare on AVX and
+    // AVX-512 (_CMP_NEQ_OQ), which is false for NaN.
+    const auto isnan = xsimd::isnan(x);
     if constexpr (sizeof(T) == 8) {
         return xsimd::select(isnan, x + x, y);  // x + x quiets an sNaN, keeps payload and sign
     } else {

@@ -123,7 +123,7 @@ inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
     const B rh = r1 - kc;                                 // r = rh + rl exactly (to ~2^-100)
     const B rl = (r1 - rh) - kc;
     const B q = exp_poly_gen(rh, T());
-    const B s = xsimd::fma(rh * rh, q, rl);               // e^r - 1 - rh
+    const B s = xsimd::fma(rh * rh, q, xsimd::fma(rl, rh, rl));  // e^r - 1 - rh, e^rh rl ~ rl (1 + rh)
     const B h = B(T(1)) + rh;                             // 1 + rh as an exact pair (|rh| < 1)
     const B hl = (B(T(1)) - h) + rh;
     const B y = h + (hl + s);                             // e^r in [0.7, 1.42]

@@ -27,7 +27,9 @@
 //   SSE2 / AVX2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals pre-scaled by 2^54 / 2^25); s = f / (2 + f),
 //     log(1 + f) = f - f^2/2 + s (f^2/2 + s^2 P(s^2)) (the classic atanh form,
-//     own minimax P of degree 6 f64 / 2 f32); E ln2 in hi/lo parts. No table.
+//     own minimax P of degree 6 f64 / 2 f32); f^2/2 split so that f - f^2/2
+//     is exact to ~2^-80 and E ln2_hi + f - f^2/2 summed as an exact pair.
+//     No table, no FMA needed.
 //
 // Coefficients and tables: tools/explog_remez.py (own Remez exchange in
 // mpmath), printed as exact hex floats.
@@ -58,6 +60,7 @@ struct log_consts<double> {
     static constexpr std::int64_t magic_bits = 0x4330000000000000;  // bits(2^52)
     static constexpr double magic_bias = 0x1.0p52 + 1023.0;   // 2^52 + exponent bias
     static constexpr int mant_bits = 52;
+    static constexpr double split_shifter = 0x1.8p26;       // rounds |f| < 1/2 to the 2^-26 grid
     static constexpr double ln2_hi = 0x1.62e42fefa38p-1;    // ln2 on the 2^-42 grid: E*ln2_hi exact
     static constexpr double ln2_lo = 0x1.ef35793c7673p-45;  // RN(ln2 - ln2_hi)
     static constexpr std::int64_t neg_nan = static_cast<std::int64_t>(0xfff8000000000000ull);
@@ -74,6 +77,7 @@ struct log_consts<float> {
     static constexpr std::int32_t magic_bits = 0x4b000000; // bits(2^23)
     static constexpr float magic_bias = 0x1.0p23f + 127.0f;
     static constexpr int mant_bits = 23;
+    static constexpr float split_shifter = 0x1.8p12f;      // rounds |f| < 1/2 to the 2^-12 grid
     static constexpr float ln2_hi = 0x1.62e4p-1f;          // ln2 on the 2^-16 grid: E*ln2_hi exact
     static constexpr float ln2_lo = 0x1.7f7d1cp-20f;       // RN(ln2 - ln2_hi)
     static constexpr std::int32_t neg_nan = static_cast<std::int32_t>(0xffc00000u);
@@ -122,10 +126,23 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     const B s = f / (B(T(2)) + f);
     const B z = s * s;
     const B r = z * log_poly_gen(z, T());
-    const B hfsq = B(T(0.5)) * f * f;
-    // log(1+f) = f - hfsq + s (hfsq + r);  result = E ln2_hi + that + E ln2_lo
-    const B lo = xsimd::fma(s, hfsq + r, e * B(C::ln2_lo));
-    B res = xsimd::fma(e, B(C::ln2_hi), f - (hfsq - lo));
+    // f^2/2 = A + a exactly enough: fh = f rounded to the grid of C::split_shifter
+    // (2^-26 / 2^-12), A = fh^2/2 exact, and f - A is exact too (both lie on
+    // the 2^-53 / 2^-25 grid and |f - A| < 1/2).
+    const B split(C::split_shifter);
+    const B fh = (f + split) - split;
+    const B fl = f - fh;
+    const B big_a = B(T(0.5)) * (fh * fh);
+    const B small_a = fl * (fh + B(T(0.5)) * fl);
+    const B hfsq = big_a + small_a;
+    const B fa = f - big_a;  // exact
+    // log(1+f) = f - f^2/2 + s (f^2/2 + r); result = E ln2 + log(1+f), with
+    // E ln2_hi + (f - A) as an exact pair (|E ln2_hi| >= |f - A| when E != 0).
+    const B eh = e * B(C::ln2_hi);  // exact
+    const B hi = eh + fa;
+    const B err = (eh - hi) + fa;
+    const B lo = xsimd::fma(s, hfsq + r, xsimd::fma(e, B(C::ln2_lo), err - small_a));
+    B res = hi + lo;
     const B inf(std::numeric_limits<T>::infinity());
     res = xsimd::select(x < B(T(0)), from_bits<T, A>(C::neg_nan), res);  // x < 0, -inf
     res = xsimd::select(x == B(T(0)), -inf, res);
