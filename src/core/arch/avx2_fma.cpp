@@ -3,8 +3,13 @@
 #define NUMFUSE_LEVEL_NAMESPACE level_avx2_fma
 #define NUMFUSE_LEVEL_ARCH xsimd::fma3<xsimd::avx2>
 #include "arch/unary_loop.hpp"
+#include "arch/expr_ops.hpp"
 #include "arch/level_tables.hpp"
 
 void numfuse::core::fill_unary_table_avx2_fma(UnaryTable& table) noexcept {
     level_avx2_fma::fill_unary_table(table);
+}
+
+void numfuse::core::fill_expr_table_avx2_fma(expr::OpKernel* table) noexcept {
+    level_avx2_fma::expr_ops::fill_expr_table(table);
 }

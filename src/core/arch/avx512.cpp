@@ -3,8 +3,13 @@
 #define NUMFUSE_LEVEL_NAMESPACE level_avx512
 #define NUMFUSE_LEVEL_ARCH xsimd::avx512bw
 #include "arch/unary_loop.hpp"
+#include "arch/expr_ops.hpp"
 #include "arch/level_tables.hpp"
 
 void numfuse::core::fill_unary_table_avx512(UnaryTable& table) noexcept {
     level_avx512::fill_unary_table(table);
+}
+
+void numfuse::core::fill_expr_table_avx512(expr::OpKernel* table) noexcept {
+    level_avx512::expr_ops::fill_expr_table(table);
 }

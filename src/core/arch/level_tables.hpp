@@ -2,6 +2,7 @@
 // avx512.cpp). Only dispatch.cpp calls them, and only for levels the CPU runs.
 #pragma once
 
+#include "expr/kernel_table.hpp"
 #include "numfuse_core.hpp"
 
 namespace numfuse::core {
@@ -12,5 +13,11 @@ using UnaryTable = UnaryLoop[unary_op_count][simd_dtype_count][2];
 #define NUMFUSE_DECLARE_LEVEL_TABLE(name) void fill_unary_table_##name(UnaryTable& table) noexcept;
 NUMFUSE_LEVELS(NUMFUSE_DECLARE_LEVEL_TABLE)
 #undef NUMFUSE_DECLARE_LEVEL_TABLE
+
+// The expression VM's kernels, one per opcode (arch/expr_ops.hpp).
+#define NUMFUSE_DECLARE_EXPR_TABLE(name) \
+    void fill_expr_table_##name(expr::OpKernel* table) noexcept;
+NUMFUSE_LEVELS(NUMFUSE_DECLARE_EXPR_TABLE)
+#undef NUMFUSE_DECLARE_EXPR_TABLE
 
 }  // namespace numfuse::core

@@ -3,8 +3,13 @@
 #define NUMFUSE_LEVEL_NAMESPACE level_sse2
 #define NUMFUSE_LEVEL_ARCH xsimd::sse2
 #include "arch/unary_loop.hpp"
+#include "arch/expr_ops.hpp"
 #include "arch/level_tables.hpp"
 
 void numfuse::core::fill_unary_table_sse2(UnaryTable& table) noexcept {
     level_sse2::fill_unary_table(table);
+}
+
+void numfuse::core::fill_expr_table_sse2(expr::OpKernel* table) noexcept {
+    level_sse2::expr_ops::fill_expr_table(table);
 }

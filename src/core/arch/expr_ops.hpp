@@ -1,0 +1,734 @@
+// The expression VM's kernels, instantiated once per instruction-set level.
+//
+// Included only by the per-level translation units (sse2.cpp, avx2_fma.cpp,
+// avx512.cpp) after NUMFUSE_LEVEL_NAMESPACE / NUMFUSE_LEVEL_ARCH are defined.
+// Every opcode row of expr/opcodes.hpp becomes one expr_kernel<...>
+// instantiation here; fill_expr_table() is generated from the same rows.
+//
+// Semantics follow NumPy's loops element for element (integer wrap-around,
+// Python-style floor division and remainder, NaN-propagating maximum, Smith's
+// complex division, ...), so results equal NumPy evaluating the same
+// expression. Operations with a `batch` member run on xsimd batches for
+// float32/float64: exp, log and erf through numfuse's own kernels (the
+// contract and error bound are in kernels/*.hpp), the rest through xsimd's
+// functions; the others are scalar loops on the C++ library (complex types,
+// integer ops, and real functions whose xsimd versions we have not validated
+// to 1 ULP: arctan2, hypot, nextafter, pow, logaddexp).
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "expr/kernel_table.hpp"
+#include "kernels/erf.hpp"
+#include "kernels/exp.hpp"
+#include "kernels/log.hpp"
+
+#ifndef NUMFUSE_LEVEL_NAMESPACE
+#error "define NUMFUSE_LEVEL_NAMESPACE before including expr_ops.hpp"
+#endif
+
+namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::expr_ops {
+
+using c64 = std::complex<float>;
+using c128 = std::complex<double>;
+
+template <class T>
+struct is_complex : std::false_type {};
+template <class T>
+struct is_complex<std::complex<T>> : std::true_type {};
+template <class T>
+inline constexpr bool is_complex_v = is_complex<T>::value;
+
+// Integer arithmetic wraps modulo 2^bits like NumPy's (done in unsigned
+// arithmetic because signed overflow is undefined in C++).
+template <class T>
+T wrap_add(T a, T b) noexcept {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
+}
+template <class T>
+T wrap_sub(T a, T b) noexcept {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) - static_cast<U>(b));
+}
+template <class T>
+T wrap_mul(T a, T b) noexcept {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
+}
+
+// ------------------------------------------------------------------ arithmetic
+struct Add {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_integral_v<T>) return wrap_add(a, b);
+        else return a + b;
+    }
+    template <class B>
+    static B batch(const B& a, const B& b) noexcept { return a + b; }
+};
+
+struct Sub {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_integral_v<T>) return wrap_sub(a, b);
+        else return a - b;
+    }
+    template <class B>
+    static B batch(const B& a, const B& b) noexcept { return a - b; }
+};
+
+struct Mul {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_integral_v<T>) {
+            return wrap_mul(a, b);
+        } else if constexpr (is_complex_v<T>) {
+            // The textbook product, as NumPy computes it (std::complex's
+            // operator* adds C99 Annex G inf/nan recovery NumPy does not do).
+            return T(a.real() * b.real() - a.imag() * b.imag(),
+                     a.real() * b.imag() + a.imag() * b.real());
+        } else {
+            return a * b;
+        }
+    }
+    template <class B>
+    static B batch(const B& a, const B& b) noexcept { return a * b; }
+};
+
+// Smith's algorithm, as NumPy divides complex numbers.
+template <class T>
+std::complex<T> complex_divide(std::complex<T> a, std::complex<T> b) noexcept {
+    const T ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+    const T abs_br = std::fabs(br), abs_bi = std::fabs(bi);
+    if (abs_br >= abs_bi) {
+        if (abs_br == 0 && abs_bi == 0) return {ar / abs_br, ai / abs_bi};
+        const T rat = bi / br;
+        const T scl = T(1) / (br + bi * rat);
+        return {(ar + ai * rat) * scl, (ai - ar * rat) * scl};
+    }
+    const T rat = br / bi;
+    const T scl = T(1) / (bi + br * rat);
+    return {(ar * rat + ai) * scl, (ai * rat - ar) * scl};
+}
+
+struct Div {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (is_complex_v<T>) return complex_divide(a, b);
+        else return a / b;
+    }
+    template <class B>
+    static B batch(const B& a, const B& b) noexcept { return a / b; }
+};
+
+// NumPy's npy_divmod for floating point: the quotient is floor((a-mod)/b)
+// corrected so that a == b*q + mod holds as closely as rounding allows.
+template <class T>
+T float_floor_divide(T a, T b, T* remainder) noexcept {
+    T mod = std::fmod(a, b);
+    if (b == 0) {
+        *remainder = mod;
+        return a / b;
+    }
+    T div = (a - mod) / b;
+    if (mod != 0) {
+        if ((b < 0) != (mod < 0)) {
+            mod += b;
+            div -= T(1);
+        }
+    } else {
+        mod = std::copysign(T(0), b);
+    }
+    T floordiv;
+    if (div != 0) {
+        floordiv = std::floor(div);
+        if (div - floordiv > T(0.5)) floordiv += T(1);
+    } else {
+        floordiv = std::copysign(T(0), a / b);
+    }
+    *remainder = mod;
+    return floordiv;
+}
+
+struct FloorDiv {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_integral_v<T>) {
+            // NumPy: division by zero gives 0; MIN // -1 wraps to MIN.
+            if (b == 0) return 0;
+            if (b == -1) return wrap_sub(T(0), a);
+            T q = a / b;
+            if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+            return q;
+        } else {
+            T mod;
+            return float_floor_divide(a, b, &mod);
+        }
+    }
+};
+
+struct Mod {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_integral_v<T>) {
+            if (b == 0 || b == -1) return 0;  // NumPy: x % 0 == 0; avoids MIN % -1
+            T r = a % b;
+            if (r != 0 && ((r < 0) != (b < 0))) r += b;
+            return r;
+        } else {
+            if (b == 0) return std::fmod(a, b);
+            T mod;
+            float_floor_divide(a, b, &mod);
+            return mod;
+        }
+    }
+};
+
+struct Fmod {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_integral_v<T>) {
+            if (b == 0 || b == -1) return 0;
+            return a % b;
+        } else {
+            return std::fmod(a, b);
+        }
+    }
+};
+
+// Complex power as NumPy does it: exact repeated multiplication for small
+// integral real exponents, the library's cpow otherwise.
+template <class T>
+std::complex<T> complex_power(std::complex<T> a, std::complex<T> b) noexcept {
+    using C = std::complex<T>;
+    if (b.real() == 0 && b.imag() == 0) return C(1, 0);
+    if (a.real() == 0 && a.imag() == 0) {
+        if (b.real() > 0 && b.imag() == 0) return C(0, 0);
+        const T nan = std::numeric_limits<T>::quiet_NaN();
+        return C(nan, nan);
+    }
+    if (b.imag() == 0 && b.real() == std::trunc(b.real()) && std::fabs(b.real()) < 100) {
+        long n = static_cast<long>(b.real());
+        const bool negative = n < 0;
+        if (negative) n = -n;
+        C result(1, 0), base = a;
+        while (n) {
+            if (n & 1) result = Mul::apply<C>(result, base);
+            base = Mul::apply<C>(base, base);
+            n >>= 1;
+        }
+        return negative ? complex_divide(C(1, 0), result) : result;
+    }
+    return std::pow(a, b);
+}
+
+struct Pow {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_integral_v<T>) {
+            // Negative exponents were rejected before the loop (see expr_kernel).
+            T result = 1;
+            T base = a;
+            auto e = static_cast<std::make_unsigned_t<T>>(b);
+            while (e) {
+                if (e & 1u) result = wrap_mul(result, base);
+                base = wrap_mul(base, base);
+                e >>= 1;
+            }
+            return result;
+        } else if constexpr (is_complex_v<T>) {
+            return complex_power(a, b);
+        } else {
+            return std::pow(a, b);
+        }
+    }
+};
+
+// NaN-propagating, as np.maximum / np.minimum.
+struct Maximum {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_floating_point_v<T>) return (a >= b || std::isnan(a)) ? a : b;
+        else return a >= b ? a : b;
+    }
+    template <class B>
+    static B batch(const B& a, const B& b) noexcept {
+        return xsimd::select((a >= b) | xsimd::isnan(a), a, b);
+    }
+};
+
+struct Minimum {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_floating_point_v<T>) return (a <= b || std::isnan(a)) ? a : b;
+        else return a <= b ? a : b;
+    }
+    template <class B>
+    static B batch(const B& a, const B& b) noexcept {
+        return xsimd::select((a <= b) | xsimd::isnan(a), a, b);
+    }
+};
+
+struct Arctan2 {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept { return std::atan2(a, b); }
+};
+struct Hypot {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept { return std::hypot(a, b); }
+};
+struct Nextafter {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept { return std::nextafter(a, b); }
+};
+struct Copysign {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a, T b) noexcept { return std::copysign(a, b); }
+    template <class B>
+    static B batch(const B& a, const B& b) noexcept { return xsimd::copysign(a, b); }
+};
+
+// NumPy's npy_logaddexp: exact for equal arguments (incl. infinities).
+struct Logaddexp {
+    template <class R, class T>
+    static R apply(T x, T y) noexcept {
+        if (x == y) return x + T(0.693147180559945309417232121458176568L);
+        const T d = x - y;
+        if (d > 0) return x + std::log1p(std::exp(-d));
+        if (d <= 0) return y + std::log1p(std::exp(d));
+        return d;  // NaN
+    }
+};
+
+// NumPy's shifts: counts at or beyond the width give 0 (or -1 for a
+// negative value shifted right) instead of C's undefined behaviour.
+struct Lshift {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        using U = std::make_unsigned_t<T>;
+        if (static_cast<U>(b) >= sizeof(T) * 8) return 0;
+        return static_cast<T>(static_cast<U>(a) << static_cast<U>(b));
+    }
+};
+struct Rshift {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        using U = std::make_unsigned_t<T>;
+        if (static_cast<U>(b) >= sizeof(T) * 8) return a < 0 ? T(-1) : T(0);
+        return static_cast<T>(a >> b);
+    }
+};
+
+struct BitAnd {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_same_v<T, bool>) return a && b;
+        else return a & b;
+    }
+};
+struct BitOr {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_same_v<T, bool>) return a || b;
+        else return a | b;
+    }
+};
+struct BitXor {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        if constexpr (std::is_same_v<T, bool>) return a != b;
+        else return a ^ b;
+    }
+};
+
+struct Neg {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (std::is_integral_v<T>) return wrap_sub(T(0), a);
+        else return -a;
+    }
+    template <class B>
+    static B batch(const B& a) noexcept { return -a; }
+};
+
+struct Invert {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (std::is_same_v<T, bool>) return !a;
+        else return ~a;
+    }
+};
+
+// ------------------------------------------------------------ real functions
+// One macro per family of "std:: for scalars and complex, xsimd for batches".
+#define NUMFUSE_EXPR_MATH(Name, std_fn, batch_fn)                                  \
+    struct Name {                                                                  \
+        static constexpr bool vectorized = true;                                   \
+        template <class R, class T>                                                \
+        static R apply(T a) noexcept { return std::std_fn(a); }                    \
+        template <class B>                                                         \
+        static B batch(const B& a) noexcept { return batch_fn(a); }                \
+    };
+NUMFUSE_EXPR_MATH(Sqrt, sqrt, xsimd::sqrt)
+NUMFUSE_EXPR_MATH(Sin, sin, xsimd::sin)
+NUMFUSE_EXPR_MATH(Cos, cos, xsimd::cos)
+NUMFUSE_EXPR_MATH(Tan, tan, xsimd::tan)
+NUMFUSE_EXPR_MATH(Arcsin, asin, xsimd::asin)
+NUMFUSE_EXPR_MATH(Arccos, acos, xsimd::acos)
+NUMFUSE_EXPR_MATH(Arctan, atan, xsimd::atan)
+NUMFUSE_EXPR_MATH(Sinh, sinh, xsimd::sinh)
+NUMFUSE_EXPR_MATH(Cosh, cosh, xsimd::cosh)
+NUMFUSE_EXPR_MATH(Tanh, tanh, xsimd::tanh)
+NUMFUSE_EXPR_MATH(Arcsinh, asinh, xsimd::asinh)
+NUMFUSE_EXPR_MATH(Arccosh, acosh, xsimd::acosh)
+NUMFUSE_EXPR_MATH(Arctanh, atanh, xsimd::atanh)
+NUMFUSE_EXPR_MATH(Exp, exp, kernels::exp_kernel)
+NUMFUSE_EXPR_MATH(Log, log, kernels::log_kernel)
+NUMFUSE_EXPR_MATH(Erfc, erfc, xsimd::erfc)
+NUMFUSE_EXPR_MATH(Ceil, ceil, xsimd::ceil)
+NUMFUSE_EXPR_MATH(Floor, floor, xsimd::floor)
+NUMFUSE_EXPR_MATH(Trunc, trunc, xsimd::trunc)
+#undef NUMFUSE_EXPR_MATH
+
+struct Erf {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a) noexcept { return std::erf(a); }
+    template <class B>
+    static B batch(const B& a) noexcept { return kernels::erf_kernel(a); }
+};
+
+// NumPy's complex log1p / expm1 / log2 / log10 formulas; the real ones
+// through the C library (scalar) or xsimd (batches).
+struct Log1p {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (is_complex_v<T>) {
+            using V = typename T::value_type;
+            const V l = std::hypot(a.real() + V(1), a.imag());
+            return T(std::log(l), std::atan2(a.imag(), a.real() + V(1)));
+        } else {
+            return std::log1p(a);
+        }
+    }
+    template <class B>
+    static B batch(const B& a) noexcept { return xsimd::log1p(a); }
+};
+
+struct Expm1 {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (is_complex_v<T>) {
+            using V = typename T::value_type;
+            const V s = std::sin(a.imag() / V(2));
+            return T(std::expm1(a.real()) * std::cos(a.imag()) - V(2) * s * s,
+                     std::exp(a.real()) * std::sin(a.imag()));
+        } else {
+            return std::expm1(a);
+        }
+    }
+    template <class B>
+    static B batch(const B& a) noexcept { return xsimd::expm1(a); }
+};
+
+struct Log2 {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (is_complex_v<T>) {
+            using V = typename T::value_type;
+            return std::log(a) * V(1.442695040888963407359924681001892137L);
+        } else {
+            return std::log2(a);
+        }
+    }
+    template <class B>
+    static B batch(const B& a) noexcept { return xsimd::log2(a); }
+};
+
+struct Log10 {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a) noexcept { return std::log10(a); }
+    template <class B>
+    static B batch(const B& a) noexcept { return xsimd::log10(a); }
+};
+
+// scipy.special.expit: 1 / (1 + exp(-x)), accurate for both signs.
+struct Expit {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a) noexcept { return T(1) / (T(1) + std::exp(-a)); }
+    template <class B>
+    static B batch(const B& a) noexcept {
+        return B(typename B::value_type(1)) / (B(typename B::value_type(1)) + kernels::exp_kernel(-a));
+    }
+};
+
+// np.round(x) with decimals=0: round half to even.
+struct Round {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (is_complex_v<T>) return T(std::nearbyint(a.real()), std::nearbyint(a.imag()));
+        else return std::nearbyint(a);
+    }
+    template <class B>
+    static B batch(const B& a) noexcept { return xsimd::nearbyint(a); }
+};
+
+struct Sign {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (std::is_integral_v<T>) {
+            return static_cast<T>((a > 0) - (a < 0));
+        } else if constexpr (is_complex_v<T>) {
+            // NumPy >= 2: z / |z|, and 0 for 0.
+            using V = typename T::value_type;
+            const V magnitude = std::hypot(a.real(), a.imag());
+            if (magnitude == 0) return T(0, 0);
+            if (std::isnan(magnitude)) {
+                const V nan = std::numeric_limits<V>::quiet_NaN();
+                return T(nan, nan);
+            }
+            if (std::isinf(magnitude)) {
+                const V re = std::isinf(a.real()) ? std::copysign(V(1), a.real()) : V(0);
+                const V im = std::isinf(a.imag()) ? std::copysign(V(1), a.imag()) : V(0);
+                const V n = std::hypot(re, im);
+                return T(re / n, im / n);
+            }
+            return T(a.real() / magnitude, a.imag() / magnitude);
+        } else {
+            return a > 0 ? T(1) : (a < 0 ? T(-1) : (a == 0 ? T(0) : a));
+        }
+    }
+};
+
+struct Abs {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (std::is_integral_v<T>) return a < 0 ? wrap_sub(T(0), a) : a;
+        else if constexpr (is_complex_v<T>) return std::hypot(a.real(), a.imag());
+        else return std::fabs(a);
+    }
+};
+
+struct Conj {
+    template <class R, class T>
+    static R apply(T a) noexcept { return std::conj(a); }
+};
+struct Real {
+    template <class R, class T>
+    static R apply(T a) noexcept { return a.real(); }
+};
+struct Imag {
+    template <class R, class T>
+    static R apply(T a) noexcept { return a.imag(); }
+};
+struct Complex {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept { return R(a, b); }
+};
+
+struct Copy {
+    template <class R, class T>
+    static R apply(T a) noexcept { return a; }
+};
+struct OnesLike {
+    template <class R, class T>
+    static R apply(T) noexcept { return R(1); }
+};
+
+// ------------------------------------------------------------ comparisons
+// Complex numbers order lexicographically, as NumPy's comparisons do.
+#define NUMFUSE_EXPR_COMPARE(Name, op)                                                     \
+    struct Name {                                                                          \
+        template <class R, class T>                                                        \
+        static R apply(T a, T b) noexcept {                                                \
+            if constexpr (is_complex_v<T>) {                                               \
+                if (a.real() == b.real()) return a.imag() op b.imag();                     \
+                return a.real() op b.real();                                               \
+            } else {                                                                       \
+                return a op b;                                                             \
+            }                                                                              \
+        }                                                                                  \
+    };
+NUMFUSE_EXPR_COMPARE(Less, <)
+NUMFUSE_EXPR_COMPARE(LessEqual, <=)
+NUMFUSE_EXPR_COMPARE(Greater, >)
+NUMFUSE_EXPR_COMPARE(GreaterEqual, >=)
+#undef NUMFUSE_EXPR_COMPARE
+
+struct Equal {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept { return a == b; }
+};
+struct NotEqual {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept { return a != b; }
+};
+
+struct Isnan {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (is_complex_v<T>) return std::isnan(a.real()) || std::isnan(a.imag());
+        else return std::isnan(a);
+    }
+};
+struct Isinf {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (is_complex_v<T>) return std::isinf(a.real()) || std::isinf(a.imag());
+        else return std::isinf(a);
+    }
+};
+struct Isfinite {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (is_complex_v<T>) return std::isfinite(a.real()) && std::isfinite(a.imag());
+        else return std::isfinite(a);
+    }
+};
+struct Signbit {
+    template <class R, class T>
+    static R apply(T a) noexcept { return std::signbit(a); }
+};
+
+struct Where {
+    template <class R, class T>
+    static R apply(bool condition, T a, T b) noexcept { return condition ? a : b; }
+};
+
+// Conversions: complex -> real keeps the real part, anything -> bool is != 0.
+struct Cast {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (std::is_same_v<R, bool>) {
+            return a != T(0);
+        } else if constexpr (is_complex_v<R>) {
+            if constexpr (is_complex_v<T>) return R(static_cast<typename R::value_type>(a.real()),
+                                                    static_cast<typename R::value_type>(a.imag()));
+            else return R(static_cast<typename R::value_type>(a), 0);
+        } else if constexpr (is_complex_v<T>) {
+            return static_cast<R>(a.real());
+        } else if constexpr (std::is_integral_v<R> && std::is_floating_point_v<T>) {
+            // Out-of-range float -> int is undefined in C++; NumPy gives INT_MIN
+            // on x86 (cvttsd2si), which this reproduces without the UB.
+            if (!(a >= T(-0x1p63) && a < T(0x1p63))) return std::numeric_limits<R>::min();
+            return static_cast<R>(static_cast<long long>(a));
+        } else {
+            return static_cast<R>(a);
+        }
+    }
+};
+
+// ------------------------------------------------------------ the loop
+template <class F, class = void>
+struct has_batch : std::false_type {};
+template <class F>
+struct has_batch<F, std::void_t<decltype(F::vectorized)>> : std::bool_constant<F::vectorized> {};
+
+template <class Arch, class F, class R, class A, class B, class C>
+unsigned expr_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes,
+                     const char* c_bytes, std::size_t n) noexcept {
+    constexpr int arity = std::is_void_v<B> ? 1 : (std::is_void_v<C> ? 2 : 3);
+    using BA = std::conditional_t<std::is_void_v<B>, A, B>;
+    using CA = std::conditional_t<std::is_void_v<C>, A, C>;
+    R* out = reinterpret_cast<R*>(out_bytes);
+    const A* a = reinterpret_cast<const A*>(a_bytes);
+    const BA* b = reinterpret_cast<const BA*>(b_bytes);
+    const CA* c = reinterpret_cast<const CA*>(c_bytes);
+
+    if constexpr (std::is_same_v<F, Pow> && std::is_integral_v<R>) {
+        // NumPy: "Integers to negative integer powers are not allowed."
+        for (std::size_t k = 0; k < n; ++k) {
+            if (b[k] < 0) return expr::runtime_negative_int_power;
+        }
+    }
+
+    constexpr bool simd_type = std::is_same_v<R, float> || std::is_same_v<R, double>;
+    constexpr bool same_types = std::is_same_v<R, A> && (arity < 2 || std::is_same_v<R, BA>) &&
+                                (arity < 3 || std::is_same_v<R, CA>);
+    if constexpr (has_batch<F>::value && simd_type && same_types) {
+        using V = xsimd::batch<R, Arch>;
+        constexpr std::size_t width = V::size;
+        auto compute = [](const R* x, const R* y, const R* z) noexcept {
+            if constexpr (arity == 1) {
+                (void)y, (void)z;
+                return F::batch(V::load_unaligned(x));
+            } else if constexpr (arity == 2) {
+                (void)z;
+                return F::batch(V::load_unaligned(x), V::load_unaligned(y));
+            } else {
+                return F::batch(V::load_unaligned(x), V::load_unaligned(y), V::load_unaligned(z));
+            }
+        };
+        std::size_t k = 0;
+        for (; k + width <= n; k += width) {
+            compute(a + k, arity > 1 ? b + k : nullptr, arity > 2 ? c + k : nullptr)
+                .store_unaligned(out + k);
+        }
+        if (k < n) {
+            // The tail through buffers padded with 1 (harmless in every op).
+            alignas(64) R xa[width], xb[width], xc[width], xo[width];
+            for (std::size_t j = 0; j < width; ++j) xa[j] = xb[j] = xc[j] = R(1);
+            const std::size_t rest = n - k;
+            std::memcpy(xa, a + k, rest * sizeof(R));
+            if constexpr (arity > 1) std::memcpy(xb, b + k, rest * sizeof(R));
+            if constexpr (arity > 2) std::memcpy(xc, c + k, rest * sizeof(R));
+            compute(xa, xb, xc).store_aligned(xo);
+            std::memcpy(out + k, xo, rest * sizeof(R));
+        }
+    } else {
+        for (std::size_t k = 0; k < n; ++k) {
+            if constexpr (arity == 1) {
+                out[k] = F::template apply<R>(a[k]);
+            } else if constexpr (arity == 2) {
+                out[k] = F::template apply<R>(a[k], b[k]);
+            } else {
+                out[k] = F::template apply<R>(a[k], b[k], c[k]);
+            }
+        }
+    }
+    return expr::runtime_ok;
+}
+
+#define NUMFUSE_EXPR_CTYPE_b bool
+#define NUMFUSE_EXPR_CTYPE_i std::int32_t
+#define NUMFUSE_EXPR_CTYPE_l std::int64_t
+#define NUMFUSE_EXPR_CTYPE_f float
+#define NUMFUSE_EXPR_CTYPE_d double
+#define NUMFUSE_EXPR_CTYPE_c c64
+#define NUMFUSE_EXPR_CTYPE_z c128
+#define NUMFUSE_EXPR_CTYPE_n void
+
+// One level's kernel table, generated from the opcode rows.
+inline void fill_expr_table(expr::OpKernel* table) noexcept {
+#define NUMFUSE_EXPR_FILL(name, Functor, R, A, B, C)                                    \
+    table[static_cast<int>(expr::Opcode::name)] =                                       \
+        &expr_kernel<NUMFUSE_LEVEL_ARCH, Functor, NUMFUSE_EXPR_CTYPE_##R,               \
+                     NUMFUSE_EXPR_CTYPE_##A, NUMFUSE_EXPR_CTYPE_##B, NUMFUSE_EXPR_CTYPE_##C>;
+    NUMFUSE_EXPR_OPCODES(NUMFUSE_EXPR_FILL)
+#undef NUMFUSE_EXPR_FILL
+}
+
+}  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::expr_ops

@@ -1,0 +1,179 @@
+// numfuse's expression engine: the pure C++ API (no Python anywhere).
+//
+// text --lexer/parser--> AST --compiler--> Plan (stages of fused bytecode)
+//      --VM--> blocks of at most a few thousand elements, OpenMP across blocks.
+//
+// A Plan is immutable once built and shared between threads (the LRU cache
+// hands out shared_ptr<const Plan>); all mutable state of a run lives on the
+// stack or in per-thread workspaces of the VM, so any number of threads may
+// compile and execute at once.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "expr/opcodes.hpp"
+
+namespace numfuse::expr {
+
+// Element types of the engine. Smaller integer types are widened by the
+// caller (as numexpr does): int8/int16/uint8/uint16 -> int32, uint32 -> int64.
+enum class Type : std::uint8_t { b, i, l, f, d, c, z };
+inline constexpr int type_count = 7;
+
+std::size_t type_size(Type t) noexcept;
+char type_letter(Type t) noexcept;
+// NumPy's name for the type ("float64", ...).
+const char* type_name(Type t) noexcept;
+bool is_integer(Type t) noexcept;  // i, l
+bool is_float(Type t) noexcept;    // f, d
+bool is_complex(Type t) noexcept;  // c, z
+
+// Every error a user can cause. The bindings map `kind` to the Python
+// exception numexpr/NumPy raise for the same mistake.
+enum class ErrorKind { syntax, name, type, value, overflow };
+
+class ExprError : public std::runtime_error {
+public:
+    ExprError(ErrorKind kind, const std::string& message, int column = -1)
+        : std::runtime_error(message), kind(kind), column(column) {}
+    ErrorKind kind;
+    int column;  // 0-based position in the expression text; -1 when none
+};
+
+enum class Opcode : std::uint16_t {
+#define NUMFUSE_EXPR_ENUM(name, ...) name,
+    NUMFUSE_EXPR_OPCODES(NUMFUSE_EXPR_ENUM)
+#undef NUMFUSE_EXPR_ENUM
+        count
+};
+inline constexpr int opcode_count = static_cast<int>(Opcode::count);
+
+const char* opcode_name(Opcode op) noexcept;
+// Opcode::count when no row has this name.
+Opcode find_opcode(const std::string& name) noexcept;
+
+// Enough bytes for one element of any Type, suitably aligned.
+struct Scalar {
+    alignas(16) unsigned char bytes[16] = {};
+};
+
+// A VM register holds one block of one type. Inputs point at (or are
+// gathered from) the caller's arrays, constants are filled once per thread,
+// temporaries live in the thread's workspace, in `slot`.
+enum class RegisterKind : std::uint8_t { input, constant, temp };
+
+struct Register {
+    RegisterKind kind = RegisterKind::temp;
+    Type type = Type::d;
+    int input = -1;  // index into the stage's inputs
+    int slot = -1;   // workspace slot of a temporary
+    Scalar value;    // a constant's value
+};
+
+struct Instruction {
+    Opcode op;
+    std::int16_t dst, a, b, c;  // register indices; -1 = unused
+};
+
+// One fused element-wise program. The result is always a temporary with a
+// slot of its own (never reused), so the VM may point it straight at the
+// output array without clobbering an input that aliases the output.
+struct Program {
+    std::vector<Register> registers;
+    std::vector<Instruction> code;
+    int result = -1;
+    int slots = 0;
+    std::size_t max_item = 8;  // largest element size of any register
+};
+
+enum class ReduceKind : std::uint8_t { none, sum, prod, min, max, mean, logsumexp };
+const char* reduce_name(ReduceKind kind) noexcept;
+
+struct StageInput {
+    bool from_stage = false;  // an earlier stage's output, else a caller input
+    int index = 0;
+};
+
+// A stage runs its program over the broadcast shape of its inputs and either
+// stores the result (the last stage, reduce == none) or reduces it over `axes`.
+struct Stage {
+    Program program;
+    std::vector<StageInput> inputs;
+    ReduceKind reduce = ReduceKind::none;
+    bool all_axes = true;    // axis=None
+    std::vector<int> axes;   // as written (may be negative); resolved at run time
+    bool keepdims = false;
+    Type out_type = Type::d;
+};
+
+struct Plan {
+    std::string text;
+    std::vector<std::string> input_names;
+    std::vector<Type> input_types;
+    std::vector<Stage> stages;  // in execution order; the last gives the result
+    Type result_type = Type::d;
+};
+
+// Limits that keep hostile input from exhausting the stack or the memory.
+inline constexpr std::size_t max_expression_length = 100000;
+inline constexpr int max_nesting_depth = 400;
+
+// The variable names the expression uses, in order of first appearance
+// (function names and the keywords True/False are not included). Throws
+// ExprError(syntax) with the column of the first error.
+std::vector<std::string> expression_names(const std::string& text);
+
+// How an input enters the type rules. Python scalars are "weak" (NumPy's
+// NEP 50): they take the type of the arrays they meet.
+struct InputSpec {
+    std::string name;
+    Type type = Type::d;
+    bool weak = false;
+};
+
+// Compiles without the cache. Names the expression uses but `inputs` lacks
+// are an ExprError(name), except inf and nan, which are constants.
+std::shared_ptr<const Plan> compile_plan(const std::string& text,
+                                         const std::vector<InputSpec>& inputs);
+// Same, through a process-wide LRU cache keyed by text and input specs.
+std::shared_ptr<const Plan> cached_plan(const std::string& text,
+                                        const std::vector<InputSpec>& inputs);
+void set_cache_capacity(std::size_t entries);
+std::size_t cache_size();
+void clear_cache();
+
+// One line per instruction, numexpr's disassembly style.
+struct DisassembledInstruction {
+    int stage;
+    std::string opcode;
+    std::string dst, a, b, c;
+};
+std::vector<DisassembledInstruction> disassemble(const Plan& plan);
+
+// A strided view of caller memory (strides in bytes, any sign).
+struct ArrayView {
+    char* data = nullptr;
+    Type type = Type::d;
+    std::vector<std::ptrdiff_t> shape;
+    std::vector<std::ptrdiff_t> strides;
+};
+
+// The shape of the result for these input shapes (throws ExprError(value) on
+// shapes that do not broadcast or bad axes).
+std::vector<std::ptrdiff_t> result_shape(const Plan& plan,
+                                         const std::vector<std::vector<std::ptrdiff_t>>& shapes);
+
+// Runs the plan; `out` has result_shape() and plan.result_type. Outputs may
+// alias an input element for element (same data and strides); the caller
+// copies inputs that overlap the output any other way. Thread-safe.
+void execute(const Plan& plan, const std::vector<ArrayView>& inputs, const ArrayView& out);
+
+// Elements per VM block (tests use it to exercise block edges).
+std::size_t block_elements(const Program& program) noexcept;
+
+}  // namespace numfuse::expr
