@@ -1,0 +1,339 @@
+// exp and log through the core API (numfuse_core.hpp), for every usable
+// instruction-set level: accuracy (<= 1 ULP against a correctly rounded
+// reference), special values bit for bit as NumPy, and the strided loop
+// (sizes 0..70, strides -3..3, misaligned pointers, no writes outside).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "numfuse_core.hpp"
+
+namespace {
+
+using numfuse::core::DType;
+using numfuse::core::Level;
+using numfuse::core::UnaryLoop;
+using numfuse::core::UnaryOp;
+
+template <class T>
+constexpr DType dtype_of() {
+    return sizeof(T) == 4 ? DType::f32 : DType::f64;
+}
+
+template <class T>
+using bits_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+
+template <class T>
+T from_bits(bits_t<T> b) {
+    T v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+template <class T>
+bits_t<T> to_bits(T v) {
+    bits_t<T> b;
+    std::memcpy(&b, &v, sizeof v);
+    return b;
+}
+
+class ExpLog : public ::testing::TestWithParam<Level> {
+protected:
+    UnaryLoop loop(UnaryOp op, DType dt) const {
+        UnaryLoop f = numfuse::core::unary_loop(op, dt, GetParam());
+        EXPECT_NE(f, nullptr);
+        return f;
+    }
+    template <class T>
+    std::vector<T> run(UnaryOp op, const std::vector<T>& x) const {
+        std::vector<T> y(x.size());
+        loop(op, dtype_of<T>())(reinterpret_cast<const char*>(x.data()), sizeof(T),
+                                reinterpret_cast<char*>(y.data()), sizeof(T), x.size());
+        return y;
+    }
+};
+
+// |y - ref| in units of the last place of the reference (subnormal spacing
+// below the normal range). An infinite correctly rounded reference must be
+// matched exactly. A value < 1 here means at most 1 ULP from the correctly
+// rounded result.
+template <class T>
+double ulp_error(T y, long double ref) {
+    const T cr = static_cast<T>(ref);
+    if (std::isinf(cr) || std::isinf(y)) return y == cr ? 0.0 : 1e9;
+    if (std::isnan(y)) return 1e9;
+    int e = 0;
+    std::frexp(std::fabs(ref), &e);
+    e = std::max(e, std::numeric_limits<T>::min_exponent);
+    if (ref == 0) e = std::numeric_limits<T>::min_exponent;
+    const long double ulp = std::ldexp(1.0L, e - std::numeric_limits<T>::digits);
+    return static_cast<double>(std::fabs(static_cast<long double>(y) - ref) / ulp);
+}
+
+struct Worst {
+    double err = 0;
+    long double x = 0;
+    void add(double e, long double v) {
+        if (e > err) err = e, x = v;
+    }
+};
+
+// float32: every 1021st bit pattern (about 4.2 million inputs, all binades),
+// against double libm, which is accurate to far below a float ulp.
+TEST_P(ExpLog, Float32StridedSweepWithin1Ulp) {
+    for (UnaryOp op : {UnaryOp::exp, UnaryOp::log}) {
+        const bool is_exp = op == UnaryOp::exp;
+        std::vector<float> x;
+        x.reserve((1ull << 32) / 1021 + 1);
+        for (std::uint64_t u = 7; u < (1ull << 32); u += 1021) {
+            const float v = from_bits<float>(static_cast<std::uint32_t>(u));
+            if (std::isnan(v) || (!is_exp && v <= 0)) continue;
+            x.push_back(v);
+        }
+        // the edges: overflow / underflow thresholds and around 1
+        for (float v : {88.72283f, 88.72284f, -87.33654f, -103.97208f, -103.27893f, 1.0f,
+                        std::nextafter(1.0f, 0.0f), std::nextafter(1.0f, 2.0f), 0x1p-149f, 0x1p-126f}) {
+            if (is_exp || v > 0) x.push_back(v);
+        }
+        const std::vector<float> y = run(op, x);
+        Worst w;
+        for (size_t i = 0; i < x.size(); ++i) {
+            const double xd = x[i];
+            w.add(ulp_error<float>(y[i], is_exp ? std::exp(xd) : std::log(xd)), x[i]);
+        }
+        EXPECT_LT(w.err, 1.0) << unary_op_name(op) << " f32 worst at " << static_cast<double>(w.x);
+        RecordProperty(std::string(unary_op_name(op)) + "_f32_max_ulp", std::to_string(w.err));
+    }
+}
+
+// float64: random bit patterns and uniform draws over the interesting ranges,
+// against expl / logl (80-bit long double, ~2^-63 relative).
+TEST_P(ExpLog, Float64RandomWithin1Ulp) {
+    std::mt19937_64 rng(2024);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    const size_t per_region = 150000;
+    for (UnaryOp op : {UnaryOp::exp, UnaryOp::log}) {
+        const bool is_exp = op == UnaryOp::exp;
+        std::vector<double> x;
+        auto uniform = [&](double lo, double hi) {
+            for (size_t i = 0; i < per_region; ++i) x.push_back(lo + (hi - lo) * unit(rng));
+        };
+        for (size_t i = 0; i < per_region; ++i) {
+            std::uint64_t b = rng();
+            if (!is_exp) b &= ~(1ull << 63);
+            const double v = from_bits<double>(b);
+            if (!std::isnan(v) && (is_exp || v > 0)) x.push_back(v);
+        }
+        if (is_exp) {
+            uniform(-1.0, 1.0);
+            uniform(-745.2, 709.8);
+            uniform(-745.2, -708.0);  // subnormal results
+            uniform(700.0, 709.8);
+        } else {
+            uniform(0.0, 4.0);
+            uniform(1.0 - 1.0 / 16, 1.0 + 1.0 / 16);
+            uniform(1.0 - 1e-7, 1.0 + 1e-7);
+            for (size_t i = 0; i < per_region; ++i) {  // subnormal inputs
+                const double v = from_bits<double>(rng() & 0x000fffffffffffffull);
+                if (v > 0) x.push_back(v);
+            }
+        }
+        const std::vector<double> y = run(op, x);
+        Worst w;
+        for (size_t i = 0; i < x.size(); ++i) {
+            const long double xl = x[i];
+            w.add(ulp_error<double>(y[i], is_exp ? expl(xl) : logl(xl)), xl);
+        }
+        EXPECT_LT(w.err, 1.0) << unary_op_name(op) << " f64 worst at " << static_cast<double>(w.x);
+        RecordProperty(std::string(unary_op_name(op)) + "_f64_max_ulp", std::to_string(w.err));
+    }
+}
+
+template <class T>
+struct Special {
+    UnaryOp op;
+    bits_t<T> in, out;
+};
+
+template <class T>
+void check_specials(const ExpLog& t, UnaryOp op, const std::vector<Special<T>>& cases, UnaryLoop f) {
+    (void)t;
+    std::vector<T> x, y;
+    for (const auto& c : cases)
+        if (c.op == op) x.push_back(from_bits<T>(c.in));
+    y.resize(x.size());
+    f(reinterpret_cast<const char*>(x.data()), sizeof(T), reinterpret_cast<char*>(y.data()), sizeof(T), x.size());
+    size_t k = 0;
+    for (const auto& c : cases) {
+        if (c.op != op) continue;
+        EXPECT_EQ(to_bits<T>(y[k]), c.out) << unary_op_name(op) << (sizeof(T) == 4 ? " f32" : " f64") << " of bits 0x"
+                                          << std::hex << c.in;
+        ++k;
+    }
+}
+
+// Bit for bit as NumPy 2.x (checked on x86-64): f64 keeps a NaN's payload and
+// sign (quieting an sNaN); f32 returns the canonical +qNaN for every NaN;
+// log of a negative number is the default NaN with the sign bit set.
+TEST_P(ExpLog, SpecialValuesBitIdenticalToNumPy) {
+    const double inf = std::numeric_limits<double>::infinity();
+    const float finf = std::numeric_limits<float>::infinity();
+    using S8 = Special<double>;
+    using S4 = Special<float>;
+    const std::uint64_t dnan = 0xfff8000000000000ull;
+    const std::vector<S8> d = {
+        {UnaryOp::exp, 0x7ff8000000000000ull, 0x7ff8000000000000ull},
+        {UnaryOp::exp, 0xfff8000000000000ull, 0xfff8000000000000ull},
+        {UnaryOp::exp, 0x7ff8000000000123ull, 0x7ff8000000000123ull},
+        {UnaryOp::exp, 0x7ff0000000000001ull, 0x7ff8000000000001ull},
+        {UnaryOp::exp, to_bits(inf), to_bits(inf)},
+        {UnaryOp::exp, to_bits(-inf), 0},
+        {UnaryOp::exp, to_bits(0.0), to_bits(1.0)},
+        {UnaryOp::exp, to_bits(-0.0), to_bits(1.0)},
+        {UnaryOp::exp, to_bits(710.0), to_bits(inf)},
+        {UnaryOp::exp, to_bits(709.7827128933841), to_bits(inf)},
+        {UnaryOp::exp, to_bits(std::numeric_limits<double>::max()), to_bits(inf)},
+        {UnaryOp::exp, to_bits(-std::numeric_limits<double>::max()), 0},
+        {UnaryOp::exp, to_bits(-745.2), 0},
+        {UnaryOp::exp, to_bits(-745.13), 1},  // smallest subnormal
+        {UnaryOp::exp, to_bits(0x1p-1074), to_bits(1.0)},
+        {UnaryOp::exp, to_bits(1.0), to_bits(0x1.5bf0a8b145769p+1)},
+        {UnaryOp::log, 0x7ff8000000000000ull, 0x7ff8000000000000ull},
+        {UnaryOp::log, 0xfff8000000000000ull, 0xfff8000000000000ull},
+        {UnaryOp::log, 0xfff8000000000123ull, 0xfff8000000000123ull},
+        {UnaryOp::log, 0x7ff0000000000001ull, 0x7ff8000000000001ull},
+        {UnaryOp::log, to_bits(0.0), to_bits(-inf)},
+        {UnaryOp::log, to_bits(-0.0), to_bits(-inf)},
+        {UnaryOp::log, to_bits(-1.0), dnan},
+        {UnaryOp::log, to_bits(-0x1p-1074), dnan},
+        {UnaryOp::log, to_bits(-inf), dnan},
+        {UnaryOp::log, to_bits(inf), to_bits(inf)},
+        {UnaryOp::log, to_bits(1.0), 0},
+        {UnaryOp::log, to_bits(2.0), to_bits(0x1.62e42fefa39efp-1)},
+        {UnaryOp::log, to_bits(0x1p-1074), to_bits(-0x1.74385446d71c3p+9)},
+        {UnaryOp::log, to_bits(std::numeric_limits<double>::max()), to_bits(0x1.62e42fefa39efp+9)},
+    };
+    const std::uint32_t fnan = 0xffc00000u, canon = 0x7fc00000u;
+    const std::vector<S4> f = {
+        {UnaryOp::exp, 0x7fc00000u, canon},
+        {UnaryOp::exp, 0xffc00000u, canon},
+        {UnaryOp::exp, 0x7fc00123u, canon},
+        {UnaryOp::exp, 0x7f800001u, canon},
+        {UnaryOp::exp, to_bits(finf), to_bits(finf)},
+        {UnaryOp::exp, to_bits(-finf), 0},
+        {UnaryOp::exp, to_bits(0.0f), to_bits(1.0f)},
+        {UnaryOp::exp, to_bits(-0.0f), to_bits(1.0f)},
+        {UnaryOp::exp, to_bits(88.72284f), to_bits(finf)},
+        {UnaryOp::exp, to_bits(std::numeric_limits<float>::max()), to_bits(finf)},
+        {UnaryOp::exp, to_bits(-std::numeric_limits<float>::max()), 0},
+        {UnaryOp::exp, to_bits(-104.0f), 0},
+        {UnaryOp::exp, to_bits(1.0f), to_bits(0x1.5bf0a8p+1f)},
+        {UnaryOp::log, 0x7fc00000u, canon},
+        {UnaryOp::log, 0xffc00000u, canon},
+        {UnaryOp::log, 0x7f800001u, canon},
+        {UnaryOp::log, to_bits(0.0f), to_bits(-finf)},
+        {UnaryOp::log, to_bits(-0.0f), to_bits(-finf)},
+        {UnaryOp::log, to_bits(-1.0f), fnan},
+        {UnaryOp::log, to_bits(-finf), fnan},
+        {UnaryOp::log, to_bits(finf), to_bits(finf)},
+        {UnaryOp::log, to_bits(1.0f), 0},
+        {UnaryOp::log, to_bits(2.0f), to_bits(0x1.62e43p-1f)},
+        {UnaryOp::log, to_bits(0x1p-149f), to_bits(-0x1.9d1da0p+6f)},
+    };
+    for (UnaryOp op : {UnaryOp::exp, UnaryOp::log}) {
+        check_specials<double>(*this, op, d, loop(op, DType::f64));
+        check_specials<float>(*this, op, f, loop(op, DType::f32));
+    }
+}
+
+// The loop at any stride, size and alignment gives exactly the contiguous
+// results and writes nothing but its n output elements.
+template <class T>
+void check_strides(UnaryLoop f, UnaryOp op) {
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-30.0, 30.0);
+    const T pool[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
+                      -std::numeric_limits<T>::infinity(), T(0), T(-0.0), T(1), T(-1),
+                      std::numeric_limits<T>::denorm_min(), T(1000), T(-1000)};
+    const bits_t<T> guard = static_cast<bits_t<T>>(0x5a5a5a5a5a5a5a5aull);
+    const size_t sz = sizeof(T);
+    for (size_t n = 0; n <= 70; ++n) {
+        std::vector<T> src(n);
+        for (size_t i = 0; i < n; ++i) src[i] = (rng() % 5 == 0) ? pool[rng() % 10] : static_cast<T>(u(rng));
+        std::vector<T> want(n);
+        const unsigned want_flags = f(reinterpret_cast<const char*>(src.data()), static_cast<std::ptrdiff_t>(sz),
+                                      reinterpret_cast<char*>(want.data()), static_cast<std::ptrdiff_t>(sz), n);
+        for (int is = -3; is <= 3; ++is) {
+            for (int os = -3; os <= 3; ++os) {
+                if (os == 0) continue;
+                for (size_t mis : {size_t(0), size_t(1)}) {
+                    const size_t span = 3 * n + 1;
+                    const size_t pad = 8;
+                    std::vector<char> inbuf((span + 2 * pad) * sz + 1, 0);
+                    std::vector<char> outbuf((span + 2 * pad) * sz + 1);
+                    for (size_t k = 0; k + sz <= outbuf.size(); k += sz) std::memcpy(&outbuf[k], &guard, sz);
+                    // element i lives at base + i*stride; negative strides start at the end
+                    char* in0 = inbuf.data() + mis + (pad + (is < 0 ? size_t(-is) * (n ? n - 1 : 0) : 0)) * sz;
+                    char* out0 = outbuf.data() + mis + (pad + (os < 0 ? size_t(-os) * (n ? n - 1 : 0) : 0)) * sz;
+                    const std::ptrdiff_t ins = is * static_cast<std::ptrdiff_t>(sz);
+                    const std::ptrdiff_t outs = os * static_cast<std::ptrdiff_t>(sz);
+                    // with stride 0 every element reads src[0]
+                    for (size_t i = 0; i < n; ++i) std::memcpy(in0 + static_cast<std::ptrdiff_t>(i) * ins, &src[is == 0 ? 0 : i], sz);
+                    std::vector<char> expect_out(outbuf);
+                    const std::vector<T>* ref = &want;
+                    std::vector<T> want0;
+                    if (is == 0 && n > 0) {
+                        want0.assign(n, want[0]);
+                        ref = &want0;
+                    }
+                    const std::ptrdiff_t out_off = out0 - outbuf.data();
+                    for (size_t i = 0; i < n; ++i)
+                        std::memcpy(&expect_out[static_cast<size_t>(out_off + static_cast<std::ptrdiff_t>(i) * outs)],
+                                    &(*ref)[i], sz);
+                    const unsigned flags = f(in0, ins, out0, outs, n);
+                    ASSERT_EQ(0, std::memcmp(outbuf.data(), expect_out.data(), outbuf.size()))
+                        << unary_op_name(op) << (sz == 4 ? " f32" : " f64") << " n=" << n << " in_stride=" << is
+                        << " out_stride=" << os << " misaligned=" << mis;
+                    if (is != 0) {
+                        EXPECT_EQ(flags, want_flags) << unary_op_name(op) << " n=" << n << " in_stride=" << is;
+                    }
+                }
+            }
+        }
+    }
+}
+
+TEST_P(ExpLog, StridesSizesAlignmentAndGuards) {
+    for (UnaryOp op : {UnaryOp::exp, UnaryOp::log}) {
+        check_strides<float>(loop(op, DType::f32), op);
+        check_strides<double>(loop(op, DType::f64), op);
+    }
+}
+
+TEST_P(ExpLog, FloatingPointFlags) {
+    using namespace numfuse::core;
+    auto flags_of = [&](UnaryOp op, double v) {
+        double y;
+        return loop(op, DType::f64)(reinterpret_cast<const char*>(&v), 8, reinterpret_cast<char*>(&y), 8, 1);
+    };
+    EXPECT_EQ(flags_of(UnaryOp::exp, 1.0), unsigned(fp_none));
+    EXPECT_EQ(flags_of(UnaryOp::exp, 1000.0), unsigned(fp_overflow));
+    EXPECT_EQ(flags_of(UnaryOp::exp, -1000.0), unsigned(fp_underflow));
+    EXPECT_EQ(flags_of(UnaryOp::exp, std::numeric_limits<double>::infinity()), unsigned(fp_none));
+    EXPECT_EQ(flags_of(UnaryOp::log, 2.0), unsigned(fp_none));
+    EXPECT_EQ(flags_of(UnaryOp::log, 0.0), unsigned(fp_divide_by_zero));
+    EXPECT_EQ(flags_of(UnaryOp::log, -1.0), unsigned(fp_invalid));
+}
+
+INSTANTIATE_TEST_SUITE_P(Levels, ExpLog, ::testing::ValuesIn(numfuse::core::usable_levels()),
+                         [](const ::testing::TestParamInfo<Level>& info) {
+                             return std::string(numfuse::core::level_name(info.param));
+                         });
+
+}  // namespace
