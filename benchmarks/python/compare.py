@@ -136,6 +136,23 @@ def fill(x, rng, domain):
     x += lo
 
 
+def others_busy(interval=0.2):
+    """CPU cores used by other processes (Linux /proc/stat) while we sleep; None elsewhere.
+    Waits first so that our own pools' spinning threads have gone to sleep."""
+    def busy():
+        with open("/proc/stat") as fh:
+            v = [int(t) for t in fh.readline().split()[1:9]]
+        return sum(v) - v[3] - v[4]  # all but idle and iowait
+
+    try:
+        time.sleep(0.1)
+        b0 = busy()
+        time.sleep(interval)
+        return (busy() - b0) / os.sysconf("SC_CLK_TCK") / interval
+    except (OSError, ValueError):
+        return None
+
+
 def run_section(section, sizes, dtypes, threads, args, records):
     set_threads(threads)
     rng = np.random.default_rng(0)
@@ -147,6 +164,7 @@ def run_section(section, sizes, dtypes, threads, args, records):
             o = np.empty(n, dtype)
             o[...] = 0  # fault the pages in
             rec = dict(section=section, dtype=np.dtype(dtype).name, n=n, threads=threads)
+            first, busy_before = len(records), others_busy()
             fill(x, rng, (0.0, 1.0))
             records.append(dict(rec, function="copy", out=True, peer="numpy",
                                 **measure(lambda: np.copyto(o, x), repeats, args.min_time)))
@@ -167,6 +185,10 @@ def run_section(section, sizes, dtypes, threads, args, records):
                                   file=sys.stderr)
             del x, o
             gc.collect()
+            busy = max(b for b in (busy_before, others_busy()) if b is not None) \
+                if busy_before is not None else None
+            for r in records[first:]:
+                r["others_busy_cores"] = busy
 
 
 def sanity_check():
@@ -210,6 +232,8 @@ def index(records, stat):
 
 def table(records, section, stat):
     t = index(records, stat)
+    busy = {(r["dtype"], r["n"]): r.get("others_busy_cores") or 0.0 for r in records
+            if r["section"] == section}
     rows = sorted({(r["function"], r["dtype"], r["n"], r["out"]) for r in records
                    if r["section"] == section and r["function"] != "copy"},
                   key=lambda k: (list(FUNCS).index(k[0]), k[1], k[2], k[3]))
@@ -230,14 +254,20 @@ def table(records, section, stat):
             else:
                 cells.append(f"{fmt_time(t[key])} ({t[key] / mine:.2f}×)")
         ratio = f"{mine / copy:.2f}" if mine and copy else ""
-        lines.append(f"| {fn} | {dtype} | {fmt_n(n)} | {'yes' if out else 'no'} | "
+        mark = f" ⚠{busy[dtype, n]:.1f}" if busy[dtype, n] > BUSY_LIMIT else ""
+        lines.append(f"| {fn} | {dtype} | {fmt_n(n)}{mark} | {'yes' if out else 'no'} | "
                      + " | ".join(cells) + f" | {fmt_time(copy)} | {ratio} |")
+    if any(b > BUSY_LIMIT for b in busy.values()):
+        lines.append(f"\n⚠x: other processes kept x cores busy around these rows (measured "
+                     "before and after each size); threaded figures there are distorted.")
     return "\n".join(lines)
 
 
 def k(fn, n, out, peer, dtype="float64", section="main"):
     return (section, fn, dtype, int(n), out, peer)
 
+
+BUSY_LIMIT = 0.25  # cores used by other processes above which rows are marked
 
 # (label, key a, key b, op, limit): passes when t(a)/t(b) op limit.
 NF = "numfuse"
