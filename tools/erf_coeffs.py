@@ -1,0 +1,308 @@
+#!/usr/bin/env python3
+"""Coefficient generator for numfuse's erf kernels (src/core/kernels/erf.hpp).
+
+Method (same for both dtypes; float32 is evaluated in double precision):
+
+  * Work on ax = min(|x|, XMAX); the sign is reapplied at the end.
+  * A lane picks one of 16 intervals with k = round(B*ax + C*ax^2 - n), clamped
+    below at 0 (computed in the kernel as max(fma(fma(C, ax, B), ax, 2^52 - n), 2^52),
+    whose low mantissa bits are k). The quadratic makes intervals narrow where
+    erf bends most (x ~ 1) and wide where erf is almost 1.
+  * Interval 0 = [0, a0]: y = x + x * P0(x^2), P0 ~ erf(x)/x - 1 (odd, keeps
+    relative accuracy down to the subnormals and makes erf(x) - x exact-ish).
+  * Interval k >= 1: y = c0 + t * P(t), t = ax - m (exact by Sterbenz),
+    c0 = erf(m) rounded, with m chosen so erf(m) is within 2^-62 of c0.
+  * The kernel evaluates P by Horner in u (u = x^2 on interval 0, t elsewhere):
+    y = c0 + fma(t, P(u), s*t) with s = 1 on interval 0, else 0.
+
+Each P is the Chebyshev interpolant (near-minimax) of the exact function on the
+interval widened by a small margin (index rounding), rounded to double; the
+error of the *rounded* polynomials is then measured on a dense grid with mpmath.
+
+Usage: python3 tools/erf_coeffs.py [f64|f32|all] [--scan]   (prints C++ to stdout)
+  --scan searches the index quadratic (n, C) instead of using the chosen one.
+"""
+import random
+import sys
+
+import mpmath as mp
+
+mp.mp.dps = 40
+TWO = mp.mpf(2)
+NI = 16  # table entries (one AVX-512 permutex2var)
+
+
+def rn(v):
+    """Round an mpf to the nearest double, returned as a Python float (exact)."""
+    return float(mp.mpf(v))  # mpmath rounds to nearest when converting
+
+
+def derf(x):
+    return 2 / mp.sqrt(mp.pi) * mp.exp(-x * x)
+
+
+UNIT_BITS = [53]
+
+
+def ulp(y):
+    """ulp of y in the output format (UNIT_BITS[0] = 53 for f64, 24 for f32)."""
+    y = abs(mp.mpf(y))
+    e = int(mp.floor(mp.log(y, 2)))
+    return TWO ** (e - UNIT_BITS[0] + 1)
+
+
+class Cfg:
+    def __init__(self, name, D, XMAX, tol_u, unit_bits, pin_c1):
+        self.name, self.D, self.XMAX, self.pin_c1 = name, D, XMAX, pin_c1
+        # Longest interval 0 allowed. On [0, a0] the kernel forms x + x*(c1 + u*Q) with
+        # u*Q ~ -0.38 x^2; its rounding error (~x^3 2^-53) must stay well below an ulp of
+        # erf(x), which limits a0 to ~0.5 in float64 (0.72 measured 0.78 ulp).
+        self.a0max = 0.40 if unit_bits == 53 else 10.0
+        self.tol = tol_u  # allowed approximation error, in output ulps
+        self.unit_bits = unit_bits  # 53 for f64, 24 for f32
+
+
+def boundaries(B, C, n, XMAX):
+    """x where B x + C x^2 - n crosses k - 0.5, k = 1..15 (exact reals)."""
+    out = []
+    for k in range(1, NI):
+        lvl = n + k - mp.mpf(0.5)
+        # C x^2 + B x - lvl = 0, smallest positive root
+        if C == 0:
+            r = lvl / B
+        else:
+            disc = B * B + 4 * C * lvl
+            if disc < 0:
+                out.append(mp.inf)
+                continue
+            r = (-B + mp.sqrt(disc)) / (2 * C)
+        out.append(r if r < XMAX else mp.inf)
+    return out
+
+
+def cheb_nodes(a, b, N):
+    return [(a + b) / 2 + (b - a) / 2 * mp.cos(mp.pi * (2 * j + 1) / (2 * N)) for j in range(N)]
+
+
+def interp(fun, a, b, N):
+    """Monomial coefficients (lowest first) of the degree N-1 interpolant at Chebyshev nodes."""
+    xs = cheb_nodes(a, b, N)
+    A = mp.matrix([[x ** i for i in range(N)] for x in xs])
+    v = mp.matrix([fun(x) for x in xs])
+    sol = mp.lu_solve(A, v)
+    return [sol[i] for i in range(N)]
+
+
+def horner(cs, u):
+    r = mp.mpf(0)
+    for c in reversed(cs):
+        r = r * u + c
+    return r
+
+
+MARGIN = mp.mpf(2) ** -36  # interval widening covering index-rounding slop
+
+
+def split_c1(cs):
+    """Round the coefficients to doubles; c1 is kept as hi + lo (returned as
+    [c1hi, c1lo, c2, ..., cD])."""
+    hi = rn(cs[0])
+    lo = rn(cs[0] - hi)
+    return [hi, lo] + [rn(v) for v in cs[1:]]
+
+
+def coef_mp(cs):
+    """[c1hi, c1lo, c2, ...] -> exact mp coefficients [c1, c2, ...]."""
+    return [mp.mpf(cs[0]) + mp.mpf(cs[1])] + [mp.mpf(v) for v in cs[2:]]
+
+
+def fit_interval0(cfg, a0, samples=300):
+    D = cfg.D  # coefficients c1..cD of P0(u)
+    c = 2 / mp.sqrt(mp.pi)
+
+    def g(u):
+        if u == 0:
+            return c - 1
+        s = mp.sqrt(u)
+        return mp.erf(s) / s - 1
+
+    if not cfg.pin_c1:
+        cs = split_c1(interp(g, mp.mpf(0), (a0 + MARGIN) ** 2, D))
+        return cs, measure0(cs, a0, samples)
+    # c1 pinned to 2/sqrt(pi) - 1 (so tiny x get x*2/sqrt(pi) to ~2^-52 relative in the
+    # double evaluation of float32, where the subnormal results must round correctly);
+    # the rest interpolates (g(u) - c1)/u = -2/(3 sqrt(pi)) + ...
+    c1 = c - 1
+
+    def q(u):
+        if u == 0:
+            return -c / 3
+        return (g(u) - c1) / u
+
+    hi = (a0 + MARGIN) ** 2
+    cs = split_c1([c1] + interp(q, mp.mpf(0), hi, D - 1))
+    return cs, measure0(cs, a0, samples)
+
+
+def measure0(cs, a0, samples):
+    """max error (output ulps) of y = x + x*P0(x^2) on [0, a0]."""
+    worst = mp.mpf(0)
+    for j in range(samples + 1):
+        x = (a0 + MARGIN) * j / samples if j else (a0 + MARGIN) * mp.mpf(1e-6)
+        y = x + x * horner(coef_mp(cs), x * x)
+        e = abs(y - mp.erf(x)) / ulp(mp.erf(x))
+        worst = max(worst, e)
+    return worst
+
+
+def pick_center(cfg, lo, hi):
+    mid = (lo + hi) / 2
+    if cfg.unit_bits == 24:
+        m = rn(mid)
+        return m, rn(mp.erf(m))
+    rng = random.Random(int(mid * 1e6))
+    best = None
+    for _ in range(20000):
+        m = rn(mid + (hi - lo) * (rng.random() - 0.5) * 0.05)
+        e = mp.erf(m)
+        c0 = rn(e)
+        d = abs(e - c0) / (ulp(c0) * 2 ** (cfg.unit_bits - 53))
+        if best is None or d < best[0]:
+            best = (d, m, c0)
+        if d < mp.mpf(2) ** -9:
+            break
+    return best[1], best[2]
+
+
+def fit_generic(cfg, lo, hi, samples=200):
+    m, c0 = pick_center(cfg, lo, hi)
+    mm = mp.mpf(m)
+    em = mp.erf(mm)
+
+    def g(t):
+        if t == 0:
+            return derf(mm)
+        return (mp.erf(mm + t) - em) / t
+
+    a, b = lo - MARGIN - mm, hi + MARGIN - mm
+    cs = split_c1(interp(g, a, b, cfg.D))
+    worst = mp.mpf(0)
+    for j in range(samples + 1):
+        t = a + (b - a) * j / samples
+        y = mp.mpf(c0) + t * horner(coef_mp(cs), t)
+        ref = mp.erf(mm + t)
+        worst = max(worst, abs(y - ref) / ulp(ref))
+    return m, c0, cs, worst
+
+
+def build(cfg, B, C, n, samples0=300, samples=200):
+    bs = boundaries(B, C, n, cfg.XMAX)
+    a0 = bs[0]
+    edges = [mp.mpf(0)] + bs + [mp.mpf(cfg.XMAX)]
+    rows = []
+    cs0, w0 = fit_interval0(cfg, a0, samples0)
+    rows.append((0.0, 0.0, [c for c in cs0], w0, mp.mpf(0), a0))
+    for k in range(1, NI):
+        lo, hi = edges[k], edges[k + 1]
+        if lo == mp.inf:
+            # unused entry: duplicate the last real one
+            rows.append(rows[-1])
+            continue
+        hi = min(hi, mp.mpf(cfg.XMAX))
+        m, c0, cs, w = fit_generic(cfg, lo, hi, samples)
+        rows.append((m, c0, cs, w, lo, hi))
+    return rows
+
+
+def choose(cfg, ns, Cs):
+    """Scan the index quadratic; B follows from B X + C X^2 = n + 15.45."""
+    best = None
+    X = mp.mpf(cfg.XMAX)
+    for n in ns:
+        for C in Cs:
+            C = rn(C)
+            B = rn((n + mp.mpf(15.45) - C * X * X) / X)
+            if B + 2 * C * X <= 0.2:  # must stay monotone (and not too flat)
+                continue
+            a0 = boundaries(mp.mpf(B), mp.mpf(C), n, cfg.XMAX)[0]
+            if a0 > cfg.a0max:  # see Cfg.a0max
+                continue
+            rows = build(cfg, mp.mpf(B), mp.mpf(C), n, 60, 40)
+            w = max(r[3] for r in rows)
+            sys.stderr.write("%s n=%d C=%+.4f B=%.5f a0=%.4f maxerr=%.3g ulp\n"
+                             % (cfg.name, n, C, B, float(rows[0][5]), float(w)))
+            if best is None or w < best[0]:
+                best = (w, n, B, C)
+    return best
+
+
+def hexf(v):
+    return float(v).hex()
+
+
+def emit(cfg, n, B, C, rows):
+    name = cfg.name
+    D = cfg.D
+    print("// ---- %s table: generated by `python3 tools/erf_coeffs.py %s` ----" % (name, name))
+    print("// Interval k = round(qb*ax + qc*ax^2 - n), clamped to >= 0, for ax = min(|x|, xmax).")
+    print("// k = 0: y = x + x*(c1 + u*(c2 + ...)), u = x^2;  k >= 1: y = c0 + t*(c1 + u*(c2 + ...)),")
+    print("// u = t = ax - m. c1 = c1hi + c1lo. Columns: [lo, hi] of the interval, and the max")
+    print("// error (output ulps) of the rounded polynomial on it, measured with mpmath.")
+    for k, r in enumerate(rows):
+        print("//  %2d: [%.6f, %.6f]  err %.4f ulp" % (k, float(r[4]), float(r[5]), float(r[3])))
+    print("struct erf_table_%s {" % name)
+    print("    static constexpr int degree = %d;  // c1..c%d" % (D, D))
+    print("    static constexpr double xmax = %s;  // %.17g" % (hexf(cfg.XMAX), cfg.XMAX))
+    print("    static constexpr double qb = %s;  // %.17g" % (hexf(B), B))
+    print("    static constexpr double qc = %s;  // %.17g" % (hexf(C), C))
+    print("    static constexpr double qn = %s;  // 2^52 - %d" % (hexf(2.0 ** 52 - n), n))
+
+    def arr(label, vals):
+        print("    alignas(64) static constexpr double %s[16] = {" % label)
+        for v in vals:
+            print("        %s,  // %.17g" % (hexf(v), v))
+        print("    };")
+
+    arr("m", [r[0] for r in rows])
+    arr("c0", [r[1] for r in rows])
+    arr("c1hi", [r[2][0] for r in rows])
+    arr("c1lo", [r[2][1] for r in rows])
+    print("    alignas(64) static constexpr double c[%d][16] = {  // c2..c%d" % (D - 1, D))
+    for j in range(2, D + 1):
+        print("        {")
+        for r in rows:
+            v = r[2][j]
+            print("            %s,  // c%d = %.17g" % (hexf(v), j, v))
+        print("        },")
+    print("    };")
+    print("};")
+
+
+# name: (config, scan ranges for n and C, chosen (n, C) found by --scan)
+CFGS = {
+    # f64: degree 12 in t (x^23 on interval 0), c1 as a double-double
+    "f64": (Cfg("f64", 12, 6.0, 0.02, 53, False), range(1, 4), [-0.6 + 0.04 * i for i in range(11)], (1, -0.32)),
+    # f32, evaluated in double: degree 5 in t (x^9 on interval 0); c1lo is unused
+    "f32": (Cfg("f32", 5, 4.0, 0.005, 24, True), range(1, 6), [-0.9 + 0.1 * i for i in range(9)], (2, -0.7)),
+}
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    scan = "--scan" in args
+    args = [a for a in args if a != "--scan"]
+    names = ["f64", "f32"] if not args or args[0] == "all" else [args[0]]
+    for nm in names:
+        cfg, ns, Cs, chosen = CFGS[nm]
+        UNIT_BITS[0] = cfg.unit_bits
+        if scan:
+            w, n, B, C = choose(cfg, ns, Cs)
+        else:
+            n, C = chosen
+            C = rn(C)
+        X = mp.mpf(cfg.XMAX)
+        B = rn((n + mp.mpf(15.45) - mp.mpf(C) * X * X) / X)
+        rows = build(cfg, mp.mpf(B), mp.mpf(C), n)
+        sys.stderr.write("%s: n=%d B=%r C=%r max approximation error %.4g ulp\n"
+                         % (nm, n, B, C, float(max(r[3] for r in rows))))
+        emit(cfg, n, B, C, rows)
+        print()
