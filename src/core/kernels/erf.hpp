@@ -519,8 +519,14 @@ struct erf_table_f32 {
     };
 };
 
+// Every function here is a template on Arch (or only instantiated per Arch): the
+// per-level translation units compile this header with different -m flags, and an
+// Arch-independent inline function would be merged by the linker across them (an AVX-512
+// copy could end up running on an SSE2-only CPU).
+
 // 0x7fffffffffffffff as a double (a NaN pattern; used only as a bit mask). Note that
 // xsimd 8.1's bitwise_andnot has different operand order on avx512f than on sse/avx.
+template <class Arch>
 inline double abs_mask() noexcept {
     const std::uint64_t u = 0x7fffffffffffffffull;
     double d;
@@ -531,7 +537,7 @@ inline double abs_mask() noexcept {
 // Hides a value from the optimiser. GCC 12 rewrites fma(a, b, c*d) into fma(c, d, a*b)
 // (even with -ffp-contract=off), which moves the rounding to the wrong product; the
 // barrier keeps the operation order written here. Costs no instruction.
-template <class R>
+template <class Arch, class R>
 inline R opaque(R v) noexcept {
 #if defined(__GNUC__)
     __asm__("" : "+v"(v));
@@ -594,13 +600,14 @@ inline xsimd::batch<double, Arch> horner(const table16<Arch>& look,
 
 // RN(x * 2/sqrt(pi)) for 0 < |x| < 2^-1000, correctly rounded (also into the
 // subnormals), via an exact product in a scaled domain. Scalar, rarely taken.
+template <class Arch>
 inline double erf_tiny(double x) noexcept {
     const double chi = 0x1.20dd750429b6dp+0;   // 2/sqrt(pi) = chi + clo
     const double clo = 0x1.1ae3a914fed80p-56;
     const double up = 0x1p+128, down = 0x1p-128;
     const double ax = std::fabs(x);
     const double X = ax * up;                    // exact
-    const double ph = opaque(X * chi);
+    const double ph = opaque<Arch>(X * chi);
     const double q = std::fma(X, clo, std::fma(X, chi, -ph));  // X*c - ph, to ~2^-100 rel
     double y;
     if (ph >= 0x1p-894) {                        // result >= 2^-1022: normal, one rounding
@@ -653,7 +660,7 @@ template <class Arch>
 inline xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B sign_mask(-0.0);
-    const B ax = x & B(erf_detail::abs_mask());
+    const B ax = x & B(erf_detail::abs_mask<Arch>());
     B y = erf_detail::erf_abs<erf_detail::erf_table_f64, true, Arch>(ax);
     y = y | (x & sign_mask);
     const auto tiny = (ax < B(0x1p-1000)) & (ax != B(0.0));
@@ -664,7 +671,7 @@ inline xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Arch> x) noexc
         y.store_aligned(ys);
         for (std::size_t l = 0; l < N; ++l) {
             const double a = std::fabs(xs[l]);
-            if (a < 0x1p-1000 && a != 0.0) ys[l] = erf_detail::erf_tiny(xs[l]);
+            if (a < 0x1p-1000 && a != 0.0) ys[l] = erf_detail::erf_tiny<Arch>(xs[l]);
         }
         y = B::load_aligned(ys);
     }
@@ -732,7 +739,7 @@ template <class Arch>
 inline xsimd::batch<double, Arch> erf_f32_half(xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B sign_mask(-0.0);
-    B y = erf_abs<erf_table_f32, false, Arch>(x & B(abs_mask()));
+    B y = erf_abs<erf_table_f32, false, Arch>(x & B(abs_mask<Arch>()));
     return y | (x & sign_mask);  // NaN lanes are fixed up in float
 }
 
