@@ -4,8 +4,9 @@
 Every figure is measured in this one run, on the same arrays, with the threaded
 libraries (numfuse, numexpr, torch) set to the same thread count. Prints Markdown
 tables: each peer cell is "time (speed-up)", where speed-up = peer time / numfuse
-time (> 1 means numfuse is faster). `copy` is np.copyto(out, x), the memory bound,
-and `numfuse/copy` is how many copies' worth of time numfuse takes.
+time (> 1 means numfuse is faster). `copy` is np.copyto(out, x), the memory bound
+(one thread), `copy_mt` torch's threaded Tensor.copy_, and `numfuse/copy` is how
+many np.copyto's worth of time numfuse takes.
 
     python benchmarks/python/compare.py              # sizes 1e3,1e6,1e8 (~ a few min)
     python benchmarks/python/compare.py --quick      # 1e3,1e5,1e6, ~20 s
@@ -168,6 +169,11 @@ def run_section(section, sizes, dtypes, threads, args, records):
             fill(x, rng, (0.0, 1.0))
             records.append(dict(rec, function="copy", out=True, peer="numpy",
                                 **measure(lambda: np.copyto(o, x), repeats, args.min_time)))
+            if torch is not None:  # a threaded copy, for reference
+                tx, to = torch.from_numpy(x), torch.from_numpy(o)
+                records.append(dict(rec, function="copy", out=True, peer="torch",
+                                    **measure(lambda: to.copy_(tx), repeats, args.min_time)))
+                del tx, to
             for fn, case in FUNCS.items():
                 fill(x, rng, case["domain"])
                 for out in (False, True):
@@ -237,11 +243,12 @@ def table(records, section, stat):
     rows = sorted({(r["function"], r["dtype"], r["n"], r["out"]) for r in records
                    if r["section"] == section and r["function"] != "copy"},
                   key=lambda k: (list(FUNCS).index(k[0]), k[1], k[2], k[3]))
-    lines = ["| function | dtype | n | out= | " + " | ".join(PEERS) + " | copy | numfuse/copy |",
-             "|---|---|---|---|" + "---:|" * (len(PEERS) + 2)]
+    lines = ["| function | dtype | n | out= | " + " | ".join(PEERS) + " | copy | copy_mt | numfuse/copy |",
+             "|---|---|---|---|" + "---:|" * (len(PEERS) + 3)]
     for fn, dtype, n, out in rows:
         mine = t.get((section, fn, dtype, n, out, "numfuse"))
         copy = t.get((section, "copy", dtype, n, True, "numpy"))
+        copy_mt = t.get((section, "copy", dtype, n, True, "torch"))
         cells = []
         for peer in PEERS:
             key = (section, fn, dtype, n, out, peer)
@@ -256,7 +263,7 @@ def table(records, section, stat):
         ratio = f"{mine / copy:.2f}" if mine and copy else ""
         mark = f" ⚠{busy[dtype, n]:.1f}" if busy[dtype, n] > BUSY_LIMIT else ""
         lines.append(f"| {fn} | {dtype} | {fmt_n(n)}{mark} | {'yes' if out else 'no'} | "
-                     + " | ".join(cells) + f" | {fmt_time(copy)} | {ratio} |")
+                     + " | ".join(cells) + f" | {fmt_time(copy)} | {fmt_time(copy_mt)} | {ratio} |")
     if any(b > BUSY_LIMIT for b in busy.values()):
         lines.append(f"\n⚠x: other processes kept x cores busy around these rows (measured "
                      "before and after each size); threaded figures there are distorted.")
