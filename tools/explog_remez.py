@@ -12,13 +12,14 @@ rounded polynomial measured on a dense grid in high precision. The outputs are
 pasted into src/core/kernels/{exp,log}.hpp.
 
 Fits (r, t, z are the reduced arguments of the kernels):
-  exp64_t16  : (e^r - 1 - r)/r^2 on |r| <= ln2/32 (+margin), degree 4
+  exp64_t16  : (e^r - 1 - r)/r^2 on |r| <= ln2/32 (+margin), degree 5
                -> exp f64 AVX-512 (table 2^(j/16))
   exp64_gen  : (e^r - 1 - r)/r^2 on |r| <= ln2/2 (+margin), degree 10
                -> exp f64 SSE2/AVX2 (no table)
   exp32_t16  : (e^r - 1 - r)/r^2 on |r| <= ln2/32, degree 2, float
   exp32_gen  : (e^r - 1 - r)/r^2 on |r| <= ln2/2, degree 4, float
-  log64_t16  : (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0476, degree 7
+  log64_t16  : (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0437, degree 7,
+               error weighted by the smallest |log x| per t
                -> log f64 AVX-512 (t = m*invc - 1, invc = j/16)
   log64_gen  : (2 atanh(s) - 2 s)/s as a polynomial in z = s^2 on
                s in [0, (sqrt2-1)/(sqrt2+1)], z * (degree 6), fdlibm-style
@@ -153,10 +154,34 @@ def fit_exp(name, half, deg, single):
     emit(name, cr, single, "Q(r) ~ (e^r-1-r)/r^2 on [-%s, %s], relative error of e^r" % (mp.nstr(half, 8), mp.nstr(half, 8)), err)
 
 
-def fit_log_t(name, half, deg, single):
-    # R(t) ~ (log1p(t) - t + t^2/2)/t^3, error relative to log1p(t)
+def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
+    # R(t) ~ (log1p(t) - t + t^2/2)/t^3, error relative to log1p(t).
+    # With inner/outer_result: for |t| > inner the error is relative to a
+    # result of magnitude >= outer_result instead (there only cells with a
+    # large -log(c) reach; see log.hpp), which frees the minimax near 0.
     g = lambda t: (mp.log1p(t) - t + t**2 / 2) / t**3
-    w = lambda t: t**3 / mp.log1p(t)
+    if inner == "cells":
+        # Error relative to the smallest |log m| any cell reaches at this t:
+        # cell j (invc = j/16, j = 11..21, m in [0.75, 1.5)) holds
+        # t in (-0.5/(j+0.5), 0.5/(j-0.5)) and log m = log1p(t) - log(j/16).
+        def D(t):
+            best = None
+            for j in range(11, 22):
+                lo_t, hi_t = mp.mpf(-0.5) / (j + 0.5), mp.mpf(0.5) / (j - 0.5)
+                if j == 11:
+                    hi_t = mp.mpf(1.5) * j / 16 - 1
+                if j == 21:
+                    lo_t = mp.mpf(0.75) * j / 16 - 1
+                slack = mp.mpf(2) ** -13  # rcp14 moves the cell edges
+                if lo_t - slack <= t <= hi_t + slack:
+                    v = abs(mp.log1p(t) - mp.log(mp.mpf(j) / 16))
+                    best = v if best is None else min(best, v)
+            return best if best is not None else abs(mp.log1p(t))
+        w = lambda t: t**3 / D(t) * mp.sign(mp.log1p(t))
+    elif inner is None:
+        w = lambda t: t**3 / mp.log1p(t)
+    else:
+        w = lambda t: t**3 / (mp.log1p(t) if abs(t) <= inner else mp.mpf(outer_result))
     c, _ = remez(g, w, -half, half, deg)
     rnd = to_float if single else to_double
     cr = [rnd(x) for x in c]
@@ -203,14 +228,15 @@ def tables():
         hi = to_float(v)
         lo = to_float(v - hi)
         print("    /* %2d */ %s, %s," % (j, hexf(hi, True), hexf(lo, True)))
-    # log: index j = round(16/m) with m in [0.75, 1.5) -> j in 11..21,
-    # permute index = j & 15. invc = j/16, value = -log(j/16)
-    print("// log f64: j & 15 -> (hi on 2^-42 grid, lo) of -log(j/16), j = 11..21")
+    # log: invc = j/16 = round(16 rcp(m)) / 16 with m in [0.75, 1.5) -> j in 11..21.
+    # f64 slot = top 4 mantissa bits of j/16 (j >= 16: j - 16, j < 16: 2 (j - 8)).
+    print("// log f64: slot -> (hi on 2^-42 grid, lo) of -log(j/16), j = 11..21")
     rows = {}
     for j in range(11, 22):
         v = -mp.log(mp.mpf(j) / 16)
         hi, lo = split_grid(v, 42)
-        rows[j & 15] = (j, hi, to_double(lo))
+        slot = j - 16 if j >= 16 else 2 * (j - 8)
+        rows[slot] = (j, hi, to_double(lo))
     for idx in range(16):
         if idx in rows:
             j, hi, lo = rows[idx]
@@ -251,7 +277,8 @@ def main():
     if run("exp32_gen"):
         fit_exp("exp32_gen", LN2 / 2 * m, 4, True)
     if run("log64_t16"):
-        fit_log_t("log64_t16", mp.mpf(0.0476), 8, False)
+        # weighted by the smallest result each t can belong to (see fit_log_t)
+        fit_log_t("log64_t16", mp.mpf(0.0437), 7, False, inner="cells")
     if run("log64_gen"):
         fit_log_gen("log64_gen", 6, False)
     if run("log32_t16"):

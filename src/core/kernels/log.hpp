@@ -151,21 +151,26 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
 }
 
 #if defined(__AVX512F__)
-// -log(j/16) = hi + lo for j = 11..21 at index j & 15 (unused entries 0):
+// f64: -log(j/16) = hi + lo for j = 11..21, at slot = the top 4 mantissa bits
+// of j/16 (j >= 16: j - 16; j < 16: 2 (j - 8)); unused slots 0.
 // hi on the 2^-42 grid, lo = RN(-log(j/16) - hi). tools/explog_remez.py tables.
 alignas(64) inline constexpr double log_tab16_hi[16] = {
-    0x0p+0,               // j=16
-    -0x1.f0a30c0118p-5,   // j=17
-    -0x1.e27076e2bp-4,    // j=18
-    -0x1.5ff3070a7ap-3,   // j=19
-    -0x1.c8ff7c79aap-3,   // j=20
-    -0x1.1675cababap-2,   // j=21
-    0x0p+0, 0x0p+0, 0x0p+0, 0x0p+0, 0x0p+0,
-    0x1.7fafa3bd81p-2,    // j=11
-    0x1.269621134ep-2,    // j=12
-    0x1.a93ed3c8aep-3,    // j=13
-    0x1.1178e8227ep-3,    // j=14
-    0x1.08598b59e4p-4,    // j=15
+    0x0p+0,               // slot 0: j=16
+    -0x1.f0a30c0118p-5,   // slot 1: j=17
+    -0x1.e27076e2bp-4,    // slot 2: j=18
+    -0x1.5ff3070a7ap-3,   // slot 3: j=19
+    -0x1.c8ff7c79aap-3,   // slot 4: j=20
+    -0x1.1675cababap-2,   // slot 5: j=21
+    0x1.7fafa3bd81p-2,    // slot 6: j=11
+    0x0p+0,
+    0x1.269621134ep-2,    // slot 8: j=12
+    0x0p+0,
+    0x1.a93ed3c8aep-3,    // slot 10: j=13
+    0x0p+0,
+    0x1.1178e8227ep-3,    // slot 12: j=14
+    0x0p+0,
+    0x1.08598b59e4p-4,    // slot 14: j=15
+    0x0p+0,
 };
 alignas(64) inline constexpr double log_tab16_lo[16] = {
     0x0p+0,
@@ -174,14 +179,18 @@ alignas(64) inline constexpr double log_tab16_lo[16] = {
     0x1.8586f183bebf2p-44,
     0x1.7794f689f8434p-45,
     -0x1.8380e731f55c4p-44,
-    0x0p+0, 0x0p+0, 0x0p+0, 0x0p+0, 0x0p+0,
     0x1.46fb79bf6d4cbp-44,
+    0x0p+0,
     -0x1.1b61f10522625p-44,
+    0x0p+0,
     -0x1.8724350562169p-45,
+    0x0p+0,
     0x1.1ef78ce2d07f2p-45,
+    0x0p+0,
     -0x1.7e5dd7009902cp-46,
+    0x0p+0,
 };
-// f32: hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi).
+// f32: indexed by j & 15; hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi).
 alignas(64) inline constexpr float log_tab16_hi_f[16] = {
     0x0p+0f, -0x1.f0ap-5f, -0x1.e27p-4f, -0x1.5ffp-3f, -0x1.c9p-3f, -0x1.1674p-2f,
     0x0p+0f, 0x0p+0f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
@@ -202,30 +211,29 @@ inline constexpr int log_fixup_f32 = 0x03538400;
 
 // f64, AVX-512.
 inline __m512d log_f64_avx512(__m512d x) noexcept {
-    const __m512d shifter = _mm512_set1_pd(0x1.8p52);
     const __m512d m = _mm512_getmant_pd(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_src);
     const __m512d e = _mm512_sub_pd(_mm512_getexp_pd(x), _mm512_getexp_pd(m));
-    const __m512d z = _mm512_fmadd_pd(_mm512_rcp14_pd(m), _mm512_set1_pd(16.0), shifter);  // j in low bits
-    const __m512d invc = _mm512_fmsub_pd(z, _mm512_set1_pd(0.0625), _mm512_set1_pd(0x1.8p48));  // j/16, exact
-    const __m512d t = _mm512_fmsub_pd(m, invc, _mm512_set1_pd(1.0));                            // exact
-    const __m512i idx = _mm512_castpd_si512(z);
+    // invc = j/16 = 1/m rounded to the 1/16 grid (rcp14's 2^-14 error only moves cell edges)
+    const __m512d invc = _mm512_roundscale_pd(_mm512_rcp14_pd(m), (4 << 4) | _MM_FROUND_TO_NEAREST_INT);
+    const __m512d t = _mm512_fmsub_pd(m, invc, _mm512_set1_pd(1.0));  // exact: |t| < 2^-4.4
+    const __m512i idx = _mm512_srli_epi64(_mm512_castpd_si512(invc), 48);  // slot in the low 4 bits
     const __m512d th = _mm512_permutex2var_pd(_mm512_load_pd(log_tab16_hi), idx, _mm512_load_pd(log_tab16_hi + 8));
     const __m512d tl = _mm512_permutex2var_pd(_mm512_load_pd(log_tab16_lo), idx, _mm512_load_pd(log_tab16_lo + 8));
     const __m512d a = _mm512_fmadd_pd(e, _mm512_set1_pd(0x1.62e42fefa38p-1), th);  // exact
     const __m512d hi = _mm512_add_pd(a, t);
     const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, hi), t);  // |a| >= |t| or a = 0
     const __m512d lo1 = _mm512_add_pd(_mm512_fmadd_pd(e, _mm512_set1_pd(0x1.ef35793c7673p-45), tl), err);
-    // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0476: tools/explog_remez.py log64_t16,
-    // max relative error of log1p with these rounded coefficients 2^-61.21.
-    __m512d rr = _mm512_fmadd_pd(_mm512_set1_pd(0x1.766437d7e55e8p-4), t,      // 0.091404169214306940638
-                                 _mm512_set1_pd(-0x1.9b9b9f006957ep-4));        // -0.10049020872118849534
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(0x1.c71b393b52cc1p-4));         // 0.11110994678635945088
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(-0x1.fffef02a0a7b8p-4));        // -0.12499898733281511465
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(0x1.2492494e1d48ap-3));         // 0.14285714406620214634
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(-0x1.55555572a2e15p-3));        // -0.16666666751949379965
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(0x1.99999999950a1p-3));         // 0.19999999999948150919
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(-0x1.fffffffffde8p-3));         // -0.24999999999976196818
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(0x1.5555555555556p-2));         // 0.33333333333333337034
+    // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0437: tools/explog_remez.py log64_t16,
+    // error weighted by the smallest |log x| a lane with this t can have (t near
+    // +-0.04 only occurs with |log x| >= 0.03); max weighted error 2^-58.32.
+    __m512d rr = _mm512_fmadd_pd(_mm512_set1_pd(-0x1.9b546c913283fp-4), t,      // -0.10042230996182953395
+                                 _mm512_set1_pd(0x1.c8b02c9e73076p-4));         // 0.11149613789820186915
+    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(-0x1.ffff35c9a36edp-4));        // -0.12499924670029445573
+    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(0x1.2491ff923b4b4p-3));         // 0.1428565947057102159
+    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(-0x1.5555556836ebfp-3));        // -0.16666666721618203506
+    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(0x1.999999a4030c4p-3));         // 0.20000000030302633736
+    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(-0x1.fffffffffed27p-3));        // -0.24999999999986607935
+    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(0x1.55555555551b5p-2));         // 0.33333333333328180048
     const __m512d w = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(-0.5));
     const __m512d lo = _mm512_fmadd_pd(_mm512_mul_pd(t, t), w, lo1);
     const __m512d res = _mm512_add_pd(hi, lo);
