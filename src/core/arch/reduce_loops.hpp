@@ -1,0 +1,443 @@
+// The streaming logsumexp / softmax loops, instantiated once per level.
+//
+// Included only by the per-level translation units in this folder, after
+// NUMFUSE_LEVEL_NAMESPACE / NUMFUSE_LEVEL_ARCH are defined (see
+// unary_loop.hpp for why everything lives in a per-level namespace). The
+// accumulator and its conventions are described in reduce/kernel_table.hpp.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstddef>
+#include <cstring>
+#include <limits>
+
+#include "kernels/exp.hpp"
+#include "kernels/log.hpp"
+#include "reduce/kernel_table.hpp"
+
+#ifndef NUMFUSE_LEVEL_NAMESPACE
+#error "define NUMFUSE_LEVEL_NAMESPACE before including reduce_loops.hpp"
+#endif
+
+namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops {
+
+using Arch = NUMFUSE_LEVEL_ARCH;
+
+template <class T>
+using Batch = xsimd::batch<T, Arch>;
+
+// Independent accumulators per run: enough to hide the latency of the
+// exp -> add chain, few enough to stay in registers with AVX-512.
+constexpr std::size_t run_unroll = 4;
+// Steps (rows) folded per visit of a strip's state: the state is loaded and
+// stored once per block, and the block's maximum is found before any exp,
+// so a block costs at most one rescale per lane.
+constexpr std::size_t strip_block = 4;
+
+template <class T>
+constexpr T lowest() noexcept {
+    return std::numeric_limits<T>::lowest();
+}
+template <class T>
+constexpr T minus_infinity() noexcept {
+    return -std::numeric_limits<T>::infinity();
+}
+
+// W lanes at p, p + stride, ...; lanes >= count (and all lanes, when
+// count == 0) read `pad`. Contiguous full batches are one unaligned load;
+// everything else goes through a stack buffer, so no byte outside the
+// elements themselves is touched.
+template <class T>
+inline Batch<T> load_lanes(const char* p, std::ptrdiff_t stride, std::size_t count,
+                           T pad) noexcept {
+    constexpr std::size_t width = Batch<T>::size;
+    if (count == width && stride == static_cast<std::ptrdiff_t>(sizeof(T))) {
+        return Batch<T>::load_unaligned(reinterpret_cast<const T*>(p));
+    }
+    alignas(64) T buffer[width];
+    for (std::size_t k = 0; k < width; ++k) buffer[k] = pad;
+    for (std::size_t k = 0; k < count; ++k) {
+        std::memcpy(&buffer[k], p + static_cast<std::ptrdiff_t>(k) * stride, sizeof(T));
+    }
+    return Batch<T>::load_aligned(buffer);
+}
+
+template <class T>
+inline void store_lanes(const Batch<T>& value, char* p, std::ptrdiff_t stride,
+                        std::size_t count) noexcept {
+    constexpr std::size_t width = Batch<T>::size;
+    if (count == width && stride == static_cast<std::ptrdiff_t>(sizeof(T))) {
+        value.store_unaligned(reinterpret_cast<T*>(p));
+        return;
+    }
+    alignas(64) T buffer[width];
+    value.store_aligned(buffer);
+    for (std::size_t k = 0; k < count; ++k) {
+        std::memcpy(p + static_cast<std::ptrdiff_t>(k) * stride, &buffer[k], sizeof(T));
+    }
+}
+
+// s + c += y with the rounding error of the addition kept in c (TwoSum:
+// exact for any magnitudes, six additions, no branch).
+template <class B>
+inline void add_compensated(B& s, B& c, const B& y) noexcept {
+    const B t = s + y;
+    const B y_part = t - s;
+    c += (s - (t - y_part)) + (y - y_part);
+    s = t;
+}
+
+// exp(x - m), with x - m carried as a double-word hi + lo so that the
+// rounding of a large difference (|x - m| up to 1400 gives an error of 2^-43
+// in the exponent, i.e. 256 eps in the result) does not reach the result:
+// exp(hi + lo) = exp(hi) * (1 + lo) to within lo^2.
+// Contract: m finite or NaN; x any value; returns exp(x - m) within the exp
+// kernel's 1 ULP plus 1/2 ULP, 0 for x = -inf, NaN for NaN.
+template <class B>
+inline B exp_difference(const B& x, const B& m) noexcept {
+    const B hi = x - m;
+    const B x_part = hi - x;
+    B lo = (x - (hi - x_part)) + (-m - x_part);
+    lo = xsimd::select(xsimd::abs(hi) < B(std::numeric_limits<typename B::value_type>::infinity()),
+                       lo, B(typename B::value_type(0)));
+    const B e = kernels::exp_kernel(hi);
+    return xsimd::fma(e, lo, e);
+}
+
+// (x - m) - param, with x - m as a double word (see exp_difference).
+template <class B>
+inline B log_softmax_value(const B& x, const B& m, const B& param) noexcept {
+    const B hi = x - m;
+    const B x_part = hi - x;
+    B lo = (x - (hi - x_part)) + (-m - x_part);
+    lo = xsimd::select(xsimd::abs(hi) < B(std::numeric_limits<typename B::value_type>::infinity()),
+                       lo, B(typename B::value_type(0)));
+    return (hi - param) + lo;
+}
+
+// Folds one batch of elements (weights w when HasB) into one lane triple.
+template <bool HasB, class B>
+inline void fold(B& m, B& s, B& c, B x, const B& w) noexcept {
+    using T = typename B::value_type;
+    if constexpr (HasB) x = xsimd::select(w == B(T(0)), B(minus_infinity<T>()), x);
+    const auto larger = x > m;
+    if (xsimd::any(larger)) {
+        // A new maximum: rescale the lane's sum to it. Rare after the first
+        // few batches of typical data; every batch for sorted data.
+        const B m_new = xsimd::select(larger, x, m);
+        const B scale = exp_difference(m, m_new);
+        s *= scale;
+        c *= scale;
+        m = m_new;
+    }
+    B y = kernels::exp_kernel(x - m);
+    if constexpr (HasB) y *= w;
+    add_compensated(s, c, y);
+}
+
+// --------------------------------------------------------------- runs
+
+template <class T>
+void run_init(RunLaneState<T>& state) noexcept {
+    state.lanes = run_unroll * Batch<T>::size;
+    for (std::size_t k = 0; k < state.lanes; ++k) {
+        state.m[k] = lowest<T>();
+        state.s[k] = T(0);
+        state.c[k] = T(0);
+    }
+}
+
+// Contract: folds n strided elements into the lanes of `state` (see
+// ReduceKernels::run_accumulate). The lane an element lands in depends only
+// on its index in the run, so results do not depend on threads.
+template <class T, bool HasB>
+void run_accumulate_impl(const char* a, std::ptrdiff_t a_stride, const char* b,
+                         std::ptrdiff_t b_stride, std::size_t n, RunLaneState<T>& state) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    constexpr std::size_t block = run_unroll * width;
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    B m[run_unroll], s[run_unroll], c[run_unroll];
+    for (std::size_t k = 0; k < run_unroll; ++k) {
+        m[k] = B::load_aligned(state.m + k * width);
+        s[k] = B::load_aligned(state.s + k * width);
+        c[k] = B::load_aligned(state.c + k * width);
+    }
+    const B one(T(1));
+    std::size_t i = 0;
+    if (a_stride == elem && (!HasB || b_stride == elem || b_stride == 0)) {
+        const T* pa = reinterpret_cast<const T*>(a);
+        const T* pb = reinterpret_cast<const T*>(b);
+        B w_broadcast = one;
+        if constexpr (HasB) {
+            if (b_stride == 0) {
+                T w0;
+                std::memcpy(&w0, b, sizeof(T));
+                w_broadcast = B(w0);
+            }
+        }
+        for (; i + block <= n; i += block) {
+            for (std::size_t k = 0; k < run_unroll; ++k) {
+                const B x = B::load_unaligned(pa + i + k * width);
+                B w = w_broadcast;
+                if constexpr (HasB) {
+                    if (b_stride != 0) w = B::load_unaligned(pb + i + k * width);
+                }
+                fold<HasB>(m[k], s[k], c[k], x, w);
+            }
+        }
+    }
+    for (std::size_t k = 0; k < run_unroll; ++k) {
+        m[k].store_aligned(state.m + k * width);
+        s[k].store_aligned(state.s + k * width);
+        c[k].store_aligned(state.c + k * width);
+    }
+    // Strided runs and the tail: batch by batch through load_lanes, on the
+    // state in memory (indexing the register arrays with a run-time k would
+    // push them out of registers in the main loop too). Padding lanes read
+    // -inf with weight 0, which adds nothing (kernel_table.hpp).
+    for (std::size_t k = 0; i < n; k = (k + 1) % run_unroll) {
+        const std::size_t count = n - i < width ? n - i : width;
+        const auto offset = static_cast<std::ptrdiff_t>(i);
+        const B x = load_lanes<T>(a + offset * a_stride, a_stride, count, minus_infinity<T>());
+        B w = one;
+        if constexpr (HasB) w = load_lanes<T>(b + offset * b_stride, b_stride, count, T(0));
+        B mk = B::load_aligned(state.m + k * width);
+        B sk = B::load_aligned(state.s + k * width);
+        B ck = B::load_aligned(state.c + k * width);
+        fold<HasB>(mk, sk, ck, x, w);
+        mk.store_aligned(state.m + k * width);
+        sk.store_aligned(state.s + k * width);
+        ck.store_aligned(state.c + k * width);
+        i += count;
+    }
+}
+
+template <class T>
+void run_accumulate(const char* a, std::ptrdiff_t a_stride, const char* b,
+                    std::ptrdiff_t b_stride, std::size_t n, RunLaneState<T>& state) noexcept {
+    if (b != nullptr) {
+        run_accumulate_impl<T, true>(a, a_stride, b, b_stride, n, state);
+    } else {
+        run_accumulate_impl<T, false>(a, a_stride, b, b_stride, n, state);
+    }
+}
+
+// Contract: the lanes' triples merged into one: m = the largest lane
+// maximum, each lane rescaled by exp_difference, then summed lane 0, 1, ...
+// with TwoSum (a fixed order: the same bits for the same state).
+template <class T>
+ReducePartial<T> run_finish(const RunLaneState<T>& state) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    T m_max = lowest<T>();
+    for (std::size_t k = 0; k < state.lanes; ++k) {
+        if (state.m[k] > m_max) m_max = state.m[k];
+    }
+    alignas(64) T s[RunLaneState<T>::capacity];
+    alignas(64) T c[RunLaneState<T>::capacity];
+    const B m_all(m_max);
+    for (std::size_t k = 0; k < state.lanes; k += width) {
+        const B scale = exp_difference(B::load_aligned(state.m + k), m_all);
+        (B::load_aligned(state.s + k) * scale).store_aligned(s + k);
+        (B::load_aligned(state.c + k) * scale).store_aligned(c + k);
+    }
+    T sum = T(0);
+    T error = T(0);
+    for (std::size_t k = 0; k < state.lanes; ++k) {
+        const T t = sum + s[k];
+        const T part = t - sum;
+        error += (sum - (t - part)) + (s[k] - part);
+        sum = t;
+        error += c[k];
+    }
+    return {m_max, sum, error};
+}
+
+template <class T, SoftmaxKind Kind>
+inline Batch<T> softmax_value(const Batch<T>& x, const Batch<T>& m, const Batch<T>& param) noexcept {
+    if constexpr (Kind == SoftmaxKind::softmax) {
+        return exp_difference(x, m) / param;
+    } else {
+        return log_softmax_value(x, m, param);
+    }
+}
+
+template <class T, SoftmaxKind Kind>
+void run_write_impl(const char* a, std::ptrdiff_t a_stride, char* out, std::ptrdiff_t out_stride,
+                    std::size_t n, T m, T param) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    const B mv(m);
+    const B pv(param);
+    std::size_t i = 0;
+    if (a_stride == elem && out_stride == elem) {
+        const T* pa = reinterpret_cast<const T*>(a);
+        T* po = reinterpret_cast<T*>(out);
+        for (; i + width <= n; i += width) {
+            softmax_value<T, Kind>(B::load_unaligned(pa + i), mv, pv).store_unaligned(po + i);
+        }
+    }
+    for (; i < n; i += width) {
+        const std::size_t count = n - i < width ? n - i : width;
+        const auto offset = static_cast<std::ptrdiff_t>(i);
+        const B x = load_lanes<T>(a + offset * a_stride, a_stride, count, T(0));
+        store_lanes<T>(softmax_value<T, Kind>(x, mv, pv), out + offset * out_stride, out_stride,
+                       count);
+    }
+}
+
+// Contract: out[i] = exp(a[i] - m) / param (softmax) or a[i] - m - param
+// (log_softmax) for i < n; out may be a itself (same strides), never a
+// partial overlap.
+template <class T>
+void run_write(SoftmaxKind kind, const char* a, std::ptrdiff_t a_stride, char* out,
+               std::ptrdiff_t out_stride, std::size_t n, T m, T param) noexcept {
+    if (kind == SoftmaxKind::softmax) {
+        run_write_impl<T, SoftmaxKind::softmax>(a, a_stride, out, out_stride, n, m, param);
+    } else {
+        run_write_impl<T, SoftmaxKind::log_softmax>(a, a_stride, out, out_stride, n, m, param);
+    }
+}
+
+// --------------------------------------------------------------- strips
+
+// Folds `rows` consecutive steps of one batch of lanes, finding the block's
+// maximum first so the state is rescaled at most once per block.
+template <class T, bool HasB, std::size_t Rows>
+inline void strip_fold_block(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
+                             const char* b, std::ptrdiff_t b_lane, std::ptrdiff_t b_step,
+                             std::size_t count, Batch<T>& m, Batch<T>& s, Batch<T>& c) noexcept {
+    using B = Batch<T>;
+    B x[Rows];
+    B w[Rows];
+    for (std::size_t r = 0; r < Rows; ++r) {
+        const auto row = static_cast<std::ptrdiff_t>(r);
+        x[r] = load_lanes<T>(a + row * a_step, a_lane, count, minus_infinity<T>());
+        if constexpr (HasB) {
+            w[r] = load_lanes<T>(b + row * b_step, b_lane, count, T(0));
+            x[r] = xsimd::select(w[r] == B(T(0)), B(minus_infinity<T>()), x[r]);
+        } else {
+            w[r] = B(T(1));
+        }
+    }
+    B block_max = x[0];
+    for (std::size_t r = 1; r < Rows; ++r) block_max = xsimd::select(x[r] > block_max, x[r], block_max);
+    const auto larger = block_max > m;
+    if (xsimd::any(larger)) {
+        const B m_new = xsimd::select(larger, block_max, m);
+        const B scale = exp_difference(m, m_new);
+        s *= scale;
+        c *= scale;
+        m = m_new;
+    }
+    for (std::size_t r = 0; r < Rows; ++r) {
+        B y = kernels::exp_kernel(x[r] - m);
+        if constexpr (HasB) y *= w[r];
+        add_compensated(s, c, y);
+    }
+}
+
+template <class T, bool HasB>
+void strip_accumulate_impl(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
+                           const char* b, std::ptrdiff_t b_lane, std::ptrdiff_t b_step,
+                           std::size_t lanes, std::size_t steps, T* m_state, T* s_state,
+                           T* c_state) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    // Rows outside, lanes inside: the memory is read row by row, as a
+    // stream, and the lane state (a few KiB) stays in L1.
+    for (std::size_t r0 = 0; r0 < steps; r0 += strip_block) {
+        const std::size_t rows = steps - r0 < strip_block ? steps - r0 : strip_block;
+        const auto row_offset = static_cast<std::ptrdiff_t>(r0);
+        for (std::size_t j = 0; j < lanes; j += width) {
+            const std::size_t count = lanes - j < width ? lanes - j : width;
+            const auto lane_offset = static_cast<std::ptrdiff_t>(j);
+            const char* pa = a + row_offset * a_step + lane_offset * a_lane;
+            const char* pb = HasB ? b + row_offset * b_step + lane_offset * b_lane : nullptr;
+            B m = B::load_unaligned(m_state + j);
+            B s = B::load_unaligned(s_state + j);
+            B c = B::load_unaligned(c_state + j);
+            if (rows == strip_block) {
+                strip_fold_block<T, HasB, strip_block>(pa, a_lane, a_step, pb, b_lane, b_step,
+                                                       count, m, s, c);
+            } else {
+                for (std::size_t r = 0; r < rows; ++r) {
+                    const auto row = static_cast<std::ptrdiff_t>(r);
+                    strip_fold_block<T, HasB, 1>(pa + row * a_step, a_lane, a_step,
+                                                 HasB ? pb + row * b_step : nullptr, b_lane,
+                                                 b_step, count, m, s, c);
+                }
+            }
+            m.store_unaligned(m_state + j);
+            s.store_unaligned(s_state + j);
+            c.store_unaligned(c_state + j);
+        }
+    }
+}
+
+// Contract: see ReduceKernels::strip_accumulate.
+template <class T>
+void strip_accumulate(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, const char* b,
+                      std::ptrdiff_t b_lane, std::ptrdiff_t b_step, std::size_t lanes,
+                      std::size_t steps, T* m, T* s, T* c) noexcept {
+    if (b != nullptr) {
+        strip_accumulate_impl<T, true>(a, a_lane, a_step, b, b_lane, b_step, lanes, steps, m, s, c);
+    } else {
+        strip_accumulate_impl<T, false>(a, a_lane, a_step, b, b_lane, b_step, lanes, steps, m, s,
+                                        c);
+    }
+}
+
+template <class T, SoftmaxKind Kind>
+void strip_write_impl(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,
+                      std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
+                      std::size_t steps, const T* m_lane, const T* param_lane) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    for (std::size_t r = 0; r < steps; ++r) {
+        const auto row = static_cast<std::ptrdiff_t>(r);
+        for (std::size_t j = 0; j < lanes; j += width) {
+            const std::size_t count = lanes - j < width ? lanes - j : width;
+            const auto lane_offset = static_cast<std::ptrdiff_t>(j);
+            const B x = load_lanes<T>(a + row * a_step + lane_offset * a_lane, a_lane, count, T(0));
+            const B y = softmax_value<T, Kind>(x, B::load_unaligned(m_lane + j),
+                                               B::load_unaligned(param_lane + j));
+            store_lanes<T>(y, out + row * out_step + lane_offset * out_lane, out_lane, count);
+        }
+    }
+}
+
+// Contract: the run_write formula per lane, with that lane's m and param.
+template <class T>
+void strip_write(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
+                 char* out, std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
+                 std::size_t steps, const T* m, const T* param) noexcept {
+    if (kind == SoftmaxKind::softmax) {
+        strip_write_impl<T, SoftmaxKind::softmax>(a, a_lane, a_step, out, out_lane, out_step,
+                                                  lanes, steps, m, param);
+    } else {
+        strip_write_impl<T, SoftmaxKind::log_softmax>(a, a_lane, a_step, out, out_lane, out_step,
+                                                      lanes, steps, m, param);
+    }
+}
+
+template <class T>
+void fill_kernels(ReduceKernels<T>& kernels) noexcept {
+    kernels.batch_lanes = Batch<T>::size;
+    kernels.run_init = &run_init<T>;
+    kernels.run_accumulate = &run_accumulate<T>;
+    kernels.run_finish = &run_finish<T>;
+    kernels.run_write = &run_write<T>;
+    kernels.strip_accumulate = &strip_accumulate<T>;
+    kernels.strip_write = &strip_write<T>;
+}
+
+inline void fill_reduce_table(ReduceKernelTable& table) noexcept {
+    fill_kernels(table.f32);
+    fill_kernels(table.f64);
+}
+
+}  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops
