@@ -9,5 +9,7 @@ namespace numfuse::python {
 void register_runtime(pybind11::module_& m);
 // exp, log, erf as numpy.ufunc objects.
 void register_ufuncs(pybind11::module_& m);
+// evaluate / compile / disassemble: the expression engine.
+void register_expr(pybind11::module_& m);
 
 }  // namespace numfuse::python

@@ -7,4 +7,5 @@ PYBIND11_MODULE(_core, m) {
     m.doc() = "numfuse's compiled core: SIMD + OpenMP NumPy ufuncs";
     numfuse::python::register_runtime(m);
     numfuse::python::register_ufuncs(m);
+    numfuse::python::register_expr(m);
 }

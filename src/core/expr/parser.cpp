@@ -1,0 +1,551 @@
+// Tokenizer and recursive-descent parser (grammar in parser.hpp).
+#include "expr/parser.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <unordered_set>
+#include <utility>
+
+namespace numfuse::expr::detail {
+namespace {
+
+enum class TokenKind { number, name, op, end };
+
+struct Token {
+    TokenKind kind = TokenKind::end;
+    std::string text;
+    int column = 0;
+};
+
+bool is_name_start(char c) noexcept {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+bool is_name_char(char c) noexcept { return is_name_start(c) || is_digit(c); }
+
+[[noreturn]] void syntax_error(const std::string& message, int column) {
+    throw ExprError(ErrorKind::syntax, message, column);
+}
+
+// Python keywords: none of them means anything here, and several are the
+// first word of code-injection payloads (lambda, import, ...). True/False and
+// None are handled by the parser itself.
+const std::unordered_set<std::string>& python_keywords() {
+    static const std::unordered_set<std::string> words = {
+        "and",   "as",    "assert", "async",  "await",  "break",  "class",    "continue",
+        "def",   "del",   "elif",   "else",   "except", "finally", "for",     "from",
+        "global", "if",   "import", "in",     "is",     "lambda", "nonlocal", "not",
+        "or",    "pass",  "raise",  "return", "try",    "while",  "with",     "yield"};
+    return words;
+}
+
+class Lexer {
+public:
+    explicit Lexer(const std::string& text) : text_(text) {}
+
+    std::vector<Token> tokenize() {
+        std::vector<Token> tokens;
+        const std::size_t n = text_.size();
+        std::size_t i = 0;
+        while (true) {
+            while (i < n && (text_[i] == ' ' || text_[i] == '\t' || text_[i] == '\n' ||
+                             text_[i] == '\r')) {
+                ++i;
+            }
+            if (i >= n) break;
+            const char c = text_[i];
+            const int column = static_cast<int>(i);
+            if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(text_[i + 1]))) {
+                i = scan_number(i, tokens);
+            } else if (is_name_start(c)) {
+                std::size_t j = i;
+                while (j < n && is_name_char(text_[j])) ++j;
+                std::string word = text_.substr(i, j - i);
+                if (word.size() >= 2 && word[0] == '_' && word[1] == '_') {
+                    syntax_error("names starting with '__' are not allowed: '" + word + "'",
+                                 column);
+                }
+                if (python_keywords().count(word)) {
+                    if (word == "and" || word == "or" || word == "not") {
+                        syntax_error("'" + word + "' is not supported; use '&', '|' or '~' on "
+                                     "boolean arrays", column);
+                    }
+                    syntax_error("the keyword '" + word + "' is not allowed in an expression",
+                                 column);
+                }
+                // A string prefix like b'..' or r".." is a string literal.
+                if (j < n && (text_[j] == '\'' || text_[j] == '"')) {
+                    throw ExprError(ErrorKind::type, "strings are not supported in expressions",
+                                    column);
+                }
+                tokens.push_back({TokenKind::name, std::move(word), column});
+                i = j;
+            } else if (c == '\'' || c == '"') {
+                throw ExprError(ErrorKind::type, "strings are not supported in expressions",
+                                column);
+            } else {
+                static const char* const two_char[] = {"**", "//", "<<", ">>", "<=", ">=",
+                                                       "==", "!="};
+                std::string op;
+                for (const char* candidate : two_char) {
+                    if (text_.compare(i, 2, candidate) == 0) {
+                        op = candidate;
+                        break;
+                    }
+                }
+                if (op.empty()) {
+                    if (std::strchr("+-*/%<>&|^~(),.=", c) == nullptr || c == '\0') {
+                        if (c == '[') syntax_error("subscripts are not supported", column);
+                        if (c == ':') syntax_error("':' is not allowed (no lambdas or slices)",
+                                                   column);
+                        if (static_cast<unsigned char>(c) >= 0x80) {
+                            syntax_error("only ASCII characters are allowed", column);
+                        }
+                        syntax_error(std::string("unexpected character '") + c + "'", column);
+                    }
+                    op = std::string(1, c);
+                }
+                tokens.push_back({TokenKind::op, op, column});
+                i += op.size();
+            }
+        }
+        tokens.push_back({TokenKind::end, "", static_cast<int>(n)});
+        return tokens;
+    }
+
+private:
+    // Python's number literals: decimal integers, floats (1., .5, 1e-5),
+    // imaginary (1.5j), hexadecimal/octal/binary integers; '_' separators.
+    std::size_t scan_number(std::size_t i, std::vector<Token>& tokens) {
+        const std::size_t n = text_.size();
+        const std::size_t start = i;
+        if (text_[i] == '0' && i + 1 < n &&
+            std::strchr("xXoObB", text_[i + 1]) != nullptr && text_[i + 1] != '\0') {
+            i += 2;
+            while (i < n && (std::isxdigit(static_cast<unsigned char>(text_[i])) || text_[i] == '_'))
+                ++i;
+        } else {
+            while (i < n && (is_digit(text_[i]) || text_[i] == '_')) ++i;
+            if (i < n && text_[i] == '.') {
+                ++i;
+                while (i < n && (is_digit(text_[i]) || text_[i] == '_')) ++i;
+            }
+            if (i < n && (text_[i] == 'e' || text_[i] == 'E')) {
+                std::size_t j = i + 1;
+                if (j < n && (text_[j] == '+' || text_[j] == '-')) ++j;
+                if (j < n && is_digit(text_[j])) {
+                    i = j;
+                    while (i < n && (is_digit(text_[i]) || text_[i] == '_')) ++i;
+                } else {
+                    syntax_error("invalid number literal", static_cast<int>(start));
+                }
+            }
+            if (i < n && (text_[i] == 'j' || text_[i] == 'J')) ++i;
+        }
+        if (i < n && is_name_char(text_[i])) {
+            syntax_error("invalid number literal", static_cast<int>(start));
+        }
+        tokens.push_back({TokenKind::number, text_.substr(start, i - start),
+                          static_cast<int>(start)});
+        return i;
+    }
+
+    const std::string& text_;
+};
+
+const std::unordered_set<std::string>& elementwise_functions() {
+    static const std::unordered_set<std::string> names = {
+        "where",   "isinf",   "isnan",    "isfinite", "signbit", "sin",     "cos",
+        "tan",     "arcsin",  "arccos",   "arctan",   "arctan2", "hypot",   "nextafter",
+        "copysign", "maximum", "minimum", "sinh",     "cosh",    "tanh",    "arcsinh",
+        "arccosh", "arctanh", "log",      "log10",    "log1p",   "log2",    "exp",
+        "expm1",   "sqrt",    "trunc",    "round",    "ceil",    "floor",   "fmod",
+        "sign",    "abs",     "conj",     "real",     "imag",    "complex", "erf",
+        "erfc",    "expit",   "logaddexp", "copy",    "ones_like", "absolute", "negative"};
+    return names;
+}
+
+const std::unordered_set<std::string>& reduction_functions() {
+    static const std::unordered_set<std::string> names = {"sum", "prod", "min", "max", "mean",
+                                                          "logsumexp"};
+    return names;
+}
+
+class Parser {
+public:
+    explicit Parser(std::vector<Token> tokens) : tokens_(std::move(tokens)) {}
+
+    Ast parse() {
+        ast_.root = parse_expression();
+        if (peek().kind != TokenKind::end) {
+            const Token& t = peek();
+            if (t.text == ")") syntax_error("unmatched ')'", t.column);
+            syntax_error("unexpected '" + t.text + "'", t.column);
+        }
+        return std::move(ast_);
+    }
+
+private:
+    // Guards every recursive entry; deep input is a clean ValueError.
+    struct DepthGuard {
+        explicit DepthGuard(Parser& p) : parser(p) {
+            if (++parser.depth_ > max_nesting_depth) {
+                throw ExprError(ErrorKind::value,
+                                "expression nests too deeply (limit " +
+                                    std::to_string(max_nesting_depth) + ")",
+                                parser.peek().column);
+            }
+        }
+        ~DepthGuard() { --parser.depth_; }
+        Parser& parser;
+    };
+
+    const Token& peek(std::size_t ahead = 0) const {
+        const std::size_t k = pos_ + ahead < tokens_.size() ? pos_ + ahead : tokens_.size() - 1;
+        return tokens_[k];
+    }
+    bool at_op(const char* op) const {
+        return peek().kind == TokenKind::op && peek().text == op;
+    }
+    Token next() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
+    void expect(const char* op, const char* what) {
+        if (!at_op(op)) {
+            const Token& t = peek();
+            if (t.kind == TokenKind::end) syntax_error(std::string("expected ") + what +
+                                                           " before the end of the expression",
+                                                       t.column);
+            syntax_error(std::string("expected ") + what + ", got '" + t.text + "'", t.column);
+        }
+        next();
+    }
+
+    int add(AstNode node) {
+        // Node depth bounds the compiler's recursion over the tree (a long
+        // flat chain like a+a+...+a is built without recursion here).
+        int depth = 1;
+        for (int child : node.args) depth = std::max(depth, depths_[child] + 1);
+        if (depth > max_tree_depth) {
+            throw ExprError(ErrorKind::value,
+                            "expression is too deeply nested (more than " +
+                                std::to_string(max_tree_depth) + " levels of operations)",
+                            node.column);
+        }
+        ast_.nodes.push_back(std::move(node));
+        depths_.push_back(depth);
+        return static_cast<int>(ast_.nodes.size() - 1);
+    }
+
+    int binary(NodeKind kind, const Token& op, int lhs, int rhs) {
+        AstNode node;
+        node.kind = kind;
+        node.column = op.column;
+        node.text = op.text;
+        node.args = {lhs, rhs};
+        return add(std::move(node));
+    }
+
+    static int precedence(const Token& t) noexcept {
+        if (t.kind != TokenKind::op) return -1;
+        const std::string& s = t.text;
+        if (s == "|") return 1;
+        if (s == "^") return 2;
+        if (s == "&") return 3;
+        if (s == "<<" || s == ">>") return 4;
+        if (s == "+" || s == "-") return 5;
+        if (s == "*" || s == "/" || s == "//" || s == "%") return 6;
+        return -1;
+    }
+    static bool is_compare(const Token& t) noexcept {
+        if (t.kind != TokenKind::op) return false;
+        const std::string& s = t.text;
+        return s == "<" || s == "<=" || s == ">" || s == ">=" || s == "==" || s == "!=";
+    }
+
+    int parse_expression() {
+        DepthGuard guard(*this);
+        int lhs = parse_binary(1);
+        if (is_compare(peek())) {
+            const Token op = next();
+            const int rhs = parse_binary(1);
+            lhs = binary(NodeKind::compare, op, lhs, rhs);
+            if (is_compare(peek())) {
+                syntax_error("chained comparisons are not supported; combine them with '&'",
+                             peek().column);
+            }
+        }
+        if (at_op("=")) syntax_error("'=' is only allowed for keyword arguments", peek().column);
+        return lhs;
+    }
+
+    // Left-associative levels by precedence climbing: iterative within a
+    // level, recursive only across the six levels.
+    int parse_binary(int level) {
+        if (level > 6) return parse_unary();
+        int lhs = parse_binary(level + 1);
+        while (precedence(peek()) == level) {
+            const Token op = next();
+            const int rhs = parse_binary(level + 1);
+            lhs = binary(NodeKind::binary, op, lhs, rhs);
+        }
+        return lhs;
+    }
+
+    int parse_unary() {
+        DepthGuard guard(*this);
+        if (at_op("-") || at_op("+") || at_op("~")) {
+            const Token op = next();
+            const int operand = parse_unary();
+            AstNode node;
+            node.kind = NodeKind::unary;
+            node.column = op.column;
+            node.text = op.text;
+            node.args = {operand};
+            return add(std::move(node));
+        }
+        return parse_power();
+    }
+
+    int parse_power() {
+        const int base = parse_postfix();
+        if (at_op("**")) {
+            const Token op = next();
+            const int exponent = parse_unary();
+            return binary(NodeKind::binary, op, base, exponent);
+        }
+        return base;
+    }
+
+    int parse_postfix() {
+        int value = parse_atom();
+        while (true) {
+            if (at_op(".")) {
+                const Token dot = next();
+                const Token attr = next();
+                if (attr.kind != TokenKind::name || (attr.text != "real" && attr.text != "imag")) {
+                    syntax_error("attribute access is not allowed (only .real and .imag)",
+                                 dot.column);
+                }
+                AstNode node;
+                node.kind = NodeKind::attribute;
+                node.column = attr.column;
+                node.text = attr.text;
+                node.args = {value};
+                value = add(std::move(node));
+            } else if (at_op("(")) {
+                syntax_error("only the functions of the expression language can be called",
+                             peek().column);
+            } else {
+                return value;
+            }
+        }
+    }
+
+    int parse_atom() {
+        const Token t = peek();
+        if (t.kind == TokenKind::number) {
+            next();
+            return number(t);
+        }
+        if (t.kind == TokenKind::name) {
+            next();
+            if (at_op("(")) return call(t);
+            if (t.text == "True" || t.text == "False") {
+                AstNode node;
+                node.kind = NodeKind::number;
+                node.column = t.column;
+                node.number_type = Type::b;
+                node.int_value = t.text == "True" ? 1 : 0;
+                return add(std::move(node));
+            }
+            if (t.text == "None") syntax_error("None is only allowed as axis=None", t.column);
+            AstNode node;
+            node.kind = NodeKind::name;
+            node.column = t.column;
+            node.text = t.text;
+            return add(std::move(node));
+        }
+        if (at_op("(")) {
+            next();
+            if (at_op(")")) syntax_error("empty parentheses (tuples are not supported)",
+                                         peek().column);
+            const int inner = parse_expression();
+            if (at_op(",")) syntax_error("tuples are not supported", peek().column);
+            expect(")", "')'");
+            return inner;
+        }
+        if (t.kind == TokenKind::end) syntax_error("unexpected end of expression", t.column);
+        syntax_error("unexpected '" + t.text + "'", t.column);
+    }
+
+    int number(const Token& t) {
+        AstNode node;
+        node.kind = NodeKind::number;
+        node.column = t.column;
+        std::string digits;
+        for (char ch : t.text) {
+            if (ch != '_') digits.push_back(ch);
+        }
+        const bool imaginary = !digits.empty() && (digits.back() == 'j' || digits.back() == 'J');
+        const bool radix = digits.size() > 1 && digits[0] == '0' &&
+                           std::strchr("xXoObB", digits[1]) != nullptr;
+        const bool floating = !radix && digits.find_first_of(".eE") != std::string::npos;
+        if (imaginary) {
+            digits.pop_back();
+            node.number_type = Type::z;
+            node.imag_value = std::strtod(digits.c_str(), nullptr);
+        } else if (floating) {
+            node.number_type = Type::d;
+            node.real_value = std::strtod(digits.c_str(), nullptr);
+        } else {
+            int base = 10;
+            std::size_t skip = 0;
+            if (radix) {
+                const char r = static_cast<char>(digits[1] | 0x20);
+                base = r == 'x' ? 16 : (r == 'o' ? 8 : 2);
+                skip = 2;
+            }
+            errno = 0;
+            char* end = nullptr;
+            const unsigned long long value = std::strtoull(digits.c_str() + skip, &end, base);
+            if (errno == ERANGE || *end != '\0' || end == digits.c_str() + skip ||
+                value > static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max())) {
+                if (end != nullptr && *end != '\0') syntax_error("invalid number literal", t.column);
+                throw ExprError(ErrorKind::overflow,
+                                "integer constant " + t.text + " does not fit in int64", t.column);
+            }
+            node.number_type = Type::l;
+            node.int_value = static_cast<std::int64_t>(value);
+        }
+        return add(std::move(node));
+    }
+
+    int call(const Token& name) {
+        const bool reduction = reduction_functions().count(name.text) != 0;
+        if (!reduction && elementwise_functions().count(name.text) == 0) {
+            syntax_error("unknown function '" + name.text + "'", name.column);
+        }
+        DepthGuard guard(*this);
+        expect("(", "'('");
+        AstNode node;
+        node.kind = NodeKind::call;
+        node.column = name.column;
+        node.text = name.text;
+        bool keywords_started = false;
+        if (!at_op(")")) {
+            while (true) {
+                if (peek().kind == TokenKind::name && peek(1).kind == TokenKind::op &&
+                    peek(1).text == "=") {
+                    keywords_started = true;
+                    keyword(node, reduction);
+                } else {
+                    if (keywords_started) {
+                        syntax_error("positional argument after a keyword argument",
+                                     peek().column);
+                    }
+                    node.args.push_back(parse_expression());
+                }
+                if (at_op(",")) {
+                    next();
+                    if (at_op(")")) break;  // trailing comma, as Python allows
+                    continue;
+                }
+                break;
+            }
+        }
+        expect(")", "')' or ','");
+        return add(std::move(node));
+    }
+
+    // axis=None | int | -int | (int, ...) ; keepdims=True | False | 0 | 1
+    void keyword(AstNode& node, bool reduction) {
+        const Token key = next();
+        next();  // '='
+        if (!reduction) {
+            syntax_error("'" + node.text + "' takes no keyword arguments", key.column);
+        }
+        if (key.text == "axis") {
+            if (node.axis_given) syntax_error("axis given twice", key.column);
+            node.axis_given = true;
+            if (peek().kind == TokenKind::name && peek().text == "None") {
+                next();
+                node.axis_none = true;
+                return;
+            }
+            node.axis_none = false;
+            if (at_op("(")) {
+                next();
+                while (!at_op(")")) {
+                    node.axes.push_back(axis_integer());
+                    if (!at_op(",")) break;
+                    next();
+                }
+                expect(")", "')' closing the axis tuple");
+            } else {
+                node.axes.push_back(axis_integer());
+            }
+        } else if (key.text == "keepdims") {
+            const Token value = next();
+            if (value.text == "True" || value.text == "1") {
+                node.keepdims = true;
+            } else if (value.text == "False" || value.text == "0") {
+                node.keepdims = false;
+            } else {
+                syntax_error("keepdims must be True or False", value.column);
+            }
+        } else {
+            syntax_error("unknown keyword argument '" + key.text + "' (expected axis or keepdims)",
+                         key.column);
+        }
+    }
+
+    int axis_integer() {
+        bool negative = false;
+        if (at_op("-")) {
+            next();
+            negative = true;
+        }
+        const Token t = next();
+        if (t.kind != TokenKind::number || t.text.find_first_not_of("0123456789") != std::string::npos ||
+            t.text.size() > 6) {
+            syntax_error("axis must be an integer, a tuple of integers or None", t.column);
+        }
+        const int value = std::atoi(t.text.c_str());
+        return negative ? -value : value;
+    }
+
+    static constexpr int max_tree_depth = 2000;
+
+    std::vector<Token> tokens_;
+    std::size_t pos_ = 0;
+    int depth_ = 0;
+    Ast ast_;
+    std::vector<int> depths_;
+};
+
+}  // namespace
+
+bool is_function_name(const std::string& name) noexcept {
+    return elementwise_functions().count(name) != 0 || reduction_functions().count(name) != 0;
+}
+
+bool is_reduction_name(const std::string& name) noexcept {
+    return reduction_functions().count(name) != 0;
+}
+
+Ast parse_expression(const std::string& text) {
+    if (text.size() > max_expression_length) {
+        throw ExprError(ErrorKind::value, "expression is too long (" + std::to_string(text.size()) +
+                                              " characters; the limit is " +
+                                              std::to_string(max_expression_length) + ")");
+    }
+    Lexer lexer(text);
+    Parser parser(lexer.tokenize());
+    return parser.parse();
+}
+
+}  // namespace numfuse::expr::detail

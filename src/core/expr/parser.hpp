@@ -1,0 +1,61 @@
+// Tokenizer and parser: expression text -> AST (internal to the engine).
+//
+// Grammar (Python's precedence, lowest first; nothing else is accepted):
+//
+//   expression := bitor [ compare_op bitor ]          (no chained comparisons)
+//   bitor      := bitxor  { "|" bitxor }
+//   bitxor     := bitand  { "^" bitand }
+//   bitand     := shift   { "&" shift }
+//   shift      := sum     { ("<<" | ">>") sum }
+//   sum        := term    { ("+" | "-") term }
+//   term       := unary   { ("*" | "/" | "//" | "%") unary }
+//   unary      := ("-" | "+" | "~") unary | power
+//   power      := postfix [ "**" unary ]              (right-associative)
+//   postfix    := atom { "." ("real" | "imag") }
+//   atom       := NUMBER | NAME | "True" | "False" | NAME "(" arguments ")" | "(" expression ")"
+//   arguments  := expression { "," expression } { "," keyword "=" value }
+//
+// The parser is recursive descent with an explicit depth limit, so hostile
+// input ends in a clean error, never a stack overflow. It never calls into
+// Python: there is no eval, compile or ast anywhere in numfuse.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "expr/expr.hpp"
+
+namespace numfuse::expr::detail {
+
+enum class NodeKind : std::uint8_t { number, name, unary, binary, compare, call, attribute };
+
+struct AstNode {
+    NodeKind kind = NodeKind::number;
+    int column = 0;
+    std::string text;            // name, operator, function or attribute
+    std::vector<int> args;       // child node indices
+    // number: type b (True/False), l (int), d (float) or z (imaginary)
+    Type number_type = Type::l;
+    std::int64_t int_value = 0;
+    double real_value = 0.0;
+    double imag_value = 0.0;
+    // call keywords (reductions)
+    bool axis_given = false;
+    bool axis_none = true;
+    std::vector<int> axes;
+    bool keepdims = false;
+};
+
+struct Ast {
+    std::vector<AstNode> nodes;
+    int root = -1;
+};
+
+Ast parse_expression(const std::string& text);
+
+// Functions the language knows (elementwise and reductions).
+bool is_function_name(const std::string& name) noexcept;
+bool is_reduction_name(const std::string& name) noexcept;
+
+}  // namespace numfuse::expr::detail

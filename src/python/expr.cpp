@@ -1,0 +1,592 @@
+// numfuse.evaluate / compile / disassemble: bindings of the expression engine.
+//
+// This file only marshals: Python values -> ArrayView/InputSpec, the core's
+// ExprError -> the Python exception numexpr or NumPy raise, and output
+// allocation. Parsing, typing, compiling and running are in src/core/expr.
+//
+// The GIL: released around core::execute. The engine touches no Python
+// object; every array it reads or writes is kept alive by the py::object
+// handles held in this frame for the duration of the call.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
+#include <numpy/arrayobject.h>
+
+#include <algorithm>
+#include <complex>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bindings.hpp"
+#include "expr/expr.hpp"
+
+namespace py = pybind11;
+
+namespace numfuse::python {
+namespace {
+
+using expr::ArrayView;
+using expr::ErrorKind;
+using expr::ExprError;
+using expr::InputSpec;
+using expr::Plan;
+using expr::Type;
+
+int npy_type_of(Type t) {
+    switch (t) {
+        case Type::b: return NPY_BOOL;
+        case Type::i: return NPY_INT32;
+        case Type::l: return NPY_INT64;
+        case Type::f: return NPY_FLOAT32;
+        case Type::d: return NPY_FLOAT64;
+        case Type::c: return NPY_COMPLEX64;
+        case Type::z: return NPY_COMPLEX128;
+    }
+    return NPY_FLOAT64;
+}
+
+// Raises the Python exception for an engine error. Syntax errors carry the
+// column (Python's SyntaxError shows its caret from `offset`) and a caret
+// line in the message itself.
+[[noreturn]] void raise_expr_error(const ExprError& error, const std::string& text) {
+    std::string message = error.what();
+    switch (error.kind) {
+        case ErrorKind::syntax: {
+            const int column = error.column < 0 ? 0 : error.column;
+            std::string shown = text.size() > 200 ? text.substr(0, 200) + "..." : text;
+            std::string caret(static_cast<std::size_t>(std::min(column, 203)), ' ');
+            message += " (column " + std::to_string(column + 1) + ")\n    " + shown + "\n    " +
+                       caret + "^";
+            py::tuple details = py::make_tuple("<expression>", 1, column + 1, shown);
+            PyErr_SetObject(PyExc_SyntaxError, py::make_tuple(message, details).ptr());
+            throw py::error_already_set();
+        }
+        case ErrorKind::name:
+            // numexpr raises KeyError with the missing name.
+            PyErr_SetObject(PyExc_KeyError, py::str(message).ptr());
+            throw py::error_already_set();
+        case ErrorKind::type:
+            if (error.column >= 0) message += " (column " + std::to_string(error.column + 1) + ")";
+            throw py::type_error(message);
+        case ErrorKind::overflow:
+            PyErr_SetString(PyExc_OverflowError, message.c_str());
+            throw py::error_already_set();
+        case ErrorKind::value:
+            break;
+    }
+    throw py::value_error(message);
+}
+
+// One input as the engine sees it, plus the object that keeps its memory alive.
+struct Input {
+    py::object owner;
+    ArrayView view;
+    InputSpec spec;
+    expr::Scalar scalar;  // storage of a Python scalar
+};
+
+Type type_for_descr(PyArray_Descr* descr, int* target) {
+    const char kind = descr->kind;
+    const auto size = PyDataType_ELSIZE(descr);
+    switch (kind) {
+        case 'b': *target = NPY_BOOL; return Type::b;
+        case 'i':
+        case 'u':
+            if (kind == 'u' && size == 8) break;
+            // numexpr's widening: 8/16-bit ints -> int32, uint32 -> int64.
+            if (size <= 2 || (kind == 'i' && size == 4)) {
+                *target = NPY_INT32;
+                return Type::i;
+            }
+            *target = NPY_INT64;
+            return Type::l;
+        case 'f':
+            if (size <= 4) {
+                *target = NPY_FLOAT32;
+                return Type::f;
+            }
+            if (size == 8) {
+                *target = NPY_FLOAT64;
+                return Type::d;
+            }
+            break;
+        case 'c':
+            if (size == 8) {
+                *target = NPY_COMPLEX64;
+                return Type::c;
+            }
+            if (size == 16) {
+                *target = NPY_COMPLEX128;
+                return Type::z;
+            }
+            break;
+        case 'S':
+        case 'U':
+            throw py::type_error("strings and bytes are not supported by numfuse.evaluate");
+        default: break;
+    }
+    throw py::type_error(std::string("unsupported array dtype '") +
+                         py::str(reinterpret_cast<PyObject*>(descr)).cast<std::string>() +
+                         "' for numfuse.evaluate");
+}
+
+void fill_view_from_array(Input& in, PyArrayObject* array, Type type) {
+    in.view.data = static_cast<char*>(PyArray_DATA(array));
+    in.view.type = type;
+    const int ndim = PyArray_NDIM(array);
+    in.view.shape.assign(PyArray_DIMS(array), PyArray_DIMS(array) + ndim);
+    in.view.strides.assign(PyArray_STRIDES(array), PyArray_STRIDES(array) + ndim);
+}
+
+// `forced`: the signature's type for a compiled object (values are cast to it).
+Input convert_input(const std::string& name, py::handle value, const Type* forced) {
+    Input in;
+    in.spec.name = name;
+    PyObject* obj = value.ptr();
+    if (forced == nullptr && (PyBool_Check(obj) || PyLong_CheckExact(obj) || PyLong_Check(obj) ||
+                              PyFloat_Check(obj) || PyComplex_Check(obj))) {
+        // Python scalars are weak (NEP 50): stored in place, no array needed.
+        in.spec.weak = true;
+        if (PyBool_Check(obj)) {
+            const bool v = obj == Py_True;
+            std::memcpy(in.scalar.bytes, &v, sizeof v);
+            in.spec.type = Type::b;
+        } else if (PyLong_Check(obj)) {
+            int overflow = 0;
+            const long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+            if (overflow) {
+                throw ExprError(ErrorKind::overflow,
+                                "Python integer in '" + name + "' does not fit in int64");
+            }
+            const std::int64_t w = v;
+            std::memcpy(in.scalar.bytes, &w, sizeof w);
+            in.spec.type = Type::l;
+        } else if (PyFloat_Check(obj)) {
+            const double v = PyFloat_AS_DOUBLE(obj);
+            std::memcpy(in.scalar.bytes, &v, sizeof v);
+            in.spec.type = Type::d;
+        } else {
+            const std::complex<double> v(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj));
+            std::memcpy(in.scalar.bytes, &v, sizeof v);
+            in.spec.type = Type::z;
+        }
+        in.view.data = reinterpret_cast<char*>(in.scalar.bytes);
+        in.view.type = in.spec.type;
+        return in;
+    }
+    if (PyBytes_Check(obj) || PyUnicode_Check(obj)) {
+        throw py::type_error("variable '" + name + "' is a string; strings and bytes are not "
+                             "supported by numfuse.evaluate");
+    }
+    PyObject* raw = PyArray_FROM_O(obj);
+    if (raw == nullptr) throw py::error_already_set();
+    py::object array = py::reinterpret_steal<py::object>(raw);
+    auto* arr = reinterpret_cast<PyArrayObject*>(raw);
+    int target = 0;
+    Type type = type_for_descr(PyArray_DESCR(arr), &target);
+    if (forced != nullptr) {
+        type = *forced;
+        target = npy_type_of(type);
+    }
+    const bool usable = PyArray_TYPE(arr) == target && PyArray_ISALIGNED(arr) &&
+                        PyArray_ISNOTSWAPPED(arr);
+    if (!usable) {
+        // Widen / byte-swap / align: the only copies numfuse makes of inputs.
+        PyObject* converted = PyArray_FromAny(raw, PyArray_DescrFromType(target), 0, 0,
+                                              NPY_ARRAY_ALIGNED | NPY_ARRAY_FORCECAST, nullptr);
+        if (converted == nullptr) throw py::error_already_set();
+        array = py::reinterpret_steal<py::object>(converted);
+        arr = reinterpret_cast<PyArrayObject*>(converted);
+    }
+    in.owner = array;
+    in.spec.type = type;
+    fill_view_from_array(in, arr, type);
+    return in;
+}
+
+// Byte range [low, high) an array's elements occupy.
+void extent(const ArrayView& v, std::size_t item, const char** low, const char** high) {
+    const char* lo = v.data;
+    const char* hi = v.data + item;
+    for (std::size_t k = 0; k < v.shape.size(); ++k) {
+        if (v.shape[k] == 0) {
+            *low = *high = v.data;
+            return;
+        }
+        const std::ptrdiff_t span = (v.shape[k] - 1) * v.strides[k];
+        if (span < 0) lo += span;
+        else hi += span;
+    }
+    *low = lo;
+    *high = hi;
+}
+
+struct OrderChoice {
+    bool fortran = false;
+};
+
+bool choose_fortran(const std::string& order, const std::vector<Input>& inputs,
+                    std::size_t result_ndim) {
+    if (order == "C") return false;
+    if (order == "F") return true;
+    if (order != "K" && order != "A") {
+        throw py::value_error("order must be one of 'C', 'F', 'A' or 'K', got '" + order + "'");
+    }
+    if (result_ndim < 2) return false;
+    bool any_fortran = false;
+    for (const auto& in : inputs) {
+        if (!in.owner) continue;
+        auto* arr = reinterpret_cast<PyArrayObject*>(in.owner.ptr());
+        if (PyArray_NDIM(arr) < 2) continue;
+        if (PyArray_IS_C_CONTIGUOUS(arr)) return false;
+        if (PyArray_IS_F_CONTIGUOUS(arr)) any_fortran = true;
+    }
+    return any_fortran;
+}
+
+// The whole evaluate path after names were looked up.
+py::object run_plan(const std::string& text, const std::vector<std::string>& names,
+                    const py::sequence& values, py::object out, const std::string& order,
+                    const std::string& casting, const std::vector<Type>* signature,
+                    std::shared_ptr<const Plan> plan) {
+    const std::size_t n = names.size();
+    if (static_cast<std::size_t>(py::len(values)) != n) {
+        throw py::value_error("got " + std::to_string(py::len(values)) + " values for " +
+                              std::to_string(n) + " names");
+    }
+    std::vector<Input> inputs;
+    inputs.reserve(n);
+    std::vector<InputSpec> specs;
+    specs.reserve(n);
+    try {
+        for (std::size_t k = 0; k < n; ++k) {
+            inputs.push_back(
+                convert_input(names[k], values[k], signature ? &(*signature)[k] : nullptr));
+            specs.push_back(inputs.back().spec);
+        }
+    } catch (const ExprError& error) {
+        raise_expr_error(error, text);
+    }
+    std::vector<std::vector<std::ptrdiff_t>> shapes;
+    shapes.reserve(n);
+    try {
+        if (!plan) plan = expr::cached_plan(text, specs);
+        for (const auto& in : inputs) shapes.push_back(in.view.shape);
+    } catch (const ExprError& error) {
+        raise_expr_error(error, text);
+    }
+    std::vector<std::ptrdiff_t> shape;
+    try {
+        shape = expr::result_shape(*plan, shapes);
+    } catch (const ExprError& error) {
+        raise_expr_error(error, text);
+    }
+    const Type result_type = plan->result_type;
+    const int result_npy = npy_type_of(result_type);
+
+    py::object result;
+    py::object user_out;  // when out= needs a cast, the engine writes a temporary first
+    if (!out.is_none()) {
+        if (!PyArray_Check(out.ptr())) throw py::type_error("out must be a numpy.ndarray");
+        auto* o = reinterpret_cast<PyArrayObject*>(out.ptr());
+        const std::vector<std::ptrdiff_t> out_shape(PyArray_DIMS(o), PyArray_DIMS(o) + PyArray_NDIM(o));
+        if (out_shape != shape) {
+            throw py::value_error("out has the wrong shape for this expression's result");
+        }
+        if (!PyArray_ISWRITEABLE(o)) throw py::value_error("out is read-only");
+        PyArray_Descr* rdescr = PyArray_DescrFromType(result_npy);
+        NPY_CASTING rule = NPY_SAME_KIND_CASTING;
+        if (!PyArray_CastingConverter(py::str(casting).ptr(), &rule)) throw py::error_already_set();
+        const bool castable = PyArray_CanCastTypeTo(rdescr, PyArray_DESCR(o), rule);
+        Py_DECREF(rdescr);
+        if (!castable) {
+            throw py::type_error(std::string("cannot cast the result (") + expr::type_name(result_type) +
+                                 ") to out's dtype with casting='" + casting + "'");
+        }
+        if (PyArray_TYPE(o) == result_npy && PyArray_ISALIGNED(o) && PyArray_ISNOTSWAPPED(o)) {
+            result = out;
+        } else {
+            user_out = out;
+        }
+    }
+    if (!result) {
+        const bool fortran = choose_fortran(order, inputs, shape.size());
+        std::vector<npy_intp> dims(shape.begin(), shape.end());
+        PyObject* fresh = PyArray_New(&PyArray_Type, static_cast<int>(dims.size()), dims.data(),
+                                      result_npy, nullptr, nullptr, 0, fortran ? 1 : 0, nullptr);
+        if (fresh == nullptr) throw py::error_already_set();
+        result = py::reinterpret_steal<py::object>(fresh);
+    }
+    auto* res = reinterpret_cast<PyArrayObject*>(result.ptr());
+    ArrayView out_view;
+    out_view.data = static_cast<char*>(PyArray_DATA(res));
+    out_view.type = result_type;
+    out_view.shape = shape;
+    out_view.strides.assign(PyArray_STRIDES(res), PyArray_STRIDES(res) + PyArray_NDIM(res));
+
+    // An input that overlaps the output other than element for element is
+    // copied first, so writing a block never changes a value still to be read.
+    if (result.is(out)) {
+        const char *olo, *ohi;
+        extent(out_view, expr::type_size(result_type), &olo, &ohi);
+        for (auto& in : inputs) {
+            if (!in.owner) continue;
+            const char *lo, *hi;
+            extent(in.view, expr::type_size(in.view.type), &lo, &hi);
+            if (hi <= olo || ohi <= lo) continue;
+            const bool same = in.view.data == out_view.data && in.view.shape == out_view.shape &&
+                              in.view.strides == out_view.strides;
+            if (same) continue;
+            PyObject* copy = PyArray_NewCopy(reinterpret_cast<PyArrayObject*>(in.owner.ptr()),
+                                             NPY_CORDER);
+            if (copy == nullptr) throw py::error_already_set();
+            in.owner = py::reinterpret_steal<py::object>(copy);
+            fill_view_from_array(in, reinterpret_cast<PyArrayObject*>(copy), in.view.type);
+        }
+    }
+
+    std::vector<ArrayView> views;
+    views.reserve(n);
+    for (const auto& in : inputs) views.push_back(in.view);
+    {
+        bool failed = false;
+        ExprError failure(ErrorKind::value, "");
+        {
+            py::gil_scoped_release release;
+            try {
+                expr::execute(*plan, views, out_view);
+            } catch (const ExprError& error) {
+                failed = true;
+                failure = error;
+            }
+        }
+        if (failed) raise_expr_error(failure, text);
+    }
+    if (user_out) {
+        if (PyArray_CopyInto(reinterpret_cast<PyArrayObject*>(user_out.ptr()), res) < 0) {
+            throw py::error_already_set();
+        }
+        return user_out;
+    }
+    return result;
+}
+
+std::vector<std::string> names_of(const std::string& text) {
+    try {
+        return expr::expression_names(text);
+    } catch (const ExprError& error) {
+        raise_expr_error(error, text);
+    }
+}
+
+py::list disassembly(const Plan& plan) {
+    py::list lines;
+    for (const auto& ins : expr::disassemble(plan)) {
+        auto item = [](const std::string& s) -> py::object {
+            return s.empty() ? py::none() : py::object(py::str(s));
+        };
+        lines.append(py::make_tuple(py::str(ins.opcode), item(ins.dst), item(ins.a), item(ins.b),
+                                    item(ins.c)));
+    }
+    return lines;
+}
+
+Type type_from_dtype(py::handle dtype_like) {
+    PyArray_Descr* descr = nullptr;
+    if (!PyArray_DescrConverter(dtype_like.ptr(), &descr)) throw py::error_already_set();
+    int target = 0;
+    Type t;
+    try {
+        t = type_for_descr(descr, &target);
+    } catch (...) {
+        Py_DECREF(descr);
+        throw;
+    }
+    Py_DECREF(descr);
+    return t;
+}
+
+// A compiled expression: reusable, thread-safe (immutable after
+// construction), runs without the GIL.
+class CompiledExpression {
+public:
+    CompiledExpression(const std::string& text, py::object signature) : text_(text) {
+        const std::vector<std::string> used = names_of(text);
+        if (signature.is_none()) {
+            names_ = used;
+            std::sort(names_.begin(), names_.end());
+            // inf/nan are constants unless the caller names them.
+            names_.erase(std::remove_if(names_.begin(), names_.end(),
+                                        [](const std::string& s) { return s == "inf" || s == "nan"; }),
+                         names_.end());
+        } else {
+            std::vector<InputSpec> specs;
+            for (py::handle entry : signature) {
+                auto pair = py::reinterpret_borrow<py::sequence>(entry);
+                if (py::len(pair) != 2) throw py::value_error("signature entries are (name, dtype)");
+                InputSpec spec;
+                spec.name = pair[0].cast<std::string>();
+                spec.type = type_from_dtype(pair[1]);
+                names_.push_back(spec.name);
+                types_.push_back(spec.type);
+                specs.push_back(spec);
+            }
+            for (const auto& name : used) {
+                if (name != "inf" && name != "nan" &&
+                    std::find(names_.begin(), names_.end(), name) == names_.end()) {
+                    PyErr_SetObject(PyExc_KeyError, py::str(name).ptr());
+                    throw py::error_already_set();
+                }
+            }
+            try {
+                plan_ = expr::cached_plan(text, specs);
+            } catch (const ExprError& error) {
+                raise_expr_error(error, text);
+            }
+        }
+    }
+
+    py::object call(py::args args, py::kwargs kwargs) const {
+        py::object out = py::none();
+        std::string order = "K", casting = "safe";
+        casting = "same_kind";
+        std::vector<py::object> values(names_.size());
+        if (args.size() > names_.size()) {
+            throw py::type_error("expected at most " + std::to_string(names_.size()) +
+                                 " positional arguments, got " + std::to_string(args.size()));
+        }
+        for (std::size_t k = 0; k < args.size(); ++k) values[k] = args[k];
+        for (auto item : kwargs) {
+            const std::string key = item.first.cast<std::string>();
+            if (key == "out") {
+                out = py::reinterpret_borrow<py::object>(item.second);
+                continue;
+            }
+            if (key == "order") {
+                order = item.second.cast<std::string>();
+                continue;
+            }
+            if (key == "casting") {
+                casting = item.second.cast<std::string>();
+                continue;
+            }
+            if (key == "ex_uses_vml" || key == "optimization" || key == "truediv") continue;
+            const auto found = std::find(names_.begin(), names_.end(), key);
+            if (found == names_.end()) throw py::type_error("unexpected keyword argument '" + key + "'");
+            const auto k = static_cast<std::size_t>(found - names_.begin());
+            if (values[k]) throw py::type_error("argument '" + key + "' given twice");
+            values[k] = py::reinterpret_borrow<py::object>(item.second);
+        }
+        py::list list;
+        for (std::size_t k = 0; k < names_.size(); ++k) {
+            if (!values[k]) {
+                PyErr_SetObject(PyExc_KeyError, py::str(names_[k]).ptr());
+                throw py::error_already_set();
+            }
+            list.append(values[k]);
+        }
+        return run_plan(text_, names_, list, out, order, casting, plan_ ? &types_ : nullptr, plan_);
+    }
+
+    const std::string& text() const { return text_; }
+    const std::vector<std::string>& names() const { return names_; }
+    py::object signature() const {
+        if (!plan_) return py::none();
+        py::list sig;
+        for (std::size_t k = 0; k < names_.size(); ++k) {
+            sig.append(py::make_tuple(names_[k], py::str(expr::type_name(types_[k]))));
+        }
+        return sig;
+    }
+    py::object disassemble() const {
+        if (!plan_) {
+            throw py::value_error("this compiled expression has no signature; its types (and "
+                                  "program) are chosen at each call");
+        }
+        return disassembly(*plan_);
+    }
+
+private:
+    std::string text_;
+    std::vector<std::string> names_;
+    std::vector<Type> types_;
+    std::shared_ptr<const Plan> plan_;
+};
+
+}  // namespace
+
+void register_expr(py::module_& m) {
+    // This translation unit's own NumPy C-API table (as ufuncs.cpp has its own).
+    if (_import_array() < 0) throw py::error_already_set();
+    m.def("_expr_names", &names_of, py::arg("ex"),
+          "Variable names an expression uses, in order of first appearance (parses, never evals).");
+    m.def(
+        "_evaluate",
+        [](const std::string& ex, const std::vector<std::string>& names, const py::sequence& values,
+           py::object out, const std::string& order, const std::string& casting) {
+            return run_plan(ex, names, values, std::move(out), order, casting, nullptr, nullptr);
+        },
+        py::arg("ex"), py::arg("names"), py::arg("values"), py::arg("out") = py::none(),
+        py::arg("order") = "K", py::arg("casting") = "same_kind");
+    m.def(
+        "_validate",
+        [](const std::string& ex, const std::vector<std::string>& names, const py::sequence& values) {
+            std::vector<InputSpec> specs;
+            std::vector<std::vector<std::ptrdiff_t>> shapes;
+            std::vector<Input> inputs;
+            for (std::size_t k = 0; k < names.size(); ++k) {
+                inputs.push_back(convert_input(names[k], values[k], nullptr));
+                specs.push_back(inputs.back().spec);
+                shapes.push_back(inputs.back().view.shape);
+            }
+            try {
+                auto plan = expr::cached_plan(ex, specs);
+                expr::result_shape(*plan, shapes);
+            } catch (const ExprError& error) {
+                raise_expr_error(error, ex);
+            }
+        },
+        py::arg("ex"), py::arg("names"), py::arg("values"));
+    m.def(
+        "_disassemble",
+        [](const std::string& ex, const std::vector<std::string>& names, const py::sequence& values) {
+            std::vector<InputSpec> specs;
+            for (std::size_t k = 0; k < names.size(); ++k) {
+                specs.push_back(convert_input(names[k], values[k], nullptr).spec);
+            }
+            try {
+                return disassembly(*expr::cached_plan(ex, specs));
+            } catch (const ExprError& error) {
+                raise_expr_error(error, ex);
+            }
+        },
+        py::arg("ex"), py::arg("names"), py::arg("values"));
+    m.def("_expr_cache_size", &expr::cache_size);
+    m.def("_expr_clear_cache", &expr::clear_cache);
+    m.def("_expr_set_cache_capacity", &expr::set_cache_capacity, py::arg("entries"));
+    m.def("_expr_opcode_names", [] {
+        std::vector<std::string> names;
+        for (int k = 0; k < expr::opcode_count; ++k) {
+            names.emplace_back(expr::opcode_name(static_cast<expr::Opcode>(k)));
+        }
+        return names;
+    });
+
+    py::class_<CompiledExpression>(m, "CompiledExpression",
+                                   "A compiled numfuse expression; call it with the input arrays.")
+        .def(py::init<const std::string&, py::object>(), py::arg("ex"),
+             py::arg("signature") = py::none())
+        .def("__call__", &CompiledExpression::call)
+        .def_property_readonly("expression", &CompiledExpression::text)
+        .def_property_readonly("input_names", &CompiledExpression::names)
+        .def_property_readonly("signature", &CompiledExpression::signature)
+        .def("disassemble", &CompiledExpression::disassemble)
+        .def("__repr__", [](const CompiledExpression& c) {
+            return "numfuse.CompiledExpression(" + py::repr(py::str(c.text())).cast<std::string>() + ")";
+        });
+}
+
+}  // namespace numfuse::python
