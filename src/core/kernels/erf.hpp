@@ -39,6 +39,14 @@
 #include <type_traits>
 #include <utility>
 
+#if defined(__GNUC__)
+#define NUMFUSE_ERF_INLINE inline __attribute__((always_inline))
+#define NUMFUSE_ERF_NOINLINE __attribute__((noinline))
+#else
+#define NUMFUSE_ERF_INLINE inline
+#define NUMFUSE_ERF_NOINLINE
+#endif
+
 namespace numfuse::kernels {
 
 namespace erf_detail {
@@ -545,56 +553,113 @@ inline R opaque(R v) noexcept {
     return v;
 }
 
-// Reads the entry k (low 4 bits of the bit pattern of r) of 16-entry tables.
-template <class Arch, class Enable = void>
-struct table16 {
-    // Generic (SSE2 and anything without a better way): scalar loads per lane.
-    static constexpr std::size_t N = xsimd::batch<double, Arch>::size;
-    alignas(64) std::uint64_t k[N];
-    explicit table16(xsimd::batch<double, Arch> r) noexcept {
-        alignas(64) double tmp[N];
-        r.store_aligned(tmp);
-        std::memcpy(k, tmp, sizeof(k));
-        for (std::size_t l = 0; l < N; ++l) k[l] &= 15u;
+// The coefficients of each lane's interval k (low 4 bits of the bit pattern of r), in
+// row order: m, c0, c1hi, c1lo, c2, ..., cD (then zero padding).
+//   AVX-512: one vpermt2pd per coefficient from the column tables above (in registers);
+//   AVX2:    four 256-bit row loads and a 4x4 transpose per 4 coefficients (gathers are slow);
+//   SSE2:    two 64-bit loads per coefficient, at the point of use.
+template <class Tab>
+struct erf_rows {
+    static constexpr int count = Tab::degree + 3;
+    static constexpr int width = (count + 3) / 4 * 4;
+    struct data {
+        double v[16 * width];
+    };
+    static constexpr data make() noexcept {
+        data d{};
+        for (int k = 0; k < 16; ++k) {
+            double* row = d.v + k * width;
+            row[0] = Tab::m[k];
+            row[1] = Tab::c0[k];
+            row[2] = Tab::c1hi[k];
+            row[3] = Tab::c1lo[k];
+            for (int j = 0; j < Tab::degree - 1; ++j) row[4 + j] = Tab::c[j][k];
+        }
+        return d;
     }
-    xsimd::batch<double, Arch> operator()(const double* tab) const noexcept {
-        alignas(64) double v[N];
-        for (std::size_t l = 0; l < N; ++l) v[l] = tab[k[l]];
-        return xsimd::batch<double, Arch>::load_aligned(v);
-    }
+    alignas(64) static constexpr data rows = make();
 };
 
-#if defined(__AVX2__)
-template <class Arch>
-struct table16<Arch, std::enable_if_t<std::is_base_of<xsimd::avx2, Arch>::value>> {
-    __m256i k;
-    explicit table16(xsimd::batch<double, Arch> r) noexcept
-        : k(_mm256_and_si256(_mm256_castpd_si256(r), _mm256_set1_epi64x(15))) {}
-    xsimd::batch<double, Arch> operator()(const double* tab) const noexcept {
-        return _mm256_i64gather_pd(tab, k, 8);
-    }
-};
-#endif
+template <class Tab, class Arch>
+struct erf_coefs {
+    using B = xsimd::batch<double, Arch>;
+    static constexpr int width = erf_rows<Tab>::width;
+    static constexpr bool in_registers = std::is_base_of<xsimd::avx512f, Arch>::value;
+    static constexpr bool sse2_pairs = !in_registers && !std::is_base_of<xsimd::avx2, Arch>::value &&
+                                       std::is_base_of<xsimd::sse2, Arch>::value && B::size == 2;
 
+    // Coefficient j of the row: 0 = m, 1 = c0, 2 = c1hi, 3 = c1lo, 4 + i = c_{i+2}.
+    // AVX-512 permutes at the point of use (the 2 x 16 column registers per coefficient
+    // are memory operands; materialising all rows up front would spill).
+    NUMFUSE_ERF_INLINE B operator[](int j) const noexcept {
+        if constexpr (in_registers) {
 #if defined(__AVX512F__)
-template <class Arch>
-struct table16<Arch, std::enable_if_t<std::is_base_of<xsimd::avx512f, Arch>::value>> {
-    __m512i k;  // vpermt2pd uses the low 4 bits of each 64-bit lane
-    explicit table16(xsimd::batch<double, Arch> r) noexcept : k(_mm512_castpd_si512(r)) {}
-    xsimd::batch<double, Arch> operator()(const double* tab) const noexcept {
-        return _mm512_permutex2var_pd(_mm512_load_pd(tab), k, _mm512_load_pd(tab + 8));
-    }
-};
+            const double* tab = j == 0 ? Tab::m : j == 1 ? Tab::c0 : j == 2 ? Tab::c1hi : j == 3 ? Tab::c1lo : Tab::c[j - 4];
+            return _mm512_permutex2var_pd(_mm512_load_pd(tab), k512, _mm512_load_pd(tab + 8));
+#else
+            return B(0.0);
 #endif
+        } else if constexpr (sse2_pairs) {
+            return _mm_loadh_pd(_mm_load_sd(p2[0] + j), p2[1] + j);  // at the point of use
+        } else {
+            return c[j];
+        }
+    }
 
-// Horner in u over Tab::c[J..], i.e. c_{J+2} + u*(c_{J+3} + ...), fully unrolled.
+    NUMFUSE_ERF_INLINE explicit erf_coefs(B r) noexcept {
+        constexpr std::size_t N = B::size;
+        if constexpr (in_registers) {
+#if defined(__AVX512F__)
+            k512 = _mm512_castpd_si512(r);  // vpermt2pd reads the low 4 bits
+#endif
+        } else {
+            alignas(64) std::uint64_t k[N];
+            r.store_aligned(reinterpret_cast<double*>(k));
+            const double* rows = erf_rows<Tab>::rows.v;
+            const double* p[N];
+            for (std::size_t l = 0; l < N; ++l) p[l] = rows + (k[l] & 15u) * width;
+            if constexpr (std::is_base_of<xsimd::avx2, Arch>::value) {
+#if defined(__AVX2__)
+                for (int g = 0; g < width; g += 4) {
+                    const __m256d r0 = _mm256_load_pd(p[0] + g), r1 = _mm256_load_pd(p[1] + g);
+                    const __m256d r2 = _mm256_load_pd(p[2] + g), r3 = _mm256_load_pd(p[3] + g);
+                    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+                    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+                    c[g + 0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+                    c[g + 1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+                    c[g + 2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+                    c[g + 3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+                }
+#endif
+            } else if constexpr (sse2_pairs) {
+                p2[0] = p[0];
+                p2[1] = p[1];
+            } else {
+                for (int j = 0; j < width; ++j) {
+                    alignas(64) double v[N];
+                    for (std::size_t l = 0; l < N; ++l) v[l] = p[l][j];
+                    c[j] = B::load_aligned(v);
+                }
+            }
+        }
+    }
+
+private:
+#if defined(__AVX512F__)
+    __m512i k512;
+#endif
+    const double* p2[2];
+    B c[in_registers || sse2_pairs ? 1 : width];
+};
+
+// Horner in u over c_{J+2}, c_{J+3}, ..., c_D: c_{J+2} + u*(c_{J+3} + ...), unrolled.
 template <class Tab, class Arch, int J>
-inline xsimd::batch<double, Arch> horner(const table16<Arch>& look,
+NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> horner(const erf_coefs<Tab, Arch>& k,
                                          xsimd::batch<double, Arch> u) noexcept {
     if constexpr (J == Tab::degree - 2) {
-        return look(Tab::c[J]);
+        return k[4 + J];
     } else {
-        return xsimd::fma(horner<Tab, Arch, J + 1>(look, u), u, look(Tab::c[J]));
+        return xsimd::fma(horner<Tab, Arch, J + 1>(k, u), u, k[4 + J]);
     }
 }
 
@@ -627,30 +692,49 @@ inline double erf_tiny(double x) noexcept {
 // erf on ax = |x| (NaN allowed: garbage there, the caller overwrites it).
 // Split: keep c1 as c1hi + c1lo (float64); otherwise c1hi only (float32 via double).
 template <class Tab, bool Split, class Arch>
-inline xsimd::batch<double, Arch> erf_abs(xsimd::batch<double, Arch> ax) noexcept {
+NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_abs(xsimd::batch<double, Arch> ax) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B two52(0x1p52);
     ax = xsimd::min(ax, B(Tab::xmax));
     // k = round(qb*ax + qc*ax^2 - n) in the low mantissa bits of r; max() clamps k >= 0.
     const B r = xsimd::max(xsimd::fma(xsimd::fma(B(Tab::qc), ax, B(Tab::qb)), ax, B(Tab::qn)), two52);
     const auto k0 = (r == two52);  // interval 0
-    const table16<Arch> look(r);
-    const B t = ax - look(Tab::m);  // exact; t = ax on interval 0
+    const erf_coefs<Tab, Arch> k(r);
+    const B t = ax - k[0];  // exact; t = ax on interval 0 (m = 0)
     const B u = xsimd::select(k0, t * t, t);
-    const B base = xsimd::select(k0, t, look(Tab::c0));
-    const B q = horner<Tab, Arch, 0>(look, u);
+    const B base = xsimd::select(k0, t, k[1]);
+    const B q = horner<Tab, Arch, 0>(k, u);
     if constexpr (Split) {
         // y = base + t*c1hi + t*rr, with the leading sum s = RN(base + t*c1hi) and its
         // rounding error e (exact with FMA: base - s is exact by Sterbenz, and the error
         // of an FMA is recovered by a second FMA to ~2^-53 relative of itself).
-        const B rr = xsimd::fma(q, u, look(Tab::c1lo));
-        const B c1hi = look(Tab::c1hi);
+        const B rr = xsimd::fma(q, u, k[3]);
+        const B c1hi = k[2];
         const B sum = xsimd::fma(t, c1hi, base);
         const B err = xsimd::fma(t, c1hi, base - sum);
         return sum + xsimd::fma(t, rr, err);
     } else {
-        return xsimd::fma(t, xsimd::fma(q, u, look(Tab::c1hi)), base);
+        return xsimd::fma(t, xsimd::fma(q, u, k[2]), base);
     }
+}
+
+}  // namespace erf_detail
+
+namespace erf_detail {
+
+// Replaces the lanes with 0 < |x| < 2^-1000 by erf_tiny (out of line: rarely taken).
+template <class Arch>
+NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erf_fix_tiny(xsimd::batch<double, Arch> x,
+                                                             xsimd::batch<double, Arch> y) noexcept {
+    constexpr std::size_t N = xsimd::batch<double, Arch>::size;
+    alignas(64) double xs[N], ys[N];
+    x.store_aligned(xs);
+    y.store_aligned(ys);
+    for (std::size_t l = 0; l < N; ++l) {
+        const double a = std::fabs(xs[l]);
+        if (a < 0x1p-1000 && a != 0.0) ys[l] = erf_tiny<Arch>(xs[l]);
+    }
+    return xsimd::batch<double, Arch>::load_aligned(ys);
 }
 
 }  // namespace erf_detail
@@ -664,17 +748,7 @@ inline xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Arch> x) noexc
     B y = erf_detail::erf_abs<erf_detail::erf_table_f64, true, Arch>(ax);
     y = y | (x & sign_mask);
     const auto tiny = (ax < B(0x1p-1000)) & (ax != B(0.0));
-    if (xsimd::any(tiny)) {
-        constexpr std::size_t N = B::size;
-        alignas(64) double xs[N], ys[N];
-        x.store_aligned(xs);
-        y.store_aligned(ys);
-        for (std::size_t l = 0; l < N; ++l) {
-            const double a = std::fabs(xs[l]);
-            if (a < 0x1p-1000 && a != 0.0) ys[l] = erf_detail::erf_tiny<Arch>(xs[l]);
-        }
-        y = B::load_aligned(ys);
-    }
+    if (xsimd::any(tiny)) y = erf_detail::erf_fix_tiny<Arch>(x, y);
     return xsimd::select(xsimd::isnan(x), B(std::numeric_limits<double>::quiet_NaN()), y);
 }
 
@@ -682,7 +756,7 @@ namespace erf_detail {
 
 // float <-> double lane conversion: a float batch is two double batches.
 template <class Arch>
-inline void widen(xsimd::batch<float, Arch> x, xsimd::batch<double, Arch>& lo,
+NUMFUSE_ERF_INLINE void widen(xsimd::batch<float, Arch> x, xsimd::batch<double, Arch>& lo,
                   xsimd::batch<double, Arch>& hi) noexcept {
     if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) {
 #if defined(__AVX512F__)
@@ -709,7 +783,7 @@ inline void widen(xsimd::batch<float, Arch> x, xsimd::batch<double, Arch>& lo,
 }
 
 template <class Arch>
-inline xsimd::batch<float, Arch> narrow(xsimd::batch<double, Arch> lo,
+NUMFUSE_ERF_INLINE xsimd::batch<float, Arch> narrow(xsimd::batch<double, Arch> lo,
                                         xsimd::batch<double, Arch> hi) noexcept {
     if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) {
 #if defined(__AVX512F__)
@@ -736,7 +810,7 @@ inline xsimd::batch<float, Arch> narrow(xsimd::batch<double, Arch> lo,
 }
 
 template <class Arch>
-inline xsimd::batch<double, Arch> erf_f32_half(xsimd::batch<double, Arch> x) noexcept {
+NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_f32_half(xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B sign_mask(-0.0);
     B y = erf_abs<erf_table_f32, false, Arch>(x & B(abs_mask<Arch>()));
@@ -756,3 +830,6 @@ inline xsimd::batch<float, Arch> erf_kernel(xsimd::batch<float, Arch> x) noexcep
 }
 
 }  // namespace numfuse::kernels
+
+#undef NUMFUSE_ERF_INLINE
+#undef NUMFUSE_ERF_NOINLINE
