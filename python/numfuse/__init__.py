@@ -24,20 +24,48 @@ from ._core import (
     usable_levels,
 )
 
+from ._expr import (
+    NumExpr,
+    compile,
+    detect_number_of_cores,
+    disassemble,
+    evaluate,
+    re_evaluate,
+    validate,
+)
+
 __version__ = "0.1.0"
 
+# numexpr's module attributes: processors, and (via __getattr__) threads in use.
+ncores = detect_number_of_cores()
+
+
+def __getattr__(name):
+    if name == "nthreads":
+        return get_num_threads()
+    raise AttributeError(f"module 'numfuse' has no attribute {name!r}")
+
+
 __all__ = [
+    "NumExpr",
     "__version__",
+    "compile",
     "compiled_levels",
+    "detect_number_of_cores",
+    "disassemble",
     "erf",
+    "evaluate",
     "exp",
     "get_level",
     "get_num_threads",
     "log",
+    "ncores",
+    "re_evaluate",
     "set_level",
     "set_num_threads",
     "show_config",
     "usable_levels",
+    "validate",
 ]
 
 

@@ -133,6 +133,11 @@ Type type_for_descr(PyArray_Descr* descr, int* target) {
                          "' for numfuse.evaluate");
 }
 
+// Points a scalar input's view at its own storage (after the Input moved).
+void pin_scalar(Input& in) {
+    if (!in.owner) in.view.data = reinterpret_cast<char*>(in.scalar.bytes);
+}
+
 void fill_view_from_array(Input& in, PyArrayObject* array, Type type) {
     in.view.data = static_cast<char*>(PyArray_DATA(array));
     in.view.type = type;
@@ -146,9 +151,12 @@ Input convert_input(const std::string& name, py::handle value, const Type* force
     Input in;
     in.spec.name = name;
     PyObject* obj = value.ptr();
-    if (forced == nullptr && (PyBool_Check(obj) || PyLong_CheckExact(obj) || PyLong_Check(obj) ||
-                              PyFloat_Check(obj) || PyComplex_Check(obj))) {
-        // Python scalars are weak (NEP 50): stored in place, no array needed.
+    // Python scalars are weak (NEP 50). np.float64 / np.complex128 subclass
+    // float / complex but are NumPy scalars (strong): hence the exact checks.
+    if (forced == nullptr && (PyBool_Check(obj) || PyLong_Check(obj) || PyFloat_CheckExact(obj) ||
+                              PyComplex_CheckExact(obj))) {
+        // Stored in Input::scalar; view.data is set by the caller once the
+        // Input has its final address (see pin_scalar).
         in.spec.weak = true;
         if (PyBool_Check(obj)) {
             const bool v = obj == Py_True;
@@ -173,7 +181,6 @@ Input convert_input(const std::string& name, py::handle value, const Type* force
             std::memcpy(in.scalar.bytes, &v, sizeof v);
             in.spec.type = Type::z;
         }
-        in.view.data = reinterpret_cast<char*>(in.scalar.bytes);
         in.view.type = in.spec.type;
         return in;
     }
@@ -265,6 +272,7 @@ py::object run_plan(const std::string& text, const std::vector<std::string>& nam
         for (std::size_t k = 0; k < n; ++k) {
             inputs.push_back(
                 convert_input(names[k], values[k], signature ? &(*signature)[k] : nullptr));
+            pin_scalar(inputs.back());  // `inputs` was reserved: no later moves
             specs.push_back(inputs.back().spec);
         }
     } catch (const ExprError& error) {

@@ -397,15 +397,24 @@ NUMFUSE_EXPR_MATH(Sinh, sinh, xsimd::sinh)
 NUMFUSE_EXPR_MATH(Cosh, cosh, xsimd::cosh)
 NUMFUSE_EXPR_MATH(Tanh, tanh, xsimd::tanh)
 NUMFUSE_EXPR_MATH(Arcsinh, asinh, xsimd::asinh)
-NUMFUSE_EXPR_MATH(Arccosh, acosh, xsimd::acosh)
 NUMFUSE_EXPR_MATH(Arctanh, atanh, xsimd::atanh)
 NUMFUSE_EXPR_MATH(Exp, exp, kernels::exp_kernel)
 NUMFUSE_EXPR_MATH(Log, log, kernels::log_kernel)
-NUMFUSE_EXPR_MATH(Erfc, erfc, xsimd::erfc)
 NUMFUSE_EXPR_MATH(Ceil, ceil, xsimd::ceil)
 NUMFUSE_EXPR_MATH(Floor, floor, xsimd::floor)
 NUMFUSE_EXPR_MATH(Trunc, trunc, xsimd::trunc)
 #undef NUMFUSE_EXPR_MATH
+
+// Scalar on purpose: xsimd's acosh returns numbers (not NaN) below 1, and
+// its erfc loses the tails (measured: 0 instead of subnormals, NaN for huge x).
+struct Arccosh {
+    template <class R, class T>
+    static R apply(T a) noexcept { return std::acosh(a); }
+};
+struct Erfc {
+    template <class R, class T>
+    static R apply(T a) noexcept { return std::erfc(a); }
+};
 
 struct Erf {
     static constexpr bool vectorized = true;
@@ -446,8 +455,18 @@ struct Expm1 {
             return std::expm1(a);
         }
     }
+    // xsimd's expm1 is good near 0 but overflows early in float32 and
+    // returns -1 too soon for large negative x; outside (-1, 16) the result
+    // is exp(x) - 1 without cancellation, from our 1-ULP exp kernel.
     template <class B>
-    static B batch(const B& a) noexcept { return xsimd::expm1(a); }
+    static B batch(const B& a) noexcept {
+        using T = typename B::value_type;
+        const auto outside = (a < B(T(-1))) | (a > B(T(16)));
+        if (xsimd::any(outside)) {
+            return xsimd::select(outside, kernels::exp_kernel(a) - B(T(1)), xsimd::expm1(a));
+        }
+        return xsimd::expm1(a);
+    }
 };
 
 struct Log2 {
@@ -473,14 +492,22 @@ struct Log10 {
     static B batch(const B& a) noexcept { return xsimd::log10(a); }
 };
 
-// scipy.special.expit: 1 / (1 + exp(-x)), accurate for both signs.
+// scipy.special.expit: 1 / (1 + exp(-x)) for x >= 0 and e / (1 + e) with
+// e = exp(x) below, so large negative x gives subnormals, not 0 (exp(-x)
+// would overflow first).
 struct Expit {
     static constexpr bool vectorized = true;
     template <class R, class T>
-    static R apply(T a) noexcept { return T(1) / (T(1) + std::exp(-a)); }
+    static R apply(T a) noexcept {
+        if (a >= 0) return T(1) / (T(1) + std::exp(-a));
+        const T e = std::exp(a);
+        return e / (T(1) + e);
+    }
     template <class B>
     static B batch(const B& a) noexcept {
-        return B(typename B::value_type(1)) / (B(typename B::value_type(1)) + kernels::exp_kernel(-a));
+        using T = typename B::value_type;
+        const B e = kernels::exp_kernel(-xsimd::abs(a));
+        return xsimd::select(a >= B(T(0)), B(T(1)) / (B(T(1)) + e), e / (B(T(1)) + e));
     }
 };
 

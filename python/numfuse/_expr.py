@@ -1,0 +1,178 @@
+"""numexpr-compatible string expressions: the thin Python layer.
+
+Everything that understands the expression text is C++ (numfuse._core): the
+tokenizer, parser, type checker, compiler and VM. This module only finds the
+values of the names an expression uses (in the caller's frame, as numexpr
+does) and hands them over. Nothing here, or anywhere in numfuse, passes the
+expression to Python's ``eval``/``compile``/``ast``: a payload such as
+``__import__('os').system('...')`` is just text the C++ parser rejects.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+from . import _core
+
+__all__ = [
+    "NumExpr",
+    "compile",
+    "detect_number_of_cores",
+    "disassemble",
+    "evaluate",
+    "re_evaluate",
+    "validate",
+]
+
+# Names an expression uses, by text (parsing is cheap, but this keeps the
+# per-call cost of small evaluations to a dict lookup).
+_names_cache: dict[str, tuple[str, ...]] = {}
+_NAMES_CACHE_LIMIT = 1024
+_CONSTANT_NAMES = ("inf", "nan")
+
+# re_evaluate repeats the calling thread's last evaluate/validate.
+_last = threading.local()
+
+
+def _names(ex):
+    names = _names_cache.get(ex)
+    if names is None:
+        if not isinstance(ex, str):
+            raise TypeError(
+                f"expression must be a str, got {type(ex).__name__}"
+                + (" (decode bytes first)" if isinstance(ex, (bytes, bytearray)) else "")
+            )
+        names = tuple(_core._expr_names(ex))
+        if len(_names_cache) >= _NAMES_CACHE_LIMIT:
+            _names_cache.clear()
+        _names_cache[ex] = names
+    return names
+
+
+def _lookup(names, local_dict, global_dict, depth):
+    """Values of `names`: local_dict, then global_dict (defaults: the caller's frame)."""
+    if local_dict is None or global_dict is None:
+        frame = sys._getframe(depth + 1)
+        if local_dict is None:
+            local_dict = frame.f_locals
+        if global_dict is None:
+            global_dict = frame.f_globals
+        del frame
+    used = []
+    values = []
+    for name in names:
+        try:
+            value = local_dict[name]
+        except KeyError:
+            try:
+                value = global_dict[name]
+            except KeyError:
+                if name in _CONSTANT_NAMES:
+                    continue  # inf / nan: constants unless the caller defines them
+                raise KeyError(name) from None
+        used.append(name)
+        values.append(value)
+    return used, values
+
+
+def _check_kwargs(kwargs):
+    # numexpr's keywords: accepted, and moot here (no VML, true division
+    # always, and sanitizing is unnecessary since nothing is ever eval'ed).
+    for key in kwargs:
+        if key not in ("optimization", "truediv", "sanitize", "_frame_depth"):
+            raise TypeError(f"evaluate() got an unexpected keyword argument {key!r}")
+
+
+def evaluate(
+    ex,
+    local_dict=None,
+    global_dict=None,
+    out=None,
+    order="K",
+    casting="same_kind",
+    **kwargs,
+):
+    """Evaluate a numexpr-style array expression, fused and blockwise.
+
+    Names are looked up in ``local_dict`` then ``global_dict`` (by default the
+    caller's locals and globals). See the README for the grammar.
+    """
+    _check_kwargs(kwargs)
+    names = _names(ex)
+    depth = kwargs.get("_frame_depth", 1)
+    used, values = _lookup(names, local_dict, global_dict, depth)
+    _last.call = (ex, names, out, order, casting)
+    return _core._evaluate(ex, used, values, out, order, casting)
+
+
+def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
+    """Evaluate this thread's last expression again, with the names' current values."""
+    try:
+        ex, names, out, order, casting = _last.call
+    except AttributeError:
+        raise RuntimeError("re_evaluate: no previous evaluate() or validate() in this thread") from None
+    used, values = _lookup(names, local_dict, global_dict, _frame_depth)
+    return _core._evaluate(ex, used, values, out, order, casting)
+
+
+def validate(
+    ex,
+    local_dict=None,
+    global_dict=None,
+    out=None,
+    order="K",
+    casting="same_kind",
+    **kwargs,
+):
+    """Check that `ex` compiles for the current values; None if so, else the exception.
+
+    On success the expression becomes this thread's target for re_evaluate().
+    """
+    try:
+        _check_kwargs(kwargs)
+        names = _names(ex)
+        used, values = _lookup(names, local_dict, global_dict, kwargs.get("_frame_depth", 1))
+        _core._validate(ex, used, values)
+    except Exception as error:  # noqa: BLE001 - numexpr's contract: return it
+        return error
+    _last.call = (ex, names, out, order, casting)
+    return None
+
+
+def compile(ex, signature=None, **kwargs):  # noqa: A001 - numexpr-style name
+    """A compiled expression object, callable as ``c(x, y)`` or ``c(x=..., y=...)``.
+
+    ``signature`` (optional) is a list of ``(name, dtype)``: it fixes the
+    argument order and types and compiles once; without it, arguments are in
+    ``c.input_names`` order (sorted names) and types follow each call's inputs.
+    Compiled objects may be called from many threads at once.
+    """
+    _check_kwargs(kwargs)
+    return _core.CompiledExpression(ex, None if signature in (None, ()) else list(signature))
+
+
+# numexpr's class name for compiled expressions.
+NumExpr = compile
+
+
+def disassemble(ex, local_dict=None, global_dict=None):
+    """The bytecode of an expression, as (opcode, destination, arg1, arg2, arg3) tuples.
+
+    `ex` is a compiled object with a signature, or a string compiled for the
+    values its names have in the caller's frame (or the dicts given).
+    """
+    if isinstance(ex, _core.CompiledExpression):
+        return ex.disassemble()
+    names = _names(ex)
+    used, values = _lookup(names, local_dict, global_dict, 1)
+    return _core._disassemble(ex, used, values)
+
+
+def detect_number_of_cores():
+    """Processors available to this process."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
