@@ -11,5 +11,7 @@ void register_runtime(pybind11::module_& m);
 void register_ufuncs(pybind11::module_& m);
 // evaluate / compile / disassemble: the expression engine.
 void register_expr(pybind11::module_& m);
+// logsumexp / softmax / log_softmax kernels (numfuse/_reduce.py wraps them).
+void register_reduce(pybind11::module_& m);
 
 }  // namespace numfuse::python

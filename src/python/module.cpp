@@ -8,4 +8,5 @@ PYBIND11_MODULE(_core, m) {
     numfuse::python::register_runtime(m);
     numfuse::python::register_ufuncs(m);
     numfuse::python::register_expr(m);
+    numfuse::python::register_reduce(m);
 }
