@@ -10,6 +10,7 @@
 // the arrays' buffers, which the caller keeps alive for the call's duration.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include <stdexcept>
 #include <string>
