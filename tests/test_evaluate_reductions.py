@@ -1,0 +1,112 @@
+"""Reductions anywhere in an expression: staged, fused, parallel, deterministic."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numfuse
+
+RNG = np.random.default_rng(3)
+X2 = RNG.standard_normal((123, 77))
+X3 = RNG.standard_normal((9, 40, 33))
+
+
+def _reference(kind, x, axis, keepdims):
+    if kind == "logsumexp":
+        m = np.max(x, axis=axis, keepdims=True)
+        r = np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True)) + m
+        return r if keepdims else np.squeeze(r, axis=axis if axis is not None else None)
+    return getattr(np, kind)(x, axis=axis, keepdims=keepdims)
+
+
+def _axis_text(axis):
+    if axis is None:
+        return "None"
+    return str(axis) if isinstance(axis, int) else "(" + ",".join(map(str, axis)) + ",)"
+
+
+@pytest.mark.parametrize("kind", ["sum", "prod", "min", "max", "mean", "logsumexp"])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1, -2, (0, 1), (0, 2), (2, 0), (1,)])
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_reduction_kinds_axes_keepdims(kind, axis, keepdims, threads):
+    x = X3 * (0.1 if kind == "prod" else 1.0)
+    expected = _reference(kind, x, axis, keepdims)
+    ex = f"{kind}(x, axis={_axis_text(axis)}, keepdims={keepdims})"
+    for n in (1, 2, 3):
+        numfuse.set_num_threads(n)
+        actual = numfuse.evaluate(ex)
+        assert actual.shape == np.shape(expected)
+        np.testing.assert_allclose(actual, expected, rtol=1e-12, atol=1e-300)
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.int32, np.int64, np.float32, np.complex128])
+def test_reduction_types_follow_numpy(dtype):
+    x = (np.arange(60).reshape(6, 10) % 7).astype(dtype)
+    for kind in ("sum", "prod", "mean") + (() if dtype == np.complex128 else ("min", "max")):
+        expected = getattr(np, kind)(x, axis=0)
+        actual = numfuse.evaluate(f"{kind}(x, axis=0)")
+        assert actual.dtype == expected.dtype, (kind, dtype)
+        np.testing.assert_allclose(actual, expected, rtol=1e-6)
+
+
+def test_softmax_with_nested_reductions():
+    x = X2
+    ex = ("exp(x - max(x, axis=1, keepdims=True)) / "
+          "sum(exp(x - max(x, axis=1, keepdims=True)), axis=1, keepdims=True)")
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(numfuse.evaluate(ex), e / e.sum(axis=1, keepdims=True), rtol=1e-14)
+
+
+def test_reductions_inside_arithmetic():
+    x = X2
+    np.testing.assert_allclose(numfuse.evaluate("log(sum(exp(x), axis=0))"),
+                               np.log(np.exp(x).sum(axis=0)), rtol=1e-14)
+    np.testing.assert_allclose(numfuse.evaluate("x - mean(x, axis=0)"), x - x.mean(axis=0),
+                               rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(numfuse.evaluate("sum(x * x) / sum(x) + max(x) - min(x)"),
+                               (x * x).sum() / x.sum() + x.max() - x.min(), rtol=1e-12)
+    np.testing.assert_allclose(numfuse.evaluate("logsumexp(x, axis=1) - max(x, axis=1)"),
+                               np.log(np.exp(x - x.max(1, keepdims=True)).sum(1)), rtol=1e-13)
+    assert numfuse.evaluate("sum(3)") == 3
+
+
+@pytest.mark.parametrize("shape,axis", [((1_000_003,), None), ((7, 300_001), 1),
+                                         ((300_001, 7), 0), ((2000, 700), 0), ((700, 2000), 1)])
+def test_parallel_reductions_are_bit_identical_across_thread_counts(shape, axis, threads):
+    x = RNG.standard_normal(shape)
+    ex = f"sum(exp(x) * 0.5, axis={_axis_text(axis)})"
+    results = []
+    for n in (1, 2, 3, 4):
+        numfuse.set_num_threads(n)
+        results.append(numfuse.evaluate(ex))
+    for r in results[1:]:
+        assert r.tobytes() == results[0].tobytes()
+    np.testing.assert_allclose(results[0], np.sum(np.exp(x) * 0.5, axis=axis), rtol=1e-11)
+
+
+def test_special_values_and_empty():
+    x = np.array([[1.0, np.nan, 3.0], [-np.inf, -np.inf, -np.inf]])
+    np.testing.assert_array_equal(numfuse.evaluate("max(x, axis=1)"), [np.nan, -np.inf])
+    np.testing.assert_array_equal(numfuse.evaluate("logsumexp(x, axis=1)"), [np.nan, -np.inf])
+    y = np.array([np.inf, 1.0])
+    assert numfuse.evaluate("logsumexp(y)") == np.inf
+    empty = np.zeros((0, 4))
+    np.testing.assert_array_equal(numfuse.evaluate("sum(empty, axis=0)"), np.zeros(4))
+    np.testing.assert_array_equal(numfuse.evaluate("prod(empty, axis=0)"), np.ones(4))
+    with pytest.raises(ValueError, match="zero-size"):
+        numfuse.evaluate("max(empty, axis=0)")
+
+
+def test_axis_errors():
+    x = X2
+    with pytest.raises(ValueError, match="out of bounds"):
+        numfuse.evaluate("sum(x, axis=2)")
+    with pytest.raises(ValueError, match="duplicate"):
+        numfuse.evaluate("sum(x, axis=(0, 0))")
+    with pytest.raises(SyntaxError):
+        numfuse.evaluate("sum(x, axis=1.5)")
+    with pytest.raises(SyntaxError):
+        numfuse.evaluate("sum(x, bogus=1)")
+    with pytest.raises(TypeError):
+        numfuse.evaluate("max(x * 1j)")
