@@ -33,6 +33,7 @@ from ._expr import (
     re_evaluate,
     validate,
 )
+from ._reduce import log_softmax, logsumexp, softmax
 
 __version__ = "0.1.0"
 
@@ -59,11 +60,14 @@ __all__ = [
     "get_level",
     "get_num_threads",
     "log",
+    "log_softmax",
+    "logsumexp",
     "ncores",
     "re_evaluate",
     "set_level",
     "set_num_threads",
     "show_config",
+    "softmax",
     "usable_levels",
     "validate",
 ]
