@@ -12,12 +12,20 @@ Method (same for both dtypes; float32 is evaluated in double precision):
     relative accuracy down to the subnormals and makes erf(x) - x exact-ish).
   * Interval k >= 1: y = c0 + t * P(t), t = ax - m (exact by Sterbenz),
     c0 = erf(m) rounded, with m chosen so erf(m) is within 2^-62 of c0.
-  * The kernel evaluates P by Horner in u (u = x^2 on interval 0, t elsewhere):
-    y = c0 + fma(t, P(u), s*t) with s = 1 on interval 0, else 0.
+  * The kernel evaluates P = c1 + u*(c2 + u*(...)) by Horner in u (u = x^2 on
+    interval 0, u = t elsewhere), base = x on interval 0, c0 elsewhere:
+      f64: c1 = c1hi + c1lo; s = RN(base + t*c1hi) plus its rounding error, then
+           y = s + (err + t*(c1lo + u*Q))  (only the last addition rounds by ~0.5 ulp);
+      f32 (in double): y = base + t*(c1hi + u*Q), rounded once to float.
+  * Interval 0 is kept short in f64 (a0max): x*u*Q there is a large part of
+    erf(x) - x and its rounding error would otherwise show.
 
 Each P is the Chebyshev interpolant (near-minimax) of the exact function on the
-interval widened by a small margin (index rounding), rounded to double; the
-error of the *rounded* polynomials is then measured on a dense grid with mpmath.
+interval widened by a small margin (index rounding); coefficients are rounded to
+double (c1 to a double-double), and the error of the *rounded* polynomials is then
+measured on a dense grid with mpmath and printed next to each interval. For f32,
+c1 on interval 0 is pinned to 2/sqrt(pi) - 1 so that subnormal float results,
+which have few bits, round correctly.
 
 Usage: python3 tools/erf_coeffs.py [f64|f32|all] [--scan]   (prints C++ to stdout)
   --scan searches the index quadratic (n, C) instead of using the chosen one.

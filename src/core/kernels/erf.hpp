@@ -3,30 +3,34 @@
 // Contract
 //   template <class Arch> batch<double, Arch> erf_kernel(batch<double, Arch> x) noexcept;
 //   template <class Arch> batch<float, Arch>  erf_kernel(batch<float, Arch> x) noexcept;
-//   * Max error vs the correctly rounded erf (measured, tools/erf_check.cpp):
-//       float64: 0.52 ulp (1.5e8 random inputs, dense on [0, 6]), sse2 / avx2+fma / avx512
-//       float32: 0.51 ulp (all 2^32 inputs), every arch
+//   * Max error vs the correctly rounded erf (measured with tools/erf_check.cpp):
+//       float64: 0.574 ulp with FMA (avx2_fma, avx512), 0.643 ulp on sse2
+//                (3e7 random inputs x 2 signs, dense on [0, 6], every binade, random bits);
+//       float32: 0.521 ulp on every arch (all 2^32 inputs).
 //   * Valid for all inputs. erf(+-0) = +-0, erf(+-inf) = +-1, erf(NaN) = +qNaN
-//     (0x7ff8000000000000 / 0x7fc00000, also for negative NaN inputs), subnormal
-//     inputs give the correctly rounded x * 2/sqrt(pi), erf(-x) == -erf(x) bitwise.
-//     (The same special values as scipy.special.erf.)
-//   * Raises no exception semantics of its own; hardware flags are don't-care.
-//   * Works with and without hardware FMA (xsimd::fma on sse2 is a mul then an add).
+//     (0x7ff8000000000000 / 0x7fc00000, also for negative NaN inputs); subnormal inputs
+//     give x * 2/sqrt(pi) correctly rounded; erf(-x) == -erf(x) bitwise. These are the
+//     special values of scipy.special.erf.
+//   * Hardware floating-point flags are don't-care (the caller masks them).
+//   * Correct with and without hardware FMA (xsimd::fma on sse2 is a mul then an add).
+//   * avx2_fma and avx512 give bit-identical results (same operations in the same order).
 //
 // Method. ax = min(|x|, xmax) picks one of 16 intervals, k = round(qb*ax + qc*ax^2 - n)
-// clamped at 0 (narrow intervals near x ~ 1, wide ones where erf ~ 1). The 16-entry
-// coefficient tables are read with one vpermt2pd per coefficient on AVX-512, a gather
-// on AVX2 and scalar loads on SSE2.
-//   k = 0  ([0, ~0.72] in f64): y = x + x*(c1 + u*(c2 + ...)), u = x^2 (odd polynomial;
+// clamped at 0, computed as the low bits of max(fma(fma(qc, ax, qb), ax, 2^52 - n), 2^52)
+// (narrow intervals near x ~ 1, wide ones where erf ~ 1). Per-interval coefficients come
+// from one vpermt2pd per coefficient on AVX-512 (16-entry tables in two registers), from
+// row loads + 4x4 transposes on AVX2 and from pairs of scalar loads on SSE2.
+//   k = 0  ([0, 0.33] in f64): y = x + x*(c1 + u*(c2 + ...)), u = x^2 (odd polynomial,
 //          relative accuracy down to the subnormals);
 //   k >= 1: y = c0 + t*(c1 + u*(c2 + ...)), u = t = ax - m (exact by Sterbenz), c0 = erf(m)
-//          rounded, with m chosen so that erf(m) is within 2^-62 of c0.
-// f64 keeps c1 = c1hi + c1lo and ends with y = base + fma(t, c1hi, t*(c1lo + u*Q)), so the
-// only large rounding is the final addition (~0.5 ulp) and the rest stays below ~0.05 ulp.
-// f32 converts to double, evaluates a degree-5 set of the same form and rounds once.
-// |x| < 2^-1000 (rare) takes a scalar exact path: RN(x * 2/sqrt(pi)), correctly rounded.
-// Coefficients: near-minimax (Chebyshev interpolation) fits made with mpmath by
-// tools/erf_coeffs.py, pasted below unchanged as hex-float literals.
+//          rounded, m chosen so that erf(m) is within 2^-62 of c0.
+// float64 (degree 12) keeps c1 = c1hi + c1lo and forms s = RN(base + t*c1hi) together with
+// its rounding error, so the only rounding that reaches ~0.5 ulp is the last addition.
+// float32 converts to double, evaluates a degree-5 set of the same form, rounds once.
+// 0 < |x| < 2^-1000 (rare) takes an exact scalar path for RN(x * 2/sqrt(pi)).
+// Coefficients: Chebyshev-interpolation (near-minimax) fits made with mpmath by
+// tools/erf_coeffs.py and pasted below unchanged as hex-float literals
+// (regenerate with `python3 tools/erf_paste.py`).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -739,7 +743,7 @@ NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erf_fix_tiny(xsimd::batch<double
 
 }  // namespace erf_detail
 
-// erf(x) for float64 lanes. Max error 0.52 ulp (see the contract at the top).
+// erf(x) for float64 lanes. Max error 0.574 ulp with FMA, 0.643 on sse2 (contract at the top).
 template <class Arch>
 inline xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
@@ -819,7 +823,7 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_f32_half(xsimd::batch<double, 
 
 }  // namespace erf_detail
 
-// erf(x) for float32 lanes, evaluated in double and rounded once. Max error 0.51 ulp.
+// erf(x) for float32 lanes, evaluated in double and rounded once. Max error 0.521 ulp.
 template <class Arch>
 inline xsimd::batch<float, Arch> erf_kernel(xsimd::batch<float, Arch> x) noexcept {
     using F = xsimd::batch<float, Arch>;
