@@ -27,6 +27,16 @@ using Arch = NUMFUSE_LEVEL_ARCH;
 template <class T>
 using Batch = xsimd::batch<T, Arch>;
 
+// The loops below must have the exp kernel inlined: a call would clobber
+// every vector register (none are callee-saved) and push the accumulators
+// to the stack. GCC stops inlining in functions this large, so the loop
+// functions are flattened.
+#if defined(__GNUC__)
+#define NUMFUSE_REDUCE_FLATTEN __attribute__((flatten))
+#else
+#define NUMFUSE_REDUCE_FLATTEN
+#endif
+
 // Independent accumulators per run: enough to hide the latency of the
 // exp -> add chain, few enough to stay in registers with AVX-512.
 constexpr std::size_t run_unroll = 4;
@@ -130,10 +140,23 @@ inline void fold(B& m, B& s, B& c, B x, const B& w) noexcept {
         s *= scale;
         c *= scale;
         m = m_new;
+        B y = kernels::exp_kernel(x - m);
+        if constexpr (HasB) y *= w;
+        add_compensated(s, c, y);
+        return;
     }
     B y = kernels::exp_kernel(x - m);
-    if constexpr (HasB) y *= w;
-    add_compensated(s, c, y);
+    if constexpr (HasB) {
+        add_compensated(s, c, y * w);
+    } else {
+        // No new maximum and no weights: y = exp(x - m) <= 1 <= s (the
+        // lane's maximum contributed exactly exp(0) = 1; s = 0 only before
+        // any finite element, where the sum is exact anyway), so Fast2Sum's
+        // three operations give the exact error.
+        const B t = s + y;
+        c += (s - t) + y;
+        s = t;
+    }
 }
 
 // --------------------------------------------------------------- runs
@@ -152,47 +175,62 @@ void run_init(RunLaneState<T>& state) noexcept {
 // ReduceKernels::run_accumulate). The lane an element lands in depends only
 // on its index in the run, so results do not depend on threads.
 template <class T, bool HasB>
-void run_accumulate_impl(const char* a, std::ptrdiff_t a_stride, const char* b,
+NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_stride, const char* b,
                          std::ptrdiff_t b_stride, std::size_t n, RunLaneState<T>& state) noexcept {
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
     constexpr std::size_t block = run_unroll * width;
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
-    B m[run_unroll], s[run_unroll], c[run_unroll];
-    for (std::size_t k = 0; k < run_unroll; ++k) {
-        m[k] = B::load_aligned(state.m + k * width);
-        s[k] = B::load_aligned(state.s + k * width);
-        c[k] = B::load_aligned(state.c + k * width);
-    }
+    static_assert(run_unroll == 4, "the main loop below is unrolled by hand");
+    // Four named accumulators, unrolled by hand: with an array indexed in a
+    // loop GCC keeps the state on the stack, and the store-to-load latency
+    // then bounds the loop instead of the arithmetic.
+    B m0 = B::load_aligned(state.m), m1 = B::load_aligned(state.m + width),
+      m2 = B::load_aligned(state.m + 2 * width), m3 = B::load_aligned(state.m + 3 * width);
+    B s0 = B::load_aligned(state.s), s1 = B::load_aligned(state.s + width),
+      s2 = B::load_aligned(state.s + 2 * width), s3 = B::load_aligned(state.s + 3 * width);
+    B c0 = B::load_aligned(state.c), c1 = B::load_aligned(state.c + width),
+      c2 = B::load_aligned(state.c + 2 * width), c3 = B::load_aligned(state.c + 3 * width);
     const B one(T(1));
     std::size_t i = 0;
     if (a_stride == elem && (!HasB || b_stride == elem || b_stride == 0)) {
         const T* pa = reinterpret_cast<const T*>(a);
         const T* pb = reinterpret_cast<const T*>(b);
-        B w_broadcast = one;
+        B w0 = one, w1 = one, w2 = one, w3 = one;
         if constexpr (HasB) {
             if (b_stride == 0) {
-                T w0;
-                std::memcpy(&w0, b, sizeof(T));
-                w_broadcast = B(w0);
+                T w;
+                std::memcpy(&w, b, sizeof(T));
+                w0 = w1 = w2 = w3 = B(w);
             }
         }
         for (; i + block <= n; i += block) {
-            for (std::size_t k = 0; k < run_unroll; ++k) {
-                const B x = B::load_unaligned(pa + i + k * width);
-                B w = w_broadcast;
-                if constexpr (HasB) {
-                    if (b_stride != 0) w = B::load_unaligned(pb + i + k * width);
+            if constexpr (HasB) {
+                if (b_stride != 0) {
+                    w0 = B::load_unaligned(pb + i);
+                    w1 = B::load_unaligned(pb + i + width);
+                    w2 = B::load_unaligned(pb + i + 2 * width);
+                    w3 = B::load_unaligned(pb + i + 3 * width);
                 }
-                fold<HasB>(m[k], s[k], c[k], x, w);
             }
+            fold<HasB>(m0, s0, c0, B::load_unaligned(pa + i), w0);
+            fold<HasB>(m1, s1, c1, B::load_unaligned(pa + i + width), w1);
+            fold<HasB>(m2, s2, c2, B::load_unaligned(pa + i + 2 * width), w2);
+            fold<HasB>(m3, s3, c3, B::load_unaligned(pa + i + 3 * width), w3);
         }
     }
-    for (std::size_t k = 0; k < run_unroll; ++k) {
-        m[k].store_aligned(state.m + k * width);
-        s[k].store_aligned(state.s + k * width);
-        c[k].store_aligned(state.c + k * width);
-    }
+    m0.store_aligned(state.m);
+    m1.store_aligned(state.m + width);
+    m2.store_aligned(state.m + 2 * width);
+    m3.store_aligned(state.m + 3 * width);
+    s0.store_aligned(state.s);
+    s1.store_aligned(state.s + width);
+    s2.store_aligned(state.s + 2 * width);
+    s3.store_aligned(state.s + 3 * width);
+    c0.store_aligned(state.c);
+    c1.store_aligned(state.c + width);
+    c2.store_aligned(state.c + 2 * width);
+    c3.store_aligned(state.c + 3 * width);
     // Strided runs and the tail: batch by batch through load_lanes, on the
     // state in memory (indexing the register arrays with a run-time k would
     // push them out of registers in the main loop too). Padding lanes read
@@ -228,7 +266,7 @@ void run_accumulate(const char* a, std::ptrdiff_t a_stride, const char* b,
 // maximum, each lane rescaled by exp_difference, then summed lane 0, 1, ...
 // with TwoSum (a fixed order: the same bits for the same state).
 template <class T>
-ReducePartial<T> run_finish(const RunLaneState<T>& state) noexcept {
+NUMFUSE_REDUCE_FLATTEN ReducePartial<T> run_finish(const RunLaneState<T>& state) noexcept {
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
     T m_max = lowest<T>();
@@ -265,7 +303,7 @@ inline Batch<T> softmax_value(const Batch<T>& x, const Batch<T>& m, const Batch<
 }
 
 template <class T, SoftmaxKind Kind>
-void run_write_impl(const char* a, std::ptrdiff_t a_stride, char* out, std::ptrdiff_t out_stride,
+NUMFUSE_REDUCE_FLATTEN void run_write_impl(const char* a, std::ptrdiff_t a_stride, char* out, std::ptrdiff_t out_stride,
                     std::size_t n, T m, T param) noexcept {
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
@@ -341,7 +379,7 @@ inline void strip_fold_block(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_
 }
 
 template <class T, bool HasB>
-void strip_accumulate_impl(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
+NUMFUSE_REDUCE_FLATTEN void strip_accumulate_impl(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
                            const char* b, std::ptrdiff_t b_lane, std::ptrdiff_t b_step,
                            std::size_t lanes, std::size_t steps, T* m_state, T* s_state,
                            T* c_state) noexcept {
@@ -392,7 +430,7 @@ void strip_accumulate(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_ste
 }
 
 template <class T, SoftmaxKind Kind>
-void strip_write_impl(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,
+NUMFUSE_REDUCE_FLATTEN void strip_write_impl(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,
                       std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
                       std::size_t steps, const T* m_lane, const T* param_lane) noexcept {
     using B = Batch<T>;
