@@ -1,8 +1,7 @@
 """logsumexp / softmax / log_softmax: numfuse against SciPy, PyTorch and NumPy.
 
 Prints a Markdown table of median times and speed-ups, measured side by side
-in one run (calls interleaved round-robin, so machine noise hits every
-contender alike), and a PASS/FAIL line per performance target of issue 3.
+in one run (each contender in its own block, see measure()), and a PASS/FAIL line per performance target of issue 3.
 numfuse and torch use the same thread count (--threads, default 2); NumPy's
 x.sum(axis) is the memory-bound reference (single-threaded, as NumPy is).
 
@@ -30,16 +29,24 @@ except ImportError:  # pragma: no cover - optional peer
 
 
 def measure(contenders: dict, repeats: int) -> dict:
-    """Median seconds per contender, calls interleaved round-robin."""
-    for fn in contenders.values():
-        fn()  # warm-up: page faults, thread pools, caches
-    times = {name: [] for name in contenders}
-    for _ in range(repeats):
-        for name, fn in contenders.items():
+    """Median seconds per contender, each timed in its own block.
+
+    Blocks, not round-robin: numfuse and torch each bring an OpenMP runtime
+    whose idle workers spin for a while after a parallel region; on a
+    two-core machine, alternating calls would time each library against the
+    other's spinning threads. The first call of each block (warm-up: page
+    faults, thread start, the other runtime going idle) is not counted.
+    """
+    result = {}
+    for name, fn in contenders.items():
+        fn()
+        times = []
+        for _ in range(repeats):
             start = time.perf_counter()
             fn()
-            times[name].append(time.perf_counter() - start)
-    return {name: statistics.median(values) for name, values in times.items()}
+            times.append(time.perf_counter() - start)
+        result[name] = statistics.median(times)
+    return result
 
 
 def main() -> None:

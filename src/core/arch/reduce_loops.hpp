@@ -43,7 +43,7 @@ constexpr std::size_t run_unroll = 4;
 // Steps (rows) folded per visit of a strip's state: the state is loaded and
 // stored once per block, and the block's maximum is found before any exp,
 // so a block costs at most one rescale per lane.
-constexpr std::size_t strip_block = 4;
+constexpr std::size_t strip_block = 8;
 
 template <class T>
 constexpr T lowest() noexcept {
@@ -364,17 +364,25 @@ inline void strip_fold_block(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_
     B block_max = x[0];
     for (std::size_t r = 1; r < Rows; ++r) block_max = xsimd::select(x[r] > block_max, x[r], block_max);
     const auto larger = block_max > m;
-    if (xsimd::any(larger)) {
+    if (HasB || xsimd::any(larger)) {
         const B m_new = xsimd::select(larger, block_max, m);
         const B scale = exp_difference(m, m_new);
         s *= scale;
         c *= scale;
         m = m_new;
+        for (std::size_t r = 0; r < Rows; ++r) {
+            B y = kernels::exp_kernel(x[r] - m);
+            if constexpr (HasB) y *= w[r];
+            add_compensated(s, c, y);
+        }
+        return;
     }
+    // No new maximum, no weights: every term is <= 1 <= s (see fold).
     for (std::size_t r = 0; r < Rows; ++r) {
-        B y = kernels::exp_kernel(x[r] - m);
-        if constexpr (HasB) y *= w[r];
-        add_compensated(s, c, y);
+        const B y = kernels::exp_kernel(x[r] - m);
+        const B t = s + y;
+        c += (s - t) + y;
+        s = t;
     }
 }
 
@@ -462,6 +470,69 @@ void strip_write(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane, std::pt
     }
 }
 
+template <class T, SoftmaxKind Kind>
+NUMFUSE_REDUCE_FLATTEN void short_softmax_impl(const char* a, std::ptrdiff_t a_lane,
+                                               std::ptrdiff_t a_step, char* out,
+                                               std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
+                                               std::size_t lanes, std::size_t steps) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    const B nan(std::numeric_limits<T>::quiet_NaN());
+    const B inf(std::numeric_limits<T>::infinity());
+    for (std::size_t j = 0; j < lanes; j += width) {
+        const std::size_t count = lanes - j < width ? lanes - j : width;
+        const char* pa = a + static_cast<std::ptrdiff_t>(j) * a_lane;
+        char* po = out + static_cast<std::ptrdiff_t>(j) * out_lane;
+        B x[short_group_max];
+        B m(lowest<T>());
+        auto nan_seen = m != m;
+        for (std::size_t r = 0; r < steps; ++r) {
+            x[r] = load_lanes<T>(pa + static_cast<std::ptrdiff_t>(r) * a_step, a_lane, count,
+                                 T(0));
+            m = xsimd::select(x[r] > m, x[r], m);
+            nan_seen = nan_seen || (x[r] != x[r]);
+        }
+        B s(T(0));
+        B c(T(0));
+        for (std::size_t r = 0; r < steps; ++r) add_compensated(s, c, kernels::exp_kernel(x[r] - m));
+        // SciPy's special values (see softmax_parameters in reduce.cpp): a
+        // NaN or zero sum (NaN / +inf entries, all -inf) makes the group NaN,
+        // except log_softmax with +inf and no NaN: m = +inf, param = 0.
+        const B total = s + c;
+        const auto normal = (total > B(T(0))) && (total < inf);
+        B param;
+        if constexpr (Kind == SoftmaxKind::softmax) {
+            param = total;
+            m = xsimd::select(normal, m, nan);
+        } else {
+            const B hi = s + c;
+            const B lo = c - (hi - s);
+            param = kernels::log_kernel(hi) + lo / hi;
+            const auto infinite = (m == inf) && !nan_seen;
+            m = xsimd::select(normal, m, xsimd::select(infinite, inf, nan));
+            param = xsimd::select(normal, param, B(T(0)));
+        }
+        for (std::size_t r = 0; r < steps; ++r) {
+            store_lanes<T>(softmax_value<T, Kind>(x[r], m, param),
+                           po + static_cast<std::ptrdiff_t>(r) * out_step, out_lane, count);
+        }
+    }
+}
+
+// Contract: see ReduceKernels::short_softmax (steps <= short_group_max).
+template <class T>
+void short_softmax(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
+                   char* out, std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
+                   std::size_t steps) noexcept {
+    if (kind == SoftmaxKind::softmax) {
+        short_softmax_impl<T, SoftmaxKind::softmax>(a, a_lane, a_step, out, out_lane, out_step,
+                                                    lanes, steps);
+    } else {
+        short_softmax_impl<T, SoftmaxKind::log_softmax>(a, a_lane, a_step, out, out_lane,
+                                                        out_step, lanes, steps);
+    }
+}
+
 template <class T>
 void fill_kernels(ReduceKernels<T>& kernels) noexcept {
     kernels.batch_lanes = Batch<T>::size;
@@ -471,6 +542,7 @@ void fill_kernels(ReduceKernels<T>& kernels) noexcept {
     kernels.run_write = &run_write<T>;
     kernels.strip_accumulate = &strip_accumulate<T>;
     kernels.strip_write = &strip_write<T>;
+    kernels.short_softmax = &short_softmax<T>;
 }
 
 inline void fill_reduce_table(ReduceKernelTable& table) noexcept {

@@ -46,6 +46,9 @@ struct RunLaneState {
     alignas(64) T c[capacity];
 };
 
+// Longest reduced axis short_softmax handles.
+inline constexpr std::size_t short_group_max = 16;
+
 template <class T>
 struct ReduceKernels {
     // Lanes of one SIMD batch; strip state arrays are padded to a multiple.
@@ -76,6 +79,13 @@ struct ReduceKernels {
                         std::ptrdiff_t a_step, char* out, std::ptrdiff_t out_lane,
                         std::ptrdiff_t out_step, std::size_t lanes, std::size_t steps,
                         const T* m, const T* param) noexcept = nullptr;
+    // softmax / log_softmax of groups of at most short_group_max elements,
+    // one group per lane, folded and written in registers (no state arrays,
+    // no per-output scalar work): lane j, element k at a + j*a_lane + k*a_step.
+    void (*short_softmax)(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane,
+                          std::ptrdiff_t a_step, char* out, std::ptrdiff_t out_lane,
+                          std::ptrdiff_t out_step, std::size_t lanes,
+                          std::size_t steps) noexcept = nullptr;
 };
 
 struct ReduceKernelTable {

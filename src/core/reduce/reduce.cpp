@@ -565,7 +565,19 @@ void softmax_typed(SoftmaxKind kind, const Plan& p, const char* x, const ReduceO
     if (p.chunks == 1) {
         // One chunk per group: fold, finish and write in the same work item
         // while the group is still in cache.
-        if (p.lanes_across_outputs) {
+        if (p.lanes_across_outputs && p.inner.rank() == 1 && p.reduced <= short_group_max) {
+            // Short groups (e.g. the last axis of (1000, 1000, 5)): whole
+            // groups per lane, in registers.
+            parallel_items(p, [&](std::size_t index) {
+                const StripItem item = strip_item(p, index);
+                std::ptrdiff_t base[slot_count];
+                offsets_of(p.outer, item.first_output, base);
+                kernels.short_softmax(kind, x + base[slot_a], p.outer.stride[slot_a].back(),
+                                      p.inner.stride[slot_a].back(), out.data + base[slot_out],
+                                      p.outer.stride[slot_out].back(),
+                                      p.inner.stride[slot_out].back(), item.lanes, p.reduced);
+            });
+        } else if (p.lanes_across_outputs) {
             parallel_items(p, [&](std::size_t index) {
                 const StripItem item = strip_item(p, index);
                 StripState<T> state;
