@@ -183,8 +183,10 @@ def test_case_count_matches_numexpr():
 
 
 # ----------------------------------------------------------------- numexpr's own test, substituted
-def test_numexprs_own_expression_tests_with_numfuse(monkeypatch):
+def test_numexprs_own_expression_tests_with_numfuse(monkeypatch, pytestconfig):
     """Runs the installed numexpr's test_expressions with numfuse.evaluate swapped in."""
+    # numexpr's module uses a marker our strict-markers config does not know.
+    pytestconfig.addinivalue_line("markers", "thread_unsafe: numexpr's own marker")
     tests = pytest.importorskip("numexpr.tests.test_numexpr")
     marks = [m for m in tests.test_expressions.pytestmark if m.name == "parametrize"]
     cases = marks[0].args[1]
