@@ -386,6 +386,60 @@ inline void strip_fold_block(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_
     }
 }
 
+// The common case of strip_fold_block (contiguous lanes, full batches, no
+// weights, a full block) for two neighbouring batches at once: two
+// independent accumulation chains, and loads straight from memory (L1-hot
+// on the second read) instead of an array spilled to the stack.
+template <class T>
+inline void strip_fold_pair(const char* a, std::ptrdiff_t a_step, Batch<T>& m0, Batch<T>& s0,
+                            Batch<T>& c0, Batch<T>& m1, Batch<T>& s1, Batch<T>& c1) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    const auto row = [&](std::size_t r, std::size_t k) {
+        return B::load_unaligned(
+            reinterpret_cast<const T*>(a + static_cast<std::ptrdiff_t>(r) * a_step) + k * width);
+    };
+    B top0 = row(0, 0);
+    B top1 = row(0, 1);
+    for (std::size_t r = 1; r < strip_block; ++r) {
+        const B x0 = row(r, 0);
+        const B x1 = row(r, 1);
+        top0 = xsimd::select(x0 > top0, x0, top0);
+        top1 = xsimd::select(x1 > top1, x1, top1);
+    }
+    const auto larger0 = top0 > m0;
+    const auto larger1 = top1 > m1;
+    if (xsimd::any(larger0) || xsimd::any(larger1)) {
+        // Rare: rescale both (lanes without a new maximum scale by exactly 1).
+        const B m0_new = xsimd::select(larger0, top0, m0);
+        const B m1_new = xsimd::select(larger1, top1, m1);
+        const B scale0 = exp_difference(m0, m0_new);
+        const B scale1 = exp_difference(m1, m1_new);
+        s0 *= scale0;
+        c0 *= scale0;
+        s1 *= scale1;
+        c1 *= scale1;
+        m0 = m0_new;
+        m1 = m1_new;
+        for (std::size_t r = 0; r < strip_block; ++r) {
+            add_compensated(s0, c0, kernels::exp_kernel(row(r, 0) - m0));
+            add_compensated(s1, c1, kernels::exp_kernel(row(r, 1) - m1));
+        }
+        return;
+    }
+    for (std::size_t r = 0; r < strip_block; ++r) {
+        // Fast2Sum: every term is <= 1 <= s (see fold).
+        const B y0 = kernels::exp_kernel(row(r, 0) - m0);
+        const B y1 = kernels::exp_kernel(row(r, 1) - m1);
+        const B t0 = s0 + y0;
+        const B t1 = s1 + y1;
+        c0 += (s0 - t0) + y0;
+        c1 += (s1 - t1) + y1;
+        s0 = t0;
+        s1 = t1;
+    }
+}
+
 template <class T, bool HasB>
 NUMFUSE_REDUCE_FLATTEN void strip_accumulate_impl(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
                            const char* b, std::ptrdiff_t b_lane, std::ptrdiff_t b_step,
@@ -398,7 +452,23 @@ NUMFUSE_REDUCE_FLATTEN void strip_accumulate_impl(const char* a, std::ptrdiff_t 
     for (std::size_t r0 = 0; r0 < steps; r0 += strip_block) {
         const std::size_t rows = steps - r0 < strip_block ? steps - r0 : strip_block;
         const auto row_offset = static_cast<std::ptrdiff_t>(r0);
-        for (std::size_t j = 0; j < lanes; j += width) {
+        std::size_t j = 0;
+        if (!HasB && rows == strip_block && a_lane == static_cast<std::ptrdiff_t>(sizeof(T))) {
+            for (; j + 2 * width <= lanes; j += 2 * width) {
+                B m0 = B::load_unaligned(m_state + j), m1 = B::load_unaligned(m_state + j + width);
+                B s0 = B::load_unaligned(s_state + j), s1 = B::load_unaligned(s_state + j + width);
+                B c0 = B::load_unaligned(c_state + j), c1 = B::load_unaligned(c_state + j + width);
+                strip_fold_pair<T>(a + row_offset * a_step + static_cast<std::ptrdiff_t>(j) * a_lane,
+                                   a_step, m0, s0, c0, m1, s1, c1);
+                m0.store_unaligned(m_state + j);
+                m1.store_unaligned(m_state + j + width);
+                s0.store_unaligned(s_state + j);
+                s1.store_unaligned(s_state + j + width);
+                c0.store_unaligned(c_state + j);
+                c1.store_unaligned(c_state + j + width);
+            }
+        }
+        for (; j < lanes; j += width) {
             const std::size_t count = lanes - j < width ? lanes - j : width;
             const auto lane_offset = static_cast<std::ptrdiff_t>(j);
             const char* pa = a + row_offset * a_step + lane_offset * a_lane;

@@ -179,9 +179,17 @@ struct Plan {
     std::size_t elements_per_item = 0;
 };
 
-// Outputs folded together by one strip item: its state (3 arrays) and
-// softmax parameters (2 arrays) stay in L1.
-constexpr std::size_t strip_lanes_max = 512;
+// Outputs folded together by one strip item. Wide strips read long
+// contiguous pieces of each row (axis 0 of a C array: one strip per thread
+// streams its half of every row; narrow strips would touch a new page per
+// row and defeat the prefetchers); the lane state (3 arrays) then lives in
+// L2. The width only groups independent outputs, each folded the same way
+// whatever strip it is in, so it may follow the thread count without
+// changing a single bit of the results.
+constexpr std::size_t strip_lanes_min = 512;
+constexpr std::size_t strip_lanes_max = 8192;
+// Padding after per-output arrays: kernels load whole batches.
+constexpr std::size_t lane_padding = 16;
 // Below this many elements per thread, threads cost more than they save.
 constexpr std::size_t min_elements_per_thread = std::size_t{1} << 15;
 
@@ -200,7 +208,10 @@ Plan plan(const Dims& outer_in, const Dims& inner_in, std::size_t elem, std::siz
     // axes) one lane per output, stepping through the reduced elements.
     p.lanes_across_outputs = !run_contiguous && outer_length >= batch_lanes;
     if (p.lanes_across_outputs) {
-        p.strip_lanes = std::min(outer_length, strip_lanes_max);
+        const auto threads = static_cast<std::size_t>(parallel::thread_count());
+        std::size_t width = (outer_length + threads - 1) / threads;
+        width = (width + lane_padding - 1) / lane_padding * lane_padding;
+        p.strip_lanes = std::min(outer_length, std::clamp(width, strip_lanes_min, strip_lanes_max));
         p.strips_per_row = (outer_length + p.strip_lanes - 1) / p.strip_lanes;
         p.rows = p.outputs / outer_length;
         // Chunks count steps here: strips already give one work item per
@@ -332,22 +343,20 @@ StripItem strip_item(const Plan& p, std::size_t item) noexcept {
             chunk};
 }
 
-// Per-lane state of one strip, padded to whole batches.
+// Lane states of every output for one chunk, as the strip kernels want
+// them (structure of arrays, padded to whole batches).
 template <class T>
-struct StripState {
-    alignas(64) T m[strip_lanes_max + 16];
-    alignas(64) T s[strip_lanes_max + 16];
-    alignas(64) T c[strip_lanes_max + 16];
+struct StripStates {
+    std::vector<T> m, s, c;
+    explicit StripStates(std::size_t outputs)
+        : m(outputs + lane_padding, std::numeric_limits<T>::lowest()),
+          s(outputs + lane_padding, T(0)),
+          c(outputs + lane_padding, T(0)) {}
 };
 
 template <class T>
 void fold_strip_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char* a, const char* b,
-                      const StripItem& item, StripState<T>& state) noexcept {
-    for (std::size_t j = 0; j < strip_lanes_max + 16; ++j) {
-        state.m[j] = std::numeric_limits<T>::lowest();
-        state.s[j] = T(0);
-        state.c[j] = T(0);
-    }
+                      const StripItem& item, StripStates<T>& state) noexcept {
     std::ptrdiff_t base[slot_count];
     offsets_of(p.outer, item.first_output, base);
     const std::ptrdiff_t a_lane = p.outer.stride[slot_a].back();
@@ -356,10 +365,13 @@ void fold_strip_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char
     const std::ptrdiff_t b_step = p.inner.stride[slot_b].back();
     const std::size_t lo = item.chunk * p.chunk;
     const std::size_t hi = std::min(p.reduced, lo + p.chunk);
+    T* m = state.m.data() + item.first_output;
+    T* s = state.s.data() + item.first_output;
+    T* c = state.c.data() + item.first_output;
     for_each_run(p.inner, lo, hi, [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
         kernels.strip_accumulate(a + base[slot_a] + offset[slot_a], a_lane, a_step,
                                  b ? b + base[slot_b] + offset[slot_b] : nullptr, b_lane, b_step,
-                                 item.lanes, count, state.m, state.s, state.c);
+                                 item.lanes, count, m, s, c);
     });
 }
 
@@ -369,15 +381,19 @@ std::vector<ReducePartial<T>> fold_all(const ReduceKernels<T>& kernels, const Pl
                                        const char* a, const char* b) {
     std::vector<ReducePartial<T>> partials(p.outputs * p.chunks);
     if (p.lanes_across_outputs) {
+        std::vector<StripStates<T>> states;
+        states.reserve(p.chunks);
+        for (std::size_t chunk = 0; chunk < p.chunks; ++chunk) states.emplace_back(p.outputs);
         parallel_items(p, [&](std::size_t index) {
             const StripItem item = strip_item(p, index);
-            StripState<T> state;
-            fold_strip_chunk(kernels, p, a, b, item, state);
-            for (std::size_t j = 0; j < item.lanes; ++j) {
-                partials[(item.first_output + j) * p.chunks + item.chunk] = {state.m[j], state.s[j],
-                                                                              state.c[j]};
-            }
+            fold_strip_chunk(kernels, p, a, b, item, states[item.chunk]);
         });
+        for (std::size_t chunk = 0; chunk < p.chunks; ++chunk) {
+            const auto& st = states[chunk];
+            for (std::size_t o = 0; o < p.outputs; ++o) {
+                partials[o * p.chunks + chunk] = {st.m[o], st.s[o], st.c[o]};
+            }
+        }
     } else {
         parallel_items(p, [&](std::size_t index) {
             const std::size_t o = index / p.chunks;
@@ -578,21 +594,18 @@ void softmax_typed(SoftmaxKind kind, const Plan& p, const char* x, const ReduceO
                                       p.inner.stride[slot_out].back(), item.lanes, p.reduced);
             });
         } else if (p.lanes_across_outputs) {
+            StripStates<T> state(p.outputs);
+            std::vector<T> m(p.outputs + lane_padding, T(0));
+            std::vector<T> param(p.outputs + lane_padding, T(1));
             parallel_items(p, [&](std::size_t index) {
                 const StripItem item = strip_item(p, index);
-                StripState<T> state;
                 fold_strip_chunk<T>(kernels, p, x, nullptr, item, state);
-                alignas(64) T m[strip_lanes_max + 16];
-                alignas(64) T param[strip_lanes_max + 16];
-                for (std::size_t j = 0; j < strip_lanes_max + 16; ++j) {
-                    m[j] = T(0);
-                    param[j] = T(1);
+                for (std::size_t j = item.first_output; j < item.first_output + item.lanes; ++j) {
+                    softmax_parameters<T>(kind, {state.m[j], state.s[j], state.c[j]}, p, x, j,
+                                          m[j], param[j]);
                 }
-                for (std::size_t j = 0; j < item.lanes; ++j) {
-                    softmax_parameters<T>(kind, {state.m[j], state.s[j], state.c[j]}, p, x,
-                                          item.first_output + j, m[j], param[j]);
-                }
-                write_strip_output(kernels, kind, p, x, out, item, m, param);
+                write_strip_output(kernels, kind, p, x, out, item, m.data() + item.first_output,
+                                   param.data() + item.first_output);
             });
         } else {
             parallel_items(p, [&](std::size_t o) {
@@ -607,8 +620,8 @@ void softmax_typed(SoftmaxKind kind, const Plan& p, const char* x, const ReduceO
     // Long groups: fold every chunk, merge per group in chunk order, then
     // write every chunk.
     const auto partials = fold_all<T>(kernels, p, x, nullptr);
-    std::vector<T> m(p.outputs + strip_lanes_max + 16, T(0));
-    std::vector<T> param(p.outputs + strip_lanes_max + 16, T(1));
+    std::vector<T> m(p.outputs + lane_padding, T(0));
+    std::vector<T> param(p.outputs + lane_padding, T(1));
     parallel_outputs(p.outputs, p.chunks * 8, [&](std::size_t o) {
         softmax_parameters<T>(kind, merged(partials, p, o), p, x, o, m[o], param[o]);
     });
