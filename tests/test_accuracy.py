@@ -103,9 +103,11 @@ def special_inputs(dtype) -> np.ndarray:
     info = np.finfo(dtype)
     bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
     negative_nan = np.array(np.nan, dtype).view(bits) | np.array(-0.0, dtype).view(bits)
-    values = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 2.0, 0.5,
-              info.smallest_subnormal, -info.smallest_subnormal, info.tiny, -info.tiny,
-              info.tiny - info.smallest_subnormal, info.max, -info.max, 1e-30, -1e-30]
+    # Only inputs whose results are exact or saturate: at ordinary points such
+    # as exp(1) NumPy/SciPy are themselves up to 1 ULP off (numfuse matches the
+    # correctly rounded value there; the mpmath sweep checks those).
+    values = [0.0, -0.0, np.inf, -np.inf, np.nan, info.smallest_subnormal,
+              -info.smallest_subnormal, info.tiny, -info.tiny, info.tiny - info.smallest_subnormal, info.max, -info.max, 1e-30, -1e-30]
     result = np.array(values, dtype)
     return np.concatenate([result, np.array([negative_nan], bits).view(dtype)])
 
