@@ -142,6 +142,16 @@ struct UnaryBatchRunner {
         return y;
     }
 
+    // Two batches with one test for floating-point conditions: the test is a
+    // compare and a branch per batch, worth sharing in the unrolled loop.
+    void pair(const B& x0, const B& x1, B& y0, B& y1) noexcept {
+        y0 = Op::compute(x0);
+        y1 = Op::compute(x1);
+        if (xsimd::any(Op::may_raise(x0) | Op::may_raise(x1))) {
+            flags |= lane_flags(x0, y0) | lane_flags(x1, y1);
+        }
+    }
+
     static unsigned lane_flags(const B& x, const B& y) noexcept {
         alignas(64) T xs[width];
         alignas(64) T ys[width];
@@ -193,8 +203,8 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
             const T* src = reinterpret_cast<const T*>(in);
             T* dst = reinterpret_cast<T*>(out);
             for (; i + 2 * width <= n; i += 2 * width) {
-                const B y0 = run(B::load_unaligned(src + i));
-                const B y1 = run(B::load_unaligned(src + i + width));
+                B y0, y1;
+                run.pair(B::load_unaligned(src + i), B::load_unaligned(src + i + width), y0, y1);
                 if constexpr (Streaming) {
                     store_streaming<Arch, T>(y0, dst + i);
                     store_streaming<Arch, T>(y1, dst + i + width);
