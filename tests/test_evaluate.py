@@ -385,6 +385,50 @@ def test_compile_objects():
         c(x, y, x)
 
 
+def test_compiled_contiguous_fast_path_matches_general_path():
+    # 1-d contiguous calls skip the general marshalling; every variation of
+    # types, lengths, layouts and plan shapes must agree with evaluate().
+    rng = np.random.default_rng(5)
+    c = numfuse.compile("where(x > 0, x * 3 + y, y - 1) / 2")
+    for dtype_x, dtype_y in [(np.float64, np.float64), (np.float32, np.float32),
+                             (np.int64, np.int64), (np.int32, np.float64), (np.float64, np.float64)]:
+        for n in [0, 1, 7, 1000, 2049, 70001]:
+            x = (rng.standard_normal(n) * 10).astype(dtype_x)
+            y = (rng.standard_normal(n) * 10).astype(dtype_y)
+            want = numfuse.evaluate("where(x > 0, x * 3 + y, y - 1) / 2", {"x": x, "y": y})
+            got = c(x, y)
+            assert got.dtype == want.dtype and got.shape == (n,)
+            np.testing.assert_array_equal(got, want)
+    x = np.arange(10.0)
+    np.testing.assert_array_equal(c(x[::2], x[1::2]), c(x[::2].copy(), x[1::2].copy()))  # strided
+    np.testing.assert_array_equal(c(x, 1.0), c(x, np.ones(10)))  # scalar argument
+    np.testing.assert_array_equal(c(x[:1], x), c(np.zeros(10) + x[0], x))  # broadcasting
+    with pytest.raises(ValueError):
+        c(x, x[:3])
+    r = numfuse.compile("sum(x * 2)")  # reductions take the general path
+    assert r(np.arange(5.0)) == 20.0
+    k = numfuse.compile("x ** y")
+    with pytest.raises(ValueError):
+        k(np.arange(3), np.array([1, -1, 2]))
+    s = numfuse.compile("x + 1", signature=[("x", np.float32)])
+    assert s(np.arange(3, dtype=np.float32)).dtype == np.float32
+    assert s(np.arange(3.0)).dtype == np.float32  # cast by the general path
+
+
+def test_large_contiguous_results_stream_out():
+    # Results of 32 MiB and more are written with non-temporal stores.
+    n = (32 << 20) // 8 + 4097
+    x = np.linspace(-3, 3, n)
+    want = 2 * x + 3 * np.sin(x)
+    np.testing.assert_allclose(numfuse.evaluate("2*x + 3*sin(x)"), want, rtol=1e-15, atol=1e-15)
+    np.testing.assert_allclose(numfuse.compile("2*x + 3*sin(x)")(x), want, rtol=1e-15, atol=1e-15)
+    out = np.empty(n + 1)[1:]  # 8-byte aligned only: the cached path
+    numfuse.evaluate("2*x + 3*sin(x)", out=out)
+    np.testing.assert_allclose(out, want, rtol=1e-15, atol=1e-15)
+    numfuse.evaluate("x * 2", out=x)  # in place
+    np.testing.assert_array_equal(x, 2 * np.linspace(-3, 3, n))
+
+
 def test_disassemble_shows_x_macro_opcodes_cse_and_folding():
     x = np.arange(3.0)
     program = numfuse.disassemble("sin(x)*sin(x) + (2+3)*x")

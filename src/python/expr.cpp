@@ -451,6 +451,7 @@ public:
             }
             try {
                 plan_ = expr::cached_plan(text, specs);
+                flat_ = expr::is_flat(*plan_);
             } catch (const ExprError& error) {
                 raise_expr_error(error, text);
             }
@@ -458,6 +459,10 @@ public:
     }
 
     py::object call(py::args args, py::kwargs kwargs) const {
+        if (kwargs.empty()) {
+            py::object fast = call_contiguous(args);
+            if (fast) return fast;
+        }
         py::object out = py::none();
         std::string order = "K", casting = "safe";
         casting = "same_kind";
@@ -518,10 +523,116 @@ public:
     }
 
 private:
+    static constexpr std::size_t max_fast_inputs = 16;
+
+    // The common call c(x, y, ...) with 1-d C-contiguous, aligned, native
+    // arrays of one length and engine types: no conversions, no broadcasting,
+    // no cache key, no shape bookkeeping. Returns a null object when the call
+    // is anything else (the general path then handles it, errors included).
+    py::object call_contiguous(const py::args& args) const {
+        const std::size_t count = names_.size();
+        if (count == 0 || count > max_fast_inputs || args.size() != count) return py::object();
+        const char* data[max_fast_inputs];
+        Type types[max_fast_inputs];
+        npy_intp n = -1;
+        for (std::size_t k = 0; k < count; ++k) {
+            PyObject* obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(k));
+            if (!PyArray_CheckExact(obj)) return py::object();
+            auto* arr = reinterpret_cast<PyArrayObject*>(obj);
+            if (PyArray_NDIM(arr) != 1 || !PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISALIGNED(arr) ||
+                !PyArray_ISNOTSWAPPED(arr)) {
+                return py::object();
+            }
+            const npy_intp length = PyArray_DIM(arr, 0);
+            if (n >= 0 && length != n) return py::object();
+            n = length;
+            PyArray_Descr* descr = PyArray_DESCR(arr);
+            const auto size = PyDataType_ELSIZE(descr);
+            Type t;
+            switch (descr->kind) {
+                case 'b': t = Type::b; break;
+                case 'i':
+                    if (size == 4) t = Type::i;
+                    else if (size == 8) t = Type::l;
+                    else return py::object();
+                    break;
+                case 'f':
+                    if (size == 4) t = Type::f;
+                    else if (size == 8) t = Type::d;
+                    else return py::object();
+                    break;
+                case 'c':
+                    if (size == 8) t = Type::c;
+                    else if (size == 16) t = Type::z;
+                    else return py::object();
+                    break;
+                default: return py::object();
+            }
+            if (plan_ && types_[k] != t) return py::object();
+            types[k] = t;
+            data[k] = static_cast<const char*>(PyArray_DATA(arr));
+        }
+        // The plan: fixed by the signature, else the one memoised for the
+        // last types seen (guarded by the GIL, which this code holds).
+        std::shared_ptr<const Plan> plan = plan_;
+        if (!plan) {
+            if (memo_plan_ && std::equal(types, types + count, memo_types_.begin())) {
+                plan = memo_plan_;
+            } else {
+                std::vector<InputSpec> specs(count);
+                for (std::size_t k = 0; k < count; ++k) {
+                    specs[k].name = names_[k];
+                    specs[k].type = types[k];
+                }
+                try {
+                    plan = expr::cached_plan(text_, specs);
+                } catch (const ExprError&) {
+                    return py::object();  // the general path raises it
+                }
+                memo_types_.assign(types, types + count);
+                memo_plan_ = plan;
+                memo_flat_ = expr::is_flat(*plan);
+            }
+            if (!memo_flat_) return py::object();
+        } else if (!flat_) {
+            return py::object();
+        }
+        PyObject* fresh = PyArray_SimpleNew(1, &n, npy_type_of(plan->result_type));
+        if (fresh == nullptr) throw py::error_already_set();
+        py::object result = py::reinterpret_steal<py::object>(fresh);
+        char* out = static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(fresh)));
+        bool failed = false;
+        ExprError failure(ErrorKind::value, "");
+        // The GIL is only worth releasing for work longer than its round trip.
+        if (n >= 4096) {
+            py::gil_scoped_release release;
+            try {
+                expr::execute_contiguous(*plan, data, static_cast<std::size_t>(n), out);
+            } catch (const ExprError& error) {
+                failed = true;
+                failure = error;
+            }
+        } else {
+            try {
+                expr::execute_contiguous(*plan, data, static_cast<std::size_t>(n), out);
+            } catch (const ExprError& error) {
+                failed = true;
+                failure = error;
+            }
+        }
+        if (failed) raise_expr_error(failure, text_);
+        return result;
+    }
+
     std::string text_;
     std::vector<std::string> names_;
     std::vector<Type> types_;
     std::shared_ptr<const Plan> plan_;
+    bool flat_ = false;  // plan_ runs through execute_contiguous
+    // Memo of the last call's plan (no signature); touched only under the GIL.
+    mutable std::vector<Type> memo_types_;
+    mutable std::shared_ptr<const Plan> memo_plan_;
+    mutable bool memo_flat_ = false;
 };
 
 }  // namespace

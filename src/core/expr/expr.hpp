@@ -173,6 +173,14 @@ std::vector<std::ptrdiff_t> result_shape(const Plan& plan,
 // copies inputs that overlap the output any other way. Thread-safe.
 void execute(const Plan& plan, const std::vector<ArrayView>& inputs, const ArrayView& out);
 
+// The fast path for compiled objects: true when `plan` is one element-wise
+// stage over caller inputs (no reductions), so execute_contiguous runs it.
+bool is_flat(const Plan& plan) noexcept;
+// Runs a flat plan over n elements of 1-d contiguous inputs (input k at
+// inputs[k], of plan.input_types[k]) into a fresh contiguous `out` (which
+// must alias no input). Throws ExprError as execute does.
+void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t n, char* out);
+
 // Elements per VM block (tests use it to exercise block edges).
 std::size_t block_elements(const Program& program) noexcept;
 
