@@ -226,16 +226,24 @@ inline __m512d log_f64_avx512(__m512d x) noexcept {
     // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0437: tools/explog_remez.py log64_t16,
     // error weighted by the smallest |log x| a lane with this t can have (t near
     // +-0.04 only occurs with |log x| >= 0.03); max weighted error 2^-58.32.
-    __m512d rr = _mm512_fmadd_pd(_mm512_set1_pd(-0x1.9b546c913283fp-4), t,      // -0.10042230996182953395
-                                 _mm512_set1_pd(0x1.c8b02c9e73076p-4));         // 0.11149613789820186915
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(-0x1.ffff35c9a36edp-4));        // -0.12499924670029445573
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(0x1.2491ff923b4b4p-3));         // 0.1428565947057102159
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(-0x1.5555556836ebfp-3));        // -0.16666666721618203506
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(0x1.999999a4030c4p-3));         // 0.20000000030302633736
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(-0x1.fffffffffed27p-3));        // -0.24999999999986607935
-    rr = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(0x1.55555555551b5p-2));         // 0.33333333333328180048
-    const __m512d w = _mm512_fmadd_pd(rr, t, _mm512_set1_pd(-0.5));
-    const __m512d lo = _mm512_fmadd_pd(_mm512_mul_pd(t, t), w, lo1);
+    // -1/2 + t R(t) by Estrin, not Horner: the loop is bound by the dependency
+    // chain (getmant -> rcp14 -> roundscale -> t -> polynomial -> fixup), not by
+    // FMA throughput, so 4 FMA levels after t^2 instead of 8 (one extra mul):
+    // 0.41 -> 0.36 ns/elt at 1e5 on Zen 5. Accuracy unchanged (max 0.561 ULP).
+    const __m512d t2 = _mm512_mul_pd(t, t);
+    const __m512d t4 = _mm512_mul_pd(t2, t2);
+    const __m512d q0 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.55555555551b5p-2), t, _mm512_set1_pd(-0.5));   // 0.33333333333328180048
+    const __m512d q1 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.999999a4030c4p-3), t,                         // 0.20000000030302633736
+                                       _mm512_set1_pd(-0x1.fffffffffed27p-3));                          // -0.24999999999986607935
+    const __m512d q2 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.2491ff923b4b4p-3), t,                         // 0.1428565947057102159
+                                       _mm512_set1_pd(-0x1.5555556836ebfp-3));                          // -0.16666666721618203506
+    const __m512d q3 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.c8b02c9e73076p-4), t,                         // 0.11149613789820186915
+                                       _mm512_set1_pd(-0x1.ffff35c9a36edp-4));                          // -0.12499924670029445573
+    const __m512d r0 = _mm512_fmadd_pd(q1, t2, q0);
+    const __m512d r1 = _mm512_fmadd_pd(_mm512_set1_pd(-0x1.9b546c913283fp-4), t4,                       // -0.10042230996182953395
+                                       _mm512_fmadd_pd(q3, t2, q2));
+    const __m512d w = _mm512_fmadd_pd(r1, t4, r0);
+    const __m512d lo = _mm512_fmadd_pd(t2, w, lo1);
     const __m512d res = _mm512_add_pd(hi, lo);
     return _mm512_fixupimm_pd(res, x, _mm512_set1_epi64(log_fixup_f64), 0);
 }
