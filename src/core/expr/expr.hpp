@@ -181,7 +181,7 @@ bool is_flat(const Plan& plan) noexcept;
 // must alias no input). Throws ExprError as execute does.
 void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t n, char* out);
 
-// Elements per VM block (tests use it to exercise block edges).
+// Elements per VM block of element-wise stages (tests use it to exercise block edges).
 std::size_t block_elements(const Program& program) noexcept;
 
 }  // namespace numfuse::expr

@@ -68,13 +68,17 @@ namespace {
 
 using Shape = std::vector<std::ptrdiff_t>;
 
-// Elements per block: the register for the widest type is 2 KiB, so even a
-// program with a dozen registers stays in L1. Small blocks also switch
-// between the input streams often, which keeps the hardware prefetchers of
-// all of them busy: `2*a + 3*b` at 1e7 f64 (whose first two instructions
-// each read one input) took 11.4 ms on one Zen 5 thread with 16 KiB blocks,
-// 7.7 ms with 4 KiB and 6.9 ms with 2 KiB.
+// Bytes per register (block of the widest type) of element-wise stages:
+// 2 KiB, so even a program with a dozen registers stays in L1. Small blocks
+// also switch between the input streams often, which keeps the hardware
+// prefetchers of all of them busy: `2*a + 3*b` at 1e7 f64 (whose first two
+// instructions each read one input) took 11.4 ms on one Zen 5 thread with
+// 16 KiB blocks, 7.7 ms with 4 KiB and 6.9 ms with 2 KiB.
 constexpr std::size_t block_bytes = 2048;
+// Reductions keep 16 KiB blocks: they fold every block into their
+// accumulators, which costs per block (and the block size fixes the order
+// in which float sums are added).
+constexpr std::size_t reduce_block_bytes = 16384;
 // Below this many elements per thread, a fork/join costs more than it saves.
 constexpr std::size_t min_elements_per_thread = 16384;
 // Results at least this large bypass the caches on their way out (as the
@@ -336,9 +340,10 @@ char* thread_workspace(std::size_t bytes) {
 // Runs a program over blocks of a Space, one thread's share at a time.
 class BlockRunner {
 public:
-    BlockRunner(const Program& program, const Space& space, const OpKernelTable& kernels)
+    BlockRunner(const Program& program, const Space& space, const OpKernelTable& kernels,
+                std::size_t bytes = block_bytes)
         : program_(program), space_(space), kernels_(kernels) {
-        block_ = block_elements(program);
+        block_ = bytes / (program.max_item ? program.max_item : 8);
         const std::size_t reg_bytes = block_ * program.max_item;
         // Layout: slots, then one buffer per gathered/scalar input and constant.
         std::size_t buffers = static_cast<std::size_t>(program.slots);
@@ -754,7 +759,7 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
     const std::size_t ndim = g.iteration.size();
     const Space space = make_space(g.iteration, layout.perm,
                                    stage_operands(stage, inputs, stage_outputs, ndim));
-    const BlockRunner prototype(stage.program, space, kernels);
+    const BlockRunner prototype(stage.program, space, kernels, reduce_block_bytes);
     const std::size_t block = prototype.block();
     unsigned flags = 0;
     if (layout.columns) {
