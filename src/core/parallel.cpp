@@ -1,12 +1,20 @@
 #include "parallel.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <thread>
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace numfuse::parallel {
 namespace {
 
-int initial_thread_count() noexcept {
+// NUMFUSE_NUM_THREADS as an explicit count, else 0 (automatic).
+int initial_setting() noexcept {
     if (const char* env = std::getenv("NUMFUSE_NUM_THREADS")) {
         char* end = nullptr;
         const long value = std::strtol(env, &end, 10);
@@ -14,25 +22,83 @@ int initial_thread_count() noexcept {
             return static_cast<int>(value);
         }
     }
+    return 0;
+}
+
+std::atomic<int>& setting() noexcept {
+    static std::atomic<int> value{initial_setting()};
+    return value;
+}
+
+// omp_get_max_threads() as the process started (OMP_NUM_THREADS or the
+// processor count): a smaller value in some thread means someone lowered it
+// there (threadpoolctl, omp_set_num_threads) and numfuse follows.
+int openmp_baseline() noexcept {
 #ifdef _OPENMP
-    return omp_get_max_threads();
+    static const int baseline = omp_get_max_threads();
+    return baseline;
 #else
     return 1;
 #endif
 }
 
-std::atomic<int>& thread_setting() noexcept {
-    static std::atomic<int> setting{initial_thread_count()};
-    return setting;
+std::atomic<std::thread::id>& recorded_main() noexcept {
+    static std::atomic<std::thread::id> id{};
+    return id;
 }
+
+thread_local int last_team = 1;
 
 }  // namespace
 
-int thread_count() noexcept { return thread_setting().load(std::memory_order_relaxed); }
+void mark_main_thread() noexcept {
+    recorded_main().store(std::this_thread::get_id(), std::memory_order_relaxed);
+    (void)openmp_baseline();
+}
+
+bool on_main_thread() noexcept {
+#if defined(__linux__)
+    // One syscall per thread, then cached.
+    thread_local const bool is_main = syscall(SYS_gettid) == getpid();
+    return is_main;
+#else
+    return std::this_thread::get_id() == recorded_main().load(std::memory_order_relaxed);
+#endif
+}
+
+int thread_count() noexcept {
+    int n = setting().load(std::memory_order_relaxed);
+#ifdef _OPENMP
+    if (omp_in_parallel()) return 1;
+    const int openmp_now = omp_get_max_threads();
+    if (n == 0) {
+        n = on_main_thread() ? openmp_now : 1;
+    } else if (openmp_now < openmp_baseline()) {
+        n = std::min(n, openmp_now);
+    }
+#else
+    if (n == 0) n = 1;
+#endif
+    return n < 1 ? 1 : n;
+}
 
 int set_thread_count(int n) noexcept {
-    return thread_setting().exchange(n < 1 ? 1 : n, std::memory_order_relaxed);
+    const int previous = thread_count();
+    setting().store(n < 1 ? 1 : n, std::memory_order_relaxed);
+    return previous;
 }
+
+int use_automatic_thread_count() noexcept {
+    const int previous = thread_count();
+    setting().store(0, std::memory_order_relaxed);
+    return previous;
+}
+
+int explicit_thread_count() noexcept { return setting().load(std::memory_order_relaxed); }
+
+int last_team_size() noexcept { return last_team; }
+
+void note_team_size(int team) noexcept { last_team = team; }
 
 int processor_count() noexcept {
 #ifdef _OPENMP

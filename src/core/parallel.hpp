@@ -15,11 +15,37 @@
 
 namespace numfuse::parallel {
 
-// The thread count numfuse uses (>= 1). Initialised from NUMFUSE_NUM_THREADS,
-// else OMP_NUM_THREADS / the number of processors as OpenMP reports it.
+// How many threads a call gets (the oversubscription rule):
+//
+// * Explicit count (set_thread_count(n) or NUMFUSE_NUM_THREADS=n): n threads,
+//   from any calling thread.
+// * Automatic (the default): the process's main thread gets
+//   omp_get_max_threads() (OMP_NUM_THREADS, else the processor count); any
+//   other thread (dask / concurrent.futures / threading workers) gets 1, so a
+//   pool of k workers runs k threads, not k * processors.
+// * Either way, never more than omp_get_max_threads() in the calling thread
+//   when that was lowered below its value at start-up (omp_set_num_threads or
+//   threadpoolctl's threadpool_limits(n, user_api="openmp")), and 1 inside
+//   another library's active OpenMP parallel region.
+//
+// The count for the calling thread now (>= 1).
 int thread_count() noexcept;
-// Sets the count; values < 1 are clamped to 1. Returns the previous value.
+// Makes the count explicit: n threads from every thread (n < 1 is clamped
+// to 1). Returns the calling thread's previous count.
 int set_thread_count(int n) noexcept;
+// Back to the automatic rule. Returns the calling thread's previous count.
+int use_automatic_thread_count() noexcept;
+// The explicit count, or 0 when the automatic rule is in force.
+int explicit_thread_count() noexcept;
+// Records the calling thread as the main thread where the platform cannot
+// tell (on Linux the main thread is the one whose tid equals the pid).
+void mark_main_thread() noexcept;
+// True on the process's main thread.
+bool on_main_thread() noexcept;
+// Team size of the last for_ranges_or call this thread made (1: it ran
+// serially); what tests use to observe the rule above.
+int last_team_size() noexcept;
+void note_team_size(int team) noexcept;
 // Processors OpenMP sees (1 without OpenMP).
 int processor_count() noexcept;
 // True when the library was built with OpenMP.
@@ -40,13 +66,18 @@ template <class Body>
 unsigned for_ranges_or(std::size_t n, std::size_t min_per_thread, std::size_t alignment,
                        Body&& body) {
     const int threads = threads_for(n, min_per_thread);
-    if (threads <= 1) return n ? body(std::size_t{0}, n) : 0u;
+    if (threads <= 1) {
+        note_team_size(1);
+        return n ? body(std::size_t{0}, n) : 0u;
+    }
     unsigned result = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(threads) reduction(| : result)
     {
         const auto t = static_cast<std::size_t>(omp_get_thread_num());
         const auto team = static_cast<std::size_t>(omp_get_num_threads());
+        // Thread 0 is the caller: its thread_local records the real team.
+        if (t == 0) note_team_size(static_cast<int>(team));
         // Equal shares rounded to the alignment; the last thread takes the rest.
         std::size_t share = (n + team - 1) / team;
         share = (share + alignment - 1) / alignment * alignment;
@@ -55,6 +86,7 @@ unsigned for_ranges_or(std::size_t n, std::size_t min_per_thread, std::size_t al
         if (begin < end) result |= body(begin, end);
     }
 #else
+    note_team_size(1);
     result = body(std::size_t{0}, n);
 #endif
     return result;

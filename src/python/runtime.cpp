@@ -2,6 +2,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -35,19 +36,54 @@ std::string compiler_description() {
 }  // namespace
 
 void register_runtime(py::module_& m) {
+    // The module is normally imported on the main thread; platforms that
+    // cannot identify the main thread otherwise use this record.
+    parallel::mark_main_thread();
     m.def(
         "set_num_threads",
-        [](int n) {
-            if (n < 1) throw py::value_error("set_num_threads: n must be >= 1, got " + std::to_string(n));
-            return parallel::set_thread_count(n);
+        [](std::optional<int> n) {
+            if (!n) return parallel::use_automatic_thread_count();
+            if (*n < 1) {
+                throw py::value_error("set_num_threads: n must be >= 1 or None, got " +
+                                      std::to_string(*n));
+            }
+            return parallel::set_thread_count(*n);
         },
         py::arg("n"),
-        "Set the number of threads numfuse uses; returns the previous setting.");
+        "Set how many threads numfuse uses for large arrays; returns the previous count\n"
+        "(of the calling thread, as get_num_threads() gave it).\n\n"
+        "set_num_threads(n) makes the count explicit: every call, from any thread, uses up to\n"
+        "n threads. set_num_threads(None) restores the automatic rule, which is the default\n"
+        "unless NUMFUSE_NUM_THREADS is set: calls made on the process's main thread use\n"
+        "omp_get_max_threads() threads (OMP_NUM_THREADS, else the processor count); calls made\n"
+        "on any other thread (dask workers, concurrent.futures pools, threading.Thread) use one\n"
+        "thread, so a pool of k workers never runs k * processors threads. In both modes a\n"
+        "limit lowered with threadpoolctl (threadpool_limits(n, user_api='openmp')) or\n"
+        "omp_set_num_threads in the calling thread caps the count, and a call made inside\n"
+        "another library's OpenMP parallel region uses one thread.");
     m.def("get_num_threads", &parallel::thread_count,
-          "The number of threads numfuse uses for large arrays.");
+          "Threads a large call made now from the calling thread would use (see set_num_threads).");
+    m.def(
+        "_num_threads_setting",
+        []() -> std::optional<int> {
+            const int n = parallel::explicit_thread_count();
+            return n > 0 ? std::optional<int>(n) : std::nullopt;
+        },
+        "The explicit thread count, or None under the automatic rule.");
+    m.def("_last_team_size", &parallel::last_team_size,
+          "Threads the last parallel loop started by the calling thread ran on (1: serial).");
     m.def("_processor_count", &parallel::processor_count);
     m.def("_has_openmp", &parallel::has_openmp);
     m.def("_compiler", &compiler_description);
+    // The _OPENMP macro this module was compiled with (yyyymm of the OpenMP
+    // spec the compiler implements, e.g. 201511 = 4.5), 0 without OpenMP.
+    m.def("_openmp_version", [] {
+#ifdef _OPENMP
+        return static_cast<long>(_OPENMP);
+#else
+        return 0L;
+#endif
+    });
     m.def("compiled_levels", [] {
         std::vector<core::Level> levels;
         for (int i = 0; i < core::level_count; ++i) {
