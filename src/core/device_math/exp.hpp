@@ -1,0 +1,114 @@
+// exp(x), scalar, float32 and float64, for the CPU and the GPU (NUMFUSE_HD).
+//
+// Contract
+//   exp_scalar(double) / exp_scalar(float): e^x.
+//   Max error <= 1 ULP against the correctly rounded result (measured by
+//   tests/cpp/test_device_math.cpp: see the numbers quoted there).
+//   Valid range: all inputs.
+//     x > 709.782712893384 (f64) / 88.72283935546875 (f32) -> +inf
+//     subnormal results are correctly scaled (single rounding); +0 far below
+//     exp(+inf) = +inf, exp(-inf) = +0, exp(+-0) = 1
+//     exp(NaN): f64 the input quieted (payload and sign kept), f32 the canonical
+//     +qNaN 0x7fc00000 -- as NumPy 2.x.
+//
+// Method: the portable (SSE2 / AVX2) variant of src/core/kernels/exp.hpp, same
+// coefficients, with every multiply-add fused (GPUs and FMA CPUs have it):
+// x = k ln2 + r, |r| <= ln2/2, Cody-Waite with a short ln2_hi (k ln2_hi exact),
+// r = rh + rl kept as a pair, e^r = 1 + r + r^2 Q(r) (minimax, degree 12 f64 /
+// 6 f32 overall, tools/explog_remez.py) summed with 1 + rh as an exact two-sum,
+// then scaled by 2^k1 * 2^k2 (k1 + k2 = k, both normal): the first product is
+// exact, so a subnormal result is rounded once. No table: on a GPU a few more
+// FMAs are cheaper than divergent table loads.
+#pragma once
+
+#include "device_math/common.hpp"
+
+namespace numfuse::device_math {
+namespace exp_detail {
+
+template <class T>
+struct consts;
+
+template <>
+struct consts<double> {
+    using I = std::int64_t;
+    static constexpr double inv_ln2 = 0x1.71547652b82fep+0;  // 1/ln2
+    static constexpr double ln2_hi = 0x1.62e42fefa38p-1;     // ln2 on the 2^-42 grid
+    static constexpr double ln2_lo = 0x1.ef35793c7673p-45;   // RN(ln2 - ln2_hi)
+    static constexpr double shifter = 0x1.8p52;              // 1.5 * 2^52
+    static constexpr double lo_clamp = -746.0;               // e^-746 rounds to +0
+    static constexpr double hi_clamp = 710.0;                // e^710 overflows
+};
+
+template <>
+struct consts<float> {
+    using I = std::int32_t;
+    static constexpr float inv_ln2 = 0x1.715476p+0f;
+    static constexpr float ln2_hi = 0x1.62e4p-1f;   // ln2 on the 2^-16 grid
+    static constexpr float ln2_lo = 0x1.7f7d1cp-20f;
+    static constexpr float shifter = 0x1.8p23f;
+    static constexpr float lo_clamp = -104.0f;
+    static constexpr float hi_clamp = 89.0f;
+};
+
+// Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12): tools/explog_remez.py exp64_gen
+// (the coefficients of detail::exp_poly_gen in src/core/kernels/exp.hpp).
+NUMFUSE_HD inline double poly(double r) noexcept {
+    double q = 0x1.1e3d20147f8afp-29;       // 2.082661163535076413e-9
+    q = fma_(q, r, 0x1.af6bfb5af8bbcp-26);  // 2.5112054085381414889e-8
+    q = fma_(q, r, 0x1.27e5b4618c3a5p-22);  // 2.7557582002722762361e-7
+    q = fma_(q, r, 0x1.71ddf015d97f9p-19);  // 2.7557234813400567127e-6
+    q = fma_(q, r, 0x1.a01a0136781a6p-16);  // 0.000024801586926305505367
+    q = fma_(q, r, 0x1.a01a01b38282fp-13);  // 0.00019841269896431329152
+    q = fma_(q, r, 0x1.6c16c16c30505p-10);  // 0.0013888888889115890996
+    q = fma_(q, r, 0x1.111111110ec52p-7);   // 0.0083333333333170146739
+    q = fma_(q, r, 0x1.5555555555503p-5);   // 0.041666666666666095364
+    q = fma_(q, r, 0x1.555555555555bp-3);   // 0.16666666666666682395
+    return fma_(q, r, 0x1.0p-1);            // 0.5
+}
+
+// Same for f32: tools/explog_remez.py exp32_gen.
+NUMFUSE_HD inline float poly(float r) noexcept {
+    float q = 0x1.6a241p-10f;               // 0.0013814577832818031311
+    q = fma_(q, r, 0x1.1239f8p-7f);         // 0.0083687268197536468506
+    q = fma_(q, r, 0x1.5558f2p-5f);         // 0.041668388992547988892
+    q = fma_(q, r, 0x1.555492p-3f);         // 0.16666521131992340088
+    return fma_(q, r, 0x1.fffffcp-2f);      // 0.49999994039535522461
+}
+
+template <class T>
+NUMFUSE_HD inline T exp_finite(T x) noexcept {
+    using C = consts<T>;
+    using I = typename C::I;
+    const T xc = clamp_(x, C::lo_clamp, C::hi_clamp);
+    const T z = fma_(xc, C::inv_ln2, C::shifter);  // k = round(x/ln2)
+    const T kd = z - C::shifter;
+    const T r1 = fma_(-kd, C::ln2_hi, xc);         // exact
+    const T kc = kd * C::ln2_lo;
+    const T rh = r1 - kc;
+    const T rl = (r1 - rh) - kc;
+    const T q = poly(rh);
+    const T s = fma_(rh * rh, q, fma_(rl, rh, rl));
+    const T h = T(1) + rh;
+    const T hl = (T(1) - h) + rh;
+    const T y = h + (hl + s);
+    const I k = static_cast<I>(kd);
+    const I k1 = k >> 1;  // floor(k/2): k1, k - k1 both in the normal exponent range
+    return (y * pow2_normal(k1)) * pow2_normal(static_cast<I>(k - k1));
+}
+
+}  // namespace exp_detail
+
+// exp(x), f64. Max error <= 1 ULP; all inputs; specials as NumPy.
+NUMFUSE_HD inline double exp_scalar(double x) noexcept {
+    if (is_nan(x)) return quieted(x);
+    return exp_detail::exp_finite(x);
+}
+
+// exp(x), f32. Max error <= 1 ULP; all inputs; specials as NumPy.
+NUMFUSE_HD inline float exp_scalar(float x) noexcept {
+    if (is_nan(x)) return canonical_nan_f32();
+    return exp_detail::exp_finite(x);
+}
+
+}  // namespace numfuse::device_math
