@@ -91,8 +91,108 @@ def _check_arch_request() -> None:
 _check_arch_request()
 
 
-def show_config() -> dict:
-    """Print and return how this numfuse was built and what it uses now."""
+# _OPENMP macro values (yyyymm) and the OpenMP specification they name.
+_OPENMP_SPECS = {200505: "2.5", 200805: "3.0", 201107: "3.1", 201307: "4.0", 201511: "4.5",
+                 201811: "5.0", 202011: "5.1", 202111: "5.2", 202411: "6.0"}
+
+
+_OPENMP_VENDORS = {"libgomp": "GNU libgomp", "libiomp": "Intel OpenMP", "libomp": "LLVM libomp"}
+
+
+def _loaded_openmp_runtimes() -> list:
+    """Paths of OpenMP runtimes mapped into this process (/proc/self/maps; Linux only)."""
+    found = []
+    try:
+        with open("/proc/self/maps") as maps:
+            for line in maps:
+                path = line.rsplit(None, 1)[-1] if "/" in line else ""
+                base = _os.path.basename(path)
+                if base.startswith(tuple(_OPENMP_VENDORS)) and path not in found:
+                    found.append(path)
+    except OSError:
+        pass
+    return found
+
+
+def _openmp_runtime_of_core():
+    """The shared library that provides OpenMP to numfuse._core, found by asking the
+    dynamic linker where _core's own omp_get_max_threads resolves (dlsym + dladdr)."""
+    import ctypes
+
+    class _DlInfo(ctypes.Structure):
+        _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
+                    ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+
+    try:
+        core_library = ctypes.CDLL(_core.__file__)  # already loaded: the same handle
+        symbol = ctypes.cast(core_library.omp_get_max_threads, ctypes.c_void_p)
+        info = _DlInfo()
+        dladdr = ctypes.CDLL(None).dladdr
+        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
+        if dladdr(symbol, ctypes.byref(info)) and info.dli_fname:
+            return _os.fsdecode(info.dli_fname)
+    except (AttributeError, OSError):  # no OpenMP symbol, no dladdr (non-glibc)
+        pass
+    return None
+
+
+def _openmp_config() -> dict:
+    macro = _core._openmp_version() if hasattr(_core, "_openmp_version") else None
+    config = {"enabled": bool(_core._has_openmp())}
+    if macro:
+        config["spec"] = f"{_OPENMP_SPECS.get(macro, '?')} (_OPENMP {macro})"
+    if config["enabled"]:
+        path = _openmp_runtime_of_core()
+        if path:
+            path = _os.path.realpath(path)
+            base = _os.path.basename(path)
+            vendor = next((v for k, v in _OPENMP_VENDORS.items() if base.startswith(k)), "?")
+            config["runtime"] = f"{vendor} ({base})"
+        else:
+            config["runtime"] = "unknown"
+        config["runtime_path"] = path
+    loaded = _loaded_openmp_runtimes()
+    if loaded:
+        config["loaded_runtimes"] = loaded  # other libraries (torch, ...) may bring their own
+    return config
+
+
+def _cuda_config() -> dict:
+    """Whether the optional numfuse._cuda extension is built and which devices it sees."""
+    import importlib
+    import importlib.util
+
+    if importlib.util.find_spec(f"{__name__}._cuda") is None:
+        return {"built": False, "note": "not built (no CUDA compiler at build time)"}
+    try:
+        _cuda = importlib.import_module(f"{__name__}._cuda")
+    except ImportError as error:  # e.g. the CUDA runtime library is missing
+        return {"built": True, "usable": False, "note": f"cannot load: {error}"}
+    list_devices = globals().get("devices") or getattr(_cuda, "devices", None)
+    if list_devices is None:
+        return {"built": True, "usable": True, "devices": None,
+                "note": "the extension has no devices() function"}
+    try:
+        found = list(list_devices())
+    except Exception as error:  # no driver, no device: report, never fail
+        return {"built": True, "usable": False, "devices": [],
+                "note": f"devices() failed: {type(error).__name__}: {error}"}
+    plain = (str, int, float, bool, type(None), dict, list, tuple)
+    return {"built": True, "usable": bool(found),
+            "devices": [d if isinstance(d, plain) else repr(d) for d in found]}
+
+
+def show_config(print_config: bool = True) -> dict:
+    """Print and return how this numfuse was built and what it uses now.
+
+    Keys: version, compiler, levels_compiled / levels_usable / level_in_use
+    (instruction sets), threads (what a large call from this thread would use),
+    thread_setting ("automatic" or the explicit count), processors, openmp
+    (enabled, spec version, the runtime library _core uses, every OpenMP runtime
+    loaded in the process), cuda (built?, devices). ``print_config=False`` only
+    returns the dict.
+    """
+    setting = _core._num_threads_setting() if hasattr(_core, "_num_threads_setting") else None
     config = {
         "version": __version__,
         "compiler": _core._compiler(),
@@ -100,9 +200,21 @@ def show_config() -> dict:
         "levels_usable": usable_levels(),
         "level_in_use": get_level(),
         "threads": get_num_threads(),
+        "thread_setting": "automatic" if setting is None else setting,
         "processors": _core._processor_count(),
-        "openmp": _core._has_openmp(),
+        "openmp": _openmp_config(),
+        "cuda": _cuda_config(),
     }
-    for key, value in config.items():
-        print(f"{key:>16}: {value}")
+    if print_config:
+        for key, value in config.items():
+            if isinstance(value, dict):
+                print(f"{key:>16}:")
+                for inner, item in value.items():
+                    if isinstance(item, list):
+                        item = ", ".join(str(v) for v in item) or "none"
+                    print(f"{'':>18}{inner}: {item}")
+            else:
+                if isinstance(value, list):
+                    value = ", ".join(value)
+                print(f"{key:>16}: {value}")
     return config

@@ -1,0 +1,125 @@
+"""The `numfuse-bench` command (also `python -m numfuse.bench`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from . import cases as _cases
+from . import peers as _peers
+from . import report as _report
+from . import runner as _runner
+
+EPILOG = """\
+examples:
+  numfuse-bench --quick                                  # ~20 s: 1e3 and 1e5, every function
+  numfuse-bench --json bench.json --plot bench.png       # the full run, 1e3..1e8 (minutes)
+  numfuse-bench --functions exp,evaluate --sizes 1e6 --dtypes float64 --threads 1
+  numfuse-bench --peers numpy,torch --expr 'sqrt(a)*b + 1'
+
+functions: exp log erf logsumexp softmax '2*a+3*b' 'exp(a)+tan(b)-sinh(c)'
+           'log(sum(exp(x),axis=0))'; groups: ufuncs reductions evaluate all
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="numfuse-bench",
+        description="Benchmark numfuse against NumPy, numexpr, torch and SciPy (whichever are "
+                    "installed): Benchee-style reports, JSON, plots.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true",
+                        help="sizes 1e3,1e5 and a short time budget (well under a minute)")
+    parser.add_argument("--functions", default="all",
+                        help="comma list of functions or groups (default: all)")
+    parser.add_argument("--expr", action="append", default=[], metavar="EX",
+                        help="also benchmark numfuse.evaluate(EX) against numexpr (repeatable)")
+    parser.add_argument("--sizes", default=None,
+                        help="comma list of element counts "
+                             "(default 1e3,1e4,...,1e8; quick 1e3,1e5)")
+    parser.add_argument("--dtypes", default="float32,float64", help="comma list (default: both)")
+    parser.add_argument("--peers", default=None,
+                        help=f"comma list from {', '.join(_peers.ALL_PEERS[1:])} (default: all "
+                             "installed); numfuse is always included")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads for numfuse, numexpr and torch (default: all usable cores)")
+    parser.add_argument("--time", type=float, default=None, dest="budget", metavar="SECONDS",
+                        help="seconds of samples per library and case (default 0.5; quick 0.02)")
+    parser.add_argument("--bandwidth", type=float, default=None, metavar="GBPS",
+                        help="memory bandwidth in GB/s for the roofline column (default: measured "
+                             "with np.copyto)")
+    parser.add_argument("--json", metavar="FILE", help="write every figure to FILE")
+    parser.add_argument("--plot", metavar="FILE.png",
+                        help="speed-up over NumPy vs size, one panel per function")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--list", action="store_true",
+                        help="list the functions and each library's spelling, then exit")
+    return parser
+
+
+def list_functions() -> str:
+    lines = []
+    for name, function in _cases.FUNCTIONS.items():
+        lines.append(f"{name}  [{function.kind}]")
+        for peer, (text, binder) in function.spellings.items():
+            lines.append(f"    {peer:<8} {text if binder else 'n/a: ' + text}")
+    groups = "; ".join(f"{g}: {', '.join(keys)}" for g, keys in _cases.GROUPS.items())
+    return "\n".join(lines) + f"\n\ngroups: {groups}; all\n"
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.list:
+        print(list_functions(), end="")
+        return 0
+    if args.threads is not None and args.threads < 1:
+        parser.error(f"--threads must be >= 1, got {args.threads}")
+    if args.budget is not None and args.budget <= 0:
+        parser.error(f"--time must be > 0, got {args.budget}")
+    peers = None
+    if args.peers is not None:
+        peers = [p.strip() for p in args.peers.split(",") if p.strip()]
+
+    printed_header = []
+
+    def on_case(case, doc, write):
+        if not printed_header:
+            write(_report.header(doc))
+            printed_header.append(True)
+        write(_report.case_report(case, doc["threads"]["requested"]))
+
+    try:
+        doc = _runner.run(
+            functions=args.functions.split(","), sizes=args.sizes, dtypes=args.dtypes,
+            peers=peers, threads=args.threads, quick=args.quick, budget=args.budget,
+            bandwidth=args.bandwidth * 1e9 if args.bandwidth else None, expressions=args.expr,
+            progress=not args.no_progress, on_case=on_case)
+    except (KeyError, ValueError, ImportError) as error:
+        message = error.args[0] if isinstance(error, KeyError) and error.args else error
+        parser.error(str(message))
+    print(_report.summary(doc), end="", flush=True)
+    for name, peer in doc["peers"].items():
+        if not peer["available"]:
+            print(f"note: {name} skipped: {peer['note']}")
+    if args.json:
+        with open(args.json, "w") as handle:
+            json.dump(doc, handle, indent=1, allow_nan=False, default=_json_default)
+        print(f"wrote {args.json}")
+    if args.plot:
+        from .plot import plot
+
+        plot(doc, args.plot)
+        print(f"wrote {args.plot}")
+    return 0
+
+
+def _json_default(value):
+    if hasattr(value, "item"):  # NumPy scalars
+        return value.item()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

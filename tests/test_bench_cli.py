@@ -1,0 +1,173 @@
+"""numfuse-bench / python -m numfuse.bench: report, JSON, plot, peers. No timing asserts."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import numfuse
+import pytest
+
+pytest.importorskip("matplotlib")
+
+FUNCTIONS = "exp,erf,logsumexp,2*a+3*b"
+
+
+def run_bench(*args, env_extra=None, cwd=None):
+    env = dict(os.environ)
+    env.update(env_extra or {})
+    return subprocess.run(
+        [sys.executable, "-m", "numfuse.bench", *args],
+        capture_output=True, text=True, env=env, cwd=cwd, timeout=300,
+    )
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("bench")
+    json_path, png_path = folder / "b.json", folder / "b.png"
+    result = run_bench("--quick", "--sizes", "1e3,2e3", "--dtypes", "float64",
+                       "--functions", FUNCTIONS, "--threads", "1", "--no-progress",
+                       "--json", str(json_path), "--plot", str(png_path))
+    assert result.returncode == 0, result.stderr
+    return result, json.loads(json_path.read_text()), png_path
+
+
+def test_json_has_every_figure_and_the_machine(quick_run):
+    _, doc, _ = quick_run
+    assert doc["schema"] == "numfuse-bench/1"
+    machine = doc["machine"]
+    for key in ("cpu", "logical_cores", "usable_cores", "memory_bytes", "numfuse_level",
+                "numfuse_levels_usable", "cpu_flags"):
+        assert key in machine
+    assert machine["numfuse_level"] == numfuse.get_level()
+    assert doc["versions"]["numfuse"] == numfuse.__version__
+    assert doc["versions"]["numpy"]
+    assert doc["threads"]["requested"] == 1
+    assert doc["threads"]["numfuse"] == 1
+    assert doc["bandwidth"]["bytes_per_s"] > 0
+    # One case per function x size (one dtype).
+    cases = {(c["function"], c["n"]) for c in doc["cases"]}
+    assert cases == {(f, n) for f in FUNCTIONS.split(",") for n in (1000, 2000)}
+    for case in doc["cases"]:
+        mine = case["results"]["numfuse"]
+        assert mine["status"] == "ok"
+        for key in ("ips", "mean_s", "stddev_s", "deviation_pct", "median_s", "p99_s",
+                    "min_s", "max_s", "samples", "memory_bytes", "roofline", "gb_per_s"):
+            assert key in mine, key
+        assert mine["min_s"] <= mine["median_s"] <= mine["p99_s"] <= mine["max_s"]
+        assert mine["samples"] >= 3
+        assert mine["ips"] == pytest.approx(1 / mine["mean_s"])
+        assert mine["memory_bytes"] >= 0
+        assert case["bytes_moved"] > 0
+        # Peers that ran agree with numfuse's result.
+        for peer, r in case["results"].items():
+            if r["status"] == "ok" and peer != "numfuse":
+                assert r["check"]["agrees"], (case["function"], peer, r["check"])
+                assert r["numfuse_speedup"] > 0
+    by_key = {(c["function"], c["n"]): c for c in doc["cases"]}
+    # An allocating exp of 1000 float64 allocates at least its 8000-byte result.
+    assert by_key["exp", 1000]["results"]["numfuse"]["memory_bytes"] >= 8000
+    assert by_key["exp", 1000]["results"]["scipy"]["status"] in ("n/a", "skipped")
+    assert by_key["erf", 1000]["results"]["numpy"]["status"] == "n/a"
+
+
+def test_report_has_benchee_columns_and_comparison(quick_run):
+    result, _, _ = quick_run
+    out = result.stdout
+    header = next(line for line in out.splitlines() if line.startswith("Name"))
+    assert header.split() == ["Name", "ips", "average", "deviation", "median", "99th", "%",
+                              "memory", "roofline"]
+    assert "Comparison:" in out
+    assert "x slower +" in out
+    assert "Threads:    1 requested -> numfuse 1" in out
+    assert "## Summary" in out
+
+
+def test_plot_is_a_png(quick_run):
+    _, _, png = quick_run
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 10_000
+
+
+def test_missing_peer_is_skipped_with_a_note(tmp_path):
+    # A 'torch' that fails to import as an uninstalled package does.
+    fake = tmp_path / "fake" / "torch"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n")
+    path = os.pathsep.join(p for p in (str(tmp_path / "fake"), os.environ.get("PYTHONPATH")) if p)
+    json_path = tmp_path / "b.json"
+    result = run_bench("--quick", "--sizes", "1e3", "--dtypes", "float32", "--functions", "exp",
+                       "--no-progress", "--json", str(json_path),
+                       env_extra={"PYTHONPATH": path})
+    assert result.returncode == 0, result.stderr
+    assert "note: torch skipped: not installed" in result.stdout
+    doc = json.loads(json_path.read_text())
+    assert doc["peers"]["torch"] == {"available": False, "version": None, "note": "not installed"}
+    (case,) = doc["cases"]
+    assert case["results"]["torch"]["status"] == "skipped"
+    assert case["results"]["numpy"]["status"] == "ok"
+
+
+def test_peers_option_limits_the_libraries(tmp_path):
+    json_path = tmp_path / "b.json"
+    result = run_bench("--quick", "--sizes", "1e3", "--dtypes", "float32", "--functions",
+                       "softmax", "--peers", "numpy", "--no-progress", "--json", str(json_path))
+    assert result.returncode == 0, result.stderr
+    (case,) = json.loads(json_path.read_text())["cases"]
+    assert set(case["results"]) == {"numfuse", "numpy"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--functions", "cosh"], "unknown function 'cosh'"),
+    (["--sizes", "1e3,big"], "size 'big' is not a number"),
+    (["--dtypes", "int8"], "dtype 'int8' is not benchmarked"),
+    (["--peers", "jax"], "unknown peer 'jax'"),
+    (["--threads", "0"], "--threads must be >= 1"),
+])
+def test_bad_options_are_clear_errors(args, message):
+    result = run_bench("--quick", "--no-progress", *args)
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_list_shows_each_spelling():
+    result = run_bench("--list")
+    assert result.returncode == 0
+    assert "numfuse.evaluate('exp(a)+tan(b)-sinh(c)')" in result.stdout
+    assert "n/a: NumPy has no erf" in result.stdout
+
+
+def test_python_api_and_custom_expression():
+    from numfuse import bench
+
+    doc = bench.run(["exp"], sizes=[1000], dtypes=["float32"], peers=["numpy", "numexpr"],
+                    threads=1, quick=True, bandwidth=1e10, expressions=["a*b+1"],
+                    progress=False)
+    assert [c["function"] for c in doc["cases"]] == ["exp", "a*b+1"]
+    custom = doc["cases"][1]
+    assert custom["results"]["numpy"]["status"] == "n/a"
+    if custom["results"]["numexpr"]["status"] == "ok":
+        assert custom["results"]["numexpr"]["check"]["agrees"]
+    text = bench.full_report(doc)
+    assert "## exp · float32 · n = 1e3, 1 thread" in text
+    figure = bench.plot(doc)
+    assert len(figure.axes) == 2
+
+
+def test_console_script_is_declared():
+    tomllib = pytest.importorskip("tomllib")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "pyproject.toml"), "rb") as handle:
+        project = tomllib.load(handle)["project"]
+    target = project["scripts"]["numfuse-bench"]
+    module, _, attribute = target.partition(":")
+    assert callable(getattr(__import__(module, fromlist=[attribute]), attribute))
+    assert {"rich", "matplotlib"} <= {
+        textwrap.shorten(d, 40).split(">")[0].split("=")[0]
+        for d in project["optional-dependencies"]["bench"]}
