@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 
-from . import _core
+from . import _core, _interop
 
 __all__ = [
     "NumExpr",
@@ -104,6 +104,8 @@ def evaluate(
     depth = kwargs.get("_frame_depth", 1)
     used, values = _lookup(names, local_dict, global_dict, depth)
     _last.call = (ex, names, out, order, casting)
+    if _interop.foreign(values, out):  # dask arrays, __dlpack__, array-like out
+        return _interop.evaluate(_core._evaluate, ex, used, values, out, order, casting)
     return _core._evaluate(ex, used, values, out, order, casting)
 
 
@@ -114,6 +116,8 @@ def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
     except AttributeError:
         raise RuntimeError("re_evaluate: no previous evaluate() or validate() in this thread") from None
     used, values = _lookup(names, local_dict, global_dict, _frame_depth)
+    if _interop.foreign(values, out):
+        return _interop.evaluate(_core._evaluate, ex, used, values, out, order, casting)
     return _core._evaluate(ex, used, values, out, order, casting)
 
 

@@ -26,7 +26,7 @@ import operator
 
 import numpy as np
 
-from . import _core
+from . import _core, _interop
 
 __all__ = ["log_softmax", "logsumexp", "softmax"]
 
@@ -114,11 +114,15 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, *, out=No
     always gives -inf (SciPy raises IndexError for axis=None on empty arrays
     of two or more dimensions).
     """
-    a = np.asarray(a)
+    if _interop.any_dask(a, b):  # a lazy dask reduction (numfuse/_dask.py)
+        from . import _dask
+
+        return _dask.logsumexp(a, axis, b, keepdims, return_sign, out=out)
+    a = _interop.as_ndarray(a)  # zero-copy for torch tensors, __dlpack__, buffers
     _check_numeric(a, "logsumexp")
     if b is not None:
         b_scalar = b if _is_python_scalar(b) else None
-        b = np.asarray(b)
+        b = _interop.as_ndarray(b)
         _check_numeric(b, "logsumexp")
         dtype = np.result_type(a, b if b_scalar is None else b_scalar)
         shape = np.broadcast_shapes(a.shape, b.shape)
@@ -253,7 +257,11 @@ def _softmax_dtype(x: np.ndarray, name: str) -> np.dtype:
 
 def _softmax_any(x, axis, out, log: bool):
     name = "log_softmax" if log else "softmax"
-    x = np.asarray(x)
+    if _interop.any_dask(x):
+        from . import _dask
+
+        return _dask.softmax(x, axis, log, out=out)
+    x = _interop.as_ndarray(x)
     dtype = _softmax_dtype(x, name)
     axes = _normalise_axes(axis, x.ndim)
     if out is not None:

@@ -26,9 +26,12 @@ namespace numfuse::python {
 namespace {
 
 core::DType simd_dtype(const py::array& a, const char* what) {
+    // Equivalence, not identity: arrays that were unpickled (dask.distributed,
+    // multiprocessing) carry their own native-float64 descriptor objects.
     const auto dtype = a.dtype();
-    if (dtype.is(py::dtype::of<float>())) return core::DType::f32;
-    if (dtype.is(py::dtype::of<double>())) return core::DType::f64;
+    const auto& api = py::detail::npy_api::get();
+    if (api.PyArray_EquivTypes_(dtype.ptr(), py::dtype::of<float>().ptr())) return core::DType::f32;
+    if (api.PyArray_EquivTypes_(dtype.ptr(), py::dtype::of<double>().ptr())) return core::DType::f64;
     throw py::type_error(std::string(what) + ": expected a float32 or float64 array, got " +
                          std::string(py::str(dtype)));
 }
