@@ -47,7 +47,7 @@ std::atomic<std::thread::id>& recorded_main() noexcept {
     return id;
 }
 
-thread_local int last_team = 1;
+thread_local int peak_team = 1;
 
 }  // namespace
 
@@ -96,9 +96,15 @@ int use_automatic_thread_count() noexcept {
 
 int explicit_thread_count() noexcept { return setting().load(std::memory_order_relaxed); }
 
-int last_team_size() noexcept { return last_team; }
+int take_peak_team_size() noexcept {
+    const int peak = peak_team;
+    peak_team = 1;
+    return peak;
+}
 
-void note_team_size(int team) noexcept { last_team = team; }
+void note_team_size(int team) noexcept {
+    if (team > peak_team) peak_team = team;
+}
 
 int processor_count() noexcept {
 #ifdef _OPENMP

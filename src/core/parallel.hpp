@@ -42,9 +42,10 @@ int explicit_thread_count() noexcept;
 void mark_main_thread() noexcept;
 // True on the process's main thread.
 bool on_main_thread() noexcept;
-// Team size of the last for_ranges_or call this thread made (1: it ran
-// serially); what tests use to observe the rule above.
-int last_team_size() noexcept;
+// The largest team any for_ranges_or call made by this thread ran on since
+// the previous take_peak_team_size() (1: all serial, or none), and resets it;
+// what tests use to observe the rule above. note_team_size records a team.
+int take_peak_team_size() noexcept;
 void note_team_size(int team) noexcept;
 // Processors OpenMP sees (1 without OpenMP).
 int processor_count() noexcept;

@@ -70,8 +70,9 @@ void register_runtime(py::module_& m) {
             return n > 0 ? std::optional<int>(n) : std::nullopt;
         },
         "The explicit thread count, or None under the automatic rule.");
-    m.def("_last_team_size", &parallel::last_team_size,
-          "Threads the last parallel loop started by the calling thread ran on (1: serial).");
+    m.def("_peak_team_size", &parallel::take_peak_team_size,
+          "The most threads any parallel loop started by the calling thread ran on since the\n"
+          "previous _peak_team_size() call (1: serial); resets the record.");
     m.def("_processor_count", &parallel::processor_count);
     m.def("_has_openmp", &parallel::has_openmp);
     m.def("_compiler", &compiler_description);
