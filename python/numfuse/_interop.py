@@ -77,8 +77,13 @@ def evaluate(core_evaluate, ex, names, values, out, order, casting):
     # __array_interface__ or __dlpack__) is written through a view of its
     # memory and returned itself.
     target = as_ndarray(out)
-    if not isinstance(target, np.ndarray) or target.dtype == object:
-        raise TypeError(f"out must be an array, got {type(out).__name__}")
+    if target.flags.owndata or target.dtype == object:
+        # np.asarray made a new array (a list, a tuple, ...): writing it
+        # would leave `out` unchanged.
+        raise TypeError(
+            f"out must be an array or expose its memory (__array_interface__, buffer, "
+            f"__dlpack__, __array__ view), got {type(out).__name__}"
+        )
     if not target.flags.writeable:
         raise ValueError(f"out ({type(out).__name__}) is read-only")
     core_evaluate(ex, names, values, target, order, casting)
