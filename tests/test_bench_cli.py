@@ -171,3 +171,49 @@ def test_console_script_is_declared():
     assert {"rich", "matplotlib"} <= {
         textwrap.shorten(d, 40).split(">")[0].split("=")[0]
         for d in project["optional-dependencies"]["bench"]}
+
+
+README_TABLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "benchmarks", "python", "readme_table.py")
+
+
+def test_readme_table_fills_the_marked_blocks(quick_run, tmp_path):
+    _, doc, _ = quick_run
+    json_path = tmp_path / "b.json"
+    json_path.write_text(json.dumps(doc))
+    readme = tmp_path / "README.md"
+    readme.write_text(
+        "# title\n\nbefore\n<!-- bench:start functions=exp sizes=1e3 -->\nold table\n"
+        "<!-- bench:end -->\nmiddle\n<!-- bench:start image=b.png -->\n<!-- bench:end -->\nafter\n")
+    result = subprocess.run([sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert "replaced 2 table(s)" in result.stdout
+    text = readme.read_text()
+    assert "old table" not in text
+    assert text.startswith("# title\n\nbefore\n") and text.endswith("after\n")
+    first, second = text.split("middle")
+    # The filtered block: exp at 1e3 only; the other: every case, and the plot.
+    assert first.count("| exp | float64 | 1e3 |") == 1 and "| erf |" not in first
+    assert "| `2*a+3*b` | float64 | 2000 |" in second and "![speed-up" in second
+    assert f"Measured on {doc['machine']['cpu']}" in first
+    assert "threads: numfuse 1" in first
+    # Running it again is idempotent.
+    subprocess.run([sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
+                   check=True, capture_output=True)
+    assert readme.read_text() == text
+
+
+def test_readme_table_rejects_bad_markers(quick_run, tmp_path):
+    _, doc, _ = quick_run
+    json_path = tmp_path / "b.json"
+    json_path.write_text(json.dumps(doc))
+    readme = tmp_path / "README.md"
+    readme.write_text("<!-- bench:start colour=red -->\n<!-- bench:end -->\n")
+    result = subprocess.run([sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "bad option 'colour=red'" in result.stderr
+    readme.write_text("no markers\n")
+    result = subprocess.run([sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "has no <!-- bench:start -->" in result.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 
 from . import cases as _cases
@@ -95,7 +96,8 @@ def main(argv=None) -> int:
             functions=args.functions.split(","), sizes=args.sizes, dtypes=args.dtypes,
             peers=peers, threads=args.threads, quick=args.quick, budget=args.budget,
             bandwidth=args.bandwidth * 1e9 if args.bandwidth else None, expressions=args.expr,
-            progress=not args.no_progress, on_case=on_case)
+            progress=not args.no_progress, on_case=on_case,
+            command=shlex.join(["numfuse-bench", *(sys.argv[1:] if argv is None else argv)]))
     except (KeyError, ValueError, ImportError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         parser.error(str(message))

@@ -22,7 +22,9 @@ def _baseline(cases) -> str | None:
 
 
 def speedups(doc: dict) -> dict:
-    """{function: {"baseline": peer, "series": {(peer, dtype): [(n, speed-up), ...]}}}."""
+    """{function: {"baseline": peer, "series": {(peer, dtype): [(n, speed-up), ...]}}}
+
+    speed-up = baseline's median time / the peer's median time."""
     by_function = {}
     for case in doc["cases"]:
         by_function.setdefault(case["function"], []).append(case)
@@ -37,7 +39,7 @@ def speedups(doc: dict) -> dict:
             for peer, r in case["results"].items():
                 if r.get("status") == "ok":
                     series.setdefault((peer, case["dtype"]), []).append(
-                        (case["elements"], ref["mean_s"] / r["mean_s"]))
+                        (case["elements"], ref["median_s"] / r["median_s"]))
         out[function] = {"baseline": base, "series": series}
     return out
 
@@ -92,7 +94,7 @@ def plot(doc: dict, path=None, columns: int = 3, dpi: int = 110):
             f"{function} (vs {panel['baseline']}: NumPy has none)"
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("elements", fontsize=8)
-        ax.set_ylabel(f"{panel['baseline'] or '?'} time / time", fontsize=8)
+        ax.set_ylabel(f"{panel['baseline'] or '?'} median / median", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(True, which="major", linewidth=0.3, alpha=0.6)
     handles = [Line2D([], [], color=COLORS.get(p), marker="o", markersize=3, label=p)

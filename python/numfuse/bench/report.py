@@ -147,7 +147,7 @@ def header(doc: dict) -> str:
 
 
 def summary(doc: dict) -> str:
-    """numfuse's speed-up over each peer per case (peer mean time / numfuse mean time)."""
+    """numfuse's speed-up over each peer per case (peer median time / numfuse median time)."""
     peers = [p for p in doc["peers"] if p != "numfuse"]
     rows = [("function", "dtype", "n", "numfuse", *peers, "roofline")]
     for case in doc["cases"]:
@@ -160,11 +160,12 @@ def summary(doc: dict) -> str:
             cells.append(f"{r['numfuse_speedup']:.2f}x" if r.get("status") == "ok"
                          else r.get("status", "-"))
         rows.append((case["function"], case["dtype"], fmt_n(case["n"]),
-                     fmt_time(mine["mean_s"]), *cells, f"{mine['roofline']:.2f}"))
+                     fmt_time(mine["median_s"]), *cells, f"{mine['roofline']:.2f}"))
     if len(rows) == 1:
         return ""
     text = _align(rows, right=range(2, len(rows[0])))
-    return ("## Summary: numfuse's speed-up over each library (its mean time / numfuse's)\n\n"
+    return ("## Summary: numfuse's median time, and its speed-up over each library "
+            "(their median time / numfuse's)\n\n"
             + "\n".join(text) + f"\n\n({doc.get('duration_s', 0):.1f} s)\n")
 
 

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Write notebooks/tour.ipynb from the cells below, with no outputs.
+
+The notebook is generated, not edited by hand, so that git only ever holds
+its source: run this after changing a cell. `--check` exits 1 if the
+committed notebook differs from what this script writes (tests use it).
+tests/test_notebook.py executes the notebook top to bottom.
+
+    python notebooks/make_tour.py          # rewrite notebooks/tour.ipynb
+    python notebooks/make_tour.py --check  # is it up to date?
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import nbformat
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PATH = os.path.join(HERE, "tour.ipynb")
+
+CELLS = [
+    ("markdown", """\
+# A tour of numfuse
+
+numfuse makes NumPy's transcendental functions fast: `numfuse.exp`, `log` and `erf` are
+genuine `numpy.ufunc`s running SIMD kernels on OpenMP threads, `logsumexp`, `softmax` and
+`log_softmax` follow SciPy in one pass over memory, and `numfuse.evaluate` is a
+numexpr-compatible fused expression engine. This notebook checks the install, uses numfuse
+next to NumPy, measures accuracy against mpmath and draws a small benchmark.
+
+It runs top to bottom in CI (`tests/test_notebook.py`), on small arrays."""),
+    ("markdown", "## 1. Install check\n\nWhat was compiled, what this CPU uses, threads, "
+                 "OpenMP runtime, CUDA."),
+    ("code", """\
+import numpy as np
+import numfuse
+
+config = numfuse.show_config()"""),
+    ("markdown", """\
+## 2. A drop-in next to NumPy
+
+The ufuncs take everything `np.exp` takes: `out=`, `where=`, `dtype=`, broadcasting, strided
+views, and NumPy's floating-point error handling."""),
+    ("code", """\
+rng = np.random.default_rng(0)
+x = rng.uniform(-5, 5, size=(1000, 1000))
+
+y = numfuse.exp(x)
+print(type(numfuse.exp).__name__, y.dtype, y.shape)
+print("max relative difference from np.exp:", np.max(np.abs(y - np.exp(x)) / np.exp(x)))
+
+out = np.empty_like(x)
+numfuse.log(np.abs(x) + 1, out=out)                       # into a preallocated array
+part = x[::-3, 1:]                                         # a strided, reversed view
+masked = numfuse.erf(part, out=np.zeros_like(part), where=part > 0)
+print("float32 stays float32:", numfuse.exp(x.astype(np.float32)).dtype)
+
+with np.errstate(over="raise"):
+    try:
+        numfuse.exp(np.array([1000.0]))
+    except FloatingPointError as error:
+        print("np.errstate works too:", error)"""),
+    ("markdown", """\
+## 3. `numfuse.evaluate`: numexpr's API, fused
+
+Whole expressions run blockwise in one pass, without temporaries, including reductions."""),
+    ("code", """\
+a = rng.standard_normal(1_000_000)
+b = rng.standard_normal(1_000_000)
+c = rng.uniform(-1, 1, 1_000_000)
+
+r = numfuse.evaluate("2*a + 3*b")
+np.testing.assert_allclose(r, 2 * a + 3 * b)
+
+r = numfuse.evaluate("exp(a) + tan(c) - sinh(b)")
+np.testing.assert_allclose(r, np.exp(a) + np.tan(c) - np.sinh(b), rtol=1e-12, atol=1e-13)
+
+m = x - x.max(axis=1, keepdims=True)
+lse = numfuse.evaluate("log(sum(exp(m), axis=1))")     # a fused reduction
+np.testing.assert_allclose(lse, np.log(np.exp(m).sum(axis=1)), rtol=1e-12)
+
+compiled = numfuse.compile("log(sum(exp(x), axis=0))")  # parse once, call many times
+print(compiled(x)[:4])
+
+import scipy.special
+np.testing.assert_allclose(numfuse.logsumexp(x, axis=1), scipy.special.logsumexp(x, axis=1),
+                           rtol=1e-13)
+np.testing.assert_allclose(numfuse.softmax(x, axis=0), scipy.special.softmax(x, axis=0),
+                           rtol=1e-12, atol=1e-300)
+print("evaluate, logsumexp and softmax agree with NumPy and SciPy")"""),
+    ("markdown", """\
+## 4. Accuracy against mpmath
+
+Max error in ULP (units in the last place) of the exact value, computed by mpmath at 128
+bits, on a few hundred random inputs per row (the test suite and `tools/accuracy_table.py`
+use many more)."""),
+    ("code", """\
+import mpmath
+import scipy.special
+
+mpmath.mp.prec = 128
+POINTS = 300
+
+
+def max_ulp(got, x, exact_fn, dtype):
+    info = np.finfo(dtype)
+    worst = 0.0
+    for xi, gi in zip(x.astype(np.float64), got.astype(np.float64)):
+        exact = exact_fn(mpmath.mpf(float(xi)))
+        exponent = max(int(mpmath.floor(mpmath.log(abs(exact), 2))), info.minexp)
+        ulp = mpmath.ldexp(1, exponent - info.nmant)
+        worst = max(worst, float(abs(mpmath.mpf(float(gi)) - exact) / ulp))
+    return worst
+
+
+def inputs(name, dtype):
+    g = np.random.default_rng(1)
+    if name == "exp":
+        hi = 88.0 if dtype == np.float32 else 709.0
+        return g.uniform(-hi, hi, POINTS).astype(dtype)
+    if name == "log":
+        e = 30 if dtype == np.float32 else 300
+        return (10.0 ** g.uniform(-e, e, POINTS)).astype(dtype)
+    return g.uniform(-6, 6, POINTS).astype(dtype)
+
+
+cases = {"exp": (mpmath.exp, np.exp, "NumPy"), "log": (mpmath.log, np.log, "NumPy"),
+         "erf": (mpmath.erf, scipy.special.erf, "SciPy")}
+print(f"{'function':<9}{'dtype':<9}{'numfuse':>9}{'peer':>14}")
+for name, (exact_fn, peer_fn, peer) in cases.items():
+    for dtype in (np.float32, np.float64):
+        xs = inputs(name, dtype)
+        mine = max_ulp(getattr(numfuse, name)(xs), xs, exact_fn, dtype)
+        theirs = max_ulp(peer_fn(xs), xs, exact_fn, dtype)
+        print(f"{name:<9}{np.dtype(dtype).name:<9}{mine:>9.3f}{theirs:>9.3f} {peer}")
+        assert mine <= 1.0, (name, dtype, mine)"""),
+    ("markdown", """\
+## 5. A benchmark, inline
+
+`numfuse.bench` is what the `numfuse-bench` command runs; here on small sizes with a short
+time budget. The full comparison is `numfuse-bench --json bench.json --plot bench.png`."""),
+    ("code", """\
+%matplotlib inline
+from numfuse import bench
+
+doc = bench.run(["exp", "erf", "softmax", "2*a+3*b"], sizes=[1e3, 1e4, 1e5],
+                dtypes=["float64"], quick=True, progress=False)
+print(bench.case_report(doc["cases"][2], doc["threads"]["requested"]))
+print(bench.summary(doc))"""),
+    ("code", """\
+bench.plot(doc)"""),
+]
+
+
+def build() -> nbformat.NotebookNode:
+    cells = []
+    for index, (kind, source) in enumerate(CELLS):
+        cell = (nbformat.v4.new_markdown_cell if kind == "markdown" else
+                nbformat.v4.new_code_cell)(source)
+        cell["id"] = f"tour-{index:02d}"  # stable ids: regenerating changes nothing
+        cells.append(cell)
+    notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook.metadata = {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"},
+    }
+    nbformat.validate(notebook)
+    return notebook
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true",
+                        help="exit 1 if notebooks/tour.ipynb is not what this script writes")
+    args = parser.parse_args(argv)
+    text = nbformat.writes(build()) + "\n"
+    if args.check:
+        with open(PATH) as handle:
+            current = handle.read()
+        if current != text:
+            print(f"{PATH} is out of date: run python notebooks/make_tour.py", file=sys.stderr)
+            return 1
+        print(f"{PATH} is up to date")
+        return 0
+    with open(PATH, "w") as handle:
+        handle.write(text)
+    print(f"wrote {PATH}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
