@@ -56,7 +56,7 @@ NUMFUSE_HD inline const double* row_f32(unsigned k) noexcept {
 template <int Degree>
 NUMFUSE_HD inline double horner_c2(const double* row, double u) noexcept {
     double q = row[4 + Degree - 2];  // c_D
-#if defined(__CUDACC__)
+#if defined(__CUDA_ARCH__)
 #pragma unroll
 #endif
     for (int j = Degree - 3; j >= 0; --j) q = fma_(q, u, row[4 + j]);

@@ -1,0 +1,246 @@
+// numfuse._cuda: the optional GPU extension (built only where CMake finds nvcc).
+//
+// Thin: raw device pointers, sizes and streams in, kernel launches out. The
+// Python layer (python/numfuse/_cuda_api.py) reads __cuda_array_interface__ /
+// DLPack, checks dtypes and shapes, allocates results and picks the stream.
+//
+// The CUDA runtime is linked statically (cudart_static): the module imports on a
+// machine without an NVIDIA driver, and every call then reports "no device"
+// (cudaGetDeviceCount fails cleanly) instead of failing to load.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "device_math/device_math.hpp"
+#include "launch.hpp"
+
+namespace py = pybind11;
+
+namespace numfuse::cuda {
+namespace {
+
+[[noreturn]] void raise_cuda(int code, const std::string& what) {
+    const auto err = static_cast<cudaError_t>(code);
+    cudaGetLastError();  // clear a sticky-free error so the next call starts clean
+    throw std::runtime_error("numfuse.cuda: " + what + " failed: " + cudaGetErrorName(err) + " (" +
+                             cudaGetErrorString(err) + ")");
+}
+
+void check(int code, const std::string& what) {
+    if (code != 0) raise_cuda(code, what);
+}
+
+int device_count() {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;  // no driver, no device, or a driver too old: the CPU package still works
+    }
+    return n;
+}
+
+std::string device_count_error() {
+    int n = 0;
+    const cudaError_t err = cudaGetDeviceCount(&n);
+    cudaGetLastError();
+    if (err == cudaSuccess) return "";
+    return std::string(cudaGetErrorName(err)) + ": " + cudaGetErrorString(err);
+}
+
+py::dict device_info(int device) {
+    cudaDeviceProp prop{};
+    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties(" + std::to_string(device) + ")");
+    py::dict d;
+    d["index"] = device;
+    d["name"] = std::string(prop.name);
+    d["compute_capability"] = py::make_tuple(prop.major, prop.minor);
+    d["total_memory"] = static_cast<std::uint64_t>(prop.totalGlobalMem);
+    d["multiprocessors"] = prop.multiProcessorCount;
+    return d;
+}
+
+// The device that owns a pointer; raises ValueError for host memory.
+int pointer_device(std::uintptr_t ptr) {
+    cudaPointerAttributes attr{};
+    const cudaError_t err = cudaPointerGetAttributes(&attr, reinterpret_cast<const void*>(ptr));
+    if (err != cudaSuccess) raise_cuda(static_cast<int>(err), "cudaPointerGetAttributes");
+    if (attr.type != cudaMemoryTypeDevice && attr.type != cudaMemoryTypeManaged) {
+        throw py::value_error("numfuse.cuda: the array's data pointer is not GPU memory");
+    }
+    return attr.device;
+}
+
+void set_device(int device) { check(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")"); }
+
+Real real_of(const std::string& dtype) {
+    if (dtype == "float32") return Real::f32;
+    if (dtype == "float64") return Real::f64;
+    throw py::type_error("numfuse.cuda: unsupported dtype " + dtype + " (float32 or float64 expected)");
+}
+
+UnaryOp unary_of(const std::string& name) {
+    if (name == "exp") return UnaryOp::exp;
+    if (name == "log") return UnaryOp::log;
+    if (name == "erf") return UnaryOp::erf;
+    throw py::value_error("numfuse.cuda: unknown function " + name);
+}
+
+Normalize normalize_of(const std::string& name) {
+    if (name == "logsumexp") return Normalize::none;
+    if (name == "softmax") return Normalize::softmax;
+    if (name == "log_softmax") return Normalize::log_softmax;
+    throw py::value_error("numfuse.cuda: unknown reduction " + name);
+}
+
+// Device memory owned by Python (numfuse.cuda.DeviceArray holds one).
+class DeviceBuffer {
+public:
+    DeviceBuffer(std::size_t nbytes, int device) : nbytes_(nbytes), device_(device) {
+        set_device(device);
+        if (nbytes > 0) check(cudaMalloc(&ptr_, nbytes), "cudaMalloc(" + std::to_string(nbytes) + " bytes)");
+    }
+    ~DeviceBuffer() {
+        if (ptr_ != nullptr) {
+            int current = 0;
+            cudaGetDevice(&current);
+            cudaSetDevice(device_);
+            cudaFree(ptr_);
+            cudaSetDevice(current);
+        }
+    }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+    std::uintptr_t ptr() const { return reinterpret_cast<std::uintptr_t>(ptr_); }
+    std::size_t nbytes() const { return nbytes_; }
+    int device() const { return device_; }
+
+    // Synchronous copies (the stream-ordered work before them is finished first).
+    void copy_from_host(const py::buffer& src) {
+        const py::buffer_info info = src.request();
+        const auto bytes = static_cast<std::size_t>(info.size * info.itemsize);
+        if (bytes != nbytes_) throw py::value_error("numfuse.cuda: host buffer size does not match the device buffer");
+        set_device(device_);
+        py::gil_scoped_release release;  // the copy touches no Python object
+        check(cudaMemcpy(ptr_, info.ptr, bytes, cudaMemcpyHostToDevice), "cudaMemcpy host->device");
+    }
+    void copy_to_host(const py::buffer& dst) const {
+        const py::buffer_info info = dst.request(true);
+        const auto bytes = static_cast<std::size_t>(info.size * info.itemsize);
+        if (bytes != nbytes_) throw py::value_error("numfuse.cuda: host buffer size does not match the device buffer");
+        set_device(device_);
+        py::gil_scoped_release release;
+        check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        check(cudaMemcpy(info.ptr, ptr_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy device->host");
+    }
+
+private:
+    void* ptr_ = nullptr;
+    std::size_t nbytes_ = 0;
+    int device_ = 0;
+};
+
+// The device math on the CPU (the exact source the GPU runs): for tests against
+// mpmath from Python.
+template <class T>
+py::array_t<T> host_math_typed(UnaryOp op, const py::array_t<T, py::array::c_style | py::array::forcecast>& x) {
+    py::array_t<T> y(x.request().shape);
+    const T* xs = x.data();
+    T* ys = y.mutable_data();
+    const auto n = static_cast<std::size_t>(x.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        switch (op) {
+            case UnaryOp::exp: ys[i] = device_math::exp_scalar(xs[i]); break;
+            case UnaryOp::log: ys[i] = device_math::log_scalar(xs[i]); break;
+            default: ys[i] = device_math::erf_scalar(xs[i]); break;
+        }
+    }
+    return y;
+}
+
+}  // namespace
+}  // namespace numfuse::cuda
+
+PYBIND11_MODULE(_cuda, m) {
+    using namespace numfuse::cuda;
+    m.doc() = "numfuse's optional CUDA kernels (raw-pointer API; use numfuse.cuda)";
+
+    m.def("device_count", &device_count, "Number of usable CUDA devices (0 without a driver or a GPU).");
+    m.def("device_count_error", &device_count_error, "Why device_count() is 0 ('' when it is not).");
+    m.def("device_info", &device_info, py::arg("device"));
+    m.def("pointer_device", &pointer_device, py::arg("ptr"));
+    m.def("runtime_version", [] {
+        int v = 0;
+        cudaRuntimeGetVersion(&v);
+        return v;
+    });
+    m.def("driver_version", [] {
+        int v = 0;
+        if (cudaDriverGetVersion(&v) != cudaSuccess) v = 0;
+        return v;
+    });
+    m.def("architectures", [] { return std::string(NUMFUSE_CUDA_ARCHITECTURES); },
+          "The CMAKE_CUDA_ARCHITECTURES this module was compiled for.");
+
+    m.def(
+        "unary",
+        [](const std::string& fn, const std::string& dtype, std::uintptr_t x, std::uintptr_t y, std::int64_t n,
+           std::uintptr_t stream, int device) {
+            const UnaryOp op = unary_of(fn);
+            const Real dt = real_of(dtype);
+            set_device(device);
+            check(launch_unary(op, dt, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y), n, stream),
+                  fn + " kernel launch");
+        },
+        py::arg("fn"), py::arg("dtype"), py::arg("x"), py::arg("y"), py::arg("n"), py::arg("stream"),
+        py::arg("device"));
+
+    m.def(
+        "reduce",
+        [](const std::string& fn, const std::string& dtype, std::uintptr_t x, std::uintptr_t out, std::int64_t outer,
+           std::int64_t n, std::int64_t inner, std::uintptr_t stream, int device) {
+            const Normalize norm = normalize_of(fn);
+            const Real dt = real_of(dtype);
+            if (outer < 0 || n < 0 || inner < 0) throw py::value_error("numfuse.cuda: negative extent");
+            set_device(device);
+            check(launch_logsumexp(norm, dt, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(out), outer, n,
+                                   inner, stream),
+                  fn + " kernel launch");
+        },
+        py::arg("fn"), py::arg("dtype"), py::arg("x"), py::arg("out"), py::arg("outer"), py::arg("n"),
+        py::arg("inner"), py::arg("stream"), py::arg("device"));
+
+    m.def(
+        "stream_synchronize",
+        [](std::uintptr_t stream, int device) {
+            set_device(device);
+            py::gil_scoped_release release;
+            check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+        },
+        py::arg("stream"), py::arg("device"));
+
+    m.def(
+        "host_math",
+        [](const std::string& fn, const py::array& x) -> py::array {
+            const UnaryOp op = unary_of(fn);
+            if (x.dtype().is(py::dtype::of<float>())) return host_math_typed<float>(op, x);
+            if (x.dtype().is(py::dtype::of<double>())) return host_math_typed<double>(op, x);
+            throw py::type_error("numfuse.cuda.host_math: float32 or float64 expected");
+        },
+        py::arg("fn"), py::arg("x"),
+        "The device kernels' scalar math run on the CPU (same source as the GPU code).");
+
+    py::class_<DeviceBuffer>(m, "DeviceBuffer", "cudaMalloc'd memory, freed when the object dies.")
+        .def(py::init<std::size_t, int>(), py::arg("nbytes"), py::arg("device"))
+        .def_property_readonly("ptr", &DeviceBuffer::ptr)
+        .def_property_readonly("nbytes", &DeviceBuffer::nbytes)
+        .def_property_readonly("device", &DeviceBuffer::device)
+        .def("copy_from_host", &DeviceBuffer::copy_from_host, py::arg("src"))
+        .def("copy_to_host", &DeviceBuffer::copy_to_host, py::arg("dst"));
+}
