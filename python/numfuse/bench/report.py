@@ -143,6 +143,10 @@ def header(doc: dict) -> str:
     load = m.get("load_average")
     if load:
         lines.append(f"Load:       {' '.join(f'{x:.2f}' for x in load)} (1, 5, 15 min)")
+        if load[0] >= m["usable_cores"]:
+            lines.append(f"WARNING:    the machine is busy (load {load[0]:.1f} on "
+                         f"{m['usable_cores']} cores): threaded calls wait for their threads "
+                         "to be scheduled, so timings are distorted; rerun when it is quiet")
     return "\n".join(lines) + "\n"
 
 
