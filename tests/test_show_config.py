@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.machinery
+import importlib.util
 import json
 import os
 import sys
@@ -68,10 +69,13 @@ def test_cuda_not_built_is_reported_plainly(monkeypatch):
     assert "not built" in cuda["note"]
 
 
-def _fake_cuda(monkeypatch, devices):
+def _fake_cuda(monkeypatch, devices=None, **functions):
     module = types.ModuleType("numfuse._cuda")
     module.__spec__ = importlib.machinery.ModuleSpec("numfuse._cuda", None)
-    module.devices = devices
+    if devices is not None:
+        module.devices = devices
+    for name, function in functions.items():
+        setattr(module, name, function)
     monkeypatch.setitem(sys.modules, "numfuse._cuda", module)
     # A numfuse.devices() from the real extension would take precedence.
     monkeypatch.delattr(numfuse, "devices", raising=False)
@@ -91,3 +95,18 @@ def test_cuda_failure_is_reported_not_raised(monkeypatch):
     cuda = numfuse.show_config(print_config=False)["cuda"]
     assert cuda["built"] is True and cuda["usable"] is False
     assert "no CUDA driver" in cuda["note"]
+
+
+def test_cuda_without_devices_says_why(monkeypatch):
+    _fake_cuda(monkeypatch, device_count=lambda: 0, device_count_error=lambda: "driver too old",
+               runtime_version=lambda: 13000)
+    cuda = numfuse.show_config(print_config=False)["cuda"]
+    assert cuda["usable"] is False and cuda["devices"] == []
+    assert cuda["runtime_version"] == 13000
+    assert "driver too old" in cuda["note"]
+
+
+def test_cuda_devices_from_device_info(monkeypatch):
+    _fake_cuda(monkeypatch, device_count=lambda: 2, device_info=lambda i: {"index": i})
+    cuda = numfuse.show_config(print_config=False)["cuda"]
+    assert cuda["usable"] is True and cuda["devices"] == [{"index": 0}, {"index": 1}]

@@ -168,18 +168,41 @@ def _cuda_config() -> dict:
         _cuda = importlib.import_module(f"{__name__}._cuda")
     except ImportError as error:  # e.g. the CUDA runtime library is missing
         return {"built": True, "usable": False, "note": f"cannot load: {error}"}
-    list_devices = globals().get("devices") or getattr(_cuda, "devices", None)
-    if list_devices is None:
-        return {"built": True, "usable": True, "devices": None,
-                "note": "the extension has no devices() function"}
-    try:
-        found = list(list_devices())
-    except Exception as error:  # no driver, no device: report, never fail
-        return {"built": True, "usable": False, "devices": [],
-                "note": f"devices() failed: {type(error).__name__}: {error}"}
     plain = (str, int, float, bool, type(None), dict, list, tuple)
-    return {"built": True, "usable": bool(found),
-            "devices": [d if isinstance(d, plain) else repr(d) for d in found]}
+
+    def as_plain(value):
+        return value if isinstance(value, plain) else repr(value)
+
+    config = {"built": True}
+    for name in ("runtime_version", "driver_version", "architectures"):
+        try:
+            config[name] = as_plain(getattr(_cuda, name)())
+        except Exception:  # absent, or no driver: leave it out
+            pass
+    try:
+        list_devices = globals().get("devices") or getattr(_cuda, "devices", None)
+        if list_devices is not None:
+            found = list(list_devices())
+        elif hasattr(_cuda, "device_count"):
+            found = [_cuda.device_info(i) if hasattr(_cuda, "device_info") else i
+                     for i in range(_cuda.device_count())]
+        else:
+            config.update(usable=True, devices=None, note="the extension lists no devices")
+            return config
+    except Exception as error:  # no driver, no device: report, never fail
+        config.update(usable=False, devices=[],
+                      note=f"listing devices failed: {type(error).__name__}: {error}")
+        return config
+    config.update(usable=bool(found), devices=[as_plain(d) for d in found])
+    if not found:
+        reason = ""
+        if hasattr(_cuda, "device_count_error"):
+            try:
+                reason = str(_cuda.device_count_error())
+            except Exception:
+                reason = ""
+        config["note"] = f"no usable device{': ' + reason if reason else ''}"
+    return config
 
 
 def show_config(print_config: bool = True) -> dict:
