@@ -28,39 +28,55 @@ int launch_unary(UnaryOp op, Real dt, const void* x, void* y, std::int64_t n, st
 int launch_logsumexp(Normalize norm, Real dt, const void* x, void* out, std::int64_t outer, std::int64_t n,
                      std::int64_t inner, std::uintptr_t stream);
 
-// A fused element-wise program for the device interpreter (src/cuda/evaluate.cu).
-// Built on the host from a numfuse::expr::Plan by src/cuda/program.cpp.
+// A fused element-wise program for the device interpreter (src/cuda/evaluate.cu):
+// the expression engine's bytecode (numfuse::expr::Program, one stage) translated
+// by src/cuda/program.cpp into families x operand types the GPU switch knows.
 namespace vm {
 
 inline constexpr int max_code = 128;
 inline constexpr int max_registers = 64;
 inline constexpr int max_inputs = 16;
 
-// Element types (the expression engine's letters b, i, l, f, d).
+// Element types: the expression engine's b, i, l, f, d.
 enum class Type : std::uint8_t { b = 0, i = 1, l = 2, f = 3, d = 4 };
 
+#define NUMFUSE_CUDA_VM_FAMILIES(X)                                                                \
+    X(Add) X(Sub) X(Mul) X(Div) X(Neg) X(Abs) X(Copy) X(OnesLike) X(Maximum) X(Minimum) X(Where)   \
+    X(Cast) X(Less) X(LessEqual) X(Greater) X(GreaterEqual) X(Equal) X(NotEqual) X(BitAnd)         \
+    X(BitOr) X(BitXor) X(Invert) X(Sqrt) X(Exp) X(Log) X(Erf) X(Expm1) X(Log1p) X(Log10) X(Log2)  \
+    X(Sin) X(Cos) X(Tan) X(Arcsin) X(Arccos) X(Arctan) X(Sinh) X(Cosh) X(Tanh) X(Arcsinh)         \
+    X(Arccosh) X(Arctanh) X(Erfc) X(Floor) X(Ceil) X(Trunc) X(Round) X(Pow) X(Arctan2) X(Hypot)   \
+    X(Copysign) X(Isnan) X(Isinf) X(Isfinite) X(Signbit)
+
+enum class Family : std::uint8_t {
+#define NUMFUSE_CUDA_VM_ENUM(name) name,
+    NUMFUSE_CUDA_VM_FAMILIES(NUMFUSE_CUDA_VM_ENUM)
+#undef NUMFUSE_CUDA_VM_ENUM
+        count
+};
+
 struct Instr {
-    std::uint8_t op;   // vm::Op
+    std::uint8_t family;  // vm::Family
+    std::uint8_t type;    // operand type (the second operand's for where; the source's for casts)
+    std::uint8_t rtype;   // result type
     std::int8_t dst, a, b, c;
 };
 
-// The whole program travels as one kernel parameter (constant bank: uniform reads).
+// The whole program travels as one kernel parameter (constant bank: every thread
+// reads the same instruction, so the reads are broadcasts).
 struct Program {
     Instr code[max_code];
-    double const_value[max_registers];   // constants (as double, or int64 bits for l)
-    std::int64_t const_int[max_registers];
-    std::int8_t reg_input[max_registers];  // >= 0: register is input k; -1 otherwise
+    std::uint64_t const_bits[max_registers];  // constants (and scalar inputs): the value's bytes
+    std::int8_t reg_input[max_registers];     // >= 0: loaded from array input k
     std::uint8_t reg_type[max_registers];
-    std::uint8_t reg_is_const[max_registers];
+    const void* inputs[max_inputs];
     std::int16_t ncode = 0;
     std::int16_t nregs = 0;
     std::int16_t result = -1;
-    std::int16_t ninputs = 0;
     std::uint8_t result_type = 0;
-    const void* inputs[max_inputs];
-    std::uint8_t input_scalar[max_inputs];  // 1: a 0-d input broadcast to every element
 };
 
+// out[i] = program(inputs[k][i]...) for i < n; every array input contiguous with n elements.
 int launch_program(const Program& program, void* out, std::int64_t n, std::uintptr_t stream);
 
 }  // namespace vm

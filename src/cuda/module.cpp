@@ -19,6 +19,7 @@
 
 #include "device_math/device_math.hpp"
 #include "launch.hpp"
+#include "program.hpp"
 
 namespace py = pybind11;
 
@@ -164,6 +165,53 @@ py::array_t<T> host_math_typed(UnaryOp op, const py::array_t<T, py::array::c_sty
     return y;
 }
 
+// ---------------------------------------------------------------- evaluate
+
+[[noreturn]] void raise_expr_error(const expr::ExprError& error) {
+    const std::string message = std::string("numfuse.cuda.evaluate: ") + error.what() +
+                                (error.column >= 0 ? " (column " + std::to_string(error.column + 1) + ")" : "");
+    switch (error.kind) {
+        case expr::ErrorKind::syntax: PyErr_SetString(PyExc_SyntaxError, message.c_str()); break;
+        case expr::ErrorKind::name: PyErr_SetObject(PyExc_KeyError, py::str(message).ptr()); break;
+        case expr::ErrorKind::type: PyErr_SetString(PyExc_TypeError, message.c_str()); break;
+        case expr::ErrorKind::overflow: PyErr_SetString(PyExc_OverflowError, message.c_str()); break;
+        case expr::ErrorKind::value: PyErr_SetString(PyExc_ValueError, message.c_str()); break;
+    }
+    throw py::error_already_set();
+}
+
+expr::Type expr_type_of(const std::string& letter) {
+    static const std::string letters = "bilfdcz";
+    const auto k = letters.find(letter);
+    if (letter.size() != 1 || k == std::string::npos) throw py::value_error("numfuse.cuda: bad type letter " + letter);
+    return static_cast<expr::Type>(k);
+}
+
+std::shared_ptr<const expr::Plan> plan_for(const std::string& text, const std::vector<std::string>& names,
+                                           const std::vector<std::string>& types, const std::vector<bool>& weak) {
+    if (names.size() != types.size() || names.size() != weak.size()) {
+        throw py::value_error("numfuse.cuda: names, types and weak flags differ in length");
+    }
+    std::vector<expr::InputSpec> specs;
+    for (std::size_t k = 0; k < names.size(); ++k) {
+        expr::InputSpec spec;
+        spec.name = names[k];
+        spec.type = expr_type_of(types[k]);
+        spec.weak = weak[k];
+        specs.push_back(spec);
+    }
+    try {
+        auto plan = expr::cached_plan(text, specs);
+        vm::check_plan(*plan);
+        return plan;
+    } catch (const expr::ExprError& error) {
+        raise_expr_error(error);
+    } catch (const vm::Unsupported& error) {
+        PyErr_SetString(PyExc_NotImplementedError, error.what());
+        throw py::error_already_set();
+    }
+}
+
 }  // namespace
 }  // namespace numfuse::cuda
 
@@ -235,6 +283,33 @@ PYBIND11_MODULE(_cuda, m) {
         },
         py::arg("fn"), py::arg("x"),
         "The device kernels' scalar math run on the CPU (same source as the GPU code).");
+
+    m.def(
+        "evaluate_result_type",
+        [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
+           const std::vector<bool>& weak) {
+            const auto plan = plan_for(text, names, types, weak);
+            return std::string(1, numfuse::expr::type_letter(plan->result_type));
+        },
+        py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"),
+        "Compiles (cached) and checks that the GPU interpreter runs it; returns the result type letter.");
+
+    m.def(
+        "evaluate",
+        [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
+           const std::vector<bool>& weak, const std::vector<std::uintptr_t>& arrays,
+           const std::vector<std::uint64_t>& scalar_bits, std::uintptr_t out, std::int64_t n, std::uintptr_t stream,
+           int device) {
+            const auto plan = plan_for(text, names, types, weak);
+            if (arrays.size() != names.size() || scalar_bits.size() != names.size()) {
+                throw py::value_error("numfuse.cuda: one array pointer and one scalar per input expected");
+            }
+            const vm::Program program = vm::build_program(*plan, arrays, scalar_bits);
+            set_device(device);
+            check(vm::launch_program(program, reinterpret_cast<void*>(out), n, stream), "evaluate kernel launch");
+        },
+        py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"), py::arg("arrays"),
+        py::arg("scalar_bits"), py::arg("out"), py::arg("n"), py::arg("stream"), py::arg("device"));
 
     py::class_<DeviceBuffer>(m, "DeviceBuffer", "cudaMalloc'd memory, freed when the object dies.")
         .def(py::init<std::size_t, int>(), py::arg("nbytes"), py::arg("device"))
