@@ -49,6 +49,7 @@ def test_json_has_every_figure_and_the_machine(quick_run):
     assert doc["threads"]["requested"] == 1
     assert doc["threads"]["numfuse"] == 1
     assert doc["bandwidth"]["bytes_per_s"] > 0
+    assert set(doc["busy_cores"]) == {"before", "after"}
     # One case per function x size (one dtype).
     cases = {(c["function"], c["n"]) for c in doc["cases"]}
     assert cases == {(f, n) for f in FUNCTIONS.split(",") for n in (1000, 2000)}

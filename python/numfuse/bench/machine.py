@@ -72,6 +72,28 @@ def memory_bytes():
         return None
 
 
+def busy_cores(interval: float = 0.3):
+    """CPU cores kept busy by other processes while this one sleeps (Linux /proc/stat).
+
+    Sleeps a little first so that this process's own thread pools (OpenMP workers
+    spin for a while after a parallel region) have gone idle. None where /proc/stat
+    is missing.
+    """
+
+    def busy_ticks():
+        with open("/proc/stat") as handle:
+            fields = [int(v) for v in handle.readline().split()[1:9]]
+        return sum(fields) - fields[3] - fields[4]  # everything but idle and iowait
+
+    try:
+        time.sleep(0.2)
+        before = busy_ticks()
+        time.sleep(interval)
+        return (busy_ticks() - before) / os.sysconf("SC_CLK_TCK") / interval
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def machine_info() -> dict:
     """CPU model, cores, ISA levels, memory, OS: what the JSON and the header report."""
     import numfuse

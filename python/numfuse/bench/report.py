@@ -141,13 +141,26 @@ def header(doc: dict) -> str:
     if skipped:
         lines.append("Skipped:    " + ", ".join(skipped))
     load = m.get("load_average")
-    if load:
-        lines.append(f"Load:       {' '.join(f'{x:.2f}' for x in load)} (1, 5, 15 min)")
-        if load[0] >= m["usable_cores"]:
-            lines.append(f"WARNING:    the machine is busy (load {load[0]:.1f} on "
-                         f"{m['usable_cores']} cores): threaded calls wait for their threads "
-                         "to be scheduled, so timings are distorted; rerun when it is quiet")
+    busy = doc.get("busy_cores", {}).get("before")
+    if load or busy is not None:
+        lines.append("Load:       "
+                     + (f"{' '.join(f'{x:.2f}' for x in load)} (1, 5, 15 min); " if load else "")
+                     + (f"other processes keep {busy:.2f} cores busy" if busy is not None else ""))
+    warning = busy_warning(busy, m["usable_cores"])
+    if warning:
+        lines.append(f"WARNING:    {warning}")
     return "\n".join(lines) + "\n"
+
+
+BUSY_LIMIT = 0.25  # cores used by other processes above which timings are flagged
+
+
+def busy_warning(busy, cores):
+    if busy is None or busy <= BUSY_LIMIT:
+        return ""
+    return (f"other processes kept {busy:.1f} of {cores} cores busy: threaded calls "
+            "(numfuse, numexpr, torch) wait for their threads to be scheduled, so their "
+            "timings are distorted; rerun on a quiet machine")
 
 
 def summary(doc: dict) -> str:
@@ -168,9 +181,12 @@ def summary(doc: dict) -> str:
     if len(rows) == 1:
         return ""
     text = _align(rows, right=range(2, len(rows[0])))
+    after = doc.get("busy_cores", {}).get("after")
+    warning = busy_warning(after, doc["machine"]["usable_cores"])
     return ("## Summary: numfuse's median time, and its speed-up over each library "
             "(their median time / numfuse's)\n\n"
-            + "\n".join(text) + f"\n\n({doc.get('duration_s', 0):.1f} s)\n")
+            + "\n".join(text) + f"\n\n({doc.get('duration_s', 0):.1f} s)\n"
+            + (f"WARNING: at the end, {warning}\n" if warning else ""))
 
 
 def full_report(doc: dict) -> str:

@@ -252,6 +252,7 @@ def run(functions=("all",), sizes=None, dtypes=DTYPES, peers=None, threads=None,
     else:
         measured = {"bytes_per_s": float(bandwidth), "method": "given by the caller"}
 
+    busy_before = _machine.busy_cores()
     doc = {
         "schema": SCHEMA,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -264,6 +265,7 @@ def run(functions=("all",), sizes=None, dtypes=DTYPES, peers=None, threads=None,
         "peers": {name: peer.describe() for name, peer in loaded.items()},
         "threads": {"requested": threads, **_peers.thread_counts(loaded),
                     "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")},
+        "busy_cores": {"before": busy_before, "after": None},
         "cases": [],
     }
     total = len(chosen) * len(sizes) * len(dtypes) * len(loaded)
@@ -288,6 +290,7 @@ def run(functions=("all",), sizes=None, dtypes=DTYPES, peers=None, threads=None,
                         on_case(case, doc, bar.print)
     finally:
         bar.close()
+    doc["busy_cores"]["after"] = _machine.busy_cores()
     doc["duration_s"] = time.perf_counter() - started
     return doc
 
