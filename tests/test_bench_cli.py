@@ -114,6 +114,23 @@ def test_missing_peer_is_skipped_with_a_note(tmp_path):
     assert case["results"]["numpy"]["status"] == "ok"
 
 
+def test_runs_without_rich_and_matplotlib(tmp_path):
+    # The optional tools: no progress bar without rich, a clear error for --plot.
+    fake = tmp_path / "fake"
+    for name in ("rich", "matplotlib", "tqdm"):
+        (fake / name).mkdir(parents=True)
+        (fake / name / "__init__.py").write_text(
+            f"raise ModuleNotFoundError(\"No module named '{name}'\", name='{name}')\n")
+    path = os.pathsep.join(p for p in (str(fake), os.environ.get("PYTHONPATH")) if p)
+    result = run_bench("--quick", "--sizes", "1e3", "--dtypes", "float32", "--functions", "log",
+                       "--peers", "numpy", env_extra={"PYTHONPATH": path})
+    assert result.returncode == 0, result.stderr
+    assert "Comparison:" in result.stdout
+    result = run_bench("--quick", "--functions", "log", "--plot", str(tmp_path / "p.png"),
+                       env_extra={"PYTHONPATH": path})
+    assert result.returncode == 2 and "--plot needs matplotlib" in result.stderr
+
+
 def test_peers_option_limits_the_libraries(tmp_path):
     json_path = tmp_path / "b.json"
     result = run_bench("--quick", "--sizes", "1e3", "--dtypes", "float32", "--functions",

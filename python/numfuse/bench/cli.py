@@ -79,6 +79,11 @@ def main(argv=None) -> int:
         parser.error(f"--threads must be >= 1, got {args.threads}")
     if args.budget is not None and args.budget <= 0:
         parser.error(f"--time must be > 0, got {args.budget}")
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401  (checked before minutes of benchmarking)
+        except ImportError:
+            parser.error("--plot needs matplotlib (pip install matplotlib, or numfuse[bench])")
     peers = None
     if args.peers is not None:
         peers = [p.strip() for p in args.peers.split(",") if p.strip()]
