@@ -44,11 +44,23 @@ def _names(ex):
                 f"expression must be a str, got {type(ex).__name__}"
                 + (" (decode bytes first)" if isinstance(ex, (bytes, bytearray)) else "")
             )
+        _check_encodable(ex)
         names = tuple(_core._expr_names(ex))
         if len(_names_cache) >= _NAMES_CACHE_LIMIT:
             _names_cache.clear()
         _names_cache[ex] = names
     return names
+
+
+def _check_encodable(ex):
+    """Lone surrogates cannot reach the C++ parser (UTF-8): report them as it reports
+    any other character it does not know, instead of a binding-level TypeError."""
+    try:
+        ex.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise SyntaxError(
+            f"unexpected character {ex[error.start]!r} (column {error.start + 1})"
+        ) from None
 
 
 def _lookup(names, local_dict, global_dict, depth):
@@ -154,6 +166,7 @@ def compile(ex, signature=None, **kwargs):  # noqa: A001 - numexpr-style name
     Compiled objects may be called from many threads at once.
     """
     _check_kwargs(kwargs)
+    _names(ex)  # str check, encodability, and the names cache
     return _core.CompiledExpression(ex, None if signature in (None, ()) else list(signature))
 
 

@@ -260,6 +260,13 @@ py::object run_plan(const std::string& text, const std::vector<std::string>& nam
                     const std::string& casting, const std::vector<Type>* signature,
                     std::shared_ptr<const Plan> plan) {
     const std::size_t n = names.size();
+    // order and casting are checked on every call, not only where they are
+    // used (a misspelt casting= with no out= would otherwise pass silently).
+    NPY_CASTING rule = NPY_SAME_KIND_CASTING;
+    if (!PyArray_CastingConverter(py::str(casting).ptr(), &rule)) throw py::error_already_set();
+    if (order != "C" && order != "F" && order != "K" && order != "A") {
+        throw py::value_error("order must be one of 'C', 'F', 'A' or 'K', got '" + order + "'");
+    }
     if (static_cast<std::size_t>(py::len(values)) != n) {
         throw py::value_error("got " + std::to_string(py::len(values)) + " values for " +
                               std::to_string(n) + " names");
@@ -306,8 +313,6 @@ py::object run_plan(const std::string& text, const std::vector<std::string>& nam
         }
         if (!PyArray_ISWRITEABLE(o)) throw py::value_error("out is read-only");
         PyArray_Descr* rdescr = PyArray_DescrFromType(result_npy);
-        NPY_CASTING rule = NPY_SAME_KIND_CASTING;
-        if (!PyArray_CastingConverter(py::str(casting).ptr(), &rule)) throw py::error_already_set();
         const bool castable = PyArray_CanCastTypeTo(rdescr, PyArray_DESCR(o), rule);
         Py_DECREF(rdescr);
         if (!castable) {
@@ -432,9 +437,20 @@ public:
                          names_.end());
         } else {
             std::vector<InputSpec> specs;
+            if (!PySequence_Check(signature.ptr()) || py::isinstance<py::str>(signature)) {
+                throw py::type_error("signature must be a list of (name, dtype) pairs, got " +
+                                     std::string(py::str(py::type::handle_of(signature).attr("__name__"))));
+            }
             for (py::handle entry : signature) {
+                if (!PySequence_Check(entry.ptr()) || py::isinstance<py::str>(entry)) {
+                    throw py::type_error("signature entries are (name, dtype) pairs");
+                }
                 auto pair = py::reinterpret_borrow<py::sequence>(entry);
                 if (py::len(pair) != 2) throw py::value_error("signature entries are (name, dtype)");
+                if (!py::isinstance<py::str>(pair[0])) {
+                    throw py::type_error("signature names must be str, got " +
+                                         std::string(py::str(py::type::handle_of(pair[0]).attr("__name__"))));
+                }
                 InputSpec spec;
                 spec.name = pair[0].cast<std::string>();
                 spec.type = type_from_dtype(pair[1]);
@@ -478,12 +494,12 @@ public:
                 out = py::reinterpret_borrow<py::object>(item.second);
                 continue;
             }
-            if (key == "order") {
-                order = item.second.cast<std::string>();
-                continue;
-            }
-            if (key == "casting") {
-                casting = item.second.cast<std::string>();
+            if (key == "order" || key == "casting") {
+                if (!py::isinstance<py::str>(item.second)) {
+                    throw py::type_error(key + " must be a str, got " +
+                                         std::string(py::str(py::type::handle_of(item.second).attr("__name__"))));
+                }
+                (key == "order" ? order : casting) = item.second.cast<std::string>();
                 continue;
             }
             if (key == "ex_uses_vml" || key == "optimization" || key == "truediv") continue;
