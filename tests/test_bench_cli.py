@@ -164,9 +164,12 @@ def test_list_shows_each_spelling():
 def test_python_api_and_custom_expression():
     from numfuse import bench
 
+    setting = numfuse._core._num_threads_setting()
     doc = bench.run(["exp"], sizes=[1000], dtypes=["float32"], peers=["numpy", "numexpr"],
                     threads=1, quick=True, bandwidth=1e10, expressions=["a*b+1"],
                     progress=False)
+    assert numfuse._core._num_threads_setting() == setting  # restored after the run
+    assert doc["threads"]["numfuse"] == 1
     assert [c["function"] for c in doc["cases"]] == ["exp", "a*b+1"]
     custom = doc["cases"][1]
     assert custom["results"]["numpy"]["status"] == "n/a"

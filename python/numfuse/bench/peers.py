@@ -63,14 +63,30 @@ def load(names=None) -> dict:
     return peers
 
 
-def set_threads(peers: dict, threads: int) -> None:
+def set_threads(peers: dict, threads: int):
+    """Give numfuse, numexpr and torch `threads` threads; returns a function that
+    restores the settings they had (numfuse's automatic rule included)."""
     if threads < 1:
         raise ValueError(f"threads must be >= 1, got {threads}")
-    peers["numfuse"].module.set_num_threads(threads)
+    nf = peers["numfuse"].module
+    setting = getattr(nf._core, "_num_threads_setting", nf.get_num_threads)()
+    restores = [lambda: nf.set_num_threads(setting)]
+    nf.set_num_threads(threads)
     if "numexpr" in peers and peers["numexpr"].available:
-        peers["numexpr"].module.set_num_threads(threads)
+        ne = peers["numexpr"].module
+        previous_ne = ne.set_num_threads(threads)
+        restores.append(lambda: ne.set_num_threads(previous_ne))
     if "torch" in peers and peers["torch"].available:
-        peers["torch"].module.set_num_threads(threads)
+        torch = peers["torch"].module
+        previous_torch = torch.get_num_threads()
+        torch.set_num_threads(threads)
+        restores.append(lambda: torch.set_num_threads(previous_torch))
+
+    def restore():
+        for undo in restores:
+            undo()
+
+    return restore
 
 
 def thread_counts(peers: dict) -> dict:

@@ -149,6 +149,9 @@ def header(doc: dict) -> str:
     warning = busy_warning(busy, m["usable_cores"])
     if warning:
         lines.append(f"WARNING:    {warning}")
+    if t["requested"] > m["usable_cores"]:
+        lines.append(f"WARNING:    {t['requested']} threads on {m['usable_cores']} usable cores: "
+                     "oversubscribed, threaded timings are distorted")
     return "\n".join(lines) + "\n"
 
 

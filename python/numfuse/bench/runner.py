@@ -244,8 +244,17 @@ def run(functions=("all",), sizes=None, dtypes=DTYPES, peers=None, threads=None,
     budget = budget if budget is not None else (QUICK_BUDGET if quick else FULL_BUDGET)
     loaded = _peers.load(peers)
     threads = threads if threads is not None else _machine.usable_cores()
-    _peers.set_threads(loaded, threads)
+    restore_threads = _peers.set_threads(loaded, threads)
+    try:
+        return _run(chosen, sizes, dtypes, loaded, threads, quick, budget, sample_time, bandwidth,
+                    progress, on_case, command, started)
+    finally:
+        restore_threads()
 
+
+def _run(chosen, sizes, dtypes, loaded, threads, quick, budget, sample_time, bandwidth, progress,
+         on_case, command, started) -> dict:
+    """run()'s body, with the thread counts already set."""
     if bandwidth is None:
         measured = _machine.measure_bandwidth(
             QUICK_BANDWIDTH_BYTES if quick else FULL_BANDWIDTH_BYTES)
