@@ -34,6 +34,8 @@ from ._expr import (
     validate,
 )
 from ._reduce import log_softmax, logsumexp, softmax
+from ._cuda_api import devices  # the optional GPU path never makes this import fail
+from . import cuda as cuda  # numfuse.cuda.*: the same functions on GPU arrays
 
 __version__ = "0.1.0"
 
@@ -53,6 +55,7 @@ __all__ = [
     "compile",
     "compiled_levels",
     "detect_number_of_cores",
+    "devices",
     "disassemble",
     "erf",
     "evaluate",
