@@ -14,12 +14,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
 import numpy as np
-
-# A binder takes (peer module, inputs dict) and returns a callable or None.
-Binder = Callable[[object, dict], Optional[Callable[[], object]]]
 
 
 @dataclass
@@ -28,7 +24,9 @@ class Function:
     kind: str  # "ufunc", "reduction" or "evaluate"
     domain: tuple  # inputs uniform in [lo, hi)
     variables: tuple  # input names
-    spellings: dict  # peer -> (text, binder) or (reason, None) when n/a
+    # peer -> (text, binder) or (reason, None) when n/a; a binder takes (peer module,
+    # inputs) and returns a zero-argument callable doing the work.
+    spellings: dict
     two_d: bool = False  # inputs shaped (r, n // r) with r = isqrt(n)
     output: str = "same"  # "same" (n elements), "scalar", or "row" (n // r elements)
     notes: list = field(default_factory=list)
