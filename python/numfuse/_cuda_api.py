@@ -41,6 +41,8 @@ try:  # never let the optional extension break `import numfuse`
 except Exception as error:  # ImportError, OSError (a broken .so), anything else
     _cuda = None
     _import_error = f"{type(error).__name__}: {error}"
+    if isinstance(error, ImportError) and "cannot import name '_cuda'" in str(error):
+        _import_error = "not built: no CUDA toolkit at build time, or NUMFUSE_CUDA=OFF"
 
 __all__ = [
     "DeviceArray",

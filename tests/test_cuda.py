@@ -1,0 +1,448 @@
+"""The optional CUDA path (numfuse.cuda, numfuse._cuda).
+
+Three layers, so something meaningful runs everywhere:
+* always: numfuse imports and works when the extension is missing or broken
+  (simulated in a subprocess), and numfuse.devices() lists the CPU;
+* when numfuse._cuda is built (nvcc present, no GPU needed): the device kernels'
+  scalar math, run on the CPU from the very same source, against mpmath (<= 1 ULP)
+  and NumPy/SciPy special values bit for bit; the evaluate translator's errors;
+  argument checking; the no-device errors;
+* on a GPU (marker ``gpu``, skipped without one): results against the host math
+  bit for bit, reductions against SciPy, determinism, torch/CuPy interop.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numfuse
+import numpy as np
+import pytest
+from numfuse import _cuda_api
+
+HAVE_EXTENSION = _cuda_api._cuda is not None
+HAVE_GPU = HAVE_EXTENSION and numfuse.cuda.available()
+
+needs_extension = pytest.mark.skipif(not HAVE_EXTENSION, reason="numfuse._cuda not built")
+
+PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(numfuse.__file__)))
+
+
+# ---------------------------------------------------------------- always
+
+
+def run_python(code: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=PACKAGE_PARENT)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_devices_lists_the_cpu_first():
+    listed = numfuse.devices()
+    assert listed[0]["kind"] == "cpu"
+    assert listed[0]["level"] == numfuse.get_level()
+    assert all(d["kind"] == "cuda" for d in listed[1:])
+    if not HAVE_GPU:
+        assert len(listed) == 1
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        # the extension absent (a CPU-only build)
+        "sys.modules['numfuse._cuda'] = None",
+        # the extension present but failing to load (e.g. a broken CUDA runtime)
+        textwrap.dedent(
+            """
+            import importlib.abc
+            class Broken(importlib.abc.MetaPathFinder):
+                def find_spec(self, name, path=None, target=None):
+                    if name == 'numfuse._cuda':
+                        raise OSError('libcudart: simulated load failure')
+            sys.meta_path.insert(0, Broken())
+            """
+        ),
+    ],
+    ids=["missing", "broken"],
+)
+def test_package_works_without_the_cuda_extension(block):
+    code = (
+        "import sys\n"
+        + block
+        + "\n"
+        + textwrap.dedent(
+            """
+            import numpy as np
+            import numfuse
+            x = np.linspace(-2.0, 2.0, 101)
+            assert np.array_equal(numfuse.exp(x), numfuse.exp(x))
+            np.testing.assert_allclose(numfuse.exp(x), np.exp(x), rtol=1e-15)
+            assert [d['kind'] for d in numfuse.devices()] == ['cpu']
+            assert not numfuse.cuda.available()
+            assert 'not available' in numfuse.cuda.status(), numfuse.cuda.status()
+            try:
+                numfuse.cuda.exp(x, device='cuda')
+            except RuntimeError as error:
+                assert 'numfuse.cuda.exp' in str(error)
+            else:
+                raise AssertionError('no RuntimeError')
+            print('ok')
+            """
+        )
+    )
+    done = run_python(code)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "ok"
+
+
+# ---------------------------------------------------------------- host-side device math
+
+
+def ulp_distance(y: np.ndarray, ref: list, dtype) -> np.ndarray:
+    """|y - ref| in units of the reference's spacing at `dtype` (mpmath references)."""
+    import mpmath
+
+    info = np.finfo(dtype)
+    out = np.empty(len(ref))
+    for k, (got, r) in enumerate(zip(y.tolist(), ref)):
+        rounded = dtype(float(r))
+        if not np.isfinite(rounded):
+            out[k] = 0.0 if got == rounded else np.inf
+            continue
+        exponent = max(
+            int(mpmath.floor(mpmath.log(abs(r), 2))) if r != 0 else info.minexp, info.minexp
+        )
+        spacing = mpmath.ldexp(1, exponent - info.nmant)
+        out[k] = float(abs(mpmath.mpf(got) - r) / spacing)
+    return out
+
+
+def sample(fn: str, dtype, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    big = 709.0 if dtype == np.float64 else 88.0
+    if fn == "exp":
+        x = np.concatenate([rng.uniform(-big - 36, big, n), rng.uniform(-1, 1, n // 4)])
+    elif fn == "log":
+        x = np.concatenate(
+            [
+                10.0
+                ** rng.uniform(
+                    -300 if dtype == np.float64 else -37, 300 if dtype == np.float64 else 37, n
+                ),
+                rng.uniform(0.9, 1.1, n // 4),
+            ]
+        )
+    else:
+        x = np.concatenate([rng.uniform(-6.5, 6.5, n), rng.uniform(-0.5, 0.5, n // 4)])
+    return x.astype(dtype)
+
+
+@needs_extension
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("fn", ["exp", "log", "erf"])
+def test_device_math_on_host_within_one_ulp_of_mpmath(fn, dtype):
+    import mpmath
+
+    mpmath.mp.prec = 120
+    x = sample(fn, dtype, 1500, 7 + len(fn))
+    y = _cuda_api._host_math(fn, x)
+    assert y.dtype == dtype and y.shape == x.shape
+    f = {"exp": mpmath.exp, "log": mpmath.log, "erf": mpmath.erf}[fn]
+    ref = [f(mpmath.mpf(float(v))) for v in x]
+    err = ulp_distance(y, ref, dtype)
+    assert err.max() <= 1.0, (fn, dtype, x[err.argmax()], err.max())
+
+
+def special_inputs(dtype):
+    info = np.finfo(dtype)
+    values = [
+        0.0,
+        -0.0,
+        np.inf,
+        -np.inf,
+        np.nan,
+        -np.nan,
+        1.0,
+        -1.0,
+        info.tiny,
+        -info.tiny,
+        info.smallest_subnormal,
+        -info.smallest_subnormal,
+        info.max,
+        -info.max,
+        0.5,
+        2.0,
+        700.0,
+        -700.0,
+        88.7,
+        -103.9,
+        745.0,
+        -745.2,
+        1e-300,
+        6.0,
+        -6.0,
+        4.0,
+        27.0,
+    ]
+    return np.array(values, dtype=dtype)
+
+
+@needs_extension
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("fn", ["exp", "log", "erf"])
+def test_device_math_special_values_match_numpy_and_scipy(fn, dtype):
+    scipy_special = pytest.importorskip("scipy.special")
+    x = special_inputs(dtype)
+    with np.errstate(all="ignore"):
+        y = _cuda_api._host_math(fn, x)
+        ref = {"exp": np.exp, "log": np.log, "erf": scipy_special.erf}[fn](x).astype(dtype)
+    exact = ~np.isfinite(ref) | (ref == 0) | (np.abs(ref) == 1) | np.isnan(ref)
+    # NaNs: NumPy's NaN bit patterns (sign, payload) for exp/log; SciPy's erf gives a +qNaN.
+    np.testing.assert_array_equal(np.isnan(y), np.isnan(ref))
+    if fn != "erf":
+        bits = np.uint32 if dtype == np.float32 else np.uint64
+        assert np.array_equal(y[exact].view(bits), ref[exact].view(bits)), (
+            x[exact],
+            y[exact],
+            ref[exact],
+        )
+    else:
+        finite = exact & ~np.isnan(ref)
+        assert np.array_equal(y[finite], ref[finite]) and np.array_equal(
+            np.signbit(y[finite]), np.signbit(ref[finite])
+        )
+    spacing = np.spacing(np.abs(ref[~exact]).astype(dtype))
+    assert np.all(np.abs(y[~exact] - ref[~exact]) <= 2 * spacing)
+
+
+@needs_extension
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("fn", ["exp", "log", "erf"])
+def test_device_math_agrees_with_the_cpu_simd_kernels(fn, dtype):
+    x = sample(fn, dtype, 20000, 3)
+    gpu_source = _cuda_api._host_math(fn, x)
+    simd = getattr(numfuse, fn)(x)
+    # Normal results only: subnormal float32 exp results are the CPU kernels' business
+    # (tests/test_accuracy.py); here the question is whether the two sources agree.
+    normal = np.abs(gpu_source) >= np.finfo(dtype).tiny
+    gpu_source, simd = gpu_source[normal], simd[normal]
+    # Both are within 1 ULP of the truth, so at most 2 ULP apart; mostly identical (the
+    # AVX-512 exp/log use table methods, the device code the portable ones: ~89% for f32 exp).
+    diff = np.abs(gpu_source.astype(np.float64) - simd) / np.spacing(np.abs(simd)).astype(
+        np.float64
+    )
+    assert diff.max() <= 2.0
+    assert np.mean(gpu_source == simd) > 0.75
+
+
+@needs_extension
+def test_host_math_rejects_other_dtypes():
+    with pytest.raises(TypeError, match="float32 or float64"):
+        _cuda_api._host_math("exp", np.arange(3))
+    with pytest.raises(ValueError, match="unknown function"):
+        _cuda_api._host_math("tan", np.ones(3))
+
+
+# ---------------------------------------------------------------- evaluate translation (no GPU)
+
+
+@needs_extension
+def test_evaluate_translation_result_types_and_errors():
+    lib = _cuda_api._cuda
+    assert (
+        lib.evaluate_result_type(
+            "exp(a) * 2 + erf(b) - log(a)", ["a", "b"], ["d", "f"], [False, False]
+        )
+        == "d"
+    )
+    assert lib.evaluate_result_type("a * 2.5 + 1", ["a"], ["f"], [False]) == "f"  # weak scalars
+    assert (
+        lib.evaluate_result_type("where(a > 0, a, -a) + c", ["a", "c"], ["f", "d"], [False, True])
+        == "f"
+    )
+    assert lib.evaluate_result_type("a > 1", ["a"], ["l"], [False]) == "b"
+    with pytest.raises(NotImplementedError, match="reductions"):
+        lib.evaluate_result_type("sum(a)", ["a"], ["d"], [False])
+    with pytest.raises(NotImplementedError, match="complex"):
+        lib.evaluate_result_type("a * 1j", ["a"], ["d"], [False])
+    with pytest.raises(SyntaxError):
+        lib.evaluate_result_type("a +", ["a"], ["d"], [False])
+    with pytest.raises(KeyError):
+        lib.evaluate_result_type("a + b", ["a"], ["d"], [False])
+
+
+# ---------------------------------------------------------------- argument checking (no GPU)
+
+
+class FakeDeviceArray:
+    """Carries a __cuda_array_interface__ without real device memory (checks only)."""
+
+    def __init__(self, shape, typestr="<f8", strides=None, mask=None):
+        self.__cuda_array_interface__ = {
+            "shape": shape,
+            "typestr": typestr,
+            "data": (0, False),
+            "version": 3,
+            "strides": strides,
+            "mask": mask,
+            "stream": None,
+        }
+
+
+@needs_extension
+def test_argument_errors_are_clear():
+    x = np.linspace(0.5, 2.0, 8)
+    with pytest.raises(TypeError, match="host .NumPy. array; pass device='cuda'"):
+        numfuse.cuda.exp(x)
+    with pytest.raises(TypeError, match="expected a GPU array"):
+        numfuse.cuda.log("not an array")
+    with pytest.raises(ValueError, match="not C-contiguous"):
+        numfuse.cuda.erf(FakeDeviceArray((4, 4), strides=(8, 32)))
+    with pytest.raises(ValueError, match="masked"):
+        numfuse.cuda.erf(FakeDeviceArray((4,), mask=object()))
+    with pytest.raises(TypeError, match="must be a str"):
+        numfuse.cuda.evaluate(3)
+
+
+@needs_extension
+@pytest.mark.skipif(HAVE_GPU, reason="a CUDA device is present")
+def test_without_a_device_calls_raise_runtime_error():
+    assert not numfuse.cuda.available()
+    with pytest.raises(RuntimeError, match="no usable CUDA device"):
+        numfuse.cuda.exp(np.ones(4), device="cuda")
+    with pytest.raises(RuntimeError, match="no usable CUDA device"):
+        numfuse.cuda.logsumexp(FakeDeviceArray((4,)))
+    with pytest.raises(RuntimeError, match="no usable CUDA device"):
+        numfuse.cuda.to_device(np.ones(3))
+
+
+# ---------------------------------------------------------------- on a GPU
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("fn", ["exp", "log", "erf"])
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device")
+def test_gpu_ufuncs_equal_host_math_bit_for_bit(fn, dtype):
+    x = np.concatenate([sample(fn, dtype, 100000, 11), special_inputs(dtype)])
+    with np.errstate(all="ignore"):
+        host = _cuda_api._host_math(fn, x)
+    device_x = numfuse.cuda.to_device(x)
+    y = getattr(numfuse.cuda, fn)(device_x)
+    assert isinstance(y, numfuse.cuda.DeviceArray)
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    got = y.get()
+    same = got.view(bits) == host.view(bits)
+    # NaN payloads may differ between GPU and CPU only where the math does not define them.
+    assert np.all(same | (np.isnan(got) & np.isnan(host)))
+    assert np.array_equal(np.isnan(got), np.isnan(host))
+    # NumPy in, device='cuda': same numbers back in a NumPy array.
+    round_trip = getattr(numfuse.cuda, fn)(x, device="cuda")
+    assert isinstance(round_trip, np.ndarray)
+    assert np.array_equal(round_trip, got, equal_nan=True)
+    # In place (out= the input).
+    getattr(numfuse.cuda, fn)(device_x, out=device_x)
+    assert np.array_equal(device_x.get(), got, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device")
+def test_gpu_logsumexp_softmax_match_scipy_and_are_deterministic(axis, dtype):
+    scipy_special = pytest.importorskip("scipy.special")
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal((300, 7000)) * 20).astype(dtype)
+    x[3, 5] = -np.inf
+    d = numfuse.cuda.to_device(x)
+    rtol = 1e-5 if dtype == np.float32 else 1e-13
+    got = numfuse.cuda.logsumexp(d, axis=axis)
+    got = got.get() if isinstance(got, numfuse.cuda.DeviceArray) else got
+    ref = scipy_special.logsumexp(x.astype(np.float64), axis=axis)
+    np.testing.assert_allclose(got, ref, rtol=rtol)
+    again = numfuse.cuda.logsumexp(d, axis=axis)
+    again = again.get() if isinstance(again, numfuse.cuda.DeviceArray) else again
+    assert np.array_equal(got, again)  # bit for bit: fixed reduction tree, no atomics
+    sm = numfuse.cuda.softmax(d, axis=axis).get()
+    np.testing.assert_allclose(
+        sm, scipy_special.softmax(x.astype(np.float64), axis=axis), rtol=rtol * 100, atol=1e-30
+    )
+    lsm = numfuse.cuda.log_softmax(d, axis=axis).get()
+    np.testing.assert_allclose(
+        lsm,
+        scipy_special.log_softmax(x.astype(np.float64), axis=axis),
+        rtol=rtol * 10,
+        atol=rtol * 10,
+    )
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device")
+def test_gpu_logsumexp_special_values():
+    x = np.array([[0.0, -np.inf], [np.inf, 1.0], [np.nan, 1.0], [-np.inf, -np.inf]])
+    got = numfuse.cuda.logsumexp(x, axis=1, device="cuda")
+    np.testing.assert_array_equal(got, [0.0, np.inf, np.nan, -np.inf])
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device")
+def test_gpu_evaluate_matches_cpu_evaluate():
+    rng = np.random.default_rng(9)
+    a_host = rng.uniform(0.1, 3.0, 100001)
+    b_host = rng.uniform(-2.0, 2.0, 100001).astype(np.float32)
+    a = numfuse.cuda.to_device(a_host)
+    b = numfuse.cuda.to_device(b_host)  # noqa: F841 - found by evaluate in this frame
+    ex = "exp(a) * 2 + erf(b) - log(a) / (1 + a * a) + where(b > 0, a, -a)"
+    got = numfuse.cuda.evaluate(ex).get()
+    ref = numfuse.evaluate(ex, local_dict={"a": a_host, "b": b_host})
+    assert got.dtype == ref.dtype
+    np.testing.assert_allclose(got, ref, rtol=1e-14)
+    # int and bool paths
+    i = numfuse.cuda.to_device(np.arange(-50, 50, dtype=np.int64))
+    np.testing.assert_array_equal(
+        numfuse.cuda.evaluate("i * 3 - 7", local_dict={"i": i}).get(), np.arange(-50, 50) * 3 - 7
+    )
+    np.testing.assert_array_equal(
+        numfuse.cuda.evaluate("(i > 3) & (i < 9)", local_dict={"i": i}).get(),
+        (np.arange(-50, 50) > 3) & (np.arange(-50, 50) < 9),
+    )
+    with pytest.raises(ValueError, match="same shape"):
+        numfuse.cuda.evaluate("a + c", local_dict={"a": a, "c": numfuse.cuda.to_device(np.ones(3))})
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device")
+def test_gpu_torch_tensors_in_place_and_same_kind():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    x = torch.linspace(-3, 3, 10001, device="cuda", dtype=torch.float64)
+    y = numfuse.cuda.erf(x)
+    assert isinstance(y, torch.Tensor) and y.device == x.device
+    torch.testing.assert_close(y, torch.erf(x), rtol=1e-15, atol=1e-16)
+    out = torch.empty_like(x)
+    assert numfuse.cuda.exp(x, out=out) is out
+    torch.testing.assert_close(out, torch.exp(x), rtol=1e-15, atol=0)
+    s = torch.cuda.Stream()
+    with torch.cuda.stream(s):
+        z = numfuse.cuda.logsumexp(x.reshape(101, 99), axis=1)
+    s.synchronize()
+    torch.testing.assert_close(z, torch.logsumexp(x.reshape(101, 99), dim=1), rtol=1e-13, atol=0)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device")
+def test_gpu_cupy_arrays_same_kind():
+    cupy = pytest.importorskip("cupy")
+    x = cupy.linspace(0.1, 5, 10001, dtype=cupy.float32)
+    y = numfuse.cuda.log(x)
+    assert isinstance(y, cupy.ndarray)
+    cupy.testing.assert_allclose(y, cupy.log(x), rtol=2e-7)
