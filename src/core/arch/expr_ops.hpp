@@ -29,7 +29,11 @@
 #include "expr/kernel_table.hpp"
 #include "kernels/erf.hpp"
 #include "kernels/exp.hpp"
+#include "kernels/hyperbolic.hpp"
+#include "kernels/invtrig.hpp"
 #include "kernels/log.hpp"
+#include "kernels/logpair.hpp"
+#include "kernels/trig.hpp"
 
 #ifndef NUMFUSE_LEVEL_NAMESPACE
 #error "define NUMFUSE_LEVEL_NAMESPACE before including expr_ops.hpp"
@@ -236,6 +240,7 @@ std::complex<T> complex_power(std::complex<T> a, std::complex<T> b) noexcept {
 }
 
 struct Pow {
+    static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a, T b) noexcept {
         if constexpr (std::is_integral_v<T>) {
@@ -285,10 +290,12 @@ struct Minimum {
 };
 
 struct Arctan2 {
+    static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a, T b) noexcept { return std::atan2(a, b); }
 };
 struct Hypot {
+    static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a, T b) noexcept { return std::hypot(a, b); }
 };
@@ -306,6 +313,7 @@ struct Copysign {
 
 // NumPy's npy_logaddexp: exact for equal arguments (incl. infinities).
 struct Logaddexp {
+    static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T x, T y) noexcept {
         if (x == y) return x + T(0.693147180559945309417232121458176568L);
@@ -377,7 +385,12 @@ struct Invert {
 };
 
 // ------------------------------------------------------------ real functions
-// One macro per family of "std:: for scalars and complex, xsimd for batches".
+// One macro per family of "std:: for scalars and complex, a SIMD kernel for
+// batches". NUMFUSE_EXPR_MATH's kernels take float32 and float64 batches;
+// NUMFUSE_EXPR_MATH64's are float64-only (numfuse's accurate kernels in
+// kernels/{trig,invtrig,hyperbolic,logpair}.hpp, <= 1 ULP with special values
+// as NumPy): float32 lanes are widened, computed in float64 and rounded once
+// (f32_via_f64, see expr_kernel), which keeps float32 within 0.5 + 2^-28 ULP.
 #define NUMFUSE_EXPR_MATH(Name, std_fn, batch_fn)                                  \
     struct Name {                                                                  \
         static constexpr bool vectorized = true;                                   \
@@ -386,32 +399,39 @@ struct Invert {
         template <class B>                                                         \
         static B batch(const B& a) noexcept { return batch_fn(a); }                \
     };
+#define NUMFUSE_EXPR_MATH64(Name, std_fn, batch_fn)                                \
+    struct Name {                                                                  \
+        static constexpr bool vectorized = true;                                   \
+        static constexpr bool f32_via_f64 = true;                                  \
+        template <class R, class T>                                                \
+        static R apply(T a) noexcept { return std::std_fn(a); }                    \
+        template <class B>                                                         \
+        static B batch(const B& a) noexcept { return batch_fn(a); }                \
+    };
 NUMFUSE_EXPR_MATH(Sqrt, sqrt, xsimd::sqrt)
-NUMFUSE_EXPR_MATH(Sin, sin, xsimd::sin)
-NUMFUSE_EXPR_MATH(Cos, cos, xsimd::cos)
-NUMFUSE_EXPR_MATH(Tan, tan, xsimd::tan)
-NUMFUSE_EXPR_MATH(Arcsin, asin, xsimd::asin)
-NUMFUSE_EXPR_MATH(Arccos, acos, xsimd::acos)
-NUMFUSE_EXPR_MATH(Arctan, atan, xsimd::atan)
-NUMFUSE_EXPR_MATH(Sinh, sinh, xsimd::sinh)
-NUMFUSE_EXPR_MATH(Cosh, cosh, xsimd::cosh)
-NUMFUSE_EXPR_MATH(Tanh, tanh, xsimd::tanh)
-NUMFUSE_EXPR_MATH(Arcsinh, asinh, xsimd::asinh)
-NUMFUSE_EXPR_MATH(Arctanh, atanh, xsimd::atanh)
+NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel)
+NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel)
+NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel)
+NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel)
+NUMFUSE_EXPR_MATH64(Arccos, acos, kernels::acos_kernel)
+NUMFUSE_EXPR_MATH64(Arctan, atan, kernels::atan_kernel)
+NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel)
+NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel)
+NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel)
+NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel)
+NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel)
+NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel)
 NUMFUSE_EXPR_MATH(Exp, exp, kernels::exp_kernel)
 NUMFUSE_EXPR_MATH(Log, log, kernels::log_kernel)
 NUMFUSE_EXPR_MATH(Ceil, ceil, xsimd::ceil)
 NUMFUSE_EXPR_MATH(Floor, floor, xsimd::floor)
 NUMFUSE_EXPR_MATH(Trunc, trunc, xsimd::trunc)
 #undef NUMFUSE_EXPR_MATH
+#undef NUMFUSE_EXPR_MATH64
 
-// Scalar on purpose: xsimd's acosh returns numbers (not NaN) below 1, and
-// its erfc loses the tails (measured: 0 instead of subnormals, NaN for huge x).
-struct Arccosh {
-    template <class R, class T>
-    static R apply(T a) noexcept { return std::acosh(a); }
-};
+// Scalar: the C library's erfc in float64 (float32 through float64).
 struct Erfc {
+    static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept { return std::erfc(a); }
 };
@@ -425,9 +445,10 @@ struct Erf {
 };
 
 // NumPy's complex log1p / expm1 / log2 / log10 formulas; the real ones
-// through the C library (scalar) or xsimd (batches).
+// through numfuse's float64 kernels.
 struct Log1p {
     static constexpr bool vectorized = true;
+    static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept {
         if constexpr (is_complex_v<T>) {
@@ -439,11 +460,12 @@ struct Log1p {
         }
     }
     template <class B>
-    static B batch(const B& a) noexcept { return xsimd::log1p(a); }
+    static B batch(const B& a) noexcept { return kernels::log1p_kernel(a); }
 };
 
 struct Expm1 {
     static constexpr bool vectorized = true;
+    static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept {
         if constexpr (is_complex_v<T>) {
@@ -455,22 +477,13 @@ struct Expm1 {
             return std::expm1(a);
         }
     }
-    // xsimd's expm1 is good near 0 but overflows early in float32 and
-    // returns -1 too soon for large negative x; outside (-1, 16) the result
-    // is exp(x) - 1 without cancellation, from our 1-ULP exp kernel.
     template <class B>
-    static B batch(const B& a) noexcept {
-        using T = typename B::value_type;
-        const auto outside = (a < B(T(-1))) | (a > B(T(16)));
-        if (xsimd::any(outside)) {
-            return xsimd::select(outside, kernels::exp_kernel(a) - B(T(1)), xsimd::expm1(a));
-        }
-        return xsimd::expm1(a);
-    }
+    static B batch(const B& a) noexcept { return kernels::expm1_kernel(a); }
 };
 
 struct Log2 {
     static constexpr bool vectorized = true;
+    static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept {
         if constexpr (is_complex_v<T>) {
@@ -481,22 +494,23 @@ struct Log2 {
         }
     }
     template <class B>
-    static B batch(const B& a) noexcept { return xsimd::log2(a); }
+    static B batch(const B& a) noexcept { return kernels::log2_kernel(a); }
 };
 
 struct Log10 {
     static constexpr bool vectorized = true;
+    static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept { return std::log10(a); }
     template <class B>
-    static B batch(const B& a) noexcept { return xsimd::log10(a); }
+    static B batch(const B& a) noexcept { return kernels::log10_kernel(a); }
 };
 
-// scipy.special.expit: 1 / (1 + exp(-x)) for x >= 0 and e / (1 + e) with
-// e = exp(x) below, so large negative x gives subnormals, not 0 (exp(-x)
-// would overflow first).
+// scipy.special.expit (kernels/hyperbolic.hpp: 1 / (1 + e^-x), e^x / (1 + e^x)
+// below 0, so large negative x gives subnormals, not 0).
 struct Expit {
     static constexpr bool vectorized = true;
+    static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept {
         if (a >= 0) return T(1) / (T(1) + std::exp(-a));
@@ -504,11 +518,7 @@ struct Expit {
         return e / (T(1) + e);
     }
     template <class B>
-    static B batch(const B& a) noexcept {
-        using T = typename B::value_type;
-        const B e = kernels::exp_kernel(-xsimd::abs(a));
-        return xsimd::select(a >= B(T(0)), B(T(1)) / (B(T(1)) + e), e / (B(T(1)) + e));
-    }
+    static B batch(const B& a) noexcept { return kernels::expit_kernel(a); }
 };
 
 // np.round(x) with decimals=0: round half to even.
@@ -673,6 +683,45 @@ template <class F, class = void>
 struct has_batch : std::false_type {};
 template <class F>
 struct has_batch<F, std::void_t<decltype(F::vectorized)>> : std::bool_constant<F::vectorized> {};
+template <class F, class = void>
+struct computes_f32_in_f64 : std::false_type {};
+template <class F>
+struct computes_f32_in_f64<F, std::void_t<decltype(F::f32_via_f64)>> : std::bool_constant<F::f32_via_f64> {};
+
+// float32 lanes of an op whose accurate kernel is float64-only: widened in
+// chunks into float64 scratch, computed, rounded once on the way back (the
+// conversion loops vectorize; `out` may alias an input, as each chunk is
+// read completely before it is written).
+template <class Arch, class F, int arity>
+void f32_through_f64(float* out, const float* a, const float* b, std::size_t n) noexcept {
+    using V = xsimd::batch<double, Arch>;
+    constexpr std::size_t chunk = 256;
+    alignas(64) double xa[chunk], xb[chunk];
+    for (std::size_t k0 = 0; k0 < n; k0 += chunk) {
+        const std::size_t m = n - k0 < chunk ? n - k0 : chunk;
+        for (std::size_t j = 0; j < m; ++j) xa[j] = static_cast<double>(a[k0 + j]);
+        if constexpr (arity == 2) {
+            for (std::size_t j = 0; j < m; ++j) xb[j] = static_cast<double>(b[k0 + j]);
+        }
+        if constexpr (has_batch<F>::value) {
+            const std::size_t padded = (m + V::size - 1) / V::size * V::size;
+            for (std::size_t j = m; j < padded; ++j) xa[j] = xb[j] = 1.0;
+            for (std::size_t j = 0; j < padded; j += V::size) {
+                if constexpr (arity == 1) {
+                    F::batch(V::load_aligned(xa + j)).store_aligned(xa + j);
+                } else {
+                    F::batch(V::load_aligned(xa + j), V::load_aligned(xb + j)).store_aligned(xa + j);
+                }
+            }
+        } else {
+            for (std::size_t j = 0; j < m; ++j) {
+                if constexpr (arity == 1) xa[j] = F::template apply<double>(xa[j]);
+                else xa[j] = F::template apply<double>(xa[j], xb[j]);
+            }
+        }
+        for (std::size_t j = 0; j < m; ++j) out[k0 + j] = static_cast<float>(xa[j]);
+    }
+}
 
 template <class Arch, class F, class R, class A, class B, class C>
 unsigned expr_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes,
@@ -695,7 +744,9 @@ unsigned expr_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes,
     constexpr bool simd_type = std::is_same_v<R, float> || std::is_same_v<R, double>;
     constexpr bool same_types = std::is_same_v<R, A> && (arity < 2 || std::is_same_v<R, BA>) &&
                                 (arity < 3 || std::is_same_v<R, CA>);
-    if constexpr (has_batch<F>::value && simd_type && same_types) {
+    if constexpr (computes_f32_in_f64<F>::value && std::is_same_v<R, float> && same_types && arity < 3) {
+        f32_through_f64<Arch, F, arity>(out, a, b, n);
+    } else if constexpr (has_batch<F>::value && simd_type && same_types) {
         using V = xsimd::batch<R, Arch>;
         constexpr std::size_t width = V::size;
         auto compute = [](const R* x, const R* y, const R* z) noexcept {

@@ -1,0 +1,193 @@
+// sinh, cosh, tanh, expm1, expit for float64 SIMD lanes (xsimd 8.1).
+//
+// Contract
+//   sinh_kernel / cosh_kernel / tanh_kernel / expm1_kernel / expit_kernel
+//   (batch<double>): per lane. Max error <= 1 ULP over the whole domain at
+//   every level (measured ~0.5-0.6 ULP against mpmath,
+//   tests/test_evaluate_accuracy.py). Valid range: all inputs.
+//     sinh, tanh, expm1: +-0 and subnormals return x; sinh(+-inf) = +-inf,
+//     cosh(+-inf) = +inf, tanh(+-inf) = +-1, expm1(-inf) = -1,
+//     expit(+inf) = 1, expit(-inf) = +0; sinh/cosh overflow to inf exactly
+//     where the true value exceeds DBL_MAX (|x| > 710.4758600739439);
+//     expit(x) underflows gradually (subnormals) for x < -708.4. NaN -> NaN.
+//   float32 uses these in float64 (expr_ops.hpp) and rounds once.
+//
+// Method
+//   One core: e^r - 1 for x = k ln2 + r, |r| <= ln2/2 (1 + 2^-12), as a
+//   hi + lo pair p (relative error ~2^-60: Cody-Waite reduction with a
+//   42-bit ln2_hi so k ln2_hi and x - k ln2_hi are exact, the degree-10
+//   minimax Q(r) = (e^r - 1 - r) / r^2 of exp.hpp's portable kernel, r^2 as
+//   an exact product). Then, in pair arithmetic (dd.hpp), rounding once:
+//     expm1 = (2^k - 1) + 2^k p           (-40 <= x <= 36; beyond, exp(x) - 1 / -1)
+//             (2^k and -1 kept apart as an exact pair)
+//     sinh  = (E + E / (1 + E)) / 2, E = expm1(|x|)      (|x| < 22)
+//     cosh  = (e + 1/e) / 2, e = 2^k (1 + p)             (|x| < 22)
+//     sinh, cosh = 2^(k-1) (1 + p)       (|x| >= 22: e^-|x| is below 2^-63)
+//     tanh  = E / (E + 2), E = expm1(2|x|)               (|x| < 19.1, else +-1)
+//     expit = 1 / (1 + e) (x >= 0) or e / (1 + e) (x < 0), e = e^-|x|
+//             (x < -40: expit = e^x (1 - e^x) rounds like e^x: exp_kernel).
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstdint>
+#include <limits>
+
+#include "kernels/common.hpp"
+#include "kernels/dd.hpp"
+#include "kernels/exp.hpp"
+
+namespace numfuse::kernels {
+namespace detail {
+
+template <class A>
+struct expm1_parts {
+    dd::pair<A> p;              // e^r - 1
+    xsimd::batch<double, A> k;  // x = k ln2 + r
+};
+
+// x must be finite with |x| <= 746 (callers clamp); NaN lanes give garbage.
+template <class A>
+inline expm1_parts<A> expm1_core(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B shifter(0x1.8p52);
+    const B kd = xsimd::fma(x, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(x / ln2)
+    const B r1 = xsimd::fnma(kd, B(0x1.62e42fefa38p-1), x);                 // exact (ln2_hi: 42 bits)
+    const dd::pair<A> r = dd::two_sum(r1, -(kd * B(0x1.ef35793c7673p-45)));  // ln2_lo
+    // Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12): the same Remez
+    // fit as exp.hpp's portable kernel (tools/explog_remez.py exp64_gen,
+    // relative error of 1 + r + r^2 Q: 2^-60.27).
+    const B q = horner(r.hi, 0x1.0p-1, 0x1.555555555555bp-3, 0x1.5555555555503p-5,
+                       0x1.111111110ec52p-7, 0x1.6c16c16c30505p-10, 0x1.a01a01b38282fp-13,
+                       0x1.a01a0136781a6p-16, 0x1.71ddf015d97f9p-19, 0x1.27e5b4618c3a5p-22,
+                       0x1.af6bfb5af8bbcp-26, 0x1.1e3d20147f8afp-29);
+    const dd::pair<A> z = dd::two_prod(r.hi, r.hi);
+    // e^(rh + rl) - 1 = rh + rh^2 Q(rh) + rl (1 + rh) + O(rl^2)
+    const B tail = xsimd::fma(z.hi, q, xsimd::fma(z.lo, B(0.5), r.lo * (B(1.0) + r.hi)));
+    return {dd::fast_two_sum(r.hi, tail), kd};
+}
+
+// 2^k for integral k in [-1022, 1023].
+template <class A>
+inline xsimd::batch<double, A> pow2i(const xsimd::batch<double, A>& kd) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    const B z = kd + B(0x1.8p52);  // k in the low mantissa bits
+    return as_float<double, A>((as_int(z) + I(1023)) << 52);
+}
+
+// e^x - 1 as a pair for |x| <= 40 ((2^k, -1) kept as an exact two-sum).
+template <class A>
+inline dd::pair<A> expm1_pair(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const expm1_parts<A> e = expm1_core(x);
+    const B s = pow2i(e.k);
+    const dd::pair<A> t = dd::two_sum(s, B(-1.0));
+    return dd::add(t, dd::pair<A>{s * e.p.hi, s * e.p.lo});  // products by 2^k exact
+}
+
+// 2^(k + adjust) (1 + p) rounded once, for the overflow end (k up to 1026).
+template <class A>
+inline xsimd::batch<double, A> scaled_one_plus(const expm1_parts<A>& e, double adjust) noexcept {
+    using B = xsimd::batch<double, A>;
+    const dd::pair<A> y = dd::fast_two_sum(B(1.0), e.p.hi);
+    const B m = y.hi + (y.lo + e.p.lo);
+    const B k = e.k + B(adjust);
+    const B k1 = xsimd::floor(k * B(0.5));
+    return (m * pow2i(k1)) * pow2i(k - k1);  // first product exact: one rounding
+}
+
+}  // namespace detail
+
+// expm1(x) = e^x - 1, f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> expm1_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B xc = xsimd::min(xsimd::max(x, B(-40.0)), B(36.0));
+    const dd::pair<A> e = detail::expm1_pair(xc);
+    B res = e.hi + e.lo;
+    const auto big = x > B(36.0);  // e^x - 1: the -1 is exact and below half an ulp of e^x
+    if (xsimd::any(big)) res = xsimd::select(big, exp_kernel(x) - B(1.0), res);
+    res = xsimd::select(x < B(-40.0), B(-1.0), res);  // e^x < 2^-57
+    res = xsimd::select(xsimd::abs(x) < B(0x1.0p-54), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// sinh(x), f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> sinh_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B a = xsimd::abs(x);
+    const B ac = xsimd::min(a, B(22.0));
+    const dd::pair<A> e = detail::expm1_pair(ac);
+    const dd::pair<A> d = dd::add(e, B(1.0));
+    const dd::pair<A> s = dd::add(e, dd::div(e, d));
+    B res = B(0.5) * (s.hi + s.lo);  // halving is exact (no underflow here)
+    const auto large = a >= B(22.0);
+    if (xsimd::any(large)) {
+        const auto parts = detail::expm1_core(xsimd::min(a, B(711.0)));
+        B big = detail::scaled_one_plus(parts, -1.0);
+        big = xsimd::select(a > B(711.0), B(std::numeric_limits<double>::infinity()), big);
+        res = xsimd::select(large, big, res);
+    }
+    res = xsimd::copysign(res, x);
+    res = xsimd::select(a < B(0x1.0p-27), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// cosh(x), f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> cosh_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B a = xsimd::abs(x);
+    const auto parts = detail::expm1_core(xsimd::min(a, B(711.0)));
+    B res;
+    const auto small = a < B(22.0);
+    if (xsimd::any(small)) {
+        const B s = detail::pow2i(xsimd::min(parts.k, B(40.0)));
+        const dd::pair<A> ph = dd::fast_two_sum(s, s * parts.p.hi);
+        const dd::pair<A> e{ph.hi, xsimd::fma(s, parts.p.lo, ph.lo)};  // e^a
+        const dd::pair<A> c = dd::add(e, dd::div(dd::pair<A>{B(1.0), B(0.0)}, e));
+        res = B(0.5) * (c.hi + c.lo);
+    }
+    if (!xsimd::all(small)) {
+        B big = detail::scaled_one_plus(parts, -1.0);
+        big = xsimd::select(a > B(711.0), B(std::numeric_limits<double>::infinity()), big);
+        res = xsimd::select(small, res, big);
+    }
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// tanh(x), f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> tanh_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B a = xsimd::abs(x);
+    const dd::pair<A> e = detail::expm1_pair(B(2.0) * xsimd::min(a, B(19.5)));
+    const dd::pair<A> t = dd::div(e, dd::add(e, B(2.0)));
+    B res = xsimd::select(a > B(19.5), B(1.0), t.hi + t.lo);
+    res = xsimd::copysign(res, x);
+    res = xsimd::select(a < B(0x1.0p-27), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// expit(x) = 1 / (1 + e^-x), f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> expit_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B na = -xsimd::min(xsimd::abs(x), B(40.0));  // e^na >= 2^-58: normal
+    const auto parts = detail::expm1_core(na);
+    const B s = detail::pow2i(parts.k);
+    const dd::pair<A> ph = dd::fast_two_sum(s, s * parts.p.hi);
+    const dd::pair<A> e{ph.hi, xsimd::fma(s, parts.p.lo, ph.lo)};  // e^-|x|
+    const dd::pair<A> d = dd::add(e, B(1.0));
+    const auto neg = x < B(0.0);
+    const dd::pair<A> num{xsimd::select(neg, e.hi, B(1.0)), xsimd::select(neg, e.lo, B(0.0))};
+    const dd::pair<A> q = dd::div(num, d);
+    B res = q.hi + q.lo;
+    const auto far = x < B(-40.0);
+    if (xsimd::any(far)) res = xsimd::select(far, exp_kernel(x), res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+}  // namespace numfuse::kernels

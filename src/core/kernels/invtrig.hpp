@@ -1,0 +1,144 @@
+// arctan, arcsin, arccos for float64 SIMD lanes (xsimd 8.1).
+//
+// Contract
+//   atan_kernel / asin_kernel / acos_kernel (batch<double>): per lane.
+//   Max error <= 1 ULP over the whole domain at every level (measured about
+//   0.5 ULP against mpmath, tests/test_evaluate_accuracy.py).
+//   Valid range: all inputs; special values as NumPy (glibc):
+//     atan(+-0, subnormal) = x, atan(+-inf) = +-pi/2 (rounded);
+//     asin(+-0, subnormal) = x, asin(+-1) = +-pi/2, |x| > 1 -> NaN;
+//     acos(1) = +0, acos(-1) = pi, acos(0) = pi/2, |x| > 1 -> NaN.
+//   float32 uses these in float64 (expr_ops.hpp) and rounds once.
+//
+// Method
+//   One core: theta = atan(n / d) in [0, pi/2] for pairs n, d >= 0 (hi + lo,
+//   dd.hpp). t = min(n, d) / max(n, d) in [0, 1] as a pair; c = j/16 nearest
+//   to t; atan t = atan c + atan u, u = (t - c) / (1 + t c), |u| <= 1/32
+//   (t.hi - c is exact, t c an exact product); atan u = u + u^3 P(u^2) with
+//   P the Taylor series to u^11 (truncation u^12/13 < 2^-63 relative);
+//   atan(j/16) from a 17-entry hi/lo table; n > d: pi/2 - theta. Then
+//     atan(x) = sign(x) theta(|x|, 1)
+//     asin(x) = sign(x) theta(|x|, sqrt(1 - x^2))
+//     acos(x) = theta(sqrt(1 - x^2), |x|), or pi - that for x < 0
+//   with 1 - x^2 as an exact pair (so no cancellation near |x| = 1), and one
+//   rounding at the end.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstdint>
+#include <limits>
+
+#include "kernels/common.hpp"
+#include "kernels/dd.hpp"
+
+namespace numfuse::kernels {
+namespace detail {
+
+// atan(j/16) = hi + lo, j = 0..16 (mpmath, rounded to nearest), padded to 32.
+alignas(64) inline constexpr double atan_tab_hi[32] = {
+    0x0p+0,                0x1.ff55bb72cfdeap-5, 0x1.fd5ba9aac2f6ep-4, 0x1.7b97b4bce5b02p-3,
+    0x1.f5b75f92c80ddp-3,  0x1.362773707ebccp-2, 0x1.6f61941e4def1p-2, 0x1.a64eec3cc23fdp-2,
+    0x1.dac670561bb4fp-2,  0x1.0657e94db30dp-1,  0x1.1e00babdefeb4p-1, 0x1.345f01cce37bbp-1,
+    0x1.4978fa3269ee1p-1,  0x1.5d58987169b18p-1, 0x1.700a7c5784634p-1, 0x1.819d0b7158a4dp-1,
+    0x1.921fb54442d18p-1,
+};
+alignas(64) inline constexpr double atan_tab_lo[32] = {
+    0x0p+0,                 -0x1.c934d86d23f1dp-60, -0x1.cd37686760c17p-59, 0x1.347b0b4f881cap-58,
+    0x1.8ab6e3cf7afbdp-57,  -0x1.963a544b672d8p-57, -0x1.c63aae6f6e918p-56, -0x1.24dec1b50b7ffp-56,
+    0x1.a2b7f222f65e2p-56,  -0x1.d5b495f6349e6p-56, -0x1.928df287a668fp-58, 0x1.1021137c71102p-55,
+    0x1.2419a87f2a458p-56,  0x1.0028e4bc5e7cap-57,  -0x1.8c34d25aadef6p-56, -0x1.bf76229d3b917p-56,
+    0x1.1a62633145c07p-55,
+};
+
+inline constexpr double pio2_hi = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145c07p-54;
+
+// atan(n / d) in [0, pi/2] for finite pairs n, d >= 0, not both zero.
+template <class A>
+inline dd::pair<A> atan_ratio(const dd::pair<A>& n, const dd::pair<A>& d) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    const auto swap = n.hi > d.hi;
+    const dd::pair<A> num{xsimd::select(swap, d.hi, n.hi), xsimd::select(swap, d.lo, n.lo)};
+    const dd::pair<A> den{xsimd::select(swap, n.hi, d.hi), xsimd::select(swap, n.lo, d.lo)};
+    const dd::pair<A> t = dd::div(num, den);  // in [0, 1]
+    const B shifter(0x1.8p52);
+    const B zj = xsimd::fma(t.hi, B(16.0), shifter);
+    const B c = (zj - shifter) * B(0.0625);
+    const I j = as_int(zj) & I(31);
+    const dd::pair<A> un = dd::fast_two_sum(t.hi - c, t.lo);  // t.hi - c exact
+    const dd::pair<A> tc = dd::two_prod(t.hi, c);
+    const dd::pair<A> ud = dd::add(dd::pair<A>{tc.hi, xsimd::fma(t.lo, c, tc.lo)}, B(1.0));
+    const dd::pair<A> u = dd::div(un, ud);
+    const B z = u.hi * u.hi;
+    const B poly = horner(z, -0x1.5555555555555p-2,  // -1/3
+                          0x1.999999999999ap-3,      // 1/5
+                          -0x1.2492492492492p-3,     // -1/7
+                          0x1.c71c71c71c71cp-4,      // 1/9
+                          -0x1.745d1745d1746p-4);    // -1/11
+    const dd::pair<A> au = dd::fast_two_sum(u.hi, xsimd::fma(u.hi * z, poly, u.lo));
+    const dd::pair<A> ac{B::gather(atan_tab_hi, j), B::gather(atan_tab_lo, j)};
+    const dd::pair<A> theta = dd::add(ac, au);
+    const dd::pair<A> rest = dd::add(dd::pair<A>{B(pio2_hi), B(pio2_lo)}, dd::pair<A>{-theta.hi, -theta.lo});
+    return {xsimd::select(swap, rest.hi, theta.hi), xsimd::select(swap, rest.lo, theta.lo)};
+}
+
+// sqrt(1 - a^2) as a pair for a in [0, 1) (a = 1 lanes give garbage).
+template <class A>
+inline dd::pair<A> sqrt_one_minus_square(const xsimd::batch<double, A>& a) noexcept {
+    using B = xsimd::batch<double, A>;
+    const dd::pair<A> sq = dd::two_prod(a, a);
+    const dd::pair<A> h = dd::two_sum(B(1.0), -sq.hi);
+    const dd::pair<A> q = dd::fast_two_sum(h.hi, h.lo - sq.lo);
+    return dd::sqrt(dd::pair<A>{xsimd::max(q.hi, B(0x1.0p-1000)), q.lo});
+}
+
+}  // namespace detail
+
+// atan(x), f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> atan_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B a = xsimd::abs(x);
+    const auto inf = a > B(0x1.0p60);  // atan = pi/2 - 1/|x| rounds to pi/2 (inf too)
+    const B ac = xsimd::select(inf, B(1.0), a);
+    const dd::pair<A> t = detail::atan_ratio(dd::pair<A>{ac, B(0.0)}, dd::pair<A>{B(1.0), B(0.0)});
+    B res = xsimd::select(inf, B(detail::pio2_hi), t.hi + t.lo);
+    res = xsimd::copysign(res, x);
+    res = xsimd::select(a < B(0x1.0p-27), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// asin(x), f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> asin_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B a = xsimd::abs(x);
+    const B ac = xsimd::min(a, B(0.5));
+    const B am = xsimd::select(a < B(1.0), a, ac);
+    const dd::pair<A> t = detail::atan_ratio(dd::pair<A>{am, B(0.0)}, detail::sqrt_one_minus_square(am));
+    B res = xsimd::select(a == B(1.0), B(detail::pio2_hi), t.hi + t.lo);
+    res = xsimd::select(a > B(1.0), B(std::numeric_limits<double>::quiet_NaN()), res);
+    res = xsimd::copysign(res, x);
+    res = xsimd::select(a < B(0x1.0p-27), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// acos(x), f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> acos_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B a = xsimd::abs(x);
+    const B am = xsimd::select(a < B(1.0), a, B(0.5));
+    dd::pair<A> t = detail::atan_ratio(detail::sqrt_one_minus_square(am), dd::pair<A>{am, B(0.0)});
+    const dd::pair<A> pi{B(2.0 * detail::pio2_hi), B(2.0 * detail::pio2_lo)};
+    const dd::pair<A> back = dd::add(pi, dd::pair<A>{-t.hi, -t.lo});
+    const auto neg = x < B(0.0);
+    B res = xsimd::select(neg, back.hi + back.lo, t.hi + t.lo);
+    res = xsimd::select(x == B(1.0), B(0.0), res);
+    res = xsimd::select(x == B(-1.0), pi.hi, res);
+    res = xsimd::select(a > B(1.0), B(std::numeric_limits<double>::quiet_NaN()), res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+}  // namespace numfuse::kernels

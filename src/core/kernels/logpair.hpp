@@ -1,0 +1,215 @@
+// log1p, log2, log10, arcsinh, arccosh, arctanh for float64 SIMD lanes.
+//
+// Contract
+//   log1p_kernel / log2_kernel / log10_kernel / asinh_kernel /
+//   acosh_kernel / atanh_kernel (batch<double>): per lane.
+//   Max error <= 1 ULP over the whole domain at every level (measured about
+//   0.5 ULP against mpmath, tests/test_evaluate_accuracy.py).
+//   Valid range: all inputs; special values as NumPy (glibc):
+//     log1p(-1) = -inf, log1p(x < -1) = NaN, log1p(+-0 / subnormal) = x;
+//     log2/log10(+-0) = -inf, (x < 0) = NaN, (+inf) = +inf, exact at powers
+//     of 2 (log2) and of 10 (log10) that are doubles; subnormals exact to
+//     the same bound; asinh(+-0, +-inf) = x; acosh(1) = +0, acosh(x < 1) =
+//     NaN, acosh(+inf) = +inf; atanh(+-1) = +-inf, atanh(|x| > 1) = NaN.
+//   float32 uses these in float64 (expr_ops.hpp) and rounds once.
+//
+// Method
+//   One core: for x = xh + xl > 0 (a pair, xh normal), x = 2^E m with m in
+//   [1/sqrt2, sqrt2) from the bits; f = m - 1 exact, s = f / (2 + f),
+//   log m = f - f^2/2 + s (f^2/2 + z P(z)), z = s^2 (the classic atanh
+//   form; P is log.hpp's degree-6 minimax, relative error 2^-59.3), with
+//   f^2/2 an exact product and f - f^2/2 an exact two-sum, so log m (+ the
+//   first-order term xl / xh) comes out as a hi + lo pair (~2^-60
+//   relative). Each function then works in pair arithmetic (dd.hpp):
+//     log1p(x) = core(1 + x as an exact two-sum)
+//     log2(x)  = E + lm / ln2,  log10(x) = E log10(2) + lm / ln10
+//     asinh(x) = core(|x| + sqrt(x^2 + 1))     (|x| > 2^28: (E+1) ln2 + lm)
+//     acosh(x) = core(x + sqrt(x^2 - 1))       (x > 2^28: as asinh)
+//     atanh(x) = core((1 + |x|) / (1 - |x|)) / 2
+//   and rounds once.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstdint>
+#include <limits>
+
+#include "kernels/common.hpp"
+#include "kernels/dd.hpp"
+
+namespace numfuse::kernels {
+namespace detail {
+
+template <class A>
+struct log_parts {
+    xsimd::batch<double, A> e;  // exponent E
+    dd::pair<A> lm;             // log(m) + xl / xh
+};
+
+// xh positive, normal and finite (other lanes give garbage).
+template <class A>
+inline log_parts<A> log_core(const xsimd::batch<double, A>& xh, const xsimd::batch<double, A>& xl) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    const I u = as_int(xh) + I(0x00095f619980c433);  // bits(1.0) - bits(RN(1/sqrt2))
+    using U = xsimd::batch<std::uint64_t, A>;
+    const I eb = xsimd::bitwise_cast<I>(xsimd::bitwise_cast<U>(u) >> 52);  // E + 1023
+    const B e = as_float<double, A>(eb | I(0x4330000000000000)) - B(0x1.0p52 + 1023.0);
+    const B m = as_float<double, A>((u & I(0x000fffffffffffff)) + I(0x3fe6a09e667f3bcd));
+    const B f = m - B(1.0);  // exact
+    const B s = f / (B(2.0) + f);
+    const B z = s * s;
+    const B r = z * horner(z, 0x1.5555555555592p-1, 0x1.999999997fee8p-2, 0x1.24924941e0d52p-2,
+                           0x1.c71c52163c669p-3, 0x1.74663c5701af1p-3, 0x1.39a1fb3d036f1p-3,
+                           0x1.2f02e9a30b8bap-3);
+    const dd::pair<A> f2 = dd::two_prod(f, f);
+    const B hh = B(0.5) * f2.hi, hl = B(0.5) * f2.lo;  // f^2/2 exactly
+    const dd::pair<A> a = dd::fast_two_sum(f, -hh);      // |f| > f^2/2
+    const B tail = xsimd::fma(s, hh + r, (a.lo - hl) + xl / xh);
+    return {e, dd::fast_two_sum(a.hi, tail)};
+}
+
+// log(x) as a pair: E ln2 + lm (E ln2_hi exact: 42-bit ln2_hi).
+template <class A>
+inline dd::pair<A> log_pair(const log_parts<A>& p) noexcept {
+    using B = xsimd::batch<double, A>;
+    const dd::pair<A> h = dd::two_sum(p.e * B(0x1.62e42fefa38p-1), p.lm.hi);
+    return dd::fast_two_sum(h.hi, h.lo + xsimd::fma(p.e, B(0x1.ef35793c7673p-45), p.lm.lo));
+}
+
+template <class A>
+inline xsimd::batch<double, A> inf_of() noexcept {
+    return xsimd::batch<double, A>(std::numeric_limits<double>::infinity());
+}
+
+template <class A>
+inline xsimd::batch<double, A> nan_of() noexcept {
+    return xsimd::batch<double, A>(std::numeric_limits<double>::quiet_NaN());
+}
+
+// log_parts of x > 0 with subnormals scaled up first.
+template <class A>
+inline log_parts<A> log_core_any(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const auto sub = x < B(0x1.0p-1022);
+    log_parts<A> p = log_core(xsimd::select(sub, x * B(0x1.0p54), x), B(0.0));
+    p.e = p.e - xsimd::select(sub, B(54.0), B(0.0));
+    return p;
+}
+
+// Special values shared by log2 / log10: 0 -> -inf, < 0 -> NaN, +inf, NaN.
+template <class A>
+inline xsimd::batch<double, A> log_specials(const xsimd::batch<double, A>& x,
+                                            const xsimd::batch<double, A>& res) noexcept {
+    using B = xsimd::batch<double, A>;
+    B out = xsimd::select(x < B(0.0), nan_of<A>(), res);
+    out = xsimd::select(x == B(0.0), -inf_of<A>(), out);
+    out = xsimd::select(x == inf_of<A>(), x, out);
+    return xsimd::select(xsimd::isnan(x), x + x, out);
+}
+
+}  // namespace detail
+
+// log1p(x), f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> log1p_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const auto valid = (x > B(-1.0)) & (x < detail::inf_of<A>());
+    const dd::pair<A> u = dd::two_sum(B(1.0), xsimd::select(valid, x, B(0.0)));
+    const dd::pair<A> l = detail::log_pair(detail::log_core(u.hi, u.lo));
+    B res = l.hi + l.lo;
+    res = xsimd::select(x < B(-1.0), detail::nan_of<A>(), res);
+    res = xsimd::select(x == B(-1.0), -detail::inf_of<A>(), res);
+    res = xsimd::select(x == detail::inf_of<A>(), x, res);
+    res = xsimd::select(xsimd::abs(x) < B(0x1.0p-54), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// log2(x), f64 lanes. Max error <= 1 ULP; exact at powers of two.
+template <class A>
+inline xsimd::batch<double, A> log2_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const auto p = detail::log_core_any(x);
+    const dd::pair<A> t = dd::mul(p.lm, dd::pair<A>{B(0x1.71547652b82fep+0), B(0x1.777d0ffda0d24p-56)});
+    const dd::pair<A> r = dd::add(t, p.e);
+    return detail::log_specials(x, r.hi + r.lo);
+}
+
+// log10(x), f64 lanes. Max error <= 1 ULP; exact at powers of ten.
+template <class A>
+inline xsimd::batch<double, A> log10_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const auto p = detail::log_core_any(x);
+    const dd::pair<A> t = dd::mul(p.lm, dd::pair<A>{B(0x1.bcb7b1526e50ep-2), B(0x1.95355baaafad3p-57)});
+    // E log10(2) as a pair: log10(2) = 0x1.34413509f79ffp-2 - 0x1.9dc1da994fd21p-59.
+    const dd::pair<A> el = dd::two_prod(p.e, B(0x1.34413509f79ffp-2));
+    const dd::pair<A> e10{el.hi, xsimd::fma(p.e, B(-0x1.9dc1da994fd21p-59), el.lo)};
+    const dd::pair<A> r = dd::add(e10, t);
+    return detail::log_specials(x, r.hi + r.lo);
+}
+
+// asinh(x), f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> asinh_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B a = xsimd::abs(x);
+    const auto huge = a > B(0x1.0p28);
+    const B am = xsimd::min(a, B(0x1.0p28));
+    const dd::pair<A> q = dd::add(dd::two_prod(am, am), B(1.0));
+    const dd::pair<A> w = dd::add(dd::sqrt(q), am);
+    dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
+    B res = l.hi + l.lo;
+    if (xsimd::any(huge)) {
+        auto p = detail::log_core(xsimd::select(huge, a, B(1.0)), B(0.0));
+        p.e = p.e + B(1.0);
+        l = detail::log_pair(p);
+        res = xsimd::select(huge, l.hi + l.lo, res);
+    }
+    res = xsimd::copysign(res, x);
+    res = xsimd::select((a < B(0x1.0p-27)) | (a == detail::inf_of<A>()), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// acosh(x), f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> acosh_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const auto huge = x > B(0x1.0p28);
+    const B xm = xsimd::min(xsimd::max(x, B(1.0)), B(0x1.0p28));
+    const dd::pair<A> q = dd::add(dd::two_prod(xm, xm), B(-1.0));
+    const dd::pair<A> sq = dd::sqrt(dd::pair<A>{xsimd::max(q.hi, B(0x1.0p-1000)), q.lo});
+    const dd::pair<A> w = dd::add(sq, xm);
+    dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
+    B res = l.hi + l.lo;
+    if (xsimd::any(huge)) {
+        auto p = detail::log_core(xsimd::select(huge & (x < detail::inf_of<A>()), x, B(1.0)), B(0.0));
+        p.e = p.e + B(1.0);
+        l = detail::log_pair(p);
+        res = xsimd::select(huge, l.hi + l.lo, res);
+    }
+    res = xsimd::select(x == B(1.0), B(0.0), res);
+    res = xsimd::select(x < B(1.0), detail::nan_of<A>(), res);
+    res = xsimd::select(x == detail::inf_of<A>(), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// atanh(x), f64 lanes. Max error <= 1 ULP.
+template <class A>
+inline xsimd::batch<double, A> atanh_kernel(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B a = xsimd::abs(x);
+    const B am = xsimd::min(a, B(0.75));  // garbage-free placeholder for |x| >= 1 lanes
+    const B ac = xsimd::select(a < B(1.0), a, am);
+    const dd::pair<A> num = dd::two_sum(B(1.0), ac);
+    const dd::pair<A> den = dd::two_sum(B(1.0), -ac);
+    const dd::pair<A> r = dd::div(num, den);
+    const dd::pair<A> l = detail::log_pair(detail::log_core(r.hi, r.lo));
+    B res = B(0.5) * (l.hi + l.lo);
+    res = xsimd::select(a == B(1.0), detail::inf_of<A>(), res);
+    res = xsimd::select(a > B(1.0), detail::nan_of<A>(), res);
+    res = xsimd::copysign(res, x);
+    res = xsimd::select(a < B(0x1.0p-27), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+}  // namespace numfuse::kernels
