@@ -42,6 +42,21 @@ int openmp_baseline() noexcept {
 #endif
 }
 
+// Who made the count explicit, and the OpenMP limit in that thread then: a
+// limit lowered afterwards (threadpoolctl) caps the count, while one that was
+// already in force (torch.set_num_threads on a shared libgomp) does not
+// override the user's later, explicit choice. Other threads compare with the
+// start-up value.
+struct ExplicitOrigin {
+    std::atomic<std::thread::id> thread{};
+    std::atomic<int> openmp_limit{0};
+};
+
+ExplicitOrigin& explicit_origin() noexcept {
+    static ExplicitOrigin origin;
+    return origin;
+}
+
 std::atomic<std::thread::id>& recorded_main() noexcept {
     static std::atomic<std::thread::id> id{};
     return id;
@@ -73,8 +88,13 @@ int thread_count() noexcept {
     const int openmp_now = omp_get_max_threads();
     if (n == 0) {
         n = on_main_thread() ? openmp_now : 1;
-    } else if (openmp_now < openmp_baseline()) {
-        n = std::min(n, openmp_now);
+    } else {
+        const auto& origin = explicit_origin();
+        const bool set_here =
+            origin.thread.load(std::memory_order_relaxed) == std::this_thread::get_id();
+        const int reference =
+            set_here ? origin.openmp_limit.load(std::memory_order_relaxed) : openmp_baseline();
+        if (openmp_now < reference) n = std::min(n, openmp_now);
     }
 #else
     if (n == 0) n = 1;
@@ -84,6 +104,11 @@ int thread_count() noexcept {
 
 int set_thread_count(int n) noexcept {
     const int previous = thread_count();
+    auto& origin = explicit_origin();
+    origin.thread.store(std::this_thread::get_id(), std::memory_order_relaxed);
+#ifdef _OPENMP
+    origin.openmp_limit.store(omp_get_max_threads(), std::memory_order_relaxed);
+#endif
     setting().store(n < 1 ? 1 : n, std::memory_order_relaxed);
     return previous;
 }

@@ -23,10 +23,16 @@ namespace numfuse::parallel {
 //   omp_get_max_threads() (OMP_NUM_THREADS, else the processor count); any
 //   other thread (dask / concurrent.futures / threading workers) gets 1, so a
 //   pool of k workers runs k threads, not k * processors.
-// * Either way, never more than omp_get_max_threads() in the calling thread
-//   when that was lowered below its value at start-up (omp_set_num_threads or
-//   threadpoolctl's threadpool_limits(n, user_api="openmp")), and 1 inside
-//   another library's active OpenMP parallel region.
+// * Automatic: never more than omp_get_max_threads() of the calling thread,
+//   so omp_set_num_threads / threadpoolctl's threadpool_limits(k,
+//   user_api="openmp") in that thread limit numfuse.
+// * Explicit: capped by omp_get_max_threads() of the calling thread when that
+//   limit is lower than it was when the count was set (in the thread that set
+//   it; for other threads and NUMFUSE_NUM_THREADS: lower than at start-up).
+//   So a threadpoolctl limit applied later wins, while a limit already in
+//   force (torch.set_num_threads on a libgomp torch shares) does not undo the
+//   user's later explicit count.
+// * 1 inside another library's active OpenMP parallel region.
 //
 // The count for the calling thread now (>= 1).
 int thread_count() noexcept;

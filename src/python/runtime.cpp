@@ -57,10 +57,13 @@ void register_runtime(py::module_& m) {
         "unless NUMFUSE_NUM_THREADS is set: calls made on the process's main thread use\n"
         "omp_get_max_threads() threads (OMP_NUM_THREADS, else the processor count); calls made\n"
         "on any other thread (dask workers, concurrent.futures pools, threading.Thread) use one\n"
-        "thread, so a pool of k workers never runs k * processors threads. In both modes a\n"
-        "limit lowered with threadpoolctl (threadpool_limits(n, user_api='openmp')) or\n"
-        "omp_set_num_threads in the calling thread caps the count, and a call made inside\n"
-        "another library's OpenMP parallel region uses one thread.");
+        "thread, so a pool of k workers never runs k * processors threads. The automatic\n"
+        "count follows omp_get_max_threads() of the calling thread, so threadpoolctl\n"
+        "(threadpool_limits(k, user_api='openmp')) or omp_set_num_threads limits it; an\n"
+        "explicit count is capped by such a limit when it was lowered after the count was\n"
+        "set (a limit already in force, e.g. torch.set_num_threads on a shared libgomp, does\n"
+        "not undo a later set_num_threads). A call made inside another library's OpenMP\n"
+        "parallel region uses one thread.");
     m.def("get_num_threads", &parallel::thread_count,
           "Threads a large call made now from the calling thread would use (see set_num_threads).");
     m.def(
