@@ -110,3 +110,11 @@ def test_cuda_devices_from_device_info(monkeypatch):
     _fake_cuda(monkeypatch, device_count=lambda: 2, device_info=lambda i: {"index": i})
     cuda = numfuse.show_config(print_config=False)["cuda"]
     assert cuda["usable"] is True and cuda["devices"] == [{"index": 0}, {"index": 1}]
+
+
+def test_cpu_entries_of_numfuse_devices_are_not_cuda_devices(monkeypatch):
+    _fake_cuda(monkeypatch)
+    monkeypatch.setattr(numfuse, "devices", lambda: [{"kind": "cpu", "name": "x86_64"}],
+                        raising=False)
+    cuda = numfuse.show_config(print_config=False)["cuda"]
+    assert cuda["usable"] is False and cuda["devices"] == []

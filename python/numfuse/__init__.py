@@ -183,12 +183,14 @@ def _cuda_config() -> dict:
         except Exception:  # absent, or no driver: leave it out
             pass
     try:
-        list_devices = globals().get("devices") or getattr(_cuda, "devices", None)
-        if list_devices is not None:
-            found = list(list_devices())
-        elif hasattr(_cuda, "device_count"):
+        # The extension's own view first; else a devices() listing, less the CPU entry.
+        list_devices = getattr(_cuda, "devices", None) or globals().get("devices")
+        if hasattr(_cuda, "device_count"):
             found = [_cuda.device_info(i) if hasattr(_cuda, "device_info") else i
                      for i in range(_cuda.device_count())]
+        elif list_devices is not None:
+            found = [d for d in list_devices()
+                     if not (isinstance(d, dict) and d.get("kind") == "cpu")]
         else:
             config.update(usable=True, devices=None, note="the extension lists no devices")
             return config
