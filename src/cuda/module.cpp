@@ -274,6 +274,26 @@ PYBIND11_MODULE(_cuda, m) {
         py::arg("stream"), py::arg("device"));
 
     m.def(
+        "device_synchronize",
+        [](int device) {
+            set_device(device);
+            py::gil_scoped_release release;
+            check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+        },
+        py::arg("device"));
+
+    m.def(
+        "copy_device",
+        [](std::uintptr_t dst, std::uintptr_t src, std::size_t nbytes, std::uintptr_t stream, int device) {
+            set_device(device);
+            check(cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), nbytes,
+                                  cudaMemcpyDeviceToDevice, reinterpret_cast<cudaStream_t>(stream)),
+                  "cudaMemcpyAsync device->device");
+        },
+        py::arg("dst"), py::arg("src"), py::arg("nbytes"), py::arg("stream"), py::arg("device"),
+        "Device-to-device copy (benchmarks use it to measure the copy bandwidth).");
+
+    m.def(
         "host_math",
         [](const std::string& fn, const py::array& x) -> py::array {
             const UnaryOp op = unary_of(fn);
