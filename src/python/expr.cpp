@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "interruptible.hpp"
 #include "expr/expr.hpp"
 
 namespace py = pybind11;
@@ -254,6 +255,12 @@ bool choose_fortran(const std::string& order, const std::vector<Input>& inputs,
     return any_fortran;
 }
 
+std::size_t element_count(const std::vector<std::ptrdiff_t>& shape) {
+    std::size_t count = 1;
+    for (const auto extent : shape) count *= static_cast<std::size_t>(extent);
+    return count;
+}
+
 // The whole evaluate path after names were looked up.
 py::object run_plan(const std::string& text, const std::vector<std::string>& names,
                     const py::sequence& values, py::object out, const std::string& order,
@@ -363,10 +370,22 @@ py::object run_plan(const std::string& text, const std::vector<std::string>& nam
 
     std::vector<ArrayView> views;
     views.reserve(n);
-    for (const auto& in : inputs) views.push_back(in.view);
+    // The iteration space's size (a reduction's is its inputs' broadcast shape).
+    std::vector<std::ptrdiff_t> iteration = out_view.shape;
+    for (const auto& in : inputs) {
+        views.push_back(in.view);
+        const auto& s = in.view.shape;
+        if (s.size() > iteration.size()) iteration.insert(iteration.begin(), s.size() - iteration.size(), 1);
+        for (std::size_t k = 0; k < s.size(); ++k) {
+            auto& extent = iteration[iteration.size() - s.size() + k];
+            extent = std::max(extent, s[k]);
+        }
+    }
+    const std::size_t elements = element_count(iteration);
     {
-        bool failed = false;
+        bool failed = false, interrupted = false;
         ExprError failure(ErrorKind::value, "");
+        const InterruptibleCall interruptible(elements);  // Ctrl-C (interruptible.hpp)
         {
             py::gil_scoped_release release;
             try {
@@ -374,8 +393,11 @@ py::object run_plan(const std::string& text, const std::vector<std::string>& nam
             } catch (const ExprError& error) {
                 failed = true;
                 failure = error;
+            } catch (const interrupt::Interrupted&) {
+                interrupted = true;
             }
         }
+        if (interrupted) raise_interrupted();
         if (failed) raise_expr_error(failure, text);
     }
     if (user_out) {
@@ -617,16 +639,19 @@ private:
         if (fresh == nullptr) throw py::error_already_set();
         py::object result = py::reinterpret_steal<py::object>(fresh);
         char* out = static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(fresh)));
-        bool failed = false;
+        bool failed = false, interrupted = false;
         ExprError failure(ErrorKind::value, "");
         // The GIL is only worth releasing for work longer than its round trip.
         if (n >= 4096) {
+            const InterruptibleCall interruptible(static_cast<std::size_t>(n));
             py::gil_scoped_release release;
             try {
                 expr::execute_contiguous(*plan, data, static_cast<std::size_t>(n), out);
             } catch (const ExprError& error) {
                 failed = true;
                 failure = error;
+            } catch (const interrupt::Interrupted&) {
+                interrupted = true;
             }
         } else {
             try {
@@ -636,6 +661,7 @@ private:
                 failure = error;
             }
         }
+        if (interrupted) raise_interrupted();
         if (failed) raise_expr_error(failure, text_);
         return result;
     }

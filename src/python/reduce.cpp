@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "interruptible.hpp"
 #include "numfuse_core.hpp"
 #include "reduce/reduce.hpp"
 
@@ -134,8 +135,17 @@ void logsumexp_binding(const py::array& a, const py::object& b_object, const std
         sign_operand.data = static_cast<char*>(sign.mutable_data());
         sign_operand.outer = all_strides(sign);
     }
-    py::gil_scoped_release release;
-    core::logsumexp(dtype, split.shape, a_operand, b_operand, result_operand, sign_operand);
+    bool interrupted = false;
+    {
+        const InterruptibleCall interruptible(static_cast<std::size_t>(a.size()));
+        py::gil_scoped_release release;
+        try {
+            core::logsumexp(dtype, split.shape, a_operand, b_operand, result_operand, sign_operand);
+        } catch (const interrupt::Interrupted&) {
+            interrupted = true;
+        }
+    }
+    if (interrupted) raise_interrupted();
 }
 
 void softmax_binding(const py::array& x, const std::vector<int>& axes, py::array& out, bool log) {
@@ -152,12 +162,19 @@ void softmax_binding(const py::array& x, const std::vector<int>& axes, py::array
     out_operand.data = static_cast<char*>(out.mutable_data());
     split_strides(out, reduced, out_operand.outer, out_operand.inner);
     const auto kind = log ? core::SoftmaxKind::log_softmax : core::SoftmaxKind::softmax;
+    bool interrupted = false;
     try {
+        const InterruptibleCall interruptible(static_cast<std::size_t>(x.size()));
         py::gil_scoped_release release;
-        core::softmax(kind, dtype, split.shape, x_operand, out_operand);
+        try {
+            core::softmax(kind, dtype, split.shape, x_operand, out_operand);
+        } catch (const interrupt::Interrupted&) {
+            interrupted = true;
+        }
     } catch (const std::invalid_argument& error) {
         throw py::value_error(error.what());
     }
+    if (interrupted) raise_interrupted();
 }
 
 }  // namespace

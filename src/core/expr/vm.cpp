@@ -27,6 +27,7 @@
 #include "arch/level_tables.hpp"
 #include "expr/expr.hpp"
 #include "expr/kernel_table.hpp"
+#include "interrupt.hpp"
 #include "numfuse_core.hpp"
 #include "parallel.hpp"
 
@@ -498,6 +499,8 @@ void run_elementwise(const Stage& stage, const StageGeometry& g, const std::vect
     // an aligned base makes every block's stores aligned.
     const bool streaming = target.mode == Operand::contiguous && n * target.item >= streaming_bytes &&
                            reinterpret_cast<std::uintptr_t>(target.base) % 16 == 0;
+    // Interruptible between blocks (see interrupt.hpp).
+    interrupt::Scope* const scope = interrupt::current();
     const unsigned flags = parallel::for_ranges_or(
         n, min_elements_per_thread, block, [&](std::size_t begin, std::size_t end) {
             BlockRunner runner = prototype;
@@ -505,6 +508,7 @@ void run_elementwise(const Stage& stage, const StageGeometry& g, const std::vect
             unsigned local = 0;
             if (streaming) {
                 for (std::size_t start = begin; start < end; start += block) {
+                    if (interrupt::should_stop(scope)) break;
                     const std::size_t count = std::min(block, end - start);
                     const char* result = runner.run(start, count, nullptr, local);
                     stream_out(const_cast<char*>(target.base) + start * target.item, result,
@@ -514,6 +518,7 @@ void run_elementwise(const Stage& stage, const StageGeometry& g, const std::vect
                 return local;
             }
             for (std::size_t start = begin; start < end; start += block) {
+                if (interrupt::should_stop(scope)) break;
                 const std::size_t count = std::min(block, end - start);
                 if (target.mode == Operand::contiguous) {
                     runner.run(start, count, const_cast<char*>(target.base) + start * target.item,
@@ -527,6 +532,7 @@ void run_elementwise(const Stage& stage, const StageGeometry& g, const std::vect
             }
             return local;
         });
+    interrupt::throw_if_stopped(scope);
     raise_runtime_flags(flags);
 }
 
@@ -761,6 +767,7 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
                                    stage_operands(stage, inputs, stage_outputs, ndim));
     const BlockRunner prototype(stage.program, space, kernels, reduce_block_bytes);
     const std::size_t block = prototype.block();
+    interrupt::Scope* const scope = interrupt::current();
     unsigned flags = 0;
     if (layout.columns) {
         // Each thread owns a range of outputs and walks all reduced rows for
@@ -776,6 +783,7 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
                 unsigned local = 0;
                 for (std::size_t row = 0; row < l; ++row) {
                     for (std::size_t col = begin; col < end; col += block) {
+                        if (interrupt::should_stop(scope)) return local;
                         const std::size_t count = std::min(block, end - col);
                         const char* v = runner.run(row * m + col, count, nullptr, local);
                         R::add_columns(acc.get() + col, reinterpret_cast<const T*>(v), count);
@@ -800,6 +808,7 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
                     const std::size_t first = chunk * reduce_chunk;
                     const std::size_t last = std::min(l, first + reduce_chunk);
                     for (std::size_t at = first; at < last; at += block) {
+                        if (interrupt::should_stop(scope)) return local;
                         const std::size_t count = std::min(block, last - at);
                         const char* v = runner.run(row * l + at, count, nullptr, local);
                         R::add_run(partial[unit], reinterpret_cast<const T*>(v), count);
@@ -829,6 +838,7 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
                     std::size_t row = row0, in_row = 0;
                     Acc acc = R::init();
                     for (std::size_t at = first; at < last; at += block) {
+                        if (interrupt::should_stop(scope)) return local;
                         const std::size_t count = std::min(block, last - at);
                         const T* v = reinterpret_cast<const T*>(runner.run(at, count, nullptr, local));
                         std::size_t k = 0;
@@ -848,6 +858,7 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
                 return local;
             });
     }
+    interrupt::throw_if_stopped(scope);
     raise_runtime_flags(flags);
 }
 
@@ -960,6 +971,7 @@ void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t
                            reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
     const std::size_t nreg = program.registers.size();
     const int result = program.result;
+    interrupt::Scope* const scope = interrupt::current();
     const unsigned flags = parallel::for_ranges_or(
         n, min_elements_per_thread, block, [&](std::size_t begin, std::size_t end) {
             char* base = thread_workspace(buffers * reg_bytes);
@@ -986,6 +998,7 @@ void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t
             char* const result_register = regs[result];
             unsigned local = 0;
             for (std::size_t start = begin; start < end; start += block) {
+                if (interrupt::should_stop(scope)) break;
                 const std::size_t count = std::min(block, end - start);
                 for (std::size_t r = 0; r < nreg; ++r) {
                     if (input_base[r]) regs[r] = const_cast<char*>(input_base[r]) + start * input_item[r];
@@ -1002,6 +1015,7 @@ void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t
             if (streaming) stream_fence();
             return local;
         });
+    interrupt::throw_if_stopped(scope);
     raise_runtime_flags(flags);
 }
 

@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "arch/level_tables.hpp"
+#include "interrupt.hpp"
 #include "parallel.hpp"
 
 #if defined(__SSE__) || defined(__x86_64__)
@@ -236,8 +237,14 @@ template <class Body>
 void parallel_items(const Plan& p, Body&& body) {
     const std::size_t per_item = std::max<std::size_t>(p.elements_per_item, 1);
     const std::size_t min_items = std::max<std::size_t>(min_elements_per_thread / per_item, 1);
+    // Interruptible between items (see interrupt.hpp); a stopped scope makes
+    // every later phase a no-op until the entry point throws.
+    interrupt::Scope* const scope = interrupt::current();
     parallel::for_ranges_or(p.items, min_items, 1, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t item = begin; item < end; ++item) body(item);
+        for (std::size_t item = begin; item < end; ++item) {
+            if (interrupt::should_stop(scope)) break;
+            body(item);
+        }
         return 0u;
     });
 }
@@ -246,8 +253,12 @@ template <class Body>
 void parallel_outputs(std::size_t outputs, std::size_t cost_per_output, Body&& body) {
     const std::size_t min_outputs =
         std::max<std::size_t>(min_elements_per_thread / std::max<std::size_t>(cost_per_output, 1), 1);
+    interrupt::Scope* const scope = interrupt::current();
     parallel::for_ranges_or(outputs, min_outputs, 1, [&](std::size_t begin, std::size_t end) {
-        for (std::size_t o = begin; o < end; ++o) body(o);
+        for (std::size_t o = begin; o < end; ++o) {
+            if (interrupt::should_stop(scope)) break;
+            body(o);
+        }
         return 0u;
     });
 }
@@ -704,6 +715,7 @@ void logsumexp(DType dtype, const ReduceShape& shape, const ReduceOperand& a,
         const Plan p = plan(outer, inner, elem, active_kernels<double>().batch_lanes);
         logsumexp_typed<double>(p, a.data, b.data, result, sign);
     }
+    interrupt::throw_if_stopped(interrupt::current());
 }
 
 void softmax(SoftmaxKind kind, DType dtype, const ReduceShape& shape, const ReduceOperand& x,
@@ -733,6 +745,7 @@ void softmax(SoftmaxKind kind, DType dtype, const ReduceShape& shape, const Redu
         const Plan p = plan(outer, inner, elem, active_kernels<double>().batch_lanes);
         softmax_typed<double>(kind, p, x.data, out);
     }
+    interrupt::throw_if_stopped(interrupt::current());
 }
 
 }  // namespace numfuse::core
