@@ -131,6 +131,29 @@ def test_logsumexp_special_values_and_float32(client):
     np.testing.assert_allclose(got32, numfuse.logsumexp(x32, axis=0), rtol=2e-6)
 
 
+def test_deep_reduction_trees_use_the_combine_step(client):
+    # 400 chunks > 32 per step: partial combines, then the aggregate
+    v = RNG.standard_normal(20_000) * 30
+    v[123] = -np.inf
+    x = da.from_array(v, chunks=50)
+    b = np.cos(np.arange(v.size))
+    lse, lse_sign = numfuse.logsumexp(x, b=b, return_sign=True)
+    got = run(
+        client,
+        lse,
+        lse_sign,
+        numfuse.evaluate("logsumexp(x)", {"x": x}),
+        numfuse.evaluate("sum(exp(x / 30))", {"x": x}),
+        numfuse.evaluate("max(x)", {"x": x}),
+    )
+    want_lse, want_sign = numfuse.logsumexp(v, b=b, return_sign=True)
+    np.testing.assert_allclose(got[0], want_lse, rtol=1e-13)
+    assert got[1] == want_sign
+    np.testing.assert_allclose(got[2], numfuse.evaluate("logsumexp(v)"), rtol=1e-14)
+    np.testing.assert_allclose(got[3], numfuse.evaluate("sum(exp(v / 30))"), rtol=1e-12)
+    assert got[4] == v.max()
+
+
 @pytest.mark.parametrize("log", [False, True])
 @pytest.mark.parametrize("axis", [0, 1, None])
 def test_softmax_matches_in_memory(client, log, axis):
