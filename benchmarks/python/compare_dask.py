@@ -4,9 +4,9 @@ dask.distributed LocalCluster of worker processes (issue 7's targets).
 The input (--n float64 values in --chunks chunks, standard normal) is
 generated inside the workers with dask's random generator and persisted
 there, so neither contender ships data from the client or times its
-generation. Each contender is timed in its own block of --repeats runs after
-one warm-up run; the table reports the minimum (the machine is shared, so
-the minimum is the least disturbed run) and the median.
+generation. The two contenders of a row run alternately, --repeats times
+each, after one warm-up run each; the table reports the minimum (on a shared
+machine the least disturbed run) and the median.
 
 * exp: ``numfuse.exp(x)`` vs ``da.exp(x)``, each persisted on the workers
   (results stay there and are released after each run).
@@ -36,25 +36,39 @@ from distributed import Client, LocalCluster, get_task_stream, wait
 import numfuse
 
 
-def timed(client, run, repeats: int) -> tuple[float, float, float]:
-    """(min, median) wall seconds of run() and the least total worker compute
-    seconds of one run (task stream: time inside task functions, summed over
-    tasks). run() returns a clean-up callable, called outside the timed region."""
-    run()()  # warm-up: imports on the workers, first-touch page faults
-    times, computes = [], []
+def one_run(client, run) -> tuple[float, float]:
+    """Wall seconds of run() and the worker compute seconds it caused (task
+    stream: time inside task functions, summed over tasks). run() returns a
+    clean-up callable, called outside the timed region."""
+    with get_task_stream(client) as stream:
+        start = time.perf_counter()
+        cleanup = run()
+        wall = time.perf_counter() - start
+    cleanup()
+    compute = sum(
+        part["stop"] - part["start"]
+        for task in stream.data
+        for part in task["startstops"]
+        if part["action"] == "compute"
+    )
+    return wall, compute
+
+
+def timed_pair(client, ours, theirs, repeats: int):
+    """Both contenders, alternating run by run (the machine is shared: load
+    drifts over seconds, and alternating exposes both to the same drift),
+    after one warm-up run each (imports on the workers, first-touch page
+    faults). Returns (min, median, least compute) for each."""
+    for run in (ours, theirs):
+        run()()
+    samples = {"ours": [], "theirs": []}
     for _ in range(repeats):
-        with get_task_stream(client) as stream:
-            start = time.perf_counter()
-            cleanup = run()
-            times.append(time.perf_counter() - start)
-        cleanup()
-        computes.append(sum(
-            part["stop"] - part["start"]
-            for task in stream.data
-            for part in task["startstops"]
-            if part["action"] == "compute"
-        ))
-    return min(times), statistics.median(times), min(computes)
+        samples["ours"].append(one_run(client, ours))
+        samples["theirs"].append(one_run(client, theirs))
+    return tuple(
+        (min(w for w, _ in runs), statistics.median(w for w, _ in runs), min(c for _, c in runs))
+        for runs in (samples["ours"], samples["theirs"])
+    )
 
 
 def reads_per_input_chunk(collection, x) -> int:
@@ -170,8 +184,8 @@ def main() -> None:
         print("|---|---|---:|---:|---|---:|---:|---|---:|---|---|")
         compute_rows = []
         for case, ours_name, ours_run, theirs_name, theirs_run, target in cases:
-            ours_min, ours_median, ours_compute = timed(client, ours_run, args.repeats)
-            theirs_min, theirs_median, theirs_compute = timed(client, theirs_run, args.repeats)
+            (ours_min, ours_median, ours_compute), (theirs_min, theirs_median, theirs_compute) = (
+                timed_pair(client, ours_run, theirs_run, args.repeats))
             ratio = theirs_min / ours_min
             verdict = "—" if target is None else ("PASS" if ratio >= target else "FAIL")
             target_text = "—" if target is None else f"≥ {target:.1f}×"
@@ -180,7 +194,8 @@ def main() -> None:
                   f"{passes[ours_name]}, {passes[theirs_name]} | {ratio:.2f}× | {target_text} | "
                   f"{verdict} |")
             compute_rows.append((case, ours_name, ours_compute, theirs_name, theirs_compute))
-        latency_min, latency_median, _ = timed(client, compute(lambda: x[:1].sum()), args.repeats)
+        latency = [one_run(client, compute(lambda: x[:1].sum()))[0] for _ in range(args.repeats)]
+        latency_min, latency_median = min(latency), statistics.median(latency)
         print()
         print(f"Round trip of a one-element graph (x[:1].sum().compute()): min {latency_min:.3f} s, "
               f"median {latency_median:.3f} s: the fixed cost inside every wall time above.")
