@@ -172,3 +172,32 @@ def test_environment_count_is_explicit_in_worker_threads():
     assert out.returncode == 0, out.stderr
     expected_team = "2" if _core._has_openmp() else "1"
     assert out.stdout.split() == ["2", "2", expected_team]
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+def test_forked_child_runs_serially_even_with_an_explicit_count():
+    # The explicit count is set while the OpenMP limit is already 1 (as after
+    # torch.set_num_threads(1) on a shared libgomp), so it is not capped in
+    # the parent; after fork() the child must still not ask libgomp for a
+    # team (the parent's pool does not exist there: a team would hang).
+    code = (
+        "import os, sys, numpy as np, numfuse\n"
+        "from threadpoolctl import threadpool_limits\n"
+        "x = np.ones(4_000_000)\n"
+        "numfuse.exp(x)  # the parent's pool exists\n"
+        "with threadpool_limits(limits=1, user_api='openmp'):\n"
+        "    numfuse.set_num_threads(2)\n"
+        "    parent = numfuse.get_num_threads()\n"
+        "pid = os.fork()\n"
+        "if pid == 0:\n"
+        "    numfuse._core._peak_team_size(); numfuse.exp(x)\n"
+        "    os._exit(10 + numfuse._core._peak_team_size())\n"
+        "_, status = os.waitpid(pid, 0)\n"
+        "print(parent, os.waitstatus_to_exitcode(status) - 10)\n"
+    )
+    pytest.importorskip("threadpoolctl")
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["2", "1"]

@@ -9,6 +9,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#endif
 
 namespace numfuse::parallel {
 namespace {
@@ -57,6 +60,16 @@ ExplicitOrigin& explicit_origin() noexcept {
     return origin;
 }
 
+// Set in a child made by fork(): the OpenMP limit there is 1 (module.cpp's
+// atfork handler; libgomp's pool did not survive the fork), and an explicit
+// count set before the fork, when the limit may already have been 1, must
+// not ask for a team that would wait forever.
+std::atomic<bool> forked_child{false};
+
+#if defined(__unix__) || defined(__APPLE__)
+extern "C" void numfuse_parallel_note_fork_child() { forked_child.store(true); }
+#endif
+
 std::atomic<std::thread::id>& recorded_main() noexcept {
     static std::atomic<std::thread::id> id{};
     return id;
@@ -69,6 +82,11 @@ thread_local int peak_team = 1;
 void mark_main_thread() noexcept {
     recorded_main().store(std::this_thread::get_id(), std::memory_order_relaxed);
     (void)openmp_baseline();
+#if defined(__unix__) || defined(__APPLE__)
+    static const bool registered =
+        pthread_atfork(nullptr, nullptr, &numfuse_parallel_note_fork_child) == 0;
+    (void)registered;
+#endif
 }
 
 bool on_main_thread() noexcept {
@@ -92,8 +110,9 @@ int thread_count() noexcept {
         const auto& origin = explicit_origin();
         const bool set_here =
             origin.thread.load(std::memory_order_relaxed) == std::this_thread::get_id();
-        const int reference =
+        int reference =
             set_here ? origin.openmp_limit.load(std::memory_order_relaxed) : openmp_baseline();
+        if (forked_child.load(std::memory_order_relaxed)) reference = std::max(reference, openmp_baseline());
         if (openmp_now < reference) n = std::min(n, openmp_now);
     }
 #else
