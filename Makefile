@@ -13,15 +13,19 @@ CPP_BUILD := build/cpp
 APT_PACKAGES := libxsimd-dev libgtest-dev libbenchmark-dev
 SOURCES := $(shell find src python -type f -not -name '*.pyc' 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: demo test pytest cpp-test bench bench-cpp install system-deps clean
+.PHONY: demo test test-slow pytest cpp-test bench bench-cpp install system-deps clean
 
 demo: install
 	$(VPY) benchmarks/python/compare.py --quick
 
 test: install cpp-test pytest
 
+# Tests marked slow (more than 2**31 elements: ~10 GB of memory) run with `make test-slow`.
 pytest: install
-	$(VPY) -m pytest tests
+	$(VPY) -m pytest tests -m "not slow"
+
+test-slow: install
+	$(VPY) -m pytest tests -m slow
 
 cpp-test: system-deps $(STAMPS)/venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(CPP_BUILD) -G Ninja \
