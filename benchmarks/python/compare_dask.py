@@ -14,6 +14,9 @@ machine the least disturbed run) and the median.
   ``da.log(da.exp(x).sum())`` (the target's formula; it overflows for
   inputs above ~709) and the stable two-pass ``m + da.log(da.exp(x - m).sum())``
   with ``m = x.max()``.
+* fused element-wise (no target): ``numfuse.evaluate("exp(x) * 2 + sin(x)")``
+  vs ``da.exp(x) * 2 + da.sin(x)`` (dask fuses the ops into one task per
+  chunk, but NumPy makes a temporary per op).
 
 "Passes over the data" counts, from the low-level graph, how many tasks read
 each persisted input chunk (1: the chunk is read once).
@@ -161,6 +164,12 @@ def main() -> None:
                       compute(lambda: numfuse.logsumexp(x)),
                       "stable: m + da.log(da.exp(x - m).sum())", compute(stable), None))
 
+        cases.append(("fused element-wise", "numfuse.evaluate('exp(x) * 2 + sin(x)')",
+                      persist_and_release(lambda: numfuse.evaluate(
+                          "exp(x) * 2 + sin(x)", {"x": x})),
+                      "da.exp(x) * 2 + da.sin(x)",
+                      persist_and_release(lambda: da.exp(x) * 2 + da.sin(x)), None))
+
         # correctness next to the timings
         ours = numfuse.logsumexp(x).compute()
         theirs = da.log(da.exp(x).sum()).compute()
@@ -170,6 +179,9 @@ def main() -> None:
             "stable: m + da.log(da.exp(x - m).sum())": reads_per_input_chunk(stable(), x),
             "numfuse.exp(x)": reads_per_input_chunk(numfuse.exp(x), x),
             "da.exp(x)": reads_per_input_chunk(da.exp(x), x),
+            "numfuse.evaluate('exp(x) * 2 + sin(x)')": reads_per_input_chunk(
+                numfuse.evaluate("exp(x) * 2 + sin(x)", {"x": x}), x),
+            "da.exp(x) * 2 + da.sin(x)": reads_per_input_chunk(da.exp(x) * 2 + da.sin(x), x),
         }
 
         print(f"{n:.0e} float64 values in {args.chunks} chunks, {args.workers} worker processes x "
