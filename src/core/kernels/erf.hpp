@@ -740,6 +740,37 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Ar
     return xsimd::select(xsimd::isnan(x), B(std::numeric_limits<double>::quiet_NaN()), y);
 }
 
+// Split form of the float64 erf_kernel for loops that branch on rare lanes anyway:
+//   y = erf_kernel_nofix(x);
+//   if (xsimd::any(erf_special(x))) y = erf_fix(x, y);
+// equals erf_kernel(x) bit for bit. erf_special is one test on |x|
+// (true for |x| < 2^-1000, including 0, and for NaN): one compare instead of
+// erf_kernel's three compares and a blend; the fixup runs out of line.
+template <class Arch>
+NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel_nofix(xsimd::batch<double, Arch> x) noexcept {
+    using B = xsimd::batch<double, Arch>;
+    const B sign_mask(-0.0);
+    const B y = erf_detail::erf_abs<erf_detail::erf_table_f64, true, Arch>(x & B(erf_detail::abs_mask<Arch>()));
+    return y | (x & sign_mask);
+}
+
+template <class Arch>
+NUMFUSE_ERF_INLINE xsimd::batch_bool<double, Arch> erf_special(xsimd::batch<double, Arch> x) noexcept {
+    using B = xsimd::batch<double, Arch>;
+    const B ax = x & B(erf_detail::abs_mask<Arch>());
+    return !(ax >= B(0x1p-1000));  // ordered >=: false for NaN
+}
+
+template <class Arch>
+NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erf_fix(xsimd::batch<double, Arch> x,
+                                                        xsimd::batch<double, Arch> y) noexcept {
+    using B = xsimd::batch<double, Arch>;
+    const B ax = x & B(erf_detail::abs_mask<Arch>());
+    const auto tiny = (ax < B(0x1p-1000)) & (ax != B(0.0));
+    if (xsimd::any(tiny)) y = erf_detail::erf_fix_tiny<Arch>(x, y);
+    return xsimd::select(xsimd::isnan(x), B(std::numeric_limits<double>::quiet_NaN()), y);
+}
+
 namespace erf_detail {
 
 // float <-> double lane conversion: a float batch is two double batches.
