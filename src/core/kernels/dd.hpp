@@ -17,8 +17,18 @@
 #include <xsimd/xsimd.hpp>
 
 #include <cstddef>
+#include <cstdint>
 
 #include "kernels/common.hpp"
+
+// The pair helpers and the kernels built on them are small functions on
+// registers; left to its heuristics GCC calls them out of line (measured:
+// atan 4.9 ns/element with calls passing pairs through memory).
+#if defined(__GNUC__)
+#define NUMFUSE_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define NUMFUSE_ALWAYS_INLINE inline
+#endif
 
 namespace numfuse::kernels::dd {
 
@@ -30,9 +40,72 @@ struct pair {
     bd<A> hi, lo;
 };
 
+// a * b + c, fused where the level has FMA (xsimd 8.1's avx512 fma is an
+// unfused multiply and add, so the instruction is named there).
+template <class A>
+NUMFUSE_ALWAYS_INLINE bd<A> fmadd(const bd<A>& a, const bd<A>& b, const bd<A>& c) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return bd<A>(_mm512_fmadd_pd(a, b, c));
+    else
+#endif
+        return xsimd::fma(a, b, c);
+}
+
+// c - a * b, fused where the level has FMA.
+template <class A>
+NUMFUSE_ALWAYS_INLINE bd<A> fnmadd(const bd<A>& a, const bd<A>& b, const bd<A>& c) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return bd<A>(_mm512_fnmadd_pd(a, b, c));
+    else
+#endif
+        return xsimd::fnma(a, b, c);
+}
+
+// Horner's scheme with fmadd: horner(x, c0, c1, ..., cn) = c0 + x (c1 + ...).
+template <class A, class C>
+NUMFUSE_ALWAYS_INLINE bd<A> horner(const bd<A>&, C c0) noexcept {
+    return bd<A>(c0);
+}
+template <class A, class C, class... Cs>
+NUMFUSE_ALWAYS_INLINE bd<A> horner(const bd<A>& x, C c0, Cs... cs) noexcept {
+    return fmadd(horner(x, cs...), x, bd<A>(c0));
+}
+
+// Combines E(z^2) + z O(z^2): a polynomial split into two independent
+// Horner chains (in z^2) of half the length -- the kernels are
+// latency-bound, and this halves the chain.
+template <class A>
+NUMFUSE_ALWAYS_INLINE bd<A> even_odd(const bd<A>& z, const bd<A>& even, const bd<A>& odd) noexcept {
+    return fmadd(odd, z, even);
+}
+
+// table[j] per lane for a 32-entry table (j in [0, 32)): in-register
+// permutes on AVX-512 (vgatherqpd is slow on CPUs with the gather-data-
+// sampling microcode fix), scalar loads elsewhere.
+template <class A>
+NUMFUSE_ALWAYS_INLINE bd<A> lookup32(const double* table, const xsimd::batch<std::int64_t, A>& j) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        const __m512i idx = j;
+        const __m512d lo = _mm512_permutex2var_pd(_mm512_load_pd(table), idx, _mm512_load_pd(table + 8));
+        const __m512d hi = _mm512_permutex2var_pd(_mm512_load_pd(table + 16), idx, _mm512_load_pd(table + 24));
+        const __mmask8 upper = _mm512_test_epi64_mask(idx, _mm512_set1_epi64(16));
+        return bd<A>(_mm512_mask_blend_pd(upper, lo, hi));
+    } else
+#endif
+    {
+        constexpr std::size_t n = bd<A>::size;
+        alignas(64) std::int64_t js[n];
+        alignas(64) double out[n];
+        j.store_aligned(js);
+        for (std::size_t k = 0; k < n; ++k) out[k] = table[js[k]];
+        return bd<A>::load_aligned(out);
+    }
+}
+
 // s + e == a + b exactly (Knuth's two-sum, any magnitudes).
 template <class A>
-inline pair<A> two_sum(const bd<A>& a, const bd<A>& b) noexcept {
+NUMFUSE_ALWAYS_INLINE pair<A> two_sum(const bd<A>& a, const bd<A>& b) noexcept {
     const bd<A> s = a + b;
     const bd<A> bb = s - a;
     const bd<A> e = (a - (s - bb)) + (b - bb);
@@ -41,14 +114,14 @@ inline pair<A> two_sum(const bd<A>& a, const bd<A>& b) noexcept {
 
 // s + e == a + b exactly, given |a| >= |b| (or a == 0).
 template <class A>
-inline pair<A> fast_two_sum(const bd<A>& a, const bd<A>& b) noexcept {
+NUMFUSE_ALWAYS_INLINE pair<A> fast_two_sum(const bd<A>& a, const bd<A>& b) noexcept {
     const bd<A> s = a + b;
     return {s, b - (s - a)};
 }
 
 // p + e == a * b exactly (barring overflow / underflow).
 template <class A>
-inline pair<A> two_prod(const bd<A>& a, const bd<A>& b) noexcept {
+NUMFUSE_ALWAYS_INLINE pair<A> two_prod(const bd<A>& a, const bd<A>& b) noexcept {
     const bd<A> p = a * b;
 #if defined(__AVX512F__)
     // xsimd 8.1 has no avx512 fma/fms of its own (its generic fallback is an
@@ -69,41 +142,74 @@ inline pair<A> two_prod(const bd<A>& a, const bd<A>& b) noexcept {
 }
 
 template <class A>
-inline pair<A> add(const pair<A>& x, const pair<A>& y) noexcept {
+NUMFUSE_ALWAYS_INLINE pair<A> add(const pair<A>& x, const pair<A>& y) noexcept {
     const pair<A> s = two_sum(x.hi, y.hi);
     return fast_two_sum(s.hi, s.lo + (x.lo + y.lo));
 }
 
 template <class A>
-inline pair<A> add(const pair<A>& x, const bd<A>& y) noexcept {
+NUMFUSE_ALWAYS_INLINE pair<A> add(const pair<A>& x, const bd<A>& y) noexcept {
     const pair<A> s = two_sum(x.hi, y);
     return fast_two_sum(s.hi, s.lo + x.lo);
 }
 
 template <class A>
-inline pair<A> mul(const pair<A>& x, const pair<A>& y) noexcept {
+NUMFUSE_ALWAYS_INLINE pair<A> mul(const pair<A>& x, const pair<A>& y) noexcept {
     const pair<A> p = two_prod(x.hi, y.hi);
     return fast_two_sum(p.hi, p.lo + (x.hi * y.lo + x.lo * y.hi));
 }
 
 template <class A>
-inline pair<A> mul(const pair<A>& x, const bd<A>& y) noexcept {
+NUMFUSE_ALWAYS_INLINE pair<A> mul(const pair<A>& x, const bd<A>& y) noexcept {
     const pair<A> p = two_prod(x.hi, y);
     return fast_two_sum(p.hi, xsimd::fma(x.lo, y, p.lo));
 }
 
-// x / y: one quotient, the exact remainder, one correction.
+// 1 / y to about 1 ulp (callers correct with the exact residual): rcp14
+// and two Newton steps on AVX-512 (far cheaper than vdivpd), a division
+// elsewhere.
 template <class A>
-inline pair<A> div(const pair<A>& x, const pair<A>& y) noexcept {
-    const bd<A> q = x.hi / y.hi;
+NUMFUSE_ALWAYS_INLINE bd<A> reciprocal(const bd<A>& y) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        const __m512d one = _mm512_set1_pd(1.0);
+        __m512d r = _mm512_rcp14_pd(y);
+        r = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(r, y, one), r);
+        r = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(r, y, one), r);
+        return bd<A>(r);
+    } else
+#endif
+        return bd<A>(1.0) / y;
+}
+
+// 1 / y to 2^-40 or better (callers finish with a Newton step): rcp14 and one
+// cubic Newton step r (1 + e + e^2) on AVX-512, a division elsewhere.
+template <class A>
+NUMFUSE_ALWAYS_INLINE bd<A> reciprocal_approx(const bd<A>& y) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        const __m512d r = _mm512_rcp14_pd(y);
+        const __m512d e = _mm512_fnmadd_pd(r, y, _mm512_set1_pd(1.0));
+        return bd<A>(_mm512_fmadd_pd(_mm512_fmadd_pd(e, e, e), r, r));
+    } else
+#endif
+        return bd<A>(1.0) / y;
+}
+
+// x / y: one division (1 / y.hi), q = x.hi / y.hi to ~1 ulp, the exact
+// remainder x - q y, one correction.
+template <class A>
+NUMFUSE_ALWAYS_INLINE pair<A> div(const pair<A>& x, const pair<A>& y) noexcept {
+    const bd<A> inv = reciprocal(y.hi);
+    const bd<A> q = x.hi * inv;
     const pair<A> p = two_prod(q, y.hi);
     const bd<A> r = ((x.hi - p.hi) - p.lo + x.lo) - q * y.lo;  // x.hi - p.hi is exact
-    return fast_two_sum(q, r / y.hi);
+    return fast_two_sum(q, r * inv);
 }
 
 // sqrt(x) for x.hi > 0 (the caller selects the x == 0 lanes away).
 template <class A>
-inline pair<A> sqrt(const pair<A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE pair<A> sqrt(const pair<A>& x) noexcept {
     const bd<A> s = xsimd::sqrt(x.hi);
     const pair<A> p = two_prod(s, s);
     const bd<A> r = ((x.hi - p.hi) - p.lo + x.lo) / (s + s);
@@ -113,7 +219,7 @@ inline pair<A> sqrt(const pair<A>& x) noexcept {
 // Lanes where `use` is set get scalar_fn(x[k]) instead of result[k]: the
 // rare-argument fallback of the SIMD kernels (huge trig arguments, ...).
 template <class A, class F>
-inline bd<A> scalar_lanes(const xsimd::batch_bool<double, A>& use, const bd<A>& x, const bd<A>& result,
+NUMFUSE_ALWAYS_INLINE bd<A> scalar_lanes(const xsimd::batch_bool<double, A>& use, const bd<A>& x, const bd<A>& result,
                           F scalar_fn) noexcept {
     constexpr std::size_t n = bd<A>::size;
     alignas(64) double xs[n], rs[n];

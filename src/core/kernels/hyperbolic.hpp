@@ -20,9 +20,11 @@
 //   an exact product). Then, in pair arithmetic (dd.hpp), rounding once:
 //     expm1 = (2^k - 1) + 2^k p           (-40 <= x <= 36; beyond, exp(x) - 1 / -1)
 //             (2^k and -1 kept apart as an exact pair)
-//     sinh  = (E + E / (1 + E)) / 2, E = expm1(|x|)      (|x| < 22)
-//     cosh  = (e + 1/e) / 2, e = 2^k (1 + p)             (|x| < 22)
-//     sinh, cosh = 2^(k-1) (1 + p)       (|x| >= 22: e^-|x| is below 2^-63)
+//     sinh, cosh (|x| <= 18): |x| = k ln2 + r, sinh = A cosh r + B sinh r,
+//             cosh = B cosh r + A sinh r with A, B = sinh, cosh(k ln2) exact
+//             doubles and Taylor polynomials for cosh r - 1, sinh r - r (no
+//             division, no cancellation: see sinh_cosh_core)
+//     sinh, cosh = 2^(k-1) ((1 + p) -+ 2^-2k / (1 + p)^2)   (|x| > 18)
 //     tanh  = E / (E + 2), E = expm1(2|x|)               (|x| < 19.1, else +-1)
 //     expit = 1 / (1 + e) (x >= 0) or e / (1 + e) (x < 0), e = e^-|x|
 //             (x < -40: expit = e^x (1 - e^x) rounds like e^x: exp_kernel).
@@ -48,28 +50,28 @@ struct expm1_parts {
 
 // x must be finite with |x| <= 746 (callers clamp); NaN lanes give garbage.
 template <class A>
-inline expm1_parts<A> expm1_core(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE expm1_parts<A> expm1_core(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B shifter(0x1.8p52);
-    const B kd = xsimd::fma(x, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(x / ln2)
+    const B kd = dd::fmadd(x, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(x / ln2)
     const B r1 = xsimd::fnma(kd, B(0x1.62e42fefa38p-1), x);                 // exact (ln2_hi: 42 bits)
     const dd::pair<A> r = dd::two_sum(r1, -(kd * B(0x1.ef35793c7673p-45)));  // ln2_lo
     // Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12): the same Remez
     // fit as exp.hpp's portable kernel (tools/explog_remez.py exp64_gen,
     // relative error of 1 + r + r^2 Q: 2^-60.27).
-    const B q = horner(r.hi, 0x1.0p-1, 0x1.555555555555bp-3, 0x1.5555555555503p-5,
+    const B q = dd::horner(r.hi, 0x1.0p-1, 0x1.555555555555bp-3, 0x1.5555555555503p-5,
                        0x1.111111110ec52p-7, 0x1.6c16c16c30505p-10, 0x1.a01a01b38282fp-13,
                        0x1.a01a0136781a6p-16, 0x1.71ddf015d97f9p-19, 0x1.27e5b4618c3a5p-22,
                        0x1.af6bfb5af8bbcp-26, 0x1.1e3d20147f8afp-29);
     const dd::pair<A> z = dd::two_prod(r.hi, r.hi);
     // e^(rh + rl) - 1 = rh + rh^2 Q(rh) + rl (1 + rh) + O(rl^2)
-    const B tail = xsimd::fma(z.hi, q, xsimd::fma(z.lo, B(0.5), r.lo * (B(1.0) + r.hi)));
+    const B tail = dd::fmadd(z.hi, q, dd::fmadd(z.lo, B(0.5), r.lo * (B(1.0) + r.hi)));
     return {dd::fast_two_sum(r.hi, tail), kd};
 }
 
 // 2^k for integral k in [-1022, 1023].
 template <class A>
-inline xsimd::batch<double, A> pow2i(const xsimd::batch<double, A>& kd) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow2i(const xsimd::batch<double, A>& kd) noexcept {
     using B = xsimd::batch<double, A>;
     using I = xsimd::batch<std::int64_t, A>;
     const B z = kd + B(0x1.8p52);  // k in the low mantissa bits
@@ -78,7 +80,7 @@ inline xsimd::batch<double, A> pow2i(const xsimd::batch<double, A>& kd) noexcept
 
 // e^x - 1 as a pair for |x| <= 40 ((2^k, -1) kept as an exact two-sum).
 template <class A>
-inline dd::pair<A> expm1_pair(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE dd::pair<A> expm1_pair(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const expm1_parts<A> e = expm1_core(x);
     const B s = pow2i(e.k);
@@ -88,7 +90,7 @@ inline dd::pair<A> expm1_pair(const xsimd::batch<double, A>& x) noexcept {
 
 // 2^(k + adjust) (1 + p) rounded once, for the overflow end (k up to 1026).
 template <class A>
-inline xsimd::batch<double, A> scaled_one_plus(const expm1_parts<A>& e, double adjust) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> scaled_one_plus(const expm1_parts<A>& e, double adjust) noexcept {
     using B = xsimd::batch<double, A>;
     const dd::pair<A> y = dd::fast_two_sum(B(1.0), e.p.hi);
     const B m = y.hi + (y.lo + e.p.lo);
@@ -97,11 +99,75 @@ inline xsimd::batch<double, A> scaled_one_plus(const expm1_parts<A>& e, double a
     return (m * pow2i(k1)) * pow2i(k - k1);  // first product exact: one rounding
 }
 
+// sinh and cosh for 0 <= a <= 18 without a division: a = k ln2 + r,
+// |r| <= ln2/2, and with A = sinh(k ln2) = (2^k - 2^-k)/2, B = cosh(k ln2)
+// (both exact doubles for k <= 26),
+//   sinh a = A cosh r + B sinh r,  cosh a = B cosh r + A sinh r,
+// cosh r = 1 + Cm, sinh r = r + Sm (Taylor to r^15 / r^14: truncation
+// below 2^-60). The leading A + B rh (or B + A rh) is an exact pair, the
+// small rest is added once, then one rounding.
+template <class A>
+struct hyperbolic_parts {
+    xsimd::batch<double, A> sinh_a, cosh_a;
+};
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE hyperbolic_parts<A> sinh_cosh_core(const xsimd::batch<double, A>& a) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B shifter(0x1.8p52);
+    const B kd = dd::fmadd(a, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(a / ln2)
+    const B r1 = a - kd * B(0x1.62e42fefa38p-1);                          // exact (ln2_hi: 42 bits)
+    const dd::pair<A> r = dd::two_sum(r1, -(kd * B(0x1.ef35793c7673p-45)));  // ln2_lo
+    const B z = r.hi * r.hi;
+    const B sm = (r.hi * z) * dd::horner(z, 0x1.5555555555555p-3,  // 1/3!
+                                         0x1.1111111111111p-7,     // 1/5!
+                                         0x1.a01a01a01a01ap-13,    // 1/7!
+                                         0x1.71de3a556c734p-19,    // 1/9!
+                                         0x1.ae64567f544e4p-26,    // 1/11!
+                                         0x1.6124613a86d09p-33,    // 1/13!
+                                         0x1.ae7f3e733b81fp-41);   // 1/15!
+    const B cm = z * dd::horner(z, 0x1.0p-1,                       // 1/2!
+                                0x1.5555555555555p-5,              // 1/4!
+                                0x1.6c16c16c16c17p-10,             // 1/6!
+                                0x1.a01a01a01a01ap-16,             // 1/8!
+                                0x1.27e4fb7789f5cp-22,             // 1/10!
+                                0x1.1eed8eff8d898p-29,             // 1/12!
+                                0x1.93974a8c07c9dp-37);            // 1/14!
+    const B up = pow2i(kd) * B(0.5), down = pow2i(-kd) * B(0.5);
+    const B sk = up - down, ck = up + down;  // exact for k <= 26
+    const B srest = sm + r.lo;               // sinh r = rh + srest
+    // sinh a = (sk + ck rh) + (sk cm + ck srest)
+    const dd::pair<A> ps = dd::two_prod(ck, r.hi);
+    const dd::pair<A> hs = dd::fast_two_sum(sk, ps.hi);  // |sk| >= |ck rh| or sk == 0
+    const B ls = hs.lo + ps.lo + dd::fmadd(sk, cm, ck * srest);
+    // cosh a = (ck + sk rh) + (ck cm + sk srest)
+    const dd::pair<A> pc = dd::two_prod(sk, r.hi);
+    const dd::pair<A> hc = dd::fast_two_sum(ck, pc.hi);
+    const B lc = hc.lo + pc.lo + dd::fmadd(ck, cm, sk * srest);
+    return {hs.hi + ls, hc.hi + lc};
+}
+
+// sinh / cosh for a >= 18 (k >= 26): e^a / 2 (1 -+ e^-2a), overflow to inf.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_cosh_large(const xsimd::batch<double, A>& a, double sign) noexcept {
+    using B = xsimd::batch<double, A>;
+    const expm1_parts<A> e = expm1_core(xsimd::min(a, B(711.0)));
+    const dd::pair<A> y = dd::fast_two_sum(B(1.0), e.p.hi);
+    // e^-2a relative to e^a: 2^-2k / (1 + p)^2, below 2^-51 here: plain doubles
+    const B inv = B(1.0) / (B(1.0) + e.p.hi);
+    const B tiny = pow2i(xsimd::max(B(-2.0) * e.k, B(-1022.0))) * inv * inv;
+    const B m = y.hi + (y.lo + e.p.lo + B(sign) * tiny);
+    const B k = e.k - B(1.0);
+    const B k1 = xsimd::floor(k * B(0.5));
+    B res = (m * pow2i(k1)) * pow2i(k - k1);  // first product exact: one rounding
+    return xsimd::select(a > B(711.0), B(std::numeric_limits<double>::infinity()), res);
+}
+
 }  // namespace detail
 
 // expm1(x) = e^x - 1, f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> expm1_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expm1_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B xc = xsimd::min(xsimd::max(x, B(-40.0)), B(36.0));
     const dd::pair<A> e = detail::expm1_pair(xc);
@@ -115,21 +181,12 @@ inline xsimd::batch<double, A> expm1_kernel(const xsimd::batch<double, A>& x) no
 
 // sinh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> sinh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
-    const B ac = xsimd::min(a, B(22.0));
-    const dd::pair<A> e = detail::expm1_pair(ac);
-    const dd::pair<A> d = dd::add(e, B(1.0));
-    const dd::pair<A> s = dd::add(e, dd::div(e, d));
-    B res = B(0.5) * (s.hi + s.lo);  // halving is exact (no underflow here)
-    const auto large = a >= B(22.0);
-    if (xsimd::any(large)) {
-        const auto parts = detail::expm1_core(xsimd::min(a, B(711.0)));
-        B big = detail::scaled_one_plus(parts, -1.0);
-        big = xsimd::select(a > B(711.0), B(std::numeric_limits<double>::infinity()), big);
-        res = xsimd::select(large, big, res);
-    }
+    B res = detail::sinh_cosh_core(xsimd::min(a, B(18.0))).sinh_a;
+    const auto large = a > B(18.0);
+    if (xsimd::any(large)) res = xsimd::select(large, detail::sinh_cosh_large(a, -1.0), res);
     res = xsimd::copysign(res, x);
     res = xsimd::select(a < B(0x1.0p-27), x, res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
@@ -137,30 +194,18 @@ inline xsimd::batch<double, A> sinh_kernel(const xsimd::batch<double, A>& x) noe
 
 // cosh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> cosh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
-    const auto parts = detail::expm1_core(xsimd::min(a, B(711.0)));
-    B res;
-    const auto small = a < B(22.0);
-    if (xsimd::any(small)) {
-        const B s = detail::pow2i(xsimd::min(parts.k, B(40.0)));
-        const dd::pair<A> ph = dd::fast_two_sum(s, s * parts.p.hi);
-        const dd::pair<A> e{ph.hi, xsimd::fma(s, parts.p.lo, ph.lo)};  // e^a
-        const dd::pair<A> c = dd::add(e, dd::div(dd::pair<A>{B(1.0), B(0.0)}, e));
-        res = B(0.5) * (c.hi + c.lo);
-    }
-    if (!xsimd::all(small)) {
-        B big = detail::scaled_one_plus(parts, -1.0);
-        big = xsimd::select(a > B(711.0), B(std::numeric_limits<double>::infinity()), big);
-        res = xsimd::select(small, res, big);
-    }
+    B res = detail::sinh_cosh_core(xsimd::min(a, B(18.0))).cosh_a;
+    const auto large = a > B(18.0);
+    if (xsimd::any(large)) res = xsimd::select(large, detail::sinh_cosh_large(a, 1.0), res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
 // tanh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> tanh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const dd::pair<A> e = detail::expm1_pair(B(2.0) * xsimd::min(a, B(19.5)));
@@ -173,13 +218,13 @@ inline xsimd::batch<double, A> tanh_kernel(const xsimd::batch<double, A>& x) noe
 
 // expit(x) = 1 / (1 + e^-x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> expit_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expit_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B na = -xsimd::min(xsimd::abs(x), B(40.0));  // e^na >= 2^-58: normal
     const auto parts = detail::expm1_core(na);
     const B s = detail::pow2i(parts.k);
     const dd::pair<A> ph = dd::fast_two_sum(s, s * parts.p.hi);
-    const dd::pair<A> e{ph.hi, xsimd::fma(s, parts.p.lo, ph.lo)};  // e^-|x|
+    const dd::pair<A> e{ph.hi, dd::fmadd(s, parts.p.lo, ph.lo)};  // e^-|x|
     const dd::pair<A> d = dd::add(e, B(1.0));
     const auto neg = x < B(0.0);
     const dd::pair<A> num{xsimd::select(neg, e.hi, B(1.0)), xsimd::select(neg, e.lo, B(0.0))};

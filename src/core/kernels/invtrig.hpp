@@ -55,7 +55,7 @@ inline constexpr double pio2_hi = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145
 
 // atan(n / d) in [0, pi/2] for finite pairs n, d >= 0, not both zero.
 template <class A>
-inline dd::pair<A> atan_ratio(const dd::pair<A>& n, const dd::pair<A>& d) noexcept {
+NUMFUSE_ALWAYS_INLINE dd::pair<A> atan_ratio(const dd::pair<A>& n, const dd::pair<A>& d) noexcept {
     using B = xsimd::batch<double, A>;
     using I = xsimd::batch<std::int64_t, A>;
     const auto swap = n.hi > d.hi;
@@ -63,21 +63,21 @@ inline dd::pair<A> atan_ratio(const dd::pair<A>& n, const dd::pair<A>& d) noexce
     const dd::pair<A> den{xsimd::select(swap, n.hi, d.hi), xsimd::select(swap, n.lo, d.lo)};
     const dd::pair<A> t = dd::div(num, den);  // in [0, 1]
     const B shifter(0x1.8p52);
-    const B zj = xsimd::fma(t.hi, B(16.0), shifter);
+    const B zj = dd::fmadd(t.hi, B(16.0), shifter);
     const B c = (zj - shifter) * B(0.0625);
     const I j = as_int(zj) & I(31);
     const dd::pair<A> un = dd::fast_two_sum(t.hi - c, t.lo);  // t.hi - c exact
     const dd::pair<A> tc = dd::two_prod(t.hi, c);
-    const dd::pair<A> ud = dd::add(dd::pair<A>{tc.hi, xsimd::fma(t.lo, c, tc.lo)}, B(1.0));
+    const dd::pair<A> ud = dd::add(dd::pair<A>{tc.hi, dd::fmadd(t.lo, c, tc.lo)}, B(1.0));
     const dd::pair<A> u = dd::div(un, ud);
     const B z = u.hi * u.hi;
-    const B poly = horner(z, -0x1.5555555555555p-2,  // -1/3
+    const B poly = dd::horner(z, -0x1.5555555555555p-2,  // -1/3
                           0x1.999999999999ap-3,      // 1/5
                           -0x1.2492492492492p-3,     // -1/7
                           0x1.c71c71c71c71cp-4,      // 1/9
                           -0x1.745d1745d1746p-4);    // -1/11
-    const dd::pair<A> au = dd::fast_two_sum(u.hi, xsimd::fma(u.hi * z, poly, u.lo));
-    const dd::pair<A> ac{B::gather(atan_tab_hi, j), B::gather(atan_tab_lo, j)};
+    const dd::pair<A> au = dd::fast_two_sum(u.hi, dd::fmadd(u.hi * z, poly, u.lo));
+    const dd::pair<A> ac{dd::lookup32(atan_tab_hi, j), dd::lookup32(atan_tab_lo, j)};
     const dd::pair<A> theta = dd::add(ac, au);
     const dd::pair<A> rest = dd::add(dd::pair<A>{B(pio2_hi), B(pio2_lo)}, dd::pair<A>{-theta.hi, -theta.lo});
     return {xsimd::select(swap, rest.hi, theta.hi), xsimd::select(swap, rest.lo, theta.lo)};
@@ -85,7 +85,7 @@ inline dd::pair<A> atan_ratio(const dd::pair<A>& n, const dd::pair<A>& d) noexce
 
 // sqrt(1 - a^2) as a pair for a in [0, 1) (a = 1 lanes give garbage).
 template <class A>
-inline dd::pair<A> sqrt_one_minus_square(const xsimd::batch<double, A>& a) noexcept {
+NUMFUSE_ALWAYS_INLINE dd::pair<A> sqrt_one_minus_square(const xsimd::batch<double, A>& a) noexcept {
     using B = xsimd::batch<double, A>;
     const dd::pair<A> sq = dd::two_prod(a, a);
     const dd::pair<A> h = dd::two_sum(B(1.0), -sq.hi);
@@ -97,7 +97,7 @@ inline dd::pair<A> sqrt_one_minus_square(const xsimd::batch<double, A>& a) noexc
 
 // atan(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> atan_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const auto inf = a > B(0x1.0p60);  // atan = pi/2 - 1/|x| rounds to pi/2 (inf too)
@@ -111,7 +111,7 @@ inline xsimd::batch<double, A> atan_kernel(const xsimd::batch<double, A>& x) noe
 
 // asin(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> asin_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asin_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const B ac = xsimd::min(a, B(0.5));
@@ -126,7 +126,7 @@ inline xsimd::batch<double, A> asin_kernel(const xsimd::batch<double, A>& x) noe
 
 // acos(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> acos_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acos_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const B am = xsimd::select(a < B(1.0), a, B(0.5));

@@ -48,7 +48,7 @@ struct log_parts {
 
 // xh positive, normal and finite (other lanes give garbage).
 template <class A>
-inline log_parts<A> log_core(const xsimd::batch<double, A>& xh, const xsimd::batch<double, A>& xl) noexcept {
+NUMFUSE_ALWAYS_INLINE log_parts<A> log_core(const xsimd::batch<double, A>& xh, const xsimd::batch<double, A>& xl) noexcept {
     using B = xsimd::batch<double, A>;
     using I = xsimd::batch<std::int64_t, A>;
     const I u = as_int(xh) + I(0x00095f619980c433);  // bits(1.0) - bits(RN(1/sqrt2))
@@ -59,37 +59,37 @@ inline log_parts<A> log_core(const xsimd::batch<double, A>& xh, const xsimd::bat
     const B f = m - B(1.0);  // exact
     const B s = f / (B(2.0) + f);
     const B z = s * s;
-    const B r = z * horner(z, 0x1.5555555555592p-1, 0x1.999999997fee8p-2, 0x1.24924941e0d52p-2,
+    const B r = z * dd::horner(z, 0x1.5555555555592p-1, 0x1.999999997fee8p-2, 0x1.24924941e0d52p-2,
                            0x1.c71c52163c669p-3, 0x1.74663c5701af1p-3, 0x1.39a1fb3d036f1p-3,
                            0x1.2f02e9a30b8bap-3);
     const dd::pair<A> f2 = dd::two_prod(f, f);
     const B hh = B(0.5) * f2.hi, hl = B(0.5) * f2.lo;  // f^2/2 exactly
     const dd::pair<A> a = dd::fast_two_sum(f, -hh);      // |f| > f^2/2
-    const B tail = xsimd::fma(s, hh + r, (a.lo - hl) + xl / xh);
+    const B tail = dd::fmadd(s, hh + r, (a.lo - hl) + xl / xh);
     return {e, dd::fast_two_sum(a.hi, tail)};
 }
 
 // log(x) as a pair: E ln2 + lm (E ln2_hi exact: 42-bit ln2_hi).
 template <class A>
-inline dd::pair<A> log_pair(const log_parts<A>& p) noexcept {
+NUMFUSE_ALWAYS_INLINE dd::pair<A> log_pair(const log_parts<A>& p) noexcept {
     using B = xsimd::batch<double, A>;
     const dd::pair<A> h = dd::two_sum(p.e * B(0x1.62e42fefa38p-1), p.lm.hi);
-    return dd::fast_two_sum(h.hi, h.lo + xsimd::fma(p.e, B(0x1.ef35793c7673p-45), p.lm.lo));
+    return dd::fast_two_sum(h.hi, h.lo + dd::fmadd(p.e, B(0x1.ef35793c7673p-45), p.lm.lo));
 }
 
 template <class A>
-inline xsimd::batch<double, A> inf_of() noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> inf_of() noexcept {
     return xsimd::batch<double, A>(std::numeric_limits<double>::infinity());
 }
 
 template <class A>
-inline xsimd::batch<double, A> nan_of() noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> nan_of() noexcept {
     return xsimd::batch<double, A>(std::numeric_limits<double>::quiet_NaN());
 }
 
 // log_parts of x > 0 with subnormals scaled up first.
 template <class A>
-inline log_parts<A> log_core_any(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE log_parts<A> log_core_any(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto sub = x < B(0x1.0p-1022);
     log_parts<A> p = log_core(xsimd::select(sub, x * B(0x1.0p54), x), B(0.0));
@@ -99,7 +99,7 @@ inline log_parts<A> log_core_any(const xsimd::batch<double, A>& x) noexcept {
 
 // Special values shared by log2 / log10: 0 -> -inf, < 0 -> NaN, +inf, NaN.
 template <class A>
-inline xsimd::batch<double, A> log_specials(const xsimd::batch<double, A>& x,
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log_specials(const xsimd::batch<double, A>& x,
                                             const xsimd::batch<double, A>& res) noexcept {
     using B = xsimd::batch<double, A>;
     B out = xsimd::select(x < B(0.0), nan_of<A>(), res);
@@ -112,7 +112,7 @@ inline xsimd::batch<double, A> log_specials(const xsimd::batch<double, A>& x,
 
 // log1p(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> log1p_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log1p_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto valid = (x > B(-1.0)) & (x < detail::inf_of<A>());
     const dd::pair<A> u = dd::two_sum(B(1.0), xsimd::select(valid, x, B(0.0)));
@@ -127,7 +127,7 @@ inline xsimd::batch<double, A> log1p_kernel(const xsimd::batch<double, A>& x) no
 
 // log2(x), f64 lanes. Max error <= 1 ULP; exact at powers of two.
 template <class A>
-inline xsimd::batch<double, A> log2_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log2_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto p = detail::log_core_any(x);
     const dd::pair<A> t = dd::mul(p.lm, dd::pair<A>{B(0x1.71547652b82fep+0), B(0x1.777d0ffda0d24p-56)});
@@ -137,20 +137,20 @@ inline xsimd::batch<double, A> log2_kernel(const xsimd::batch<double, A>& x) noe
 
 // log10(x), f64 lanes. Max error <= 1 ULP; exact at powers of ten.
 template <class A>
-inline xsimd::batch<double, A> log10_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto p = detail::log_core_any(x);
     const dd::pair<A> t = dd::mul(p.lm, dd::pair<A>{B(0x1.bcb7b1526e50ep-2), B(0x1.95355baaafad3p-57)});
     // E log10(2) as a pair: log10(2) = 0x1.34413509f79ffp-2 - 0x1.9dc1da994fd21p-59.
     const dd::pair<A> el = dd::two_prod(p.e, B(0x1.34413509f79ffp-2));
-    const dd::pair<A> e10{el.hi, xsimd::fma(p.e, B(-0x1.9dc1da994fd21p-59), el.lo)};
+    const dd::pair<A> e10{el.hi, dd::fmadd(p.e, B(-0x1.9dc1da994fd21p-59), el.lo)};
     const dd::pair<A> r = dd::add(e10, t);
     return detail::log_specials(x, r.hi + r.lo);
 }
 
 // asinh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> asinh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const auto huge = a > B(0x1.0p28);
@@ -172,7 +172,7 @@ inline xsimd::batch<double, A> asinh_kernel(const xsimd::batch<double, A>& x) no
 
 // acosh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> acosh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto huge = x > B(0x1.0p28);
     const B xm = xsimd::min(xsimd::max(x, B(1.0)), B(0x1.0p28));
@@ -195,7 +195,7 @@ inline xsimd::batch<double, A> acosh_kernel(const xsimd::batch<double, A>& x) no
 
 // atanh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> atanh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const B am = xsimd::min(a, B(0.75));  // garbage-free placeholder for |x| >= 1 lanes

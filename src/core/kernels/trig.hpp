@@ -12,17 +12,23 @@
 //   float32 uses these in float64 (expr_ops.hpp) and rounds once.
 //
 // Method
-//   x = k pi/2 + r, |r| <= pi/4 (1 + 2^-40): k from the 1.5*2^52 shifter,
-//   pi/2 = P1 + P2 + P3 + P4 (three 32-bit pieces, so k*Pi is exact for
-//   |k| < 2^21, and a 53-bit tail); x - k P1 is exact (Sterbenz), the rest
-//   is accumulated with exact two-sums, so r = rh + rl to ~2^-120 absolute,
-//   far below the closest approach of a double under 1.5e6 to a multiple
-//   of pi/2. sin(r) = rh + (rh z S(z) + rl (1 - z/2)), cos(r) = (1 - z/2) +
+//   x = k pi/2 + r, |r| <= pi/4 (1 + 2^-40): k from the 1.5*2^52 shifter.
+//   With FMA: pi/2 = C1 + C2 + C3 (53-bit pieces); x - k C1 is exact in one
+//   fused multiply-add (both on the grid of ulp(min(|x|,1)), difference
+//   below 1), k C2 an exact product, the rest exact two-sums. Without FMA
+//   (SSE2): pi/2 = P1 + P2 + P3 (32-bit pieces: k Pi exact for |k| < 2^21)
+//   + P4. Either way r = rh + rl to ~2^-105 absolute, far below the closest
+//   approach of a double under 1.5e6 to a multiple of pi/2.
+//   sin(r) = rh + (rh z S(z) + rl (1 - z/2)), cos(r) = (1 - z/2) +
 //   (z^2 C(z) - rh rl) with z = rh^2 as an exact product, both as hi + lo
-//   pairs (relative error ~2^-57); tan is the pair quotient sin/cos or
-//   -cos/sin with one correction step. One rounding at the end.
+//   pairs (relative error ~2^-57), chosen and signed by quadrant.
 //   S: degree 6, C: degree 5 minimax on z <= (pi/4)^2 * 1.02 (Remez with
 //   tools/explog_remez.py's exchange; weighted error 2^-57.3 / 2^-59.3).
+//   tan(r) = rh + (rh z T(z) + rl (1 + z)) as a pair, T degree 14 minimax
+//   (2^-57.8); odd quadrants -1/tan(r) from a reciprocal good to 2^-40
+//   (rcp14 and one cubic Newton step on AVX-512, a division elsewhere) and
+//   one fused Newton step that folds in the low part. One rounding at the
+//   end in every case.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -37,53 +43,90 @@ namespace detail {
 
 inline constexpr double trig_fast_limit = 1.5e6;  // |k| < 2^20: k * Pi exact
 
+// x = k pi/2 + (rh + rl), |rh| <= pi/4 (1 + 2^-40), for |x| < trig_fast_limit.
 template <class A>
-struct trig_parts {
-    dd::pair<A> s, c;          // sin(r), cos(r)
-    xsimd::batch<double, A> q;  // k reduced to {-2, -1, 0, 1, 2} (k mod 4, centred)
+struct trig_reduced {
+    dd::pair<A> r;
+    xsimd::batch_bool<double, A> odd, second;  // bits 0 and 1 of k
+    xsimd::batch_bool<double, A> cos_negative;  // bit 1 of k + 1: k mod 4 in {1, 2}
 };
 
 template <class A>
-inline trig_parts<A> trig_core(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE trig_reduced<A> trig_reduce(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B shifter(0x1.8p52);
-    const B kd = xsimd::fma(x, B(0x1.45f306dc9c883p-1), shifter) - shifter;  // round(2x/pi)
-    const B t1 = xsimd::fnma(kd, B(0x1.921fb544p+0), x);                     // exact
-    const dd::pair<A> h1 = dd::two_sum(t1, -(kd * B(0x1.0b4611a6p-34)));    // product exact
-    const dd::pair<A> h2 = dd::two_sum(h1.hi, -(kd * B(0x1.3198a2ep-69)));  // product exact
-    const B lo = (h1.lo + h2.lo) - kd * B(0x1.b839a252049c1p-104);
-    const dd::pair<A> r = dd::fast_two_sum(h2.hi, lo);
+    const B zk = dd::fmadd(x, B(0x1.45f306dc9c883p-1), shifter);  // k = round(2x/pi) in the low bits
+    const B kd = zk - shifter;
+    dd::pair<A> r;
+    if constexpr (detail::has_fma<A>) {
+        // pi/2 = C1 + C2 + C3 (53 bits each). x - k C1 is exact in one fused
+        // multiply-add: both lie on the grid of ulp(min(|x|, 1)) and the
+        // difference is below 1 in magnitude.
+        const B r1 = dd::fmadd(-kd, B(0x1.921fb54442d18p+0), x);
+        const dd::pair<A> t = dd::two_prod(kd, B(0x1.1a62633145c07p-54));
+        const dd::pair<A> h = dd::two_sum(r1, -t.hi);
+        r = dd::fast_two_sum(h.hi, dd::fmadd(kd, B(0x1.f1976b7ed8fbcp-110), h.lo - t.lo));
+    } else {
+        // pi/2 = P1 + P2 + P3 (32 bits each: k Pi exact for |k| < 2^21) + P4.
+        const B t1 = x - kd * B(0x1.921fb544p+0);  // exact (Sterbenz)
+        const dd::pair<A> h1 = dd::two_sum(t1, -(kd * B(0x1.0b4611a6p-34)));
+        const dd::pair<A> h2 = dd::two_sum(h1.hi, -(kd * B(0x1.3198a2ep-69)));
+        const B lo = (h1.lo + h2.lo) - kd * B(0x1.b839a252049c1p-104);
+        r = dd::fast_two_sum(h2.hi, lo);
+    }
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        const __m512i bits = _mm512_castpd_si512(zk);
+        return {r, _mm512_test_epi64_mask(bits, _mm512_set1_epi64(1)),
+                _mm512_test_epi64_mask(bits, _mm512_set1_epi64(2)),
+                _mm512_test_epi64_mask(_mm512_add_epi64(bits, _mm512_set1_epi64(1)), _mm512_set1_epi64(2))};
+    } else
+#endif
+    {
+        const B q = kd - (dd::fmadd(kd, B(0.25), shifter) - shifter) * B(4.0);  // in {-2, ..., 2}
+        return {r, xsimd::abs(q) == B(1.0), (q < B(0.0)) | (q == B(2.0)), (q > B(0.5)) | (q < B(-1.5))};
+    }
+}
 
+template <class A>
+struct trig_parts {
+    dd::pair<A> s, c;                           // sin(r), cos(r)
+    xsimd::batch_bool<double, A> odd, second, cos_negative;
+};
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE trig_parts<A> trig_core(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const trig_reduced<A> red = trig_reduce(x);
+    const dd::pair<A> r = red.r;
     const dd::pair<A> z = dd::two_prod(r.hi, r.hi);
     const B zh = z.hi;
-    const B sp = horner(zh, -0x1.5555555555555p-3,  // -0.16666666666666665741
-                        0x1.111111111110ap-7,       // 0.0083333333333333210746
-                        -0x1.a01a01a0188b5p-13,     // -0.00019841269841253608036
-                        0x1.71de3a530b9acp-19,      // 2.7557319213424103166e-6
-                        -0x1.ae64525be4614p-26,     // -2.5052104709780520915e-8
-                        0x1.61206bda6800fp-33,      // 1.6058340666334401618e-10
-                        -0x1.aa91d6c65bd5ep-41);    // -7.5773997468424373963e-13
-    const B cp = horner(zh, 0x1.5555555555549p-5,   // 0.041666666666666581087
-                        -0x1.6c16c16c14c8ep-10,     // -0.0013888888888871383891
-                        0x1.a01a019c37a99p-16,      // 0.000024801587287788006607
-                        -0x1.27e4f7b282838p-22,     // -2.7557313866998328804e-7
-                        0x1.1ee9b0e8e4f18p-29,      // 2.0875657768807840884e-9
-                        -0x1.8f903f5d0c51p-37);     // -1.1356276753810179184e-11
+    const B sp = dd::horner(zh, -0x1.5555555555555p-3,  // -0.16666666666666665741
+                            0x1.111111111110ap-7,       // 0.0083333333333333210746
+                            -0x1.a01a01a0188b5p-13,     // -0.00019841269841253608036
+                            0x1.71de3a530b9acp-19,      // 2.7557319213424103166e-6
+                            -0x1.ae64525be4614p-26,     // -2.5052104709780520915e-8
+                            0x1.61206bda6800fp-33,      // 1.6058340666334401618e-10
+                            -0x1.aa91d6c65bd5ep-41);    // -7.5773997468424373963e-13
+    const B cp = dd::horner(zh, 0x1.5555555555549p-5,   // 0.041666666666666581087
+                            -0x1.6c16c16c14c8ep-10,     // -0.0013888888888871383891
+                            0x1.a01a019c37a99p-16,      // 0.000024801587287788006607
+                            -0x1.27e4f7b282838p-22,     // -2.7557313866998328804e-7
+                            0x1.1ee9b0e8e4f18p-29,      // 2.0875657768807840884e-9
+                            -0x1.8f903f5d0c51p-37);     // -1.1356276753810179184e-11
     const B half(0.5), one(1.0);
-    const B s_tail = xsimd::fma(r.hi * zh, sp, r.lo * xsimd::fnma(half, zh, one));
+    const B s_tail = dd::fmadd(r.hi * zh, sp, r.lo * (one - half * zh));
     const dd::pair<A> s = dd::fast_two_sum(r.hi, s_tail);
     const B hz = half * zh;
     const B wh = one - hz;
     const B we = (one - wh) - hz;  // exact: 1 >= hz
-    const B c_tail = xsimd::fma(zh * zh, cp, we - half * z.lo) - r.hi * r.lo;
+    const B c_tail = dd::fmadd(zh * zh, cp, we - half * z.lo) - r.hi * r.lo;
     const dd::pair<A> c = dd::fast_two_sum(wh, c_tail);
-
-    const B four_k = (xsimd::fma(kd, B(0.25), shifter) - shifter) * B(4.0);
-    return {s, c, kd - four_k};
+    return {s, c, red.odd, red.second, red.cos_negative};
 }
 
 template <class A>
-inline xsimd::batch<double, A> negate_if(const xsimd::batch_bool<double, A>& m,
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> negate_if(const xsimd::batch_bool<double, A>& m,
                                          const xsimd::batch<double, A>& v) noexcept {
     return xsimd::select(m, -v, v);
 }
@@ -92,13 +135,12 @@ inline xsimd::batch<double, A> negate_if(const xsimd::batch_bool<double, A>& m,
 
 // sin(x), f64 lanes. Max error <= 1 ULP (see the contract above).
 template <class A>
-inline xsimd::batch<double, A> sin_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sin_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto p = detail::trig_core(x);
-    const auto odd = xsimd::abs(p.q) == B(1.0);
-    const B hi = xsimd::select(odd, p.c.hi, p.s.hi);
-    const B lo = xsimd::select(odd, p.c.lo, p.s.lo);
-    B res = detail::negate_if((p.q < B(0.0)) | (p.q == B(2.0)), hi + lo);
+    const B hi = xsimd::select(p.odd, p.c.hi, p.s.hi);
+    const B lo = xsimd::select(p.odd, p.c.lo, p.s.lo);
+    B res = detail::negate_if(p.second, hi + lo);  // k mod 4 in {2, 3}
     const B ax = xsimd::abs(x);
     res = xsimd::select(ax < B(0x1.0p-27), x, res);
     const auto slow = !(ax < B(detail::trig_fast_limit));  // also NaN
@@ -108,13 +150,12 @@ inline xsimd::batch<double, A> sin_kernel(const xsimd::batch<double, A>& x) noex
 
 // cos(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> cos_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cos_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto p = detail::trig_core(x);
-    const auto odd = xsimd::abs(p.q) == B(1.0);
-    const B hi = xsimd::select(odd, p.s.hi, p.c.hi);
-    const B lo = xsimd::select(odd, p.s.lo, p.c.lo);
-    B res = detail::negate_if((p.q > B(0.5)) | (p.q < B(-1.5)), hi + lo);
+    const B hi = xsimd::select(p.odd, p.s.hi, p.c.hi);
+    const B lo = xsimd::select(p.odd, p.s.lo, p.c.lo);
+    B res = detail::negate_if(p.cos_negative, hi + lo);
     const auto slow = !(xsimd::abs(x) < B(detail::trig_fast_limit));
     if (xsimd::any(slow)) res = dd::scalar_lanes(slow, x, res, [](double v) { return std::cos(v); });
     return res;
@@ -122,14 +163,48 @@ inline xsimd::batch<double, A> cos_kernel(const xsimd::batch<double, A>& x) noex
 
 // tan(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-inline xsimd::batch<double, A> tan_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const auto p = detail::trig_core(x);
-    const auto odd = xsimd::abs(p.q) == B(1.0);
-    const dd::pair<A> num{xsimd::select(odd, p.c.hi, p.s.hi), xsimd::select(odd, p.c.lo, p.s.lo)};
-    const dd::pair<A> den{xsimd::select(odd, p.s.hi, p.c.hi), xsimd::select(odd, p.s.lo, p.c.lo)};
-    const dd::pair<A> t = dd::div(num, den);
-    B res = detail::negate_if(odd, t.hi + t.lo);
+    const detail::trig_reduced<A> red = detail::trig_reduce(x);
+    const dd::pair<A> r = red.r;
+    const B z = r.hi * r.hi;
+    // T(z) ~ (tan(r) - r) / r^3 on z <= (pi/4)^2 * 1.01: Remez (tools/explog_remez.py's
+    // exchange), degree 14, relative error of r + r^3 T vs tan: 2^-57.78. Evaluated as
+    // E(z^2) + z O(z^2) (two short chains: the kernel is latency-bound).
+    const B w = z * z;
+    const B te = dd::horner(w, 0x1.555555555555fp-2,   // 0.33333333333333386994
+                            0x1.ba1ba1bacfd0fp-5,      // 0.053968253973375117372
+                            0x1.226e3af4e513fp-7,      // 0.0088632381319163604932
+                            0x1.7db29bbb403f7p-10,     // 0.00145606112965901229
+                            0x1.ffc488d8aa1eep-13,     // 0.00024402986197925808981
+                            0x1.1f71e9b7479d2p-14,     // 0.000068532221906703814614
+                            0x1.a3b465c872b1p-15,      // 0.000050032696495691292467
+                            0x1.4e03eaa4143c8p-17);    // 9.9544316257987620076e-6
+    const B to = dd::horner(w, 0x1.111111111049ap-3,   // 0.13333333333324476344
+                            0x1.664f4859959b6p-6,      // 0.021869488386380551981
+                            0x1.d6d2d4cd61a15p-9,      // 0.0035920986908337762013
+                            0x1.34b19b3d793dcp-11,     // 0.00058878664975436532589
+                            0x1.5b77a5c2c3df7p-14,     // 0.0000828426773689035391
+                            -0x1.ca00663f11bbcp-16,    // -0.000027299020299655549194
+                            -0x1.a2e9151353b89p-16);   // -0.000024969010224136791543
+    const B tp = dd::even_odd(z, te, to);
+    // tan(rh + rl) = tan(rh) + rl (1 + tan^2 rh) + ..., tan^2 rh ~ z
+    const dd::pair<A> t = dd::fast_two_sum(r.hi, dd::fmadd(r.hi * z, tp, dd::fmadd(r.lo, z, r.lo)));
+    B res = t.hi + t.lo;
+    if (xsimd::any(red.odd)) {
+        // -1 / (th + tl): y ~ 1/th to 2^-40 or better, rho = 1 - y th (small:
+        // rounded relative to itself only), then one Newton step that takes tl
+        // in: 1 / (th + tl) ~ y + y (rho - y tl), rounded once.
+        const B y = dd::reciprocal_approx(t.hi);
+        B rho;
+        if constexpr (detail::has_fma<A>) {
+            rho = dd::fnmadd(y, t.hi, B(1.0));
+        } else {
+            const dd::pair<A> yt = dd::two_prod(y, t.hi);
+            rho = (B(1.0) - yt.hi) - yt.lo;  // 1 - yt.hi exact (yt.hi ~ 1)
+        }
+        res = xsimd::select(red.odd, -dd::fmadd(y, dd::fnmadd(y, t.lo, rho), y), res);
+    }
     const B ax = xsimd::abs(x);
     res = xsimd::select(ax < B(0x1.0p-27), x, res);
     const auto slow = !(ax < B(detail::trig_fast_limit));
