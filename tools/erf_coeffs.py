@@ -68,6 +68,10 @@ class Cfg:
         self.a0max = 0.40 if unit_bits == 53 else 10.0
         self.tol = tol_u  # allowed approximation error, in output ulps
         self.unit_bits = unit_bits  # 53 for f64, 24 for f32
+        # f64: intervals k >= 1 use a center m whose c1 is a double to ~2^-62, so the
+        # kernel needs no c1lo there (one table lookup less); interval 0 keeps its c1lo
+        # as a scalar constant (erf_table_f64::c1lo0) applied under the k = 0 mask.
+        self.no_c1lo = unit_bits == 53
 
 
 def boundaries(B, C, n, XMAX):
@@ -182,8 +186,8 @@ def pick_center(cfg, lo, hi):
     return best[1], best[2]
 
 
-def fit_generic(cfg, lo, hi, samples=200):
-    m, c0 = pick_center(cfg, lo, hi)
+def fit_at(cfg, lo, hi, m):
+    """Coefficients [c1hi, c1lo, c2, ...] of the interpolant for center m."""
     mm = mp.mpf(m)
     em = mp.erf(mm)
 
@@ -193,7 +197,76 @@ def fit_generic(cfg, lo, hi, samples=200):
         return (mp.erf(mm + t) - em) / t
 
     a, b = lo - MARGIN - mm, hi + MARGIN - mm
-    cs = split_c1(interp(g, a, b, cfg.D))
+    return split_c1(interp(g, a, b, cfg.D))
+
+
+def c1_exact(cfg, lo, hi, m):
+    mm = mp.mpf(m)
+    em = mp.erf(mm)
+
+    def g(t):
+        if t == 0:
+            return derf(mm)
+        return (mp.erf(mm + t) - em) / t
+
+    return interp(g, lo - MARGIN - mm, hi + MARGIN - mm, cfg.D)[0]
+
+
+def pick_center_c1(cfg, lo, hi, count=400000):
+    """float64 without c1lo: a center m near the usual one where both erf(m) and the
+    interpolant's linear coefficient c1(m) lie within ~2^-62 (relative) of doubles, so
+    that c1 = c1hi alone (c1lo = 0) loses nothing. In a 2^-30-wide neighbourhood of m0,
+    erf(m) and c1(m) are predicted by Taylor expansions (c1's derivatives by central
+    differences of exact fits); the winner is then refitted exactly."""
+    m0, _ = pick_center(cfg, lo, hi)
+    m0 = mp.mpf(m0)
+    h = mp.mpf(2) ** -40
+    c_m, c_0, c_p = (c1_exact(cfg, lo, hi, m0 + d) for d in (-h, 0, h))
+    d1 = (c_p - c_m) / (2 * h)
+    d2 = (c_p - 2 * c_0 + c_m) / (h * h)
+    e0, f1 = mp.erf(m0), derf(m0)
+    f2 = -2 * m0 * f1
+    f3 = (4 * m0 * m0 - 2) * f1
+    u0 = mp.mpf(2) ** (mp.floor(mp.log(m0, 2)) - 52)  # ulp(m0)
+    # fixed point (2^S units) integer arithmetic: the scan is ~1 us per candidate
+    S = 140
+    fx = lambda v: int(mp.nint(v * mp.mpf(2) ** S))
+    E = (fx(e0), fx(f1 * u0), fx(f2 / 2 * u0**2), fx(f3 / 6 * u0**3))
+    C = (fx(c_0), fx(d1 * u0), fx(d2 / 2 * u0**2))
+    ue = fx(ulp(e0))  # ulp of erf(m) and of c1 (constant in the tiny neighbourhood)
+    uc = fx(ulp(c_0))
+    rng = random.Random(int(m0 * 1e9))
+    best = None
+    lim = 1 << 22
+    for _ in range(count):
+        i = rng.randint(-lim, lim)
+        e = E[0] + i * (E[1] + i * (E[2] + i * E[3]))
+        c1 = C[0] + i * (C[1] + i * C[2])
+        re = abs((e + ue // 2) % ue - ue // 2)
+        rc = abs((c1 + uc // 2) % uc - uc // 2)
+        score = max(re * uc, rc * ue)  # max of the two residuals in ulps, times ue*uc
+        if best is None or score < best[0]:
+            best = (score, i)
+            if score * 1024 < ue * uc:
+                break
+    sys.stderr.write("  center search: best residual %.3g ulp\n" % (best[0] / (ue * uc)))
+    best = (best[0], u0 * best[1])
+    m = rn(m0 + best[1])
+    return m, rn(mp.erf(mp.mpf(m)))
+
+
+def fit_generic(cfg, lo, hi, samples=200):
+    if cfg.no_c1lo:
+        m, c0 = pick_center_c1(cfg, lo, hi)
+    else:
+        m, c0 = pick_center(cfg, lo, hi)
+    mm = mp.mpf(m)
+    cs = fit_at(cfg, lo, hi, m)
+    if cfg.no_c1lo:
+        sys.stderr.write("  k-interval [%.4f, %.4f]: m=%r, dropped c1lo = %.3g (%.3g ulp of c1hi)\n"
+                         % (float(lo), float(hi), m, cs[1], cs[1] / float(ulp(cs[0]) * 2 ** (53 - UNIT_BITS[0]))))
+        cs[1] = 0.0
+    a, b = lo - MARGIN - mm, hi + MARGIN - mm
     worst = mp.mpf(0)
     for j in range(samples + 1):
         t = a + (b - a) * j / samples
@@ -275,6 +348,10 @@ def emit(cfg, n, B, C, rows):
     arr("c0", [r[1] for r in rows])
     arr("c1hi", [r[2][0] for r in rows])
     arr("c1lo", [r[2][1] for r in rows])
+    if cfg.no_c1lo:
+        print("    // c1lo is zero for k >= 1 (centers m chosen so that c1 is a double); the")
+        print("    // kernel applies interval 0's c1lo as this constant under the k = 0 mask.")
+        print("    static constexpr double c1lo0 = %s;  // %.17g" % (hexf(rows[0][2][1]), rows[0][2][1]))
     print("    alignas(64) static constexpr double c[%d][16] = {  // c2..c%d" % (D - 1, D))
     for j in range(2, D + 1):
         print("        {")
@@ -288,7 +365,7 @@ def emit(cfg, n, B, C, rows):
 
 # name: (config, scan ranges for n and C, chosen (n, C) found by --scan)
 CFGS = {
-    # f64: degree 11 in t (x^21 on interval 0; 0.046 ulp), c1 as a double-double
+    # f64: degree 11 in t (x^21 on interval 0; 0.047 ulp), c1 a double (c1lo only on interval 0)
     "f64": (Cfg("f64", 11, 6.0, 0.02, 53, False), range(1, 4), [-0.6 + 0.04 * i for i in range(11)], (1, -0.32)),
     # f32, evaluated in double: degree 5 in t (x^9 on interval 0); c1lo is unused
     "f32": (Cfg("f32", 5, 4.0, 0.005, 24, True), range(1, 6), [-0.9 + 0.1 * i for i in range(9)], (2, -0.7)),
