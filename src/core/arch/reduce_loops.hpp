@@ -555,12 +555,13 @@ NUMFUSE_REDUCE_FLATTEN void short_softmax_impl(const char* a, std::ptrdiff_t a_l
         char* po = out + static_cast<std::ptrdiff_t>(j) * out_lane;
         B x[short_group_max];
         B m(lowest<T>());
-        auto nan_seen = m != m;
+        auto nan_seen = xsimd::isnan(m);  // all false (m is finite)
         for (std::size_t r = 0; r < steps; ++r) {
             x[r] = load_lanes<T>(pa + static_cast<std::ptrdiff_t>(r) * a_step, a_lane, count,
                                  T(0));
             m = xsimd::select(x[r] > m, x[r], m);
-            nan_seen = nan_seen || (x[r] != x[r]);
+            // Not x != x: xsimd 8.1 compiles != to an ordered compare on AVX/AVX-512 (false for NaN).
+            nan_seen = nan_seen || xsimd::isnan(x[r]);
         }
         B s(T(0));
         B c(T(0));

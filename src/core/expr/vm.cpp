@@ -752,13 +752,15 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
     using Acc = typename R::Acc;
     const ReduceLayout layout = reduce_layout(g);
     const std::size_t m = layout.m, l = layout.l;
+    // NumPy raises for min/max over an empty axis even when the result is empty too
+    // (np.min(np.empty((0, 0)), axis=0)), so this comes before the m == 0 return.
+    if (l == 0 && (stage.reduce == ReduceKind::min || stage.reduce == ReduceKind::max)) {
+        value_error(std::string("zero-size array to reduction operation ") +
+                    (stage.reduce == ReduceKind::min ? "minimum" : "maximum") +
+                    " which has no identity");
+    }
     if (m == 0) return;
     if (l == 0) {
-        if (stage.reduce == ReduceKind::min || stage.reduce == ReduceKind::max) {
-            value_error(std::string("zero-size array to reduction operation ") +
-                        (stage.reduce == ReduceKind::min ? "minimum" : "maximum") +
-                        " which has no identity");
-        }
         for (std::size_t k = 0; k < m; ++k) result[k] = R::finish(R::init(), 0);
         return;
     }

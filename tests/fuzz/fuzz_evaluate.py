@@ -1,0 +1,253 @@
+"""Fuzzer for numfuse.evaluate / validate / compile.
+
+Three kinds of input, chosen by the first byte:
+
+* text: any Unicode string of up to 2048 characters (lone surrogates included);
+* token soup: random sequences of the grammar's own tokens (names of every type,
+  numbers, operators, functions, reductions with axis=/keepdims=, parentheses), which
+  reach the type checker, compiler and VM far more often than random text;
+* differential: a well-conditioned random expression (tests/fuzz/expressions.py) over
+  random arrays (shapes with broadcasting, float32/float64, reversed and strided views),
+  compared with a NumPy float64 reference within ULP-derived bounds.
+
+Only the documented exception types may escape evaluate/validate/compile (the README's
+"Types" paragraph): SyntaxError, KeyError, TypeError, ValueError (numpy's AxisError is
+one), OverflowError. Anything else, a disagreement with NumPy, a crash or a hang
+(libFuzzer's -timeout) is a finding.
+
+    python tests/fuzz/fuzz_evaluate.py                   # atheris, runs until stopped
+    python tests/fuzz/fuzz_evaluate.py -runs=50000       # atheris, fixed count
+    python tests/fuzz/fuzz_evaluate.py --random 50000    # plain random driver, same target
+    make fuzz-smoke / make fuzz                          # see the Makefile
+
+The plain driver feeds random byte strings to the same target (no coverage feedback);
+it is what runs where atheris is not installed.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+USE_ATHERIS = __name__ == "__main__" and "--random" not in sys.argv
+if USE_ATHERIS:
+    import atheris
+
+    # Python-level coverage (numfuse's Python layer and the expression generator)
+    # steers libFuzzer; the C++ extension itself is not instrumented.
+    with atheris.instrument_imports(include=["numfuse", "expressions"]):
+        import expressions
+
+        import numfuse as nf
+else:
+    import expressions  # noqa: E402
+
+    import numfuse as nf  # noqa: E402
+
+ALLOWED = (SyntaxError, KeyError, TypeError, ValueError, OverflowError)
+
+RNG_ARRAYS = np.random.default_rng(7)
+VALUES = {
+    "x": np.linspace(-3.0, 3.0, 6),
+    "y": np.linspace(0.5, 2.0, 6).astype(np.float32),
+    "z": np.arange(12.0).reshape(2, 6) - 5.5,
+    "i": np.arange(-3, 3, dtype=np.int32),
+    "l": np.arange(6, dtype=np.int64) * 1_000_000_007,
+    "b": np.array([True, False, True, True, False, False]),
+    "c": (np.arange(6) + 1j * np.arange(6)[::-1]).astype(np.complex128),
+    "f": np.float32(1.5),
+    "s": 2.5,
+    "n": 7,
+    "e": np.empty((0, 6)),
+    "m": RNG_ARRAYS.standard_normal((3, 1, 6))[:, :, ::-1],
+    "u": np.arange(6, dtype=np.uint16),
+    "g": np.array(4.0),
+}
+
+NAMES = list(VALUES) + ["inf", "nan", "unknown_name"]
+FUNCTIONS = (
+    "where isinf isnan isfinite signbit sin cos tan arcsin arccos arctan arctan2 hypot "
+    "nextafter copysign maximum minimum sinh cosh tanh arcsinh arccosh arctanh log log10 "
+    "log1p log2 exp expm1 sqrt trunc round ceil floor fmod sign abs absolute negative conj "
+    "real imag complex erf erfc expit logaddexp copy ones_like sum prod min max mean "
+    "logsumexp"
+).split()
+TOKENS = (
+    NAMES + FUNCTIONS
+    + ["(", ")", ",", "+", "-", "*", "/", "//", "%", "**", "<", ">", "<=", ">=", "==", "!=",
+       "&", "|", "~", "^", "<<", ">>", "not", "and", "or", ".real", ".imag", "axis=",
+       "keepdims=", "True", "False", "None", "0", "1", "-1", "2", "3", "0.5", "1e308",
+       "1e-320", "0x1f", "1_000", "1.5j", "9223372036854775807", "9223372036854775808",
+       "(0, 1)", "(-1,)", " ", "__import__", "lambda", "[", "]", "'s'", ";", "\\", "\x00",
+       "\u00e9", "\U0001f600"]
+)
+
+
+class ProviderChooser:
+    """expressions.Chooser over an atheris FuzzedDataProvider (or the fallback)."""
+
+    def __init__(self, provider):
+        self.provider = provider
+
+    def pick(self, n):
+        return self.provider.ConsumeIntInRange(0, n - 1)
+
+    def uniform(self, lo, hi):
+        return lo + (hi - lo) * self.provider.ConsumeProbability()
+
+
+class BytesProvider:
+    """The subset of atheris.FuzzedDataProvider this target uses, for the plain driver."""
+
+    def __init__(self, data: bytes):
+        self.data = data
+        self.at = 0
+
+    def _take(self, count: int) -> bytes:
+        chunk = self.data[self.at:self.at + count]
+        self.at += len(chunk)
+        return chunk.ljust(count, b"\0")
+
+    def ConsumeIntInRange(self, lo, hi):  # noqa: N802 - atheris' names
+        span = hi - lo + 1
+        return lo + int.from_bytes(self._take(4), "little") % span
+
+    def ConsumeProbability(self):  # noqa: N802
+        return int.from_bytes(self._take(4), "little") / 2**32
+
+    def ConsumeBool(self):  # noqa: N802
+        return bool(self._take(1)[0] & 1)
+
+    def ConsumeUnicode(self, count):  # noqa: N802
+        length = self.ConsumeIntInRange(0, count)
+        wide = self.ConsumeBool()
+        chars = []
+        for _ in range(length):
+            if self.at >= len(self.data):
+                break
+            code = int.from_bytes(self._take(3 if wide else 1), "little")
+            chars.append(chr(code % 0x110000))
+        return "".join(chars)
+
+
+def call_api(text: str, values: dict) -> None:
+    """evaluate, validate and compile one text; only documented exceptions may escape."""
+    try:
+        nf.evaluate(text, values, {})
+    except ALLOWED:
+        pass
+    error = nf.validate(text, values, {})
+    if error is not None and not isinstance(error, ALLOWED):
+        raise AssertionError(f"validate returned {type(error).__name__}: {error}") from error
+    try:
+        compiled = nf.compile(text)
+    except ALLOWED:
+        return
+    try:
+        compiled(**{n: values[n] for n in compiled.input_names if n in values})
+    except ALLOWED:
+        pass
+
+
+def token_soup(provider) -> str:
+    count = provider.ConsumeIntInRange(1, 24)
+    return "".join(TOKENS[provider.ConsumeIntInRange(0, len(TOKENS) - 1)] for _ in range(count))
+
+
+def random_view(provider, shape, dtype):
+    steps = [(-1 if provider.ConsumeBool() else 1) * provider.ConsumeIntInRange(1, 2)
+             for _ in shape]
+    base_shape = tuple(n * abs(s) for n, s in zip(shape, steps))
+    base = np.array([provider.ConsumeProbability() * 6.0 - 3.0
+                     for _ in range(int(np.prod(base_shape, dtype=np.int64)))], dtype=dtype)
+    base = base.reshape(base_shape)
+    return base[tuple(slice(None, None, s) for s in steps) + (Ellipsis,)]
+
+
+def differential(provider) -> None:
+    ndim = provider.ConsumeIntInRange(0, 3)
+    base = [provider.ConsumeIntInRange(0, 4) for _ in range(ndim)]
+    values = {}
+    for name in expressions.VARIABLES:
+        shape = [n if provider.ConsumeBool() else 1 for n in base]
+        shape = shape[provider.ConsumeIntInRange(0, len(shape)):]
+        dtype = np.float32 if provider.ConsumeBool() else np.float64
+        values[name] = random_view(provider, shape, dtype)
+    tree = expressions.random_tree(ProviderChooser(provider), provider.ConsumeIntInRange(0, 4))
+    text = expressions.text_of(tree)
+    used = [n for n in expressions.VARIABLES if n in {t for t in _names(tree)}]
+    if not used:
+        return
+    shape = np.broadcast_shapes(*(values[n].shape for n in used))
+    got = nf.evaluate(text, values, {})
+    if got.dtype not in (np.float32, np.float64) or got.shape != shape:
+        raise AssertionError(f"{text}: result {got.dtype} {got.shape}, expected shape {shape}")
+    work = expressions.working_dtype(values, used)
+    ref = expressions.reference(tree, values, shape, lambda m: expressions.tolerance(work, m))
+    problem = expressions.compare(got, ref, work)
+    if problem is not None:
+        raise AssertionError(f"{text} disagrees with NumPy {problem}; inputs {values}")
+
+
+def _names(tree):
+    if tree[0] == "var":
+        yield tree[1]
+    for child in tree[1:]:
+        if isinstance(child, tuple):
+            yield from _names(child)
+
+
+def test_one_input(data: bytes, provider_class=None) -> None:
+    if provider_class is None:
+        provider = atheris.FuzzedDataProvider(data)
+    else:
+        provider = provider_class(data)
+    mode = provider.ConsumeIntInRange(0, 9)
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        if mode < 4:
+            call_api(provider.ConsumeUnicode(2048), VALUES)
+        elif mode < 8:
+            call_api(token_soup(provider), VALUES)
+        else:
+            differential(provider)
+
+
+def run_random(count: int, seed: int) -> None:
+    """The plain driver: `count` random inputs (no coverage feedback)."""
+    rng = random.Random(seed)
+    start = time.perf_counter()
+    for k in range(count):
+        size = rng.choice([8, 32, 128, 512, 4096])
+        data = rng.randbytes(size)
+        try:
+            test_one_input(data, BytesProvider)
+        except Exception:
+            print(f"input {k} (seed {seed}) failed: {data!r}", file=sys.stderr)
+            raise
+    elapsed = time.perf_counter() - start
+    print(f"fuzz_evaluate: {count} random inputs in {elapsed:.1f} s, no findings")
+
+
+def main(argv) -> None:
+    if len(argv) >= 2 and argv[1] == "--random":
+        count = int(argv[2]) if len(argv) > 2 else 50_000
+        seed = int(argv[3]) if len(argv) > 3 else int(os.environ.get("FUZZ_SEED", "1"))
+        run_random(count, seed)
+        return
+    # The harness's own branches (modes, token choices) count as coverage too.
+    for name in ("call_api", "token_soup", "random_view", "differential"):
+        globals()[name] = atheris.instrument_func(globals()[name])
+    atheris.Setup(argv, atheris.instrument_func(test_one_input))
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main(sys.argv)
