@@ -279,6 +279,141 @@ def test_evaluate_translation_result_types_and_errors():
         lib.evaluate_result_type("a + b", ["a"], ["d"], [False])
 
 
+# ---------------------------------------------------------------- the GPU code paths run on the CPU
+
+
+def interpreter_inputs():
+    rng = np.random.default_rng(1)
+    i = np.arange(-500, 501)
+    return {
+        "a": rng.uniform(-3.0, 3.0, i.size),
+        "p": rng.uniform(0.1, 3.0, i.size),
+        "b": rng.uniform(-2.0, 2.0, i.size).astype(np.float32),
+        "i": i,
+        "j": (i % 13 - 6).astype(np.int32),
+        "m": rng.uniform(size=i.size) > 0.5,
+    }
+
+
+# Programs whose every operation is exact or numfuse's own exp/log/erf, in both engines.
+EXACT_PROGRAMS = [
+    "a * 2.5 + 1",
+    "b * 2.5 + 1",
+    "i * 3 - 7",
+    "j * j - i",
+    "(i > 3) & (i < 9)",
+    "~m | (a < 1)",
+    "where(m, i, 0)",
+    "where(b > 0, a, -a)",
+    "maximum(a, b) - minimum(p, 1.5)",
+    "abs(i) + -j",
+    "i / 3",
+    "i % 7",
+    "i // j",
+    "i % j",
+    "a // 0.3",
+    "a % -0.7",
+    "b % 0.25",
+    "fmod(a, 0.7)",
+    "floor(a * 3) + round(b) + ceil(p) - trunc(a)",
+    "sqrt(p) + a ** 2",
+    "exp(a) * 2 + erf(b) - log(p) / (1 + a * a)",
+    "copysign(p, a) + (a != a)",
+]
+
+# libdevice on the GPU, the C++ library on the host: compare with numfuse.evaluate loosely.
+LIBRARY_PROGRAMS = ["sin(a) + cos(p)", "tanh(b)", "expm1(a) - log1p(p)", "arctan2(a, p)", "p ** b"]
+
+
+@needs_extension
+@pytest.mark.parametrize("ex", EXACT_PROGRAMS)
+def test_device_interpreter_on_host_equals_evaluate(ex):
+    values = interpreter_inputs()
+    with np.errstate(all="ignore"):
+        got = _cuda_api._evaluate_host(ex, values)
+        ref = numfuse.evaluate(ex, local_dict=values)
+    assert got.dtype == ref.dtype
+    if got.dtype.kind == "f":
+        # exp/log/erf: the device code vs the CPU's SIMD kernels, both <= 1 ULP.
+        spacing = np.spacing(np.abs(ref).astype(ref.dtype))
+        assert np.all(np.abs(got - ref) <= 2 * spacing * max(1, ex.count("(") - ex.count("where(")))
+        assert np.array_equal(np.isnan(got), np.isnan(ref))
+    else:
+        assert np.array_equal(got, ref)
+
+
+@needs_extension
+@pytest.mark.parametrize("ex", LIBRARY_PROGRAMS)
+def test_device_interpreter_on_host_library_functions(ex):
+    values = interpreter_inputs()
+    got = _cuda_api._evaluate_host(ex, values)
+    ref = numfuse.evaluate(ex, local_dict=values)
+    assert got.dtype == ref.dtype
+    # Sums of terms of size ~1 may cancel: an absolute bound of a few ulp of 1.
+    eps = np.finfo(ref.dtype).eps
+    np.testing.assert_allclose(got, ref, rtol=4 * eps, atol=4 * eps)
+
+
+@needs_extension
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize(
+    "shape, axis",
+    [
+        ((300, 7000), None),  # one line of 2.1e6: 129 chunks of 16384 and a tree each
+        ((300, 7000), 1),  # row kernel
+        ((300, 7000), 0),  # column kernel (inner > 1), chunked
+        ((7, 5, 40001), -1),
+        ((70000, 3), 1),  # more rows than grid.y: one thread per row
+        ((4, 0), 1),  # empty lines: -inf
+    ],
+)
+def test_device_reductions_on_host_match_scipy(shape, axis, dtype):
+    scipy_special = pytest.importorskip("scipy.special")
+    rng = np.random.default_rng(5)
+    x = (rng.standard_normal(shape) * 20).astype(dtype)
+    if x.size:
+        x.flat[7] = -np.inf
+    x64 = x.astype(np.float64)
+    rtol = 4 * np.finfo(dtype).eps
+    with np.errstate(divide="ignore"):
+        ref = scipy_special.logsumexp(x64, axis=axis)
+    got = _cuda_api._reduce_host("logsumexp", x, axis)
+    assert got.dtype == dtype and got.shape == np.shape(ref)
+    # m + log(s) may cancel to ~0: absolute error ~ eps * |x| there.
+    scale = np.max(np.abs(x64[np.isfinite(x64)])) if x.size else 1.0
+    np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol * scale)
+    keep = _cuda_api._reduce_host("logsumexp", x, axis, keepdims=True)
+    assert keep.shape == np.shape(np.sum(x, axis=axis, keepdims=True))
+    if x.size == 0:
+        return
+    tiny = np.finfo(dtype).tiny
+    sm = _cuda_api._reduce_host("softmax", x, axis)
+    ref_sm = scipy_special.softmax(x64, axis=axis)
+    normal = ref_sm > tiny * 2**30
+    np.testing.assert_allclose(
+        sm[normal], ref_sm[normal], rtol=2e-13 if dtype == np.float64 else 2e-7
+    )
+    lsm = _cuda_api._reduce_host("log_softmax", x, axis)
+    ref_lsm = scipy_special.log_softmax(x64, axis=axis)
+    finite = np.isfinite(ref_lsm)
+    # x - m - log(s) cancels for the largest elements: absolute error ~ eps * |x|.
+    np.testing.assert_allclose(lsm[finite], ref_lsm[finite], rtol=rtol, atol=rtol * scale)
+    assert np.array_equal(np.isneginf(lsm), np.isneginf(ref_lsm))
+
+
+@needs_extension
+def test_device_reductions_on_host_special_values():
+    x = np.array(
+        [[0.0, -np.inf], [np.inf, 1.0], [np.nan, 1.0], [-np.inf, -np.inf], [np.inf, np.nan]]
+    )
+    got = _cuda_api._reduce_host("logsumexp", x, 1)
+    np.testing.assert_array_equal(got, [0.0, np.inf, np.nan, -np.inf, np.nan])
+    np.testing.assert_array_equal(
+        _cuda_api._reduce_host("softmax", np.array([[1.0, 1.0], [-np.inf, 0.0]]), 1),
+        [[0.5, 0.5], [0.0, 1.0]],
+    )
+
+
 # ---------------------------------------------------------------- argument checking (no GPU)
 
 
@@ -363,25 +498,19 @@ def test_gpu_logsumexp_softmax_match_scipy_and_are_deterministic(axis, dtype):
     x = (rng.standard_normal((300, 7000)) * 20).astype(dtype)
     x[3, 5] = -np.inf
     d = numfuse.cuda.to_device(x)
-    rtol = 1e-5 if dtype == np.float32 else 1e-13
     got = numfuse.cuda.logsumexp(d, axis=axis)
     got = got.get() if isinstance(got, numfuse.cuda.DeviceArray) else got
     ref = scipy_special.logsumexp(x.astype(np.float64), axis=axis)
-    np.testing.assert_allclose(got, ref, rtol=rtol)
+    np.testing.assert_allclose(got, ref, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-10)
+    # The GPU and its CPU emulation (checked against SciPy closely above) run the same
+    # operations in the same order: equal bit for bit.
+    assert np.array_equal(got, _cuda_api._reduce_host("logsumexp", x, axis), equal_nan=True)
     again = numfuse.cuda.logsumexp(d, axis=axis)
     again = again.get() if isinstance(again, numfuse.cuda.DeviceArray) else again
     assert np.array_equal(got, again)  # bit for bit: fixed reduction tree, no atomics
-    sm = numfuse.cuda.softmax(d, axis=axis).get()
-    np.testing.assert_allclose(
-        sm, scipy_special.softmax(x.astype(np.float64), axis=axis), rtol=rtol * 100, atol=1e-30
-    )
-    lsm = numfuse.cuda.log_softmax(d, axis=axis).get()
-    np.testing.assert_allclose(
-        lsm,
-        scipy_special.log_softmax(x.astype(np.float64), axis=axis),
-        rtol=rtol * 10,
-        atol=rtol * 10,
-    )
+    for fn in ("softmax", "log_softmax"):
+        on_gpu = getattr(numfuse.cuda, fn)(d, axis=axis).get()
+        assert np.array_equal(on_gpu, _cuda_api._reduce_host(fn, x, axis), equal_nan=True), fn
 
 
 @pytest.mark.gpu
@@ -405,6 +534,8 @@ def test_gpu_evaluate_matches_cpu_evaluate():
     ref = numfuse.evaluate(ex, local_dict={"a": a_host, "b": b_host})
     assert got.dtype == ref.dtype
     np.testing.assert_allclose(got, ref, rtol=1e-14)
+    host = _cuda_api._evaluate_host(ex, {"a": a_host, "b": b_host})
+    assert np.array_equal(got, host)  # the interpreter's code on both sides
     # int and bool paths
     i = numfuse.cuda.to_device(np.arange(-50, 50, dtype=np.int64))
     np.testing.assert_array_equal(

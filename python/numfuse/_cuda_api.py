@@ -474,11 +474,8 @@ def erf(x, out=None, *, device=None, stream=None):
 # ---------------------------------------------------------------- reductions
 
 
-def _reduce(fn: str, x, axis, keepdims, out, device, stream):
-    view = _view(x, fn, device, stream)
-    if view.dtype not in _FLOATS:
-        raise TypeError(f"numfuse.cuda.{fn}: float32 or float64 arrays expected, got {view.dtype}")
-    shape = view.shape
+def _reduce_geometry(fn: str, shape, axis, keepdims):
+    """(outer, n, inner, result shape) for reducing `shape` over `axis` (an int or None)."""
     if axis is None:
         outer, n, inner = 1, math.prod(shape), 1
         reduced = tuple(1 for _ in shape) if keepdims else ()
@@ -497,12 +494,31 @@ def _reduce(fn: str, x, axis, keepdims, out, device, stream):
         axis = int(axis) % ndim
         outer, n, inner = math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1 :])
         reduced = shape[:axis] + ((1,) if keepdims else ()) + shape[axis + 1 :]
-    result_shape = reduced if fn == "logsumexp" else shape
+    return outer, n, inner, (reduced if fn == "logsumexp" else tuple(shape))
+
+
+def _reduce(fn: str, x, axis, keepdims, out, device, stream):
+    view = _view(x, fn, device, stream)
+    if view.dtype not in _FLOATS:
+        raise TypeError(f"numfuse.cuda.{fn}: float32 or float64 arrays expected, got {view.dtype}")
+    outer, n, inner, result_shape = _reduce_geometry(fn, view.shape, axis, keepdims)
     _, ptr, finish = _prepare_out(out, view, result_shape, view.dtype, fn, stream)
     _cuda.reduce(fn, view.dtype.name, view.ptr, ptr, outer, n, inner, view.stream, view.device)
     result = finish()
     if fn == "logsumexp" and result_shape == () and view.kind == "numpy":
         return result[()]
+    return result
+
+
+def _reduce_host(fn: str, x, axis=None, keepdims=False):
+    """The GPU reduction in its exact order of operations, run on the CPU; for tests."""
+    lib = _require(fn)
+    x = np.ascontiguousarray(x)
+    if x.dtype not in _FLOATS:
+        raise TypeError(f"numfuse.cuda.{fn}: float32 or float64 arrays expected, got {x.dtype}")
+    outer, n, inner, result_shape = _reduce_geometry(fn, x.shape, axis, keepdims)
+    result = np.empty(result_shape, x.dtype)
+    lib.reduce_host(fn, x.dtype.name, x.ctypes.data, result.ctypes.data, outer, n, inner)
     return result
 
 
@@ -534,6 +550,79 @@ def _scalar_bits(value, dtype) -> int:
     return int.from_bytes(raw.ljust(8, b"\0"), "little")
 
 
+def _evaluate_inputs(ex, local_dict, global_dict, frame_depth, view_of):
+    """(names, type letters, weak flags, pointers, scalar bits, [(name, view)]) for `ex`."""
+    from . import _core
+
+    if not isinstance(ex, str):
+        raise TypeError(
+            f"numfuse.cuda.evaluate: the expression must be a str, got {type(ex).__name__}"
+        )
+    names = list(_core._expr_names(ex))
+    if local_dict is None or global_dict is None:
+        frame = sys._getframe(frame_depth + 1)
+        if local_dict is None:
+            local_dict = frame.f_locals
+        if global_dict is None:
+            global_dict = frame.f_globals
+    types, weak, arrays, bits, views = [], [], [], [], []
+    for name in names:
+        if name in local_dict:
+            value = local_dict[name]
+        elif name in global_dict:
+            value = global_dict[name]
+        else:
+            raise KeyError(name)
+        if isinstance(value, complex) or (isinstance(value, np.generic) and np.iscomplexobj(value)):
+            raise NotImplementedError(
+                "numfuse.cuda.evaluate: complex numbers are not supported on the GPU"
+            )
+        if isinstance(value, (bool, np.bool_)):
+            types.append("b")
+            weak.append(isinstance(value, bool))
+            arrays.append(0)
+            bits.append(int(bool(value)))
+            continue
+        if type(value) in (int, float) or isinstance(value, np.generic):
+            if isinstance(value, np.generic):
+                dtype = np.dtype(type(value))
+                if dtype not in _LETTERS:
+                    raise TypeError(f"numfuse.cuda.evaluate: {name} has unsupported dtype {dtype}")
+                letter, is_weak = _LETTERS[dtype], False
+            else:
+                letter, is_weak = ("l" if type(value) is int else "d"), True
+            types.append(letter)
+            weak.append(is_weak)
+            arrays.append(0)
+            bits.append(_scalar_bits(value, _DTYPE_OF_LETTER[letter]))
+            continue
+        view = view_of(name, value)
+        if view.dtype not in _LETTERS:
+            raise TypeError(
+                f"numfuse.cuda.evaluate: '{name}' has dtype {view.dtype}; "
+                "bool, int32, int64, float32 or float64 expected on the GPU"
+            )
+        types.append(_LETTERS[view.dtype])
+        weak.append(False)
+        arrays.append(view.ptr)
+        bits.append(0)
+        views.append((name, view))
+    if not views:
+        raise ValueError("numfuse.cuda.evaluate: at least one input must be an array")
+    first_name, first = views[0]
+    for name, view in views[1:]:
+        if view.shape != first.shape:
+            raise ValueError(
+                "numfuse.cuda.evaluate: inputs must have the same shape on the GPU "
+                f"(no broadcasting): '{first_name}' {first.shape} vs '{name}' {view.shape}"
+            )
+        if view.device != first.device:
+            raise ValueError(
+                f"numfuse.cuda.evaluate: '{first_name}' and '{name}' are on different devices"
+            )
+    return names, types, weak, arrays, bits, views
+
+
 def evaluate(
     ex, local_dict=None, global_dict=None, out=None, *, device=None, stream=None, _frame_depth=1
 ):
@@ -547,76 +636,15 @@ def evaluate(
     fine. Reductions (sum, ..., logsumexp inside the expression) and complex
     numbers raise NotImplementedError.
     """
-    from . import _core
-
     lib = _require("evaluate")
-    if not isinstance(ex, str):
-        raise TypeError(
-            f"numfuse.cuda.evaluate: the expression must be a str, got {type(ex).__name__}"
-        )
-    names = list(_core._expr_names(ex))
-    if local_dict is None or global_dict is None:
-        frame = sys._getframe(_frame_depth)
-        if local_dict is None:
-            local_dict = frame.f_locals
-        if global_dict is None:
-            global_dict = frame.f_globals
-    types, weak, arrays, bits, views = [], [], [], [], []
-    for name in names:
-        if name in local_dict:
-            value = local_dict[name]
-        elif name in global_dict:
-            value = global_dict[name]
-        else:
-            raise KeyError(name)
-        if isinstance(value, (bool, np.bool_)):
-            letter, is_weak = "b", isinstance(value, bool)
-            types.append(letter), weak.append(is_weak), arrays.append(0)
-            bits.append(int(bool(value)))
-            continue
-        if type(value) in (int, float) or isinstance(value, np.generic):
-            if isinstance(value, np.generic):
-                dtype = np.dtype(type(value))
-                if dtype not in _LETTERS:
-                    raise TypeError(f"numfuse.cuda.evaluate: {name} has unsupported dtype {dtype}")
-                letter, is_weak = _LETTERS[dtype], False
-            else:
-                letter, is_weak = ("l" if type(value) is int else "d"), True
-            types.append(letter), weak.append(is_weak), arrays.append(0)
-            bits.append(_scalar_bits(value, _DTYPE_OF_LETTER[letter]))
-            continue
-        if isinstance(value, complex):
-            raise NotImplementedError(
-                "numfuse.cuda.evaluate: complex numbers are not supported on the GPU"
-            )
-        view = _view(value, "evaluate", device, stream, role=f"'{name}'")
-        if view.dtype not in _LETTERS:
-            raise TypeError(
-                f"numfuse.cuda.evaluate: '{name}' has dtype {view.dtype}; bool, int32, int64, "
-                "float32 "
-                "or float64 expected on the GPU"
-            )
-        (
-            types.append(_LETTERS[view.dtype]),
-            weak.append(False),
-            arrays.append(view.ptr),
-            bits.append(0),
-        )
-        views.append((name, view))
-    if not views:
-        raise ValueError("numfuse.cuda.evaluate: at least one input must be a device array")
-    first_name, first = views[0]
-    for name, view in views[1:]:
-        if view.shape != first.shape:
-            raise ValueError(
-                "numfuse.cuda.evaluate: inputs must have the same shape on the GPU "
-                "(no broadcasting): "
-                f"'{first_name}' {first.shape} vs '{name}' {view.shape}"
-            )
-        if view.device != first.device:
-            raise ValueError(
-                f"numfuse.cuda.evaluate: '{first_name}' and '{name}' are on different devices"
-            )
+
+    def view_of(name, value):
+        return _view(value, "evaluate", device, stream, role=f"'{name}'")
+
+    names, types, weak, arrays, bits, views = _evaluate_inputs(
+        ex, local_dict, global_dict, _frame_depth, view_of
+    )
+    first = views[0][1]
     letter = lib.evaluate_result_type(ex, names, types, weak)
     _, ptr, finish = _prepare_out(
         out, first, first.shape, _DTYPE_OF_LETTER[letter], "evaluate", stream
@@ -624,6 +652,31 @@ def evaluate(
     n = math.prod(first.shape)
     lib.evaluate(ex, names, types, weak, arrays, bits, ptr, n, first.stream, first.device)
     return finish()
+
+
+def _evaluate_host(ex, local_dict):
+    """The GPU interpreter's per-element code run on the CPU over NumPy arrays; for tests.
+
+    Same translation (bytecode -> device program) and same per-element code as the
+    kernel; only libdevice functions are replaced by the C++ library's.
+    """
+    lib = _require("evaluate")
+
+    def view_of(name, value):
+        if not isinstance(value, np.ndarray):
+            raise TypeError(f"_evaluate_host: '{name}' must be a NumPy array")
+        view = _View()
+        host = np.ascontiguousarray(value)
+        view.obj, view.keepalive, view.kind = host, host, "host"
+        view.ptr, view.shape, view.dtype, view.device = host.ctypes.data, host.shape, host.dtype, -1
+        return view
+
+    names, types, weak, arrays, bits, views = _evaluate_inputs(ex, local_dict, {}, 1, view_of)
+    first = views[0][1]
+    letter = lib.evaluate_result_type(ex, names, types, weak)
+    result = np.empty(first.shape, _DTYPE_OF_LETTER[letter])
+    lib.evaluate_host(ex, names, types, weak, arrays, bits, result.ctypes.data, result.size)
+    return result
 
 
 def _host_math(fn: str, x):

@@ -10,13 +10,19 @@
 
 #include "device_math/device_math.hpp"
 #include "launch.hpp"
+#include "lse_core.hpp"
 
 namespace numfuse::cuda {
 namespace {
 
 namespace dm = numfuse::device_math;
+using lse::LseState;
+using lse::lse_add;
+using lse::lse_combine;
+using lse::lse_empty;
+using lse::lse_result;
 
-constexpr int block_threads = 256;
+constexpr int block_threads = lse::block_threads;
 
 // Blocks for a grid-stride loop over n elements: enough to fill any current GPU
 // (a few blocks per SM on 150+ SMs), few enough that each thread loops.
@@ -59,51 +65,6 @@ int unary_typed(UnaryOp op, const void* x, void* y, std::int64_t n, cudaStream_t
 }
 
 // ---------------------------------------------------------------- logsumexp
-
-// A running log-sum-exp: the maximum m and s = sum exp(x - m), s in double for
-// both input types (float32 rows of 1e8 elements would lose digits in float).
-// m = -inf with s = 0 is the empty state. NaN inputs make s NaN (the result is
-// NaN); +inf inputs make m = +inf (the result is +inf unless a NaN is present).
-struct LseState {
-    double m;
-    double s;
-};
-
-__device__ __forceinline__ double pos_inf() { return __longlong_as_double(0x7ff0000000000000ll); }
-__device__ __forceinline__ double neg_inf() { return __longlong_as_double(static_cast<long long>(0xfff0000000000000ull)); }
-__device__ __forceinline__ LseState lse_empty() { return {neg_inf(), 0.0}; }
-
-template <class T>
-__device__ __forceinline__ void lse_add(LseState& st, T x) {
-    const double xd = static_cast<double>(x);
-    if (xd > st.m) {
-        // exp(m - x) in T's own precision would do; double keeps s consistent.
-        st.s = st.s * dm::exp_scalar(st.m - xd) + 1.0;
-        st.m = xd;
-    } else {
-        st.s += (xd == st.m) ? 1.0 : dm::exp_scalar(xd - st.m);
-    }
-}
-
-__device__ __forceinline__ LseState lse_combine(LseState a, LseState b) {
-    if (b.m > a.m) {
-        const LseState t = a;
-        a = b;
-        b = t;
-    }
-    // a.m >= b.m, or a NaN-free pair of -inf.
-    const double w = (b.m == a.m) ? 1.0 : dm::exp_scalar(b.m - a.m);
-    return {a.m, a.s + b.s * w};
-}
-
-template <class T>
-__device__ __forceinline__ T lse_result(LseState st) {
-    // m + log(s); m = -inf (empty or all -inf) gives -inf; m = +inf gives +inf.
-    if (st.m == neg_inf() || st.m == pos_inf()) {
-        return static_cast<T>(st.s != st.s ? st.s : st.m);
-    }
-    return static_cast<T>(st.m + dm::log_scalar(st.s));
-}
 
 // Contiguous rows (inner == 1): grid (chunks, outer); each block reduces elements
 // [chunk * chunk_len, ...) of one row with a fixed shared-memory tree.
@@ -162,27 +123,25 @@ __global__ void __launch_bounds__(block_threads)
     out[col] = lse_result<T>(st);
 }
 
-// Same, keeping the log-sum-exp in double for the normalisation pass.
+// Same, keeping each line's (max, sum, log sum) for the normalisation pass.
 __global__ void __launch_bounds__(block_threads)
-    lse_finish_double(const LseState* partial, double* out, std::int64_t columns, std::int64_t chunks) {
+    lse_finish_norm(const LseState* partial, lse::NormState* out, std::int64_t columns, std::int64_t chunks) {
     const std::int64_t col = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
     if (col >= columns) return;
     LseState st = partial[col * chunks];
     for (std::int64_t c = 1; c < chunks; ++c) st = lse_combine(st, partial[col * chunks + c]);
-    out[col] = lse_result<double>(st);
+    out[col] = lse::norm_state(st);
 }
 
-// y = exp(x - lse) (softmax) or x - lse (log_softmax), element-wise.
+// y = exp(x - m) / s (softmax) or (x - m) - log s (log_softmax), element-wise.
 template <class T, bool Log>
 __global__ void __launch_bounds__(block_threads)
-    normalize(const T* __restrict__ x, const double* __restrict__ lse, T* y, std::int64_t total, std::int64_t n,
-              std::int64_t inner) {
+    normalize(const T* __restrict__ x, const lse::NormState* __restrict__ state, T* y, std::int64_t total,
+              std::int64_t n, std::int64_t inner) {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads;
     for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x; k < total; k += stride) {
         const std::int64_t col = (k / (n * inner)) * inner + k % inner;
-        const T l = static_cast<T>(lse[col]);
-        const T d = x[k] - l;
-        y[k] = Log ? d : dm::exp_scalar(d);
+        y[k] = lse::normalized<T, Log>(x[k], state[col]);
     }
 }
 
@@ -192,33 +151,13 @@ int lse_typed(Normalize norm, const void* xv, void* outv, std::int64_t outer, st
     const T* x = static_cast<const T*>(xv);
     const std::int64_t columns = outer * inner;
     if (columns == 0) return 0;
-    // Chunking is a function of the shape only, so results do not depend on the GPU.
-    std::int64_t chunks, chunk_len;
-    if (inner == 1) {
-        chunk_len = 1 << 14;  // 16384 elements per block
-        chunks = n > 0 ? (n + chunk_len - 1) / chunk_len : 1;
-        if (chunks > 65535) {  // grid.x limit for clarity; longer chunks instead
-            chunks = 65535;
-            chunk_len = (n + chunks - 1) / chunks;
-        }
-    } else {
-        // Aim for >= 2^18 threads overall, each with >= 64 elements.
-        chunks = (std::int64_t{1} << 18) / columns;
-        const std::int64_t by_len = n / 64;
-        if (chunks > by_len) chunks = by_len;
-        if (chunks < 1) chunks = 1;
-        chunk_len = n > 0 ? (n + chunks - 1) / chunks : 1;
-    }
-    if (outer > 65535 && inner == 1) {
-        // grid.y limit: fall back to the column kernel (one thread per row chunk).
-        chunks = 1;
-        chunk_len = n > 0 ? n : 1;
-    }
+    const lse::Plan plan = lse::plan_for(outer, n, inner);
+    const std::int64_t chunks = plan.chunks, chunk_len = plan.chunk_len;
     LseState* partial = nullptr;
     cudaError_t err = cudaMallocAsync(reinterpret_cast<void**>(&partial),
                                       static_cast<std::size_t>(columns * chunks) * sizeof(LseState), stream);
     if (err != cudaSuccess) return static_cast<int>(err);
-    if (inner == 1 && outer <= 65535) {
+    if (plan.rows) {
         const dim3 grid(static_cast<unsigned>(chunks), static_cast<unsigned>(outer));
         lse_rows_partial<T><<<grid, block_threads, 0, stream>>>(x, partial, n, chunk_len);
     } else {
@@ -231,20 +170,21 @@ int lse_typed(Normalize norm, const void* xv, void* outv, std::int64_t outer, st
     if (norm == Normalize::none) {
         lse_finish<T><<<finish_blocks, block_threads, 0, stream>>>(partial, static_cast<T*>(outv), columns, chunks);
     } else {
-        double* lse = nullptr;
-        err = cudaMallocAsync(reinterpret_cast<void**>(&lse), static_cast<std::size_t>(columns) * sizeof(double), stream);
+        lse::NormState* norm_states = nullptr;
+        err = cudaMallocAsync(reinterpret_cast<void**>(&norm_states), static_cast<std::size_t>(columns) * sizeof(lse::NormState),
+                              stream);
         if (err != cudaSuccess) {
             cudaFreeAsync(partial, stream);
             return static_cast<int>(err);
         }
-        lse_finish_double<<<finish_blocks, block_threads, 0, stream>>>(partial, lse, columns, chunks);
+        lse_finish_norm<<<finish_blocks, block_threads, 0, stream>>>(partial, norm_states, columns, chunks);
         const std::int64_t total = columns * n;
         if (norm == Normalize::softmax) {
-            normalize<T, false><<<grid_for(total), block_threads, 0, stream>>>(x, lse, static_cast<T*>(outv), total, n, inner);
+            normalize<T, false><<<grid_for(total), block_threads, 0, stream>>>(x, norm_states, static_cast<T*>(outv), total, n, inner);
         } else {
-            normalize<T, true><<<grid_for(total), block_threads, 0, stream>>>(x, lse, static_cast<T*>(outv), total, n, inner);
+            normalize<T, true><<<grid_for(total), block_threads, 0, stream>>>(x, norm_states, static_cast<T*>(outv), total, n, inner);
         }
-        cudaFreeAsync(lse, stream);
+        cudaFreeAsync(norm_states, stream);
     }
     cudaFreeAsync(partial, stream);
     return static_cast<int>(cudaGetLastError());

@@ -46,7 +46,7 @@ enum class Type : std::uint8_t { b = 0, i = 1, l = 2, f = 3, d = 4 };
     X(BitOr) X(BitXor) X(Invert) X(Sqrt) X(Exp) X(Log) X(Erf) X(Expm1) X(Log1p) X(Log10) X(Log2)  \
     X(Sin) X(Cos) X(Tan) X(Arcsin) X(Arccos) X(Arctan) X(Sinh) X(Cosh) X(Tanh) X(Arcsinh)         \
     X(Arccosh) X(Arctanh) X(Erfc) X(Floor) X(Ceil) X(Trunc) X(Round) X(Pow) X(Arctan2) X(Hypot)   \
-    X(Copysign) X(Isnan) X(Isinf) X(Isfinite) X(Signbit)
+    X(Copysign) X(Isnan) X(Isinf) X(Isfinite) X(Signbit) X(FloorDiv) X(Mod) X(Fmod)
 
 enum class Family : std::uint8_t {
 #define NUMFUSE_CUDA_VM_ENUM(name) name,

@@ -20,6 +20,7 @@
 #include "device_math/device_math.hpp"
 #include "launch.hpp"
 #include "program.hpp"
+#include "reduce_host.hpp"
 
 namespace py = pybind11;
 
@@ -265,6 +266,20 @@ PYBIND11_MODULE(_cuda, m) {
         py::arg("inner"), py::arg("stream"), py::arg("device"));
 
     m.def(
+        "reduce_host",
+        [](const std::string& fn, const std::string& dtype, std::uintptr_t x, std::uintptr_t out, std::int64_t outer,
+           std::int64_t n, std::int64_t inner) {
+            const Normalize norm = normalize_of(fn);
+            const Real dt = real_of(dtype);
+            if (outer < 0 || n < 0 || inner < 0) throw py::value_error("numfuse.cuda: negative extent");
+            py::gil_scoped_release release;  // host memory owned by the caller's NumPy arrays
+            logsumexp_host(norm, dt, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(out), outer, n,
+                           inner);
+        },
+        py::arg("fn"), py::arg("dtype"), py::arg("x"), py::arg("out"), py::arg("outer"), py::arg("n"),
+        py::arg("inner"), "The GPU reduction in its exact order of operations, run on the CPU (for tests).");
+
+    m.def(
         "stream_synchronize",
         [](std::uintptr_t stream, int device) {
             set_device(device);
@@ -330,6 +345,23 @@ PYBIND11_MODULE(_cuda, m) {
         },
         py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"), py::arg("arrays"),
         py::arg("scalar_bits"), py::arg("out"), py::arg("n"), py::arg("stream"), py::arg("device"));
+
+    m.def(
+        "evaluate_host",
+        [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
+           const std::vector<bool>& weak, const std::vector<std::uintptr_t>& arrays,
+           const std::vector<std::uint64_t>& scalar_bits, std::uintptr_t out, std::int64_t n) {
+            const auto plan = plan_for(text, names, types, weak);
+            if (arrays.size() != names.size() || scalar_bits.size() != names.size()) {
+                throw py::value_error("numfuse.cuda: one array pointer and one scalar per input expected");
+            }
+            const vm::Program program = vm::build_program(*plan, arrays, scalar_bits);
+            py::gil_scoped_release release;  // host memory owned by the caller's NumPy arrays
+            vm::run_program_host(program, reinterpret_cast<void*>(out), n);
+        },
+        py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"), py::arg("arrays"),
+        py::arg("scalar_bits"), py::arg("out"), py::arg("n"),
+        "The GPU interpreter's per-element code run on the CPU over host pointers (for tests).");
 
     py::class_<DeviceBuffer>(m, "DeviceBuffer", "cudaMalloc'd memory, freed when the object dies.")
         .def(py::init<std::size_t, int>(), py::arg("nbytes"), py::arg("device"))

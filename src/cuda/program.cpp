@@ -4,6 +4,8 @@
 // elimination as numfuse.evaluate, so the GPU computes the same program.
 #include "program.hpp"
 
+#include "vm_exec.hpp"
+
 #include <cstring>
 #include <string>
 #include <unordered_map>
@@ -65,7 +67,8 @@ const std::unordered_map<std::string, FamilyInfo>& family_table() {
         {"arctan2", {Family::Arctan2, Accepts::floating}}, {"hypot", {Family::Hypot, Accepts::floating}},
         {"copysign", {Family::Copysign, Accepts::floating}}, {"isnan", {Family::Isnan, Accepts::floating}},
         {"isinf", {Family::Isinf, Accepts::floating}},   {"isfinite", {Family::Isfinite, Accepts::floating}},
-        {"signbit", {Family::Signbit, Accepts::floating}},
+        {"signbit", {Family::Signbit, Accepts::floating}}, {"floordiv", {Family::FloorDiv, Accepts::numeric}},
+        {"mod", {Family::Mod, Accepts::numeric}},       {"fmod", {Family::Fmod, Accepts::numeric}},
     };
     return table;
 }
@@ -162,6 +165,11 @@ Program build_program(const expr::Plan& plan, const std::vector<std::uintptr_t>&
         p.inputs[k] = reinterpret_cast<const void*>(arrays[k]);
     }
     return p;
+}
+
+void run_program_host(const Program& program, void* out, std::int64_t n) {
+    Reg registers[max_registers];
+    for (std::int64_t i = 0; i < n; ++i) run_element(program, registers, out, i);
 }
 
 }  // namespace numfuse::cuda::vm

@@ -26,4 +26,8 @@ void check_plan(const expr::Plan& plan);
 Program build_program(const expr::Plan& plan, const std::vector<std::uintptr_t>& arrays,
                       const std::vector<std::uint64_t>& scalar_bits);
 
+// The device interpreter run on the CPU, element by element, over host memory: the
+// same per-element code as the GPU kernel (vm_exec.hpp), for tests.
+void run_program_host(const Program& program, void* out, std::int64_t n);
+
 }  // namespace numfuse::cuda::vm
