@@ -13,12 +13,12 @@ CPP_BUILD := build/cpp
 APT_PACKAGES := libxsimd-dev libgtest-dev libbenchmark-dev
 SOURCES := $(shell find src python -type f -not -name '*.pyc' 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: demo test test-slow pytest cpp-test bench bench-cpp install system-deps clean
+.PHONY: demo test test-slow fuzz fuzz-smoke pytest cpp-test bench bench-cpp install system-deps clean
 
 demo: install
 	$(VPY) benchmarks/python/compare.py --quick
 
-test: install cpp-test pytest
+test: install cpp-test pytest fuzz-smoke
 
 # Tests marked slow (more than 2**31 elements: ~10 GB of memory) run with `make test-slow`.
 pytest: install
@@ -26,6 +26,23 @@ pytest: install
 
 test-slow: install
 	$(VPY) -m pytest tests -m slow
+
+# The evaluate/validate/compile fuzzer (tests/fuzz/fuzz_evaluate.py, atheris):
+# fuzz-smoke runs 50,000 inputs from a fixed seed (~30-40 s), fuzz runs for
+# FUZZ_TIME seconds (default: until stopped) and keeps its corpus in build/fuzz.
+FUZZ_DIR := build/fuzz
+FUZZ_FLAGS := -max_len=8192 -timeout=20 -artifact_prefix=$(FUZZ_DIR)/
+FUZZ_TIME ?= 0
+
+fuzz-smoke: install
+	@mkdir -p $(FUZZ_DIR)
+	@$(VPY) tests/fuzz/fuzz_evaluate.py $(FUZZ_FLAGS) -runs=50000 -seed=1 -len_control=0 \
+	    > $(FUZZ_DIR)/smoke.log 2>&1 || { tail -40 $(FUZZ_DIR)/smoke.log; exit 1; }
+	@grep -E "^Done [0-9]+ runs" $(FUZZ_DIR)/smoke.log
+
+fuzz: install
+	@mkdir -p $(FUZZ_DIR)/corpus
+	$(VPY) tests/fuzz/fuzz_evaluate.py $(FUZZ_FLAGS) -max_total_time=$(FUZZ_TIME) $(FUZZ_DIR)/corpus
 
 cpp-test: system-deps $(STAMPS)/venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(CPP_BUILD) -G Ninja \
