@@ -20,7 +20,9 @@ Fits (r, t, z are the reduced arguments of the kernels):
   exp32_gen  : (e^r - 1 - r)/r^2 on |r| <= ln2/2, degree 4, float
   log64_t16  : (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0437, degree 7,
                error weighted by the smallest |log x| per t
-               -> log f64 AVX-512 (t = m*invc - 1, invc = j/16)
+               (former log f64 AVX-512: m in [0.75, 1.5), invc = j/16)
+  log64_t32  : the same on |t| <= 0.0306, degree 6
+               -> log f64 AVX-512 (m in [1, 2), invc = j/32, j = 16..32)
   log64_gen  : (2 atanh(s) - 2 s)/s as a polynomial in z = s^2 on
                s in [0, (sqrt2-1)/(sqrt2+1)], z * (degree 6), fdlibm-style
                -> log f64 SSE2/AVX2
@@ -31,6 +33,9 @@ Tables:
   log_tab16  : for invc = j/16, -log(invc) split into hi (a multiple of
                2^-42 for f64 so that E*ln2_hi + hi is exact; 2^-16 grid
                for f32) and lo.
+  log_tab32  : f64 AVX-512: slot s = 0..15 (top mantissa bits of invc = j/32)
+               -> -log(1 + s/16) as hi (2^-42 grid) + lo; the power of two of
+               invc goes into the exponent (getexp).
 """
 import sys
 import mpmath as mp
@@ -178,6 +183,24 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
                     best = v if best is None else min(best, v)
             return best if best is not None else abs(mp.log1p(t))
         w = lambda t: t**3 / D(t) * mp.sign(mp.log1p(t))
+    elif inner == "cells32":
+        # m in [1, 2), invc = j/32 (j = 16..32): with e = 0 the result is
+        # log1p(t) - log(j/16) for j = 17..31 (x in [0.5, 1) or [1, 2)), and
+        # log1p(t) itself for j = 16 (m near 2) and j = 32 (m near 1).
+        def D(t):
+            best = None
+            slack = mp.mpf(2) ** -12  # rcp14 moves the cell edges
+            for j in range(16, 33):
+                lo_t, hi_t = mp.mpf(-0.5) / (j + 0.5), mp.mpf(0.5) / (j - 0.5)
+                if j == 16:
+                    hi_t = mp.mpf(0)
+                if j == 32:
+                    lo_t = mp.mpf(0)
+                if lo_t - slack <= t <= hi_t + slack:
+                    v = abs(mp.log1p(t)) if j in (16, 32) else abs(mp.log1p(t) - mp.log(mp.mpf(j) / 16))
+                    best = v if best is None else min(best, v)
+            return best if best is not None else abs(mp.log1p(t))
+        w = lambda t: t**3 / D(t) * mp.sign(mp.log1p(t))
     elif inner is None:
         w = lambda t: t**3 / mp.log1p(t)
     else:
@@ -243,6 +266,11 @@ def tables():
             print("    /* %2d: j=%2d */ %s, %s," % (idx, j, hexf(hi), hexf(lo)))
         else:
             print("    /* %2d: unused */ 0x0p+0, 0x0p+0," % idx)
+    print("// log f64 (invc = j/32): slot s -> (hi on 2^-42 grid, lo) of -log(1 + s/16)")
+    for idx in range(16):
+        v = -mp.log(1 + mp.mpf(idx) / 16)
+        hi, lo = split_grid(v, 42)
+        print("    /* %2d */ %s, %s," % (idx, hexf(hi), hexf(to_double(lo))))
     print("// log f32: j & 15 -> (hi on 2^-16 grid, lo float) of -log(j/16)")
     for idx in range(16):
         js = [j for j in range(11, 22) if j & 15 == idx]
@@ -279,6 +307,8 @@ def main():
     if run("log64_t16"):
         # weighted by the smallest result each t can belong to (see fit_log_t)
         fit_log_t("log64_t16", mp.mpf(0.0437), 7, False, inner="cells")
+    if run("log64_t32"):
+        fit_log_t("log64_t32", mp.mpf(0.5) / mp.mpf(16.5) + mp.mpf(2) ** -12, 6, False, inner="cells32")
     if run("log64_gen"):
         fit_log_gen("log64_gen", 6, False)
     if run("log32_t16"):

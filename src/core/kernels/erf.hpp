@@ -4,7 +4,7 @@
 //   template <class Arch> batch<double, Arch> erf_kernel(batch<double, Arch> x) noexcept;
 //   template <class Arch> batch<float, Arch>  erf_kernel(batch<float, Arch> x) noexcept;
 //   * Max error vs the correctly rounded erf (measured with tools/erf_check.cpp):
-//       float64: 0.574 ulp with FMA (avx2_fma, avx512), 0.652 ulp on sse2
+//       float64: 0.574 ulp with FMA (avx2_fma, avx512), 0.658 ulp on sse2
 //                (1e7 random inputs x 2 signs, dense on [0, 6], every binade, random bits);
 //       float32: 0.521 ulp on every arch (all 2^32 inputs).
 //   * Valid for all inputs. erf(+-0) = +-0, erf(+-inf) = +-1, erf(NaN) = +qNaN
@@ -735,7 +735,7 @@ NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erf_fix_tiny(xsimd::batch<double
 
 }  // namespace erf_detail
 
-// erf(x) for float64 lanes. Max error 0.574 ulp with FMA, 0.652 on sse2 (contract at the top).
+// erf(x) for float64 lanes. Max error 0.574 ulp with FMA, 0.658 on sse2 (contract at the top).
 template <class Arch>
 NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;

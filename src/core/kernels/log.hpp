@@ -14,16 +14,20 @@
 //   computes flags explicitly).
 //
 // Methods
-//   AVX-512 (f64 and f32): x = m 2^E with m in [0.75, 1.5) (vgetmantpd,
-//     E = getexp(x) - getexp(m); subnormals need no special case).
-//     invc = j/16 with j = round(16 * rcp14(m)) in 11..21, so t = m invc - 1
-//     is exact in one FMA (invc has 5 bits, |t| < 2^-4.4); -log(invc) =
-//     T_hi + T_lo from two 16-entry in-register tables indexed by j & 15
-//     (T_hi on the 2^-42 grid, 2^-16 for f32, so E ln2_hi + T_hi is exact).
-//     log x = (E ln2_hi + T_hi + t) [exact two-sum] + (E ln2_lo + T_lo +
-//     t^2 (-1/2 + t R(t))), R minimax (log1p degree 11 f64 / 6 f32 overall).
-//     j = 16 has invc = 1 and T = 0, so near x = 1 the result is t + O(t^2)
-//     with full relative accuracy. Specials in one vfixupimm.
+//   AVX-512 f64: x = m 2^Ex with m in [1, 2) (vgetmantpd; subnormals need no
+//     special case). invc = j/32 with j = round(32 * rcp14(m)) in 16..32, so
+//     t = m invc - 1 is exact in one FMA (invc has 6 bits, |t| < 0.0306);
+//     invc = 2^Ei (1 + s/16) with slot s = its top 4 mantissa bits, E = Ex -
+//     Ei (vgetexppd of both), and -log(1 + s/16) = T_hi + T_lo from two
+//     16-entry in-register tables (T_hi on the 2^-42 grid, so E ln2_hi + T_hi
+//     is exact). log x = (E ln2_hi + T_hi + t) [exact two-sum] + (E ln2_lo +
+//     T_lo + t^2 (-1/2 + t R(t))), R minimax of degree 6 (log1p degree 9).
+//     j = 32 (m near 1) and j = 16 (m near 2) both have slot 0, T = 0, so
+//     near x = 1 the result is t + O(t^2) with full relative accuracy.
+//     Specials in one vfixupimm.
+//   AVX-512 f32: as f64 but m in [0.75, 1.5), E = getexp(x) - getexp(m),
+//     invc = j/16 with j = round(16 * rcp14(m)) in 11..21 (|t| < 2^-4.4),
+//     tables indexed by j & 15 (T_hi on the 2^-16 grid), R of degree 3.
 //   SSE2 / AVX2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals pre-scaled by 2^54 / 2^25); s = f / (2 + f),
 //     log(1 + f) = f - f^2/2 + s (f^2/2 + s^2 P(s^2)) (the classic atanh form,
@@ -151,44 +155,19 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
 }
 
 #if defined(__AVX512F__)
-// f64: -log(j/16) = hi + lo for j = 11..21, at slot = the top 4 mantissa bits
-// of j/16 (j >= 16: j - 16; j < 16: 2 (j - 8)); unused slots 0.
-// hi on the 2^-42 grid, lo = RN(-log(j/16) - hi). tools/explog_remez.py tables.
-alignas(64) inline constexpr double log_tab16_hi[16] = {
-    0x0p+0,               // slot 0: j=16
-    -0x1.f0a30c0118p-5,   // slot 1: j=17
-    -0x1.e27076e2bp-4,    // slot 2: j=18
-    -0x1.5ff3070a7ap-3,   // slot 3: j=19
-    -0x1.c8ff7c79aap-3,   // slot 4: j=20
-    -0x1.1675cababap-2,   // slot 5: j=21
-    0x1.7fafa3bd81p-2,    // slot 6: j=11
-    0x0p+0,
-    0x1.269621134ep-2,    // slot 8: j=12
-    0x0p+0,
-    0x1.a93ed3c8aep-3,    // slot 10: j=13
-    0x0p+0,
-    0x1.1178e8227ep-3,    // slot 12: j=14
-    0x0p+0,
-    0x1.08598b59e4p-4,    // slot 14: j=15
-    0x0p+0,
+// f64: slot s = top 4 mantissa bits of invc = j/32 -> -log(1 + s/16) = hi + lo,
+// hi on the 2^-42 grid, lo = RN(-log(1 + s/16) - hi). tools/explog_remez.py tables.
+alignas(64) inline constexpr double log_tab32_hi[16] = {
+    0x0p+0,             -0x1.f0a30c0118p-5, -0x1.e27076e2bp-4,  -0x1.5ff3070a7ap-3,
+    -0x1.c8ff7c79aap-3, -0x1.1675cababap-2, -0x1.4618bc21c6p-2, -0x1.739d7f6bbdp-2,
+    -0x1.9f323ecbfap-2, -0x1.c8ff7c79aap-2, -0x1.f128f5fafp-2,  -0x1.0be72e42528p-1,
+    -0x1.1e85f5e704p-1, -0x1.307d7334f1p-1, -0x1.41d8fe8467p-1, -0x1.52a2d265bc8p-1,
 };
-alignas(64) inline constexpr double log_tab16_lo[16] = {
-    0x0p+0,
-    0x1.d599e83368e91p-45,
-    0x1.a342c2af0003cp-45,
-    0x1.8586f183bebf2p-44,
-    0x1.7794f689f8434p-45,
-    -0x1.8380e731f55c4p-44,
-    0x1.46fb79bf6d4cbp-44,
-    0x0p+0,
-    -0x1.1b61f10522625p-44,
-    0x0p+0,
-    -0x1.8724350562169p-45,
-    0x0p+0,
-    0x1.1ef78ce2d07f2p-45,
-    0x0p+0,
-    -0x1.7e5dd7009902cp-46,
-    0x0p+0,
+alignas(64) inline constexpr double log_tab32_lo[16] = {
+    0x0p+0,                 0x1.d599e83368e91p-45,  0x1.a342c2af0003cp-45,  0x1.8586f183bebf2p-44,
+    0x1.7794f689f8434p-45,  -0x1.8380e731f55c4p-44, 0x1.3d82f484c84ccp-46,  -0x1.a7389314feb5p-52,
+    0x1.ed03525ca2643p-44,  0x1.7794f689f8434p-44,  -0x1.bb2cd720ec44cp-44, -0x1.415b4c4bdd99fp-44,
+    -0x1.a07bd8b34be7cp-46, -0x1.7c3f6b2143eadp-46, -0x1.5732325e617a3p-44, 0x1.2a88c41ba8752p-44,
 };
 // f32: indexed by j & 15; hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi).
 alignas(64) inline constexpr float log_tab16_hi_f[16] = {
@@ -211,37 +190,35 @@ inline constexpr int log_fixup_f32 = 0x03538400;
 
 // f64, AVX-512.
 inline __m512d log_f64_avx512(__m512d x) noexcept {
-    const __m512d m = _mm512_getmant_pd(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_src);
-    const __m512d e = _mm512_sub_pd(_mm512_getexp_pd(x), _mm512_getexp_pd(m));
-    // invc = j/16 = 1/m rounded to the 1/16 grid (rcp14's 2^-14 error only moves cell edges)
-    const __m512d invc = _mm512_roundscale_pd(_mm512_rcp14_pd(m), (4 << 4) | _MM_FROUND_TO_NEAREST_INT);
-    const __m512d t = _mm512_fmsub_pd(m, invc, _mm512_set1_pd(1.0));  // exact: |t| < 2^-4.4
+    const __m512d m = _mm512_getmant_pd(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+    // invc = j/32 = 1/m rounded to the 1/32 grid (rcp14's 2^-14 error only moves cell edges)
+    const __m512d invc = _mm512_roundscale_pd(_mm512_rcp14_pd(m), (5 << 4) | _MM_FROUND_TO_NEAREST_INT);
+    const __m512d e = _mm512_sub_pd(_mm512_getexp_pd(x), _mm512_getexp_pd(invc));
+    const __m512d t = _mm512_fmsub_pd(m, invc, _mm512_set1_pd(1.0));  // exact: |t| < 0.0306
     const __m512i idx = _mm512_srli_epi64(_mm512_castpd_si512(invc), 48);  // slot in the low 4 bits
-    const __m512d th = _mm512_permutex2var_pd(_mm512_load_pd(log_tab16_hi), idx, _mm512_load_pd(log_tab16_hi + 8));
-    const __m512d tl = _mm512_permutex2var_pd(_mm512_load_pd(log_tab16_lo), idx, _mm512_load_pd(log_tab16_lo + 8));
+    const __m512d th = _mm512_permutex2var_pd(_mm512_load_pd(log_tab32_hi), idx, _mm512_load_pd(log_tab32_hi + 8));
+    const __m512d tl = _mm512_permutex2var_pd(_mm512_load_pd(log_tab32_lo), idx, _mm512_load_pd(log_tab32_lo + 8));
     const __m512d a = _mm512_fmadd_pd(e, _mm512_set1_pd(0x1.62e42fefa38p-1), th);  // exact
     const __m512d hi = _mm512_add_pd(a, t);
     const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, hi), t);  // |a| >= |t| or a = 0
     const __m512d lo1 = _mm512_add_pd(_mm512_fmadd_pd(e, _mm512_set1_pd(0x1.ef35793c7673p-45), tl), err);
-    // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0437: tools/explog_remez.py log64_t16,
-    // error weighted by the smallest |log x| a lane with this t can have (t near
-    // +-0.04 only occurs with |log x| >= 0.03); max weighted error 2^-58.32.
-    // -1/2 + t R(t) by Estrin, not Horner: the loop is bound by the dependency
-    // chain (getmant -> rcp14 -> roundscale -> t -> polynomial -> fixup), not by
-    // FMA throughput, so 4 FMA levels after t^2 instead of 8 (one extra mul):
-    // 0.41 -> 0.36 ns/elt at 1e5 on Zen 5. Accuracy unchanged (max 0.561 ULP).
+    // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0306: tools/explog_remez.py log64_t32,
+    // error weighted by the smallest |log x| a lane with this t can have; max weighted
+    // error 2^-56.18. -1/2 + t R(t) by Estrin (the loop is bound by the dependency chain
+    // more than by FMA throughput). The 1/32 grid (m in [1, 2)) instead of 1/16 (m in
+    // [0.75, 1.5), |t| <= 0.0437, degree 7) saves one FMA: 0.361 -> 0.347 ns/elt at 1e5 on
+    // Zen 5; max error 0.561 -> 0.63 ULP.
     const __m512d t2 = _mm512_mul_pd(t, t);
     const __m512d t4 = _mm512_mul_pd(t2, t2);
-    const __m512d q0 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.55555555551b5p-2), t, _mm512_set1_pd(-0.5));   // 0.33333333333328180048
-    const __m512d q1 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.999999a4030c4p-3), t,                         // 0.20000000030302633736
-                                       _mm512_set1_pd(-0x1.fffffffffed27p-3));                          // -0.24999999999986607935
-    const __m512d q2 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.2491ff923b4b4p-3), t,                         // 0.1428565947057102159
-                                       _mm512_set1_pd(-0x1.5555556836ebfp-3));                          // -0.16666666721618203506
-    const __m512d q3 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.c8b02c9e73076p-4), t,                         // 0.11149613789820186915
-                                       _mm512_set1_pd(-0x1.ffff35c9a36edp-4));                          // -0.12499924670029445573
+    const __m512d q0 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.5555555555362p-2), t, _mm512_set1_pd(-0.5));  // 0.33333333333330561477
+    const __m512d q1 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.999999a278859p-3), t,                        // 0.20000000025817391003
+                                       _mm512_set1_pd(-0x1.0000000055901p-2));                         // -0.25000000001945471562
+    const __m512d q2 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.2491fdc808cb1p-3), t,                        // 0.14285658137041459814
+                                       _mm512_set1_pd(-0x1.555546445648bp-3));                         // -0.166666554413300666
+    const __m512d q3 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.c8d91ea4de51ep-4), t,                        // 0.11153518648452062645
+                                       _mm512_set1_pd(-0x1.00640eb44848fp-3));                         // -0.12519084441831693222
     const __m512d r0 = _mm512_fmadd_pd(q1, t2, q0);
-    const __m512d r1 = _mm512_fmadd_pd(_mm512_set1_pd(-0x1.9b546c913283fp-4), t4,                       // -0.10042230996182953395
-                                       _mm512_fmadd_pd(q3, t2, q2));
+    const __m512d r1 = _mm512_fmadd_pd(q3, t2, q2);
     const __m512d w = _mm512_fmadd_pd(r1, t4, r0);
     const __m512d lo = _mm512_fmadd_pd(t2, w, lo1);
     const __m512d res = _mm512_add_pd(hi, lo);
