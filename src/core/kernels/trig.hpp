@@ -6,9 +6,9 @@
 //   0.52 ULP against mpmath by tests/test_evaluate_accuracy.py).
 //   Valid range: all inputs.
 //     |x| < 2^-27: sin and tan return x (so +-0 and subnormals are kept);
-//     |x| >= 1.5e6, +-inf, NaN: those lanes go to the C library (glibc's
-//     correctly reduced sin/cos/tan, as NumPy's results for them), which
-//     returns NaN for +-inf and NaN.
+//     +-inf -> NaN, NaN -> NaN; huge arguments (sin(1e22), tan(1e300)) are
+//     reduced exactly (Payne-Hanek) and stay within 1 ULP, where glibc (and
+//     so NumPy) is 8-14 ULP off at the worst case 6381956970095103 * 2^797.
 //   float32 uses these in float64 (expr_ops.hpp) and rounds once.
 //
 // Method
@@ -18,14 +18,16 @@
 //   below 1), k C2 an exact product, the rest exact two-sums. Without FMA
 //   (SSE2): pi/2 = P1 + P2 + P3 (32-bit pieces: k Pi exact for |k| < 2^21)
 //   + P4. Either way r = rh + rl to ~2^-105 absolute, far below the closest
-//   approach of a double under 1.5e6 to a multiple of pi/2.
+//   approach of a double under 1.5e6 to a multiple of pi/2. Lanes with
+//   |x| >= 1.5e6 (rare) are reduced one by one with Payne-Hanek (190 bits
+//   of x 2/pi mod 4 from integer products with the bits of 2/pi).
 //   sin(r) = rh + (rh z S(z) + rl (1 - z/2)), cos(r) = (1 - z/2) +
 //   (z^2 C(z) - rh rl) with z = rh^2 as an exact product, both as hi + lo
 //   pairs (relative error ~2^-57), chosen and signed by quadrant.
 //   S: degree 6, C: degree 5 minimax on z <= (pi/4)^2 * 1.02 (Remez with
 //   tools/explog_remez.py's exchange; weighted error 2^-57.3 / 2^-59.3).
-//   tan(r) = rh + (rh z T(z) + rl (1 + z)) as a pair, T degree 14 minimax
-//   (2^-57.8); odd quadrants -1/tan(r) from a reciprocal good to 2^-40
+//   tan(r) = rh + r^3 T(z) + rl (1 + z) as a pair (r^3 T0 exact), T degree
+//   14 minimax (2^-57.8); odd quadrants -1/tan(r) from a reciprocal good to 2^-40
 //   (rcp14 and one cubic Newton step on AVX-512, a division elsewhere) and
 //   one fused Newton step that folds in the low part. One rounding at the
 //   end in every case.
@@ -34,6 +36,8 @@
 #include <xsimd/xsimd.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
@@ -42,6 +46,84 @@ namespace numfuse::kernels {
 namespace detail {
 
 inline constexpr double trig_fast_limit = 1.5e6;  // |k| < 2^20: k * Pi exact
+
+// The bits of 2/pi (mpmath), 64 per limb, most significant first, after one
+// zero limb: bit i of 2/pi (weight 2^-i) is bit i + 63 of this stream.
+inline constexpr std::uint64_t two_over_pi_bits[] = {
+    0x0000000000000000ull, 0xa2f9836e4e441529ull, 0xfc2757d1f534ddc0ull, 0xdb6295993c439041ull,
+    0xfe5163abdebbc561ull, 0xb7246e3a424dd2e0ull, 0x06492eea09d1921cull, 0xfe1deb1cb129a73eull,
+    0xe88235f52ebb4484ull, 0xe99c7026b45f7e41ull, 0x3991d639835339f4ull, 0x9c845f8bbdf9283bull,
+    0x1ff897ffde05980full, 0xef2f118b5a0a6d1full, 0x6d367ecf27cb09b7ull, 0x4f463f669e5fea2dull,
+    0x7527bac7ebe5f17bull, 0x3d0739f78a5292eaull, 0x6bfb5fb11f8d5d08ull, 0x56033046fc7b6babull,
+    0xf0cfbc209af4361dull, 0xa9e391615ee61b08ull, 0x6599855f14a06840ull,
+};
+
+// Payne-Hanek reduction of one finite |x| >= 2^-32 (used for |x| >= 1.5e6):
+// x = m 2^e with the 53-bit integer m; bits of 2/pi of weight >= 4 / 2^e
+// only add multiples of 4 to x 2/pi and are skipped, the next 192 bits
+// times m give x 2/pi mod 4 with 190 fraction bits -- far beyond the ~61-bit
+// worst-case cancellation of a double against a multiple of pi/2. Returns
+// r = rh + rl in [-pi/4, pi/4] and k mod 4.
+struct trig_reduced_scalar {
+    double hi, lo;
+    int quadrant;
+};
+
+inline trig_reduced_scalar trig_reduce_large(double x) noexcept {
+    std::uint64_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    const int e = static_cast<int>((bits >> 52) & 0x7ff) - 1075;
+    const std::uint64_t m = (bits & 0x000fffffffffffffull) | (1ull << 52);
+    const int start = e + 62;  // stream position of the 2/pi bit of weight 2 / 2^e
+    const int w = start >> 6, s = start & 63;
+    const auto window = [&](int k) {
+        const std::uint64_t a = two_over_pi_bits[w + k], b = two_over_pi_bits[w + k + 1];
+        return s ? (a << s) | (b >> (64 - s)) : a;
+    };
+    using u128 = unsigned __int128;
+    u128 c = static_cast<u128>(m) * window(2);
+    const std::uint64_t l0 = static_cast<std::uint64_t>(c);
+    c = static_cast<u128>(m) * window(1) + static_cast<std::uint64_t>(c >> 64);
+    const std::uint64_t l1 = static_cast<std::uint64_t>(c);
+    const std::uint64_t l2 = m * window(0) + static_cast<std::uint64_t>(c >> 64);
+    // x 2/pi mod 4 = (l2:l1:l0) 2^-190: the top 2 bits are the integer part
+    int k = static_cast<int>(l2 >> 62);
+    const std::uint64_t f = (l2 << 2) | (l1 >> 62), g = (l1 << 2) | (l0 >> 62);
+    if (f >> 63) ++k;  // fraction >= 1/2: round k up; as a signed number f is the fraction - 1
+    // The fraction as a signed 128-bit fixed-point number, halved so |q| < 2^126.
+    const __int128 q = static_cast<__int128>((static_cast<u128>(f) << 64) | g) >> 1;
+    const double qh = static_cast<double>(q);
+    const double ql = static_cast<double>(q - static_cast<__int128>(qh));
+    const double fh = qh * 0x1.0p-127, fl = ql * 0x1.0p-127;  // fraction in [-1/2, 1/2]
+    // r = fraction * pi/2 as a pair
+    const double pio2_hi = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145c07p-54;
+    const double rh = fh * pio2_hi;
+    const double rl = std::fma(fh, pio2_hi, -rh) + (fh * pio2_lo + fl * pio2_hi);
+    const double h = rh + rl;
+    const double l = rl - (h - rh);
+    if (x < 0) return {-h, -l, (-k) & 3};
+    return {h, l, k & 3};
+}
+
+// Lanes with |x| >= trig_fast_limit (kept out of line: rare, and the SIMD
+// loop keeps its registers): r and k replaced; inf / NaN lanes get r = 0
+// (the callers return NaN for them).
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+inline void trig_reduce_slow_lanes(const double* x, double* rh, double* rl, double* k, std::size_t n) noexcept {
+    for (std::size_t j = 0; j < n; ++j) {
+        if (std::fabs(x[j]) < trig_fast_limit) continue;
+        if (!std::isfinite(x[j])) {
+            rh[j] = rl[j] = k[j] = 0.0;
+            continue;
+        }
+        const trig_reduced_scalar t = trig_reduce_large(x[j]);
+        rh[j] = t.hi;
+        rl[j] = t.lo;
+        k[j] = t.quadrant;
+    }
+}
 
 // x = k pi/2 + (rh + rl), |rh| <= pi/4 (1 + 2^-40), for |x| < trig_fast_limit.
 template <class A>
@@ -55,8 +137,8 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE trig_reduced<A> trig_reduce(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B shifter(0x1.8p52);
-    const B zk = dd::fmadd(x, B(0x1.45f306dc9c883p-1), shifter);  // k = round(2x/pi) in the low bits
-    const B kd = zk - shifter;
+    B zk = dd::fmadd(x, B(0x1.45f306dc9c883p-1), shifter);  // k = round(2x/pi) in the low bits
+    B kd = zk - shifter;
     dd::pair<A> r;
     if constexpr (detail::has_fma<A>) {
         // pi/2 = C1 + C2 + C3 (53 bits each). x - k C1 is exact in one fused
@@ -65,7 +147,8 @@ NUMFUSE_ALWAYS_INLINE trig_reduced<A> trig_reduce(const xsimd::batch<double, A>&
         const B r1 = dd::fmadd(-kd, B(0x1.921fb54442d18p+0), x);
         const dd::pair<A> t = dd::two_prod(kd, B(0x1.1a62633145c07p-54));
         const dd::pair<A> h = dd::two_sum(r1, -t.hi);
-        r = dd::fast_two_sum(h.hi, dd::fmadd(kd, B(0x1.f1976b7ed8fbcp-110), h.lo - t.lo));
+        // left unnormalized (|lo| << |hi| still): saves the renormalization's latency
+        r = {h.hi, dd::fmadd(kd, B(0x1.f1976b7ed8fbcp-110), h.lo - t.lo)};
     } else {
         // pi/2 = P1 + P2 + P3 (32 bits each: k Pi exact for |k| < 2^21) + P4.
         const B t1 = x - kd * B(0x1.921fb544p+0);  // exact (Sterbenz)
@@ -73,6 +156,19 @@ NUMFUSE_ALWAYS_INLINE trig_reduced<A> trig_reduce(const xsimd::batch<double, A>&
         const dd::pair<A> h2 = dd::two_sum(h1.hi, -(kd * B(0x1.3198a2ep-69)));
         const B lo = (h1.lo + h2.lo) - kd * B(0x1.b839a252049c1p-104);
         r = dd::fast_two_sum(h2.hi, lo);
+    }
+    const auto slow = !(xsimd::abs(x) < B(trig_fast_limit));  // also inf / NaN (fixed by the callers)
+    if (xsimd::any(slow)) {
+        constexpr std::size_t n = B::size;
+        alignas(64) double xs[n], rh[n], rl[n], kq[n];
+        x.store_aligned(xs);
+        r.hi.store_aligned(rh);
+        r.lo.store_aligned(rl);
+        kd.store_aligned(kq);
+        trig_reduce_slow_lanes(xs, rh, rl, kq, n);
+        r = {B::load_aligned(rh), B::load_aligned(rl)};
+        kd = B::load_aligned(kq);
+        zk = kd + shifter;
     }
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) {
@@ -143,9 +239,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sin_kernel(const xsimd::batch<doub
     B res = detail::negate_if(p.second, hi + lo);  // k mod 4 in {2, 3}
     const B ax = xsimd::abs(x);
     res = xsimd::select(ax < B(0x1.0p-27), x, res);
-    const auto slow = !(ax < B(detail::trig_fast_limit));  // also NaN
-    if (xsimd::any(slow)) res = dd::scalar_lanes(slow, x, res, [](double v) { return std::sin(v); });
-    return res;
+    return xsimd::select(xsimd::isfinite(x), res, x - x);  // inf -> NaN, NaN kept
 }
 
 // cos(x), f64 lanes. Max error <= 1 ULP.
@@ -156,9 +250,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cos_kernel(const xsimd::batch<doub
     const B hi = xsimd::select(p.odd, p.s.hi, p.c.hi);
     const B lo = xsimd::select(p.odd, p.s.lo, p.c.lo);
     B res = detail::negate_if(p.cos_negative, hi + lo);
-    const auto slow = !(xsimd::abs(x) < B(detail::trig_fast_limit));
-    if (xsimd::any(slow)) res = dd::scalar_lanes(slow, x, res, [](double v) { return std::cos(v); });
-    return res;
+    return xsimd::select(xsimd::isfinite(x), res, x - x);
 }
 
 // tan(x), f64 lanes. Max error <= 1 ULP.
@@ -167,29 +259,37 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_kernel(const xsimd::batch<doub
     using B = xsimd::batch<double, A>;
     const detail::trig_reduced<A> red = detail::trig_reduce(x);
     const dd::pair<A> r = red.r;
-    const B z = r.hi * r.hi;
     // T(z) ~ (tan(r) - r) / r^3 on z <= (pi/4)^2 * 1.01: Remez (tools/explog_remez.py's
-    // exchange), degree 14, relative error of r + r^3 T vs tan: 2^-57.78. Evaluated as
-    // E(z^2) + z O(z^2) (two short chains: the kernel is latency-bound).
-    const B w = z * z;
-    const B te = dd::horner(w, 0x1.555555555555fp-2,   // 0.33333333333333386994
-                            0x1.ba1ba1bacfd0fp-5,      // 0.053968253973375117372
-                            0x1.226e3af4e513fp-7,      // 0.0088632381319163604932
-                            0x1.7db29bbb403f7p-10,     // 0.00145606112965901229
-                            0x1.ffc488d8aa1eep-13,     // 0.00024402986197925808981
-                            0x1.1f71e9b7479d2p-14,     // 0.000068532221906703814614
-                            0x1.a3b465c872b1p-15,      // 0.000050032696495691292467
-                            0x1.4e03eaa4143c8p-17);    // 9.9544316257987620076e-6
-    const B to = dd::horner(w, 0x1.111111111049ap-3,   // 0.13333333333324476344
+    // exchange), degree 14, relative error of r + r^3 T vs tan: 2^-57.78.
+    // tan r = rh + r^3 T0 + r^3 z U(z) + rl (1 + z): r^3 T0 (up to 0.16 at
+    // pi/4) is carried as an exact pair, the rest (below 0.06) in plain
+    // doubles; U = (T - T0) / z evaluated as E(z^2) + z O(z^2) (two short
+    // chains: the kernel is latency-bound).
+    const dd::pair<A> z = dd::two_prod(r.hi, r.hi);
+    const B w = z.hi * z.hi;
+    const B ue = dd::horner(w, 0x1.111111111049ap-3,   // 0.13333333333324476344
                             0x1.664f4859959b6p-6,      // 0.021869488386380551981
                             0x1.d6d2d4cd61a15p-9,      // 0.0035920986908337762013
                             0x1.34b19b3d793dcp-11,     // 0.00058878664975436532589
                             0x1.5b77a5c2c3df7p-14,     // 0.0000828426773689035391
                             -0x1.ca00663f11bbcp-16,    // -0.000027299020299655549194
                             -0x1.a2e9151353b89p-16);   // -0.000024969010224136791543
-    const B tp = dd::even_odd(z, te, to);
-    // tan(rh + rl) = tan(rh) + rl (1 + tan^2 rh) + ..., tan^2 rh ~ z
-    const dd::pair<A> t = dd::fast_two_sum(r.hi, dd::fmadd(r.hi * z, tp, dd::fmadd(r.lo, z, r.lo)));
+    const B uo = dd::horner(w, 0x1.ba1ba1bacfd0fp-5,   // 0.053968253973375117372
+                            0x1.226e3af4e513fp-7,      // 0.0088632381319163604932
+                            0x1.7db29bbb403f7p-10,     // 0.00145606112965901229
+                            0x1.ffc488d8aa1eep-13,     // 0.00024402986197925808981
+                            0x1.1f71e9b7479d2p-14,     // 0.000068532221906703814614
+                            0x1.a3b465c872b1p-15,      // 0.000050032696495691292467
+                            0x1.4e03eaa4143c8p-17);    // 9.9544316257987620076e-6
+    const B v = z.hi * dd::even_odd(z.hi, ue, uo);      // z U(z)
+    const B t0(0x1.555555555555fp-2);                   // T0 = 0.33333333333333386994
+    const dd::pair<A> r3 = dd::two_prod(r.hi, z.hi);
+    const B r3l = dd::fmadd(r.hi, z.lo, r3.lo);         // r^3 = r3.hi + r3l
+    const dd::pair<A> c = dd::two_prod(r3.hi, t0);      // r3.hi T0 exactly
+    const dd::pair<A> h = dd::fast_two_sum(r.hi, c.hi);
+    // v (the polynomial) arrives last: everything else is summed first
+    const B early = h.lo + (dd::fmadd(r3l, t0, dd::fmadd(r.lo, z.hi, r.lo)) + c.lo);
+    const dd::pair<A> t = dd::fast_two_sum(h.hi, dd::fmadd(r3.hi, v, early));
     B res = t.hi + t.lo;
     if (xsimd::any(red.odd)) {
         // -1 / (th + tl): y ~ 1/th to 2^-40 or better, rho = 1 - y th (small:
@@ -207,9 +307,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_kernel(const xsimd::batch<doub
     }
     const B ax = xsimd::abs(x);
     res = xsimd::select(ax < B(0x1.0p-27), x, res);
-    const auto slow = !(ax < B(detail::trig_fast_limit));
-    if (xsimd::any(slow)) res = dd::scalar_lanes(slow, x, res, [](double v) { return std::tan(v); });
-    return res;
+    return xsimd::select(xsimd::isfinite(x), res, x - x);
 }
 
 }  // namespace numfuse::kernels
