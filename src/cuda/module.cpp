@@ -80,6 +80,28 @@ int pointer_device(std::uintptr_t ptr) {
 
 void set_device(int device) { check(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")"); }
 
+// Makes `device` current for one call and restores the caller's current device
+// afterwards (torch and CuPy keep their own notion of it; we must not move it).
+class DeviceGuard {
+public:
+    explicit DeviceGuard(int device) {
+        if (cudaGetDevice(&previous_) != cudaSuccess) {
+            cudaGetLastError();
+            previous_ = -1;
+        }
+        if (previous_ != device) set_device(device);
+    }
+    ~DeviceGuard() {
+        int now = -1;
+        if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
+    }
+    DeviceGuard(const DeviceGuard&) = delete;
+    DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+private:
+    int previous_ = -1;
+};
+
 Real real_of(const std::string& dtype) {
     if (dtype == "float32") return Real::f32;
     if (dtype == "float64") return Real::f64;
@@ -104,7 +126,7 @@ Normalize normalize_of(const std::string& name) {
 class DeviceBuffer {
 public:
     DeviceBuffer(std::size_t nbytes, int device) : nbytes_(nbytes), device_(device) {
-        set_device(device);
+        const DeviceGuard guard(device);
         if (nbytes > 0) check(cudaMalloc(&ptr_, nbytes), "cudaMalloc(" + std::to_string(nbytes) + " bytes)");
     }
     ~DeviceBuffer() {
@@ -128,7 +150,7 @@ public:
         const py::buffer_info info = src.request();
         const auto bytes = static_cast<std::size_t>(info.size * info.itemsize);
         if (bytes != nbytes_) throw py::value_error("numfuse.cuda: host buffer size does not match the device buffer");
-        set_device(device_);
+        const DeviceGuard guard(device_);
         py::gil_scoped_release release;  // the copy touches no Python object
         check(cudaMemcpy(ptr_, info.ptr, bytes, cudaMemcpyHostToDevice), "cudaMemcpy host->device");
     }
@@ -136,7 +158,7 @@ public:
         const py::buffer_info info = dst.request(true);
         const auto bytes = static_cast<std::size_t>(info.size * info.itemsize);
         if (bytes != nbytes_) throw py::value_error("numfuse.cuda: host buffer size does not match the device buffer");
-        set_device(device_);
+        const DeviceGuard guard(device_);
         py::gil_scoped_release release;
         check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
         check(cudaMemcpy(info.ptr, ptr_, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy device->host");
@@ -243,7 +265,7 @@ PYBIND11_MODULE(_cuda, m) {
            std::uintptr_t stream, int device) {
             const UnaryOp op = unary_of(fn);
             const Real dt = real_of(dtype);
-            set_device(device);
+            const DeviceGuard guard(device);
             check(launch_unary(op, dt, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y), n, stream),
                   fn + " kernel launch");
         },
@@ -257,7 +279,7 @@ PYBIND11_MODULE(_cuda, m) {
             const Normalize norm = normalize_of(fn);
             const Real dt = real_of(dtype);
             if (outer < 0 || n < 0 || inner < 0) throw py::value_error("numfuse.cuda: negative extent");
-            set_device(device);
+            const DeviceGuard guard(device);
             check(launch_logsumexp(norm, dt, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(out), outer, n,
                                    inner, stream),
                   fn + " kernel launch");
@@ -282,7 +304,7 @@ PYBIND11_MODULE(_cuda, m) {
     m.def(
         "stream_synchronize",
         [](std::uintptr_t stream, int device) {
-            set_device(device);
+            const DeviceGuard guard(device);
             py::gil_scoped_release release;
             check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
         },
@@ -291,7 +313,7 @@ PYBIND11_MODULE(_cuda, m) {
     m.def(
         "device_synchronize",
         [](int device) {
-            set_device(device);
+            const DeviceGuard guard(device);
             py::gil_scoped_release release;
             check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
         },
@@ -300,7 +322,7 @@ PYBIND11_MODULE(_cuda, m) {
     m.def(
         "copy_device",
         [](std::uintptr_t dst, std::uintptr_t src, std::size_t nbytes, std::uintptr_t stream, int device) {
-            set_device(device);
+            const DeviceGuard guard(device);
             check(cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), nbytes,
                                   cudaMemcpyDeviceToDevice, reinterpret_cast<cudaStream_t>(stream)),
                   "cudaMemcpyAsync device->device");
@@ -340,7 +362,7 @@ PYBIND11_MODULE(_cuda, m) {
                 throw py::value_error("numfuse.cuda: one array pointer and one scalar per input expected");
             }
             const vm::Program program = vm::build_program(*plan, arrays, scalar_bits);
-            set_device(device);
+            const DeviceGuard guard(device);
             check(vm::launch_program(program, reinterpret_cast<void*>(out), n, stream), "evaluate kernel launch");
         },
         py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"), py::arg("arrays"),
