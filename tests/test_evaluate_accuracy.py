@@ -268,22 +268,31 @@ def _special_values(dtype):
                      -info.tiny / 3, info.tiny, 1.0, -1.0, 2.0, 0.5, info.max, -info.max], dtype=dtype)
 
 
-def _assert_special_as_numpy(got, expected, inputs, label):
+def _assert_special_as_numpy(got, expected, inputs, name):
     """Bit for bit (NaN-ness only for NaN) where NumPy's result is special -- inf, NaN,
-    zero, or the input itself -- or the input is; elsewhere the same class and sign,
-    within 2 ULP of NumPy (accuracy proper is the mpmath test's job)."""
+    zero, or the input itself -- or an input is inf / NaN (or +-0 for arctan2); elsewhere the same class
+    and sign as NumPy and within 1 ULP of the exact value (NumPy / SciPy themselves
+    are up to a few ULP off there, e.g. SciPy's erfc near 20)."""
     assert got.dtype == expected.dtype
+    info = np.finfo(got.dtype)
     with np.errstate(all="ignore"):
         special = ~np.isfinite(expected) | (expected == 0) | ~np.isfinite(inputs).all(axis=0)
+        if name == "arctan2":
+            special |= (inputs == 0).any(axis=0)  # signed zeros decide the branch: mpmath has none
         for x in inputs:
             special |= (expected == x) & (np.signbit(expected) == np.signbit(x))
         bad = special & ~_same(got, expected)
-        assert not bad.any(), f"{label}{tuple(x[bad] for x in inputs)} = {got[bad]}, NumPy {expected[bad]}"
+        assert not bad.any(), f"{name}{tuple(x[bad] for x in inputs)} = {got[bad]}, NumPy {expected[bad]}"
         rest = ~special
         assert np.array_equal(np.isfinite(got[rest]), np.isfinite(expected[rest]))
         assert np.array_equal(np.signbit(got[rest]), np.signbit(expected[rest]))
-        far = rest & ~(np.abs(got - expected) <= 2 * np.abs(np.spacing(expected)))
-        assert not far.any(), f"{label}{tuple(x[far] for x in inputs)} = {got[far]}, NumPy {expected[far]}"
+    with mpmath.workprec(160):
+        for k in np.flatnonzero(rest):
+            value = EXACT[name](*(mpmath.mpf(float(x[k])) for x in inputs))
+            if isinstance(value, mpmath.mpc):
+                value = value.real
+            err = abs(mpmath.mpf(float(got[k])) - value) / _ulp(value, info)
+            assert err <= 1, f"{name}{tuple(float(x[k]) for x in inputs)} = {got[k]}: {float(err):.2f} ULP"
 
 
 def _edge_values(dtype):
