@@ -32,7 +32,7 @@ settings.register_profile(
     "numfuse",
     max_examples=EXAMPLES,
     deadline=None,
-    derandomize=False,
+    database=None,  # no .hypothesis folder in the checkout
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 PROFILE = settings.get_profile("numfuse")
