@@ -129,9 +129,20 @@ Type type_for_descr(PyArray_Descr* descr, int* target) {
             throw py::type_error("strings and bytes are not supported by numfuse.evaluate");
         default: break;
     }
-    throw py::type_error(std::string("unsupported array dtype '") +
-                         py::str(reinterpret_cast<PyObject*>(descr)).cast<std::string>() +
-                         "' for numfuse.evaluate");
+    const std::string name = py::str(reinterpret_cast<PyObject*>(descr)).cast<std::string>();
+    if (kind == 'u' && size == 8) {
+        throw py::type_error("unsupported array dtype 'uint64' for numfuse.evaluate: none of its "
+                             "types (bool, int32, int64, float32, float64, complex64, complex128) "
+                             "holds every uint64 value; convert with .astype(np.int64) or "
+                             ".astype(np.float64)");
+    }
+    if ((kind == 'f' && size > 8) || (kind == 'c' && size > 16)) {
+        throw py::type_error("unsupported array dtype '" + name +
+                             "' (long double) for numfuse.evaluate: it computes in float64 / "
+                             "complex128 at most; convert with .astype(np.float64) or "
+                             ".astype(np.complex128)");
+    }
+    throw py::type_error("unsupported array dtype '" + name + "' for numfuse.evaluate");
 }
 
 // Points a scalar input's view at its own storage (after the Input moved).

@@ -262,13 +262,32 @@ struct Pow {
     }
 };
 
-// NaN-propagating, as np.maximum / np.minimum.
+// NaN-propagating, as np.maximum / np.minimum. Complex numbers order
+// lexicographically with NumPy's rule: the first operand wins when it has a
+// NaN part or compares >= (<=); the real parts decide unless an imaginary
+// part is NaN, equal real parts fall to the imaginary parts.
+template <class T>
+bool complex_ge(const T& a, const T& b) noexcept {
+    return (a.real() > b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) ||
+           (a.real() == b.real() && a.imag() >= b.imag());
+}
+template <class T>
+bool complex_le(const T& a, const T& b) noexcept {
+    return (a.real() < b.real() && !std::isnan(a.imag()) && !std::isnan(b.imag())) ||
+           (a.real() == b.real() && a.imag() <= b.imag());
+}
+
 struct Maximum {
     static constexpr bool vectorized = true;
     template <class R, class T>
     static R apply(T a, T b) noexcept {
-        if constexpr (std::is_floating_point_v<T>) return (a >= b || std::isnan(a)) ? a : b;
-        else return a >= b ? a : b;
+        if constexpr (is_complex_v<T>) {
+            return (std::isnan(a.real()) || std::isnan(a.imag()) || complex_ge(a, b)) ? a : b;
+        } else if constexpr (std::is_floating_point_v<T>) {
+            return (a >= b || std::isnan(a)) ? a : b;
+        } else {
+            return a >= b ? a : b;
+        }
     }
     template <class B>
     static B batch(const B& a, const B& b) noexcept {
@@ -280,8 +299,13 @@ struct Minimum {
     static constexpr bool vectorized = true;
     template <class R, class T>
     static R apply(T a, T b) noexcept {
-        if constexpr (std::is_floating_point_v<T>) return (a <= b || std::isnan(a)) ? a : b;
-        else return a <= b ? a : b;
+        if constexpr (is_complex_v<T>) {
+            return (std::isnan(a.real()) || std::isnan(a.imag()) || complex_le(a, b)) ? a : b;
+        } else if constexpr (std::is_floating_point_v<T>) {
+            return (a <= b || std::isnan(a)) ? a : b;
+        } else {
+            return a <= b ? a : b;
+        }
     }
     template <class B>
     static B batch(const B& a, const B& b) noexcept {

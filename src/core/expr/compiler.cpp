@@ -599,7 +599,12 @@ private:
             case ReduceKind::min:
             case ReduceKind::max:
                 if (is_complex(in)) {
-                    type_error(n.text + "() is not supported for complex numbers", n.column);
+                    // numexpr refuses these too; np.max orders complex numbers
+                    // lexicographically -- maximum()/minimum() do, element-wise.
+                    type_error(n.text + "() is not supported for complex numbers (numexpr refuses "
+                                        "it too; element-wise maximum()/minimum() order them "
+                                        "lexicographically, as NumPy)",
+                               n.column);
                 }
                 break;
             case ReduceKind::none: break;

@@ -59,11 +59,15 @@
     X(maximum_lll,   Maximum,       l, l, l, n) \
     X(maximum_fff,   Maximum,       f, f, f, n) \
     X(maximum_ddd,   Maximum,       d, d, d, n) \
+    X(maximum_ccc,   Maximum,       c, c, c, n) \
+    X(maximum_zzz,   Maximum,       z, z, z, n) \
     X(minimum_bbb,   Minimum,       b, b, b, n) \
     X(minimum_iii,   Minimum,       i, i, i, n) \
     X(minimum_lll,   Minimum,       l, l, l, n) \
     X(minimum_fff,   Minimum,       f, f, f, n) \
     X(minimum_ddd,   Minimum,       d, d, d, n) \
+    X(minimum_ccc,   Minimum,       c, c, c, n) \
+    X(minimum_zzz,   Minimum,       z, z, z, n) \
     X(arctan2_fff,   Arctan2,       f, f, f, n) \
     X(arctan2_ddd,   Arctan2,       d, d, d, n) \
     X(hypot_fff,     Hypot,         f, f, f, n) \
