@@ -24,6 +24,18 @@ TIMEOUT_S = 120
 def client():
     """Two single-threaded worker processes on loopback; closed after the module."""
     distributed = pytest.importorskip("distributed")
+    # The nanny writes its pre-spawn settings (OMP_NUM_THREADS=1, ...) into
+    # this process's os.environ and leaves them there: every later subprocess
+    # of the test session would inherit them. Put the environment back.
+    saved_environ = dict(os.environ)
+    try:
+        yield from _cluster_client(distributed)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_environ)
+
+
+def _cluster_client(distributed):
     with distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,

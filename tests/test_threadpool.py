@@ -165,7 +165,8 @@ def test_environment_count_is_explicit_in_worker_threads():
         "t = threading.Thread(target=probe); t.start(); t.join()\n"
         "print(numfuse._core._num_threads_setting(), *out[0])\n"
     )
-    env = dict(os.environ, NUMFUSE_NUM_THREADS="2")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    env["NUMFUSE_NUM_THREADS"] = "2"
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
     )
@@ -175,7 +176,8 @@ def test_environment_count_is_explicit_in_worker_threads():
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
-def test_forked_child_runs_serially_even_with_an_explicit_count():
+@pytest.mark.parametrize("omp_num_threads", [None, "1"])
+def test_forked_child_runs_serially_even_with_an_explicit_count(omp_num_threads):
     # The explicit count is set while the OpenMP limit is already 1 (as after
     # torch.set_num_threads(1) on a shared libgomp), so it is not capped in
     # the parent; after fork() the child must still not ask libgomp for a
@@ -184,7 +186,7 @@ def test_forked_child_runs_serially_even_with_an_explicit_count():
         "import os, sys, numpy as np, numfuse\n"
         "from threadpoolctl import threadpool_limits\n"
         "x = np.ones(4_000_000)\n"
-        "numfuse.exp(x)  # the parent's pool exists\n"
+        "numfuse.set_num_threads(2); numfuse.exp(x)  # the parent's pool exists\n"
         "with threadpool_limits(limits=1, user_api='openmp'):\n"
         "    numfuse.set_num_threads(2)\n"
         "    parent = numfuse.get_num_threads()\n"
@@ -196,8 +198,11 @@ def test_forked_child_runs_serially_even_with_an_explicit_count():
         "print(parent, os.waitstatus_to_exitcode(status) - 10)\n"
     )
     pytest.importorskip("threadpoolctl")
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    if omp_num_threads:
+        env["OMP_NUM_THREADS"] = omp_num_threads
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2", "1"]

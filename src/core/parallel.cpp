@@ -62,8 +62,8 @@ ExplicitOrigin& explicit_origin() noexcept {
 
 // Set in a child made by fork(): the OpenMP limit there is 1 (module.cpp's
 // atfork handler; libgomp's pool did not survive the fork), and an explicit
-// count set before the fork, when the limit may already have been 1, must
-// not ask for a team that would wait forever.
+// count set before the fork (whatever the limit was then) must not ask for a
+// team that would wait forever: in the child the limit always caps it.
 std::atomic<bool> forked_child{false};
 
 #if defined(__unix__) || defined(__APPLE__)
@@ -110,10 +110,11 @@ int thread_count() noexcept {
         const auto& origin = explicit_origin();
         const bool set_here =
             origin.thread.load(std::memory_order_relaxed) == std::this_thread::get_id();
-        int reference =
+        const int reference =
             set_here ? origin.openmp_limit.load(std::memory_order_relaxed) : openmp_baseline();
-        if (forked_child.load(std::memory_order_relaxed)) reference = std::max(reference, openmp_baseline());
-        if (openmp_now < reference) n = std::min(n, openmp_now);
+        if (openmp_now < reference || forked_child.load(std::memory_order_relaxed)) {
+            n = std::min(n, openmp_now);
+        }
     }
 #else
     if (n == 0) n = 1;

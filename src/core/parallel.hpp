@@ -32,6 +32,9 @@ namespace numfuse::parallel {
 //   So a threadpoolctl limit applied later wins, while a limit already in
 //   force (torch.set_num_threads on a libgomp torch shares) does not undo the
 //   user's later explicit count.
+// * In a child made by fork(): never more than omp_get_max_threads() (which
+//   module.cpp's atfork handler sets to 1: libgomp's pool does not survive
+//   fork, and asking for a team there hangs).
 // * 1 inside another library's active OpenMP parallel region.
 //
 // The count for the calling thread now (>= 1).
