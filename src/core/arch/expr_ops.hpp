@@ -335,9 +335,14 @@ struct Copysign {
     static B batch(const B& a, const B& b) noexcept { return xsimd::copysign(a, b); }
 };
 
-// NumPy's npy_logaddexp: exact for equal arguments (incl. infinities).
+// NumPy's npy_logaddexp formula for scalars (exact for equal arguments,
+// incl. infinities); batches (float64, float32 through float64) use the
+// <= 1 ULP pair kernel of kernels/logpair.hpp (this formula: 2.6 ULP).
 struct Logaddexp {
+    static constexpr bool vectorized = true;
     static constexpr bool f32_via_f64 = true;
+    template <class B>
+    static B batch(const B& x, const B& y) noexcept { return kernels::logaddexp_kernel(x, y); }
     template <class R, class T>
     static R apply(T x, T y) noexcept {
         if (x == y) return x + T(0.693147180559945309417232121458176568L);

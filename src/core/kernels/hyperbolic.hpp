@@ -18,7 +18,7 @@
 //   42-bit ln2_hi so k ln2_hi and x - k ln2_hi are exact, the degree-10
 //   minimax Q(r) = (e^r - 1 - r) / r^2 of exp.hpp's portable kernel, r^2 as
 //   an exact product). Then, in pair arithmetic (dd.hpp), rounding once:
-//     expm1 = (2^k - 1) + 2^k p           (-40 <= x <= 36; beyond, exp(x) - 1 / -1)
+//     expm1 = (2^k - 1) + 2^k p           (|x| <= 40; beyond, exp(x) - 1 / -1)
 //             (2^k and -1 kept apart as an exact pair)
 //     sinh, cosh (|x| <= 18): |x| = k ln2 + r, sinh = A cosh r + B sinh r,
 //             cosh = B cosh r + A sinh r with A, B = sinh, cosh(k ln2) exact
@@ -169,10 +169,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_cosh_large(const xsimd::batch
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expm1_kernel(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const B xc = xsimd::min(xsimd::max(x, B(-40.0)), B(36.0));
+    const B xc = xsimd::min(xsimd::max(x, B(-40.0)), B(40.0));
     const dd::pair<A> e = detail::expm1_pair(xc);
     B res = e.hi + e.lo;
-    const auto big = x > B(36.0);  // e^x - 1: the -1 is exact and below half an ulp of e^x
+    const auto big = x > B(40.0);  // e^x - 1 rounds like e^x: the 1 is below ulp(e^x) / 32
     if (xsimd::any(big)) res = xsimd::select(big, exp_kernel(x) - B(1.0), res);
     res = xsimd::select(x < B(-40.0), B(-1.0), res);  // e^x < 2^-57
     res = xsimd::select(xsimd::abs(x) < B(0x1.0p-54), x, res);
