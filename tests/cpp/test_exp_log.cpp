@@ -331,6 +331,47 @@ TEST_P(ExpLog, FloatingPointFlags) {
     EXPECT_EQ(flags_of(UnaryOp::log, -1.0), unsigned(fp_invalid));
 }
 
+// One special value at any position of a long contiguous array: the flags and the
+// value must be the same whether the loop tests every batch pair (in place) or defers
+// the test to the end of the unrolled loop (distinct buffers; see unary_loop.hpp).
+template <class T>
+void check_flag_positions(UnaryLoop f, UnaryOp op) {
+    using namespace numfuse::core;
+    const std::size_t n = 1000;
+    struct Case {
+        T value;
+        unsigned want;
+    };
+    const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
+    const std::vector<Case> cases =
+        op == UnaryOp::log
+            ? std::vector<Case>{{T(0), fp_divide_by_zero}, {-T(0), fp_divide_by_zero}, {T(-2), fp_invalid},
+                                {-inf, fp_invalid}, {nan, fp_none}, {-nan, fp_none}, {inf, fp_none}}
+            : std::vector<Case>{{T(1000), fp_overflow}, {T(-1000), fp_underflow}, {nan, fp_none}, {inf, fp_none}};
+    for (const Case& c : cases) {
+        for (std::size_t pos : {std::size_t{0}, std::size_t{3}, std::size_t{17}, std::size_t{500}, n - 9, n - 1}) {
+            std::vector<T> x(n);
+            for (std::size_t i = 0; i < n; ++i) x[i] = T(0.5) + T(i) / T(n);
+            x[pos] = c.value;
+            std::vector<T> y(n), z = x;
+            const unsigned got = f(reinterpret_cast<const char*>(x.data()), sizeof(T), reinterpret_cast<char*>(y.data()),
+                                   sizeof(T), n);
+            const unsigned got_inplace = f(reinterpret_cast<const char*>(z.data()), sizeof(T),
+                                           reinterpret_cast<char*>(z.data()), sizeof(T), n);
+            EXPECT_EQ(got, c.want) << unary_op_name(op) << " value " << c.value << " at " << pos;
+            EXPECT_EQ(got_inplace, c.want) << unary_op_name(op) << " in place, value " << c.value << " at " << pos;
+            EXPECT_EQ(0, std::memcmp(y.data(), z.data(), n * sizeof(T))) << "in place differs at " << pos;
+        }
+    }
+}
+
+TEST_P(ExpLog, FlagsAtAnyPositionOfLongArrays) {
+    for (UnaryOp op : {UnaryOp::exp, UnaryOp::log}) {
+        check_flag_positions<float>(loop(op, DType::f32), op);
+        check_flag_positions<double>(loop(op, DType::f64), op);
+    }
+}
+
 INSTANTIATE_TEST_SUITE_P(Levels, ExpLog, ::testing::ValuesIn(numfuse::core::usable_levels()),
                          [](const ::testing::TestParamInfo<Level>& info) {
                              return std::string(numfuse::core::level_name(info.param));

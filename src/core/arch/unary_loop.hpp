@@ -61,6 +61,8 @@ struct ExpOp {
         constexpr T limit = std::is_same<T, float>::value ? T(87.0) : T(708.0);
         return xsimd::abs(x) > B(limit);
     }
+    // Per-pair test (a deferred running max of |x| measured 2% slower: two ops).
+    static constexpr bool deferrable = false;
     template <class T>
     static unsigned flags(T x, T y) noexcept {
         const bool finite = x - x == T(0);
@@ -88,6 +90,21 @@ struct LogOp {
     NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
         return x <= B(typename B::value_type(0));
     }
+    // Deferred test: a running min (x86 min returns its second operand when one is
+    // NaN, so NaN may drop out: log(NaN) raises nothing); !(min > 0) at the end.
+    static constexpr bool deferrable = true;
+    template <class B>
+    NUMFUSE_OP_INLINE static B screen_init() noexcept {
+        return B(std::numeric_limits<typename B::value_type>::infinity());
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static B screen(const B& acc, const B& x) noexcept {
+        return xsimd::min(acc, x);
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static bool screened_may_raise(const B& acc) noexcept {
+        return xsimd::any(!(acc > B(typename B::value_type(0))));
+    }
     template <class T>
     static unsigned flags(T x, T) noexcept {
         if (x == T(0)) return fp_divide_by_zero;
@@ -97,6 +114,7 @@ struct LogOp {
 };
 
 struct ErfOp {
+    static constexpr bool deferrable = false;  // its rare path repairs values
     template <class B>
     NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
         return kernels::erf_kernel(x);
@@ -257,9 +275,7 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
             i = head;
             const T* src = reinterpret_cast<const T*>(in);
             T* dst = reinterpret_cast<T*>(out);
-            for (; i + 2 * width <= n; i += 2 * width) {
-                B y0, y1;
-                run.pair(B::load_unaligned(src + i), B::load_unaligned(src + i + width), y0, y1);
+            const auto store2 = [&](const B& y0, const B& y1) {
                 if constexpr (Streaming) {
                     store_streaming<Arch, T>(y0, dst + i);
                     store_streaming<Arch, T>(y1, dst + i + width);
@@ -267,6 +283,37 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                     y0.store_aligned(dst + i);
                     y1.store_aligned(dst + i + width);
                 }
+            };
+            // Operations whose rare path only reports flags (exp, log) test a running
+            // min/max once after the loop instead of compare-and-branch per pair (log
+            // 1e5 f64 at avx512: 0.375 -> 0.355 ns/elt), and rescan the batches only
+            // if it shows a special value. Needs the input intact afterwards: not for
+            // overlapping (in-place) calls.
+            const auto in_begin = reinterpret_cast<std::uintptr_t>(src);
+            const auto out_begin = reinterpret_cast<std::uintptr_t>(dst);
+            const std::uintptr_t bytes = n * sizeof(T);
+            const bool disjoint = in_begin + bytes <= out_begin || out_begin + bytes <= in_begin;
+            if constexpr (Op::deferrable) {
+                if (disjoint) {
+                    const std::size_t start = i;
+                    B acc = Op::template screen_init<B>();
+                    for (; i + 2 * width <= n; i += 2 * width) {
+                        const B x0 = B::load_unaligned(src + i), x1 = B::load_unaligned(src + i + width);
+                        acc = Op::screen(Op::screen(acc, x0), x1);
+                        store2(Op::compute(x0), Op::compute(x1));
+                    }
+                    if (Op::screened_may_raise(acc)) {
+                        for (std::size_t k = start; k < i; k += width) {
+                            const B x = B::load_unaligned(src + k);
+                            if (xsimd::any(Op::may_raise(x))) run.flags |= Runner::lane_flags(x, Op::compute(x));
+                        }
+                    }
+                }
+            }
+            for (; i + 2 * width <= n; i += 2 * width) {
+                B y0, y1;
+                run.pair(B::load_unaligned(src + i), B::load_unaligned(src + i + width), y0, y1);
+                store2(y0, y1);
             }
             if constexpr (Streaming) streaming_fence();
         }
