@@ -347,3 +347,34 @@ def test_binary_special_values_as_numpy(name, dtype, level):
         expected = _numpy_reference(name)(a, b)
         got = numfuse.evaluate(EXPRESSION[name], local_dict={"a": a, "b": b})
     _assert_special_as_numpy(got, expected, np.array([a, b]), name)
+
+
+# ------------------------------------------------------------ complex64
+COMPLEX_EXACT = {
+    "sin": mpmath.sin, "cos": mpmath.cos, "tan": mpmath.tan, "arcsin": mpmath.asin,
+    "arccos": mpmath.acos, "arctan": mpmath.atan, "sinh": mpmath.sinh, "cosh": mpmath.cosh,
+    "tanh": mpmath.tanh, "arcsinh": mpmath.asinh, "arccosh": mpmath.acosh, "arctanh": mpmath.atanh,
+    "exp": mpmath.exp, "log": mpmath.log, "log10": mpmath.log10, "log2": lambda z: mpmath.log(z, 2),
+    "log1p": lambda z: mpmath.log(1 + z), "expm1": lambda z: mpmath.exp(z) - 1, "sqrt": mpmath.sqrt,
+}
+
+
+@pytest.mark.parametrize("name", sorted(COMPLEX_EXACT))
+def test_complex64_within_1_ulp_normwise(name):
+    """complex64 functions run in complex128 and round once: |got - exact| <= 1 ulp(|exact|)."""
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    z = rng.uniform(-3, 3, 300) + 1j * rng.uniform(-3, 3, 300)
+    z = np.concatenate([z, 1e-3 * z[:60], 20 * z[:60]]).astype(np.complex64)
+    with np.errstate(all="ignore"):
+        got = numfuse.evaluate(f"{name}(z)", {"z": z})
+    assert got.dtype == np.complex64
+    worst = 0.0
+    with mpmath.workprec(120):
+        for g, v in zip(got, z):
+            exact = COMPLEX_EXACT[name](mpmath.mpc(complex(v)))
+            size = abs(exact)
+            if not np.isfinite(g) or size < np.finfo(np.float32).tiny or size > np.finfo(np.float32).max:
+                continue
+            ulp = mpmath.ldexp(1, int(mpmath.floor(mpmath.log(size, 2))) - 23)
+            worst = max(worst, float(abs(mpmath.mpc(complex(g)) - exact) / ulp))
+    assert worst <= 1.0, f"{name} complex64: {worst:.2f} ULP"
