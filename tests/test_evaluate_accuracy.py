@@ -23,10 +23,9 @@ import warnings
 import zlib
 
 import mpmath
+import numfuse
 import numpy as np
 import pytest
-
-import numfuse
 
 # random points per op and dtype, on top of the fixed hard cases (more: set
 # NUMFUSE_ACCURACY_POINTS, e.g. for a long sweep from the script mode)
@@ -45,7 +44,7 @@ def _domain(name: str, dtype) -> tuple[np.ndarray, ...]:
     """Arguments (one array per operand) covering the op's domain."""
     rng = np.random.default_rng(zlib.crc32(f"{name}{np.dtype(dtype).char}".encode()))
     info = np.finfo(dtype)
-    big, tiny, sub = float(info.max), float(info.tiny), float(info.smallest_subnormal)
+    big, sub = float(info.max), float(info.smallest_subnormal)
     n = POINTS
     f64 = dtype == np.float64
     lnmax = float(np.log(big))
@@ -55,36 +54,70 @@ def _domain(name: str, dtype) -> tuple[np.ndarray, ...]:
 
     if name in ("sin", "cos", "tan"):
         halfpi = np.pi / 2 * np.arange(-40, 41)
-        parts = [u(-10, 10), _logu(rng, sub, big, n, True), u(-1e6, 1e6, n // 4),
-                 halfpi, np.nextafter(halfpi, np.inf), np.nextafter(halfpi, -np.inf),
-                 [1e22, -1e22, 1e300, -1e300, 1e15, 2.0**60, 3e38, 1.5e38, 1e10, 355.0, 103993.0]]
+        parts = [
+            u(-10, 10),
+            _logu(rng, sub, big, n, True),
+            u(-1e6, 1e6, n // 4),
+            halfpi,
+            np.nextafter(halfpi, np.inf),
+            np.nextafter(halfpi, -np.inf),
+            [1e22, -1e22, 1e300, -1e300, 1e15, 2.0**60, 3e38, 1.5e38, 1e10, 355.0, 103993.0],
+        ]
         if f64:
             parts.append([6381956970095103.0 * 2.0**797, 5.0e-324, 1e308, 1.7976931348623157e308])
     elif name in ("arcsin", "arccos", "arctanh"):
         edge = 1 - _logu(rng, float(info.eps) / 2, 0.5, n // 2)
-        parts = [u(-1, 1), _logu(rng, sub, 1, n // 2, True), edge, -edge,
-                 [0.5, -0.5, 1.0, -1.0, 0.99, 1e-30]]
+        parts = [
+            u(-1, 1),
+            _logu(rng, sub, 1, n // 2, True),
+            edge,
+            -edge,
+            [0.5, -0.5, 1.0, -1.0, 0.99, 1e-30],
+        ]
     elif name == "arctan":
         parts = [u(-10, 10), _logu(rng, sub, big, n, True), [1.0, -1.0, big, -big]]
     elif name in ("sinh", "cosh"):
         edge = lnmax + np.log(2)
-        parts = [u(-edge - 1, edge + 1), _logu(rng, sub, 2, n // 2, True), u(-25, 25, n // 2),
-                 edge - _logu(rng, 1e-7, 2, n // 4), -(edge - _logu(rng, 1e-7, 2, n // 4))]
+        parts = [
+            u(-edge - 1, edge + 1),
+            _logu(rng, sub, 2, n // 2, True),
+            u(-25, 25, n // 2),
+            edge - _logu(rng, 1e-7, 2, n // 4),
+            -(edge - _logu(rng, 1e-7, 2, n // 4)),
+        ]
     elif name == "tanh":
         parts = [u(-25, 25), _logu(rng, sub, 1, n // 2, True), u(-1, 1, n // 2), [19.0, 20.0, 40.0]]
     elif name == "arcsinh":
         parts = [u(-10, 10), _logu(rng, sub, big, n, True), [big, -big]]
     elif name == "arccosh":
-        parts = [1 + _logu(rng, float(info.eps), 1, n // 2), _logu(rng, 1, big, n), u(1, 10, n // 2),
-                 [1.0, big]]
+        parts = [
+            1 + _logu(rng, float(info.eps), 1, n // 2),
+            _logu(rng, 1, big, n),
+            u(1, 10, n // 2),
+            [1.0, big],
+        ]
     elif name in ("log2", "log10"):
-        parts = [_logu(rng, sub, big, n), u(0.5, 2, n // 2), [1.0, 2.0, 10.0, 1000.0, 1024.0, sub, big]]
+        parts = [
+            _logu(rng, sub, big, n),
+            u(0.5, 2, n // 2),
+            [1.0, 2.0, 10.0, 1000.0, 1024.0, sub, big],
+        ]
     elif name == "log1p":
-        parts = [_logu(rng, sub, big, n), -_logu(rng, sub, 1, n // 2), u(-0.5, 1, n // 2),
-                 -1 + _logu(rng, float(info.eps) / 2, 0.5, n // 4)]
+        parts = [
+            _logu(rng, sub, big, n),
+            -_logu(rng, sub, 1, n // 2),
+            u(-0.5, 1, n // 2),
+            -1 + _logu(rng, float(info.eps) / 2, 0.5, n // 4),
+        ]
     elif name == "expm1":
-        parts = [u(-lnmax - 50, lnmax + 1), _logu(rng, sub, 1, n // 2, True), u(-1, 1, n // 2),
-                 u(30, 45, n // 2), u(-45, -30, n // 4), [lnmax, lnmax - 1e-3]]
+        parts = [
+            u(-lnmax - 50, lnmax + 1),
+            _logu(rng, sub, 1, n // 2, True),
+            u(-1, 1, n // 2),
+            u(30, 45, n // 2),
+            u(-45, -30, n // 4),
+            [lnmax, lnmax - 1e-3],
+        ]
     elif name == "exp":
         parts = [u(-lnmax - 50, lnmax + 1), u(-1, 1, n // 2)]
     elif name == "log":
@@ -113,8 +146,10 @@ def _domain(name: str, dtype) -> tuple[np.ndarray, ...]:
         nexp = rng.integers(-40, 40, n // 2).astype(np.float64)
         small = 1 + u(-1e-3, 1e-3, n // 2)
         sexp = u(-1e4, 1e4, n // 2)
-        return (np.concatenate([base, neg, small]).astype(dtype),
-                np.concatenate([expo, nexp, sexp]).astype(dtype))
+        return (
+            np.concatenate([base, neg, small]).astype(dtype),
+            np.concatenate([expo, nexp, sexp]).astype(dtype),
+        )
     elif name == "logaddexp":
         a = u(-800 if f64 else -110, 800 if f64 else 110)
         b = a + u(-40, 40, n)
@@ -146,19 +181,42 @@ def _power(a, b):
 
 
 EXACT = {
-    "sin": mpmath.sin, "cos": mpmath.cos, "tan": mpmath.tan,
-    "arcsin": mpmath.asin, "arccos": mpmath.acos, "arctan": mpmath.atan,
-    "sinh": mpmath.sinh, "cosh": mpmath.cosh, "tanh": mpmath.tanh,
-    "arcsinh": mpmath.asinh, "arccosh": mpmath.acosh, "arctanh": mpmath.atanh,
-    "exp": mpmath.exp, "log": mpmath.log, "log2": lambda x: mpmath.log(x, 2),
-    "log10": mpmath.log10, "log1p": mpmath.log1p, "expm1": mpmath.expm1,
-    "erf": mpmath.erf, "erfc": _erfc, "expit": _expit, "sqrt": mpmath.sqrt,
-    "arctan2": mpmath.atan2, "hypot": lambda a, b: mpmath.sqrt(a * a + b * b),
-    "power": _power, "logaddexp": _logaddexp,
+    "sin": mpmath.sin,
+    "cos": mpmath.cos,
+    "tan": mpmath.tan,
+    "arcsin": mpmath.asin,
+    "arccos": mpmath.acos,
+    "arctan": mpmath.atan,
+    "sinh": mpmath.sinh,
+    "cosh": mpmath.cosh,
+    "tanh": mpmath.tanh,
+    "arcsinh": mpmath.asinh,
+    "arccosh": mpmath.acosh,
+    "arctanh": mpmath.atanh,
+    "exp": mpmath.exp,
+    "log": mpmath.log,
+    "log2": lambda x: mpmath.log(x, 2),
+    "log10": mpmath.log10,
+    "log1p": mpmath.log1p,
+    "expm1": mpmath.expm1,
+    "erf": mpmath.erf,
+    "erfc": _erfc,
+    "expit": _expit,
+    "sqrt": mpmath.sqrt,
+    "arctan2": mpmath.atan2,
+    "hypot": lambda a, b: mpmath.sqrt(a * a + b * b),
+    "power": _power,
+    "logaddexp": _logaddexp,
 }
 EXPRESSION = {name: f"{name}(a)" for name in EXACT}
-EXPRESSION.update({"arctan2": "arctan2(a, b)", "hypot": "hypot(a, b)", "power": "a ** b",
-                   "logaddexp": "logaddexp(a, b)"})
+EXPRESSION.update(
+    {
+        "arctan2": "arctan2(a, b)",
+        "hypot": "hypot(a, b)",
+        "power": "a ** b",
+        "logaddexp": "logaddexp(a, b)",
+    }
+)
 OPS = sorted(EXACT)
 DTYPES = [np.float32, np.float64]
 
@@ -171,8 +229,10 @@ def _ulp(value: mpmath.mpf, info) -> mpmath.mpf:
     return mpmath.ldexp(1, exponent - info.nmant)
 
 
-@functools.lru_cache(maxsize=None)
-def _reference(name: str, dtype) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray, np.ndarray]:
+@functools.cache
+def _reference(
+    name: str, dtype
+) -> tuple[tuple[np.ndarray, ...], np.ndarray, np.ndarray, np.ndarray]:
     """(arguments, exact value rounded to float64, its remainder in output ULPs, ULP size)."""
     args = _domain(name, dtype)
     exact = EXACT[name]
@@ -209,7 +269,9 @@ def max_ulp_error(name: str, dtype) -> float:
         # beyond max * (1 + eps/4) the exact value rounds to inf in the output format
         overflow = np.abs(hi) >= big * (1 + 2.0 ** -(info.nmant + 1))
         err = np.abs((got64 - hi) / ulp - offset)  # got - hi exact when close
-    err = np.where(overflow, np.where(np.isinf(got64) & (np.sign(got64) == np.sign(hi)), 0.0, np.inf), err)
+    err = np.where(
+        overflow, np.where(np.isinf(got64) & (np.sign(got64) == np.sign(hi)), 0.0, np.inf), err
+    )
     err = np.where(np.isnan(hi), np.where(np.isnan(got64), 0.0, np.inf), err)
     err = np.where(~overflow & ~np.isnan(hi) & ~np.isfinite(got64), np.inf, err)
     return float(err.max())
@@ -228,7 +290,7 @@ if __name__ == "__main__":  # pragma: no cover
     levels = numfuse.usable_levels()
     print("| op | " + " | ".join(f"{d.__name__} {lv}" for d in DTYPES for lv in levels) + " |")
     print("|---" * (1 + len(DTYPES) * len(levels)) + "|")
-    for name in (sys.argv[1:] or OPS):
+    for name in sys.argv[1:] or OPS:
         row = []
         for dtype in DTYPES:
             for lv in levels:
@@ -267,15 +329,36 @@ BINARY = [op for op in OPS if op not in UNARY]
 def _special_values(dtype):
     info = np.finfo(dtype)
     sub = info.smallest_subnormal
-    return np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, sub, -sub, 3 * sub, info.tiny / 2,
-                     -info.tiny / 3, info.tiny, 1.0, -1.0, 2.0, 0.5, info.max, -info.max], dtype=dtype)
+    return np.array(
+        [
+            0.0,
+            -0.0,
+            np.inf,
+            -np.inf,
+            np.nan,
+            -np.nan,
+            sub,
+            -sub,
+            3 * sub,
+            info.tiny / 2,
+            -info.tiny / 3,
+            info.tiny,
+            1.0,
+            -1.0,
+            2.0,
+            0.5,
+            info.max,
+            -info.max,
+        ],
+        dtype=dtype,
+    )
 
 
 def _assert_special_as_numpy(got, expected, inputs, name):
     """Bit for bit (NaN-ness only for NaN) where NumPy's result is special -- inf, NaN,
-    zero, or the input itself -- or an input is inf / NaN (or +-0 for arctan2); elsewhere the same class
-    and sign as NumPy and within 1 ULP of the exact value (NumPy / SciPy themselves
-    are up to a few ULP off there, e.g. SciPy's erfc near 20)."""
+    zero, or the input itself -- or an input is inf / NaN (or +-0 for arctan2);
+    elsewhere the same class and sign as NumPy and within 1 ULP of the exact value
+    (NumPy / SciPy themselves are up to a few ULP off there, e.g. SciPy's erfc near 20)."""
     assert got.dtype == expected.dtype
     info = np.finfo(got.dtype)
     with np.errstate(all="ignore"):
@@ -285,7 +368,9 @@ def _assert_special_as_numpy(got, expected, inputs, name):
         for x in inputs:
             special |= (expected == x) & (np.signbit(expected) == np.signbit(x))
         bad = special & ~_same(got, expected)
-        assert not bad.any(), f"{name}{tuple(x[bad] for x in inputs)} = {got[bad]}, NumPy {expected[bad]}"
+        assert not bad.any(), (
+            f"{name}{tuple(x[bad] for x in inputs)} = {got[bad]}, NumPy {expected[bad]}"
+        )
         rest = ~special
         assert np.array_equal(np.isfinite(got[rest]), np.isfinite(expected[rest]))
         assert np.array_equal(np.signbit(got[rest]), np.signbit(expected[rest]))
@@ -295,16 +380,38 @@ def _assert_special_as_numpy(got, expected, inputs, name):
             if isinstance(value, mpmath.mpc):
                 value = value.real
             err = abs(mpmath.mpf(float(got[k])) - value) / _ulp(value, info)
-            assert err <= 1, f"{name}{tuple(float(x[k]) for x in inputs)} = {got[k]}: {float(err):.2f} ULP"
+            assert err <= 1, (
+                f"{name}{tuple(float(x[k]) for x in inputs)} = {got[k]}: {float(err):.2f} ULP"
+            )
 
 
 def _edge_values(dtype):
     """Around overflow / underflow thresholds and branch points: inf-ness must match NumPy."""
     info = np.finfo(dtype)
     lnmax = float(np.log(info.max))
-    points = [lnmax, lnmax + np.log(2), -lnmax - np.log(2), np.log(float(info.smallest_subnormal)),
-              np.log(float(info.tiny)), 19.0, 19.1, 20.0, 22.0, 36.0, 37.5, 40.0, 2.0**-27, 2.0**-26,
-              2.0**28, 2.0**29, 1.5e6, 1e22, 1e300, 0.99999, 1.00001]
+    points = [
+        lnmax,
+        lnmax + np.log(2),
+        -lnmax - np.log(2),
+        np.log(float(info.smallest_subnormal)),
+        np.log(float(info.tiny)),
+        19.0,
+        19.1,
+        20.0,
+        22.0,
+        36.0,
+        37.5,
+        40.0,
+        2.0**-27,
+        2.0**-26,
+        2.0**28,
+        2.0**29,
+        1.5e6,
+        1e22,
+        1e300,
+        0.99999,
+        1.00001,
+    ]
     out = []
     with np.errstate(over="ignore"):
         for p in points:
@@ -315,7 +422,9 @@ def _edge_values(dtype):
 
 
 def _same(got, expected):
-    return (got == expected) & (np.signbit(got) == np.signbit(expected)) | (np.isnan(got) & np.isnan(expected))
+    return (got == expected) & (np.signbit(got) == np.signbit(expected)) | (
+        np.isnan(got) & np.isnan(expected)
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
@@ -351,11 +460,25 @@ def test_binary_special_values_as_numpy(name, dtype, level):
 
 # ------------------------------------------------------------ complex64
 COMPLEX_EXACT = {
-    "sin": mpmath.sin, "cos": mpmath.cos, "tan": mpmath.tan, "arcsin": mpmath.asin,
-    "arccos": mpmath.acos, "arctan": mpmath.atan, "sinh": mpmath.sinh, "cosh": mpmath.cosh,
-    "tanh": mpmath.tanh, "arcsinh": mpmath.asinh, "arccosh": mpmath.acosh, "arctanh": mpmath.atanh,
-    "exp": mpmath.exp, "log": mpmath.log, "log10": mpmath.log10, "log2": lambda z: mpmath.log(z, 2),
-    "log1p": lambda z: mpmath.log(1 + z), "expm1": lambda z: mpmath.exp(z) - 1, "sqrt": mpmath.sqrt,
+    "sin": mpmath.sin,
+    "cos": mpmath.cos,
+    "tan": mpmath.tan,
+    "arcsin": mpmath.asin,
+    "arccos": mpmath.acos,
+    "arctan": mpmath.atan,
+    "sinh": mpmath.sinh,
+    "cosh": mpmath.cosh,
+    "tanh": mpmath.tanh,
+    "arcsinh": mpmath.asinh,
+    "arccosh": mpmath.acosh,
+    "arctanh": mpmath.atanh,
+    "exp": mpmath.exp,
+    "log": mpmath.log,
+    "log10": mpmath.log10,
+    "log2": lambda z: mpmath.log(z, 2),
+    "log1p": lambda z: mpmath.log(1 + z),
+    "expm1": lambda z: mpmath.exp(z) - 1,
+    "sqrt": mpmath.sqrt,
 }
 
 
@@ -373,7 +496,11 @@ def test_complex64_within_1_ulp_normwise(name):
         for g, v in zip(got, z):
             exact = COMPLEX_EXACT[name](mpmath.mpc(complex(v)))
             size = abs(exact)
-            if not np.isfinite(g) or size < np.finfo(np.float32).tiny or size > np.finfo(np.float32).max:
+            if (
+                not np.isfinite(g)
+                or size < np.finfo(np.float32).tiny
+                or size > np.finfo(np.float32).max
+            ):
                 continue
             ulp = mpmath.ldexp(1, int(mpmath.floor(mpmath.log(size, 2))) - 23)
             worst = max(worst, float(abs(mpmath.mpc(complex(g)) - exact) / ulp))

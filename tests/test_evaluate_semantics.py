@@ -13,20 +13,49 @@ from __future__ import annotations
 
 import warnings
 
+import numfuse
 import numpy as np
 import pytest
-
-import numfuse
 
 NAN = np.nan
 
 
 # ------------------------------------------------------------ complex ordering
 def _complex_pairs(dtype):
-    z = np.array([1 + 2j, 3 - 1j, 1 + 5j, complex(NAN, 1), 1 + 0j, complex(1, NAN), complex(2, NAN),
-                  1 + 1j, complex(NAN, NAN), -0.0 + 0j, complex(np.inf, 1), 2 + 3j], dtype=dtype)
-    w = np.array([2 + 0j, 1 + 1j, 1 + 4j, 0j, complex(NAN, 2), 1 + 1j, 1 + 1j, complex(1, NAN), 0j,
-                  0.0 - 0j, complex(np.inf, 2), 2 + 3j], dtype=dtype)
+    z = np.array(
+        [
+            1 + 2j,
+            3 - 1j,
+            1 + 5j,
+            complex(NAN, 1),
+            1 + 0j,
+            complex(1, NAN),
+            complex(2, NAN),
+            1 + 1j,
+            complex(NAN, NAN),
+            -0.0 + 0j,
+            complex(np.inf, 1),
+            2 + 3j,
+        ],
+        dtype=dtype,
+    )
+    w = np.array(
+        [
+            2 + 0j,
+            1 + 1j,
+            1 + 4j,
+            0j,
+            complex(NAN, 2),
+            1 + 1j,
+            1 + 1j,
+            complex(1, NAN),
+            0j,
+            0.0 - 0j,
+            complex(np.inf, 2),
+            2 + 3j,
+        ],
+        dtype=dtype,
+    )
     return z, w
 
 
@@ -60,7 +89,14 @@ def test_complex_min_max_reductions_refused(reduction):
 SMALL = [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.float16]
 
 
-NUMPY = {"np": np, "sin": np.sin, "sqrt": np.sqrt, "exp": np.exp, "log": np.log, "arcsin": np.arcsin}
+NUMPY = {
+    "np": np,
+    "sin": np.sin,
+    "sqrt": np.sqrt,
+    "exp": np.exp,
+    "log": np.log,
+    "arcsin": np.arcsin,
+}
 
 
 @pytest.mark.parametrize("dtype", SMALL, ids=lambda d: np.dtype(d).name)
@@ -88,13 +124,16 @@ def test_small_dtypes_widen_as_numexpr(ex, dtype):
 
 
 # ------------------------------------------------------------ floating-point warnings
-@pytest.mark.parametrize("ex, values", [
-    ("log(a)", [0.0, -1.0, 1.0]),
-    ("exp(a)", [1000.0, -1000.0, 0.0]),
-    ("1 / a", [0.0, 1.0, -0.0]),
-    ("arcsin(a)", [2.0, 0.5, -3.0]),
-    ("sqrt(a)", [-1.0, 4.0, 0.0]),
-])
+@pytest.mark.parametrize(
+    "ex, values",
+    [
+        ("log(a)", [0.0, -1.0, 1.0]),
+        ("exp(a)", [1000.0, -1000.0, 0.0]),
+        ("1 / a", [0.0, 1.0, -0.0]),
+        ("arcsin(a)", [2.0, 0.5, -3.0]),
+        ("sqrt(a)", [-1.0, 4.0, 0.0]),
+    ],
+)
 def test_no_floating_point_warnings_as_numexpr(ex, values):
     a = np.array(values)
     with np.errstate(all="raise"), warnings.catch_warnings():
