@@ -8,12 +8,15 @@
 // Semantics follow NumPy's loops element for element (integer wrap-around,
 // Python-style floor division and remainder, NaN-propagating maximum, Smith's
 // complex division, ...), so results equal NumPy evaluating the same
-// expression. Operations with a `batch` member run on xsimd batches for
-// float32/float64: exp, log and erf through numfuse's own kernels (the
-// contract and error bound are in kernels/*.hpp), the rest through xsimd's
-// functions; the others are scalar loops on the C++ library (complex types,
-// integer ops, and real functions whose xsimd versions we have not validated
-// to 1 ULP: arctan2, hypot, nextafter, pow, logaddexp).
+// expression. Operations with a `batch` member run on xsimd batches: exp,
+// log and erf through numfuse's ufunc kernels, the other transcendental
+// functions through the float64 kernels of kernels/{trig,invtrig,hyperbolic,
+// logpair}.hpp (<= 1 ULP; float32 lanes are computed in float64 and rounded
+// once, see f32_through_f64), sqrt/floor/ceil/trunc/round/copysign/min/max
+// through xsimd. The others are scalar loops: complex types (complex64
+// transcendental functions in complex128, rounded once), integer ops, and
+// arctan2, hypot, nextafter, pow (C library, <= 1 ULP measured; float32
+// through float64).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
