@@ -2,8 +2,10 @@
 //
 // Contract
 //   atan_kernel / asin_kernel / acos_kernel (batch<double>): per lane.
-//   Max error <= 1 ULP over the whole domain at every level (measured about
-//   0.5 ULP against mpmath, tests/test_evaluate_accuracy.py).
+//   Max error <= 1 ULP over the whole domain at every level (measured max
+//   0.50 ULP against mpmath for all three, 30000-point sweeps of
+//   tests/test_evaluate_accuracy.py). Slower than xsimd's (two pair
+//   divisions, 3.5-6 ns/element at AVX-512), the price of the bound.
 //   Valid range: all inputs; special values as NumPy (glibc):
 //     atan(+-0, subnormal) = x, atan(+-inf) = +-pi/2 (rounded);
 //     asin(+-0, subnormal) = x, asin(+-1) = +-pi/2, |x| > 1 -> NaN;

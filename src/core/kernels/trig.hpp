@@ -2,8 +2,9 @@
 //
 // Contract
 //   sin_kernel / cos_kernel / tan_kernel(batch<double>): per lane.
-//   Max error: <= 1 ULP over the whole domain, every level (measured about
-//   0.52 ULP against mpmath by tests/test_evaluate_accuracy.py).
+//   Max error: <= 1 ULP over the whole domain, every level (measured max
+//   against mpmath, 30000-point sweeps of tests/test_evaluate_accuracy.py:
+//   sin 0.73, cos 0.73, tan 0.77).
 //   Valid range: all inputs.
 //     |x| < 2^-27: sin and tan return x (so +-0 and subnormals are kept);
 //     +-inf -> NaN, NaN -> NaN; huge arguments (sin(1e22), tan(1e300)) are
