@@ -78,32 +78,34 @@ struct LogOp {
     NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
         return kernels::log_kernel(x);
     }
+    // AVX-512: the special-value fixup (vfixupimm) runs only for batches holding
+    // x <= 0, +inf or NaN, which the test for floating-point conditions finds anyway.
     template <class B>
     NUMFUSE_OP_INLINE static B compute_fast(const B& x) noexcept {
-        return compute(x);
+        return kernels::log_kernel_nofix(x);
     }
     template <class B>
-    NUMFUSE_OP_INLINE static B finish(const B&, const B& y) noexcept {
-        return y;
+    NUMFUSE_OP_INLINE static B finish(const B& x, const B& y) noexcept {
+        return kernels::log_fix(x, y);
     }
     template <class B>
     NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
-        return x <= B(typename B::value_type(0));
+        return kernels::log_special(x);  // true at least where x <= 0
     }
-    // Deferred test: a running min (x86 min returns its second operand when one is
-    // NaN, so NaN may drop out: log(NaN) raises nothing); !(min > 0) at the end.
+    // Deferred test (see unary_loop): the or of may_raise over the loop (AVX-512: one
+    // vfpclass and a mask or per batch), tested once at the end.
     static constexpr bool deferrable = true;
     template <class B>
-    NUMFUSE_OP_INLINE static B screen_init() noexcept {
-        return B(std::numeric_limits<typename B::value_type>::infinity());
+    NUMFUSE_OP_INLINE static auto screen_init() noexcept {
+        return typename B::batch_bool_type(false);
     }
-    template <class B>
-    NUMFUSE_OP_INLINE static B screen(const B& acc, const B& x) noexcept {
-        return xsimd::min(acc, x);
+    template <class B, class M>
+    NUMFUSE_OP_INLINE static M screen(const M& acc, const B& x) noexcept {
+        return acc | may_raise(x);
     }
-    template <class B>
-    NUMFUSE_OP_INLINE static bool screened_may_raise(const B& acc) noexcept {
-        return xsimd::any(!(acc > B(typename B::value_type(0))));
+    template <class M>
+    NUMFUSE_OP_INLINE static bool screened_may_raise(const M& acc) noexcept {
+        return xsimd::any(acc);
     }
     template <class T>
     static unsigned flags(T x, T) noexcept {
@@ -284,11 +286,11 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                     y1.store_aligned(dst + i + width);
                 }
             };
-            // Operations whose rare path only reports flags (exp, log) test a running
-            // min/max once after the loop instead of compare-and-branch per pair (log
-            // 1e5 f64 at avx512: 0.375 -> 0.355 ns/elt), and rescan the batches only
-            // if it shows a special value. Needs the input intact afterwards: not for
-            // overlapping (in-place) calls.
+            // Deferrable operations (log) or their per-batch test over the loop and
+            // check it once at the end instead of compare-and-branch per pair; only if
+            // it is set, the batches are rescanned (results repaired with finish, flags
+            // collected). Needs the input intact afterwards: not for overlapping
+            // (in-place) calls, which keep the per-pair test.
             const auto in_begin = reinterpret_cast<std::uintptr_t>(src);
             const auto out_begin = reinterpret_cast<std::uintptr_t>(dst);
             const std::uintptr_t bytes = n * sizeof(T);
@@ -296,16 +298,21 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
             if constexpr (Op::deferrable) {
                 if (disjoint) {
                     const std::size_t start = i;
-                    B acc = Op::template screen_init<B>();
+                    auto acc = Op::template screen_init<B>();
                     for (; i + 2 * width <= n; i += 2 * width) {
                         const B x0 = B::load_unaligned(src + i), x1 = B::load_unaligned(src + i + width);
                         acc = Op::screen(Op::screen(acc, x0), x1);
-                        store2(Op::compute(x0), Op::compute(x1));
+                        store2(Op::compute_fast(x0), Op::compute_fast(x1));
                     }
                     if (Op::screened_may_raise(acc)) {
+                        if constexpr (Streaming) streaming_fence();  // before rewriting those lines
                         for (std::size_t k = start; k < i; k += width) {
                             const B x = B::load_unaligned(src + k);
-                            if (xsimd::any(Op::may_raise(x))) run.flags |= Runner::lane_flags(x, Op::compute(x));
+                            if (xsimd::any(Op::may_raise(x))) {
+                                const B y = Op::finish(x, Op::compute_fast(x));
+                                y.store_aligned(dst + k);
+                                run.flags |= Runner::lane_flags(x, y);
+                            }
                         }
                     }
                 }

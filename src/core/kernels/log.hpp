@@ -188,8 +188,9 @@ inline constexpr int log_fixup_f64 = 0x03538422;
 // f32: NaN classes keep the computed value (replaced by 0x7fc00000 after).
 inline constexpr int log_fixup_f32 = 0x03538400;
 
-// f64, AVX-512.
-inline __m512d log_f64_avx512(__m512d x) noexcept {
+// f64, AVX-512, without the special-value fixup: lanes with x <= 0, +inf or NaN
+// hold garbage (log_f64_avx512_fix repairs them).
+inline __m512d log_f64_avx512_core(__m512d x) noexcept {
     const __m512d m = _mm512_getmant_pd(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
     // invc = j/32 = 1/m rounded to the 1/32 grid (rcp14's 2^-14 error only moves cell edges)
     const __m512d invc = _mm512_roundscale_pd(_mm512_rcp14_pd(m), (5 << 4) | _MM_FROUND_TO_NEAREST_INT);
@@ -221,12 +222,17 @@ inline __m512d log_f64_avx512(__m512d x) noexcept {
     const __m512d r1 = _mm512_fmadd_pd(q3, t2, q2);
     const __m512d w = _mm512_fmadd_pd(r1, t4, r0);
     const __m512d lo = _mm512_fmadd_pd(t2, w, lo1);
-    const __m512d res = _mm512_add_pd(hi, lo);
+    return _mm512_add_pd(hi, lo);
+}
+
+inline __m512d log_f64_avx512_fix(__m512d x, __m512d res) noexcept {
     return _mm512_fixupimm_pd(res, x, _mm512_set1_epi64(log_fixup_f64), 0);
 }
 
-// f32, AVX-512.
-inline __m512 log_f32_avx512(__m512 x) noexcept {
+inline __m512d log_f64_avx512(__m512d x) noexcept { return log_f64_avx512_fix(x, log_f64_avx512_core(x)); }
+
+// f32, AVX-512, without the special-value fixup (as log_f64_avx512_core).
+inline __m512 log_f32_avx512_core(__m512 x) noexcept {
     const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
     const __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_src);
     const __m512 e = _mm512_sub_ps(_mm512_getexp_ps(x), _mm512_getexp_ps(m));
@@ -248,11 +254,20 @@ inline __m512 log_f32_avx512(__m512 x) noexcept {
     rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(0x1.55554p-2f));       // 0.33333301544189453125
     const __m512 w = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(-0.5f));
     const __m512 lo = _mm512_fmadd_ps(_mm512_mul_ps(t, t), w, lo1);
-    __m512 res = _mm512_add_ps(hi, lo);
+    return _mm512_add_ps(hi, lo);
+}
+
+inline __m512 log_f32_avx512_fix(__m512 x, __m512 res) noexcept {
     res = _mm512_fixupimm_ps(res, x, _mm512_set1_epi32(log_fixup_f32), 0);
     const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
     return _mm512_mask_mov_ps(res, nan, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
 }
+
+inline __m512 log_f32_avx512(__m512 x) noexcept { return log_f32_avx512_fix(x, log_f32_avx512_core(x)); }
+
+// vfpclass categories of the inputs whose log the fixup decides: QNaN, +0, -0,
+// +inf, -inf, negative finite, SNaN (everything but positive finite numbers).
+inline constexpr int log_special_classes = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x40 | 0x80;
 #endif  // __AVX512F__
 
 }  // namespace detail
@@ -280,6 +295,63 @@ inline xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, Arch> x) noexcep
 #endif
     {
         return detail::log_generic(x);
+    }
+}
+
+// Split form of log_kernel for loops that look for special inputs anyway (the ufunc
+// loop does, to report floating-point conditions):
+//   y = log_kernel_nofix(x);                       // special lanes may be garbage
+//   if (xsimd::any(log_special(x))) y = log_fix(x, y);
+// equals log_kernel(x) bit for bit. log_special(x) is true at least where x <= 0 (the
+// lanes that raise divide-by-zero / invalid); on AVX-512 (one vfpclass) also for +inf
+// and NaN, whose results the fixup decides. Elsewhere the kernel handles special
+// values itself and log_fix is the identity.
+template <class T, class Arch>
+inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<Arch>) {
+        if constexpr (sizeof(T) == 8) {
+            return detail::log_f64_avx512_core(x);
+        } else {
+            return detail::log_f32_avx512_core(x);
+        }
+    } else
+#endif
+    {
+        return detail::log_generic(x);
+    }
+}
+
+template <class T, class Arch>
+inline xsimd::batch_bool<T, Arch> log_special(xsimd::batch<T, Arch> x) noexcept {
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+    if constexpr (detail::is_avx512<Arch>) {
+        if constexpr (sizeof(T) == 8) {
+            return xsimd::batch_bool<T, Arch>(_mm512_fpclass_pd_mask(x, detail::log_special_classes));
+        } else {
+            return xsimd::batch_bool<T, Arch>(_mm512_fpclass_ps_mask(x, detail::log_special_classes));
+        }
+    } else
+#endif
+    {
+        return x <= xsimd::batch<T, Arch>(T(0));
+    }
+}
+
+template <class T, class Arch>
+inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Arch> y) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<Arch>) {
+        if constexpr (sizeof(T) == 8) {
+            return detail::log_f64_avx512_fix(x, y);
+        } else {
+            return detail::log_f32_avx512_fix(x, y);
+        }
+    } else
+#endif
+    {
+        (void)x;
+        return y;
     }
 }
 
