@@ -55,15 +55,12 @@ alignas(64) inline constexpr double atan_tab_lo[32] = {
 
 inline constexpr double pio2_hi = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145c07p-54;
 
-// atan(n / d) in [0, pi/2] for finite pairs n, d >= 0, not both zero.
+// atan(t) for a pair t in [0, 1]: c = j/16 nearest to t, atan(c) from the
+// table, atan u with u = (t - c) / (1 + t c) by its Taylor series.
 template <class A>
-NUMFUSE_ALWAYS_INLINE dd::pair<A> atan_ratio(const dd::pair<A>& n, const dd::pair<A>& d) noexcept {
+NUMFUSE_ALWAYS_INLINE dd::pair<A> atan_unit(const dd::pair<A>& t) noexcept {
     using B = xsimd::batch<double, A>;
     using I = xsimd::batch<std::int64_t, A>;
-    const auto swap = n.hi > d.hi;
-    const dd::pair<A> num{xsimd::select(swap, d.hi, n.hi), xsimd::select(swap, d.lo, n.lo)};
-    const dd::pair<A> den{xsimd::select(swap, n.hi, d.hi), xsimd::select(swap, n.lo, d.lo)};
-    const dd::pair<A> t = dd::div(num, den);  // in [0, 1]
     const B shifter(0x1.8p52);
     const B zj = dd::fmadd(t.hi, B(16.0), shifter);
     const B c = (zj - shifter) * B(0.0625);
@@ -74,15 +71,31 @@ NUMFUSE_ALWAYS_INLINE dd::pair<A> atan_ratio(const dd::pair<A>& n, const dd::pai
     const dd::pair<A> u = dd::div(un, ud);
     const B z = u.hi * u.hi;
     const B poly = dd::horner(z, -0x1.5555555555555p-2,  // -1/3
-                          0x1.999999999999ap-3,      // 1/5
-                          -0x1.2492492492492p-3,     // -1/7
-                          0x1.c71c71c71c71cp-4,      // 1/9
-                          -0x1.745d1745d1746p-4);    // -1/11
+                              0x1.999999999999ap-3,      // 1/5
+                              -0x1.2492492492492p-3,     // -1/7
+                              0x1.c71c71c71c71cp-4,      // 1/9
+                              -0x1.745d1745d1746p-4);    // -1/11
     const dd::pair<A> au = dd::fast_two_sum(u.hi, dd::fmadd(u.hi * z, poly, u.lo));
     const dd::pair<A> ac{dd::lookup32(atan_tab_hi, j), dd::lookup32(atan_tab_lo, j)};
-    const dd::pair<A> theta = dd::add(ac, au);
+    return dd::add(ac, au);
+}
+
+// pi/2 - theta where `swap` is set, theta elsewhere.
+template <class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> complement_if(const xsimd::batch_bool<double, A>& swap,
+                                                const dd::pair<A>& theta) noexcept {
+    using B = xsimd::batch<double, A>;
     const dd::pair<A> rest = dd::add(dd::pair<A>{B(pio2_hi), B(pio2_lo)}, dd::pair<A>{-theta.hi, -theta.lo});
     return {xsimd::select(swap, rest.hi, theta.hi), xsimd::select(swap, rest.lo, theta.lo)};
+}
+
+// atan(n / d) in [0, pi/2] for finite pairs n, d >= 0, not both zero.
+template <class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> atan_ratio(const dd::pair<A>& n, const dd::pair<A>& d) noexcept {
+    const auto swap = n.hi > d.hi;
+    const dd::pair<A> num{xsimd::select(swap, d.hi, n.hi), xsimd::select(swap, d.lo, n.lo)};
+    const dd::pair<A> den{xsimd::select(swap, n.hi, d.hi), xsimd::select(swap, n.lo, d.lo)};
+    return complement_if(swap, atan_unit(dd::div(num, den)));
 }
 
 // sqrt(1 - a^2) as a pair for a in [0, 1) (a = 1 lanes give garbage).
@@ -104,8 +117,22 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan_kernel(const xsimd::batch<dou
     const B a = xsimd::abs(x);
     const auto inf = a > B(0x1.0p60);  // atan = pi/2 - 1/|x| rounds to pi/2 (inf too)
     const B ac = xsimd::select(inf, B(1.0), a);
-    const dd::pair<A> t = detail::atan_ratio(dd::pair<A>{ac, B(0.0)}, dd::pair<A>{B(1.0), B(0.0)});
-    B res = xsimd::select(inf, B(detail::pio2_hi), t.hi + t.lo);
+    // t = |x| (|x| <= 1) or 1/|x| as a pair: y ~ 1/a, one Newton step, and the
+    // exact residual rho = 1 - th a gives tl = th rho.
+    const auto big = ac > B(1.0);
+    const B y = dd::reciprocal_approx(ac);
+    B th, tl;
+    if constexpr (detail::has_fma<A>) {
+        th = dd::fmadd(y, dd::fnmadd(y, ac, B(1.0)), y);
+        tl = th * dd::fnmadd(th, ac, B(1.0));
+    } else {
+        const dd::pair<A> p = dd::two_prod(y, ac);
+        th = y;  // the division's quotient: correctly rounded
+        tl = y * ((B(1.0) - p.hi) - p.lo);
+    }
+    const dd::pair<A> t{xsimd::select(big, th, ac), xsimd::select(big, tl, B(0.0))};
+    const dd::pair<A> r = detail::complement_if(big, detail::atan_unit(t));
+    B res = xsimd::select(inf, B(detail::pio2_hi), r.hi + r.lo);
     res = xsimd::copysign(res, x);
     res = xsimd::select(a < B(0x1.0p-27), x, res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
