@@ -210,10 +210,27 @@ NUMFUSE_ALWAYS_INLINE pair<A> div(const pair<A>& x, const pair<A>& y) noexcept {
 // sqrt(x) for x.hi > 0 (the caller selects the x == 0 lanes away).
 template <class A>
 NUMFUSE_ALWAYS_INLINE pair<A> sqrt(const pair<A>& x) noexcept {
-    const bd<A> s = xsimd::sqrt(x.hi);
-    const pair<A> p = two_prod(s, s);
-    const bd<A> r = ((x.hi - p.hi) - p.lo + x.lo) / (s + s);
-    return fast_two_sum(s, r);
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        // No vsqrtpd / vdivpd (slow): y ~ 1/sqrt(x) from rsqrt14 and two Newton
+        // steps (~2^-50), s = x y, then the exact residual x - s^2 corrects s
+        // to a pair (the correction is first order in s's error).
+        const __m512d xh = x.hi, half = _mm512_set1_pd(0.5), three_halves = _mm512_set1_pd(1.5);
+        __m512d y = _mm512_rsqrt14_pd(xh);
+        const __m512d hx = _mm512_mul_pd(half, xh);
+        y = _mm512_mul_pd(y, _mm512_fnmadd_pd(hx, _mm512_mul_pd(y, y), three_halves));
+        y = _mm512_mul_pd(y, _mm512_fnmadd_pd(hx, _mm512_mul_pd(y, y), three_halves));
+        const __m512d s = _mm512_mul_pd(xh, y);
+        const __m512d e = _mm512_add_pd(_mm512_fnmadd_pd(s, s, xh), x.lo);  // x - s^2
+        return fast_two_sum(bd<A>(s), bd<A>(_mm512_mul_pd(_mm512_mul_pd(e, half), y)));
+    } else
+#endif
+    {
+        const bd<A> s = xsimd::sqrt(x.hi);
+        const pair<A> p = two_prod(s, s);
+        const bd<A> r = ((x.hi - p.hi) - p.lo + x.lo) / (s + s);
+        return fast_two_sum(s, r);
+    }
 }
 
 // Lanes where `use` is set get scalar_fn(x[k]) instead of result[k]: the

@@ -180,7 +180,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(const xsimd::batch<do
     const auto huge = x > B(0x1.0p28);
     const B xm = xsimd::min(xsimd::max(x, B(1.0)), B(0x1.0p28));
     const dd::pair<A> q = dd::add(dd::two_prod(xm, xm), B(-1.0));
-    const dd::pair<A> sq = dd::sqrt(dd::pair<A>{xsimd::max(q.hi, B(0x1.0p-1000)), q.lo});
+    const dd::pair<A> sq = dd::sqrt(dd::pair<A>{xsimd::max(q.hi, B(0x1.0p-60)), q.lo});
     const dd::pair<A> w = dd::add(sq, xm);
     dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
     B res = l.hi + l.lo;
