@@ -431,7 +431,7 @@ struct Invert {
         template <class B>                                                         \
         static B batch(const B& a) noexcept { return batch_fn(a); }                \
     };
-#define NUMFUSE_EXPR_MATH64(Name, std_fn, batch_fn)                                \
+#define NUMFUSE_EXPR_MATH64(Name, std_fn, batch_fn, f32_fn)                        \
     struct Name {                                                                  \
         static constexpr bool vectorized = true;                                   \
         static constexpr bool f32_via_f64 = true;                                  \
@@ -439,20 +439,27 @@ struct Invert {
         static R apply(T a) noexcept { return std::std_fn(a); }                    \
         template <class B>                                                         \
         static B batch(const B& a) noexcept { return batch_fn(a); }                \
+        template <class B>                                                         \
+        static B batch_for_f32(const B& a) noexcept { return f32_fn(a); }          \
     };
+// float32 through float64 needs only ~2^-40 relative accuracy in float64: the
+// second kernel of each row is what float32 uses -- xsimd's float64 functions
+// (2-3 float64 ULP, far below a float32 half-ulp; the accuracy test checks
+// every float32 op, huge trig arguments included) where those are right for
+// every float32 input, numfuse's own otherwise.
 NUMFUSE_EXPR_MATH(Sqrt, sqrt, xsimd::sqrt)
-NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel)
-NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel)
-NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel)
-NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel)
-NUMFUSE_EXPR_MATH64(Arccos, acos, kernels::acos_kernel)
-NUMFUSE_EXPR_MATH64(Arctan, atan, kernels::atan_kernel)
-NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel)
-NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel)
-NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel)
-NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel)
-NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel)
-NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel)
+NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel, xsimd::sin)
+NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel, xsimd::cos)
+NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan)
+NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel, xsimd::asin)
+NUMFUSE_EXPR_MATH64(Arccos, acos, kernels::acos_kernel, xsimd::acos)
+NUMFUSE_EXPR_MATH64(Arctan, atan, kernels::atan_kernel, xsimd::atan)
+NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel, xsimd::sinh)
+NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel, xsimd::cosh)
+NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, xsimd::tanh)
+NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel, xsimd::asinh)
+NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel, kernels::acosh_kernel)
+NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel, xsimd::atanh)
 NUMFUSE_EXPR_MATH(Exp, exp, kernels::exp_kernel)
 NUMFUSE_EXPR_MATH(Log, log, kernels::log_kernel)
 NUMFUSE_EXPR_MATH(Ceil, ceil, xsimd::ceil)
@@ -476,6 +483,10 @@ struct Erfc {
     static R apply(T a) noexcept {
         if constexpr (std::is_same_v<T, double>) return a <= 0.47 ? std::erfc(a) : erfc_upper(a);
         else return std::erfc(a);
+    }
+    template <class B>
+    static B batch_for_f32(const B& a) noexcept {  // glibc's double erfc: 2.7 ULP of float64
+        return kernels::dd::scalar_lanes(a == a | !(a == a), a, a, [](double v) { return std::erfc(v); });
     }
     template <class B>
     static B batch(const B& a) noexcept {
@@ -511,6 +522,10 @@ struct Log1p {
     }
     template <class B>
     static B batch(const B& a) noexcept { return kernels::log1p_kernel(a); }
+    template <class B>
+    static B batch_for_f32(const B& a) noexcept {  // xsimd's log1p(-0) is +0
+        return xsimd::select(a == B(0.0), a, xsimd::log1p(a));
+    }
 };
 
 struct Expm1 {
@@ -545,6 +560,8 @@ struct Log2 {
     }
     template <class B>
     static B batch(const B& a) noexcept { return kernels::log2_kernel(a); }
+    template <class B>
+    static B batch_for_f32(const B& a) noexcept { return xsimd::log2(a); }
 };
 
 struct Log10 {
@@ -554,6 +571,8 @@ struct Log10 {
     static R apply(T a) noexcept { return std::log10(a); }
     template <class B>
     static B batch(const B& a) noexcept { return kernels::log10_kernel(a); }
+    template <class B>
+    static B batch_for_f32(const B& a) noexcept { return xsimd::log10(a); }
 };
 
 // scipy.special.expit (kernels/hyperbolic.hpp: 1 / (1 + e^-x), e^x / (1 + e^x)
@@ -569,6 +588,12 @@ struct Expit {
     }
     template <class B>
     static B batch(const B& a) noexcept { return kernels::expit_kernel(a); }
+    template <class B>
+    static B batch_for_f32(const B& a) noexcept {  // float64 without pairs suffices
+        using T = typename B::value_type;
+        const B e = kernels::exp_kernel(-xsimd::abs(a));
+        return xsimd::select(a >= B(T(0)), B(T(1)) / (B(T(1)) + e), e / (B(T(1)) + e));
+    }
 };
 
 // np.round(x) with decimals=0: round half to even.
@@ -734,6 +759,11 @@ struct has_batch : std::false_type {};
 template <class F>
 struct has_batch<F, std::void_t<decltype(F::vectorized)>> : std::bool_constant<F::vectorized> {};
 template <class F, class = void>
+struct has_batch_for_f32 : std::false_type {};
+template <class F>
+struct has_batch_for_f32<F, std::void_t<decltype(&F::template batch_for_f32<xsimd::batch<double>>)>>
+    : std::true_type {};
+template <class F, class = void>
 struct computes_f32_in_f64 : std::false_type {};
 template <class F>
 struct computes_f32_in_f64<F, std::void_t<decltype(F::f32_via_f64)>> : std::bool_constant<F::f32_via_f64> {};
@@ -757,7 +787,9 @@ void f32_through_f64(float* out, const float* a, const float* b, std::size_t n) 
             const std::size_t padded = (m + V::size - 1) / V::size * V::size;
             for (std::size_t j = m; j < padded; ++j) xa[j] = xb[j] = 1.0;
             for (std::size_t j = 0; j < padded; j += V::size) {
-                if constexpr (arity == 1) {
+                if constexpr (arity == 1 && has_batch_for_f32<F>::value) {
+                    F::batch_for_f32(V::load_aligned(xa + j)).store_aligned(xa + j);
+                } else if constexpr (arity == 1) {
                     F::batch(V::load_aligned(xa + j)).store_aligned(xa + j);
                 } else {
                     F::batch(V::load_aligned(xa + j), V::load_aligned(xb + j)).store_aligned(xa + j);
