@@ -438,7 +438,9 @@ struct Invert {
         template <class R, class T>                                                \
         static R apply(T a) noexcept { return std::std_fn(a); }                    \
         template <class B>                                                         \
-        static B batch(const B& a) noexcept { return batch_fn(a); }                \
+        static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {                \
+            return batch_fn(a);                                                    \
+        }                                                                          \
         template <class B>                                                         \
         static B batch_for_f32(const B& a) noexcept { return f32_fn(a); }          \
     };
