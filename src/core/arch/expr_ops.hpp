@@ -345,7 +345,9 @@ struct Logaddexp {
     static constexpr bool vectorized = true;
     static constexpr bool f32_via_f64 = true;
     template <class B>
-    static B batch(const B& x, const B& y) noexcept { return kernels::logaddexp_kernel(x, y); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& x, const B& y) noexcept {
+        return kernels::logaddexp_kernel(x, y);
+    }
     template <class R, class T>
     static R apply(T x, T y) noexcept {
         if (x == y) return x + T(0.693147180559945309417232121458176568L);
@@ -504,7 +506,7 @@ struct Erf {
     template <class R, class T>
     static R apply(T a) noexcept { return std::erf(a); }
     template <class B>
-    static B batch(const B& a) noexcept { return kernels::erf_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::erf_kernel(a); }
 };
 
 // NumPy's complex log1p / expm1 / log2 / log10 formulas; the real ones
@@ -523,7 +525,7 @@ struct Log1p {
         }
     }
     template <class B>
-    static B batch(const B& a) noexcept { return kernels::log1p_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::log1p_kernel(a); }
     template <class B>
     static B batch_for_f32(const B& a) noexcept {  // xsimd's log1p(-0) is +0
         return xsimd::select(a == B(0.0), a, xsimd::log1p(a));
@@ -545,7 +547,7 @@ struct Expm1 {
         }
     }
     template <class B>
-    static B batch(const B& a) noexcept { return kernels::expm1_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::expm1_kernel(a); }
 };
 
 struct Log2 {
@@ -561,7 +563,7 @@ struct Log2 {
         }
     }
     template <class B>
-    static B batch(const B& a) noexcept { return kernels::log2_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::log2_kernel(a); }
     template <class B>
     static B batch_for_f32(const B& a) noexcept { return xsimd::log2(a); }
 };
@@ -572,7 +574,7 @@ struct Log10 {
     template <class R, class T>
     static R apply(T a) noexcept { return std::log10(a); }
     template <class B>
-    static B batch(const B& a) noexcept { return kernels::log10_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::log10_kernel(a); }
     template <class B>
     static B batch_for_f32(const B& a) noexcept { return xsimd::log10(a); }
 };
@@ -589,7 +591,7 @@ struct Expit {
         return e / (T(1) + e);
     }
     template <class B>
-    static B batch(const B& a) noexcept { return kernels::expit_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::expit_kernel(a); }
     template <class B>
     static B batch_for_f32(const B& a) noexcept {  // float64 without pairs suffices
         using T = typename B::value_type;
