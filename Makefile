@@ -13,7 +13,7 @@ CPP_BUILD := build/cpp
 APT_PACKAGES := libxsimd-dev libgtest-dev libbenchmark-dev
 SOURCES := $(shell find src python -type f -not -name '*.pyc' 2>/dev/null) CMakeLists.txt pyproject.toml
 
-.PHONY: demo test test-slow fuzz fuzz-smoke pytest cpp-test bench bench-cpp install system-deps clean
+.PHONY: demo test test-slow fuzz fuzz-smoke sanitize sanitize-threads pytest cpp-test bench bench-cpp install system-deps clean
 
 demo: install
 	$(VPY) benchmarks/python/compare.py --quick
@@ -43,6 +43,33 @@ fuzz-smoke: install
 fuzz: install
 	@mkdir -p $(FUZZ_DIR)/corpus
 	$(VPY) tests/fuzz/fuzz_evaluate.py $(FUZZ_FLAGS) -max_total_time=$(FUZZ_TIME) $(FUZZ_DIR)/corpus
+
+# Sanitizers (tests/sanitizers/README.md explains the options): `make sanitize` runs
+# the pytest suite against an ASan+UBSan build of _core, `make sanitize-threads` the
+# threading tests against a TSan build. Both take several minutes.
+SAN_CMAKE = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	-DNUMFUSE_CUDA=OFF -DPython_EXECUTABLE=$(CURDIR)/$(VPY) \
+	-Dpybind11_DIR="$$($(VPY) -m pybind11 --cmakedir)"
+# The package as a plain folder: python/numfuse plus the sanitized _core.
+san_package = rm -rf $(1)/pkg && mkdir -p $(1)/pkg/numfuse && cp -r python/numfuse/. $(1)/pkg/numfuse/ \
+	&& rm -f $(1)/pkg/numfuse/*.so && cp $(1)/_core*.so $(1)/pkg/numfuse/
+THREAD_TESTS := tests/test_concurrency.py tests/test_evaluate_threads.py tests/test_threadpool.py
+
+sanitize: system-deps $(STAMPS)/venv
+	$(SAN_CMAKE) -B build/asan -DNUMFUSE_SANITIZE=address,undefined
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build build/asan --target _core
+	$(call san_package,build/asan)
+	LD_PRELOAD="$$($(CXX) -print-file-name=libasan.so) $$($(CXX) -print-file-name=libstdc++.so)" PYTHONMALLOC=malloc \
+	    ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    PYTHONPATH=build/asan/pkg $(VPY) -m pytest tests -m "not slow" -p no:cacheprovider
+
+sanitize-threads: system-deps $(STAMPS)/venv
+	$(SAN_CMAKE) -B build/tsan -DNUMFUSE_SANITIZE=thread
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build build/tsan --target _core
+	$(call san_package,build/tsan)
+	LD_PRELOAD="$$($(CXX) -print-file-name=libtsan.so)" OMP_NUM_THREADS=1 \
+	    TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/sanitizers/tsan.supp" \
+	    PYTHONPATH=build/tsan/pkg $(VPY) -m pytest $(THREAD_TESTS) -p no:cacheprovider
 
 cpp-test: system-deps $(STAMPS)/venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(CPP_BUILD) -G Ninja \
