@@ -51,6 +51,7 @@ __all__ = [
     "erf",
     "evaluate",
     "exp",
+    "jit_status",
     "log",
     "log_softmax",
     "logsumexp",
@@ -623,20 +624,77 @@ def _evaluate_inputs(ex, local_dict, global_dict, frame_depth, view_of):
     return names, types, weak, arrays, bits, views
 
 
+def _nvrtc_candidates() -> list[str]:
+    """NVRTC libraries to try, most specific first: $NUMFUSE_NVRTC, the nvidia-cuda-nvrtc
+    wheels (what torch and CuPy install), then the CUDA toolkit ($CUDA_HOME, /usr/local/cuda).
+    """
+    import glob
+    import os
+
+    found = []
+    if os.environ.get("NUMFUSE_NVRTC"):
+        found.append(os.environ["NUMFUSE_NVRTC"])
+    for base in sys.path:
+        for pattern in ("nvidia/cu13/lib/libnvrtc.so.*", "nvidia/cuda_nvrtc/lib/libnvrtc.so.*"):
+            found.extend(sorted(glob.glob(os.path.join(base or ".", pattern)), reverse=True))
+    for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
+        if root:
+            found.extend(sorted(glob.glob(os.path.join(root, "lib64", "libnvrtc.so.*")), reverse=True))
+    # the builtins library sits next to libnvrtc and is loaded by it
+    return [p for p in dict.fromkeys(found) if "builtins" not in os.path.basename(p)]
+
+
+_nvrtc_set = False
+
+
+def jit_status() -> dict:
+    """The GPU evaluate compiler (NVRTC): whether it is loaded, its cache and errors."""
+    lib = _require("jit_status")
+    _set_nvrtc_candidates(lib)
+    return dict(lib.jit_status())
+
+
+def _set_nvrtc_candidates(lib) -> None:
+    global _nvrtc_set
+    if not _nvrtc_set:
+        lib.set_nvrtc_candidates(_nvrtc_candidates())
+        _nvrtc_set = True
+
+
 def evaluate(
-    ex, local_dict=None, global_dict=None, out=None, *, device=None, stream=None, _frame_depth=1
+    ex,
+    local_dict=None,
+    global_dict=None,
+    out=None,
+    *,
+    device=None,
+    stream=None,
+    engine="auto",
+    _frame_depth=1,
 ):
     """numfuse.evaluate's expression language, run as one fused kernel on the GPU.
 
     The expression is compiled by the same compiler as numfuse.evaluate (same type
-    rules, common-subexpression elimination) and its bytecode interpreted on the
-    device: one pass over the inputs, no temporaries in device memory. Array inputs
-    must be C-contiguous device arrays of one shape (no broadcasting on the GPU yet)
-    of dtype bool, int32, int64, float32 or float64; Python and NumPy scalars are
-    fine. Reductions (sum, ..., logsumexp inside the expression) and complex
-    numbers raise NotImplementedError.
+    rules, common-subexpression elimination) into one kernel: one pass over the
+    inputs, no temporaries in device memory. Array inputs must be C-contiguous
+    device arrays of one shape (no broadcasting on the GPU yet) of dtype bool,
+    int32, int64, float32 or float64; Python and NumPy scalars are fine.
+    Reductions (sum, ..., logsumexp inside the expression) and complex numbers
+    raise NotImplementedError.
+
+    engine: 'auto' (default) compiles each distinct program to CUDA code with NVRTC
+    the first time it is seen (about 0.1-0.5 s, then cached for the process) and runs
+    it at memory speed; where NVRTC is missing (or NUMFUSE_CUDA_JIT=0) it runs the
+    bytecode interpreter kernel instead, which gives the same bits, slower.
+    'compiled' raises RuntimeError instead of falling back; 'interpreter' never
+    compiles. ``numfuse.cuda.jit_status()`` tells which is available.
     """
     lib = _require("evaluate")
+    if engine not in ("auto", "compiled", "interpreter"):
+        raise ValueError(
+            f"numfuse.cuda.evaluate: engine must be 'auto', 'compiled' or 'interpreter', got {engine!r}"
+        )
+    _set_nvrtc_candidates(lib)
 
     def view_of(name, value):
         return _view(value, "evaluate", device, stream, role=f"'{name}'")
@@ -650,7 +708,7 @@ def evaluate(
         out, first, first.shape, _DTYPE_OF_LETTER[letter], "evaluate", stream
     )
     n = math.prod(first.shape)
-    lib.evaluate(ex, names, types, weak, arrays, bits, ptr, n, first.stream, first.device)
+    lib.evaluate(ex, names, types, weak, arrays, bits, ptr, n, first.stream, first.device, engine)
     return finish()
 
 

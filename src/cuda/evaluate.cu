@@ -16,6 +16,9 @@
 #include <cstdint>
 #include <type_traits>
 
+// erf reads its coefficient rows from a per-block shared-memory copy
+// (device_math/erf.hpp); program_kernel fills it first.
+#define NUMFUSE_DM_ERF_SHARED 1
 #include "launch.hpp"
 #include "vm_exec.hpp"
 
@@ -25,6 +28,7 @@ namespace {
 constexpr int block_threads = 256;
 
 __global__ void __launch_bounds__(block_threads) program_kernel(const Program p, void* out, std::int64_t n) {
+    numfuse::device_math::erf_rows_to_shared();
     Reg r[max_registers];
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads;
     for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x; i < n; i += stride) {

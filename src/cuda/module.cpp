@@ -18,6 +18,7 @@
 #include <string>
 
 #include "device_math/device_math.hpp"
+#include "jit.hpp"
 #include "launch.hpp"
 #include "program.hpp"
 #include "reduce_host.hpp"
@@ -356,17 +357,92 @@ PYBIND11_MODULE(_cuda, m) {
         [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
            const std::vector<bool>& weak, const std::vector<std::uintptr_t>& arrays,
            const std::vector<std::uint64_t>& scalar_bits, std::uintptr_t out, std::int64_t n, std::uintptr_t stream,
-           int device) {
+           int device, const std::string& engine) -> std::string {
             const auto plan = plan_for(text, names, types, weak);
             if (arrays.size() != names.size() || scalar_bits.size() != names.size()) {
                 throw py::value_error("numfuse.cuda: one array pointer and one scalar per input expected");
             }
+            if (engine != "auto" && engine != "compiled" && engine != "interpreter") {
+                throw py::value_error("numfuse.cuda.evaluate: engine must be 'auto', 'compiled' or 'interpreter'");
+            }
             const vm::Program program = vm::build_program(*plan, arrays, scalar_bits);
             const DeviceGuard guard(device);
+            if (engine != "interpreter") {
+                int error = 0;
+                bool ran = false;
+                {
+                    py::gil_scoped_release release;  // a first call compiles (NVRTC, ~0.1-1 s)
+                    ran = jit::launch(program, reinterpret_cast<void*>(out), n, stream, &error);
+                }
+                if (ran) {
+                    check(error, "evaluate kernel launch (compiled)");
+                    return "compiled";
+                }
+                if (engine == "compiled") {
+                    const jit::Status st = jit::status();
+                    throw std::runtime_error("numfuse.cuda.evaluate: the program could not be compiled: " +
+                                             (st.loaded ? st.last_error : st.load_error));
+                }
+            }
             check(vm::launch_program(program, reinterpret_cast<void*>(out), n, stream), "evaluate kernel launch");
+            return "interpreter";
         },
         py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"), py::arg("arrays"),
-        py::arg("scalar_bits"), py::arg("out"), py::arg("n"), py::arg("stream"), py::arg("device"));
+        py::arg("scalar_bits"), py::arg("out"), py::arg("n"), py::arg("stream"), py::arg("device"),
+        py::arg("engine") = "auto",
+        "Runs the program on the device; returns which engine ran it ('compiled' or 'interpreter').");
+
+    m.def(
+        "jit_source",
+        [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
+           const std::vector<bool>& weak) {
+            const auto plan = plan_for(text, names, types, weak);
+            const std::vector<std::uintptr_t> arrays(names.size(), 1);
+            const std::vector<std::uint64_t> bits(names.size(), 0);
+            return jit::source_for(vm::build_program(*plan, arrays, bits));
+        },
+        py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"),
+        "The CUDA C++ source that the run-time compiler gets for this expression (all inputs arrays).");
+
+    m.def(
+        "jit_compile_check",
+        [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
+           const std::vector<bool>& weak, int arch, bool cubin) {
+            const auto plan = plan_for(text, names, types, weak);
+            const std::vector<std::uintptr_t> arrays(names.size(), 1);
+            const std::vector<std::uint64_t> bits(names.size(), 0);
+            const vm::Program program = vm::build_program(*plan, arrays, bits);
+            std::string error;
+            std::size_t size = 0;
+            {
+                py::gil_scoped_release release;
+                size = jit::compile_check(program, arch, cubin, &error);
+            }
+            return py::make_tuple(size, error);
+        },
+        py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"), py::arg("arch"), py::arg("cubin") = true,
+        "Compiles the expression's kernel with NVRTC for compute capability `arch` without a GPU: (image size, error).");
+
+    m.def("set_nvrtc_candidates", &jit::set_nvrtc_candidates, py::arg("paths"),
+          "NVRTC libraries to try (before libnvrtc.so.13/.12) when the first program is compiled.");
+
+    m.def(
+        "jit_status",
+        [] {
+            const jit::Status st = jit::status();
+            py::dict d;
+            d["enabled"] = st.enabled;
+            d["loaded"] = st.loaded;
+            d["library"] = st.library;
+            d["nvrtc_version"] = py::make_tuple(st.version_major, st.version_minor);
+            d["load_error"] = st.load_error;
+            d["kernels"] = st.kernels;
+            d["failures"] = st.failures;
+            d["last_error"] = st.last_error;
+            d["compile_seconds"] = st.compile_seconds;
+            return d;
+        },
+        "The run-time compiler of evaluate programs: whether NVRTC is loaded, cache size, errors.");
 
     m.def(
         "evaluate_host",

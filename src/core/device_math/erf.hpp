@@ -36,17 +36,34 @@ inline constexpr double rows_f32_host[16][f32_width] = NUMFUSE_DM_ERF_F32_ROWS;
 // different intervals, which the constant cache would serialise.
 static __device__ const double rows_f64_dev[16][f64_width] = NUMFUSE_DM_ERF_F64_ROWS;
 static __device__ const double rows_f32_dev[16][f32_width] = NUMFUSE_DM_ERF_F32_ROWS;
+#if defined(NUMFUSE_DM_ERF_SHARED)
+// With NUMFUSE_DM_ERF_SHARED defined, a translation unit reads the rows from a
+// per-block copy in shared memory instead: a warp's lanes hit up to 16 different
+// rows, which in global memory costs one L1 wavefront per row and load (measured
+// on an H100: erf at 26-66 % of the copy bandwidth); in shared memory the rows are
+// padded to an odd number of doubles, so 16 different rows fall in 16 different
+// banks. Every kernel of such a unit that calls erf must first run
+// erf_rows_to_shared() with all threads of its block.
+constexpr int f64_pitch = f64_width | 1;
+constexpr int f32_pitch = f32_width | 1;
+static __shared__ double rows_f64_sh[16 * f64_pitch];
+static __shared__ double rows_f32_sh[16 * f32_pitch];
+#endif
 #endif
 
 NUMFUSE_HD inline const double* row_f64(unsigned k) noexcept {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && defined(NUMFUSE_DM_ERF_SHARED)
+    return rows_f64_sh + k * f64_pitch;
+#elif defined(__CUDA_ARCH__)
     return rows_f64_dev[k];
 #else
     return rows_f64_host[k];
 #endif
 }
 NUMFUSE_HD inline const double* row_f32(unsigned k) noexcept {
-#if defined(__CUDA_ARCH__)
+#if defined(__CUDA_ARCH__) && defined(NUMFUSE_DM_ERF_SHARED)
+    return rows_f32_sh + k * f32_pitch;
+#elif defined(__CUDA_ARCH__)
     return rows_f32_dev[k];
 #else
     return rows_f32_host[k];
@@ -113,6 +130,21 @@ NUMFUSE_HD inline double with_sign_of(double y, double x) noexcept {
 }
 
 }  // namespace erf_detail
+
+#if defined(__CUDACC__) && defined(NUMFUSE_DM_ERF_SHARED)
+// Fills the block's shared copy of the erf rows (all threads of the block must call
+// it, before any erf_scalar); ends with a barrier.
+__device__ inline void erf_rows_to_shared() noexcept {
+    using namespace erf_detail;
+    for (unsigned j = threadIdx.x; j < 16u * f64_width; j += blockDim.x) {
+        rows_f64_sh[(j / f64_width) * f64_pitch + j % f64_width] = rows_f64_dev[j / f64_width][j % f64_width];
+    }
+    for (unsigned j = threadIdx.x; j < 16u * f32_width; j += blockDim.x) {
+        rows_f32_sh[(j / f32_width) * f32_pitch + j % f32_width] = rows_f32_dev[j / f32_width][j % f32_width];
+    }
+    __syncthreads();
+}
+#endif
 
 // erf(x), f64. Max error <= 1 ULP; all inputs; specials as SciPy.
 NUMFUSE_HD inline double erf_scalar(double x) noexcept {
