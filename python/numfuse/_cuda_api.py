@@ -125,11 +125,17 @@ def _require(fn: str):
     return _cuda
 
 
+_device_seen = False  # a device once usable stays so: skip the runtime query on every call
+
+
 def _require_device(fn: str):
     """The extension, when a CUDA device is usable; RuntimeError saying why not otherwise."""
+    global _device_seen
     lib = _require(fn)
-    if lib.device_count() == 0:
-        raise RuntimeError(f"numfuse.cuda.{fn}: no usable CUDA device ({status()})")
+    if not _device_seen:
+        if lib.device_count() == 0:
+            raise RuntimeError(f"numfuse.cuda.{fn}: no usable CUDA device ({status()})")
+        _device_seen = True
     return lib
 
 

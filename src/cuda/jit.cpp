@@ -238,22 +238,27 @@ std::string source_for(const vm::Program& p) {
          "extern \"C\" __global__ void __launch_bounds__(256) nf_program(const NfArgs args, void* out, long long n) {\n";
     if (uses_erf(p)) s += "    numfuse::device_math::erf_rows_to_shared();\n";
     const std::string regs = S(p.nregs > 0 ? p.nregs : 1);
-    // Four elements per thread and step, all loads first: more bytes in flight. An
-    // output that aliases an input (out=x) is still read before it is written at
-    // every index, as in the interpreter.
-    s += "    const long long stride = static_cast<long long>(gridDim.x) * 256;\n"
-         "    long long i = static_cast<long long>(blockIdx.x) * 256 + threadIdx.x;\n"
-         "    for (; i + 3 * stride < n; i += 4 * stride) {\n"
-         "        nfv::Reg r0[" + regs + "], r1[" + regs + "], r2[" + regs + "], r3[" + regs + "];\n"
-         "        nf_load(r0, args, i); nf_load(r1, args, i + stride);\n"
-         "        nf_load(r2, args, i + 2 * stride); nf_load(r3, args, i + 3 * stride);\n"
-         "        nf_run(r0, out, i); nf_run(r1, out, i + stride);\n"
-         "        nf_run(r2, out, i + 2 * stride); nf_run(r3, out, i + 3 * stride);\n"
-         "    }\n"
-         "    for (; i < n; i += stride) {\n"
-         "        nfv::Reg r0[" + regs + "];\n"
-         "        nf_load(r0, args, i);\n"
-         "        nf_run(r0, out, i);\n"
+    // Tiles of 1024 elements per block, four per thread (coalesced: u * 256 apart),
+    // all loads first, one tile per block in the usual case (a grid as large as the
+    // array: on an H100 this ran at the copy's speed where a grid-stride loop over a
+    // 4096-block grid did not). An output that aliases an input (out=x) is still read
+    // before it is written at every index, as in the interpreter.
+    s += "    const long long tiles = (n + 1023) / 1024;\n"
+         "    for (long long t = blockIdx.x; t < tiles; t += gridDim.x) {\n"
+         "        const long long i = t * 1024 + threadIdx.x;\n"
+         "        if (i + 768 < n) {\n"
+         "            nfv::Reg r0[" + regs + "], r1[" + regs + "], r2[" + regs + "], r3[" + regs + "];\n"
+         "            nf_load(r0, args, i); nf_load(r1, args, i + 256);\n"
+         "            nf_load(r2, args, i + 512); nf_load(r3, args, i + 768);\n"
+         "            nf_run(r0, out, i); nf_run(r1, out, i + 256);\n"
+         "            nf_run(r2, out, i + 512); nf_run(r3, out, i + 768);\n"
+         "        } else {\n"
+         "            for (long long k = i; k < n && k < t * 1024 + 1024; k += 256) {\n"
+         "                nfv::Reg r0[" + regs + "];\n"
+         "                nf_load(r0, args, k);\n"
+         "                nf_run(r0, out, k);\n"
+         "            }\n"
+         "        }\n"
          "    }\n"
          "}\n";
     return s;
@@ -394,8 +399,8 @@ bool launch(const vm::Program& p, void* out, std::int64_t n, std::uintptr_t stre
     for (int r = 0; r < vm::max_registers; ++r) args.bits[r] = p.const_bits[r];
     long long count = n;
     void* params[] = {&args, &out, &count};
-    const std::int64_t blocks = (n + 1023) / 1024;  // about four elements per thread
-    const unsigned grid = static_cast<unsigned>(blocks < 4096 ? blocks : 4096);
+    const std::int64_t tiles = (n + 1023) / 1024;  // one 1024-element tile per block
+    const unsigned grid = static_cast<unsigned>(tiles < 0x7fffffff ? tiles : 0x7fffffff);
     const cudaError_t e = cudaLaunchKernel(reinterpret_cast<const void*>(kernel), dim3(grid), dim3(256), params, 0,
                                            reinterpret_cast<cudaStream_t>(stream));
     *error = static_cast<int>(e);

@@ -49,10 +49,8 @@ __device__ __forceinline__ T apply(T x) {
 // read before it is written, by the same thread.
 //
 // Memory access: 16-byte vectors (float4 / double2) when both pointers are 16-byte
-// aligned, two vectors in flight per thread and step, so that a grid of a few
-// thousand blocks keeps enough bytes in flight to approach the copy bandwidth
-// (scalar loads reached 86-90 % of it on an H100, torch's vectorised kernels ~100 %).
-// Misaligned arrays take the scalar kernel below.
+// aligned (scalar loads reached 86-90 % of the copy bandwidth on an H100);
+// misaligned arrays take the scalar kernel below.
 template <class T>
 struct Vec16;
 template <>
@@ -75,22 +73,40 @@ __device__ __forceinline__ V apply_vec(V v) {
     }
 }
 
+// Vectors per thread: exp 1; log 2 (its float64 division is long: two independent
+// ones overlap); erf 4 (amortises filling the shared rows).
+__host__ __device__ constexpr int unroll_of(UnaryOp op) { return op == UnaryOp::erf ? 4 : (op == UnaryOp::log ? 2 : 1); }
+
+// Each block takes tiles of U * block_threads vectors (loads first, then results),
+// one tile per block in the usual case: a grid as large as the array, as torch's
+// element-wise kernels use. Measured on an H100 (1e8 elements, exp): this layout
+// ran at the copy's speed (f32 0.271 ms vs a 0.273 ms cudaMemcpy, f64 0.535 vs
+// 0.539) where a 4096-block grid-stride loop took 0.285 / 0.566.
 template <class T, UnaryOp Op>
 __global__ void __launch_bounds__(block_threads) unary_vec_kernel(const T* x, T* y, std::int64_t n) {
     if constexpr (Op == UnaryOp::erf) dm::erf_rows_to_shared();
     using V = typename Vec16<T>::type;
     constexpr int W = Vec16<T>::width;
+    constexpr int U = unroll_of(Op);
+    constexpr std::int64_t tile = std::int64_t{U} * block_threads;
     const std::int64_t nv = n / W;
     const V* xv = reinterpret_cast<const V*>(x);
     V* yv = reinterpret_cast<V*>(y);
-    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads;
-    std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
-    for (; i + stride < nv; i += 2 * stride) {
-        const V a0 = xv[i], a1 = xv[i + stride];
-        yv[i] = apply_vec<T, Op>(a0);
-        yv[i + stride] = apply_vec<T, Op>(a1);
+    const std::int64_t tiles = (nv + tile - 1) / tile;
+    for (std::int64_t t = blockIdx.x; t < tiles; t += gridDim.x) {
+        const std::int64_t b = t * tile + threadIdx.x;
+        if (b + (U - 1) * block_threads < nv) {
+            V a[U];
+#pragma unroll
+            for (int u = 0; u < U; ++u) a[u] = xv[b + u * block_threads];
+#pragma unroll
+            for (int u = 0; u < U; ++u) yv[b + u * block_threads] = apply_vec<T, Op>(a[u]);
+        } else {
+            for (int u = 0; u < U; ++u) {
+                if (b + u * block_threads < nv) yv[b + u * block_threads] = apply_vec<T, Op>(xv[b + u * block_threads]);
+            }
+        }
     }
-    for (; i < nv; i += stride) yv[i] = apply_vec<T, Op>(xv[i]);
     // The last n % W elements: the first threads of block 0.
     if (blockIdx.x == 0 && threadIdx.x < n - nv * W) {
         const std::int64_t k = nv * W + threadIdx.x;
@@ -117,7 +133,10 @@ template <class T, UnaryOp Op>
 void unary_launch(const T* x, T* y, std::int64_t n, cudaStream_t stream) {
     const bool aligned = ((reinterpret_cast<std::uintptr_t>(x) | reinterpret_cast<std::uintptr_t>(y)) & 15u) == 0;
     if (aligned && n >= 4 * Vec16<T>::width) {
-        unary_vec_kernel<T, Op><<<grid_for(n / Vec16<T>::width), block_threads, 0, stream>>>(x, y, n);
+        const std::int64_t tile = unroll_of(Op) * std::int64_t{block_threads};
+        const std::int64_t tiles = (n / Vec16<T>::width + tile - 1) / tile;
+        const unsigned grid = static_cast<unsigned>(tiles < 0x7fffffff ? tiles : 0x7fffffff);
+        unary_vec_kernel<T, Op><<<grid, block_threads, 0, stream>>>(x, y, n);
     } else {
         unary_kernel<T, Op><<<grid_for(n), block_threads, 0, stream>>>(x, y, n);
     }
