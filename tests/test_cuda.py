@@ -568,6 +568,16 @@ def test_gpu_torch_tensors_in_place_and_same_kind():
         z = numfuse.cuda.logsumexp(x2, axis=1)
     s.synchronize()
     torch.testing.assert_close(z, torch.logsumexp(x2, dim=1), rtol=1e-13, atol=0)
+    # what the torch fast path must still refuse or get right
+    with pytest.raises(ValueError, match="C-contiguous"):
+        numfuse.cuda.exp(x2.t())
+    with pytest.raises(TypeError):
+        numfuse.cuda.exp(x.clone().requires_grad_(True))
+    with pytest.raises(TypeError):
+        numfuse.cuda.exp(x.to(torch.float16))
+    f32 = x.to(torch.float32)
+    torch.testing.assert_close(numfuse.cuda.exp(f32[1:]), torch.exp(f32[1:]), rtol=2e-7, atol=0)
+    assert numfuse.cuda.exp(x[:0]).shape == (0,)
 
 
 @pytest.mark.gpu

@@ -69,6 +69,13 @@ _LETTERS = {
     np.dtype(np.float64): "d",
 }
 _DTYPE_OF_LETTER = {letter: dtype for dtype, letter in _LETTERS.items()}
+_TORCH_DTYPES = {
+    "torch.float32": np.dtype(np.float32),
+    "torch.float64": np.dtype(np.float64),
+    "torch.bool": np.dtype(np.bool_),
+    "torch.int32": np.dtype(np.int32),
+    "torch.int64": np.dtype(np.int64),
+}
 
 
 # ---------------------------------------------------------------- status, devices
@@ -306,6 +313,11 @@ def _view(obj, fn: str, device=None, stream=None, *, role: str = "x") -> _View:
     lib = _require(fn)
     view = _View()
     view.obj = obj
+    if type(obj) is DeviceArray:  # fast path: numfuse's own buffer, device known
+        view.kind, view.ptr, view.shape, view.dtype = "cai", obj.ptr, obj.shape, obj.dtype
+        view.device = obj.device
+        view.stream = _stream_handle(stream)
+        return view
     if isinstance(obj, (np.ndarray, list, tuple)):
         if device is None:
             raise TypeError(
@@ -322,6 +334,21 @@ def _view(obj, fn: str, device=None, stream=None, *, role: str = "x") -> _View:
         view.stream = _stream_handle(stream)
         return view
     library = _library_of(obj)
+    if library == "torch" and getattr(obj, "is_cuda", False) and not obj.requires_grad:
+        # fast path (torch builds its __cuda_array_interface__ dict in Python on every call)
+        dtype = _TORCH_DTYPES.get(str(obj.dtype))
+        if dtype is not None and obj.is_contiguous():
+            import torch
+
+            view.kind, view.ptr, view.dtype = "torch", int(obj.data_ptr()), dtype
+            view.shape = tuple(obj.shape)
+            view.device = obj.device.index if obj.device.index is not None else 0
+            view.stream = (
+                _stream_handle(stream)
+                if stream is not None
+                else int(torch.cuda.current_stream(view.device).cuda_stream)
+            )
+            return view
     try:
         cai = obj.__cuda_array_interface__
     except AttributeError:
