@@ -4,7 +4,7 @@
 //   template <class Arch> batch<double, Arch> erf_kernel(batch<double, Arch> x) noexcept;
 //   template <class Arch> batch<float, Arch>  erf_kernel(batch<float, Arch> x) noexcept;
 //   * Max error vs the correctly rounded erf (measured with tools/erf_check.cpp):
-//       float64: 0.574 ulp with FMA (avx2_fma, avx512), 0.658 ulp on sse2
+//       float64: 0.703 ulp with FMA (avx2_fma, avx512), 0.658 ulp on sse2
 //                (1e7 random inputs x 2 signs, dense on [0, 6], every binade, random bits);
 //       float32: 0.521 ulp on every arch (all 2^32 inputs).
 //   * Valid for all inputs. erf(+-0) = +-0, erf(+-inf) = +-1, erf(NaN) = +qNaN
@@ -29,8 +29,9 @@
 // last addition. c1 = c1hi + c1lo exactly; the centers m of intervals k >= 1 are chosen
 // (tools/erf_coeffs.py) so that c1 is a double to ~2^-62 (c1lo = 0 there), and interval
 // 0's c1lo is a constant applied under the k = 0 mask: one table lookup less.
-// (A plain fma(t, P, base) without the split is ~15% faster again but measured
-// 0.706 ulp with FMA, 0.84 on sse2.)
+// The split is kept on sse2 only (split_c1): with hardware FMA the plain
+// fma(t, fma(q, u, c1hi), base) measured 0.703 ulp (2e7 inputs) and runs 0.74 -> 0.64
+// ns/element on AVX-512 (1 thread, 1e5); without FMA it measured 0.84 ulp.
 // float32 converts to double, evaluates a degree-5 set of the same form, rounds once.
 // 0 < |x| < 2^-1000 (rare) takes an exact scalar path for RN(x * 2/sqrt(pi)).
 // Coefficients: Chebyshev-interpolation (near-minimax) fits made with mpmath by
@@ -683,6 +684,12 @@ inline double erf_tiny(double x) noexcept {
     return std::copysign(y, x);
 }
 
+// Whether float64 keeps c1 as an exact pair (see erf_abs). Without hardware FMA
+// (sse2) the plain form measured 0.84 ulp, so sse2 keeps the pair; with FMA the
+// plain form stays below 1 ulp and saves the error term's operations.
+template <class Arch>
+inline constexpr bool split_c1 = !(std::is_base_of<xsimd::avx2, Arch>::value || std::is_base_of<xsimd::avx512f, Arch>::value);
+
 // erf on ax = |x| (NaN allowed: garbage there, the caller overwrites it).
 // Split: keep c1 as c1hi + c1lo (float64); otherwise c1hi only (float32 via double).
 template <class Tab, bool Split, class Arch>
@@ -735,13 +742,13 @@ NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erf_fix_tiny(xsimd::batch<double
 
 }  // namespace erf_detail
 
-// erf(x) for float64 lanes. Max error 0.574 ulp with FMA, 0.658 on sse2 (contract at the top).
+// erf(x) for float64 lanes. Max error 0.703 ulp with FMA, 0.658 on sse2 (contract at the top).
 template <class Arch>
 NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B sign_mask(-0.0);
     const B ax = x & B(erf_detail::abs_mask<Arch>());
-    B y = erf_detail::erf_abs<erf_detail::erf_table_f64, true, Arch>(ax);
+    B y = erf_detail::erf_abs<erf_detail::erf_table_f64, erf_detail::split_c1<Arch>, Arch>(ax);
     y = y | (x & sign_mask);
     const auto tiny = (ax < B(0x1p-1000)) & (ax != B(0.0));
     if (xsimd::any(tiny)) y = erf_detail::erf_fix_tiny<Arch>(x, y);
@@ -758,7 +765,7 @@ template <class Arch>
 NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel_nofix(xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B sign_mask(-0.0);
-    const B y = erf_detail::erf_abs<erf_detail::erf_table_f64, true, Arch>(x & B(erf_detail::abs_mask<Arch>()));
+    const B y = erf_detail::erf_abs<erf_detail::erf_table_f64, erf_detail::split_c1<Arch>, Arch>(x & B(erf_detail::abs_mask<Arch>()));
     return y | (x & sign_mask);
 }
 
