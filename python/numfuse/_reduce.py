@@ -114,6 +114,23 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, *, out=No
     always gives -inf (SciPy raises IndexError for axis=None on empty arrays
     of two or more dimensions).
     """
+    if (
+        b is None
+        and out is None
+        and not return_sign
+        and type(a) is np.ndarray
+        and a.dtype in _SIMD_TYPES
+        and a.ndim
+        and a.size
+    ):
+        # fast path for the common call (a float32/float64 ndarray, no b/out/sign):
+        # the same core call as below with ~5 us less argument handling per call
+        axes = tuple(range(a.ndim)) if axis is None else _normalise_axes(axis, a.ndim)
+        result = np.empty([n for d, n in enumerate(a.shape) if d not in axes], a.dtype)
+        _core._logsumexp(a, None, list(axes), result, None)
+        if keepdims:
+            result = result.reshape(_reduced_shape(a.shape, axes, True))
+        return result[()] if result.ndim == 0 else result
     if _interop.any_dask(a, b):  # a lazy dask reduction (numfuse/_dask.py)
         from . import _dask
 
@@ -256,6 +273,12 @@ def _softmax_dtype(x: np.ndarray, name: str) -> np.dtype:
 
 
 def _softmax_any(x, axis, out, log: bool):
+    if out is None and type(x) is np.ndarray and x.dtype in _SIMD_TYPES and x.size:
+        # fast path (float32/float64 ndarray, no out=): the same core call as below
+        axes = tuple(range(x.ndim)) if axis is None else _normalise_axes(axis, x.ndim)
+        result = np.empty(x.shape, x.dtype)
+        _core._softmax(x, list(axes), result, log)
+        return result[()] if result.ndim == 0 else result
     name = "log_softmax" if log else "softmax"
     if _interop.any_dask(x):
         from . import _dask
