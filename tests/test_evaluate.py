@@ -318,6 +318,36 @@ def test_broadcasting_strides_and_blocks():
         numfuse.evaluate("x + big")
 
 
+_M = np.arange(24.0).reshape(2, 3, 4)
+ORDER_LAYOUTS = {
+    "C": (_M, _M),
+    "F": (np.asfortranarray(_M), np.asfortranarray(_M)),
+    "strided-reversed": (_M[:, ::2, ::-1], _M[:, ::2, ::-1]),
+    "C-and-F": (_M, np.asfortranarray(_M)),
+    "broadcast-F": (np.asfortranarray(_M), np.float64(3.0)),
+}
+
+
+@pytest.mark.parametrize("order", ["K", "C", "F", "A"])
+@pytest.mark.parametrize("layout", sorted(ORDER_LAYOUTS))
+def test_order_gives_numpys_layout(layout, order):
+    a, b = ORDER_LAYOUTS[layout]
+    got = numfuse.evaluate("a * 2 + b", {"a": a, "b": b}, order=order)
+    want = np.add(np.multiply(a, 2, order=order), b, order=order)
+    np.testing.assert_array_equal(got, want)
+    assert got.strides == want.strides, (got.strides, want.strides)
+    compiled = numfuse.compile("a * 2 + b")(a=a, b=b, order=order)
+    assert compiled.strides == want.strides
+
+
+@pytest.mark.xfail(strict=True, reason="order='K' keeps C and F layouts only; an input with "
+                   "permuted axes gets a C-ordered result (NumPy and numexpr keep its order)")
+def test_order_k_keeps_a_permuted_layout():
+    t = _M.transpose(2, 0, 1)
+    got = numfuse.evaluate("t * 2", order="K")
+    assert got.strides == np.multiply(t, 2).strides
+
+
 def test_out_including_aliasing():
     x = np.arange(10.0)
     y = np.arange(10.0) * 2
@@ -436,6 +466,12 @@ def test_disassemble_shows_x_macro_opcodes_cse_and_folding():
     assert opcodes.count("sin_dd") == 1  # common subexpression computed once
     assert "add_lll" not in opcodes  # 2+3 folded
     assert all(op in numfuse._core._expr_opcode_names() for op in opcodes)
+    # Register reuse: twelve ops with at most three values live at once need only three
+    # temporaries (a fresh register per op would need eleven).
+    program = numfuse.disassemble("sin(x)*cos(x+1) + exp(x)*tan(x*3) - sinh(x)*2")
+    temporaries = {reg for line in program for reg in line[1:]
+                   if isinstance(reg, str) and reg.startswith("t")}
+    assert len(program) == 12 and len(temporaries) <= 3, program
 
 
 def test_thread_api():

@@ -3,8 +3,9 @@
 Each case runs in a child process that sends itself SIGINT 0.3 s into a call which,
 uninterrupted, takes many seconds (a broadcast iteration space of billions of elements
 that needs almost no memory). The child prints the latency from the signal to the
-KeyboardInterrupt; the assertion is generous (< 2 s) to stay clear of scheduling noise
-on a loaded machine; the design target (checked between blocks) is well under 0.5 s.
+KeyboardInterrupt, which must come within 0.5 s (the hardening issue's bound; measured
+0.5-36 ms, also under `nice` on a loaded 2-core machine, since the flag is checked
+between blocks).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import textwrap
 import pytest
 
 CHILD_TIMEOUT = 120
+LATENCY_LIMIT = 0.5  # seconds from SIGINT to KeyboardInterrupt
 
 PRELUDE = textwrap.dedent(
     """
@@ -90,7 +92,7 @@ CASES = {
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_sigint_interrupts_long_call(case):
     output = run_child(CASES[case])
-    assert latency_of(output, case) < 2.0
+    assert latency_of(output, case) < LATENCY_LIMIT
 
 
 def test_sigint_with_one_thread():
@@ -101,7 +103,7 @@ def test_sigint_with_one_thread():
         run("one-thread", lambda: nf.logsumexp(a))
         """
     )
-    assert latency_of(output, "one-thread") < 2.0
+    assert latency_of(output, "one-thread") < LATENCY_LIMIT
 
 
 def test_handler_that_returns_lets_the_call_finish_correctly():
