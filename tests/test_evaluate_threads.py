@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import threading
+import time
 
 import numpy as np
+import pytest
 
 import numfuse
 
@@ -83,3 +85,45 @@ def test_concurrent_cache_churn_and_thread_count_changes(threads):
         _run_threads(worker)
     finally:
         numfuse._core._expr_set_cache_capacity(256)
+
+
+
+def _longest_main_thread_stall(call):
+    """Run ``call`` on another thread; return (its duration, the longest gap between
+    two consecutive steps of the main thread while it ran). A call that held the GIL
+    throughout would stall the main thread for about its whole duration."""
+    window = []
+
+    def work():
+        window.append(time.perf_counter())
+        call()
+        window.append(time.perf_counter())
+
+    worker = threading.Thread(target=work)
+    stamps = []
+    worker.start()
+    while worker.is_alive():
+        stamps.append(time.perf_counter())
+    worker.join()
+    start, end = window
+    inside = [start] + [t for t in stamps if start < t < end] + [end]
+    return end - start, max(b - a for a, b in zip(inside, inside[1:]))
+
+
+@pytest.mark.parametrize("kind", ["evaluate", "compiled"])
+def test_gil_is_released_during_compute(kind, threads):
+    numfuse.set_num_threads(1)
+    # 64e6 broadcast elements, almost no memory: a few hundred ms on one thread.
+    x = np.linspace(0.0, 1.0, 8000)[:, None]
+    y = np.linspace(0.0, 1.0, 8000)[None, :]
+    ex = "sum(sin(x * y) * exp(x))"
+    compiled = numfuse.compile(ex)
+    if kind == "evaluate":
+        def call():
+            numfuse.evaluate(ex, {"x": x, "y": y})
+    else:
+        def call():
+            compiled(x, y)
+    duration, stall = _longest_main_thread_stall(call)
+    assert duration > 0.05, "the call is too short to tell"
+    assert stall < duration / 2, f"main thread stalled {stall:.3f} s of a {duration:.3f} s call"
