@@ -7,7 +7,8 @@
 //   g++ -O2 -std=c++17 -mavx512f -mavx512cd -mavx512dq -mavx512bw -mavx512vl -mfma
 //       -DERF_ARCH=xsimd::avx512bw -DERF_NAME=avx512 ...
 //   g++ -O2 -std=c++17 tools/erf_check.cpp /tmp/erf_*.o -o /tmp/erf_check
-// Run: /tmp/erf_check [special] [f32 STRIDE] [f64 COUNT] [bench] [dump N]
+// Run: /tmp/erf_check [special] [f32 STRIDE] [f64 COUNT] [bench] [benchn N] [dump N]
+//   (bench: 1e5 elements; benchn N: N elements, e.g. 4000 for L1-resident data)
 // References: erfl (x87 long double) for float64, erf (double) + erfl tie re-check for
 // float32; __float128 products for subnormal inputs (tools/erf_spot.py checks erfl
 // against mpmath).
@@ -297,8 +298,7 @@ static double time_ns(F f, const std::vector<T>& in, std::vector<T>& out) {
     return best;
 }
 
-static void bench() {
-    const std::size_t n = 100000;
+static void bench(std::size_t n = 100000) {
     std::mt19937_64 rng(1);
     std::normal_distribution<double> nd(0.0, 1.5);
     std::uniform_real_distribution<double> ud(-6.0, 6.0);
@@ -314,9 +314,9 @@ static void bench() {
         double t2 = time_ns(archs[a].f64, xu, y); sink += y[7];
         double t3 = time_ns(archs[a].f32, fn, fy); sink += fy[7];
         double t4 = time_ns(archs[a].f32, fu, fy); sink += fy[7];
-        std::printf("[%s] ns/element (1e5 elements): f64 normal(0,1.5) %.3f, f64 U(-6,6) %.3f | "
+        std::printf("[%s] ns/element (%zu elements): f64 normal(0,1.5) %.3f, f64 U(-6,6) %.3f | "
                     "f32 normal(0,1.5) %.3f, f32 U(-4,4) %.3f\n",
-                    archs[a].name, t1, t2, t3, t4);
+                    archs[a].name, n, t1, t2, t3, t4);
     }
     double tl = time_ns([](const double* in, double* out, std::size_t m) {
         for (std::size_t i = 0; i < m; ++i) out[i] = std::erf(in[i]);
@@ -341,6 +341,7 @@ int main(int argc, char** argv) {
         else if (a == "f32") sweep32(std::strtoull(argv[++i], nullptr, 10));
         else if (a == "f64") random64(std::atoll(argv[++i]));
         else if (a == "bench") bench();
+        else if (a == "benchn") bench(std::strtoull(argv[++i], nullptr, 10));
         else if (a == "dump") dump(std::atoi(argv[++i]));
         std::fflush(stdout);
     }
