@@ -33,6 +33,9 @@ settings.register_profile(
     max_examples=EXAMPLES,
     deadline=None,
     database=None,  # no .hypothesis folder in the checkout
+    # CI runs the same examples every time (a red CI must be reproducible);
+    # NUMFUSE_HYPOTHESIS_RANDOM=1 explores new ones.
+    derandomize=os.environ.get("NUMFUSE_HYPOTHESIS_RANDOM") != "1",
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 PROFILE = settings.get_profile("numfuse")
@@ -300,6 +303,9 @@ def test_evaluate_reductions_agree_with_numpy(data, dtype):
         return
     got = nf.evaluate(text, {"x": x})
     assert got.shape == np.shape(expected) and got.dtype == dtype, text
+    # A result beyond the dtype's range (prod of many exp(2) in float32: inf, correctly)
+    # is not comparable with the float64 reference; near the edge either may round to inf.
+    assume(float(np.max(np.abs(expected), initial=0.0)) < float(np.finfo(dtype).max) / 4)
     count = max(1, x.size)
     eps = float(np.finfo(dtype).eps)
     magnitude = float(np.max(np.abs(expected), initial=1.0)) + 20.0 * count
