@@ -675,14 +675,15 @@ struct OnesLike {
 };
 
 // ------------------------------------------------------------ comparisons
-// Complex numbers order lexicographically, as NumPy's comparisons do.
+// Complex numbers order lexicographically, as NumPy's comparisons do, with NumPy's
+// NaN rule: where the real parts differ, a NaN imaginary part makes the result false.
 #define NUMFUSE_EXPR_COMPARE(Name, op)                                                     \
     struct Name {                                                                          \
         template <class R, class T>                                                        \
         static R apply(T a, T b) noexcept {                                                \
             if constexpr (is_complex_v<T>) {                                               \
                 if (a.real() == b.real()) return a.imag() op b.imag();                     \
-                return a.real() op b.real();                                               \
+                return a.real() op b.real() && a.imag() == a.imag() && b.imag() == b.imag(); \
             } else {                                                                       \
                 return a op b;                                                             \
             }                                                                              \

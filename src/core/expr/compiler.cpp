@@ -427,8 +427,10 @@ private:
         a = cast(a, t, column);
         b = cast(b, t, column);
         if (is_constant(b) && !is_constant(a)) {
-            // x**2 is x*x, exactly as NumPy's fast path; other exponents use pow.
-            bool two = false;
+            // x**2 is x*x and x**0.5 is sqrt(x), exactly as NumPy's fast paths (and
+            // numexpr's rewrites): sqrt keeps -0.0, gives NaN for -inf and is exact
+            // where pow is not (complex -1 -> 1j); other exponents use pow.
+            bool two = false, half = false;
             const auto& bytes = nodes_[b.node].value.bytes;
             switch (t) {
                 case Type::i: { std::int32_t e; std::memcpy(&e, bytes, 4); two = e == 2;
@@ -437,11 +439,14 @@ private:
                 case Type::l: { std::int64_t e; std::memcpy(&e, bytes, 8); two = e == 2;
                     if (e < 0) throw ExprError(ErrorKind::value, "Integers to negative integer powers are not allowed.", column);
                     break; }
-                case Type::f: { float e; std::memcpy(&e, bytes, 4); two = e == 2.0f; break; }
-                case Type::d: { double e; std::memcpy(&e, bytes, 8); two = e == 2.0; break; }
+                case Type::f: { float e; std::memcpy(&e, bytes, 4); two = e == 2.0f; half = e == 0.5f; break; }
+                case Type::d: { double e; std::memcpy(&e, bytes, 8); two = e == 2.0; half = e == 0.5; break; }
+                case Type::c: { float e[2]; std::memcpy(e, bytes, 8); half = e[0] == 0.5f && e[1] == 0.0f; break; }
+                case Type::z: { double e[2]; std::memcpy(e, bytes, 16); half = e[0] == 0.5 && e[1] == 0.0; break; }
                 default: break;
             }
             if (two) return emit("mul", t, {a, a}, column, weak);
+            if (half) return emit("sqrt", t, {a}, column, weak);
         }
         return emit("pow", t, {a, b}, column, weak);
     }
