@@ -19,6 +19,10 @@ Method (same for both dtypes; float32 is evaluated in double precision):
       f32 (in double): y = base + t*(c1hi + u*Q), rounded once to float.
   * Interval 0 is kept short in f64 (a0max): x*u*Q there is a large part of
     erf(x) - x and its rounding error would otherwise show.
+  * f64: c3..cD of interval k are rounded to the nearest double whose 4 lowest
+    mantissa bits are k (force_row): the AVX-512 kernel uses each of them as the
+    permute index of the next coefficient. Costs <= 0.002 ulp (the measured errors
+    below include it).
 
 Each P is the Chebyshev interpolant (near-minimax) of the exact function on the
 interval widened by a small margin (index rounding); coefficients are rounded to
@@ -123,6 +127,23 @@ def split_c1(cs):
     return [hi, lo] + [rn(v) for v in cs[1:]]
 
 
+def force_low_bits(v, k):
+    """The double nearest to v whose 4 lowest mantissa bits equal k (f64 chain lookups:
+    the AVX-512 kernel uses c_j's low bits as the permute index of the next coefficient)."""
+    import struct
+    b = struct.unpack("<q", struct.pack("<d", v))[0]
+    base = (b & ~15) | k
+    cands = [struct.unpack("<d", struct.pack("<q", base + d))[0] for d in (-16, 0, 16)]
+    return min(cands, key=lambda c: abs(mp.mpf(c) - mp.mpf(v)))
+
+
+def force_row(cfg, cs, k):
+    """f64: c3..cD carry the interval number k in their low 4 bits (cs = [c1hi, c1lo, c2, c3, ...])."""
+    if cfg.unit_bits != 53:
+        return cs
+    return cs[:3] + [force_low_bits(v, k) for v in cs[3:]]
+
+
 def coef_mp(cs):
     """[c1hi, c1lo, c2, ...] -> exact mp coefficients [c1, c2, ...]."""
     return [mp.mpf(cs[0]) + mp.mpf(cs[1])] + [mp.mpf(v) for v in cs[2:]]
@@ -139,7 +160,7 @@ def fit_interval0(cfg, a0, samples=300):
         return mp.erf(s) / s - 1
 
     if not cfg.pin_c1:
-        cs = split_c1(interp(g, mp.mpf(0), (a0 + MARGIN) ** 2, D))
+        cs = force_row(cfg, split_c1(interp(g, mp.mpf(0), (a0 + MARGIN) ** 2, D)), 0)
         return cs, measure0(cs, a0, samples)
     # c1 pinned to 2/sqrt(pi) - 1 (so tiny x get x*2/sqrt(pi) to ~2^-52 relative in the
     # double evaluation of float32, where the subnormal results must round correctly);
@@ -255,7 +276,7 @@ def pick_center_c1(cfg, lo, hi, count=400000):
     return m, rn(mp.erf(mp.mpf(m)))
 
 
-def fit_generic(cfg, lo, hi, samples=200):
+def fit_generic(cfg, lo, hi, samples=200, k=0):
     if cfg.no_c1lo:
         m, c0 = pick_center_c1(cfg, lo, hi)
     else:
@@ -266,6 +287,7 @@ def fit_generic(cfg, lo, hi, samples=200):
         sys.stderr.write("  k-interval [%.4f, %.4f]: m=%r, dropped c1lo = %.3g (%.3g ulp of c1hi)\n"
                          % (float(lo), float(hi), m, cs[1], cs[1] / float(ulp(cs[0]) * 2 ** (53 - UNIT_BITS[0]))))
         cs[1] = 0.0
+    cs = force_row(cfg, cs, k)
     a, b = lo - MARGIN - mm, hi + MARGIN - mm
     worst = mp.mpf(0)
     for j in range(samples + 1):
@@ -290,7 +312,7 @@ def build(cfg, B, C, n, samples0=300, samples=200):
             rows.append(rows[-1])
             continue
         hi = min(hi, mp.mpf(cfg.XMAX))
-        m, c0, cs, w = fit_generic(cfg, lo, hi, samples)
+        m, c0, cs, w = fit_generic(cfg, lo, hi, samples, k)
         rows.append((m, c0, cs, w, lo, hi))
     return rows
 

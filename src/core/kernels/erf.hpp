@@ -4,7 +4,7 @@
 //   template <class Arch> batch<double, Arch> erf_kernel(batch<double, Arch> x) noexcept;
 //   template <class Arch> batch<float, Arch>  erf_kernel(batch<float, Arch> x) noexcept;
 //   * Max error vs the correctly rounded erf (measured with tools/erf_check.cpp):
-//       float64: 0.703 ulp with FMA (avx2_fma, avx512), 0.658 ulp on sse2
+//       float64: 0.703 ulp with FMA (avx2_fma, avx512), 0.662 ulp on sse2
 //                (1e7 random inputs x 2 signs, dense on [0, 6], every binade, random bits);
 //       float32: 0.521 ulp on every arch (all 2^32 inputs).
 //   * Valid for all inputs. erf(+-0) = +-0, erf(+-inf) = +-1, erf(NaN) = +qNaN
@@ -32,7 +32,9 @@
 // The split is kept on sse2 only (split_c1): with hardware FMA the plain
 // fma(t, fma(q, u, c1hi), base) measured 0.703 ulp (2e7 inputs) and runs 0.74 -> 0.64
 // ns/element on AVX-512 (1 thread, 1e5); without FMA it measured 0.84 ulp. The FMA
-// levels evaluate c2 + u*(c3 + ...) by Estrin's scheme (erf_abs_fma; 0.64 -> 0.57).
+// levels evaluate q = c2 + u*(c3 + ...) as E(u^2) + u*O(u^2) (erf_abs_fma), and on
+// AVX-512 c3..c11 carry their interval number in their 4 lowest mantissa bits, so that
+// each serves as the permute index of the next one (no index copies): 0.64 -> 0.53.
 // float32 converts to double, evaluates a degree-5 set of the same form, rounds once.
 // 0 < |x| < 2^-1000 (rare) takes an exact scalar path for RN(x * 2/sqrt(pi)).
 // Coefficients: Chebyshev-interpolation (near-minimax) fits made with mpmath by
@@ -53,9 +55,11 @@
 #if defined(__GNUC__)
 #define NUMFUSE_ERF_INLINE inline __attribute__((always_inline))
 #define NUMFUSE_ERF_NOINLINE __attribute__((noinline))
+#define NUMFUSE_ERF_LAMBDA_INLINE __attribute__((always_inline))
 #else
 #define NUMFUSE_ERF_INLINE inline
 #define NUMFUSE_ERF_NOINLINE
+#define NUMFUSE_ERF_LAMBDA_INLINE
 #endif
 
 namespace numfuse::kernels {
@@ -67,15 +71,15 @@ namespace erf_detail {
 // k = 0: y = x + x*(c1 + u*(c2 + ...)), u = x^2;  k >= 1: y = c0 + t*(c1 + u*(c2 + ...)),
 // u = t = ax - m. c1 = c1hi + c1lo. Columns: [lo, hi] of the interval, and the max
 // error (output ulps) of the rounded polynomial on it, measured with mpmath.
-//   0: [0.000000, 0.329213]  err 0.0083 ulp
-//   1: [0.329213, 0.557634]  err 0.0237 ulp
+//   0: [0.000000, 0.329213]  err 0.0103 ulp
+//   1: [0.329213, 0.557634]  err 0.0248 ulp
 //   2: [0.557634, 0.794091]  err 0.0037 ulp
-//   3: [0.794091, 1.039494]  err 0.0214 ulp
-//   4: [1.039494, 1.294945]  err 0.0219 ulp
-//   5: [1.294945, 1.561789]  err 0.0175 ulp
-//   6: [1.561789, 1.841701]  err 0.0389 ulp
-//   7: [1.841701, 2.136813]  err 0.0100 ulp
-//   8: [2.136813, 2.449908]  err 0.0455 ulp
+//   3: [0.794091, 1.039494]  err 0.0227 ulp
+//   4: [1.039494, 1.294945]  err 0.0242 ulp
+//   5: [1.294945, 1.561789]  err 0.0192 ulp
+//   6: [1.561789, 1.841701]  err 0.0401 ulp
+//   7: [1.841701, 2.136813]  err 0.0110 ulp
+//   8: [2.136813, 2.449908]  err 0.0452 ulp
 //   9: [2.449908, 2.784740]  err 0.0339 ulp
 //  10: [2.784740, 3.146581]  err 0.0308 ulp
 //  11: [3.146581, 3.543262]  err 0.0453 ulp
@@ -184,166 +188,166 @@ struct erf_table_f64 {
             -0x1.0add98af0de1cp-42,  // c2 = -2.3702427666803634e-13
         },
         {
-            0x1.ce2f21a042be2p-4,  // c3 = 0.11283791670955126
-            -0x1.77b084868b2b3p-3,  // c3 = -0.18344214950174872
-            -0x1.227bce983dde4p-6,  // c3 = -0.017729713204031841
-            0x1.bc7ec268d2efdp-4,  // c3 = 0.10851932469557464
-            0x1.54cfc19668ee8p-3,  // c3 = 0.16641188850655131
-            0x1.3357e100d0468p-3,  // c3 = 0.15006995948536717
-            0x1.9c00a2229675bp-4,  // c3 = 0.10058654150034611
-            0x1.8fe4d570a07f3p-5,  // c3 = 0.048815171122455946
-            0x1.28a892cc384f7p-6,  // c3 = 0.018106597287332851
-            0x1.47aa0c9df33f8p-8,  // c3 = 0.0049997597506718991
-            0x1.eb2542928175fp-11,  // c3 = 0.00093678578770160423
-            0x1.cda4071aba4d1p-14,  // c3 = 0.00011006372771373291
-            0x1.dfe7f1da8ec58p-18,  // c3 = 7.1511571726980537e-06
-            0x1.93225352a3babp-23,  // c3 = 1.8772393646891892e-07
-            0x1.c04907636422dp-30,  // c3 = 1.6308523081013773e-09
-            0x1.e673943877aa5p-41,  // c3 = 8.6411141427423229e-13
+            0x1.ce2f21a042be0p-4,  // c3 = 0.11283791670955123
+            -0x1.77b084868b2b1p-3,  // c3 = -0.18344214950174867
+            -0x1.227bce983dde2p-6,  // c3 = -0.017729713204031834
+            0x1.bc7ec268d2f03p-4,  // c3 = 0.10851932469557472
+            0x1.54cfc19668ee4p-3,  // c3 = 0.1664118885065512
+            0x1.3357e100d0465p-3,  // c3 = 0.15006995948536708
+            0x1.9c00a22296756p-4,  // c3 = 0.10058654150034604
+            0x1.8fe4d570a07f7p-5,  // c3 = 0.048815171122455973
+            0x1.28a892cc384f8p-6,  // c3 = 0.018106597287332854
+            0x1.47aa0c9df33f9p-8,  // c3 = 0.0049997597506719
+            0x1.eb2542928175ap-11,  // c3 = 0.00093678578770160369
+            0x1.cda4071aba4cbp-14,  // c3 = 0.00011006372771373283
+            0x1.dfe7f1da8ec5cp-18,  // c3 = 7.1511571726980571e-06
+            0x1.93225352a3badp-23,  // c3 = 1.8772393646891897e-07
+            0x1.c04907636422ep-30,  // c3 = 1.6308523081013775e-09
+            0x1.e673943877a9fp-41,  // c3 = 8.6411141427423168e-13
         },
         {
             -0x1.b82ce31288b50p-6,  // c4 = -0.026866170645131249
-            0x1.6f19023eb58fbp-3,  // c4 = 0.17924691919206012
-            0x1.563b44a1065b4p-3,  // c4 = 0.16710523239525588
-            0x1.991792d0b5e55p-4,  // c4 = 0.099875997063798863
-            0x1.cad485968bd30p-7,  // c4 = 0.014002385357427899
-            -0x1.3892ec2dd9751p-5,  // c4 = -0.038155995642951475
-            -0x1.952175b210a28p-5,  // c4 = -0.049454431413796407
-            -0x1.1c7799a764b43p-5,  // c4 = -0.034724998574481102
-            -0x1.0e1aaa0447914p-6,  // c4 = -0.016485849410963274
-            -0x1.69cbdd96c361ap-8,  // c4 = -0.0055205741871424911
-            -0x1.407b6d8ca1726p-10,  // c4 = -0.0012225423444375909
-            -0x1.5e23c640ff32cp-13,  // c4 = -0.00016695964043824654
-            -0x1.a2c0b2fb81c92p-17,  // c4 = -1.2479803891642005e-05
+            0x1.6f19023eb5901p-3,  // c4 = 0.17924691919206029
+            0x1.563b44a1065b2p-3,  // c4 = 0.16710523239525582
+            0x1.991792d0b5e53p-4,  // c4 = 0.099875997063798835
+            0x1.cad485968bd34p-7,  // c4 = 0.014002385357427906
+            -0x1.3892ec2dd9755p-5,  // c4 = -0.038155995642951503
+            -0x1.952175b210a26p-5,  // c4 = -0.049454431413796393
+            -0x1.1c7799a764b47p-5,  // c4 = -0.034724998574481129
+            -0x1.0e1aaa0447918p-6,  // c4 = -0.016485849410963288
+            -0x1.69cbdd96c3619p-8,  // c4 = -0.0055205741871424902
+            -0x1.407b6d8ca172ap-10,  // c4 = -0.0012225423444375918
+            -0x1.5e23c640ff32bp-13,  // c4 = -0.00016695964043824651
+            -0x1.a2c0b2fb81c8cp-17,  // c4 = -1.2479803891641995e-05
             -0x1.94084f9ff8e6dp-22,  // c4 = -3.7628455551287753e-07
-            -0x1.013161b7ada59p-28,  // c4 = -3.7426492388566743e-09
-            -0x1.4689eb403cca9p-39,  // c4 = -2.3201973383939462e-12
+            -0x1.013161b7ada5ep-28,  // c4 = -3.7426492388566784e-09
+            -0x1.4689eb403ccafp-39,  // c4 = -2.3201973383939486e-12
         },
         {
-            0x1.565bcd0e6a4b6p-8,  // c5 = 0.0052239776254420691
-            0x1.76225ea9cc17cp-6,  // c5 = 0.022835342831230218
-            -0x1.48d7ed272e0edp-5,  // c5 = -0.04014202422098543
-            -0x1.1a8a5c31f6c5cp-4,  // c5 = -0.068979606759442758
-            -0x1.cec42647e1948p-5,  // c5 = -0.056490015761527845
-            -0x1.7b89c3830970bp-6,  // c5 = -0.023165169648698341
-            0x1.bbd9ece64b68fp-9,  // c5 = 0.0033863164600436767
-            0x1.ac7954e45caccp-7,  // c5 = 0.013075987292471856
-            0x1.3f31a8b2a9903p-7,  // c5 = 0.009741027233144189
-            0x1.18dd067dbf5fdp-8,  // c5 = 0.004285635075345959
-            0x1.32b92b916071bp-10,  // c5 = 0.0011700566140863736
-            0x1.8f7889889632cp-13,  // c5 = 0.00019048254422917557
-            0x1.175ff47ba8f34p-16,  // c5 = 1.6652037159516772e-05
-            0x1.3942fd408091cp-21,  // c5 = 5.8349534276549697e-07
-            0x1.cc7d8bfd35afdp-28,  // c5 = 6.701017516230855e-09
-            0x1.596828bdfa113p-38,  // c5 = 4.9085268710067518e-12
+            0x1.565bcd0e6a4b0p-8,  // c5 = 0.0052239776254420639
+            0x1.76225ea9cc181p-6,  // c5 = 0.022835342831230235
+            -0x1.48d7ed272e0f2p-5,  // c5 = -0.040142024220985464
+            -0x1.1a8a5c31f6c63p-4,  // c5 = -0.068979606759442855
+            -0x1.cec42647e1944p-5,  // c5 = -0.056490015761527818
+            -0x1.7b89c38309705p-6,  // c5 = -0.02316516964869832
+            0x1.bbd9ece64b696p-9,  // c5 = 0.0033863164600436797
+            0x1.ac7954e45cac7p-7,  // c5 = 0.013075987292471848
+            0x1.3f31a8b2a9908p-7,  // c5 = 0.0097410272331441977
+            0x1.18dd067dbf5f9p-8,  // c5 = 0.0042856350753459555
+            0x1.32b92b916071ap-10,  // c5 = 0.0011700566140863734
+            0x1.8f7889889632bp-13,  // c5 = 0.00019048254422917554
+            0x1.175ff47ba8f2cp-16,  // c5 = 1.6652037159516745e-05
+            0x1.3942fd408091dp-21,  // c5 = 5.8349534276549707e-07
+            0x1.cc7d8bfd35afep-28,  // c5 = 6.7010175162308558e-09
+            0x1.596828bdfa10fp-38,  // c5 = 4.9085268710067485e-12
         },
         {
-            -0x1.c02db400352ddp-11,  // c6 = -0.00085483270233995998
-            -0x1.a3929201109b8p-5,  // c6 = -0.051217351116537413
-            -0x1.227ed6b6e995cp-5,  // c6 = -0.035460872043858699
-            -0x1.7398903ce56dcp-8,  // c6 = -0.0056701042311908222
-            0x1.2c83c1dc0b9e6p-6,  // c6 = 0.018341960254639654
-            0x1.5bdf71bfe319fp-6,  // c6 = 0.021232472499421836
-            0x1.7162a219191c7p-7,  // c6 = 0.01127274432128268
+            -0x1.c02db400352e0p-11,  // c6 = -0.00085483270233996031
+            -0x1.a3929201109b1p-5,  // c6 = -0.051217351116537364
+            -0x1.227ed6b6e9962p-5,  // c6 = -0.03546087204385874
+            -0x1.7398903ce56e3p-8,  // c6 = -0.0056701042311908282
+            0x1.2c83c1dc0b9e4p-6,  // c6 = 0.018341960254639647
+            0x1.5bdf71bfe31a5p-6,  // c6 = 0.021232472499421857
+            0x1.7162a219191c6p-7,  // c6 = 0.011272744321282679
             0x1.264ce3fca8977p-11,  // c6 = 0.00056133337746570768
-            -0x1.93073a429684ep-9,  // c6 = -0.0030748613947198305
-            -0x1.299de56b4a086p-9,  // c6 = -0.0022706358482942916
-            -0x1.b3d988f135f85p-11,  // c6 = -0.00083131741680640746
-            -0x1.604202de68411p-13,  // c6 = -0.0001679696351404585
-            -0x1.26d58b8d06c44p-16,  // c6 = -1.7573485411853199e-05
-            -0x1.860447f7acec2p-21,  // c6 = -7.2646275746940136e-07
+            -0x1.93073a4296848p-9,  // c6 = -0.0030748613947198279
+            -0x1.299de56b4a089p-9,  // c6 = -0.0022706358482942929
+            -0x1.b3d988f135f8ap-11,  // c6 = -0.000831317416806408
+            -0x1.604202de6840bp-13,  // c6 = -0.00016796963514045834
+            -0x1.26d58b8d06c3cp-16,  // c6 = -1.7573485411853171e-05
+            -0x1.860447f7acebdp-21,  // c6 = -7.2646275746940083e-07
             -0x1.4e67d454133eep-27,  // c6 = -9.7324834095940569e-09
-            -0x1.2d3bd823072c1p-37,  // c6 = -8.5615785888043648e-12
+            -0x1.2d3bd823072bfp-37,  // c6 = -8.5615785888043616e-12
         },
         {
-            0x1.f9a326f007b47p-14,  // c7 = 0.00012055332968017889
-            0x1.295fd7958d8d9p-10,  // c7 = 0.0011343932468555389
-            0x1.0d7db309e7eebp-6,  // c7 = 0.016448426096416318
-            0x1.25491eff9108bp-6,  // c7 = 0.017900734206947305
-            0x1.decf9faba18e6p-8,  // c7 = 0.0073060765095134036
-            -0x1.9fb60b9c0e85cp-9,  // c7 = -0.0031716241046782345
-            -0x1.9af5654e30700p-8,  // c7 = -0.0062707302406026511
-            -0x1.c205ff2a9fa42p-9,  // c7 = -0.0034334062559644727
-            -0x1.38556ccab652ep-12,  // c7 = -0.00029786461952381854
-            0x1.642c115a86c42p-11,  // c7 = 0.00067934444388429598
-            0x1.beed07781315fp-12,  // c7 = 0.00042622174760677771
-            0x1.e36c07fd71b60p-14,  // c7 = 0.00011525678561162328
-            0x1.f55f6ed52558ep-17,  // c7 = 1.4942073372640663e-05
-            0x1.8f1bc1bef8ee4p-21,  // c7 = 7.4339737199084881e-07
-            0x1.93a8f10d6a69ap-27,  // c7 = 1.1748050111572973e-08
-            0x1.b04a058d5e7e5p-37,  // c7 = 1.2286396532209698e-11
+            0x1.f9a326f007b40p-14,  // c7 = 0.0001205533296801788
+            0x1.295fd7958d8d1p-10,  // c7 = 0.0011343932468555371
+            0x1.0d7db309e7ef2p-6,  // c7 = 0.016448426096416342
+            0x1.25491eff91083p-6,  // c7 = 0.017900734206947277
+            0x1.decf9faba18e4p-8,  // c7 = 0.0073060765095134018
+            -0x1.9fb60b9c0e855p-9,  // c7 = -0.0031716241046782314
+            -0x1.9af5654e30706p-8,  // c7 = -0.0062707302406026563
+            -0x1.c205ff2a9fa47p-9,  // c7 = -0.0034334062559644748
+            -0x1.38556ccab6528p-12,  // c7 = -0.00029786461952381821
+            0x1.642c115a86c49p-11,  // c7 = 0.00067934444388429674
+            0x1.beed07781315ap-12,  // c7 = 0.00042622174760677744
+            0x1.e36c07fd71b5bp-14,  // c7 = 0.00011525678561162321
+            0x1.f55f6ed52558cp-17,  // c7 = 1.4942073372640659e-05
+            0x1.8f1bc1bef8eddp-21,  // c7 = 7.4339737199084807e-07
+            0x1.93a8f10d6a69ep-27,  // c7 = 1.174805011157298e-08
+            0x1.b04a058d5e7dfp-37,  // c7 = 1.2286396532209689e-11
         },
         {
-            -0x1.f4d25703953fcp-17,  // c8 = -1.4925647980815533e-05
-            0x1.6374fdcc5b256p-7,  // c8 = 0.010847686695990049
-            0x1.3ab4a9a69dffep-8,  // c8 = 0.0048020281016007953
-            -0x1.778577bf98160p-9,  // c8 = -0.0028650005986465138
-            -0x1.8dea89324fc3cp-8,  // c8 = -0.006071718688246238
-            -0x1.bf88d7cdf8088p-9,  // c8 = -0.0034144175942714718
-            0x1.ffed3bd01dfc9p-13,  // c8 = 0.00024410566993870859
-            0x1.a1869ac16a244p-10,  // c8 = 0.0015927345233227733
-            0x1.b34d8cf9c4d3dp-11,  // c8 = 0.00083027445291109609
-            0x1.5d0b8bf897cf4p-15,  // c8 = 4.1609418933269681e-05
-            -0x1.21875e3bf3bd9p-13,  // c8 = -0.00013805808145980652
-            -0x1.fb07acafe9544p-15,  // c8 = -6.0442683547360629e-05
-            -0x1.599bceec5ef87p-17,  // c8 = -1.0299939696471544e-05
-            -0x1.543024fb31226p-21,  // c8 = -6.336496477734522e-07
+            -0x1.f4d2570395400p-17,  // c8 = -1.492564798081554e-05
+            0x1.6374fdcc5b251p-7,  // c8 = 0.01084768669599004
+            0x1.3ab4a9a69e002p-8,  // c8 = 0.0048020281016007988
+            -0x1.778577bf98163p-9,  // c8 = -0.0028650005986465151
+            -0x1.8dea89324fc34p-8,  // c8 = -0.0060717186882462311
+            -0x1.bf88d7cdf8085p-9,  // c8 = -0.0034144175942714705
+            0x1.ffed3bd01dfc6p-13,  // c8 = 0.00024410566993870851
+            0x1.a1869ac16a247p-10,  // c8 = 0.001592734523322774
+            0x1.b34d8cf9c4d38p-11,  // c8 = 0.00083027445291109555
+            0x1.5d0b8bf897cf9p-15,  // c8 = 4.1609418933269715e-05
+            -0x1.21875e3bf3bdap-13,  // c8 = -0.00013805808145980655
+            -0x1.fb07acafe954bp-15,  // c8 = -6.0442683547360676e-05
+            -0x1.599bceec5ef8cp-17,  // c8 = -1.0299939696471553e-05
+            -0x1.543024fb3122dp-21,  // c8 = -6.3364964777345294e-07
             -0x1.9aa8c1780064ep-27,  // c8 = -1.1951755793385038e-08
-            -0x1.f36ab5f2354a9p-37,  // c8 = -1.4194280276386513e-11
+            -0x1.f36ab5f2354afp-37,  // c8 = -1.4194280276386522e-11
         },
         {
             0x1.b9e4f99918550p-20,  // c9 = 1.6461850462989973e-06
-            -0x1.5579765c05c3ap-10,  // c9 = -0.0013026216975100661
-            -0x1.012ad9c683cd6p-8,  // c9 = -0.0039240628889409459
-            -0x1.7c15ea33e39dcp-9,  // c9 = -0.0028998230354268916
-            0x1.519bf232ca671p-13,  // c9 = 0.00016098459453788323
-            0x1.be823d064360ep-10,  // c9 = 0.001703295683515352
+            -0x1.5579765c05c41p-10,  // c9 = -0.0013026216975100676
+            -0x1.012ad9c683cd2p-8,  // c9 = -0.0039240628889409424
+            -0x1.7c15ea33e39e3p-9,  // c9 = -0.0028998230354268946
+            0x1.519bf232ca674p-13,  // c9 = 0.00016098459453788331
+            0x1.be823d0643615p-10,  // c9 = 0.0017032956835153535
             0x1.27740f57aebb6p-10,  // c9 = 0.0011270651211094779
-            -0x1.44c9e4b2b3276p-15,  // c9 = -3.8717823732524576e-05
-            -0x1.8082ddb0149e1p-12,  // c9 = -0.00036669845122108523
-            -0x1.47db3045f886ap-13,  // c9 = -0.0001563340212547588
-            0x1.11bfdd61fa2a2p-17,  // c9 = 8.1583700115167895e-06
-            0x1.7a29cfcf76171p-16,  // c9 = 2.2540290783941293e-05
-            0x1.7f7b933178365p-18,  // c9 = 5.7143377474041113e-06
-            0x1.e74fe1a65c143p-22,  // c9 = 4.5384470084062673e-07
-            0x1.6d19ed6122662p-27,  // c9 = 1.062584570529485e-08
-            0x1.1d04e7f3bcb4dp-36,  // c9 = 1.6201463740124991e-11
+            -0x1.44c9e4b2b3277p-15,  // c9 = -3.8717823732524583e-05
+            -0x1.8082ddb0149e8p-12,  // c9 = -0.00036669845122108561
+            -0x1.47db3045f8869p-13,  // c9 = -0.00015633402125475877
+            0x1.11bfdd61fa29ap-17,  // c9 = 8.1583700115167759e-06
+            0x1.7a29cfcf7616bp-16,  // c9 = 2.2540290783941272e-05
+            0x1.7f7b93317836cp-18,  // c9 = 5.7143377474041172e-06
+            0x1.e74fe1a65c13dp-22,  // c9 = 4.5384470084062641e-07
+            0x1.6d19ed612265ep-27,  // c9 = 1.0625845705294843e-08
+            0x1.1d04e7f3bcb4fp-36,  // c9 = 1.6201463740124998e-11
         },
         {
-            -0x1.5f1004761ec0bp-23,  // c10 = -1.6347624737567478e-07
-            -0x1.d8a67dd3cbd0cp-10,  // c10 = -0.0018030180262476629
-            -0x1.508cc7b048215p-12,  // c10 = -0.00032095901680587294
-            0x1.0e081e5dc7cadp-10,  // c10 = 0.0010300892385613312
-            0x1.0fcea2f74d4f5p-10,  // c10 = 0.0010368620840613383
-            0x1.ff17fd234740ep-14,  // c10 = 0.00012185423525008806
-            -0x1.ba400dbe4e042p-12,  // c10 = -0.00042176266642313467
-            -0x1.184b4b9856cd8p-12,  // c10 = -0.00026730930541925052
-            0x1.498e01b19c793p-16,  // c10 = 1.9642991622998893e-05
+            -0x1.5f1004761ec10p-23,  // c10 = -1.6347624737567491e-07
+            -0x1.d8a67dd3cbd11p-10,  // c10 = -0.001803018026247664
+            -0x1.508cc7b048212p-12,  // c10 = -0.00032095901680587278
+            0x1.0e081e5dc7cb3p-10,  // c10 = 0.0010300892385613325
+            0x1.0fcea2f74d4f4p-10,  // c10 = 0.0010368620840613381
+            0x1.ff17fd2347415p-14,  // c10 = 0.00012185423525008816
+            -0x1.ba400dbe4e046p-12,  // c10 = -0.00042176266642313489
+            -0x1.184b4b9856cd7p-12,  // c10 = -0.00026730930541925046
+            0x1.498e01b19c798p-16,  // c10 = 1.9642991622998909e-05
             0x1.364621ef3b869p-14,  // c10 = 7.3975075554706706e-05
-            0x1.4eeb0b60fedefp-16,  // c10 = 1.9962676905278404e-05
-            -0x1.1a2e35b20ea2ap-18,  // c10 = -4.204817218018392e-06
+            0x1.4eeb0b60fedeap-16,  // c10 = 1.9962676905278387e-05
+            -0x1.1a2e35b20ea2bp-18,  // c10 = -4.2048172180183928e-06
             -0x1.4d92384abe1ecp-19,  // c10 = -2.4852988976776377e-06
-            -0x1.30ca8978e7c56p-22,  // c10 = -2.8385888800082945e-07
-            -0x1.2e71129234a4dp-27,  // c10 = -8.8022116578282542e-09
-            -0x1.7503999129545p-36,  // c10 = -2.1203394567068176e-11
+            -0x1.30ca8978e7c5dp-22,  // c10 = -2.8385888800082982e-07
+            -0x1.2e71129234a4ep-27,  // c10 = -8.8022116578282558e-09
+            -0x1.750399912953fp-36,  // c10 = -2.1203394567068156e-11
         },
         {
-            0x1.e43d762e8a5fap-27,  // c11 = 1.4093241321421829e-08
-            0x1.67f6c4e24e490p-12,  // c11 = 0.0003432883660426456
-            0x1.64295af2b8080p-11,  // c11 = 0.000679324234024406
-            0x1.30bc68be8aac0p-12,  // c11 = 0.00029061887099383552
-            -0x1.f6aa394689207p-13,  // c11 = -0.0002396893198276658
-            -0x1.4576ba94cab6fp-12,  // c11 = -0.00031038645220131991
-            -0x1.9e0122d4f679bp-15,  // c11 = -4.9353174894142131e-05
-            0x1.abc4cef375116p-14,  // c11 = 0.00010198802538436235
-            0x1.bd6616f919165p-15,  // c11 = 5.3095673089117644e-05
-            -0x1.3aec197cd5553p-17,  // c11 = -9.3854148361197984e-06
-            -0x1.922dada3c0c51p-17,  // c11 = -1.1985851251511205e-05
-            -0x1.2dafe46e9e7aap-20,  // c11 = -1.1238719498638658e-06
-            0x1.9335c4f5d9800p-21,  // c11 = 7.5103721884346546e-07
-            0x1.3600d120ac736p-23,  // c11 = 1.4435648500659247e-07
-            0x1.61e6b485291abp-28,  // c11 = 5.1499401454787488e-09
-            0x1.14564403c4619p-36,  // c11 = 1.5707938434968226e-11
+            0x1.e43d762e8a600p-27,  // c11 = 1.4093241321421839e-08
+            0x1.67f6c4e24e491p-12,  // c11 = 0.00034328836604264565
+            0x1.64295af2b8082p-11,  // c11 = 0.00067932423402440622
+            0x1.30bc68be8aac3p-12,  // c11 = 0.00029061887099383568
+            -0x1.f6aa394689204p-13,  // c11 = -0.00023968931982766572
+            -0x1.4576ba94cab75p-12,  // c11 = -0.00031038645220132023
+            -0x1.9e0122d4f6796p-15,  // c11 = -4.9353174894142097e-05
+            0x1.abc4cef375117p-14,  // c11 = 0.00010198802538436236
+            0x1.bd6616f919168p-15,  // c11 = 5.3095673089117665e-05
+            -0x1.3aec197cd5559p-17,  // c11 = -9.3854148361198086e-06
+            -0x1.922dada3c0c4ap-17,  // c11 = -1.1985851251511193e-05
+            -0x1.2dafe46e9e7abp-20,  // c11 = -1.123871949863866e-06
+            0x1.9335c4f5d97fcp-21,  // c11 = 7.5103721884346503e-07
+            0x1.3600d120ac73dp-23,  // c11 = 1.4435648500659265e-07
+            0x1.61e6b485291aep-28,  // c11 = 5.1499401454787513e-09
+            0x1.14564403c461fp-36,  // c11 = 1.5707938434968245e-11
         },
     };
 };
@@ -576,6 +580,27 @@ struct erf_rows {
     alignas(64) static constexpr data rows = make();
 };
 
+// The coefficient columns back to back (AVX-512 f64): m, c0, c1hi, c2, ..., cD, 16 entries
+// each, so that every second permute operand is a memory operand off one base register.
+template <class Tab>
+struct erf_cols {
+    static constexpr int count = Tab::degree + 2;
+    struct data {
+        double v[16 * count];
+    };
+    static constexpr data make() noexcept {
+        data d{};
+        for (int k = 0; k < 16; ++k) {
+            d.v[k] = Tab::m[k];
+            d.v[16 + k] = Tab::c0[k];
+            d.v[32 + k] = Tab::c1hi[k];
+            for (int j = 0; j < Tab::degree - 1; ++j) d.v[16 * (3 + j) + k] = Tab::c[j][k];
+        }
+        return d;
+    }
+    alignas(64) static constexpr data cols = make();
+};
+
 template <class Tab, class Arch>
 struct erf_coefs {
     using B = xsimd::batch<double, Arch>;
@@ -724,16 +749,19 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_abs(xsimd::batch<double, Arch>
 
 // float64 with hardware FMA (avx2_fma, avx512): erf(|x|) for signed x (same value as
 // erf_abs<Tab, false> up to the evaluation order of q), arranged for a short dependency
-// chain: with Horner the chain from load to store was ~70 cycles and the AVX-512 loop
-// could not keep enough batches in flight (measured 0.635 -> 0.57 ns/element, 1 thread):
+// chain and few instructions (the AVX-512 loop is bound by both; 1 thread, 2e4 elements,
+// Zen 5: 0.635 ns/element with Horner and 13 index copies -> 0.53):
 //   * ax = min(|x|, xmax): one vrangepd on AVX-512 (NaN gives xmax there; the caller
 //     replaces NaN lanes anyway);
 //   * u = x^2 on interval 0 comes from x*x, off the chain (there |x| < xmax and t = ax,
 //     so x*x == t*t bit for bit);
-//   * q = c2 + u*(c3 + ...) by Estrin's scheme (its rounding errors reach y scaled by
-//     |t*u/y| <~ 0.03); the last two steps stay Horner: y = fma(t, fma(q, u, c1), base).
+//   * q = E(u^2) + u*O(u^2), two Horner chains (their rounding errors reach y scaled by
+//     |t*u/y| <~ 0.03); the last two steps stay Horner: y = fma(t, fma(q, u, c1), base);
+//   * AVX-512: chained lookups (see the comment in the body).
+// avx2_fma and avx512 run the same operations in the same order (bit-identical).
 template <class Tab, class Arch>
 NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_abs_fma(xsimd::batch<double, Arch> x) noexcept {
+    static_assert(Tab::degree == 11, "erf_abs_fma is written for c1..c11");
     using B = xsimd::batch<double, Arch>;
     const B two52(0x1p52);
     B ax;
@@ -748,26 +776,56 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_abs_fma(xsimd::batch<double, A
     const B x2 = x * x;
     const B r = xsimd::max(xsimd::fma(xsimd::fma(B(Tab::qc), ax, B(Tab::qb)), ax, B(Tab::qn)), two52);
     const auto k0 = (r == two52);
-    const erf_coefs<Tab, Arch> k(r);
-    const B t = ax - k[0];
-    const B u = xsimd::select(k0, x2, t);
-    const B base = xsimd::select(k0, t, k[1]);
-    B q;
-    if constexpr (Tab::degree == 11) {
+    // q = E(u^2) + u O(u^2), E = c2 + c4 u^2 + ... + c10 u^8, O = c3 + c5 u^2 + ... + c11 u^8,
+    // both by Horner (the same operations in the same order on every FMA level).
+    const auto eval = [&](const B& t, const B& base, const B& c1, const B& c2, auto&& coef) NUMFUSE_ERF_LAMBDA_INLINE {
+        const B u = xsimd::select(k0, x2, t);
         const B u2 = u * u;
-        const B p01 = xsimd::fma(k[5], u, k[4]);
-        const B p23 = xsimd::fma(k[7], u, k[6]);
-        const B p45 = xsimd::fma(k[9], u, k[8]);
-        const B p67 = xsimd::fma(k[11], u, k[10]);
-        const B p89 = xsimd::fma(k[13], u, k[12]);
-        const B u4 = u2 * u2;
-        const B a = xsimd::fma(p23, u2, p01);
-        const B b = xsimd::fma(p67, u2, p45);
-        q = xsimd::fma(xsimd::fma(p89, u4, b), u4, a);
-    } else {
-        q = horner<Tab, Arch, 0>(k, u);
+        const B c10 = coef(10, r), c11 = coef(11, r);
+        const B c8 = coef(8, c10);
+        B e = xsimd::fma(c10, u2, c8);
+        const B c9 = coef(9, c11);
+        B o = xsimd::fma(c11, u2, c9);
+        const B c6 = coef(6, c8);
+        e = xsimd::fma(e, u2, c6);
+        const B c7 = coef(7, c9);
+        o = xsimd::fma(o, u2, c7);
+        const B c4 = coef(4, c6);
+        e = xsimd::fma(e, u2, c4);
+        const B c5 = coef(5, c7);
+        o = xsimd::fma(o, u2, c5);
+        const B c3 = coef(3, c5);
+        o = xsimd::fma(o, u2, c3);
+        e = xsimd::fma(e, u2, c2);
+        const B q = xsimd::fma(o, u, e);
+        return xsimd::fma(t, xsimd::fma(q, u, c1), base);
+    };
+#if defined(__AVX512F__)
+    if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) {
+        // vpermt2pd reads the low 4 bits of each index lane: r for m, c0, c1, c2 and the
+        // chain starts c10, c11; c3..c11 carry their interval number k in their own low 4
+        // mantissa bits (tools/erf_coeffs.py, <= 0.002 ulp), so each of c8, c6, c4 and
+        // c9, c7, c5, c3 is looked up with the previous one as index: no index copies.
+        // The high halves are memory operands off one opaque base register (GCC would
+        // otherwise hoist all 26 halves into registers and spill).
+        const double* lo = erf_cols<Tab>::cols.v;
+        const double* hi = lo;
+        __asm__("" : "+r"(hi));
+        const auto P = [&](int j, const B& idx) NUMFUSE_ERF_LAMBDA_INLINE {
+            return B(_mm512_permutex2var_pd(_mm512_load_pd(lo + 16 * j), _mm512_castpd_si512(idx),
+                                            _mm512_load_pd(hi + 16 * j + 8)));
+        };
+        const B t = ax - P(0, r);
+        const B base = xsimd::select(k0, t, P(1, r));
+        return eval(t, base, P(2, r), P(3, r), [&](int j, const B& idx) NUMFUSE_ERF_LAMBDA_INLINE { return P(j + 1, idx); });
+    } else
+#endif
+    {
+        const erf_coefs<Tab, Arch> k(r);
+        const B t = ax - k[0];
+        const B base = xsimd::select(k0, t, k[1]);
+        return eval(t, base, k[2], k[4], [&](int j, const B&) NUMFUSE_ERF_LAMBDA_INLINE { return k[j + 2]; });
     }
-    return xsimd::fma(t, xsimd::fma(q, u, k[2]), base);
 }
 
 }  // namespace erf_detail
@@ -926,3 +984,4 @@ inline xsimd::batch<float, Arch> erf_kernel(xsimd::batch<float, Arch> x) noexcep
 
 #undef NUMFUSE_ERF_INLINE
 #undef NUMFUSE_ERF_NOINLINE
+#undef NUMFUSE_ERF_LAMBDA_INLINE
