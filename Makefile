@@ -60,7 +60,7 @@ sanitize: system-deps $(STAMPS)/venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build build/asan --target _core
 	$(call san_package,build/asan)
 	LD_PRELOAD="$$($(CXX) -print-file-name=libasan.so) $$($(CXX) -print-file-name=libstdc++.so)" PYTHONMALLOC=malloc \
-	    ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/tests/sanitizers/ubsan.supp \
 	    PYTHONPATH=build/asan/pkg $(VPY) -m pytest tests -m "not slow" -p no:cacheprovider
 
 sanitize-threads: system-deps $(STAMPS)/venv

@@ -7,7 +7,12 @@
 // `min_per_thread` elements.
 #pragma once
 
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#endif
+
 #include <cstddef>
+#include <vector>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -61,6 +66,16 @@ int processor_count() noexcept;
 // True when the library was built with OpenMP.
 bool has_openmp() noexcept;
 
+#if defined(__SANITIZE_THREAD__)
+inline char tsan_fork_token = 0, tsan_join_token = 0;
+inline void tsan_acquire(void* token) noexcept { __tsan_acquire(token); }
+inline void tsan_release(void* token) noexcept { __tsan_release(token); }
+#else
+inline char tsan_fork_token = 0, tsan_join_token = 0;
+inline void tsan_acquire(void*) noexcept {}
+inline void tsan_release(void*) noexcept {}
+#endif
+
 // How many threads a job of n elements gets.
 inline int threads_for(std::size_t n, std::size_t min_per_thread) noexcept {
     const int limit = thread_count();
@@ -82,8 +97,15 @@ unsigned for_ranges_or(std::size_t n, std::size_t min_per_thread, std::size_t al
     }
     unsigned result = 0;
 #ifdef _OPENMP
-#pragma omp parallel num_threads(threads) reduction(| : result)
+    // ThreadSanitizer builds: libgomp is not instrumented, so its fork and join
+    // barriers are announced to TSan by hand (no-ops otherwise).
+    tsan_release(&tsan_fork_token);
+    // One result slot per thread, combined after the join (no OpenMP reduction, whose
+    // combining step TSan could not order).
+    std::vector<unsigned> partial(static_cast<std::size_t>(threads), 0u);
+#pragma omp parallel num_threads(threads)
     {
+        tsan_acquire(&tsan_fork_token);
         const auto t = static_cast<std::size_t>(omp_get_thread_num());
         const auto team = static_cast<std::size_t>(omp_get_num_threads());
         // Thread 0 is the caller: its thread_local records the real team.
@@ -93,8 +115,11 @@ unsigned for_ranges_or(std::size_t n, std::size_t min_per_thread, std::size_t al
         share = (share + alignment - 1) / alignment * alignment;
         const std::size_t begin = t * share < n ? t * share : n;
         const std::size_t end = (t + 1 == team) ? n : (begin + share < n ? begin + share : n);
-        if (begin < end) result |= body(begin, end);
+        if (begin < end && t < partial.size()) partial[t] = body(begin, end);
+        tsan_release(&tsan_join_token);
     }
+    tsan_acquire(&tsan_join_token);
+    for (const unsigned r : partial) result |= r;
 #else
     note_team_size(1);
     result = body(std::size_t{0}, n);

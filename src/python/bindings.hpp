@@ -3,7 +3,31 @@
 
 #include <pybind11/pybind11.h>
 
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+#endif
+
 namespace numfuse::python {
+
+// ThreadSanitizer builds only (make sanitize-threads): CPython and NumPy are not
+// instrumented, so TSan cannot see the GIL that orders one Python thread's compute
+// section before the next one's (e.g. a result buffer freed into NumPy's small-
+// allocation cache by one thread and handed to another). Every compute section
+// starts with an acquire and ends with a release on one token: sections that follow
+// each other in time are ordered for TSan, sections that overlap are not, so real
+// races between concurrent calls are still reported. A no-op in normal builds.
+struct TsanComputeSection {
+#if defined(__SANITIZE_THREAD__)
+    static inline char token = 0;
+    TsanComputeSection() noexcept { __tsan_acquire(&token); }
+    ~TsanComputeSection() { __tsan_release(&token); }
+#endif
+    TsanComputeSection(const TsanComputeSection&) = delete;
+    TsanComputeSection& operator=(const TsanComputeSection&) = delete;
+#if !defined(__SANITIZE_THREAD__)
+    TsanComputeSection() noexcept = default;
+#endif
+};
 
 // Thread count, instruction-set levels, build information.
 void register_runtime(pybind11::module_& m);

@@ -139,6 +139,7 @@ void logsumexp_binding(const py::array& a, const py::object& b_object, const std
     {
         const InterruptibleCall interruptible(static_cast<std::size_t>(a.size()));
         py::gil_scoped_release release;
+        const TsanComputeSection tsan_section;
         try {
             core::logsumexp(dtype, split.shape, a_operand, b_operand, result_operand, sign_operand);
         } catch (const interrupt::Interrupted&) {
@@ -166,6 +167,7 @@ void softmax_binding(const py::array& x, const std::vector<int>& axes, py::array
     try {
         const InterruptibleCall interruptible(static_cast<std::size_t>(x.size()));
         py::gil_scoped_release release;
+        const TsanComputeSection tsan_section;
         try {
             core::softmax(kind, dtype, split.shape, x_operand, out_operand);
         } catch (const interrupt::Interrupted&) {
