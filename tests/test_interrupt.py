@@ -22,6 +22,10 @@ LATENCY_LIMIT = 0.5  # seconds from SIGINT to KeyboardInterrupt
 PRELUDE = textwrap.dedent(
     """
     import os, signal, threading, time
+    # A process started in the background by a non-interactive shell inherits SIGINT
+    # ignored, and then neither Python nor numfuse handles it; Ctrl-C behaviour is
+    # what is tested here, so start from Python's own handler.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     import numpy as np
     import numfuse as nf
 
