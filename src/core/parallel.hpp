@@ -66,15 +66,18 @@ int processor_count() noexcept;
 // True when the library was built with OpenMP.
 bool has_openmp() noexcept;
 
+// ThreadSanitizer annotations (no-ops in other builds); see for_ranges_or.
+inline char tsan_fork_token = 0, tsan_join_token = 0;
+inline void tsan_acquire([[maybe_unused]] void* token) noexcept {
 #if defined(__SANITIZE_THREAD__)
-inline char tsan_fork_token = 0, tsan_join_token = 0;
-inline void tsan_acquire(void* token) noexcept { __tsan_acquire(token); }
-inline void tsan_release(void* token) noexcept { __tsan_release(token); }
-#else
-inline char tsan_fork_token = 0, tsan_join_token = 0;
-inline void tsan_acquire(void*) noexcept {}
-inline void tsan_release(void*) noexcept {}
+    __tsan_acquire(token);
 #endif
+}
+inline void tsan_release([[maybe_unused]] void* token) noexcept {
+#if defined(__SANITIZE_THREAD__)
+    __tsan_release(token);
+#endif
+}
 
 // How many threads a job of n elements gets.
 inline int threads_for(std::size_t n, std::size_t min_per_thread) noexcept {
@@ -115,7 +118,7 @@ unsigned for_ranges_or(std::size_t n, std::size_t min_per_thread, std::size_t al
         share = (share + alignment - 1) / alignment * alignment;
         const std::size_t begin = t * share < n ? t * share : n;
         const std::size_t end = (t + 1 == team) ? n : (begin + share < n ? begin + share : n);
-        if (begin < end && t < partial.size()) partial[t] = body(begin, end);
+        if (begin < end) partial[t] = body(begin, end);  // t < team <= threads
         tsan_release(&tsan_join_token);
     }
     tsan_acquire(&tsan_join_token);

@@ -365,11 +365,10 @@ bool launch(const vm::Program& p, void* out, std::int64_t n, std::uintptr_t stre
     *error = 0;
     if (!enabled()) return false;
     State& st = state();
-    int device = 0;
-    cudaDeviceProp prop{};
+    int device = 0, major = 0, minor = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&prop.major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&prop.minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess) {
         cudaGetLastError();
         return false;
     }
@@ -379,14 +378,14 @@ bool launch(const vm::Program& p, void* out, std::int64_t n, std::uintptr_t stre
         load_nvrtc(st);
         if (st.nvrtc.handle == nullptr) return false;
         std::string key = key_of(p);
-        key.push_back(static_cast<char>(prop.major));
-        key.push_back(static_cast<char>(prop.minor));
+        key.push_back(static_cast<char>(major));
+        key.push_back(static_cast<char>(minor));
         auto it = st.cache.find(key);
         if (it == st.cache.end()) {
             constexpr std::size_t max_kernels = 4096;  // beyond: interpret (no unbounded growth)
             if (st.cache.size() >= max_kernels) return false;
             Entry e;
-            e.kernel = compile(st, p, prop.major, prop.minor);
+            e.kernel = compile(st, p, major, minor);
             if (e.kernel == nullptr) ++st.failures;
             it = st.cache.emplace(std::move(key), e).first;
         }

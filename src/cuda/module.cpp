@@ -236,6 +236,16 @@ std::shared_ptr<const expr::Plan> plan_for(const std::string& text, const std::v
     }
 }
 
+// The device program of an expression with every input an array (dummy pointers):
+// what the run-time compiler sees, for jit_source and jit_compile_check.
+vm::Program placeholder_program(const std::string& text, const std::vector<std::string>& names,
+                                const std::vector<std::string>& types, const std::vector<bool>& weak) {
+    const auto plan = plan_for(text, names, types, weak);
+    const std::vector<std::uintptr_t> arrays(names.size(), 1);
+    const std::vector<std::uint64_t> bits(names.size(), 0);
+    return vm::build_program(*plan, arrays, bits);
+}
+
 }  // namespace
 }  // namespace numfuse::cuda
 
@@ -396,10 +406,7 @@ PYBIND11_MODULE(_cuda, m) {
         "jit_source",
         [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
            const std::vector<bool>& weak) {
-            const auto plan = plan_for(text, names, types, weak);
-            const std::vector<std::uintptr_t> arrays(names.size(), 1);
-            const std::vector<std::uint64_t> bits(names.size(), 0);
-            return jit::source_for(vm::build_program(*plan, arrays, bits));
+            return jit::source_for(placeholder_program(text, names, types, weak));
         },
         py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"),
         "The CUDA C++ source that the run-time compiler gets for this expression (all inputs arrays).");
@@ -408,10 +415,7 @@ PYBIND11_MODULE(_cuda, m) {
         "jit_compile_check",
         [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
            const std::vector<bool>& weak, int arch, bool cubin) {
-            const auto plan = plan_for(text, names, types, weak);
-            const std::vector<std::uintptr_t> arrays(names.size(), 1);
-            const std::vector<std::uint64_t> bits(names.size(), 0);
-            const vm::Program program = vm::build_program(*plan, arrays, bits);
+            const vm::Program program = placeholder_program(text, names, types, weak);
             std::string error;
             std::size_t size = 0;
             {

@@ -17,16 +17,22 @@ namespace numfuse::python {
 // each other in time are ordered for TSan, sections that overlap are not, so real
 // races between concurrent calls are still reported. A no-op in normal builds.
 struct TsanComputeSection {
-#if defined(__SANITIZE_THREAD__)
-    static inline char token = 0;
-    TsanComputeSection() noexcept { __tsan_acquire(&token); }
-    ~TsanComputeSection() { __tsan_release(&token); }
-#endif
+    TsanComputeSection() noexcept { announce(true); }
+    ~TsanComputeSection() { announce(false); }
     TsanComputeSection(const TsanComputeSection&) = delete;
     TsanComputeSection& operator=(const TsanComputeSection&) = delete;
-#if !defined(__SANITIZE_THREAD__)
-    TsanComputeSection() noexcept = default;
+
+private:
+    static void announce([[maybe_unused]] bool enter) noexcept {
+#if defined(__SANITIZE_THREAD__)
+        static char token = 0;
+        if (enter) {
+            __tsan_acquire(&token);
+        } else {
+            __tsan_release(&token);
+        }
 #endif
+    }
 };
 
 // Thread count, instruction-set levels, build information.

@@ -41,6 +41,26 @@ namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE {
 // (run only on flagged batches) that says which condition NumPy reports.
 // compute_fast(x) may leave garbage in lanes where may_raise(x) is true; the runner
 // then calls finish(x, y) (rare path), and compute_fast + finish == the kernel.
+// Deferred test (see unary_loop) for ops whose may_raise is cheap: the or of
+// Op::may_raise over the loop (AVX-512: one vfpclass and a mask or per batch), tested
+// once at the end.
+template <class Op>
+struct OrScreen {
+    static constexpr bool deferrable = true;
+    template <class B>
+    NUMFUSE_OP_INLINE static auto screen_init() noexcept {
+        return typename B::batch_bool_type(false);
+    }
+    template <class B, class M>
+    NUMFUSE_OP_INLINE static M screen(const M& acc, const B& x) noexcept {
+        return acc | Op::may_raise(x);
+    }
+    template <class M>
+    NUMFUSE_OP_INLINE static bool screened_may_raise(const M& acc) noexcept {
+        return xsimd::any(acc);
+    }
+};
+
 struct ExpOp {
     template <class B>
     NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
@@ -73,7 +93,7 @@ struct ExpOp {
     }
 };
 
-struct LogOp {
+struct LogOp : OrScreen<LogOp> {
     template <class B>
     NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
         return kernels::log_kernel(x);
@@ -92,21 +112,6 @@ struct LogOp {
     NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
         return kernels::log_special(x);  // true at least where x <= 0
     }
-    // Deferred test (see unary_loop): the or of may_raise over the loop (AVX-512: one
-    // vfpclass and a mask or per batch), tested once at the end.
-    static constexpr bool deferrable = true;
-    template <class B>
-    NUMFUSE_OP_INLINE static auto screen_init() noexcept {
-        return typename B::batch_bool_type(false);
-    }
-    template <class B, class M>
-    NUMFUSE_OP_INLINE static M screen(const M& acc, const B& x) noexcept {
-        return acc | may_raise(x);
-    }
-    template <class M>
-    NUMFUSE_OP_INLINE static bool screened_may_raise(const M& acc) noexcept {
-        return xsimd::any(acc);
-    }
     template <class T>
     static unsigned flags(T x, T) noexcept {
         if (x == T(0)) return fp_divide_by_zero;
@@ -115,26 +120,14 @@ struct LogOp {
     }
 };
 
-struct ErfOp {
-    // Deferred test as for log: the rescan recomputes the flagged batches from the input
-    // and repairs their values with finish (erf raises no floating-point conditions).
-    static constexpr bool deferrable = true;
+struct ErfOp : OrScreen<ErfOp> {
+    // Deferred test as for log (OrScreen): the rescan recomputes the flagged batches from
+    // the input and repairs their values with finish (erf raises no floating-point
+    // conditions).
     // One batch per iteration in the deferred loop: the float64 kernel keeps 13 table
     // halves in registers, and two interleaved batches spill (avx512, 1 thread, 2e4:
     // 2.24 -> 2.10 cycles/element together with the chained lookups in erf.hpp).
     static constexpr bool single = true;
-    template <class B>
-    NUMFUSE_OP_INLINE static auto screen_init() noexcept {
-        return typename B::batch_bool_type(false);
-    }
-    template <class B, class M>
-    NUMFUSE_OP_INLINE static M screen(const M& acc, const B& x) noexcept {
-        return acc | may_raise(x);
-    }
-    template <class M>
-    NUMFUSE_OP_INLINE static bool screened_may_raise(const M& acc) noexcept {
-        return xsimd::any(acc);
-    }
     template <class B>
     NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
         return kernels::erf_kernel(x);
