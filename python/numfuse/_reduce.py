@@ -126,7 +126,7 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, *, out=No
         # fast path for the common call (a float32/float64 ndarray, no b/out/sign):
         # the same core call as below with ~5 us less argument handling per call
         axes = tuple(range(a.ndim)) if axis is None else _normalise_axes(axis, a.ndim)
-        result = np.empty([n for d, n in enumerate(a.shape) if d not in axes], a.dtype)
+        result = np.empty(_reduced_shape(a.shape, axes, False), a.dtype)
         _core._logsumexp(a, None, list(axes), result, None)
         if keepdims:
             result = result.reshape(_reduced_shape(a.shape, axes, True))
