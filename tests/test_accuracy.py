@@ -125,6 +125,29 @@ def test_special_values_bit_identical(name, dtype, level):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["exp", "log", "erf"])
+def test_rare_lanes_do_not_change_their_neighbours(name, dtype, level):
+    """The loops run a fast kernel and recompute (or repair) only the batches that hold a
+    rare lane (NaN, inf, zero, negative, subnormal, |x| beyond the exp limit): every element
+    must come out the same, bit for bit, whether its batch held such a lane or not, so the
+    whole-array result equals the element-by-element one."""
+    ours = FUNCTIONS[name][0]
+    rng = np.random.default_rng(11)
+    rare = special_inputs(dtype)
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    for n in (7, 16, 33, 70, 129):
+        x = rng.uniform(0.05, 5.0, n).astype(dtype)
+        x[rng.integers(0, n, 1 + n // 16)] = rng.choice(rare, 1 + n // 16)
+        with np.errstate(all="ignore"):
+            whole = ours(x)
+            one_by_one = np.concatenate([ours(x[i : i + 1]) for i in range(n)])
+            in_place = x.copy()
+            ours(in_place, out=in_place)
+        assert np.array_equal(whole.view(bits), one_by_one.view(bits)), x[whole.view(bits) != one_by_one.view(bits)]
+        assert np.array_equal(whole.view(bits), in_place.view(bits))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_exp_overflow_and_underflow_edges(dtype, level):
     info = np.finfo(dtype)
     edges = [np.log(info.max), np.log(info.tiny), np.log(info.smallest_subnormal)]
