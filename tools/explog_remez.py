@@ -22,7 +22,8 @@ Fits (r, t, z are the reduced arguments of the kernels):
                error weighted by the smallest |log x| per t
                (former log f64 AVX-512: m in [0.75, 1.5), invc = j/16)
   log64_t32  : the same on |t| <= 0.0306, degree 6
-               -> log f64 AVX-512 (m in [1, 2), invc = j/32, j = 16..32)
+               (former log f64 AVX-512: m in [1, 2), invc = j/32, j = 16..32;
+               the current one's cells, tables and R: tools/log_cells.py)
   log64_gen  : (2 atanh(s) - 2 s)/s as a polynomial in z = s^2 on
                s in [0, (sqrt2-1)/(sqrt2+1)], z * (degree 6), fdlibm-style
                -> log f64 SSE2/AVX2
@@ -33,9 +34,8 @@ Tables:
   log_tab16  : for invc = j/16, -log(invc) split into hi (a multiple of
                2^-42 for f64 so that E*ln2_hi + hi is exact; 2^-16 grid
                for f32) and lo.
-  log_tab32  : f64 AVX-512: slot s = 0..15 (top mantissa bits of invc = j/32)
-               -> -log(1 + s/16) as hi (2^-42 grid) + lo; the power of two of
-               invc goes into the exponent (getexp).
+  log_tab32  : former f64 AVX-512 (with log64_t32): slot s = 0..15 (top mantissa
+               bits of invc = j/32) -> -log(1 + s/16) as hi (2^-42 grid) + lo.
 """
 import sys
 import mpmath as mp

@@ -289,8 +289,7 @@ inline xsimd::batch<T, Arch> exp_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
 template <class Arch, class T>
 inline auto exp_special(xsimd::batch<T, Arch> x) noexcept {
     using B = xsimd::batch<T, Arch>;
-    constexpr T limit = std::is_same<T, float>::value ? T(87.0) : T(708.0);
-    return !(xsimd::abs(x) <= B(limit));  // ordered <=: true for NaN
+    return !(xsimd::abs(x) <= B(detail::exp_consts<T>::fast_lim));  // ordered <=: true for NaN
 }
 
 }  // namespace numfuse::kernels

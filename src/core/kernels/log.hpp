@@ -200,20 +200,16 @@ alignas(64) inline constexpr double log_bits_lo[16] = {
 };
 
 // f64, AVX-512: log x for positive normal finite lanes; other lanes hold garbage (the
-// fixup repairs them). Subnormal: with Subnormal, lanes below 2^-1022 are scaled by 2^52
-// first (the fixup path only; the ufunc loop flags them).
+// fixup repairs them). With Subnormal (the fixup path only; the ufunc loop flags such
+// batches), the lanes in `sub` (the subnormal ones) are scaled by 2^52 first.
 // The reduction is integer work on the bits of x (subtract, two shifts, and, subtract,
 // one int->double conversion and three table permutes: ~10 instructions), which on
 // Ice Lake, where 512-bit operations issue on two ports, beats vgetmant + vrcp14 +
 // vrndscale + 2 vgetexp (~16 micro-ops there). |t| <= 0.0342 (0.0306 before), so R has
 // one degree more (7).
 template <bool Subnormal>
-inline __m512d log_f64_avx512_bits(__m512d x) noexcept {
-    __mmask8 sub = 0;
-    if constexpr (Subnormal) {
-        sub = _mm512_fpclass_pd_mask(x, 0x20);
-        x = _mm512_mask_mul_pd(x, sub, x, _mm512_set1_pd(0x1p52));
-    }
+inline __m512d log_f64_avx512_bits(__m512d x, [[maybe_unused]] __mmask8 sub = 0) noexcept {
+    if constexpr (Subnormal) x = _mm512_mask_mul_pd(x, sub, x, _mm512_set1_pd(0x1p52));
     const __m512i ix = _mm512_castpd_si512(x);
     const __m512i tmp = _mm512_sub_epi64(ix, _mm512_set1_epi64(static_cast<long long>(log_bits_off)));
     const __m512i idx = _mm512_srli_epi64(tmp, 48);  // cell in the low 4 bits
@@ -255,7 +251,7 @@ inline __m512d log_f64_avx512_core(__m512d x) noexcept { return log_f64_avx512_b
 
 inline __m512d log_f64_avx512_fix(__m512d x, __m512d res) noexcept {
     const __mmask8 sub = _mm512_fpclass_pd_mask(x, 0x20);
-    if (sub) res = _mm512_mask_mov_pd(res, sub, log_f64_avx512_bits<true>(x));
+    if (sub) res = _mm512_mask_mov_pd(res, sub, log_f64_avx512_bits<true>(x, sub));
     return _mm512_fixupimm_pd(res, x, _mm512_set1_epi64(log_fixup_f64), 0);
 }
 
