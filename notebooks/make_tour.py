@@ -22,7 +22,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PATH = os.path.join(HERE, "tour.ipynb")
 
 CELLS = [
-    ("markdown", """\
+    (
+        "markdown",
+        """\
 # A tour of numfuse
 
 numfuse makes NumPy's transcendental functions fast: `numfuse.exp`, `log` and `erf` are
@@ -31,20 +33,32 @@ genuine `numpy.ufunc`s running SIMD kernels on OpenMP threads, `logsumexp`, `sof
 numexpr-compatible fused expression engine. This notebook checks the install, uses numfuse
 next to NumPy, measures accuracy against mpmath and draws a small benchmark.
 
-It runs top to bottom in CI (`tests/test_notebook.py`), on small arrays."""),
-    ("markdown", "## 1. Install check\n\nWhat was compiled, what this CPU uses, threads, "
-                 "OpenMP runtime, CUDA."),
-    ("code", """\
+It runs top to bottom in CI (`tests/test_notebook.py`), on small arrays.""",
+    ),
+    (
+        "markdown",
+        "## 1. Install check\n\nWhat was compiled, what this CPU uses, threads, "
+        "OpenMP runtime, CUDA.",
+    ),
+    (
+        "code",
+        """\
 import numpy as np
 import numfuse
 
-config = numfuse.show_config()"""),
-    ("markdown", """\
+config = numfuse.show_config()""",
+    ),
+    (
+        "markdown",
+        """\
 ## 2. A drop-in next to NumPy
 
 The ufuncs take everything `np.exp` takes: `out=`, `where=`, `dtype=`, broadcasting, strided
-views, and NumPy's floating-point error handling."""),
-    ("code", """\
+views, and NumPy's floating-point error handling.""",
+    ),
+    (
+        "code",
+        """\
 rng = np.random.default_rng(0)
 x = rng.uniform(-5, 5, size=(1000, 1000))
 
@@ -62,12 +76,18 @@ with np.errstate(over="raise"):
     try:
         numfuse.exp(np.array([1000.0]))
     except FloatingPointError as error:
-        print("np.errstate works too:", error)"""),
-    ("markdown", """\
+        print("np.errstate works too:", error)""",
+    ),
+    (
+        "markdown",
+        """\
 ## 3. `numfuse.evaluate`: numexpr's API, fused
 
-Whole expressions run blockwise in one pass, without temporaries, including reductions."""),
-    ("code", """\
+Whole expressions run blockwise in one pass, without temporaries, including reductions.""",
+    ),
+    (
+        "code",
+        """\
 a = rng.standard_normal(1_000_000)
 b = rng.standard_normal(1_000_000)
 c = rng.uniform(-1, 1, 1_000_000)
@@ -90,14 +110,20 @@ np.testing.assert_allclose(numfuse.logsumexp(x, axis=1), scipy.special.logsumexp
                            rtol=1e-13)
 np.testing.assert_allclose(numfuse.softmax(x, axis=0), scipy.special.softmax(x, axis=0),
                            rtol=1e-12, atol=1e-300)
-print("evaluate, logsumexp and softmax agree with NumPy and SciPy")"""),
-    ("markdown", """\
+print("evaluate, logsumexp and softmax agree with NumPy and SciPy")""",
+    ),
+    (
+        "markdown",
+        """\
 ## 4. Accuracy against mpmath
 
 Max error in ULP (units in the last place) of the exact value, computed by mpmath at 128
 bits, on a few hundred random inputs per row (the test suite and `tools/accuracy_table.py`
-use many more)."""),
-    ("code", """\
+use many more).""",
+    ),
+    (
+        "code",
+        """\
 import mpmath
 import scipy.special
 
@@ -136,30 +162,41 @@ for name, (exact_fn, peer_fn, peer) in cases.items():
         mine = max_ulp(getattr(numfuse, name)(xs), xs, exact_fn, dtype)
         theirs = max_ulp(peer_fn(xs), xs, exact_fn, dtype)
         print(f"{name:<9}{np.dtype(dtype).name:<9}{mine:>9.3f}{theirs:>9.3f} {peer}")
-        assert mine <= 1.0, (name, dtype, mine)"""),
-    ("markdown", """\
+        assert mine <= 1.0, (name, dtype, mine)""",
+    ),
+    (
+        "markdown",
+        """\
 ## 5. A benchmark, inline
 
 `numfuse.bench` is what the `numfuse-bench` command runs; here on small sizes with a short
-time budget. The full comparison is `numfuse-bench --json bench.json --plot bench.png`."""),
-    ("code", """\
+time budget. The full comparison is `numfuse-bench --json bench.json --plot bench.png`.""",
+    ),
+    (
+        "code",
+        """\
 %matplotlib inline
 from numfuse import bench
 
 doc = bench.run(["exp", "erf", "softmax", "2*a+3*b"], sizes=[1e3, 1e4, 1e5],
                 dtypes=["float64"], quick=True, progress=False)
 print(bench.case_report(doc["cases"][2], doc["threads"]["requested"]))
-print(bench.summary(doc))"""),
-    ("code", """\
-bench.plot(doc)"""),
+print(bench.summary(doc))""",
+    ),
+    (
+        "code",
+        """\
+bench.plot(doc)""",
+    ),
 ]
 
 
 def build() -> nbformat.NotebookNode:
     cells = []
     for index, (kind, source) in enumerate(CELLS):
-        cell = (nbformat.v4.new_markdown_cell if kind == "markdown" else
-                nbformat.v4.new_code_cell)(source)
+        cell = (nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell)(
+            source
+        )
         cell["id"] = f"tour-{index:02d}"  # stable ids: regenerating changes nothing
         cells.append(cell)
     notebook = nbformat.v4.new_notebook(cells=cells)
@@ -173,8 +210,11 @@ def build() -> nbformat.NotebookNode:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--check", action="store_true",
-                        help="exit 1 if notebooks/tour.ipynb is not what this script writes")
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="exit 1 if notebooks/tour.ipynb is not what this script writes",
+    )
     args = parser.parse_args(argv)
     text = nbformat.writes(build()) + "\n"
     if args.check:

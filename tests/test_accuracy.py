@@ -62,18 +62,29 @@ def sweep_inputs(name: str, dtype) -> np.ndarray:
     if name == "exp":
         top = np.log(info.max)
         bottom = np.log(info.smallest_subnormal)
-        parts = [rng.uniform(bottom, top, 1500), rng.uniform(-1, 1, 500),
-                 rng.uniform(bottom, np.log(info.tiny), 300), top - rng.uniform(0, 1, 100)]
+        parts = [
+            rng.uniform(bottom, top, 1500),
+            rng.uniform(-1, 1, 500),
+            rng.uniform(bottom, np.log(info.tiny), 300),
+            top - rng.uniform(0, 1, 100),
+        ]
     elif name == "log":
         int_type = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
         max_bits = np.array(info.max, dtype).view(int_type)
         random_bits = rng.integers(1, int(max_bits), 1500, dtype=int_type).view(dtype)
-        parts = [random_bits, 1 + rng.uniform(-0.3, 0.3, 500), 1 + rng.uniform(-1e-4, 1e-4, 300),
-                 rng.uniform(0, 1, 200) * info.tiny]
+        parts = [
+            random_bits,
+            1 + rng.uniform(-0.3, 0.3, 500),
+            1 + rng.uniform(-1e-4, 1e-4, 300),
+            rng.uniform(0, 1, 200) * info.tiny,
+        ]
     else:
-        parts = [rng.uniform(-6.5, 6.5, 1500), rng.uniform(-1, 1, 500),
-                 np.exp(rng.uniform(np.log(info.smallest_subnormal), 0, 300)),
-                 rng.uniform(0.5, 3.5, 500)]
+        parts = [
+            rng.uniform(-6.5, 6.5, 1500),
+            rng.uniform(-1, 1, 500),
+            np.exp(rng.uniform(np.log(info.smallest_subnormal), 0, 300)),
+            rng.uniform(0.5, 3.5, 500),
+        ]
     return np.concatenate(parts).astype(dtype)
 
 
@@ -106,8 +117,22 @@ def special_inputs(dtype) -> np.ndarray:
     # Only inputs whose results are exact or saturate: at ordinary points such
     # as exp(1) NumPy/SciPy are themselves up to 1 ULP off (numfuse matches the
     # correctly rounded value there; the mpmath sweep checks those).
-    values = [0.0, -0.0, np.inf, -np.inf, np.nan, info.smallest_subnormal,
-              -info.smallest_subnormal, info.tiny, -info.tiny, info.tiny - info.smallest_subnormal, info.max, -info.max, 1e-30, -1e-30]
+    values = [
+        0.0,
+        -0.0,
+        np.inf,
+        -np.inf,
+        np.nan,
+        info.smallest_subnormal,
+        -info.smallest_subnormal,
+        info.tiny,
+        -info.tiny,
+        info.tiny - info.smallest_subnormal,
+        info.max,
+        -info.max,
+        1e-30,
+        -1e-30,
+    ]
     result = np.array(values, dtype)
     return np.concatenate([result, np.array([negative_nan], bits).view(dtype)])
 
@@ -143,7 +168,9 @@ def test_rare_lanes_do_not_change_their_neighbours(name, dtype, level):
             one_by_one = np.concatenate([ours(x[i : i + 1]) for i in range(n)])
             in_place = x.copy()
             ours(in_place, out=in_place)
-        assert np.array_equal(whole.view(bits), one_by_one.view(bits)), x[whole.view(bits) != one_by_one.view(bits)]
+        assert np.array_equal(whole.view(bits), one_by_one.view(bits)), x[
+            whole.view(bits) != one_by_one.view(bits)
+        ]
         assert np.array_equal(whole.view(bits), in_place.view(bits))
 
 
@@ -151,8 +178,12 @@ def test_rare_lanes_do_not_change_their_neighbours(name, dtype, level):
 def test_exp_overflow_and_underflow_edges(dtype, level):
     info = np.finfo(dtype)
     edges = [np.log(info.max), np.log(info.tiny), np.log(info.smallest_subnormal)]
-    x = np.concatenate([np.array(edge, dtype) + np.arange(-40, 41) * np.spacing(np.array(edge, dtype))
-                        for edge in edges]).astype(dtype)
+    x = np.concatenate(
+        [
+            np.array(edge, dtype) + np.arange(-40, 41) * np.spacing(np.array(edge, dtype))
+            for edge in edges
+        ]
+    ).astype(dtype)
     with np.errstate(all="ignore"):
         got = numfuse.exp(x)
         expected = correctly_rounded(mpmath.exp, x)

@@ -161,7 +161,9 @@ def test_softmax_out_errors(func):
     name = func.__name__
     with pytest.raises(ValueError, match=f"{name}: out is read-only"):
         func(A2, out=read_only((2, 3)))
-    with pytest.raises(ValueError, match=re.escape(f"{name}: out has shape (3, 2), expected (2, 3)")):
+    with pytest.raises(
+        ValueError, match=re.escape(f"{name}: out has shape (3, 2), expected (2, 3)")
+    ):
         func(A2, out=np.zeros((3, 2)))
     with pytest.raises(TypeError, match="out has dtype float32, expected float64"):
         func(A2, out=np.zeros((2, 3), np.float32))
@@ -275,7 +277,9 @@ def test_evaluate_bad_order_and_casting():
 
 
 def test_evaluate_shape_mismatch():
-    with pytest.raises(ValueError, match=re.escape("could not be broadcast together with shapes (3,) (4,)")):
+    with pytest.raises(
+        ValueError, match=re.escape("could not be broadcast together with shapes (3,) (4,)")
+    ):
         nf.evaluate("x + y", {"x": X3, "y": np.ones(4)})
 
 

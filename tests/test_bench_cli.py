@@ -21,7 +21,11 @@ def run_bench(*args, env_extra=None, cwd=None):
     env.update(env_extra or {})
     return subprocess.run(
         [sys.executable, "-m", "numfuse.bench", *args],
-        capture_output=True, text=True, env=env, cwd=cwd, timeout=300,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=300,
     )
 
 
@@ -29,9 +33,22 @@ def run_bench(*args, env_extra=None, cwd=None):
 def quick_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bench")
     json_path, png_path = folder / "b.json", folder / "b.png"
-    result = run_bench("--quick", "--sizes", "1e3,2e3", "--dtypes", "float64",
-                       "--functions", FUNCTIONS, "--threads", "1", "--no-progress",
-                       "--json", str(json_path), "--plot", str(png_path))
+    result = run_bench(
+        "--quick",
+        "--sizes",
+        "1e3,2e3",
+        "--dtypes",
+        "float64",
+        "--functions",
+        FUNCTIONS,
+        "--threads",
+        "1",
+        "--no-progress",
+        "--json",
+        str(json_path),
+        "--plot",
+        str(png_path),
+    )
     assert result.returncode == 0, result.stderr
     return result, json.loads(json_path.read_text()), png_path
 
@@ -40,8 +57,15 @@ def test_json_has_every_figure_and_the_machine(quick_run):
     _, doc, _ = quick_run
     assert doc["schema"] == "numfuse-bench/1"
     machine = doc["machine"]
-    for key in ("cpu", "logical_cores", "usable_cores", "memory_bytes", "numfuse_level",
-                "numfuse_levels_usable", "cpu_flags"):
+    for key in (
+        "cpu",
+        "logical_cores",
+        "usable_cores",
+        "memory_bytes",
+        "numfuse_level",
+        "numfuse_levels_usable",
+        "cpu_flags",
+    ):
         assert key in machine
     assert machine["numfuse_level"] == numfuse.get_level()
     assert doc["versions"]["numfuse"] == numfuse.__version__
@@ -57,8 +81,20 @@ def test_json_has_every_figure_and_the_machine(quick_run):
     for case in doc["cases"]:
         mine = case["results"]["numfuse"]
         assert mine["status"] == "ok"
-        for key in ("ips", "mean_s", "stddev_s", "deviation_pct", "median_s", "p99_s",
-                    "min_s", "max_s", "samples", "memory_bytes", "roofline", "gb_per_s"):
+        for key in (
+            "ips",
+            "mean_s",
+            "stddev_s",
+            "deviation_pct",
+            "median_s",
+            "p99_s",
+            "min_s",
+            "max_s",
+            "samples",
+            "memory_bytes",
+            "roofline",
+            "gb_per_s",
+        ):
             assert key in mine, key
         assert mine["min_s"] <= mine["median_s"] <= mine["p99_s"] <= mine["max_s"]
         assert mine["samples"] >= 3
@@ -81,8 +117,17 @@ def test_report_has_benchee_columns_and_comparison(quick_run):
     result, _, _ = quick_run
     out = result.stdout
     header = next(line for line in out.splitlines() if line.startswith("Name"))
-    assert header.split() == ["Name", "ips", "average", "deviation", "median", "99th", "%",
-                              "memory", "roofline"]
+    assert header.split() == [
+        "Name",
+        "ips",
+        "average",
+        "deviation",
+        "median",
+        "99th",
+        "%",
+        "memory",
+        "roofline",
+    ]
     assert "Comparison:" in out
     assert "x slower +" in out
     assert "Threads:    1 requested -> numfuse 1" in out
@@ -100,12 +145,23 @@ def test_missing_peer_is_skipped_with_a_note(tmp_path):
     fake = tmp_path / "fake" / "torch"
     fake.mkdir(parents=True)
     (fake / "__init__.py").write_text(
-        "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n")
+        "raise ModuleNotFoundError(\"No module named 'torch'\", name='torch')\n"
+    )
     path = os.pathsep.join(p for p in (str(tmp_path / "fake"), os.environ.get("PYTHONPATH")) if p)
     json_path = tmp_path / "b.json"
-    result = run_bench("--quick", "--sizes", "1e3", "--dtypes", "float32", "--functions", "exp",
-                       "--no-progress", "--json", str(json_path),
-                       env_extra={"PYTHONPATH": path})
+    result = run_bench(
+        "--quick",
+        "--sizes",
+        "1e3",
+        "--dtypes",
+        "float32",
+        "--functions",
+        "exp",
+        "--no-progress",
+        "--json",
+        str(json_path),
+        env_extra={"PYTHONPATH": path},
+    )
     assert result.returncode == 0, result.stderr
     assert "note: torch skipped: not installed" in result.stdout
     doc = json.loads(json_path.read_text())
@@ -121,33 +177,65 @@ def test_runs_without_rich_and_matplotlib(tmp_path):
     for name in ("rich", "matplotlib", "tqdm"):
         (fake / name).mkdir(parents=True)
         (fake / name / "__init__.py").write_text(
-            f"raise ModuleNotFoundError(\"No module named '{name}'\", name='{name}')\n")
+            f"raise ModuleNotFoundError(\"No module named '{name}'\", name='{name}')\n"
+        )
     path = os.pathsep.join(p for p in (str(fake), os.environ.get("PYTHONPATH")) if p)
-    result = run_bench("--quick", "--sizes", "1e3", "--dtypes", "float32", "--functions", "log",
-                       "--peers", "numpy", env_extra={"PYTHONPATH": path})
+    result = run_bench(
+        "--quick",
+        "--sizes",
+        "1e3",
+        "--dtypes",
+        "float32",
+        "--functions",
+        "log",
+        "--peers",
+        "numpy",
+        env_extra={"PYTHONPATH": path},
+    )
     assert result.returncode == 0, result.stderr
     assert "Comparison:" in result.stdout
-    result = run_bench("--quick", "--functions", "log", "--plot", str(tmp_path / "p.png"),
-                       env_extra={"PYTHONPATH": path})
+    result = run_bench(
+        "--quick",
+        "--functions",
+        "log",
+        "--plot",
+        str(tmp_path / "p.png"),
+        env_extra={"PYTHONPATH": path},
+    )
     assert result.returncode == 2 and "--plot needs matplotlib" in result.stderr
 
 
 def test_peers_option_limits_the_libraries(tmp_path):
     json_path = tmp_path / "b.json"
-    result = run_bench("--quick", "--sizes", "1e3", "--dtypes", "float32", "--functions",
-                       "softmax", "--peers", "numpy", "--no-progress", "--json", str(json_path))
+    result = run_bench(
+        "--quick",
+        "--sizes",
+        "1e3",
+        "--dtypes",
+        "float32",
+        "--functions",
+        "softmax",
+        "--peers",
+        "numpy",
+        "--no-progress",
+        "--json",
+        str(json_path),
+    )
     assert result.returncode == 0, result.stderr
     (case,) = json.loads(json_path.read_text())["cases"]
     assert set(case["results"]) == {"numfuse", "numpy"}
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--functions", "cosh"], "unknown function 'cosh'"),
-    (["--sizes", "1e3,big"], "size 'big' is not a number"),
-    (["--dtypes", "int8"], "dtype 'int8' is not benchmarked"),
-    (["--peers", "jax"], "unknown peer 'jax'"),
-    (["--threads", "0"], "--threads must be >= 1"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--functions", "cosh"], "unknown function 'cosh'"),
+        (["--sizes", "1e3,big"], "size 'big' is not a number"),
+        (["--dtypes", "int8"], "dtype 'int8' is not benchmarked"),
+        (["--peers", "jax"], "unknown peer 'jax'"),
+        (["--threads", "0"], "--threads must be >= 1"),
+    ],
+)
 def test_bad_options_are_clear_errors(args, message):
     result = run_bench("--quick", "--no-progress", *args)
     assert result.returncode == 2
@@ -166,9 +254,17 @@ def test_python_api_and_custom_expression():
     from numfuse import bench
 
     setting = numfuse._core._num_threads_setting()
-    doc = bench.run(["exp"], sizes=[1000], dtypes=["float32"], peers=["numpy", "numexpr"],
-                    threads=1, quick=True, bandwidth=1e10, expressions=["a*b+1"],
-                    progress=False)
+    doc = bench.run(
+        ["exp"],
+        sizes=[1000],
+        dtypes=["float32"],
+        peers=["numpy", "numexpr"],
+        threads=1,
+        quick=True,
+        bandwidth=1e10,
+        expressions=["a*b+1"],
+        progress=False,
+    )
     assert numfuse._core._num_threads_setting() == setting  # restored after the run
     assert doc["threads"]["numfuse"] == 1
     assert [c["function"] for c in doc["cases"]] == ["exp", "a*b+1"]
@@ -192,11 +288,16 @@ def test_console_script_is_declared():
     assert callable(getattr(__import__(module, fromlist=[attribute]), attribute))
     assert {"rich", "matplotlib"} <= {
         textwrap.shorten(d, 40).split(">")[0].split("=")[0]
-        for d in project["optional-dependencies"]["bench"]}
+        for d in project["optional-dependencies"]["bench"]
+    }
 
 
-README_TABLE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                            "benchmarks", "python", "readme_table.py")
+README_TABLE = os.path.join(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    "benchmarks",
+    "python",
+    "readme_table.py",
+)
 
 
 def test_readme_table_fills_the_marked_blocks(quick_run, tmp_path):
@@ -206,9 +307,13 @@ def test_readme_table_fills_the_marked_blocks(quick_run, tmp_path):
     readme = tmp_path / "README.md"
     readme.write_text(
         "# title\n\nbefore\n<!-- bench:start functions=exp sizes=1e3 -->\nold table\n"
-        "<!-- bench:end -->\nmiddle\n<!-- bench:start image=b.png -->\n<!-- bench:end -->\nafter\n")
-    result = subprocess.run([sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
-                            capture_output=True, text=True)
+        "<!-- bench:end -->\nmiddle\n<!-- bench:start image=b.png -->\n<!-- bench:end -->\nafter\n"
+    )
+    result = subprocess.run(
+        [sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
     assert "replaced 2 table(s)" in result.stdout
     text = readme.read_text()
@@ -221,8 +326,11 @@ def test_readme_table_fills_the_marked_blocks(quick_run, tmp_path):
     assert f"Measured on {doc['machine']['cpu']}" in first
     assert "threads: numfuse 1" in first
     # Running it again is idempotent.
-    subprocess.run([sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
+        check=True,
+        capture_output=True,
+    )
     assert readme.read_text() == text
 
 
@@ -232,10 +340,16 @@ def test_readme_table_rejects_bad_markers(quick_run, tmp_path):
     json_path.write_text(json.dumps(doc))
     readme = tmp_path / "README.md"
     readme.write_text("<!-- bench:start colour=red -->\n<!-- bench:end -->\n")
-    result = subprocess.run([sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2 and "bad option 'colour=red'" in result.stderr
     readme.write_text("no markers\n")
-    result = subprocess.run([sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 2 and "has no <!-- bench:start -->" in result.stderr

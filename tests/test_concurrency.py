@@ -64,7 +64,10 @@ def task_table():
         ("log_softmax", lambda: nf.log_softmax(MEDIUM)),
         ("evaluate", lambda: nf.evaluate("exp(x) * 2 - sin(x) ** 2", {"x": MEDIUM})),
         ("evaluate-sum", lambda: nf.evaluate("sum(x * x, axis=1)", {"x": MATRIX})),
-        ("evaluate-broadcast", lambda: nf.evaluate("x + y", {"x": SMALL[:, None], "y": SMALL[:64]})),
+        (
+            "evaluate-broadcast",
+            lambda: nf.evaluate("x + y", {"x": SMALL[:, None], "y": SMALL[:64]}),
+        ),
         ("evaluate-out", evaluate_out_task),
         ("re_evaluate", re_evaluate_task),
         ("compiled", lambda: COMPILED(MEDIUM)),

@@ -610,7 +610,9 @@ def test_gpu_ufuncs_every_size_and_alignment(fn, dtype):
             assert np.array_equal(got.view(bits), want.view(bits)), (offset, n)
         inplace = base[offset : offset + 67].copy()
         getattr(numfuse.cuda, fn)(inplace, out=inplace)
-        assert np.array_equal(cupy.asnumpy(inplace).view(bits), host[offset : offset + 67].view(bits))
+        assert np.array_equal(
+            cupy.asnumpy(inplace).view(bits), host[offset : offset + 67].view(bits)
+        )
 
 
 @needs_extension
@@ -676,7 +678,9 @@ def test_gpu_compiled_programs_equal_the_interpreter(ex):
 @pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device")
 def test_gpu_evaluate_engines_and_sizes():
     with pytest.raises(ValueError, match="engine"):
-        numfuse.cuda.evaluate("a + 1", local_dict={"a": numfuse.cuda.to_device(np.ones(3))}, engine="x")
+        numfuse.cuda.evaluate(
+            "a + 1", local_dict={"a": numfuse.cuda.to_device(np.ones(3))}, engine="x"
+        )
     rng = np.random.default_rng(3)
     for n in (0, 1, 5, 1023, 1024, 1025, 4097, 300001):
         a_host = rng.uniform(0.1, 3.0, n)

@@ -36,14 +36,17 @@ def client():
 
 
 def _cluster_client(distributed):
-    with distributed.LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        worker_dashboard_address=None,
-    ) as cluster, distributed.Client(cluster, timeout=TIMEOUT_S) as client:
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+            worker_dashboard_address=None,
+        ) as cluster,
+        distributed.Client(cluster, timeout=TIMEOUT_S) as client,
+    ):
         client.wait_for_workers(2, timeout=TIMEOUT_S)
         yield client
 

@@ -67,9 +67,36 @@ def _comparison_cases():
     ]
 
 
-ONE_ARG = ["copy", "ones_like", "sqrt", "sin", "cos", "tan", "arcsin", "arccos", "arctan",
-           "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "log", "log1p", "log10",
-           "log2", "exp", "expm1", "abs", "conj", "ceil", "floor", "round", "trunc", "sign"]
+ONE_ARG = [
+    "copy",
+    "ones_like",
+    "sqrt",
+    "sin",
+    "cos",
+    "tan",
+    "arcsin",
+    "arccos",
+    "arctan",
+    "sinh",
+    "cosh",
+    "tanh",
+    "arcsinh",
+    "arccosh",
+    "arctanh",
+    "log",
+    "log1p",
+    "log10",
+    "log2",
+    "exp",
+    "expm1",
+    "abs",
+    "conj",
+    "ceil",
+    "floor",
+    "round",
+    "trunc",
+    "sign",
+]
 TWO_ARG = ["arctan2", "fmod", "hypot", "nextafter", "copysign"]
 POWERS = [-7, -2.5, -1.5, -1.3, -0.5, 0, 0.0, 1, 2.3, 2.5, 3]
 
@@ -79,18 +106,36 @@ SECTIONS = {
     "COMPARISONS": _comparison_cases(),
     "1_ARG_FUNCS": [f"a + {f}(b+c)" for f in ONE_ARG],
     "2_ARG_FUNCS": [
-        t.format(f) for f in TWO_ARG for t in ["a + {}(b+c, d+1)", "a + {}(b+c, 1)", "a + {}(1, d+1)"]
+        t.format(f)
+        for f in TWO_ARG
+        for t in ["a + {}(b+c, d+1)", "a + {}(b+c, 1)", "a + {}(1, d+1)"]
     ],
     "POW_TESTS": [f"(a+1)**{n}" for n in POWERS],
 }
 
 # numexpr runs its int dtype twice (a Python 2 relic: int, long); we run
 # int32 in that slot instead, which also exercises the int32 paths.
-DTYPES = {"int64": np.int64, "int32": np.int32, "float32": np.float32, "float64": np.float64,
-          "complex128": np.complex128}
+DTYPES = {
+    "int64": np.int64,
+    "int32": np.int32,
+    "float32": np.float32,
+    "float64": np.float64,
+    "complex128": np.complex128,
+}
 # Operations NumPy does not define for complex numbers (numexpr's exclusions).
-COMPLEX_EXCLUDED = ["<", ">", "%", "arctan2", "fmod", "hypot", "nextafter", "copysign", "trunc",
-                    "floor", "ceil"]
+COMPLEX_EXCLUDED = [
+    "<",
+    ">",
+    "%",
+    "arctan2",
+    "fmod",
+    "hypot",
+    "nextafter",
+    "copysign",
+    "trunc",
+    "floor",
+    "ceil",
+]
 
 
 def _cases():
@@ -104,7 +149,10 @@ def _cases():
                         if dtype_name.startswith("int") and scalar and ex == "(a+1) ** -1":
                             continue
                         yield pytest.param(
-                            ex, scalar, dtype_name, optimization,
+                            ex,
+                            scalar,
+                            dtype_name,
+                            optimization,
                             id=f"{section}-{dtype_name}-s{scalar}-{optimization}-{ex}",
                         )
 
@@ -158,7 +206,9 @@ def _equal(expected, actual):
         if infs:
             return infs == np.isinf(actual).sum()
     atol = 1e-5 if expected.dtype == np.float32 else 1e-8
-    return expected.shape == actual.shape and np.allclose(expected.ravel(), actual.ravel(), atol=atol)
+    return expected.shape == actual.shape and np.allclose(
+        expected.ravel(), actual.ravel(), atol=atol
+    )
 
 
 @pytest.mark.parametrize("ex,scalar,dtype_name,optimization", CASES)
@@ -171,7 +221,9 @@ def test_numexpr_differential(ex, scalar, dtype_name, optimization):
             actual = numfuse.evaluate(ex, local_dict=operands, optimization=optimization)
         except Exception as error:  # noqa: BLE001
             if np_error is None or not isinstance(error, type(np_error)):
-                raise AssertionError(f"numfuse raised {error!r}, NumPy gave {np_error!r}") from error
+                raise AssertionError(
+                    f"numfuse raised {error!r}, NumPy gave {np_error!r}"
+                ) from error
             return
     assert np_error is None, f"NumPy raised {np_error!r}, numfuse returned {actual!r}"
     assert _equal(expected, actual), f"{ex!r}: numpy={expected!r} numfuse={actual!r}"
@@ -294,7 +346,9 @@ def test_all_documented_functions():
     }
     with np.errstate(all="ignore"):
         for ex, expected in checks.items():
-            np.testing.assert_allclose(numfuse.evaluate(ex), expected, rtol=1e-14, atol=0, err_msg=ex)
+            np.testing.assert_allclose(
+                numfuse.evaluate(ex), expected, rtol=1e-14, atol=0, err_msg=ex
+            )
 
 
 # ----------------------------------------------------------------- semantics
@@ -340,8 +394,11 @@ def test_order_gives_numpys_layout(layout, order):
     assert compiled.strides == want.strides
 
 
-@pytest.mark.xfail(strict=True, reason="order='K' keeps C and F layouts only; an input with "
-                   "permuted axes gets a C-ordered result (NumPy and numexpr keep its order)")
+@pytest.mark.xfail(
+    strict=True,
+    reason="order='K' keeps C and F layouts only; an input with "
+    "permuted axes gets a C-ordered result (NumPy and numexpr keep its order)",
+)
 def test_order_k_keeps_a_permuted_layout():
     t = _M.transpose(2, 0, 1)
     got = numfuse.evaluate("t * 2", order="K")
@@ -446,8 +503,13 @@ def test_compiled_contiguous_fast_path_matches_general_path():
     # types, lengths, layouts and plan shapes must agree with evaluate().
     rng = np.random.default_rng(5)
     c = numfuse.compile("where(x > 0, x * 3 + y, y - 1) / 2")
-    for dtype_x, dtype_y in [(np.float64, np.float64), (np.float32, np.float32),
-                             (np.int64, np.int64), (np.int32, np.float64), (np.float64, np.float64)]:
+    for dtype_x, dtype_y in [
+        (np.float64, np.float64),
+        (np.float32, np.float32),
+        (np.int64, np.int64),
+        (np.int32, np.float64),
+        (np.float64, np.float64),
+    ]:
         for n in [0, 1, 7, 1000, 2049, 70001]:
             x = (rng.standard_normal(n) * 10).astype(dtype_x)
             y = (rng.standard_normal(n) * 10).astype(dtype_y)
@@ -495,8 +557,9 @@ def test_disassemble_shows_x_macro_opcodes_cse_and_folding():
     # Register reuse: twelve ops with at most three values live at once need only three
     # temporaries (a fresh register per op would need eleven).
     program = numfuse.disassemble("sin(x)*cos(x+1) + exp(x)*tan(x*3) - sinh(x)*2")
-    temporaries = {reg for line in program for reg in line[1:]
-                   if isinstance(reg, str) and reg.startswith("t")}
+    temporaries = {
+        reg for line in program for reg in line[1:] if isinstance(reg, str) and reg.startswith("t")
+    }
     assert len(program) == 12 and len(temporaries) <= 3, program
 
 

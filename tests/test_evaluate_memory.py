@@ -68,24 +68,30 @@ def extra_bytes(kind: str, ex: str, shape: str) -> int:
             refs.write("5")
     except OSError as error:
         pytest.skip(f"cannot reset the peak RSS here: {error}")
-    completed = subprocess.run([sys.executable, "-c", CHILD, kind, ex, shape],
-                               capture_output=True, text=True, timeout=300)
+    completed = subprocess.run(
+        [sys.executable, "-c", CHILD, kind, ex, shape], capture_output=True, text=True, timeout=300
+    )
     assert completed.returncode == 0, completed.stderr
     extra = int(completed.stdout.split()[-1])
     print(f"{kind} {ex!r} {shape}: {extra / MIB:.2f} MiB beyond the result")
     return extra
 
 
-SOFTMAX = ("exp(x - max(x, axis=1, keepdims=True))"
-           " / sum(exp(x - max(x, axis=1, keepdims=True)), axis=1, keepdims=True)")
+SOFTMAX = (
+    "exp(x - max(x, axis=1, keepdims=True))"
+    " / sum(exp(x - max(x, axis=1, keepdims=True)), axis=1, keepdims=True)"
+)
 
 
 @pytest.mark.parametrize("kind", ["allocating", "out"])
-@pytest.mark.parametrize("ex,shape", [
-    ("exp(x) / sum(exp(x))", "10000000"),
-    (SOFTMAX, "1000x10000"),
-    ("2*x + 3*sin(x) - exp(x)**2", "10000000"),
-])
+@pytest.mark.parametrize(
+    "ex,shape",
+    [
+        ("exp(x) / sum(exp(x))", "10000000"),
+        (SOFTMAX, "1000x10000"),
+        ("2*x + 3*sin(x) - exp(x)**2", "10000000"),
+    ],
+)
 def test_fused_stages_need_no_temporaries(ex, shape, kind):
     assert extra_bytes(kind, ex, shape) <= LIMIT
 

@@ -52,27 +52,45 @@ def test_reduction_types_follow_numpy(dtype):
 
 def test_softmax_with_nested_reductions():
     x = X2
-    ex = ("exp(x - max(x, axis=1, keepdims=True)) / "
-          "sum(exp(x - max(x, axis=1, keepdims=True)), axis=1, keepdims=True)")
+    ex = (
+        "exp(x - max(x, axis=1, keepdims=True)) / "
+        "sum(exp(x - max(x, axis=1, keepdims=True)), axis=1, keepdims=True)"
+    )
     e = np.exp(x - x.max(axis=1, keepdims=True))
     np.testing.assert_allclose(numfuse.evaluate(ex), e / e.sum(axis=1, keepdims=True), rtol=1e-14)
 
 
 def test_reductions_inside_arithmetic():
     x = X2
-    np.testing.assert_allclose(numfuse.evaluate("log(sum(exp(x), axis=0))"),
-                               np.log(np.exp(x).sum(axis=0)), rtol=1e-14)
-    np.testing.assert_allclose(numfuse.evaluate("x - mean(x, axis=0)"), x - x.mean(axis=0),
-                               rtol=1e-13, atol=1e-15)
-    np.testing.assert_allclose(numfuse.evaluate("sum(x * x) / sum(x) + max(x) - min(x)"),
-                               (x * x).sum() / x.sum() + x.max() - x.min(), rtol=1e-12)
-    np.testing.assert_allclose(numfuse.evaluate("logsumexp(x, axis=1) - max(x, axis=1)"),
-                               np.log(np.exp(x - x.max(1, keepdims=True)).sum(1)), rtol=1e-13)
+    np.testing.assert_allclose(
+        numfuse.evaluate("log(sum(exp(x), axis=0))"), np.log(np.exp(x).sum(axis=0)), rtol=1e-14
+    )
+    np.testing.assert_allclose(
+        numfuse.evaluate("x - mean(x, axis=0)"), x - x.mean(axis=0), rtol=1e-13, atol=1e-15
+    )
+    np.testing.assert_allclose(
+        numfuse.evaluate("sum(x * x) / sum(x) + max(x) - min(x)"),
+        (x * x).sum() / x.sum() + x.max() - x.min(),
+        rtol=1e-12,
+    )
+    np.testing.assert_allclose(
+        numfuse.evaluate("logsumexp(x, axis=1) - max(x, axis=1)"),
+        np.log(np.exp(x - x.max(1, keepdims=True)).sum(1)),
+        rtol=1e-13,
+    )
     assert numfuse.evaluate("sum(3)") == 3
 
 
-@pytest.mark.parametrize("shape,axis", [((1_000_003,), None), ((7, 300_001), 1),
-                                         ((300_001, 7), 0), ((2000, 700), 0), ((700, 2000), 1)])
+@pytest.mark.parametrize(
+    "shape,axis",
+    [
+        ((1_000_003,), None),
+        ((7, 300_001), 1),
+        ((300_001, 7), 0),
+        ((2000, 700), 0),
+        ((700, 2000), 1),
+    ],
+)
 def test_parallel_reductions_are_bit_identical_across_thread_counts(shape, axis, threads):
     x = RNG.standard_normal(shape)
     ex = f"sum(exp(x) * 0.5, axis={_axis_text(axis)})"

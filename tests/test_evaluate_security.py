@@ -18,7 +18,7 @@ import numfuse
 
 PAYLOADS = [
     "__import__('os').system('echo pwned')",
-    "__import__(\"os\").system(\"echo pwned\")",
+    '__import__("os").system("echo pwned")',
     "(lambda: __import__('os'))()",
     "lambda: 1",
     "a.__class__",

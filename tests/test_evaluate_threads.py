@@ -74,6 +74,7 @@ def test_shared_compiled_object():
 def test_concurrent_cache_churn_and_thread_count_changes(threads):
     numfuse._core._expr_set_cache_capacity(4)
     try:
+
         def worker(index):
             x = np.arange(10_000.0)
             for step in range(60):
@@ -85,7 +86,6 @@ def test_concurrent_cache_churn_and_thread_count_changes(threads):
         _run_threads(worker)
     finally:
         numfuse._core._expr_set_cache_capacity(256)
-
 
 
 def _longest_main_thread_stall(call):
@@ -119,11 +119,14 @@ def test_gil_is_released_during_compute(kind, threads):
     ex = "sum(sin(x * y) * exp(x))"
     compiled = numfuse.compile(ex)
     if kind == "evaluate":
+
         def call():
             numfuse.evaluate(ex, {"x": x, "y": y})
     else:
+
         def call():
             compiled(x, y)
+
     duration, stall = _longest_main_thread_stall(call)
     assert duration > 0.05, "the call is too short to tell"
     assert stall < duration / 2, f"main thread stalled {stall:.3f} s of a {duration:.3f} s call"

@@ -57,7 +57,9 @@ def test_more_than_2_31_elements_in_place():
 
     # Reductions over all elements: logsumexp (one pass) and evaluate's sum.
     others = N - len(MARKS)
-    lse_expected = math.log(others * math.exp(float(BASE)) + sum(math.exp(v) for v in MARKS.values()))
+    lse_expected = math.log(
+        others * math.exp(float(BASE)) + sum(math.exp(v) for v in MARKS.values())
+    )
     lse = nf.logsumexp(x)
     assert lse.dtype == np.float32
     assert abs(float(lse) - lse_expected) <= 4e-7 * abs(lse_expected)

@@ -44,7 +44,9 @@ def assert_same(actual, expected, rtol=None):
     np.testing.assert_allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
     # NaN, infinities and their signs must match exactly.
     np.testing.assert_array_equal(np.isnan(actual), np.isnan(expected))
-    np.testing.assert_array_equal(np.isinf(actual) & (actual > 0), np.isinf(expected) & (expected > 0))
+    np.testing.assert_array_equal(
+        np.isinf(actual) & (actual > 0), np.isinf(expected) & (expected > 0)
+    )
 
 
 RNG = np.random.default_rng(20240611)
@@ -77,7 +79,9 @@ def test_matches_scipy_layouts(level, shape, axis, dtype):
     x = (RNG.standard_normal(shape) * 3).astype(dtype)
     for name in FUNCTIONS:
         assert_same(getattr(nf, name)(x, axis=axis), scipy_quiet(name, x, axis=axis))
-    assert_same(nf.logsumexp(x, axis=axis, keepdims=True), sp.logsumexp(x, axis=axis, keepdims=True))
+    assert_same(
+        nf.logsumexp(x, axis=axis, keepdims=True), sp.logsumexp(x, axis=axis, keepdims=True)
+    )
 
 
 @pytest.mark.parametrize(
@@ -223,7 +227,9 @@ def test_special_values(level, a, dtype):
         rows = np.tile(data, (20, 1))
         for axis in (0, 1):
             for name in FUNCTIONS:
-                assert_same(getattr(nf, name)(rows.T, axis=axis), scipy_quiet(name, rows.T, axis=axis))
+                assert_same(
+                    getattr(nf, name)(rows.T, axis=axis), scipy_quiet(name, rows.T, axis=axis)
+                )
 
 
 WEIGHTED = [
@@ -274,7 +280,12 @@ def test_weights_special_values(level, a, b):
 
 def test_weights_broadcast(level):
     a = RNG.standard_normal((30, 40))
-    for b in (RNG.standard_normal(40), RNG.standard_normal((30, 1)), 2.5, RNG.standard_normal((2, 30, 40))):
+    for b in (
+        RNG.standard_normal(40),
+        RNG.standard_normal((30, 1)),
+        2.5,
+        RNG.standard_normal((2, 30, 40)),
+    ):
         for axis in (None, 0, 1, -1):
             for return_sign in (False, True):
                 assert_same(
@@ -300,7 +311,15 @@ def test_masked_like_scipy_example():
 
 @pytest.mark.parametrize(
     "shape,axis",
-    [((0,), None), ((0,), 0), ((0, 3), 0), ((0, 3), 1), ((3, 0), 1), ((3, 0), (1,)), ((2, 0, 3), 1)],
+    [
+        ((0,), None),
+        ((0,), 0),
+        ((0, 3), 0),
+        ((0, 3), 1),
+        ((3, 0), 1),
+        ((3, 0), (1,)),
+        ((2, 0, 3), 1),
+    ],
 )
 def test_empty_like_scipy(shape, axis):
     a = np.ones(shape)
@@ -309,7 +328,9 @@ def test_empty_like_scipy(shape, axis):
             nf.logsumexp(a, axis=axis, keepdims=keepdims),
             sp.logsumexp(a, axis=axis, keepdims=keepdims),
         )
-    assert_same(nf.logsumexp(a, axis=axis, return_sign=True), sp.logsumexp(a, axis=axis, return_sign=True))
+    assert_same(
+        nf.logsumexp(a, axis=axis, return_sign=True), sp.logsumexp(a, axis=axis, return_sign=True)
+    )
 
 
 def test_empty_where_scipy_raises():
@@ -577,7 +598,8 @@ def test_log_softmax_saturated_maximum_is_accurate():
 
 
 @pytest.mark.parametrize(
-    "shape,axis", [((300_001,), None), ((2000, 700), 0), ((700, 2000), 1), ((100_000, 5), 1), ((5, 100_000), 0)]
+    "shape,axis",
+    [((300_001,), None), ((2000, 700), 0), ((700, 2000), 1), ((100_000, 5), 1), ((5, 100_000), 0)],
 )
 def test_bit_identical_for_any_thread_count(threads, shape, axis):
     x = RNG.standard_normal(shape) * 5
@@ -597,9 +619,13 @@ def test_bit_identical_for_any_thread_count(threads, shape, axis):
         for got, first in zip(other, results[0]):
             if isinstance(first, tuple):
                 for g, f in zip(got, first):
-                    assert np.array_equal(np.asarray(g).view(np.uint64), np.asarray(f).view(np.uint64))
+                    assert np.array_equal(
+                        np.asarray(g).view(np.uint64), np.asarray(f).view(np.uint64)
+                    )
             else:
-                assert np.array_equal(np.asarray(got).view(np.uint64), np.asarray(first).view(np.uint64))
+                assert np.array_equal(
+                    np.asarray(got).view(np.uint64), np.asarray(first).view(np.uint64)
+                )
 
 
 def test_no_warnings_for_special_inputs():

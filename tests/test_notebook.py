@@ -34,9 +34,15 @@ def jupyter_env(tmp_path, monkeypatch):
     monkeypatch.setenv("JUPYTER_PLATFORM_DIRS", "1")  # jupyter_core's path migration warning
     kernel_dir = tmp_path / "jupyter" / "kernels" / "numfuse-test"
     kernel_dir.mkdir(parents=True)
-    (kernel_dir / "kernel.json").write_text(json.dumps({
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "numfuse test", "language": "python"}))
+    (kernel_dir / "kernel.json").write_text(
+        json.dumps(
+            {
+                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                "display_name": "numfuse test",
+                "language": "python",
+            }
+        )
+    )
     monkeypatch.setenv("JUPYTER_PATH", str(tmp_path / "jupyter"))
     return tmp_path
 
@@ -51,8 +57,12 @@ def test_tour_runs_top_to_bottom(jupyter_env):
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     notebook = nbformat.read(NOTEBOOK, as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=240, kernel_name="numfuse-test",
-                                     resources={"metadata": {"path": str(jupyter_env)}})
+    client = nbclient.NotebookClient(
+        notebook,
+        timeout=240,
+        kernel_name="numfuse-test",
+        resources={"metadata": {"path": str(jupyter_env)}},
+    )
     client.execute()  # raises CellExecutionError on the first failing cell
     outputs = [out for cell in notebook.cells if cell.cell_type == "code" for out in cell.outputs]
     assert not [out for out in outputs if out.output_type == "error"]

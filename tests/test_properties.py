@@ -46,8 +46,9 @@ FLOAT_DTYPES = [np.dtype(np.float32), np.dtype(np.float64)]
 def float_elements(dtype, lo=None, hi=None, specials=True):
     width = 32 if dtype == np.float32 else 64
     if lo is None:
-        return st.floats(width=width, allow_nan=specials, allow_infinity=specials,
-                         allow_subnormal=True)
+        return st.floats(
+            width=width, allow_nan=specials, allow_infinity=specials, allow_subnormal=True
+        )
     finite = st.floats(lo, hi, width=width, allow_subnormal=True)
     if not specials:
         return finite
@@ -65,7 +66,11 @@ def strided_arrays(draw, dtype, shape=None, elements=None, max_dims=3, max_side=
     if transpose:
         shape = tuple(reversed(shape))
     base_shape = tuple(n * abs(s) for n, s in zip(shape, steps))
-    base = draw(hnp.arrays(dtype, base_shape, elements=float_elements(dtype) if elements is None else elements))
+    base = draw(
+        hnp.arrays(
+            dtype, base_shape, elements=float_elements(dtype) if elements is None else elements
+        )
+    )
     if draw(st.booleans()):  # unaligned: one byte into a buffer
         buffer = bytearray(base.nbytes + 1)
         moved = np.frombuffer(buffer, dtype=dtype, count=base.size, offset=1).reshape(base_shape)
@@ -79,8 +84,9 @@ def strided_arrays(draw, dtype, shape=None, elements=None, max_dims=3, max_side=
 
 
 @settings(PROFILE)
-@given(data=st.data(), dtype=st.sampled_from(FLOAT_DTYPES),
-       name=st.sampled_from(["exp", "log", "erf"]))
+@given(
+    data=st.data(), dtype=st.sampled_from(FLOAT_DTYPES), name=st.sampled_from(["exp", "log", "erf"])
+)
 def test_ufuncs_agree_with_numpy_and_scipy(data, dtype, name):
     x = data.draw(strided_arrays(dtype))
     reference = scipy.special.erf if name == "erf" else getattr(np, name)
@@ -116,8 +122,10 @@ def test_ufunc_out_aliasing_and_overlap(data, dtype, name):
 
 
 @settings(PROFILE)
-@given(data=st.data(), dtype=st.sampled_from(["float16", "int8", "int16", "int32", "int64",
-                                              "uint8", "bool"]))
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(["float16", "int8", "int16", "int32", "int64", "uint8", "bool"]),
+)
 def test_ufunc_result_types_follow_numpy(data, dtype):
     x = data.draw(hnp.arrays(np.dtype(dtype), hnp.array_shapes(min_dims=0, max_dims=2, max_side=5)))
     with np.errstate(all="ignore"):
@@ -162,11 +170,15 @@ def test_logsumexp_agrees_with_scipy(data, dtype):
     if data.draw(st.booleans()):
         # Non-negative weights (zeros mask entries) of a's shape or broadcastable to it.
         b_shape = tuple(n if data.draw(st.booleans()) else 1 for n in a.shape)
-        b_shape = b_shape[data.draw(st.integers(0, len(b_shape))):]
-        b = data.draw(strided_arrays(dtype, shape=b_shape,
-                                     elements=st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.25])))
-    expected = scipy_or_skip(scipy.special.logsumexp, a, axis=axis, b=b, keepdims=keepdims,
-                             return_sign=return_sign)
+        b_shape = b_shape[data.draw(st.integers(0, len(b_shape))) :]
+        b = data.draw(
+            strided_arrays(
+                dtype, shape=b_shape, elements=st.sampled_from([0.0, 0.5, 1.0, 2.0, 3.25])
+            )
+        )
+    expected = scipy_or_skip(
+        scipy.special.logsumexp, a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign
+    )
     got = nf.logsumexp(a, axis=axis, b=b, keepdims=keepdims, return_sign=return_sign)
     if return_sign:
         (got, got_sign), (expected, expected_sign) = got, expected
@@ -249,10 +261,11 @@ def test_evaluate_agrees_with_numpy(data):
     values = {}
     for name in expressions.VARIABLES:
         shape = tuple(n if data.draw(st.booleans()) else 1 for n in base)
-        shape = shape[data.draw(st.integers(0, len(shape))):]  # broadcasting drops dims
+        shape = shape[data.draw(st.integers(0, len(shape))) :]  # broadcasting drops dims
         dtype = data.draw(st.sampled_from(FLOAT_DTYPES))
-        values[name] = data.draw(strided_arrays(
-            dtype, shape=shape, elements=st.floats(-3, 3, width=dtype.itemsize * 8)))
+        values[name] = data.draw(
+            strided_arrays(dtype, shape=shape, elements=st.floats(-3, 3, width=dtype.itemsize * 8))
+        )
     tree = expressions.random_tree(HypothesisChooser(data), data.draw(st.integers(0, 3)))
     assume(used_names(tree))
     text = expressions.text_of(tree)
@@ -288,13 +301,20 @@ def test_evaluate_agrees_with_numpy(data):
 @given(data=st.data(), dtype=st.sampled_from(FLOAT_DTYPES))
 def test_evaluate_reductions_agree_with_numpy(data, dtype):
     x = data.draw(strided_arrays(dtype, elements=st.floats(-3, 3, width=dtype.itemsize * 8)))
-    axis = None if x.ndim == 0 or data.draw(st.booleans()) else data.draw(
-        st.integers(-x.ndim, x.ndim - 1))
+    axis = (
+        None
+        if x.ndim == 0 or data.draw(st.booleans())
+        else data.draw(st.integers(-x.ndim, x.ndim - 1))
+    )
     function = data.draw(st.sampled_from(["sum", "prod", "min", "max"]))
     inner = data.draw(st.sampled_from(["x", "exp(x)", "x * x - 1", "sin(x) + 2"]))
     text = f"{function}({inner})" if axis is None else f"{function}({inner}, axis={axis})"
-    numpy_inner = {"x": x, "exp(x)": np.exp(x), "x * x - 1": x * x - 1,
-                   "sin(x) + 2": np.sin(x) + 2}[inner]
+    numpy_inner = {
+        "x": x,
+        "exp(x)": np.exp(x),
+        "x * x - 1": x * x - 1,
+        "sin(x) + 2": np.sin(x) + 2,
+    }[inner]
     try:
         expected = getattr(np, function)(numpy_inner.astype(np.float64), axis=axis)
     except ValueError:  # min/max of an empty axis
@@ -336,8 +356,20 @@ def test_log_softmax_short_groups_with_inf_and_nan(level, dtype):
 # where, abs and negation give NumPy's dtype and NumPy's values bit for bit (NaNs as
 # NaNs), and raise NumPy's exception type where NumPy raises.
 EXACT_DTYPES = ["bool", "int32", "int64", "float32", "float64", "complex64", "complex128"]
-EXACT_EXPRESSIONS = ["x + y", "x - y", "x * y", "x * y + x", "-x", "abs(x) - y", "x < y",
-                     "x == y", "where(x != y, x, y)", "x * 3", "y - 2.5", "(x + 1j) * y"]
+EXACT_EXPRESSIONS = [
+    "x + y",
+    "x - y",
+    "x * y",
+    "x * y + x",
+    "-x",
+    "abs(x) - y",
+    "x < y",
+    "x == y",
+    "where(x != y, x, y)",
+    "x * 3",
+    "y - 2.5",
+    "(x + 1j) * y",
+]
 
 
 def exact_elements(dtype):
@@ -347,21 +379,24 @@ def exact_elements(dtype):
     if dtype.kind == "i":  # small enough that no sum or product overflows
         return st.integers(-1000, 1000)
     width = 32 if dtype in (np.float32, np.complex64) else 64
-    real = st.floats(-1e6, 1e6, width=width) | st.sampled_from([0.0, -0.0, np.inf, -np.inf,
-                                                                np.nan])
+    real = st.floats(-1e6, 1e6, width=width) | st.sampled_from([0.0, -0.0, np.inf, -np.inf, np.nan])
     if dtype.kind == "c":
         return st.builds(complex, real, real)
     return real
 
 
 @settings(PROFILE)
-@given(data=st.data(), dtypes=st.tuples(st.sampled_from(EXACT_DTYPES),
-                                        st.sampled_from(EXACT_DTYPES)),
-       text=st.sampled_from(EXACT_EXPRESSIONS))
+@given(
+    data=st.data(),
+    dtypes=st.tuples(st.sampled_from(EXACT_DTYPES), st.sampled_from(EXACT_DTYPES)),
+    text=st.sampled_from(EXACT_EXPRESSIONS),
+)
 def test_evaluate_arithmetic_is_numpys_for_every_dtype(data, dtypes, text):
     shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=4))
-    values = {name: data.draw(hnp.arrays(np.dtype(dtype), shape, elements=exact_elements(dtype)))
-              for name, dtype in zip("xy", dtypes)}
+    values = {
+        name: data.draw(hnp.arrays(np.dtype(dtype), shape, elements=exact_elements(dtype)))
+        for name, dtype in zip("xy", dtypes)
+    }
     namespace = dict(values, abs=np.abs, where=np.where)
     try:
         with np.errstate(all="ignore"):
@@ -381,16 +416,22 @@ def test_evaluate_arithmetic_is_numpys_for_every_dtype(data, dtypes, text):
         # Complex products and moduli: NumPy's own rounding depends on its build (its
         # AVX-512 loops fuse a*d + b*c; its complex64 abs can be 1 ulp off where
         # numfuse's is correctly rounded); agree within 2 ulp of the larger part.
-        eps = max(float(np.finfo(np.dtype(d)).eps) for d in (*dtypes, got.dtype)
-                  if np.dtype(d).kind in "fc")  # complex64 inputs: float32 intermediates
+        eps = max(
+            float(np.finfo(np.dtype(d)).eps)
+            for d in (*dtypes, got.dtype)
+            if np.dtype(d).kind in "fc"
+        )  # complex64 inputs: float32 intermediates
         scale = np.maximum(np.abs(np.real(expected)), np.abs(np.imag(expected)))
         finite = np.isfinite(expected) & np.isfinite(got)
         with np.errstate(all="ignore"):
             close = np.abs(got - expected) <= 2 * eps * scale
-        same = (np.array_equal(np.isnan(got), np.isnan(expected))
-                and bool(np.all(close[finite]))
-                and np.array_equal(got[~finite & ~np.isnan(expected)],
-                                   expected[~finite & ~np.isnan(expected)]))
+        same = (
+            np.array_equal(np.isnan(got), np.isnan(expected))
+            and bool(np.all(close[finite]))
+            and np.array_equal(
+                got[~finite & ~np.isnan(expected)], expected[~finite & ~np.isnan(expected)]
+            )
+        )
     else:
         same = np.array_equal(got, expected, equal_nan=True)
     assert same, f"{text} {dtypes}: numfuse {got!r} numpy {expected!r} inputs {values}"

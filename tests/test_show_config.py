@@ -98,8 +98,12 @@ def test_cuda_failure_is_reported_not_raised(monkeypatch):
 
 
 def test_cuda_without_devices_says_why(monkeypatch):
-    _fake_cuda(monkeypatch, device_count=lambda: 0, device_count_error=lambda: "driver too old",
-               runtime_version=lambda: 13000)
+    _fake_cuda(
+        monkeypatch,
+        device_count=lambda: 0,
+        device_count_error=lambda: "driver too old",
+        runtime_version=lambda: 13000,
+    )
     cuda = numfuse.show_config(print_config=False)["cuda"]
     assert cuda["usable"] is False and cuda["devices"] == []
     assert cuda["runtime_version"] == 13000
@@ -114,7 +118,8 @@ def test_cuda_devices_from_device_info(monkeypatch):
 
 def test_cpu_entries_of_numfuse_devices_are_not_cuda_devices(monkeypatch):
     _fake_cuda(monkeypatch)
-    monkeypatch.setattr(numfuse, "devices", lambda: [{"kind": "cpu", "name": "x86_64"}],
-                        raising=False)
+    monkeypatch.setattr(
+        numfuse, "devices", lambda: [{"kind": "cpu", "name": "x86_64"}], raising=False
+    )
     cuda = numfuse.show_config(print_config=False)["cuda"]
     assert cuda["usable"] is False and cuda["devices"] == []

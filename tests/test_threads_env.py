@@ -78,8 +78,9 @@ def test_concurrent_callers_get_correct_results():
 
 def run_python(code: str, **env) -> str:
     environment = dict(os.environ, **env)
-    return subprocess.run([sys.executable, "-c", code], env=environment, check=True,
-                          capture_output=True, text=True).stdout.strip()
+    return subprocess.run(
+        [sys.executable, "-c", code], env=environment, check=True, capture_output=True, text=True
+    ).stdout.strip()
 
 
 @pytest.mark.parametrize("level", numfuse.usable_levels())
@@ -91,11 +92,17 @@ def test_numfuse_arch_environment_variable(level):
 def test_unknown_numfuse_arch_warns_and_uses_best():
     result = subprocess.run(
         [sys.executable, "-W", "always", "-c", "import numfuse; print(numfuse.get_level())"],
-        env=dict(os.environ, NUMFUSE_ARCH="mmx"), capture_output=True, text=True, check=True)
+        env=dict(os.environ, NUMFUSE_ARCH="mmx"),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert result.stdout.strip() == numfuse.usable_levels()[-1]
     assert "NUMFUSE_ARCH='mmx' is not usable" in result.stderr
 
 
 def test_numfuse_num_threads_environment_variable():
-    assert run_python("import numfuse; print(numfuse.get_num_threads())",
-                      NUMFUSE_NUM_THREADS="3") == "3"
+    assert (
+        run_python("import numfuse; print(numfuse.get_num_threads())", NUMFUSE_NUM_THREADS="3")
+        == "3"
+    )

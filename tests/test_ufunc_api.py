@@ -22,8 +22,20 @@ def test_they_are_real_ufuncs():
 
 @pytest.mark.parametrize(
     "dtype",
-    [np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64, np.uint64,
-     np.float16, np.float32, np.float64],
+    [
+        np.bool_,
+        np.int8,
+        np.uint8,
+        np.int16,
+        np.uint16,
+        np.int32,
+        np.uint32,
+        np.int64,
+        np.uint64,
+        np.float16,
+        np.float32,
+        np.float64,
+    ],
 )
 @pytest.mark.parametrize(("ours", "reference"), PAIRS, ids=IDS)
 def test_result_dtype_and_values_match_reference(ours, reference, dtype):
@@ -63,8 +75,9 @@ def test_long_double_erf():
     x = np.linspace(-4, 4, 33).astype(np.longdouble)
     got = numfuse.erf(x)
     assert got.dtype == np.longdouble
-    np.testing.assert_allclose(got.astype(np.float64), scipy.special.erf(x.astype(np.float64)),
-                               rtol=1e-15, atol=1e-300)
+    np.testing.assert_allclose(
+        got.astype(np.float64), scipy.special.erf(x.astype(np.float64)), rtol=1e-15, atol=1e-300
+    )
 
 
 def test_erf_rejects_complex_with_type_error():
@@ -155,7 +168,7 @@ def test_all_sizes_and_strides_match_contiguous(ours, reference, level):
     base = rng.uniform(0.01, 4.0, 3 * 71 + 3)
     for n in range(71):
         for in_step in (-3, -2, -1, 1, 2, 3):
-            x = base[:: in_step][:n] if in_step > 0 else base[::in_step][:n]
+            x = base[::in_step][:n] if in_step > 0 else base[::in_step][:n]
             contiguous = ours(np.ascontiguousarray(x))
             np.testing.assert_array_equal(ours(x), contiguous)
             for out_step in (-3, -1, 2):

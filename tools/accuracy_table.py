@@ -32,16 +32,25 @@ def sweep(name: str, dtype, points: int) -> np.ndarray:
     info = np.finfo(dtype)
     if name == "exp":
         top, bottom = np.log(info.max), np.log(info.smallest_subnormal)
-        parts = [rng.uniform(bottom, top, points), rng.uniform(-2, 2, points // 2),
-                 rng.uniform(bottom, np.log(info.tiny), points // 4)]
+        parts = [
+            rng.uniform(bottom, top, points),
+            rng.uniform(-2, 2, points // 2),
+            rng.uniform(bottom, np.log(info.tiny), points // 4),
+        ]
     elif name == "log":
         bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
         top = int(np.array(info.max, dtype).view(bits))
-        parts = [rng.integers(1, top, points, dtype=bits).view(dtype),
-                 1 + rng.uniform(-0.3, 0.3, points // 2), 1 + rng.uniform(-1e-5, 1e-5, points // 4)]
+        parts = [
+            rng.integers(1, top, points, dtype=bits).view(dtype),
+            1 + rng.uniform(-0.3, 0.3, points // 2),
+            1 + rng.uniform(-1e-5, 1e-5, points // 4),
+        ]
     else:
-        parts = [rng.uniform(-6.5, 6.5, points), rng.uniform(0.3, 3.0, points),
-                 np.exp(rng.uniform(np.log(info.smallest_subnormal), 0, points // 4))]
+        parts = [
+            rng.uniform(-6.5, 6.5, points),
+            rng.uniform(0.3, 3.0, points),
+            np.exp(rng.uniform(np.log(info.smallest_subnormal), 0, points // 4)),
+        ]
     x = np.concatenate(parts).astype(dtype)
     if name in ("exp", "log"):
         x = np.concatenate([x, load_validation(name, dtype)[0]])
@@ -95,8 +104,10 @@ def main() -> None:
     exact = {"exp": mpmath.exp, "log": mpmath.log, "erf": mpmath.erf}
     table = peers()
     libraries = ["numfuse", "NumPy", "SciPy", "torch"]
-    print(f"max error in ULP vs mpmath (level {numfuse.get_level()}), "
-          f"{args.points} random points per sweep + NumPy's validation data\n")
+    print(
+        f"max error in ULP vs mpmath (level {numfuse.get_level()}), "
+        f"{args.points} random points per sweep + NumPy's validation data\n"
+    )
     print("| function | dtype | inputs | " + " | ".join(libraries) + " |")
     print("|---|---|---:|" + "---:|" * len(libraries))
     for name in ("exp", "log", "erf"):

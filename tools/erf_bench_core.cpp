@@ -1,6 +1,7 @@
 // ns/element of erf through numfuse::core::unary_loop (the loop the ufunc runs),
 // single thread, 1e5 contiguous elements (L2-resident), every usable level.
-// Build: g++ -O2 -std=c++17 -Isrc/core tools/erf_bench_core.cpp build/erf/libnumfuse_core.a -fopenmp
+// Build: g++ -O2 -std=c++17 -Isrc/core tools/erf_bench_core.cpp build/erf/libnumfuse_core.a
+// -fopenmp
 #include <chrono>
 #include <cstdio>
 #include <random>
@@ -16,9 +17,11 @@ static double time_loop(UnaryLoop f, const std::vector<T>& x, std::vector<T>& y)
     for (int rep = 0; rep < 30; ++rep) {
         auto t0 = std::chrono::steady_clock::now();
         for (int it = 0; it < 5; ++it)
-            f(reinterpret_cast<const char*>(x.data()), sizeof(T), reinterpret_cast<char*>(y.data()), sizeof(T), x.size());
+            f(reinterpret_cast<const char*>(x.data()), sizeof(T), reinterpret_cast<char*>(y.data()),
+              sizeof(T), x.size());
         auto t1 = std::chrono::steady_clock::now();
-        const double ns = std::chrono::duration<double, std::nano>(t1 - t0).count() / (5.0 * double(x.size()));
+        const double ns =
+            std::chrono::duration<double, std::nano>(t1 - t0).count() / (5.0 * double(x.size()));
         if (ns < best) best = ns;
     }
     return best;

@@ -75,22 +75,40 @@ static const ArchFns archs[] = {
 };
 static constexpr int NA = 3;
 
-static std::uint64_t bits(double x) { std::uint64_t u; std::memcpy(&u, &x, 8); return u; }
-static std::uint32_t bits(float x) { std::uint32_t u; std::memcpy(&u, &x, 4); return u; }
-static double from_bits64(std::uint64_t u) { double x; std::memcpy(&x, &u, 8); return x; }
-static float from_bits32(std::uint32_t u) { float x; std::memcpy(&x, &u, 4); return x; }
+static std::uint64_t bits(double x) {
+    std::uint64_t u;
+    std::memcpy(&u, &x, 8);
+    return u;
+}
+static std::uint32_t bits(float x) {
+    std::uint32_t u;
+    std::memcpy(&u, &x, 4);
+    return u;
+}
+static double from_bits64(std::uint64_t u) {
+    double x;
+    std::memcpy(&x, &u, 8);
+    return x;
+}
+static float from_bits32(std::uint32_t u) {
+    float x;
+    std::memcpy(&x, &u, 4);
+    return x;
+}
 
 // ulp of the double / float format at the magnitude of a (long double) reference value
 static long double ulp64(long double r) {
     r = fabsl(r);
     if (r < 0x1p-1022L) return 0x1p-1074L;
-    int e; frexpl(r, &e);  // r = f * 2^e, f in [0.5, 1)
+    int e;
+    frexpl(r, &e);  // r = f * 2^e, f in [0.5, 1)
     return ldexpl(1.0L, e - 53);
 }
 static long double ulp32(long double r) {
     r = fabsl(r);
     if (r < 0x1p-126L) return 0x1p-149L;
-    int e; frexpl(r, &e);
+    int e;
+    frexpl(r, &e);
     return ldexpl(1.0L, e - 24);
 }
 
@@ -101,20 +119,33 @@ static double cr_tiny(double x) { return (double)((__float128)x * two_over_sqrtp
 static float cr_tiny32(float x) { return (float)((__float128)x * two_over_sqrtpi_q); }
 
 static int failures = 0;
-#define CHECK(cond, ...)                                  \
-    do {                                                  \
-        if (!(cond)) {                                    \
-            ++failures;                                   \
-            if (failures < 40) std::printf(__VA_ARGS__);  \
-        }                                                 \
+#define CHECK(cond, ...)                                 \
+    do {                                                 \
+        if (!(cond)) {                                   \
+            ++failures;                                  \
+            if (failures < 40) std::printf(__VA_ARGS__); \
+        }                                                \
     } while (0)
 
 static void special() {
     const double inf = INFINITY;
-    std::vector<double> x64 = {0.0, -0.0, inf, -inf, from_bits64(0x7ff8000000000000ull),
-                               from_bits64(0xfff8000000000000ull), from_bits64(0x7ff0000000000001ull),
-                               from_bits64(0xfff4000000000123ull), 6.0, -6.0, 5.921875, 1e300, -1e300,
-                               0x1p-1000, 0x1.fffffffffffffp-1001, 0x1p-1022, 0x1.fffffffffffffp-1023};
+    std::vector<double> x64 = {0.0,
+                               -0.0,
+                               inf,
+                               -inf,
+                               from_bits64(0x7ff8000000000000ull),
+                               from_bits64(0xfff8000000000000ull),
+                               from_bits64(0x7ff0000000000001ull),
+                               from_bits64(0xfff4000000000123ull),
+                               6.0,
+                               -6.0,
+                               5.921875,
+                               1e300,
+                               -1e300,
+                               0x1p-1000,
+                               0x1.fffffffffffffp-1001,
+                               0x1p-1022,
+                               0x1.fffffffffffffp-1023};
     // subnormals
     std::mt19937_64 rng(7);
     for (int i = 0; i < 52; ++i) x64.push_back(from_bits64(1ull << i));
@@ -139,20 +170,30 @@ static void special() {
             else if (std::fabs(x) >= 6) e = std::copysign(1.0, x);
             else continue;
             if (bits(y[i]) != bits(e)) ++bad;
-            CHECK(bits(y[i]) == bits(e), "[%s] f64 special x=%a (%016llx): got %a (%016llx) want %a\n",
-                  archs[a].name, x, (unsigned long long)bits(x), y[i],
-                  (unsigned long long)bits(y[i]), e);
+            CHECK(bits(y[i]) == bits(e),
+                  "[%s] f64 special x=%a (%016llx): got %a (%016llx) want %a\n", archs[a].name, x,
+                  (unsigned long long)bits(x), y[i], (unsigned long long)bits(y[i]), e);
             double en = std::isnan(x) ? e : -e;
-            CHECK(bits(yn[i]) == bits(en), "[%s] f64 special -x=%a: got %a want %a\n", archs[a].name,
-                  -x, yn[i], en);
+            CHECK(bits(yn[i]) == bits(en), "[%s] f64 special -x=%a: got %a want %a\n",
+                  archs[a].name, -x, yn[i], en);
         }
         std::printf("[%s] f64 special values + %zu subnormal/tiny: %d mismatches\n", archs[a].name,
                     x64.size(), bad);
     }
     // float32: specials and all subnormals
-    std::vector<float> x32 = {0.0f, -0.0f, INFINITY, -INFINITY, from_bits32(0x7fc00000u),
-                              from_bits32(0xffc00000u), from_bits32(0x7f800001u),
-                              from_bits32(0xff812345u), 4.0f, -4.0f, 3.9192f, 1e30f, -1e30f};
+    std::vector<float> x32 = {0.0f,
+                              -0.0f,
+                              INFINITY,
+                              -INFINITY,
+                              from_bits32(0x7fc00000u),
+                              from_bits32(0xffc00000u),
+                              from_bits32(0x7f800001u),
+                              from_bits32(0xff812345u),
+                              4.0f,
+                              -4.0f,
+                              3.9192f,
+                              1e30f,
+                              -1e30f};
     for (std::uint32_t u = 1; u < 0x00800000u; ++u) x32.push_back(from_bits32(u));
     for (int a = 0; a < NA; ++a) {
         std::vector<float> y(x32.size());
@@ -170,7 +211,8 @@ static void special() {
             CHECK(bits(y[i]) == bits(e), "[%s] f32 special x=%a (%08x): got %a (%08x) want %a\n",
                   archs[a].name, (double)x, bits(x), (double)y[i], bits(y[i]), (double)e);
         }
-        std::printf("[%s] f32 special values + all subnormals: %ld mismatches\n", archs[a].name, bad);
+        std::printf("[%s] f32 special values + all subnormals: %ld mismatches\n", archs[a].name,
+                    bad);
     }
 }
 
@@ -184,7 +226,8 @@ static void sweep32(std::uint64_t stride) {
     std::vector<float> yneg(CH), xneg(CH);
     for (std::uint64_t base = 0; base < (1ull << 31); base += CH * stride) {
         std::size_t n = 0;
-        for (std::uint64_t u = base; u < (1ull << 31) && n < CH; u += stride) x[n++] = from_bits32((std::uint32_t)u);
+        for (std::uint64_t u = base; u < (1ull << 31) && n < CH; u += stride)
+            x[n++] = from_bits32((std::uint32_t)u);
         for (std::size_t i = 0; i < n; ++i) xneg[i] = -x[i];
         std::vector<double> ref(n);
         for (std::size_t i = 0; i < n; ++i) ref[i] = std::erf((double)x[i]);
@@ -202,15 +245,19 @@ static void sweep32(std::uint64_t stride) {
                     e = fabsl((long double)y[i] - r) / ulp32(r);
                 }
                 if (y[i] != (float)r) ++notcr[a];
-                if (e > maxerr[a]) { maxerr[a] = (double)e; worst[a] = x[i]; }
+                if (e > maxerr[a]) {
+                    maxerr[a] = (double)e;
+                    worst[a] = x[i];
+                }
             }
         }
     }
     for (int a = 0; a < NA; ++a)
-        std::printf("[%s] f32 sweep stride %llu (%lld inputs x2 signs): max err %.4f ulp at x=%a; "
-                    "not correctly rounded: %lld (%.4f%%); odd-symmetry mismatches: %lld\n",
-                    archs[a].name, (unsigned long long)stride, cnt, maxerr[a], (double)worst[a],
-                    notcr[a], 100.0 * notcr[a] / cnt, asym[a]);
+        std::printf(
+            "[%s] f32 sweep stride %llu (%lld inputs x2 signs): max err %.4f ulp at x=%a; "
+            "not correctly rounded: %lld (%.4f%%); odd-symmetry mismatches: %lld\n",
+            archs[a].name, (unsigned long long)stride, cnt, maxerr[a], (double)worst[a], notcr[a],
+            100.0 * notcr[a] / cnt, asym[a]);
 }
 
 // float64: random inputs over the whole domain, vs erfl.
@@ -223,8 +270,9 @@ static void random64(long long count) {
     double worst[NA] = {};
     long long notcr[NA] = {}, asym[NA] = {}, done = 0;
     double maxerr_r[NA][8] = {};
-    const char* rname[8] = {"[0,6] uniform", "[0,1]", "[0.7,2]", "log-uniform 2^-1074..6",
-                            "random bits", "[5.5,6.5]", "interval edges", "[0,0.8]"};
+    const char* rname[8] = {"[0,6] uniform",          "[0,1]",       "[0.7,2]",
+                            "log-uniform 2^-1074..6", "random bits", "[5.5,6.5]",
+                            "interval edges",         "[0,0.8]"};
     while (done < count) {
         std::size_t n = CH;
         std::vector<int> region(n);
@@ -268,17 +316,20 @@ static void random64(long long count) {
                 }
                 long double e = fabsl((long double)y[i] - r) / ulp64(r);
                 if (y[i] != cr) ++notcr[a];
-                if (e > maxerr[a]) { maxerr[a] = (double)e; worst[a] = x[i]; }
+                if (e > maxerr[a]) {
+                    maxerr[a] = (double)e;
+                    worst[a] = x[i];
+                }
                 if (e > maxerr_r[a][region[i]]) maxerr_r[a][region[i]] = (double)e;
             }
         }
         done += n;
     }
     for (int a = 0; a < NA; ++a) {
-        std::printf("[%s] f64 random (%lld inputs x2 signs): max err %.4f ulp at x=%a; not CR: %lld "
-                    "(%.4f%%); odd-symmetry mismatches: %lld\n",
-                    archs[a].name, done, maxerr[a], worst[a], notcr[a], 100.0 * notcr[a] / done,
-                    asym[a]);
+        std::printf(
+            "[%s] f64 random (%lld inputs x2 signs): max err %.4f ulp at x=%a; not CR: %lld "
+            "(%.4f%%); odd-symmetry mismatches: %lld\n",
+            archs[a].name, done, maxerr[a], worst[a], notcr[a], 100.0 * notcr[a] / done, asym[a]);
         std::printf("      by region:");
         for (int r = 0; r < 8; ++r) std::printf(" %s %.3f;", rname[r], maxerr_r[a][r]);
         std::printf("\n");
@@ -305,22 +356,31 @@ static void bench(std::size_t n = 100000) {
     std::vector<double> xn(n), xu(n), y(n);
     std::vector<float> fn(n), fu(n), fy(n);
     for (std::size_t i = 0; i < n; ++i) {
-        xn[i] = nd(rng); xu[i] = ud(rng);
-        fn[i] = (float)xn[i]; fu[i] = (float)(xu[i] * 4.0 / 6.0);
+        xn[i] = nd(rng);
+        xu[i] = ud(rng);
+        fn[i] = (float)xn[i];
+        fu[i] = (float)(xu[i] * 4.0 / 6.0);
     }
     double sink = 0;
     for (int a = 0; a < NA; ++a) {
-        double t1 = time_ns(archs[a].f64, xn, y); sink += y[7];
-        double t2 = time_ns(archs[a].f64, xu, y); sink += y[7];
-        double t3 = time_ns(archs[a].f32, fn, fy); sink += fy[7];
-        double t4 = time_ns(archs[a].f32, fu, fy); sink += fy[7];
-        std::printf("[%s] ns/element (%zu elements): f64 normal(0,1.5) %.3f, f64 U(-6,6) %.3f | "
-                    "f32 normal(0,1.5) %.3f, f32 U(-4,4) %.3f\n",
-                    archs[a].name, n, t1, t2, t3, t4);
+        double t1 = time_ns(archs[a].f64, xn, y);
+        sink += y[7];
+        double t2 = time_ns(archs[a].f64, xu, y);
+        sink += y[7];
+        double t3 = time_ns(archs[a].f32, fn, fy);
+        sink += fy[7];
+        double t4 = time_ns(archs[a].f32, fu, fy);
+        sink += fy[7];
+        std::printf(
+            "[%s] ns/element (%zu elements): f64 normal(0,1.5) %.3f, f64 U(-6,6) %.3f | "
+            "f32 normal(0,1.5) %.3f, f32 U(-4,4) %.3f\n",
+            archs[a].name, n, t1, t2, t3, t4);
     }
-    double tl = time_ns([](const double* in, double* out, std::size_t m) {
-        for (std::size_t i = 0; i < m; ++i) out[i] = std::erf(in[i]);
-    }, xn, y);
+    double tl = time_ns(
+        [](const double* in, double* out, std::size_t m) {
+            for (std::size_t i = 0; i < m; ++i) out[i] = std::erf(in[i]);
+        },
+        xn, y);
     std::printf("[libm] std::erf scalar: %.3f ns/element (normal inputs) (sink %g)\n", tl, sink);
 }
 
@@ -329,7 +389,9 @@ static void dump(int count) {
     std::mt19937_64 rng(99);
     std::uniform_real_distribution<double> u01(0.0, 1.0);
     for (int i = 0; i < count; ++i) {
-        double x = (i % 3 == 0) ? 6.0 * u01(rng) : (i % 3 == 1) ? u01(rng) : std::exp2(-60.0 * u01(rng));
+        double x = (i % 3 == 0)   ? 6.0 * u01(rng)
+                   : (i % 3 == 1) ? u01(rng)
+                                  : std::exp2(-60.0 * u01(rng));
         std::printf("%a %La\n", x, erfl((long double)x));
     }
 }

@@ -2,6 +2,7 @@
 """Spot-checks the reference used by tools/erf_check.cpp (x87 erfl) against mpmath at
 50 digits: reads lines "x erfl(x)" (hex floats) as printed by `erf_check dump N` and
 reports the largest |erfl - erf| in ulps of float64 (the harness needs << 0.01)."""
+
 import sys
 
 import mpmath as mp

@@ -6,10 +6,10 @@
 //       -I src/core tools/explog_check.cpp -o /tmp/explog_check_avx512
 //   NF_LEVEL: 0 = sse2 (-msse2), 1 = fma3<avx2> (-mavx2 -mfma), 2 = avx512bw
 //
-//   explog_check f32 exp|log [stride [start]]   float sweep over bit patterns (stride 1: exhaustive)
-//   explog_check f64 exp|log [n]                n random doubles per region vs expl/logl
-//   explog_check special                        special values, bit for bit
-//   explog_check bench                          ns/element, 1e5 elements
+//   explog_check f32 exp|log [stride [start]]   float sweep over bit patterns (stride 1:
+//   exhaustive) explog_check f64 exp|log [n]                n random doubles per region vs
+//   expl/logl explog_check special                        special values, bit for bit explog_check
+//   bench                          ns/element, 1e5 elements
 #include <xsimd/xsimd.hpp>
 
 #include <chrono>
@@ -101,7 +101,8 @@ static int sweep_f32(bool is_exp, uint64_t stride, uint64_t start) {
             if (!is_exp && x < 0) continue;
             if (!is_exp && x == 0) continue;
             // double libm is accurate to < 1 double ulp: ample for float
-            const long double ref = is_exp ? std::exp(static_cast<double>(x)) : std::log(static_cast<double>(x));
+            const long double ref =
+                is_exp ? std::exp(static_cast<double>(x)) : std::log(static_cast<double>(x));
             const double e = ulp_err<float>(out[i], ref);
             ++count;
             sum += e;
@@ -110,8 +111,11 @@ static int sweep_f32(bool is_exp, uint64_t stride, uint64_t start) {
             if (std::fabs(ref) >= 0x1p-126L && e > worst_normal) worst_normal = e;
         }
     }
-    std::printf("%s f32 %s stride %" PRIu64 ": %" PRIu64 " inputs, max %.4f ulp at %a (normal results: %.4f) (mean %.4f), >1ulp: %" PRIu64 "\n",
-                level, is_exp ? "exp" : "log", stride, count, worst, worst_x, worst_normal, sum / count, bad);
+    std::printf("%s f32 %s stride %" PRIu64 ": %" PRIu64
+                " inputs, max %.4f ulp at %a (normal results: %.4f) (mean %.4f), >1ulp: %" PRIu64
+                "\n",
+                level, is_exp ? "exp" : "log", stride, count, worst, worst_x, worst_normal,
+                sum / count, bad);
     return bad ? 1 : 0;
 }
 
@@ -164,7 +168,8 @@ static int sweep_f64(bool is_exp, size_t n) {
         for (size_t i = 0; i < n; ++i) {
             const double x = in[i];
             if (std::isnan(x) || (!is_exp && x <= 0)) continue;
-            const long double ref = is_exp ? expl(static_cast<long double>(x)) : logl(static_cast<long double>(x));
+            const long double ref =
+                is_exp ? expl(static_cast<long double>(x)) : logl(static_cast<long double>(x));
             const double e = ulp_err<double>(out[i], ref);
             ++cnt;
             sum += e;
@@ -187,9 +192,9 @@ static int check_special(bool is_exp, T x, U want_bits) {
     U xb;
     std::memcpy(&xb, &x, sizeof(U));
     if (got != want_bits) {
-        std::printf("  MISMATCH %s %s(0x%llx) = 0x%llx, want 0x%llx\n", sizeof(T) == 4 ? "f32" : "f64",
-                    is_exp ? "exp" : "log", (unsigned long long)xb, (unsigned long long)got,
-                    (unsigned long long)want_bits);
+        std::printf("  MISMATCH %s %s(0x%llx) = 0x%llx, want 0x%llx\n",
+                    sizeof(T) == 4 ? "f32" : "f64", is_exp ? "exp" : "log", (unsigned long long)xb,
+                    (unsigned long long)got, (unsigned long long)want_bits);
         return 1;
     }
     return 0;
@@ -214,9 +219,12 @@ static int special() {
     using U4 = uint32_t;
     const double inf = INFINITY;
     // f64 exp
-    bad += check_special<double, U8>(true, from_bits<double, U8>(0x7ff8000000000123ull), 0x7ff8000000000123ull);
-    bad += check_special<double, U8>(true, from_bits<double, U8>(0xfff8000000000000ull), 0xfff8000000000000ull);
-    bad += check_special<double, U8>(true, from_bits<double, U8>(0x7ff0000000000001ull), 0x7ff8000000000001ull);
+    bad += check_special<double, U8>(true, from_bits<double, U8>(0x7ff8000000000123ull),
+                                     0x7ff8000000000123ull);
+    bad += check_special<double, U8>(true, from_bits<double, U8>(0xfff8000000000000ull),
+                                     0xfff8000000000000ull);
+    bad += check_special<double, U8>(true, from_bits<double, U8>(0x7ff0000000000001ull),
+                                     0x7ff8000000000001ull);
     bad += check_special<double, U8>(true, inf, bits_of<double, U8>(inf));
     bad += check_special<double, U8>(true, -inf, 0);
     bad += check_special<double, U8>(true, 0.0, bits_of<double, U8>(1.0));
@@ -229,9 +237,12 @@ static int special() {
     bad += check_special<double, U8>(true, -745.13, 1);  // min subnormal
     bad += check_special<double, U8>(true, 1e-300, bits_of<double, U8>(1.0));
     // f64 log
-    bad += check_special<double, U8>(false, from_bits<double, U8>(0x7ff8000000000123ull), 0x7ff8000000000123ull);
-    bad += check_special<double, U8>(false, from_bits<double, U8>(0xfff8000000000000ull), 0xfff8000000000000ull);
-    bad += check_special<double, U8>(false, from_bits<double, U8>(0xfff0000000000001ull), 0xfff8000000000001ull);
+    bad += check_special<double, U8>(false, from_bits<double, U8>(0x7ff8000000000123ull),
+                                     0x7ff8000000000123ull);
+    bad += check_special<double, U8>(false, from_bits<double, U8>(0xfff8000000000000ull),
+                                     0xfff8000000000000ull);
+    bad += check_special<double, U8>(false, from_bits<double, U8>(0xfff0000000000001ull),
+                                     0xfff8000000000001ull);
     bad += check_special<double, U8>(false, 0.0, bits_of<double, U8>(-inf));
     bad += check_special<double, U8>(false, -0.0, bits_of<double, U8>(-inf));
     bad += check_special<double, U8>(false, -1.0, 0xfff8000000000000ull);
@@ -240,7 +251,8 @@ static int special() {
     bad += check_special<double, U8>(false, inf, bits_of<double, U8>(inf));
     bad += check_special<double, U8>(false, 1.0, 0);
     bad += check_special<double, U8>(false, 0x1p-1074, bits_of<double, U8>(std::log(0x1p-1074)));
-    bad += check_special<double, U8>(false, 0x1.fffffffffffffp+1023, bits_of<double, U8>(std::log(0x1.fffffffffffffp+1023)));
+    bad += check_special<double, U8>(false, 0x1.fffffffffffffp+1023,
+                                     bits_of<double, U8>(std::log(0x1.fffffffffffffp+1023)));
     // f32 exp
     const float finf = INFINITY;
     bad += check_special<float, U4>(true, from_bits<float, U4>(0x7fc00123u), 0x7fc00000u);

@@ -37,6 +37,7 @@ Tables:
   log_tab32  : former f64 AVX-512 (with log64_t32): slot s = 0..15 (top mantissa
                bits of invc = j/32) -> -log(1 + s/16) as hi (2^-42 grid) + lo.
 """
+
 import sys
 import mpmath as mp
 
@@ -52,6 +53,7 @@ def to_double(x):
 
 def to_float(x):
     import struct
+
     d = float(mp.mpf(x))
     # round double -> float with RN: do it in mpmath to avoid double rounding
     m, e = mp.frexp(mp.mpf(x))  # x = m * 2^e, 0.5 <= |m| < 1
@@ -84,7 +86,9 @@ def hexf(x, single=False):
 def remez(g, w, a, b, n, iters=30, grid=6000, skip_zero=True):
     """Minimise max |w(x) (g(x) - P(x))| over [a, b], P of degree n."""
     # dense Chebyshev-like grid
-    xs = [(a + b) / 2 + (b - a) / 2 * mp.cos(mp.pi * (grid - 1 - i) / (grid - 1)) for i in range(grid)]
+    xs = [
+        (a + b) / 2 + (b - a) / 2 * mp.cos(mp.pi * (grid - 1 - i) / (grid - 1)) for i in range(grid)
+    ]
     if skip_zero:
         xs = [x if abs(x) > mp.mpf(10) ** -30 else mp.mpf(10) ** -25 for x in xs]
     gv = [g(x) for x in xs]
@@ -156,7 +160,14 @@ def fit_exp(name, half, deg, single):
     rnd = to_float if single else to_double
     cr = [rnd(x) for x in c]
     err = check(lambda r: mp.polyval(cr[::-1], r), g, w, -half, half)
-    emit(name, cr, single, "Q(r) ~ (e^r-1-r)/r^2 on [-%s, %s], relative error of e^r" % (mp.nstr(half, 8), mp.nstr(half, 8)), err)
+    emit(
+        name,
+        cr,
+        single,
+        "Q(r) ~ (e^r-1-r)/r^2 on [-%s, %s], relative error of e^r"
+        % (mp.nstr(half, 8), mp.nstr(half, 8)),
+        err,
+    )
 
 
 def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
@@ -182,6 +193,7 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
                     v = abs(mp.log1p(t) - mp.log(mp.mpf(j) / 16))
                     best = v if best is None else min(best, v)
             return best if best is not None else abs(mp.log1p(t))
+
         w = lambda t: t**3 / D(t) * mp.sign(mp.log1p(t))
     elif inner == "cells32":
         # m in [1, 2), invc = j/32 (j = 16..32): with e = 0 the result is
@@ -197,9 +209,14 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
                 if j == 32:
                     lo_t = mp.mpf(0)
                 if lo_t - slack <= t <= hi_t + slack:
-                    v = abs(mp.log1p(t)) if j in (16, 32) else abs(mp.log1p(t) - mp.log(mp.mpf(j) / 16))
+                    v = (
+                        abs(mp.log1p(t))
+                        if j in (16, 32)
+                        else abs(mp.log1p(t) - mp.log(mp.mpf(j) / 16))
+                    )
                     best = v if best is None else min(best, v)
             return best if best is not None else abs(mp.log1p(t))
+
         w = lambda t: t**3 / D(t) * mp.sign(mp.log1p(t))
     elif inner is None:
         w = lambda t: t**3 / mp.log1p(t)
@@ -209,7 +226,14 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
     rnd = to_float if single else to_double
     cr = [rnd(x) for x in c]
     err = check(lambda t: mp.polyval(cr[::-1], t), g, w, -half, half)
-    emit(name, cr, single, "R(t) ~ (log1p(t)-t+t^2/2)/t^3 on [-%s, %s], relative error of log1p" % (mp.nstr(half, 8), mp.nstr(half, 8)), err)
+    emit(
+        name,
+        cr,
+        single,
+        "R(t) ~ (log1p(t)-t+t^2/2)/t^3 on [-%s, %s], relative error of log1p"
+        % (mp.nstr(half, 8), mp.nstr(half, 8)),
+        err,
+    )
 
 
 def fit_log_gen(name, deg, single):
@@ -230,7 +254,13 @@ def fit_log_gen(name, deg, single):
     rnd = to_float if single else to_double
     cr = [rnd(x) for x in c]
     err = check(lambda z: mp.polyval(cr[::-1], z), g, w, mp.mpf(10) ** -30, zmax)
-    emit(name, cr, single, "P(z) ~ (2atanh(s)-2s)/s^3, z=s^2 in [0, %s], relative error of log1p" % mp.nstr(zmax, 8), err)
+    emit(
+        name,
+        cr,
+        single,
+        "P(z) ~ (2atanh(s)-2s)/s^3, z=s^2 in [0, %s], relative error of log1p" % mp.nstr(zmax, 8),
+        err,
+    )
 
 
 def split_grid(v, grid_exp):
@@ -278,7 +308,9 @@ def tables():
             j = js[0]
             v = -mp.log(mp.mpf(j) / 16)
             hi, lo = split_grid(v, 16)
-            print("    /* %2d: j=%2d */ %s, %s," % (idx, j, hexf(hi, True), hexf(to_float(lo), True)))
+            print(
+                "    /* %2d: j=%2d */ %s, %s," % (idx, j, hexf(hi, True), hexf(to_float(lo), True))
+            )
         else:
             print("    /* %2d: unused */ 0x0p+0f, 0x0p+0f," % idx)
     l2hi, l2lo = split_grid(LN2, 42)
@@ -289,7 +321,10 @@ def tables():
     for N, gexp, single in ((16, 46, False), (1, 42, False), (16, 20, True), (1, 16, True)):
         hi, lo = split_grid(LN2 / N, gexp)
         rnd = to_float if single else to_double
-        print("// ln2/%d hi (2^-%d grid) / lo %s: %s %s" % (N, gexp, "float" if single else "double", hexf(hi, single), hexf(rnd(lo), single)))
+        print(
+            "// ln2/%d hi (2^-%d grid) / lo %s: %s %s"
+            % (N, gexp, "float" if single else "double", hexf(hi, single), hexf(rnd(lo), single))
+        )
 
 
 def main():
@@ -308,7 +343,9 @@ def main():
         # weighted by the smallest result each t can belong to (see fit_log_t)
         fit_log_t("log64_t16", mp.mpf(0.0437), 7, False, inner="cells")
     if run("log64_t32"):
-        fit_log_t("log64_t32", mp.mpf(0.5) / mp.mpf(16.5) + mp.mpf(2) ** -12, 6, False, inner="cells32")
+        fit_log_t(
+            "log64_t32", mp.mpf(0.5) / mp.mpf(16.5) + mp.mpf(2) ** -12, 6, False, inner="cells32"
+        )
     if run("log64_gen"):
         fit_log_gen("log64_gen", 6, False)
     if run("log32_t16"):

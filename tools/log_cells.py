@@ -10,6 +10,7 @@ offset (on a 1/64 grid of the fraction) with the smallest max |t|.
 
     .venv/bin/python tools/log_cells.py            # tables, then the degree-7 fit (~40 s)
 """
+
 import sys
 
 import mpmath as mp
@@ -48,7 +49,7 @@ def choose(zr):
             for a, b, zb in zr:
                 m = max(abs(a * c - 1), abs(b * c - 1))
                 worst = max(worst, m)
-                if m / (2.0 ** -zb * lsb_c) >= 2.0 ** 53:
+                if m / (2.0**-zb * lsb_c) >= 2.0**53:
                     ok = False  # t not exact
             if c != 1 and worst > abs(float(mp.log(c))):
                 ok = False
@@ -67,7 +68,10 @@ def main():
         if all(c[2] is not None for c in chosen):
             options.append((max(c[2][0] for c in chosen), s / 64, chosen))
     best = min(o[0] for o in options)
-    print("// offsets with the smallest max |t|:", ", ".join(str(o[1]) for o in options if o[0] == best))
+    print(
+        "// offsets with the smallest max |t|:",
+        ", ".join(str(o[1]) for o in options if o[0] == best),
+    )
     # They tie in steps of 1/16; the kernel uses 0.28125 (z in [0.640625, 1.28125)).
     worst, f0, chosen = next(o for o in options if o[1] == 0.28125)
     assert worst == best
@@ -86,7 +90,10 @@ def main():
     print("lo:  ", ", ".join(los))
     # R(t) ~ (log1p(t) - t + t^2/2)/t^3, error relative to the smallest |log x| a lane with
     # this t can have (k = 0: log1p(t) - log(invc) over the cells holding t).
-    ts = [(mp.mpf(zlo) * mp.mpf(c) - 1, mp.mpf(zhi) * mp.mpf(c) - 1, mp.mpf(c)) for zlo, zhi, (m, c) in chosen]
+    ts = [
+        (mp.mpf(zlo) * mp.mpf(c) - 1, mp.mpf(zhi) * mp.mpf(c) - 1, mp.mpf(c))
+        for zlo, zhi, (m, c) in chosen
+    ]
     half = max(max(abs(a), abs(b)) for a, b, _ in ts) * (1 + mp.mpf(2) ** -12)
 
     def D(t):
@@ -98,7 +105,13 @@ def main():
     c, _ = R.remez(g, w, -half, half, 7)
     cr = [R.to_double(x) for x in c]
     err = R.check(lambda t: mp.polyval(cr[::-1], t), g, w, -half, half)
-    R.emit("log64_bits", cr, False, f"R(t) on [-{mp.nstr(half, 6)}, {mp.nstr(half, 6)}], weighted by the cells' smallest |log x|", err)
+    R.emit(
+        "log64_bits",
+        cr,
+        False,
+        f"R(t) on [-{mp.nstr(half, 6)}, {mp.nstr(half, 6)}], weighted by the cells' smallest |log x|",
+        err,
+    )
 
 
 if __name__ == "__main__":

@@ -56,9 +56,10 @@ void set_counters(benchmark::State& state, std::size_t n, std::size_t elem_size)
     using C = benchmark::Counter;
     // Rates divide by the benchmark's time (CPU time for the one-thread loops,
     // wall time for apply/ and copy/): time/elem prints e.g. "1.23ns".
-    state.counters["time/elem"] = C(static_cast<double>(n), C::kIsIterationInvariantRate | C::kInvert);
-    state.counters["bytes"] = C(2.0 * static_cast<double>(n * elem_size), C::kIsIterationInvariantRate,
-                                C::kIs1000);
+    state.counters["time/elem"] =
+        C(static_cast<double>(n), C::kIsIterationInvariantRate | C::kInvert);
+    state.counters["bytes"] =
+        C(2.0 * static_cast<double>(n * elem_size), C::kIsIterationInvariantRate, C::kIs1000);
 }
 
 template <class T>
@@ -119,8 +120,9 @@ void register_dtype(core::DType dtype, const char* dname) {
                 [loop, op](benchmark::State& st) { bench_loop<T>(st, loop, op); });
             for (auto n : kLoopSizes) b->Arg(n);
         }
-        benchmark::RegisterBenchmark(("apply/" + opname + "/" + dname).c_str(),
-                                     [op, dtype](benchmark::State& st) { bench_apply<T>(st, op, dtype); })
+        benchmark::RegisterBenchmark(
+            ("apply/" + opname + "/" + dname).c_str(),
+            [op, dtype](benchmark::State& st) { bench_apply<T>(st, op, dtype); })
             ->Arg(kApplySize)
             ->UseRealTime()
             ->Unit(benchmark::kMillisecond);

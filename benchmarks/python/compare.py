@@ -15,6 +15,7 @@ many np.copyto's worth of time numfuse takes.
 Dev aid: NUMFUSE_BENCH_FAKE=1 substitutes NumPy/SciPy functions for numfuse, so the
 script can be exercised before the package is built (the header says FAKE).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,7 +50,9 @@ def _load_numfuse():
         import types
 
         erf = special.erf if special is not None else np.frompyfunc(__import__("math").erf, 1, 1)
-        fake = types.SimpleNamespace(exp=np.exp, log=np.log, erf=erf, __version__="FAKE (numpy/scipy)")
+        fake = types.SimpleNamespace(
+            exp=np.exp, log=np.log, erf=erf, __version__="FAKE (numpy/scipy)"
+        )
         fake.set_num_threads = lambda n: None
         fake.get_num_threads = lambda: 1
         return fake
@@ -142,8 +145,12 @@ def measure_interleaved(funcs, repeats, min_time):
                 f()
             times[name].append((time.perf_counter() - t0) / number)
     for name, ts in times.items():
-        out[name] = {"min_s": min(ts), "median_s": statistics.median(ts), "number": numbers[name],
-                     "repeats": repeats}
+        out[name] = {
+            "min_s": min(ts),
+            "median_s": statistics.median(ts),
+            "number": numbers[name],
+            "repeats": repeats,
+        }
     return out
 
 
@@ -162,6 +169,7 @@ def fill(x, rng, domain):
 def others_busy(interval=0.2):
     """CPU cores used by other processes (Linux /proc/stat) while we sleep; None elsewhere.
     Waits first so that our own pools' spinning threads have gone to sleep."""
+
     def busy():
         with open("/proc/stat") as fh:
             v = [int(t) for t in fh.readline().split()[1:9]]
@@ -189,12 +197,26 @@ def run_section(section, sizes, dtypes, threads, args, records):
             rec = dict(section=section, dtype=np.dtype(dtype).name, n=n, threads=threads)
             first, busy_before = len(records), others_busy()
             fill(x, rng, (0.0, 1.0))
-            records.append(dict(rec, function="copy", out=True, peer="numpy",
-                                **measure(lambda: np.copyto(o, x), repeats, args.min_time)))
+            records.append(
+                dict(
+                    rec,
+                    function="copy",
+                    out=True,
+                    peer="numpy",
+                    **measure(lambda: np.copyto(o, x), repeats, args.min_time),
+                )
+            )
             if torch is not None:  # a threaded copy, for reference
                 tx, to = torch.from_numpy(x), torch.from_numpy(o)
-                records.append(dict(rec, function="copy", out=True, peer="torch",
-                                    **measure(lambda: to.copy_(tx), repeats, args.min_time)))
+                records.append(
+                    dict(
+                        rec,
+                        function="copy",
+                        out=True,
+                        peer="torch",
+                        **measure(lambda: to.copy_(tx), repeats, args.min_time),
+                    )
+                )
                 del tx, to
             for fn, case in FUNCS.items():
                 fill(x, rng, case["domain"])
@@ -210,15 +232,21 @@ def run_section(section, sizes, dtypes, threads, args, records):
                         m = got[peer]
                         records.append(dict(rec, function=fn, out=out, peer=peer, **m))
                         if args.verbose:
-                            print(f"  {section} {fn} {rec['dtype']} {n} out={out} {peer}: {m}",
-                                  file=sys.stderr)
+                            print(
+                                f"  {section} {fn} {rec['dtype']} {n} out={out} {peer}: {m}",
+                                file=sys.stderr,
+                            )
                     if out:  # the copy measured beside this case, for its roofline target
-                        records.append(dict(rec, function="copy_beside", out=True, peer=fn,
-                                            **got["copy"]))
+                        records.append(
+                            dict(rec, function="copy_beside", out=True, peer=fn, **got["copy"])
+                        )
             del x, o
             gc.collect()
-            busy = max(b for b in (busy_before, others_busy()) if b is not None) \
-                if busy_before is not None else None
+            busy = (
+                max(b for b in (busy_before, others_busy()) if b is not None)
+                if busy_before is not None
+                else None
+            )
             for r in records[first:]:
                 r["others_busy_cores"] = busy
 
@@ -236,8 +264,11 @@ def sanity_check():
             got, want = getattr(nf, fn)(x), ref[fn](x.astype(np.float64))
             err = float(np.max(np.abs(got - want) / np.maximum(np.abs(want), 1e-300)))
             if got.dtype != x.dtype or not err < (1e-5 if dtype == np.float32 else 1e-13):
-                print(f"WARNING: numfuse.{fn} {np.dtype(dtype).name}: dtype {got.dtype}, "
-                      f"max rel err {err:.3g}", file=sys.stderr)
+                print(
+                    f"WARNING: numfuse.{fn} {np.dtype(dtype).name}: dtype {got.dtype}, "
+                    f"max rel err {err:.3g}",
+                    file=sys.stderr,
+                )
 
 
 # --------------------------------------------------------------------------- output
@@ -258,23 +289,39 @@ def fmt_n(n):
 
 
 def index(records, stat):
-    return {(r["section"], r["function"], r["dtype"], r["n"], r["out"], r["peer"]): r.get(stat)
-            for r in records}
+    return {
+        (r["section"], r["function"], r["dtype"], r["n"], r["out"], r["peer"]): r.get(stat)
+        for r in records
+    }
 
 
 def table(records, section, stat):
     t = index(records, stat)
-    busy = {(r["dtype"], r["n"]): r.get("others_busy_cores") or 0.0 for r in records
-            if r["section"] == section}
-    rows = sorted({(r["function"], r["dtype"], r["n"], r["out"]) for r in records
-                   if r["section"] == section and r["function"] not in ("copy", "copy_beside")},
-                  key=lambda k: (list(FUNCS).index(k[0]), k[1], k[2], k[3]))
-    lines = ["| function | dtype | n | out= | " + " | ".join(PEERS) + " | copy | copy_mt | numfuse/copy |",
-             "|---|---|---|---|" + "---:|" * (len(PEERS) + 3)]
+    busy = {
+        (r["dtype"], r["n"]): r.get("others_busy_cores") or 0.0
+        for r in records
+        if r["section"] == section
+    }
+    rows = sorted(
+        {
+            (r["function"], r["dtype"], r["n"], r["out"])
+            for r in records
+            if r["section"] == section and r["function"] not in ("copy", "copy_beside")
+        },
+        key=lambda k: (list(FUNCS).index(k[0]), k[1], k[2], k[3]),
+    )
+    lines = [
+        "| function | dtype | n | out= | "
+        + " | ".join(PEERS)
+        + " | copy | copy_mt | numfuse/copy |",
+        "|---|---|---|---|" + "---:|" * (len(PEERS) + 3),
+    ]
     for fn, dtype, n, out in rows:
         mine = t.get((section, fn, dtype, n, out, "numfuse"))
         # the copy timed beside this function's cases (same slow and fast phases), else alone
-        copy = t.get((section, "copy_beside", dtype, n, True, fn)) or t.get((section, "copy", dtype, n, True, "numpy"))
+        copy = t.get((section, "copy_beside", dtype, n, True, fn)) or t.get(
+            (section, "copy", dtype, n, True, "numpy")
+        )
         copy_mt = t.get((section, "copy", dtype, n, True, "torch"))
         cells = []
         for peer in PEERS:
@@ -289,11 +336,16 @@ def table(records, section, stat):
                 cells.append(f"{fmt_time(t[key])} ({t[key] / mine:.2f}×)")
         ratio = f"{mine / copy:.2f}" if mine and copy else ""
         mark = f" ⚠{busy[dtype, n]:.1f}" if busy[dtype, n] > BUSY_LIMIT else ""
-        lines.append(f"| {fn} | {dtype} | {fmt_n(n)}{mark} | {'yes' if out else 'no'} | "
-                     + " | ".join(cells) + f" | {fmt_time(copy)} | {fmt_time(copy_mt)} | {ratio} |")
+        lines.append(
+            f"| {fn} | {dtype} | {fmt_n(n)}{mark} | {'yes' if out else 'no'} | "
+            + " | ".join(cells)
+            + f" | {fmt_time(copy)} | {fmt_time(copy_mt)} | {ratio} |"
+        )
     if any(b > BUSY_LIMIT for b in busy.values()):
-        lines.append(f"\n⚠x: other processes kept x cores busy around these rows (measured "
-                     "before and after each size); threaded figures there are distorted.")
+        lines.append(
+            f"\n⚠x: other processes kept x cores busy around these rows (measured "
+            "before and after each size); threaded figures there are distorted."
+        )
     return "\n".join(lines)
 
 
@@ -306,19 +358,75 @@ BUSY_LIMIT = 0.25  # cores used by other processes above which rows are marked
 # (label, key a, key b, op, limit): passes when t(a)/t(b) op limit.
 NF = "numfuse"
 TARGETS = [
-    ("1e8 f64 out=: exp ≤ 1.2× copy", k("exp", 1e8, True, NF), k("copy_beside", 1e8, True, "exp"), "<=", 1.2),
-    ("1e8 f64 out=: log ≤ 1.2× copy", k("log", 1e8, True, NF), k("copy_beside", 1e8, True, "log"), "<=", 1.2),
-    ("1e8 f64 out=: erf ≤ 1.5× copy", k("erf", 1e8, True, NF), k("copy_beside", 1e8, True, "erf"), "<=", 1.5),
-    ("1e8 f64: numfuse.exp(x) ≤ 0.7× np.exp(x)", k("exp", 1e8, False, NF), k("exp", 1e8, False, "numpy"), "<=", 0.7),
-    *[(f"1e6 f64 out=: {fn} ≥ {lim}× faster than {p}", k(fn, 1e6, True, p), k(fn, 1e6, True, NF), ">=", lim)
-      for fn, p, lim in [("exp", "numpy", 2.5), ("exp", "torch", 2.5), ("log", "numpy", 2.5),
-                         ("log", "torch", 2.5), ("erf", "scipy", 5), ("erf", "torch", 5)]],
-    ("1e6 f32 out=: exp ≥ 2.5× faster than numpy", k("exp", 1e6, True, "numpy", "float32"),
-     k("exp", 1e6, True, NF, "float32"), ">=", 2.5),
-    *[(f"1 thread 1e5 f64 out=: {fn} ≥ {lim}× faster than {p}", k(fn, 1e5, True, p, section="1thread"),
-       k(fn, 1e5, True, NF, section="1thread"), ">=", lim)
-      for fn, p, lim in [("exp", "numpy", 1.5), ("log", "numpy", 1.5), ("erf", "scipy", 4)]],
-    ("1e3 f64: numfuse.exp(x) call ≤ 1.1× np.exp(x)", k("exp", 1e3, False, NF), k("exp", 1e3, False, "numpy"), "<=", 1.1),
+    (
+        "1e8 f64 out=: exp ≤ 1.2× copy",
+        k("exp", 1e8, True, NF),
+        k("copy_beside", 1e8, True, "exp"),
+        "<=",
+        1.2,
+    ),
+    (
+        "1e8 f64 out=: log ≤ 1.2× copy",
+        k("log", 1e8, True, NF),
+        k("copy_beside", 1e8, True, "log"),
+        "<=",
+        1.2,
+    ),
+    (
+        "1e8 f64 out=: erf ≤ 1.5× copy",
+        k("erf", 1e8, True, NF),
+        k("copy_beside", 1e8, True, "erf"),
+        "<=",
+        1.5,
+    ),
+    (
+        "1e8 f64: numfuse.exp(x) ≤ 0.7× np.exp(x)",
+        k("exp", 1e8, False, NF),
+        k("exp", 1e8, False, "numpy"),
+        "<=",
+        0.7,
+    ),
+    *[
+        (
+            f"1e6 f64 out=: {fn} ≥ {lim}× faster than {p}",
+            k(fn, 1e6, True, p),
+            k(fn, 1e6, True, NF),
+            ">=",
+            lim,
+        )
+        for fn, p, lim in [
+            ("exp", "numpy", 2.5),
+            ("exp", "torch", 2.5),
+            ("log", "numpy", 2.5),
+            ("log", "torch", 2.5),
+            ("erf", "scipy", 5),
+            ("erf", "torch", 5),
+        ]
+    ],
+    (
+        "1e6 f32 out=: exp ≥ 2.5× faster than numpy",
+        k("exp", 1e6, True, "numpy", "float32"),
+        k("exp", 1e6, True, NF, "float32"),
+        ">=",
+        2.5,
+    ),
+    *[
+        (
+            f"1 thread 1e5 f64 out=: {fn} ≥ {lim}× faster than {p}",
+            k(fn, 1e5, True, p, section="1thread"),
+            k(fn, 1e5, True, NF, section="1thread"),
+            ">=",
+            lim,
+        )
+        for fn, p, lim in [("exp", "numpy", 1.5), ("log", "numpy", 1.5), ("erf", "scipy", 4)]
+    ],
+    (
+        "1e3 f64: numfuse.exp(x) call ≤ 1.1× np.exp(x)",
+        k("exp", 1e3, False, NF),
+        k("exp", 1e3, False, "numpy"),
+        "<=",
+        1.1,
+    ),
 ]
 
 
@@ -332,8 +440,10 @@ def targets(records, stat):
         else:
             ratio = ta / tb
             status = "PASS" if (ratio <= limit if op == "<=" else ratio >= limit) else "FAIL"
-        lines.append(f"- **{status}** {label}" + (f" — measured {ratio:.2f}×" if ratio else
-                                                   " — not measured in this run"))
+        lines.append(
+            f"- **{status}** {label}"
+            + (f" — measured {ratio:.2f}×" if ratio else " — not measured in this run")
+        )
         out.append(dict(target=label, status=status, ratio=ratio, limit=limit, op=op))
     return "\n".join(lines), out
 
@@ -343,20 +453,31 @@ def header(args, threads):
     try:
         with open("/proc/cpuinfo") as fh:
             info = fh.read()
-        cpu = next(l.split(":", 1)[1].strip() for l in info.splitlines() if l.startswith("model name"))
+        cpu = next(
+            l.split(":", 1)[1].strip() for l in info.splitlines() if l.startswith("model name")
+        )
         flags = next(l for l in info.splitlines() if l.startswith("flags")).split()
         cpu += " (" + ", ".join(f for f in ("avx2", "fma", "avx512f") if f in flags) + ")"
     except (OSError, StopIteration):
         pass
-    versions = {"python": platform.python_version(), "numfuse": getattr(nf, "__version__", "?"),
-                "numpy": np.__version__}
+    versions = {
+        "python": platform.python_version(),
+        "numfuse": getattr(nf, "__version__", "?"),
+        "numpy": np.__version__,
+    }
     for name, mod in (("numexpr", ne), ("torch", torch), ("scipy", scipy)):
         versions[name] = mod.__version__ if mod is not None else "not installed (skipped)"
-    return dict(cpu=cpu, cores=os.cpu_count(), threads=threads, versions=versions,
-                numfuse_level=nf.get_level() if hasattr(nf, "get_level") else "?",
-                numfuse_arch=os.environ.get("NUMFUSE_ARCH", "unset"),
-                load=" ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?",
-                stat=args.stat, fake=os.environ.get("NUMFUSE_BENCH_FAKE") == "1")
+    return dict(
+        cpu=cpu,
+        cores=os.cpu_count(),
+        threads=threads,
+        versions=versions,
+        numfuse_level=nf.get_level() if hasattr(nf, "get_level") else "?",
+        numfuse_arch=os.environ.get("NUMFUSE_ARCH", "unset"),
+        load=" ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?",
+        stat=args.stat,
+        fake=os.environ.get("NUMFUSE_BENCH_FAKE") == "1",
+    )
 
 
 def main():
@@ -365,12 +486,22 @@ def main():
     ap.add_argument("--dtypes", default="float32,float64")
     ap.add_argument("--threads", type=int, default=os.cpu_count())
     ap.add_argument("--quick", action="store_true", help="sizes 1e3,1e5,1e6, few repeats (~20 s)")
-    ap.add_argument("--repeats", type=int, default=None, help="repeats per figure (default 7, quick 3)")
+    ap.add_argument(
+        "--repeats", type=int, default=None, help="repeats per figure (default 7, quick 3)"
+    )
     ap.add_argument("--big-repeats", type=int, default=3, help="repeats for n >= 1e7")
-    ap.add_argument("--min-time", type=float, default=None, help="s per repeat (default 0.05, quick 0.01)")
-    ap.add_argument("--stat", choices=["min", "median"], default="min", help="figure shown in tables")
-    ap.add_argument("--no-single", action="store_true", help="skip the one-thread 1e5 float64 section")
-    ap.add_argument("--targets", action="store_true", help="print PASS/FAIL for the performance targets")
+    ap.add_argument(
+        "--min-time", type=float, default=None, help="s per repeat (default 0.05, quick 0.01)"
+    )
+    ap.add_argument(
+        "--stat", choices=["min", "median"], default="min", help="figure shown in tables"
+    )
+    ap.add_argument(
+        "--no-single", action="store_true", help="skip the one-thread 1e5 float64 section"
+    )
+    ap.add_argument(
+        "--targets", action="store_true", help="print PASS/FAIL for the performance targets"
+    )
     ap.add_argument("--json", metavar="FILE", help="dump every figure as JSON")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
@@ -383,14 +514,24 @@ def main():
 
     set_threads(args.threads)
     head = header(args, get_threads())
-    print(f"# numfuse comparison{'  — FAKE numfuse (NUMFUSE_BENCH_FAKE=1)' if head['fake'] else ''}\n")
-    print(f"- CPU: {head['cpu']}, {head['cores']} logical cores; load average {head['load']}; "
-          f"numfuse level {head['numfuse_level']} (NUMFUSE_ARCH {head['numfuse_arch']})")
-    print("- threads: " + ", ".join(f"{k} {v}" for k, v in head["threads"].items())
-          + " (numpy, scipy: 1)")
+    print(
+        f"# numfuse comparison{'  — FAKE numfuse (NUMFUSE_BENCH_FAKE=1)' if head['fake'] else ''}\n"
+    )
+    print(
+        f"- CPU: {head['cpu']}, {head['cores']} logical cores; load average {head['load']}; "
+        f"numfuse level {head['numfuse_level']} (NUMFUSE_ARCH {head['numfuse_arch']})"
+    )
+    print(
+        "- threads: "
+        + ", ".join(f"{k} {v}" for k, v in head["threads"].items())
+        + " (numpy, scipy: 1)"
+    )
     print("- versions: " + ", ".join(f"{k} {v}" for k, v in head["versions"].items()))
-    print(f"- figure: {args.stat} of {args.repeats} repeats ({args.big_repeats} for n ≥ 1e7), "
-          "per call; cell = time (peer time / numfuse time, > 1 = numfuse faster)\n", flush=True)
+    print(
+        f"- figure: {args.stat} of {args.repeats} repeats ({args.big_repeats} for n ≥ 1e7), "
+        "per call; cell = time (peer time / numfuse time, > 1 = numfuse faster)\n",
+        flush=True,
+    )
     if args.threads > (os.cpu_count() or 1):
         print(f"WARNING: {args.threads} threads > {os.cpu_count()} cores\n", file=sys.stderr)
     sanity_check()

@@ -99,13 +99,16 @@ def main() -> None:
     args = parser.parse_args()
     n = int(args.n)
 
-    with LocalCluster(
-        n_workers=args.workers,
-        threads_per_worker=args.threads_per_worker,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-    ) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=args.workers,
+            threads_per_worker=args.threads_per_worker,
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=None,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         client.wait_for_workers(args.workers)
         x = da.random.default_rng(7).standard_normal(n, chunks=-(-n // args.chunks))
         x = client.persist(x)
@@ -149,26 +152,49 @@ def main() -> None:
         threads_in_task = client.submit(numfuse_threads, pure=False).result()
 
         cases = [
-            ("exp", "numfuse.exp(x)", persist_and_release(lambda: numfuse.exp(x)),
-             "da.exp(x)", persist_and_release(lambda: da.exp(x)), 1.5),
-            ("logsumexp (all elements)", "numfuse.logsumexp(x)",
-             compute(lambda: numfuse.logsumexp(x)),
-             "da.log(da.exp(x).sum())", compute(lambda: da.log(da.exp(x).sum())), 3.0),
+            (
+                "exp",
+                "numfuse.exp(x)",
+                persist_and_release(lambda: numfuse.exp(x)),
+                "da.exp(x)",
+                persist_and_release(lambda: da.exp(x)),
+                1.5,
+            ),
+            (
+                "logsumexp (all elements)",
+                "numfuse.logsumexp(x)",
+                compute(lambda: numfuse.logsumexp(x)),
+                "da.log(da.exp(x).sum())",
+                compute(lambda: da.log(da.exp(x).sum())),
+                3.0,
+            ),
         ]
 
         def stable():
             m = x.max()
             return m + da.log(da.exp(x - m).sum())
 
-        cases.append(("logsumexp (all elements)", "numfuse.logsumexp(x)",
-                      compute(lambda: numfuse.logsumexp(x)),
-                      "stable: m + da.log(da.exp(x - m).sum())", compute(stable), None))
+        cases.append(
+            (
+                "logsumexp (all elements)",
+                "numfuse.logsumexp(x)",
+                compute(lambda: numfuse.logsumexp(x)),
+                "stable: m + da.log(da.exp(x - m).sum())",
+                compute(stable),
+                None,
+            )
+        )
 
-        cases.append(("fused element-wise", "numfuse.evaluate('exp(x) * 2 + sin(x)')",
-                      persist_and_release(lambda: numfuse.evaluate(
-                          "exp(x) * 2 + sin(x)", {"x": x})),
-                      "da.exp(x) * 2 + da.sin(x)",
-                      persist_and_release(lambda: da.exp(x) * 2 + da.sin(x)), None))
+        cases.append(
+            (
+                "fused element-wise",
+                "numfuse.evaluate('exp(x) * 2 + sin(x)')",
+                persist_and_release(lambda: numfuse.evaluate("exp(x) * 2 + sin(x)", {"x": x})),
+                "da.exp(x) * 2 + da.sin(x)",
+                persist_and_release(lambda: da.exp(x) * 2 + da.sin(x)),
+                None,
+            )
+        )
 
         # correctness next to the timings
         ours = numfuse.logsumexp(x).compute()
@@ -180,47 +206,64 @@ def main() -> None:
             "numfuse.exp(x)": reads_per_input_chunk(numfuse.exp(x), x),
             "da.exp(x)": reads_per_input_chunk(da.exp(x), x),
             "numfuse.evaluate('exp(x) * 2 + sin(x)')": reads_per_input_chunk(
-                numfuse.evaluate("exp(x) * 2 + sin(x)", {"x": x}), x),
+                numfuse.evaluate("exp(x) * 2 + sin(x)", {"x": x}), x
+            ),
             "da.exp(x) * 2 + da.sin(x)": reads_per_input_chunk(da.exp(x) * 2 + da.sin(x), x),
         }
 
-        print(f"{n:.0e} float64 values in {args.chunks} chunks, {args.workers} worker processes x "
-              f"{args.threads_per_worker} thread(s); numfuse threads per task: "
-              f"{threads_in_task[0]} (peak team {threads_in_task[1]}); "
-              f"repeats {args.repeats} (+1 warm-up)")
-        print(f"logsumexp: numfuse {ours!r}, dask {theirs!r}, relative difference "
-              f"{abs(ours - theirs) / abs(theirs):.1e}")
+        print(
+            f"{n:.0e} float64 values in {args.chunks} chunks, {args.workers} worker processes x "
+            f"{args.threads_per_worker} thread(s); numfuse threads per task: "
+            f"{threads_in_task[0]} (peak team {threads_in_task[1]}); "
+            f"repeats {args.repeats} (+1 warm-up)"
+        )
+        print(
+            f"logsumexp: numfuse {ours!r}, dask {theirs!r}, relative difference "
+            f"{abs(ours - theirs) / abs(theirs):.1e}"
+        )
         print()
-        print("| case | numfuse | min s | median s | dask | min s | median s | reads/chunk "
-              "(numfuse, dask) | speed-up (min) | target | result |")
+        print(
+            "| case | numfuse | min s | median s | dask | min s | median s | reads/chunk "
+            "(numfuse, dask) | speed-up (min) | target | result |"
+        )
         print("|---|---|---:|---:|---|---:|---:|---|---:|---|---|")
         compute_rows = []
         for case, ours_name, ours_run, theirs_name, theirs_run, target in cases:
             (ours_min, ours_median, ours_compute), (theirs_min, theirs_median, theirs_compute) = (
-                timed_pair(client, ours_run, theirs_run, args.repeats))
+                timed_pair(client, ours_run, theirs_run, args.repeats)
+            )
             ratio = theirs_min / ours_min
             verdict = "—" if target is None else ("PASS" if ratio >= target else "FAIL")
             target_text = "—" if target is None else f"≥ {target:.1f}×"
-            print(f"| {case} | `{ours_name}` | {ours_min:.3f} | {ours_median:.3f} | "
-                  f"`{theirs_name}` | {theirs_min:.3f} | {theirs_median:.3f} | "
-                  f"{passes[ours_name]}, {passes[theirs_name]} | {ratio:.2f}× | {target_text} | "
-                  f"{verdict} |")
+            print(
+                f"| {case} | `{ours_name}` | {ours_min:.3f} | {ours_median:.3f} | "
+                f"`{theirs_name}` | {theirs_min:.3f} | {theirs_median:.3f} | "
+                f"{passes[ours_name]}, {passes[theirs_name]} | {ratio:.2f}× | {target_text} | "
+                f"{verdict} |"
+            )
             compute_rows.append((case, ours_name, ours_compute, theirs_name, theirs_compute))
         latency = [one_run(client, compute(lambda: x[:1].sum()))[0] for _ in range(args.repeats)]
         latency_min, latency_median = min(latency), statistics.median(latency)
         print()
-        print(f"Round trip of a one-element graph (x[:1].sum().compute()): min {latency_min:.3f} s, "
-              f"median {latency_median:.3f} s: the fixed cost inside every wall time above.")
+        print(
+            f"Round trip of a one-element graph (x[:1].sum().compute()): min {latency_min:.3f} s, "
+            f"median {latency_median:.3f} s: the fixed cost inside every wall time above."
+        )
         print()
-        print("Time inside task functions on the workers, summed over all tasks of one run "
-              "(least of the repeats), per input chunk:")
+        print(
+            "Time inside task functions on the workers, summed over all tasks of one run "
+            "(least of the repeats), per input chunk:"
+        )
         print()
         print("| case | numfuse | ms per chunk | dask | ms per chunk | ratio |")
         print("|---|---|---:|---|---:|---:|")
         for case, ours_name, ours_compute, theirs_name, theirs_compute in compute_rows:
-            print(f"| {case} | `{ours_name}` | {ours_compute / args.chunks * 1e3:.1f} | "
-                  f"`{theirs_name}` | {theirs_compute / args.chunks * 1e3:.1f} | "
-                  f"{theirs_compute / ours_compute:.2f}× |")
+            print(
+                f"| {case} | `{ours_name}` | {ours_compute / args.chunks * 1e3:.1f} | "
+                f"`{theirs_name}` | {theirs_compute / args.chunks * 1e3:.1f} | "
+                f"{theirs_compute / ours_compute:.2f}× |"
+            )
+
 
 if __name__ == "__main__":
     main()

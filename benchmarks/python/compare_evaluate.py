@@ -88,8 +88,9 @@ def peak_extra_bytes(n):
         """
     )
     env = dict(os.environ)
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
     with_out, fresh = (int(v) for v in result.stdout.split())
     return max(with_out, fresh)
 
@@ -130,7 +131,9 @@ def main():
     # Names are passed as local_dict to both (the lambdas' frames do not hold them).
     env = {"x": x}
     ours = median_time(lambda: numfuse.evaluate("exp(x)", env), repeats, inner)
-    theirs = median_time(lambda: numexpr.evaluate("exp(x)", env), repeats, inner) if numexpr else None
+    theirs = (
+        median_time(lambda: numexpr.evaluate("exp(x)", env), repeats, inner) if numexpr else None
+    )
     target("1e3 `evaluate('exp(x)')`", ours, "numexpr", theirs, 0.3, "fraction")
     compiled = numfuse.compile("exp(x)")
     ours = median_time(lambda: compiled(x), repeats, inner)
@@ -147,10 +150,15 @@ def main():
         ("exp(a) + tan(b) - sinh(c)", lambda: np.exp(a) + np.tan(b) - np.sinh(c), 2.0, 3.0),
     ]:
         ours = median_time(lambda ex=ex: numfuse.evaluate(ex, env, out=out), repeats)
-        theirs = (median_time(lambda ex=ex: numexpr.evaluate(ex, env, out=out), repeats)
-                  if numexpr else None)
+        theirs = (
+            median_time(lambda ex=ex: numexpr.evaluate(ex, env, out=out), repeats)
+            if numexpr
+            else None
+        )
         target(f"{n:.0e} f64 `{ex}`", ours, "numexpr", theirs, want_ne, "speedup")
-        target(f"{n:.0e} f64 `{ex}`", ours, "NumPy", median_time(np_fn, repeats), want_np, "speedup")
+        target(
+            f"{n:.0e} f64 `{ex}`", ours, "NumPy", median_time(np_fn, repeats), want_np, "speedup"
+        )
 
     # ---- logsumexp over axis 0 of a square matrix
     side = 4000 if args.quick else 10000
@@ -180,17 +188,23 @@ def main():
     extra = peak_extra_bytes(mem_n)
     mem_ok = extra <= 2 * 1024 * 1024
 
-    print(f"numfuse {numfuse.__version__}, level {numfuse.get_level()}, {threads} threads; "
-          f"numexpr {getattr(numexpr, '__version__', 'missing')}, NumPy {np.__version__}, "
-          f"torch {getattr(torch, '__version__', 'missing')}\n")
+    print(
+        f"numfuse {numfuse.__version__}, level {numfuse.get_level()}, {threads} threads; "
+        f"numexpr {getattr(numexpr, '__version__', 'missing')}, NumPy {np.__version__}, "
+        f"torch {getattr(torch, '__version__', 'missing')}\n"
+    )
     print("| case | numfuse | peer | peer time | target | measured | result |")
     print("|---|---|---|---|---|---|---|")
     for case, ours, peer, theirs, want, ratio, ok in rows:
         measured = "n/a" if ratio is None else f"{ratio:.2f}×"
         verdict = "n/a" if ok is None else ("PASS" if ok else "FAIL")
-        print(f"| {case} | {fmt(ours)} | {peer} | {fmt(theirs)} | {want} | {measured} | {verdict} |")
-    print(f"| {mem_n:.0e} f64 `exp(x) / sum(exp(x))` memory | {extra / 2**20:.2f} MiB beyond result "
-          f"| — | — | ≤ 2 MiB | {extra / 2**20:.2f} MiB | {'PASS' if mem_ok else 'FAIL'} |")
+        print(
+            f"| {case} | {fmt(ours)} | {peer} | {fmt(theirs)} | {want} | {measured} | {verdict} |"
+        )
+    print(
+        f"| {mem_n:.0e} f64 `exp(x) / sum(exp(x))` memory | {extra / 2**20:.2f} MiB beyond result "
+        f"| — | — | ≤ 2 MiB | {extra / 2**20:.2f} MiB | {'PASS' if mem_ok else 'FAIL'} |"
+    )
 
 
 if __name__ == "__main__":

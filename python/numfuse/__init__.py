@@ -95,8 +95,17 @@ _check_arch_request()
 
 
 # _OPENMP macro values (yyyymm) and the OpenMP specification they name.
-_OPENMP_SPECS = {200505: "2.5", 200805: "3.0", 201107: "3.1", 201307: "4.0", 201511: "4.5",
-                 201811: "5.0", 202011: "5.1", 202111: "5.2", 202411: "6.0"}
+_OPENMP_SPECS = {
+    200505: "2.5",
+    200805: "3.0",
+    201107: "3.1",
+    201307: "4.0",
+    201511: "4.5",
+    201811: "5.0",
+    202011: "5.1",
+    202111: "5.2",
+    202411: "6.0",
+}
 
 
 _OPENMP_VENDORS = {"libgomp": "GNU libgomp", "libiomp": "Intel OpenMP", "libomp": "LLVM libomp"}
@@ -123,8 +132,12 @@ def _openmp_runtime_of_core():
     import ctypes
 
     class _DlInfo(ctypes.Structure):
-        _fields_ = [("dli_fname", ctypes.c_char_p), ("dli_fbase", ctypes.c_void_p),
-                    ("dli_sname", ctypes.c_char_p), ("dli_saddr", ctypes.c_void_p)]
+        _fields_ = [
+            ("dli_fname", ctypes.c_char_p),
+            ("dli_fbase", ctypes.c_void_p),
+            ("dli_sname", ctypes.c_char_p),
+            ("dli_saddr", ctypes.c_void_p),
+        ]
 
     try:
         core_library = ctypes.CDLL(_core.__file__)  # already loaded: the same handle
@@ -186,17 +199,23 @@ def _cuda_config() -> dict:
         # The extension's own view first; else a devices() listing, less the CPU entry.
         list_devices = getattr(_cuda, "devices", None) or globals().get("devices")
         if hasattr(_cuda, "device_count"):
-            found = [_cuda.device_info(i) if hasattr(_cuda, "device_info") else i
-                     for i in range(_cuda.device_count())]
+            found = [
+                _cuda.device_info(i) if hasattr(_cuda, "device_info") else i
+                for i in range(_cuda.device_count())
+            ]
         elif list_devices is not None:
-            found = [d for d in list_devices()
-                     if not (isinstance(d, dict) and d.get("kind") == "cpu")]
+            found = [
+                d for d in list_devices() if not (isinstance(d, dict) and d.get("kind") == "cpu")
+            ]
         else:
             config.update(usable=True, devices=None, note="the extension lists no devices")
             return config
     except Exception as error:  # no driver, no device: report, never fail
-        config.update(usable=False, devices=[],
-                      note=f"listing devices failed: {type(error).__name__}: {error}")
+        config.update(
+            usable=False,
+            devices=[],
+            note=f"listing devices failed: {type(error).__name__}: {error}",
+        )
         return config
     config.update(usable=bool(found), devices=[as_plain(d) for d in found])
     if not found:

@@ -32,8 +32,12 @@ class CompiledExpression:
 
 def _expr_names(ex: str) -> list[str]: ...
 def _evaluate(
-    ex: str, names: list[str], values: list[object], out: np.ndarray | None = None,
-    order: str = "K", casting: str = "same_kind",
+    ex: str,
+    names: list[str],
+    values: list[object],
+    out: np.ndarray | None = None,
+    order: str = "K",
+    casting: str = "same_kind",
 ) -> np.ndarray: ...
 def _validate(ex: str, names: list[str], values: list[object]) -> None: ...
 def _disassemble(
@@ -46,7 +50,10 @@ def _expr_opcode_names() -> list[str]: ...
 
 # logsumexp / softmax / log_softmax kernels (numfuse/_reduce.py wraps them)
 def _logsumexp(
-    a: np.ndarray, b: np.ndarray | None, axes: list[int], result: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray | None,
+    axes: list[int],
+    result: np.ndarray,
     sign: np.ndarray | None,
 ) -> None: ...
 def _softmax(x: np.ndarray, axes: list[int], out: np.ndarray, log: bool) -> None: ...

@@ -672,7 +672,9 @@ def _nvrtc_candidates() -> list[str]:
             found.extend(sorted(glob.glob(os.path.join(base or ".", pattern)), reverse=True))
     for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if root:
-            found.extend(sorted(glob.glob(os.path.join(root, "lib64", "libnvrtc.so.*")), reverse=True))
+            found.extend(
+                sorted(glob.glob(os.path.join(root, "lib64", "libnvrtc.so.*")), reverse=True)
+            )
     # the builtins library sits next to libnvrtc and is loaded by it
     return [p for p in dict.fromkeys(found) if "builtins" not in os.path.basename(p)]
 

@@ -103,7 +103,7 @@ def _elementwise(ex, env):
     out_index = tuple(range(len(shape)))
     pairs = []
     for value in arrays.values():
-        pairs += [_to_dask(value), out_index[len(shape) - value.ndim:]]
+        pairs += [_to_dask(value), out_index[len(shape) - value.ndim :]]
     return da.blockwise(
         _evaluate_block,
         out_index,
@@ -213,7 +213,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, *, out=No
     if not return_sign:
         return result
     sign = state.map_blocks(
-        functools.partial(_state_sign, dtype=result_dtype), dtype=result_dtype, meta=meta)
+        functools.partial(_state_sign, dtype=result_dtype), dtype=result_dtype, meta=meta
+    )
     return result, sign
 
 
@@ -368,25 +369,37 @@ def _dask_reduction(function, operand, axes, keepdims, env, result_dtype):
     partial_dtype = np.asarray(
         _evaluate_numpy(
             program.format(axis=tuple(axes)),
-            {n: (np.zeros((1,) * x.ndim, x.dtype) if n in block_names else constants[n])
-             for n in (*block_names, *constants)},
+            {
+                n: (np.zeros((1,) * x.ndim, x.dtype) if n in block_names else constants[n])
+                for n in (*block_names, *constants)
+            },
         )
     ).dtype
     lse_state = _compute_type(partial_dtype) if function == "logsumexp" else None
     chunk = functools.partial(
-        _reduce_chunk, program=program, names=block_names, constants=constants,
+        _reduce_chunk,
+        program=program,
+        names=block_names,
+        constants=constants,
         logsumexp_state=lse_state,
     )
     out_ndim = x.ndim if keepdims else x.ndim - len(axes)
     if function == "logsumexp":
         state_dtype = _state_dtype(lse_state)
         state = da.reduction(
-            x, chunk=chunk, combine=_state_combine, aggregate=_state_combine, axis=axes,
-            keepdims=keepdims, dtype=state_dtype, meta=np.empty((0,) * out_ndim, state_dtype),
+            x,
+            chunk=chunk,
+            combine=_state_combine,
+            aggregate=_state_combine,
+            axis=axes,
+            keepdims=keepdims,
+            dtype=state_dtype,
+            meta=np.empty((0,) * out_ndim, state_dtype),
             split_every=_SPLIT_EVERY,
         )
         return state.map_blocks(
-            functools.partial(_state_log, dtype=result_dtype), dtype=result_dtype,
+            functools.partial(_state_log, dtype=result_dtype),
+            dtype=result_dtype,
             meta=np.empty((0,) * out_ndim, result_dtype),
         )
     combine = functools.partial(_numpy_combine, function=_COMBINE[function])
@@ -396,8 +409,14 @@ def _dask_reduction(function, operand, axes, keepdims, env, result_dtype):
     else:
         aggregate = combine
     return da.reduction(
-        x, chunk=chunk, combine=combine, aggregate=aggregate, axis=axes, keepdims=keepdims,
-        dtype=result_dtype, meta=np.empty((0,) * out_ndim, result_dtype),
+        x,
+        chunk=chunk,
+        combine=combine,
+        aggregate=aggregate,
+        axis=axes,
+        keepdims=keepdims,
+        dtype=result_dtype,
+        meta=np.empty((0,) * out_ndim, result_dtype),
         split_every=_SPLIT_EVERY,
     )
 

@@ -126,7 +126,9 @@ def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
     try:
         ex, names, out, order, casting = _last.call
     except AttributeError:
-        raise RuntimeError("re_evaluate: no previous evaluate() or validate() in this thread") from None
+        raise RuntimeError(
+            "re_evaluate: no previous evaluate() or validate() in this thread"
+        ) from None
     used, values = _lookup(names, local_dict, global_dict, _frame_depth)
     if _interop.foreign(values, out):
         return _interop.evaluate(_core._evaluate, ex, used, values, out, order, casting)

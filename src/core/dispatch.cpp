@@ -46,8 +46,8 @@ struct LevelTables {
 #endif
 #ifdef NUMFUSE_HAVE_LEVEL_avx512
         compiled[static_cast<int>(Level::avx512)] = true;
-        const bool avx512 = cpu.avx512bw != 0 && cpu.avx512dq != 0 && cpu.avx512cd != 0 &&
-                            cpu.fma3_avx2 != 0;
+        const bool avx512 =
+            cpu.avx512bw != 0 && cpu.avx512dq != 0 && cpu.avx512cd != 0 && cpu.fma3_avx2 != 0;
         supported[static_cast<int>(Level::avx512)] = avx512;
         if (avx512) fill_unary_table_avx512(tables[static_cast<int>(Level::avx512)]);
 #endif
@@ -257,15 +257,15 @@ UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept {
 }
 
 bool unary_supported(UnaryOp op, DType dtype) noexcept {
-    const bool complex =
-        dtype == DType::c64 || dtype == DType::c128 || dtype == DType::clongdouble;
+    const bool complex = dtype == DType::c64 || dtype == DType::c128 || dtype == DType::clongdouble;
     return !(complex && op == UnaryOp::erf);
 }
 
 unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_stride, char* out,
                      std::ptrdiff_t out_stride, std::size_t n) {
     if (n == 0 || !unary_supported(op, dtype)) return fp_none;
-    const auto& table = level_tables().tables[static_cast<int>(active_level())][static_cast<int>(op)];
+    const auto& table =
+        level_tables().tables[static_cast<int>(active_level())][static_cast<int>(op)];
     switch (dtype) {
         case DType::f32:
         case DType::f64: {
@@ -275,8 +275,7 @@ unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_
             const UnaryLoop loop = table[static_cast<int>(dtype)][streaming ? 1 : 0];
             FpStatusGuard guard;
             return parallel::for_ranges_or(
-                n, min_elements_per_thread(op), 64 / size,
-                [&](std::size_t begin, std::size_t end) {
+                n, min_elements_per_thread(op), 64 / size, [&](std::size_t begin, std::size_t end) {
                     const auto offset = static_cast<std::ptrdiff_t>(begin);
                     return loop(in + offset * in_stride, in_stride, out + offset * out_stride,
                                 out_stride, end - begin);
@@ -285,10 +284,11 @@ unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_
         case DType::f16: {
             const UnaryLoop loop = table[static_cast<int>(DType::f32)][0];
             FpStatusGuard guard;
-            return parallel::for_ranges_or(
-                n, min_elements_per_thread(op), half_block, [&](std::size_t begin, std::size_t end) {
-                    return apply_half(loop, in, in_stride, out, out_stride, begin, end);
-                });
+            return parallel::for_ranges_or(n, min_elements_per_thread(op), half_block,
+                                           [&](std::size_t begin, std::size_t end) {
+                                               return apply_half(loop, in, in_stride, out,
+                                                                 out_stride, begin, end);
+                                           });
         }
         case DType::longdouble:
             apply_scalar<long double>(op, in, in_stride, out, out_stride, n);

@@ -44,7 +44,9 @@ public:
     using Poll = bool (*)(void* context);  // true: stop the computation
 
     Scope(Poll poll, void* context) noexcept
-        : poll_(poll), context_(context), owner_(std::this_thread::get_id()),
+        : poll_(poll),
+          context_(context),
+          owner_(std::this_thread::get_id()),
           previous_(detail::current_scope) {
         detail::current_scope = this;
     }

@@ -96,7 +96,7 @@ bool unary_supported(UnaryOp op, DType dtype) noexcept;
 // For the scalar-loop types (longdouble, complex) the C++ library raises the
 // hardware flags itself and 0 is returned. Unsupported pairs return 0 and
 // write nothing (check unary_supported first).
-unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_stride,
-                     char* out, std::ptrdiff_t out_stride, std::size_t n);
+unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_stride, char* out,
+                     std::ptrdiff_t out_stride, std::size_t n);
 
 }  // namespace numfuse::core

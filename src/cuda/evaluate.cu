@@ -27,11 +27,13 @@ namespace {
 
 constexpr int block_threads = 256;
 
-__global__ void __launch_bounds__(block_threads) program_kernel(const Program p, void* out, std::int64_t n) {
+__global__ void __launch_bounds__(block_threads)
+    program_kernel(const Program p, void* out, std::int64_t n) {
     numfuse::device_math::erf_rows_to_shared();
     Reg r[max_registers];
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads;
-    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x; i < n; i += stride) {
+    for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
+         i < n; i += stride) {
         run_element(p, r, out, i);
     }
 }
@@ -42,7 +44,8 @@ int launch_program(const Program& program, void* out, std::int64_t n, std::uintp
     if (n <= 0) return 0;
     const std::int64_t blocks = (n + block_threads - 1) / block_threads;
     const unsigned grid = static_cast<unsigned>(blocks < 4096 ? blocks : 4096);
-    program_kernel<<<grid, block_threads, 0, reinterpret_cast<cudaStream_t>(stream)>>>(program, out, n);
+    program_kernel<<<grid, block_threads, 0, reinterpret_cast<cudaStream_t>(stream)>>>(program, out,
+                                                                                       n);
     return static_cast<int>(cudaGetLastError());
 }
 

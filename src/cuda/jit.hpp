@@ -31,7 +31,8 @@ std::string source_for(const vm::Program& program);
 // Runs `program` compiled, on the current device. Returns false (nothing launched)
 // when the compiler is off or unavailable or this program failed to compile; then
 // the caller runs the interpreter. A launch error is returned in *error (0 = ok).
-bool launch(const vm::Program& program, void* out, std::int64_t n, std::uintptr_t stream, int* error);
+bool launch(const vm::Program& program, void* out, std::int64_t n, std::uintptr_t stream,
+            int* error);
 
 // Compiles `program` for compute capability `arch` (e.g. 90) without loading it:
 // the image's size, or 0 with *error set. Needs NVRTC, no GPU (tests).

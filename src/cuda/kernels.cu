@@ -19,11 +19,11 @@ namespace numfuse::cuda {
 namespace {
 
 namespace dm = numfuse::device_math;
-using lse::LseState;
 using lse::lse_add;
 using lse::lse_combine;
 using lse::lse_empty;
 using lse::lse_result;
+using lse::LseState;
 
 constexpr int block_threads = lse::block_threads;
 
@@ -75,7 +75,9 @@ __device__ __forceinline__ V apply_vec(V v) {
 
 // Vectors per thread: exp 1; log 2 (its float64 division is long: two independent
 // ones overlap); erf 4 (amortises filling the shared rows).
-__host__ __device__ constexpr int unroll_of(UnaryOp op) { return op == UnaryOp::erf ? 4 : (op == UnaryOp::log ? 2 : 1); }
+__host__ __device__ constexpr int unroll_of(UnaryOp op) {
+    return op == UnaryOp::erf ? 4 : (op == UnaryOp::log ? 2 : 1);
+}
 
 // Each block takes tiles of U * block_threads vectors (loads first, then results),
 // one tile per block in the usual case: a grid as large as the array, as torch's
@@ -83,7 +85,8 @@ __host__ __device__ constexpr int unroll_of(UnaryOp op) { return op == UnaryOp::
 // ran at the copy's speed (f32 0.271 ms vs a 0.273 ms cudaMemcpy, f64 0.535 vs
 // 0.539) where a 4096-block grid-stride loop took 0.285 / 0.566.
 template <class T, UnaryOp Op>
-__global__ void __launch_bounds__(block_threads) unary_vec_kernel(const T* x, T* y, std::int64_t n) {
+__global__ void __launch_bounds__(block_threads)
+    unary_vec_kernel(const T* x, T* y, std::int64_t n) {
     if constexpr (Op == UnaryOp::erf) dm::erf_rows_to_shared();
     using V = typename Vec16<T>::type;
     constexpr int W = Vec16<T>::width;
@@ -103,7 +106,8 @@ __global__ void __launch_bounds__(block_threads) unary_vec_kernel(const T* x, T*
             for (int u = 0; u < U; ++u) yv[b + u * block_threads] = apply_vec<T, Op>(a[u]);
         } else {
             for (int u = 0; u < U; ++u) {
-                if (b + u * block_threads < nv) yv[b + u * block_threads] = apply_vec<T, Op>(xv[b + u * block_threads]);
+                if (b + u * block_threads < nv)
+                    yv[b + u * block_threads] = apply_vec<T, Op>(xv[b + u * block_threads]);
             }
         }
     }
@@ -131,7 +135,8 @@ __global__ void __launch_bounds__(block_threads) unary_kernel(const T* x, T* y, 
 
 template <class T, UnaryOp Op>
 void unary_launch(const T* x, T* y, std::int64_t n, cudaStream_t stream) {
-    const bool aligned = ((reinterpret_cast<std::uintptr_t>(x) | reinterpret_cast<std::uintptr_t>(y)) & 15u) == 0;
+    const bool aligned =
+        ((reinterpret_cast<std::uintptr_t>(x) | reinterpret_cast<std::uintptr_t>(y)) & 15u) == 0;
     if (aligned && n >= 4 * Vec16<T>::width) {
         const std::int64_t tile = unroll_of(Op) * std::int64_t{block_threads};
         const std::int64_t tiles = (n / Vec16<T>::width + tile - 1) / tile;
@@ -161,7 +166,8 @@ int unary_typed(UnaryOp op, const void* x, void* y, std::int64_t n, cudaStream_t
 // [chunk * chunk_len, ...) of one row with a fixed shared-memory tree.
 template <class T>
 __global__ void __launch_bounds__(block_threads)
-    lse_rows_partial(const T* __restrict__ x, LseState* partial, std::int64_t n, std::int64_t chunk_len) {
+    lse_rows_partial(const T* __restrict__ x, LseState* partial, std::int64_t n,
+                     std::int64_t chunk_len) {
     __shared__ double sm[block_threads];
     __shared__ double ss[block_threads];
     const std::int64_t row = blockIdx.y;
@@ -175,7 +181,8 @@ __global__ void __launch_bounds__(block_threads)
     __syncthreads();
     for (int half = block_threads / 2; half > 0; half /= 2) {
         if (static_cast<int>(threadIdx.x) < half) {
-            const LseState c = lse_combine({sm[threadIdx.x], ss[threadIdx.x]}, {sm[threadIdx.x + half], ss[threadIdx.x + half]});
+            const LseState c = lse_combine({sm[threadIdx.x], ss[threadIdx.x]},
+                                           {sm[threadIdx.x + half], ss[threadIdx.x + half]});
             sm[threadIdx.x] = c.m;
             ss[threadIdx.x] = c.s;
         }
@@ -216,7 +223,8 @@ __global__ void __launch_bounds__(block_threads)
 
 // Same, keeping each line's (max, sum, log sum) for the normalisation pass.
 __global__ void __launch_bounds__(block_threads)
-    lse_finish_norm(const LseState* partial, lse::NormState* out, std::int64_t columns, std::int64_t chunks) {
+    lse_finish_norm(const LseState* partial, lse::NormState* out, std::int64_t columns,
+                    std::int64_t chunks) {
     const std::int64_t col = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
     if (col >= columns) return;
     LseState st = partial[col * chunks];
@@ -231,23 +239,25 @@ __global__ void __launch_bounds__(block_threads)
     normalize(const T* x, const lse::NormState* __restrict__ state, T* y, std::int64_t total,
               std::int64_t n, std::int64_t inner) {
     const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads;
-    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x; k < total; k += stride) {
+    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
+         k < total; k += stride) {
         const std::int64_t col = (k / (n * inner)) * inner + k % inner;
         y[k] = lse::normalized<T, Log>(x[k], state[col]);
     }
 }
 
 template <class T>
-int lse_typed(Normalize norm, const void* xv, void* outv, std::int64_t outer, std::int64_t n, std::int64_t inner,
-              cudaStream_t stream) {
+int lse_typed(Normalize norm, const void* xv, void* outv, std::int64_t outer, std::int64_t n,
+              std::int64_t inner, cudaStream_t stream) {
     const T* x = static_cast<const T*>(xv);
     const std::int64_t columns = outer * inner;
     if (columns == 0) return 0;
     const lse::Plan plan = lse::plan_for(outer, n, inner);
     const std::int64_t chunks = plan.chunks, chunk_len = plan.chunk_len;
     LseState* partial = nullptr;
-    cudaError_t err = cudaMallocAsync(reinterpret_cast<void**>(&partial),
-                                      static_cast<std::size_t>(columns * chunks) * sizeof(LseState), stream);
+    cudaError_t err =
+        cudaMallocAsync(reinterpret_cast<void**>(&partial),
+                        static_cast<std::size_t>(columns * chunks) * sizeof(LseState), stream);
     if (err != cudaSuccess) return static_cast<int>(err);
     if (plan.rows) {
         const dim3 grid(static_cast<unsigned>(chunks), static_cast<unsigned>(outer));
@@ -255,26 +265,31 @@ int lse_typed(Normalize norm, const void* xv, void* outv, std::int64_t outer, st
     } else {
         const std::int64_t threads = columns * chunks;
         const std::int64_t blocks = (threads + block_threads - 1) / block_threads;
-        lse_cols_partial<T><<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(x, partial, n, inner, columns,
-                                                                                        chunks, chunk_len);
+        lse_cols_partial<T><<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(
+            x, partial, n, inner, columns, chunks, chunk_len);
     }
-    const unsigned finish_blocks = static_cast<unsigned>((columns + block_threads - 1) / block_threads);
+    const unsigned finish_blocks =
+        static_cast<unsigned>((columns + block_threads - 1) / block_threads);
     if (norm == Normalize::none) {
-        lse_finish<T><<<finish_blocks, block_threads, 0, stream>>>(partial, static_cast<T*>(outv), columns, chunks);
+        lse_finish<T><<<finish_blocks, block_threads, 0, stream>>>(partial, static_cast<T*>(outv),
+                                                                   columns, chunks);
     } else {
         lse::NormState* norm_states = nullptr;
-        err = cudaMallocAsync(reinterpret_cast<void**>(&norm_states), static_cast<std::size_t>(columns) * sizeof(lse::NormState),
-                              stream);
+        err = cudaMallocAsync(reinterpret_cast<void**>(&norm_states),
+                              static_cast<std::size_t>(columns) * sizeof(lse::NormState), stream);
         if (err != cudaSuccess) {
             cudaFreeAsync(partial, stream);
             return static_cast<int>(err);
         }
-        lse_finish_norm<<<finish_blocks, block_threads, 0, stream>>>(partial, norm_states, columns, chunks);
+        lse_finish_norm<<<finish_blocks, block_threads, 0, stream>>>(partial, norm_states, columns,
+                                                                     chunks);
         const std::int64_t total = columns * n;
         if (norm == Normalize::softmax) {
-            normalize<T, false><<<grid_for(total), block_threads, 0, stream>>>(x, norm_states, static_cast<T*>(outv), total, n, inner);
+            normalize<T, false><<<grid_for(total), block_threads, 0, stream>>>(
+                x, norm_states, static_cast<T*>(outv), total, n, inner);
         } else {
-            normalize<T, true><<<grid_for(total), block_threads, 0, stream>>>(x, norm_states, static_cast<T*>(outv), total, n, inner);
+            normalize<T, true><<<grid_for(total), block_threads, 0, stream>>>(
+                x, norm_states, static_cast<T*>(outv), total, n, inner);
         }
         cudaFreeAsync(norm_states, stream);
     }
@@ -284,14 +299,16 @@ int lse_typed(Normalize norm, const void* xv, void* outv, std::int64_t outer, st
 
 }  // namespace
 
-int launch_unary(UnaryOp op, Real dt, const void* x, void* y, std::int64_t n, std::uintptr_t stream) {
+int launch_unary(UnaryOp op, Real dt, const void* x, void* y, std::int64_t n,
+                 std::uintptr_t stream) {
     if (n <= 0) return 0;
     const auto s = reinterpret_cast<cudaStream_t>(stream);
-    return dt == Real::f32 ? unary_typed<float>(op, x, y, n, s) : unary_typed<double>(op, x, y, n, s);
+    return dt == Real::f32 ? unary_typed<float>(op, x, y, n, s)
+                           : unary_typed<double>(op, x, y, n, s);
 }
 
-int launch_logsumexp(Normalize norm, Real dt, const void* x, void* out, std::int64_t outer, std::int64_t n,
-                     std::int64_t inner, std::uintptr_t stream) {
+int launch_logsumexp(Normalize norm, Real dt, const void* x, void* out, std::int64_t outer,
+                     std::int64_t n, std::int64_t inner, std::uintptr_t stream) {
     const auto s = reinterpret_cast<cudaStream_t>(stream);
     return dt == Real::f32 ? lse_typed<float>(norm, x, out, outer, n, inner, s)
                            : lse_typed<double>(norm, x, out, outer, n, inner, s);

@@ -17,7 +17,8 @@ enum class Real : int { f32 = 0, f64 = 1 };
 enum class Normalize : int { none = 0, softmax = 1, log_softmax = 2 };
 
 // y[i] = op(x[i]) for i < n; x and y contiguous, y may equal x.
-int launch_unary(UnaryOp op, Real dt, const void* x, void* y, std::int64_t n, std::uintptr_t stream);
+int launch_unary(UnaryOp op, Real dt, const void* x, void* y, std::int64_t n,
+                 std::uintptr_t stream);
 
 // x viewed as a C-contiguous (outer, n, inner) array, reduced over the middle axis.
 // norm == none: out[o * inner + i] = log sum_j exp(x[o, j, i]) (outer*inner values);
@@ -25,8 +26,8 @@ int launch_unary(UnaryOp op, Real dt, const void* x, void* y, std::int64_t n, st
 // Deterministic: the split of each reduction into chunks depends only on (outer,
 // n, inner), partial results combine in a fixed tree / fixed order, no atomics.
 // Scratch memory comes from cudaMallocAsync on the stream.
-int launch_logsumexp(Normalize norm, Real dt, const void* x, void* out, std::int64_t outer, std::int64_t n,
-                     std::int64_t inner, std::uintptr_t stream);
+int launch_logsumexp(Normalize norm, Real dt, const void* x, void* out, std::int64_t outer,
+                     std::int64_t n, std::int64_t inner, std::uintptr_t stream);
 
 // A fused element-wise program for the device interpreter (src/cuda/evaluate.cu):
 // the expression engine's bytecode (numfuse::expr::Program, one stage) translated
@@ -40,13 +41,15 @@ inline constexpr int max_inputs = 16;
 // Element types: the expression engine's b, i, l, f, d.
 enum class Type : std::uint8_t { b = 0, i = 1, l = 2, f = 3, d = 4 };
 
-#define NUMFUSE_CUDA_VM_FAMILIES(X)                                                                \
-    X(Add) X(Sub) X(Mul) X(Div) X(Neg) X(Abs) X(Copy) X(OnesLike) X(Maximum) X(Minimum) X(Where)   \
-    X(Cast) X(Less) X(LessEqual) X(Greater) X(GreaterEqual) X(Equal) X(NotEqual) X(BitAnd)         \
-    X(BitOr) X(BitXor) X(Invert) X(Sqrt) X(Exp) X(Log) X(Erf) X(Expm1) X(Log1p) X(Log10) X(Log2)  \
-    X(Sin) X(Cos) X(Tan) X(Arcsin) X(Arccos) X(Arctan) X(Sinh) X(Cosh) X(Tanh) X(Arcsinh)         \
-    X(Arccosh) X(Arctanh) X(Erfc) X(Floor) X(Ceil) X(Trunc) X(Round) X(Pow) X(Arctan2) X(Hypot)   \
-    X(Copysign) X(Isnan) X(Isinf) X(Isfinite) X(Signbit) X(FloorDiv) X(Mod) X(Fmod)
+#define NUMFUSE_CUDA_VM_FAMILIES(X)                                                               \
+    X(Add)                                                                                        \
+    X(Sub) X(Mul) X(Div) X(Neg) X(Abs) X(Copy) X(OnesLike) X(Maximum) X(Minimum) X(Where) X(Cast) \
+        X(Less) X(LessEqual) X(Greater) X(GreaterEqual) X(Equal) X(NotEqual) X(BitAnd) X(BitOr)   \
+            X(BitXor) X(Invert) X(Sqrt) X(Exp) X(Log) X(Erf) X(Expm1) X(Log1p) X(Log10) X(Log2)   \
+                X(Sin) X(Cos) X(Tan) X(Arcsin) X(Arccos) X(Arctan) X(Sinh) X(Cosh) X(Tanh)        \
+                    X(Arcsinh) X(Arccosh) X(Arctanh) X(Erfc) X(Floor) X(Ceil) X(Trunc) X(Round)   \
+                        X(Pow) X(Arctan2) X(Hypot) X(Copysign) X(Isnan) X(Isinf) X(Isfinite)      \
+                            X(Signbit) X(FloorDiv) X(Mod) X(Fmod)
 
 enum class Family : std::uint8_t {
 #define NUMFUSE_CUDA_VM_ENUM(name) name,
@@ -57,8 +60,8 @@ enum class Family : std::uint8_t {
 
 struct Instr {
     std::uint8_t family;  // vm::Family
-    std::uint8_t type;    // operand type (the second operand's for where; the source's for casts)
-    std::uint8_t rtype;   // result type
+    std::uint8_t type;  // operand type (the second operand's for where; the source's for casts)
+    std::uint8_t rtype;  // result type
     std::int8_t dst, a, b, c;
 };
 
@@ -67,7 +70,7 @@ struct Instr {
 struct Program {
     Instr code[max_code];
     std::uint64_t const_bits[max_registers];  // constants (and scalar inputs): the value's bytes
-    std::int8_t reg_input[max_registers];     // >= 0: loaded from array input k
+    std::int8_t reg_input[max_registers];  // >= 0: loaded from array input k
     std::uint8_t reg_type[max_registers];
     const void* inputs[max_inputs];
     std::int16_t ncode = 0;

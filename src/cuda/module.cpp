@@ -58,7 +58,8 @@ std::string device_count_error() {
 
 py::dict device_info(int device) {
     cudaDeviceProp prop{};
-    check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties(" + std::to_string(device) + ")");
+    check(cudaGetDeviceProperties(&prop, device),
+          "cudaGetDeviceProperties(" + std::to_string(device) + ")");
     py::dict d;
     d["index"] = device;
     d["name"] = std::string(prop.name);
@@ -79,7 +80,9 @@ int pointer_device(std::uintptr_t ptr) {
     return attr.device;
 }
 
-void set_device(int device) { check(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")"); }
+void set_device(int device) {
+    check(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")");
+}
 
 // Makes `device` current for one call and restores the caller's current device
 // afterwards (torch and CuPy keep their own notion of it; we must not move it).
@@ -94,7 +97,8 @@ public:
     }
     ~DeviceGuard() {
         int now = -1;
-        if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_) cudaSetDevice(previous_);
+        if (previous_ >= 0 && cudaGetDevice(&now) == cudaSuccess && now != previous_)
+            cudaSetDevice(previous_);
     }
     DeviceGuard(const DeviceGuard&) = delete;
     DeviceGuard& operator=(const DeviceGuard&) = delete;
@@ -106,7 +110,8 @@ private:
 Real real_of(const std::string& dtype) {
     if (dtype == "float32") return Real::f32;
     if (dtype == "float64") return Real::f64;
-    throw py::type_error("numfuse.cuda: unsupported dtype " + dtype + " (float32 or float64 expected)");
+    throw py::type_error("numfuse.cuda: unsupported dtype " + dtype +
+                         " (float32 or float64 expected)");
 }
 
 UnaryOp unary_of(const std::string& name) {
@@ -128,7 +133,8 @@ class DeviceBuffer {
 public:
     DeviceBuffer(std::size_t nbytes, int device) : nbytes_(nbytes), device_(device) {
         const DeviceGuard guard(device);
-        if (nbytes > 0) check(cudaMalloc(&ptr_, nbytes), "cudaMalloc(" + std::to_string(nbytes) + " bytes)");
+        if (nbytes > 0)
+            check(cudaMalloc(&ptr_, nbytes), "cudaMalloc(" + std::to_string(nbytes) + " bytes)");
     }
     ~DeviceBuffer() {
         if (ptr_ != nullptr) {
@@ -150,7 +156,9 @@ public:
     void copy_from_host(const py::buffer& src) {
         const py::buffer_info info = src.request();
         const auto bytes = static_cast<std::size_t>(info.size * info.itemsize);
-        if (bytes != nbytes_) throw py::value_error("numfuse.cuda: host buffer size does not match the device buffer");
+        if (bytes != nbytes_)
+            throw py::value_error(
+                "numfuse.cuda: host buffer size does not match the device buffer");
         const DeviceGuard guard(device_);
         py::gil_scoped_release release;  // the copy touches no Python object
         check(cudaMemcpy(ptr_, info.ptr, bytes, cudaMemcpyHostToDevice), "cudaMemcpy host->device");
@@ -158,7 +166,9 @@ public:
     void copy_to_host(const py::buffer& dst) const {
         const py::buffer_info info = dst.request(true);
         const auto bytes = static_cast<std::size_t>(info.size * info.itemsize);
-        if (bytes != nbytes_) throw py::value_error("numfuse.cuda: host buffer size does not match the device buffer");
+        if (bytes != nbytes_)
+            throw py::value_error(
+                "numfuse.cuda: host buffer size does not match the device buffer");
         const DeviceGuard guard(device_);
         py::gil_scoped_release release;
         check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
@@ -174,7 +184,8 @@ private:
 // The device math on the CPU (the exact source the GPU runs): for tests against
 // mpmath from Python.
 template <class T>
-py::array_t<T> host_math_typed(UnaryOp op, const py::array_t<T, py::array::c_style | py::array::forcecast>& x) {
+py::array_t<T> host_math_typed(UnaryOp op,
+                               const py::array_t<T, py::array::c_style | py::array::forcecast>& x) {
     py::array_t<T> y(x.request().shape);
     const T* xs = x.data();
     T* ys = y.mutable_data();
@@ -192,13 +203,16 @@ py::array_t<T> host_math_typed(UnaryOp op, const py::array_t<T, py::array::c_sty
 // ---------------------------------------------------------------- evaluate
 
 [[noreturn]] void raise_expr_error(const expr::ExprError& error) {
-    const std::string message = std::string("numfuse.cuda.evaluate: ") + error.what() +
-                                (error.column >= 0 ? " (column " + std::to_string(error.column + 1) + ")" : "");
+    const std::string message =
+        std::string("numfuse.cuda.evaluate: ") + error.what() +
+        (error.column >= 0 ? " (column " + std::to_string(error.column + 1) + ")" : "");
     switch (error.kind) {
         case expr::ErrorKind::syntax: PyErr_SetString(PyExc_SyntaxError, message.c_str()); break;
         case expr::ErrorKind::name: PyErr_SetObject(PyExc_KeyError, py::str(message).ptr()); break;
         case expr::ErrorKind::type: PyErr_SetString(PyExc_TypeError, message.c_str()); break;
-        case expr::ErrorKind::overflow: PyErr_SetString(PyExc_OverflowError, message.c_str()); break;
+        case expr::ErrorKind::overflow:
+            PyErr_SetString(PyExc_OverflowError, message.c_str());
+            break;
         case expr::ErrorKind::value: PyErr_SetString(PyExc_ValueError, message.c_str()); break;
     }
     throw py::error_already_set();
@@ -207,12 +221,15 @@ py::array_t<T> host_math_typed(UnaryOp op, const py::array_t<T, py::array::c_sty
 expr::Type expr_type_of(const std::string& letter) {
     static const std::string letters = "bilfdcz";
     const auto k = letters.find(letter);
-    if (letter.size() != 1 || k == std::string::npos) throw py::value_error("numfuse.cuda: bad type letter " + letter);
+    if (letter.size() != 1 || k == std::string::npos)
+        throw py::value_error("numfuse.cuda: bad type letter " + letter);
     return static_cast<expr::Type>(k);
 }
 
-std::shared_ptr<const expr::Plan> plan_for(const std::string& text, const std::vector<std::string>& names,
-                                           const std::vector<std::string>& types, const std::vector<bool>& weak) {
+std::shared_ptr<const expr::Plan> plan_for(const std::string& text,
+                                           const std::vector<std::string>& names,
+                                           const std::vector<std::string>& types,
+                                           const std::vector<bool>& weak) {
     if (names.size() != types.size() || names.size() != weak.size()) {
         throw py::value_error("numfuse.cuda: names, types and weak flags differ in length");
     }
@@ -239,7 +256,8 @@ std::shared_ptr<const expr::Plan> plan_for(const std::string& text, const std::v
 // The device program of an expression with every input an array (dummy pointers):
 // what the run-time compiler sees, for jit_source and jit_compile_check.
 vm::Program placeholder_program(const std::string& text, const std::vector<std::string>& names,
-                                const std::vector<std::string>& types, const std::vector<bool>& weak) {
+                                const std::vector<std::string>& types,
+                                const std::vector<bool>& weak) {
     const auto plan = plan_for(text, names, types, weak);
     const std::vector<std::uintptr_t> arrays(names.size(), 1);
     const std::vector<std::uint64_t> bits(names.size(), 0);
@@ -253,8 +271,10 @@ PYBIND11_MODULE(_cuda, m) {
     using namespace numfuse::cuda;
     m.doc() = "numfuse's optional CUDA kernels (raw-pointer API; use numfuse.cuda)";
 
-    m.def("device_count", &device_count, "Number of usable CUDA devices (0 without a driver or a GPU).");
-    m.def("device_count_error", &device_count_error, "Why device_count() is 0 ('' when it is not).");
+    m.def("device_count", &device_count,
+          "Number of usable CUDA devices (0 without a driver or a GPU).");
+    m.def("device_count_error", &device_count_error,
+          "Why device_count() is 0 ('' when it is not).");
     m.def("device_info", &device_info, py::arg("device"));
     m.def("pointer_device", &pointer_device, py::arg("ptr"));
     m.def("runtime_version", [] {
@@ -267,57 +287,64 @@ PYBIND11_MODULE(_cuda, m) {
         if (cudaDriverGetVersion(&v) != cudaSuccess) v = 0;
         return v;
     });
-    m.def("architectures", [] { return std::string(NUMFUSE_CUDA_ARCHITECTURES); },
-          "The CMAKE_CUDA_ARCHITECTURES this module was compiled for.");
+    m.def(
+        "architectures", [] { return std::string(NUMFUSE_CUDA_ARCHITECTURES); },
+        "The CMAKE_CUDA_ARCHITECTURES this module was compiled for.");
 
     m.def(
         "unary",
-        [](const std::string& fn, const std::string& dtype, std::uintptr_t x, std::uintptr_t y, std::int64_t n,
-           std::uintptr_t stream, int device) {
+        [](const std::string& fn, const std::string& dtype, std::uintptr_t x, std::uintptr_t y,
+           std::int64_t n, std::uintptr_t stream, int device) {
             const UnaryOp op = unary_of(fn);
             const Real dt = real_of(dtype);
             const DeviceGuard guard(device);
-            check(launch_unary(op, dt, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y), n, stream),
+            check(launch_unary(op, dt, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(y),
+                               n, stream),
                   fn + " kernel launch");
         },
-        py::arg("fn"), py::arg("dtype"), py::arg("x"), py::arg("y"), py::arg("n"), py::arg("stream"),
-        py::arg("device"));
+        py::arg("fn"), py::arg("dtype"), py::arg("x"), py::arg("y"), py::arg("n"),
+        py::arg("stream"), py::arg("device"));
 
     m.def(
         "reduce",
-        [](const std::string& fn, const std::string& dtype, std::uintptr_t x, std::uintptr_t out, std::int64_t outer,
-           std::int64_t n, std::int64_t inner, std::uintptr_t stream, int device) {
+        [](const std::string& fn, const std::string& dtype, std::uintptr_t x, std::uintptr_t out,
+           std::int64_t outer, std::int64_t n, std::int64_t inner, std::uintptr_t stream,
+           int device) {
             const Normalize norm = normalize_of(fn);
             const Real dt = real_of(dtype);
-            if (outer < 0 || n < 0 || inner < 0) throw py::value_error("numfuse.cuda: negative extent");
+            if (outer < 0 || n < 0 || inner < 0)
+                throw py::value_error("numfuse.cuda: negative extent");
             const DeviceGuard guard(device);
-            check(launch_logsumexp(norm, dt, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(out), outer, n,
-                                   inner, stream),
+            check(launch_logsumexp(norm, dt, reinterpret_cast<const void*>(x),
+                                   reinterpret_cast<void*>(out), outer, n, inner, stream),
                   fn + " kernel launch");
         },
-        py::arg("fn"), py::arg("dtype"), py::arg("x"), py::arg("out"), py::arg("outer"), py::arg("n"),
-        py::arg("inner"), py::arg("stream"), py::arg("device"));
+        py::arg("fn"), py::arg("dtype"), py::arg("x"), py::arg("out"), py::arg("outer"),
+        py::arg("n"), py::arg("inner"), py::arg("stream"), py::arg("device"));
 
     m.def(
         "reduce_host",
-        [](const std::string& fn, const std::string& dtype, std::uintptr_t x, std::uintptr_t out, std::int64_t outer,
-           std::int64_t n, std::int64_t inner) {
+        [](const std::string& fn, const std::string& dtype, std::uintptr_t x, std::uintptr_t out,
+           std::int64_t outer, std::int64_t n, std::int64_t inner) {
             const Normalize norm = normalize_of(fn);
             const Real dt = real_of(dtype);
-            if (outer < 0 || n < 0 || inner < 0) throw py::value_error("numfuse.cuda: negative extent");
+            if (outer < 0 || n < 0 || inner < 0)
+                throw py::value_error("numfuse.cuda: negative extent");
             py::gil_scoped_release release;  // host memory owned by the caller's NumPy arrays
-            logsumexp_host(norm, dt, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(out), outer, n,
-                           inner);
+            logsumexp_host(norm, dt, reinterpret_cast<const void*>(x), reinterpret_cast<void*>(out),
+                           outer, n, inner);
         },
-        py::arg("fn"), py::arg("dtype"), py::arg("x"), py::arg("out"), py::arg("outer"), py::arg("n"),
-        py::arg("inner"), "The GPU reduction in its exact order of operations, run on the CPU (for tests).");
+        py::arg("fn"), py::arg("dtype"), py::arg("x"), py::arg("out"), py::arg("outer"),
+        py::arg("n"), py::arg("inner"),
+        "The GPU reduction in its exact order of operations, run on the CPU (for tests).");
 
     m.def(
         "stream_synchronize",
         [](std::uintptr_t stream, int device) {
             const DeviceGuard guard(device);
             py::gil_scoped_release release;
-            check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+            check(cudaStreamSynchronize(reinterpret_cast<cudaStream_t>(stream)),
+                  "cudaStreamSynchronize");
         },
         py::arg("stream"), py::arg("device"));
 
@@ -332,10 +359,12 @@ PYBIND11_MODULE(_cuda, m) {
 
     m.def(
         "copy_device",
-        [](std::uintptr_t dst, std::uintptr_t src, std::size_t nbytes, std::uintptr_t stream, int device) {
+        [](std::uintptr_t dst, std::uintptr_t src, std::size_t nbytes, std::uintptr_t stream,
+           int device) {
             const DeviceGuard guard(device);
-            check(cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src), nbytes,
-                                  cudaMemcpyDeviceToDevice, reinterpret_cast<cudaStream_t>(stream)),
+            check(cudaMemcpyAsync(reinterpret_cast<void*>(dst), reinterpret_cast<const void*>(src),
+                                  nbytes, cudaMemcpyDeviceToDevice,
+                                  reinterpret_cast<cudaStream_t>(stream)),
                   "cudaMemcpyAsync device->device");
         },
         py::arg("dst"), py::arg("src"), py::arg("nbytes"), py::arg("stream"), py::arg("device"),
@@ -354,26 +383,30 @@ PYBIND11_MODULE(_cuda, m) {
 
     m.def(
         "evaluate_result_type",
-        [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
-           const std::vector<bool>& weak) {
+        [](const std::string& text, const std::vector<std::string>& names,
+           const std::vector<std::string>& types, const std::vector<bool>& weak) {
             const auto plan = plan_for(text, names, types, weak);
             return std::string(1, numfuse::expr::type_letter(plan->result_type));
         },
         py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"),
-        "Compiles (cached) and checks that the GPU interpreter runs it; returns the result type letter.");
+        "Compiles (cached) and checks that the GPU interpreter runs it; returns the result type "
+        "letter.");
 
     m.def(
         "evaluate",
-        [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
-           const std::vector<bool>& weak, const std::vector<std::uintptr_t>& arrays,
-           const std::vector<std::uint64_t>& scalar_bits, std::uintptr_t out, std::int64_t n, std::uintptr_t stream,
-           int device, const std::string& engine) -> std::string {
+        [](const std::string& text, const std::vector<std::string>& names,
+           const std::vector<std::string>& types, const std::vector<bool>& weak,
+           const std::vector<std::uintptr_t>& arrays, const std::vector<std::uint64_t>& scalar_bits,
+           std::uintptr_t out, std::int64_t n, std::uintptr_t stream, int device,
+           const std::string& engine) -> std::string {
             const auto plan = plan_for(text, names, types, weak);
             if (arrays.size() != names.size() || scalar_bits.size() != names.size()) {
-                throw py::value_error("numfuse.cuda: one array pointer and one scalar per input expected");
+                throw py::value_error(
+                    "numfuse.cuda: one array pointer and one scalar per input expected");
             }
             if (engine != "auto" && engine != "compiled" && engine != "interpreter") {
-                throw py::value_error("numfuse.cuda.evaluate: engine must be 'auto', 'compiled' or 'interpreter'");
+                throw py::value_error(
+                    "numfuse.cuda.evaluate: engine must be 'auto', 'compiled' or 'interpreter'");
             }
             const vm::Program program = vm::build_program(*plan, arrays, scalar_bits);
             const DeviceGuard guard(device);
@@ -390,31 +423,36 @@ PYBIND11_MODULE(_cuda, m) {
                 }
                 if (engine == "compiled") {
                     const jit::Status st = jit::status();
-                    throw std::runtime_error("numfuse.cuda.evaluate: the program could not be compiled: " +
-                                             (st.loaded ? st.last_error : st.load_error));
+                    throw std::runtime_error(
+                        "numfuse.cuda.evaluate: the program could not be compiled: " +
+                        (st.loaded ? st.last_error : st.load_error));
                 }
             }
-            check(vm::launch_program(program, reinterpret_cast<void*>(out), n, stream), "evaluate kernel launch");
+            check(vm::launch_program(program, reinterpret_cast<void*>(out), n, stream),
+                  "evaluate kernel launch");
             return "interpreter";
         },
         py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"), py::arg("arrays"),
         py::arg("scalar_bits"), py::arg("out"), py::arg("n"), py::arg("stream"), py::arg("device"),
         py::arg("engine") = "auto",
-        "Runs the program on the device; returns which engine ran it ('compiled' or 'interpreter').");
+        "Runs the program on the device; returns which engine ran it ('compiled' or "
+        "'interpreter').");
 
     m.def(
         "jit_source",
-        [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
-           const std::vector<bool>& weak) {
+        [](const std::string& text, const std::vector<std::string>& names,
+           const std::vector<std::string>& types, const std::vector<bool>& weak) {
             return jit::source_for(placeholder_program(text, names, types, weak));
         },
         py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"),
-        "The CUDA C++ source that the run-time compiler gets for this expression (all inputs arrays).");
+        "The CUDA C++ source that the run-time compiler gets for this expression (all inputs "
+        "arrays).");
 
     m.def(
         "jit_compile_check",
-        [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
-           const std::vector<bool>& weak, int arch, bool cubin) {
+        [](const std::string& text, const std::vector<std::string>& names,
+           const std::vector<std::string>& types, const std::vector<bool>& weak, int arch,
+           bool cubin) {
             const vm::Program program = placeholder_program(text, names, types, weak);
             std::string error;
             std::size_t size = 0;
@@ -424,8 +462,10 @@ PYBIND11_MODULE(_cuda, m) {
             }
             return py::make_tuple(size, error);
         },
-        py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"), py::arg("arch"), py::arg("cubin") = true,
-        "Compiles the expression's kernel with NVRTC for compute capability `arch` without a GPU: (image size, error).");
+        py::arg("ex"), py::arg("names"), py::arg("types"), py::arg("weak"), py::arg("arch"),
+        py::arg("cubin") = true,
+        "Compiles the expression's kernel with NVRTC for compute capability `arch` without a GPU: "
+        "(image size, error).");
 
     m.def("set_nvrtc_candidates", &jit::set_nvrtc_candidates, py::arg("paths"),
           "NVRTC libraries to try (before libnvrtc.so.13/.12) when the first program is compiled.");
@@ -450,12 +490,14 @@ PYBIND11_MODULE(_cuda, m) {
 
     m.def(
         "evaluate_host",
-        [](const std::string& text, const std::vector<std::string>& names, const std::vector<std::string>& types,
-           const std::vector<bool>& weak, const std::vector<std::uintptr_t>& arrays,
-           const std::vector<std::uint64_t>& scalar_bits, std::uintptr_t out, std::int64_t n) {
+        [](const std::string& text, const std::vector<std::string>& names,
+           const std::vector<std::string>& types, const std::vector<bool>& weak,
+           const std::vector<std::uintptr_t>& arrays, const std::vector<std::uint64_t>& scalar_bits,
+           std::uintptr_t out, std::int64_t n) {
             const auto plan = plan_for(text, names, types, weak);
             if (arrays.size() != names.size() || scalar_bits.size() != names.size()) {
-                throw py::value_error("numfuse.cuda: one array pointer and one scalar per input expected");
+                throw py::value_error(
+                    "numfuse.cuda: one array pointer and one scalar per input expected");
             }
             const vm::Program program = vm::build_program(*plan, arrays, scalar_bits);
             py::gil_scoped_release release;  // host memory owned by the caller's NumPy arrays

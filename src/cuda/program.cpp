@@ -40,35 +40,64 @@ struct FamilyInfo {
 
 const std::unordered_map<std::string, FamilyInfo>& family_table() {
     static const std::unordered_map<std::string, FamilyInfo> table = {
-        {"add", {Family::Add, Accepts::numeric}},        {"sub", {Family::Sub, Accepts::numeric}},
-        {"mul", {Family::Mul, Accepts::numeric}},        {"div", {Family::Div, Accepts::floating}},
-        {"neg", {Family::Neg, Accepts::numeric}},        {"abs", {Family::Abs, Accepts::numeric}},
-        {"copy", {Family::Copy, Accepts::any}},          {"oneslike", {Family::OnesLike, Accepts::any}},
-        {"maximum", {Family::Maximum, Accepts::any}},    {"minimum", {Family::Minimum, Accepts::any}},
-        {"where", {Family::Where, Accepts::any}},        {"cast", {Family::Cast, Accepts::any}},
-        {"lt", {Family::Less, Accepts::any}},            {"le", {Family::LessEqual, Accepts::any}},
-        {"gt", {Family::Greater, Accepts::any}},         {"ge", {Family::GreaterEqual, Accepts::any}},
-        {"eq", {Family::Equal, Accepts::any}},           {"ne", {Family::NotEqual, Accepts::any}},
-        {"and", {Family::BitAnd, Accepts::integral}},    {"or", {Family::BitOr, Accepts::integral}},
-        {"xor", {Family::BitXor, Accepts::integral}},    {"invert", {Family::Invert, Accepts::integral}},
-        {"sqrt", {Family::Sqrt, Accepts::floating}},     {"exp", {Family::Exp, Accepts::floating}},
-        {"log", {Family::Log, Accepts::floating}},       {"erf", {Family::Erf, Accepts::floating}},
-        {"expm1", {Family::Expm1, Accepts::floating}},   {"log1p", {Family::Log1p, Accepts::floating}},
-        {"log10", {Family::Log10, Accepts::floating}},   {"log2", {Family::Log2, Accepts::floating}},
-        {"sin", {Family::Sin, Accepts::floating}},       {"cos", {Family::Cos, Accepts::floating}},
-        {"tan", {Family::Tan, Accepts::floating}},       {"arcsin", {Family::Arcsin, Accepts::floating}},
-        {"arccos", {Family::Arccos, Accepts::floating}}, {"arctan", {Family::Arctan, Accepts::floating}},
-        {"sinh", {Family::Sinh, Accepts::floating}},     {"cosh", {Family::Cosh, Accepts::floating}},
-        {"tanh", {Family::Tanh, Accepts::floating}},     {"arcsinh", {Family::Arcsinh, Accepts::floating}},
-        {"arccosh", {Family::Arccosh, Accepts::floating}}, {"arctanh", {Family::Arctanh, Accepts::floating}},
-        {"erfc", {Family::Erfc, Accepts::floating}},     {"floor", {Family::Floor, Accepts::floating}},
-        {"ceil", {Family::Ceil, Accepts::floating}},     {"trunc", {Family::Trunc, Accepts::floating}},
-        {"round", {Family::Round, Accepts::floating}},   {"pow", {Family::Pow, Accepts::floating}},
-        {"arctan2", {Family::Arctan2, Accepts::floating}}, {"hypot", {Family::Hypot, Accepts::floating}},
-        {"copysign", {Family::Copysign, Accepts::floating}}, {"isnan", {Family::Isnan, Accepts::floating}},
-        {"isinf", {Family::Isinf, Accepts::floating}},   {"isfinite", {Family::Isfinite, Accepts::floating}},
-        {"signbit", {Family::Signbit, Accepts::floating}}, {"floordiv", {Family::FloorDiv, Accepts::numeric}},
-        {"mod", {Family::Mod, Accepts::numeric}},       {"fmod", {Family::Fmod, Accepts::numeric}},
+        {"add", {Family::Add, Accepts::numeric}},
+        {"sub", {Family::Sub, Accepts::numeric}},
+        {"mul", {Family::Mul, Accepts::numeric}},
+        {"div", {Family::Div, Accepts::floating}},
+        {"neg", {Family::Neg, Accepts::numeric}},
+        {"abs", {Family::Abs, Accepts::numeric}},
+        {"copy", {Family::Copy, Accepts::any}},
+        {"oneslike", {Family::OnesLike, Accepts::any}},
+        {"maximum", {Family::Maximum, Accepts::any}},
+        {"minimum", {Family::Minimum, Accepts::any}},
+        {"where", {Family::Where, Accepts::any}},
+        {"cast", {Family::Cast, Accepts::any}},
+        {"lt", {Family::Less, Accepts::any}},
+        {"le", {Family::LessEqual, Accepts::any}},
+        {"gt", {Family::Greater, Accepts::any}},
+        {"ge", {Family::GreaterEqual, Accepts::any}},
+        {"eq", {Family::Equal, Accepts::any}},
+        {"ne", {Family::NotEqual, Accepts::any}},
+        {"and", {Family::BitAnd, Accepts::integral}},
+        {"or", {Family::BitOr, Accepts::integral}},
+        {"xor", {Family::BitXor, Accepts::integral}},
+        {"invert", {Family::Invert, Accepts::integral}},
+        {"sqrt", {Family::Sqrt, Accepts::floating}},
+        {"exp", {Family::Exp, Accepts::floating}},
+        {"log", {Family::Log, Accepts::floating}},
+        {"erf", {Family::Erf, Accepts::floating}},
+        {"expm1", {Family::Expm1, Accepts::floating}},
+        {"log1p", {Family::Log1p, Accepts::floating}},
+        {"log10", {Family::Log10, Accepts::floating}},
+        {"log2", {Family::Log2, Accepts::floating}},
+        {"sin", {Family::Sin, Accepts::floating}},
+        {"cos", {Family::Cos, Accepts::floating}},
+        {"tan", {Family::Tan, Accepts::floating}},
+        {"arcsin", {Family::Arcsin, Accepts::floating}},
+        {"arccos", {Family::Arccos, Accepts::floating}},
+        {"arctan", {Family::Arctan, Accepts::floating}},
+        {"sinh", {Family::Sinh, Accepts::floating}},
+        {"cosh", {Family::Cosh, Accepts::floating}},
+        {"tanh", {Family::Tanh, Accepts::floating}},
+        {"arcsinh", {Family::Arcsinh, Accepts::floating}},
+        {"arccosh", {Family::Arccosh, Accepts::floating}},
+        {"arctanh", {Family::Arctanh, Accepts::floating}},
+        {"erfc", {Family::Erfc, Accepts::floating}},
+        {"floor", {Family::Floor, Accepts::floating}},
+        {"ceil", {Family::Ceil, Accepts::floating}},
+        {"trunc", {Family::Trunc, Accepts::floating}},
+        {"round", {Family::Round, Accepts::floating}},
+        {"pow", {Family::Pow, Accepts::floating}},
+        {"arctan2", {Family::Arctan2, Accepts::floating}},
+        {"hypot", {Family::Hypot, Accepts::floating}},
+        {"copysign", {Family::Copysign, Accepts::floating}},
+        {"isnan", {Family::Isnan, Accepts::floating}},
+        {"isinf", {Family::Isinf, Accepts::floating}},
+        {"isfinite", {Family::Isfinite, Accepts::floating}},
+        {"signbit", {Family::Signbit, Accepts::floating}},
+        {"floordiv", {Family::FloorDiv, Accepts::numeric}},
+        {"mod", {Family::Mod, Accepts::numeric}},
+        {"fmod", {Family::Fmod, Accepts::numeric}},
     };
     return table;
 }
@@ -115,14 +144,16 @@ Instr translate(const expr::Instruction& ins) {
 
 void check_plan(const expr::Plan& plan) {
     if (plan.stages.size() != 1 || plan.stages[0].reduce != expr::ReduceKind::none) {
-        throw Unsupported("reductions inside evaluate (sum, prod, min, max, mean, logsumexp) are not implemented "
-                          "on the GPU; use numfuse.cuda.logsumexp or the array library's reductions");
+        throw Unsupported(
+            "reductions inside evaluate (sum, prod, min, max, mean, logsumexp) are not implemented "
+            "on the GPU; use numfuse.cuda.logsumexp or the array library's reductions");
     }
     const expr::Program& prog = plan.stages[0].program;
     if (prog.code.size() > static_cast<std::size_t>(max_code) ||
         prog.registers.size() > static_cast<std::size_t>(max_registers)) {
-        throw Unsupported("expression too large for the GPU interpreter (" + std::to_string(prog.code.size()) +
-                          " instructions, " + std::to_string(prog.registers.size()) + " registers; at most " +
+        throw Unsupported("expression too large for the GPU interpreter (" +
+                          std::to_string(prog.code.size()) + " instructions, " +
+                          std::to_string(prog.registers.size()) + " registers; at most " +
                           std::to_string(max_code) + " and " + std::to_string(max_registers) + ")");
     }
     if (plan.input_names.size() > static_cast<std::size_t>(max_inputs)) {
@@ -153,7 +184,8 @@ Program build_program(const expr::Plan& plan, const std::vector<std::uintptr_t>&
         if (reg.kind == RegisterKind::constant) {
             std::memcpy(&p.const_bits[r], reg.value.bytes, sizeof(std::uint64_t));
         } else if (reg.kind == RegisterKind::input) {
-            const int k = stage.inputs.at(static_cast<std::size_t>(reg.input)).index;  // the caller's input
+            const int k =
+                stage.inputs.at(static_cast<std::size_t>(reg.input)).index;  // the caller's input
             if (arrays.at(static_cast<std::size_t>(k)) == 0) {
                 p.const_bits[r] = scalar_bits.at(static_cast<std::size_t>(k));  // a Python scalar
             } else {

@@ -15,7 +15,8 @@ namespace numfuse::cuda::vm {
 // operation it lacks, too many registers). The module raises NotImplementedError.
 class Unsupported : public std::runtime_error {
 public:
-    explicit Unsupported(const std::string& what) : std::runtime_error("numfuse.cuda.evaluate: " + what) {}
+    explicit Unsupported(const std::string& what)
+        : std::runtime_error("numfuse.cuda.evaluate: " + what) {}
 };
 
 // Throws Unsupported unless the whole plan runs on the device interpreter.

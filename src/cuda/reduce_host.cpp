@@ -27,11 +27,13 @@ std::vector<LseState> partials(const T* x, std::int64_t outer, std::int64_t n, s
                 const std::int64_t end = begin + plan.chunk_len < n ? begin + plan.chunk_len : n;
                 for (int t = 0; t < lse::block_threads; ++t) {
                     LseState st = lse::lse_empty();
-                    for (std::int64_t j = begin + t; j < end; j += lse::block_threads) lse::lse_add(st, xr[j]);
+                    for (std::int64_t j = begin + t; j < end; j += lse::block_threads)
+                        lse::lse_add(st, xr[j]);
                     lanes[t] = st;
                 }
                 for (int half = lse::block_threads / 2; half > 0; half /= 2) {
-                    for (int t = 0; t < half; ++t) lanes[t] = lse::lse_combine(lanes[t], lanes[t + half]);
+                    for (int t = 0; t < half; ++t)
+                        lanes[t] = lse::lse_combine(lanes[t], lanes[t + half]);
                 }
                 out[static_cast<std::size_t>(row * plan.chunks + c)] = lanes[0];
             }
@@ -53,7 +55,8 @@ std::vector<LseState> partials(const T* x, std::int64_t outer, std::int64_t n, s
 }
 
 template <class T>
-void run(Normalize norm, const T* x, T* out, std::int64_t outer, std::int64_t n, std::int64_t inner) {
+void run(Normalize norm, const T* x, T* out, std::int64_t outer, std::int64_t n,
+         std::int64_t inner) {
     const std::int64_t columns = outer * inner;
     if (columns == 0) return;
     const lse::Plan plan = lse::plan_for(outer, n, inner);
@@ -79,8 +82,8 @@ void run(Normalize norm, const T* x, T* out, std::int64_t outer, std::int64_t n,
 
 }  // namespace
 
-void logsumexp_host(Normalize norm, Real dt, const void* x, void* out, std::int64_t outer, std::int64_t n,
-                    std::int64_t inner) {
+void logsumexp_host(Normalize norm, Real dt, const void* x, void* out, std::int64_t outer,
+                    std::int64_t n, std::int64_t inner) {
     if (dt == Real::f32) {
         run(norm, static_cast<const float*>(x), static_cast<float*>(out), outer, n, inner);
     } else {

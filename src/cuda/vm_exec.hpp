@@ -69,7 +69,8 @@ NUMFUSE_HD inline R cast_to(T a) {
     if constexpr (std::is_same_v<R, bool>) {
         return a != T(0);
     } else if constexpr (!is_float_v<R> && is_float_v<T>) {
-        if (!(a >= T(-0x1p63) && a < T(0x1p63))) return sizeof(R) == 8 ? R(-0x7fffffffffffffffll - 1) : R(-0x7fffffff - 1);
+        if (!(a >= T(-0x1p63) && a < T(0x1p63)))
+            return sizeof(R) == 8 ? R(-0x7fffffffffffffffll - 1) : R(-0x7fffffff - 1);
         return static_cast<R>(static_cast<long long>(a));
     } else {
         return static_cast<R>(a);
@@ -90,12 +91,12 @@ NUMFUSE_HD inline void cast_from(const Instr& in, Reg* r) {
 
 // Real functions: float -> CUDA's f-suffixed versions, double -> the plain ones.
 #if defined(__CUDA_ARCH__)
-#define NUMFUSE_VM_REAL_FN(name, cuda_fn)                                 \
-    NUMFUSE_HD inline float name(float x) { return ::cuda_fn##f(x); }   \
+#define NUMFUSE_VM_REAL_FN(name, cuda_fn)                             \
+    NUMFUSE_HD inline float name(float x) { return ::cuda_fn##f(x); } \
     NUMFUSE_HD inline double name(double x) { return ::cuda_fn(x); }
 #else
-#define NUMFUSE_VM_REAL_FN(name, cuda_fn)                                   \
-    NUMFUSE_HD inline float name(float x) { return std::cuda_fn(x); }     \
+#define NUMFUSE_VM_REAL_FN(name, cuda_fn)                             \
+    NUMFUSE_HD inline float name(float x) { return std::cuda_fn(x); } \
     NUMFUSE_HD inline double name(double x) { return std::cuda_fn(x); }
 #endif
 NUMFUSE_VM_REAL_FN(fn_expm1, expm1)
@@ -122,12 +123,12 @@ NUMFUSE_VM_REAL_FN(fn_rint, rint)  // half to even, as np.round
 NUMFUSE_VM_REAL_FN(fn_sqrt, sqrt)  // IEEE correctly rounded (-prec-sqrt=true, the default)
 #undef NUMFUSE_VM_REAL_FN
 #if defined(__CUDA_ARCH__)
-#define NUMFUSE_VM_REAL_FN2(name, cuda_fn)                                                   \
-    NUMFUSE_HD inline float name(float a, float b) { return ::cuda_fn##f(a, b); }          \
+#define NUMFUSE_VM_REAL_FN2(name, cuda_fn)                                        \
+    NUMFUSE_HD inline float name(float a, float b) { return ::cuda_fn##f(a, b); } \
     NUMFUSE_HD inline double name(double a, double b) { return ::cuda_fn(a, b); }
 #else
-#define NUMFUSE_VM_REAL_FN2(name, cuda_fn)                                                   \
-    NUMFUSE_HD inline float name(float a, float b) { return std::cuda_fn(a, b); }          \
+#define NUMFUSE_VM_REAL_FN2(name, cuda_fn)                                        \
+    NUMFUSE_HD inline float name(float a, float b) { return std::cuda_fn(a, b); } \
     NUMFUSE_HD inline double name(double a, double b) { return std::cuda_fn(a, b); }
 #endif
 NUMFUSE_VM_REAL_FN2(fn_pow, pow)
@@ -196,7 +197,9 @@ NUMFUSE_HD inline void exec(const Instr& in, Reg* r) {
         case Family::Copy: put<T>(dst, A()); return;
         case Family::OnesLike: put<T>(dst, T(1)); return;
         case Family::Cast: cast_from<T>(in, r); return;
-        case Family::Where: put<T>(dst, get<bool>(r[in.a]) ? get<T>(r[in.b]) : get<T>(r[in.c])); return;
+        case Family::Where:
+            put<T>(dst, get<bool>(r[in.a]) ? get<T>(r[in.b]) : get<T>(r[in.c]));
+            return;
         case Family::Less: put<bool>(dst, A() < B()); return;
         case Family::LessEqual: put<bool>(dst, A() <= B()); return;
         case Family::Greater: put<bool>(dst, A() > B()); return;
@@ -304,7 +307,9 @@ NUMFUSE_HD inline void exec(const Instr& in, Reg* r) {
                 return;
             }
             case Family::Fmod: put<T>(dst, fn_fmod(A(), B())); return;
-            case Family::Signbit: put<bool>(dst, (dm::bits_of(A()) >> (sizeof(T) * 8 - 1)) != 0); return;
+            case Family::Signbit:
+                put<bool>(dst, (dm::bits_of(A()) >> (sizeof(T) * 8 - 1)) != 0);
+                return;
             default: return;
         }
     }

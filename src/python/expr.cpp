@@ -76,8 +76,7 @@ int npy_type_of(Type t) {
         case ErrorKind::overflow:
             PyErr_SetString(PyExc_OverflowError, message.c_str());
             throw py::error_already_set();
-        case ErrorKind::value:
-            break;
+        case ErrorKind::value: break;
     }
     throw py::value_error(message);
 }
@@ -126,16 +125,16 @@ Type type_for_descr(PyArray_Descr* descr, int* target) {
             }
             break;
         case 'S':
-        case 'U':
-            throw py::type_error("strings and bytes are not supported by numfuse.evaluate");
+        case 'U': throw py::type_error("strings and bytes are not supported by numfuse.evaluate");
         default: break;
     }
     const std::string name = py::str(reinterpret_cast<PyObject*>(descr)).cast<std::string>();
     if (kind == 'u' && size == 8) {
-        throw py::type_error("unsupported array dtype 'uint64' for numfuse.evaluate: none of its "
-                             "types (bool, int32, int64, float32, float64, complex64, complex128) "
-                             "holds every uint64 value; convert with .astype(np.int64) or "
-                             ".astype(np.float64)");
+        throw py::type_error(
+            "unsupported array dtype 'uint64' for numfuse.evaluate: none of its "
+            "types (bool, int32, int64, float32, float64, complex64, complex128) "
+            "holds every uint64 value; convert with .astype(np.int64) or "
+            ".astype(np.float64)");
     }
     if ((kind == 'f' && size > 8) || (kind == 'c' && size > 16)) {
         throw py::type_error("unsupported array dtype '" + name +
@@ -198,7 +197,8 @@ Input convert_input(const std::string& name, py::handle value, const Type* force
         return in;
     }
     if (PyBytes_Check(obj) || PyUnicode_Check(obj)) {
-        throw py::type_error("variable '" + name + "' is a string; strings and bytes are not "
+        throw py::type_error("variable '" + name +
+                             "' is a string; strings and bytes are not "
                              "supported by numfuse.evaluate");
     }
     PyObject* raw = PyArray_FROM_O(obj);
@@ -211,8 +211,8 @@ Input convert_input(const std::string& name, py::handle value, const Type* force
         type = *forced;
         target = npy_type_of(type);
     }
-    const bool usable = PyArray_TYPE(arr) == target && PyArray_ISALIGNED(arr) &&
-                        PyArray_ISNOTSWAPPED(arr);
+    const bool usable =
+        PyArray_TYPE(arr) == target && PyArray_ISALIGNED(arr) && PyArray_ISNOTSWAPPED(arr);
     if (!usable) {
         // Widen / byte-swap / align: the only copies numfuse makes of inputs.
         PyObject* converted = PyArray_FromAny(raw, PyArray_DescrFromType(target), 0, 0,
@@ -326,7 +326,8 @@ py::object run_plan(const std::string& text, const std::vector<std::string>& nam
     if (!out.is_none()) {
         if (!PyArray_Check(out.ptr())) throw py::type_error("out must be a numpy.ndarray");
         auto* o = reinterpret_cast<PyArrayObject*>(out.ptr());
-        const std::vector<std::ptrdiff_t> out_shape(PyArray_DIMS(o), PyArray_DIMS(o) + PyArray_NDIM(o));
+        const std::vector<std::ptrdiff_t> out_shape(PyArray_DIMS(o),
+                                                    PyArray_DIMS(o) + PyArray_NDIM(o));
         if (out_shape != shape) {
             throw py::value_error("out has the wrong shape for this expression's result");
         }
@@ -335,8 +336,9 @@ py::object run_plan(const std::string& text, const std::vector<std::string>& nam
         const bool castable = PyArray_CanCastTypeTo(rdescr, PyArray_DESCR(o), rule);
         Py_DECREF(rdescr);
         if (!castable) {
-            throw py::type_error(std::string("cannot cast the result (") + expr::type_name(result_type) +
-                                 ") to out's dtype with casting='" + casting + "'");
+            throw py::type_error(std::string("cannot cast the result (") +
+                                 expr::type_name(result_type) + ") to out's dtype with casting='" +
+                                 casting + "'");
         }
         if (PyArray_TYPE(o) == result_npy && PyArray_ISALIGNED(o) && PyArray_ISNOTSWAPPED(o)) {
             result = out;
@@ -372,8 +374,8 @@ py::object run_plan(const std::string& text, const std::vector<std::string>& nam
             const bool same = in.view.data == out_view.data && in.view.shape == out_view.shape &&
                               in.view.strides == out_view.strides;
             if (same) continue;
-            PyObject* copy = PyArray_NewCopy(reinterpret_cast<PyArrayObject*>(in.owner.ptr()),
-                                             NPY_CORDER);
+            PyObject* copy =
+                PyArray_NewCopy(reinterpret_cast<PyArrayObject*>(in.owner.ptr()), NPY_CORDER);
             if (copy == nullptr) throw py::error_already_set();
             in.owner = py::reinterpret_steal<py::object>(copy);
             fill_view_from_array(in, reinterpret_cast<PyArrayObject*>(copy), in.view.type);
@@ -387,7 +389,8 @@ py::object run_plan(const std::string& text, const std::vector<std::string>& nam
     for (const auto& in : inputs) {
         views.push_back(in.view);
         const auto& s = in.view.shape;
-        if (s.size() > iteration.size()) iteration.insert(iteration.begin(), s.size() - iteration.size(), 1);
+        if (s.size() > iteration.size())
+            iteration.insert(iteration.begin(), s.size() - iteration.size(), 1);
         for (std::size_t k = 0; k < s.size(); ++k) {
             auto& extent = iteration[iteration.size() - s.size() + k];
             extent = std::max(extent, s[k]);
@@ -467,24 +470,28 @@ public:
             names_ = used;
             std::sort(names_.begin(), names_.end());
             // inf/nan are constants unless the caller names them.
-            names_.erase(std::remove_if(names_.begin(), names_.end(),
-                                        [](const std::string& s) { return s == "inf" || s == "nan"; }),
-                         names_.end());
+            names_.erase(
+                std::remove_if(names_.begin(), names_.end(),
+                               [](const std::string& s) { return s == "inf" || s == "nan"; }),
+                names_.end());
         } else {
             std::vector<InputSpec> specs;
             if (!PySequence_Check(signature.ptr()) || py::isinstance<py::str>(signature)) {
-                throw py::type_error("signature must be a list of (name, dtype) pairs, got " +
-                                     std::string(py::str(py::type::handle_of(signature).attr("__name__"))));
+                throw py::type_error(
+                    "signature must be a list of (name, dtype) pairs, got " +
+                    std::string(py::str(py::type::handle_of(signature).attr("__name__"))));
             }
             for (py::handle entry : signature) {
                 if (!PySequence_Check(entry.ptr()) || py::isinstance<py::str>(entry)) {
                     throw py::type_error("signature entries are (name, dtype) pairs");
                 }
                 auto pair = py::reinterpret_borrow<py::sequence>(entry);
-                if (py::len(pair) != 2) throw py::value_error("signature entries are (name, dtype)");
+                if (py::len(pair) != 2)
+                    throw py::value_error("signature entries are (name, dtype)");
                 if (!py::isinstance<py::str>(pair[0])) {
-                    throw py::type_error("signature names must be str, got " +
-                                         std::string(py::str(py::type::handle_of(pair[0]).attr("__name__"))));
+                    throw py::type_error(
+                        "signature names must be str, got " +
+                        std::string(py::str(py::type::handle_of(pair[0]).attr("__name__"))));
                 }
                 InputSpec spec;
                 spec.name = pair[0].cast<std::string>();
@@ -531,15 +538,17 @@ public:
             }
             if (key == "order" || key == "casting") {
                 if (!py::isinstance<py::str>(item.second)) {
-                    throw py::type_error(key + " must be a str, got " +
-                                         std::string(py::str(py::type::handle_of(item.second).attr("__name__"))));
+                    throw py::type_error(
+                        key + " must be a str, got " +
+                        std::string(py::str(py::type::handle_of(item.second).attr("__name__"))));
                 }
                 (key == "order" ? order : casting) = item.second.cast<std::string>();
                 continue;
             }
             if (key == "ex_uses_vml" || key == "optimization" || key == "truediv") continue;
             const auto found = std::find(names_.begin(), names_.end(), key);
-            if (found == names_.end()) throw py::type_error("unexpected keyword argument '" + key + "'");
+            if (found == names_.end())
+                throw py::type_error("unexpected keyword argument '" + key + "'");
             const auto k = static_cast<std::size_t>(found - names_.begin());
             if (values[k]) throw py::type_error("argument '" + key + "' given twice");
             values[k] = py::reinterpret_borrow<py::object>(item.second);
@@ -567,8 +576,9 @@ public:
     }
     py::object disassemble() const {
         if (!plan_) {
-            throw py::value_error("this compiled expression has no signature; its types (and "
-                                  "program) are chosen at each call");
+            throw py::value_error(
+                "this compiled expression has no signature; its types (and "
+                "program) are chosen at each call");
         }
         return disassembly(*plan_);
     }
@@ -590,8 +600,8 @@ private:
             PyObject* obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(k));
             if (!PyArray_CheckExact(obj)) return py::object();
             auto* arr = reinterpret_cast<PyArrayObject*>(obj);
-            if (PyArray_NDIM(arr) != 1 || !PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISALIGNED(arr) ||
-                !PyArray_ISNOTSWAPPED(arr)) {
+            if (PyArray_NDIM(arr) != 1 || !PyArray_IS_C_CONTIGUOUS(arr) ||
+                !PyArray_ISALIGNED(arr) || !PyArray_ISNOTSWAPPED(arr)) {
                 return py::object();
             }
             const npy_intp length = PyArray_DIM(arr, 0);
@@ -719,7 +729,8 @@ void register_expr(py::module_& m) {
         py::arg("order") = "K", py::arg("casting") = "same_kind");
     m.def(
         "_validate",
-        [](const std::string& ex, const std::vector<std::string>& names, const py::sequence& values) {
+        [](const std::string& ex, const std::vector<std::string>& names,
+           const py::sequence& values) {
             std::vector<InputSpec> specs;
             std::vector<std::vector<std::ptrdiff_t>> shapes;
             std::vector<Input> inputs;
@@ -738,7 +749,8 @@ void register_expr(py::module_& m) {
         py::arg("ex"), py::arg("names"), py::arg("values"));
     m.def(
         "_disassemble",
-        [](const std::string& ex, const std::vector<std::string>& names, const py::sequence& values) {
+        [](const std::string& ex, const std::vector<std::string>& names,
+           const py::sequence& values) {
             std::vector<InputSpec> specs;
             for (std::size_t k = 0; k < names.size(); ++k) {
                 specs.push_back(convert_input(names[k], values[k], nullptr).spec);
@@ -771,7 +783,8 @@ void register_expr(py::module_& m) {
         .def_property_readonly("signature", &CompiledExpression::signature)
         .def("disassemble", &CompiledExpression::disassemble)
         .def("__repr__", [](const CompiledExpression& c) {
-            return "numfuse.CompiledExpression(" + py::repr(py::str(c.text())).cast<std::string>() + ")";
+            return "numfuse.CompiledExpression(" + py::repr(py::str(c.text())).cast<std::string>() +
+                   ")";
         });
 }
 

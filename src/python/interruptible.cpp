@@ -16,7 +16,7 @@ unsigned long main_thread_ident = 0;
 
 // The handler the hook displaced. Written only on the main thread with the
 // GIL held, before the hook that reads it is installed.
-struct sigaction displaced_handler {};
+struct sigaction displaced_handler{};
 
 extern "C" void numfuse_sigint_hook(int signal_number, siginfo_t* info, void* context) {
     const int saved_errno = errno;
@@ -34,7 +34,7 @@ extern "C" void numfuse_sigint_hook(int signal_number, siginfo_t* info, void* co
 
 // True when the hook is (now) in front of a real SIGINT handler.
 bool arm_sigint_hook() noexcept {
-    struct sigaction current {};
+    struct sigaction current{};
     if (sigaction(SIGINT, nullptr, &current) != 0) return false;
     if (current.sa_flags & SA_SIGINFO) {
         if (current.sa_sigaction == &numfuse_sigint_hook) return true;

@@ -32,7 +32,8 @@ core::DType simd_dtype(const py::array& a, const char* what) {
     const auto dtype = a.dtype();
     const auto& api = py::detail::npy_api::get();
     if (api.PyArray_EquivTypes_(dtype.ptr(), py::dtype::of<float>().ptr())) return core::DType::f32;
-    if (api.PyArray_EquivTypes_(dtype.ptr(), py::dtype::of<double>().ptr())) return core::DType::f64;
+    if (api.PyArray_EquivTypes_(dtype.ptr(), py::dtype::of<double>().ptr()))
+        return core::DType::f64;
     throw py::type_error(std::string(what) + ": expected a float32 or float64 array, got " +
                          std::string(py::str(dtype)));
 }
@@ -42,10 +43,12 @@ std::vector<bool> reduced_axes(const std::vector<int>& axes, py::ssize_t ndim) {
     std::vector<bool> reduced(static_cast<std::size_t>(ndim), false);
     for (const int axis : axes) {
         if (axis < 0 || axis >= ndim) {
-            throw py::value_error("axis " + std::to_string(axis) + " is out of bounds for array of dimension " +
+            throw py::value_error("axis " + std::to_string(axis) +
+                                  " is out of bounds for array of dimension " +
                                   std::to_string(ndim));
         }
-        if (reduced[static_cast<std::size_t>(axis)]) throw py::value_error("duplicate value in 'axis'");
+        if (reduced[static_cast<std::size_t>(axis)])
+            throw py::value_error("duplicate value in 'axis'");
         reduced[static_cast<std::size_t>(axis)] = true;
     }
     return reduced;
@@ -54,7 +57,8 @@ std::vector<bool> reduced_axes(const std::vector<int>& axes, py::ssize_t ndim) {
 void check_output(const py::array& out, const char* what, core::DType dtype, const py::array& like,
                   const std::vector<py::ssize_t>& shape) {
     if (simd_dtype(out, what) != dtype || out.dtype().not_equal(like.dtype())) {
-        throw py::type_error(std::string(what) + ": dtype must be " + std::string(py::str(like.dtype())));
+        throw py::type_error(std::string(what) + ": dtype must be " +
+                             std::string(py::str(like.dtype())));
     }
     if (!out.writeable()) throw py::value_error(std::string(what) + ": output array is read-only");
     if (out.ndim() != static_cast<py::ssize_t>(shape.size())) {
@@ -111,7 +115,8 @@ void logsumexp_binding(const py::array& a, const py::object& b_object, const std
     core::ReduceOperand b_operand;
     py::array b;
     if (!b_object.is_none()) {
-        if (!py::isinstance<py::array>(b_object)) throw py::type_error("logsumexp: b must be an array");
+        if (!py::isinstance<py::array>(b_object))
+            throw py::type_error("logsumexp: b must be an array");
         b = py::reinterpret_borrow<py::array>(b_object);
         if (b.dtype().not_equal(a.dtype()) || b.ndim() != a.ndim()) {
             throw py::type_error("logsumexp: b must have a's dtype and number of dimensions");
@@ -129,7 +134,8 @@ void logsumexp_binding(const py::array& a, const py::object& b_object, const std
     core::ReduceOutput sign_operand;
     py::array sign;
     if (!sign_object.is_none()) {
-        if (!py::isinstance<py::array>(sign_object)) throw py::type_error("logsumexp: sign must be an array");
+        if (!py::isinstance<py::array>(sign_object))
+            throw py::type_error("logsumexp: sign must be an array");
         sign = py::reinterpret_borrow<py::array>(sign_object);
         check_output(sign, "logsumexp (sign)", dtype, a, split.kept_shape);
         sign_operand.data = static_cast<char*>(sign.mutable_data());

@@ -88,17 +88,23 @@ void register_runtime(py::module_& m) {
         return 0L;
 #endif
     });
-    m.def("compiled_levels", [] {
-        std::vector<core::Level> levels;
-        for (int i = 0; i < core::level_count; ++i) {
-            if (core::level_compiled(static_cast<core::Level>(i))) levels.push_back(static_cast<core::Level>(i));
-        }
-        return level_names(levels);
-    }, "Instruction-set levels compiled into this build, lowest first.");
-    m.def("usable_levels", [] { return level_names(core::usable_levels()); },
-          "Compiled levels this CPU can run, lowest first.");
-    m.def("get_level", [] { return std::string(core::level_name(core::active_level())); },
-          "The instruction-set level in use.");
+    m.def(
+        "compiled_levels",
+        [] {
+            std::vector<core::Level> levels;
+            for (int i = 0; i < core::level_count; ++i) {
+                if (core::level_compiled(static_cast<core::Level>(i)))
+                    levels.push_back(static_cast<core::Level>(i));
+            }
+            return level_names(levels);
+        },
+        "Instruction-set levels compiled into this build, lowest first.");
+    m.def(
+        "usable_levels", [] { return level_names(core::usable_levels()); },
+        "Compiled levels this CPU can run, lowest first.");
+    m.def(
+        "get_level", [] { return std::string(core::level_name(core::active_level())); },
+        "The instruction-set level in use.");
     m.def(
         "set_level",
         [](const std::string& name) {
@@ -111,7 +117,8 @@ void register_runtime(py::module_& m) {
             return previous;
         },
         py::arg("name"),
-        "Use instruction-set level 'sse2', 'avx2' or 'avx512' (must be usable); returns the previous one.");
+        "Use instruction-set level 'sse2', 'avx2' or 'avx512' (must be usable); returns the "
+        "previous one.");
 }
 
 }  // namespace numfuse::python

@@ -89,7 +89,8 @@ void check_inputs(Fn f, const std::vector<T>& xs, Worst& worst) {
     for (T x : xs) {
         if (!std::isfinite(x)) continue;
         if (f == Fn::log && x <= 0) continue;
-        worst.add(ulp_error(eval(f, x), reference(f, static_cast<long double>(x))), static_cast<double>(x));
+        worst.add(ulp_error(eval(f, x), reference(f, static_cast<long double>(x))),
+                  static_cast<double>(x));
     }
 }
 
@@ -145,7 +146,8 @@ TEST_P(DeviceMath, Float32WithinOneUlp) {
     check_inputs(f, inputs<float>(f, 400000, 99 + static_cast<int>(f)), worst);
     // A strided sweep over every float32 bit pattern (1 in 251): all binades evenly.
     std::vector<float> sweep;
-    for (std::uint64_t b = 0; b < (1ull << 32); b += 251) sweep.push_back(from_bits<float>(static_cast<std::uint32_t>(b)));
+    for (std::uint64_t b = 0; b < (1ull << 32); b += 251)
+        sweep.push_back(from_bits<float>(static_cast<std::uint32_t>(b)));
     check_inputs(f, sweep, worst);
     std::printf("device_math %s f32: max error %.3f ulp at %a\n", name_of(f), worst.err, worst.x);
     EXPECT_LE(worst.err, 1.0) << name_of(f) << " f32 worst at " << worst.x;
@@ -180,13 +182,15 @@ TEST(DeviceMathSpecials, Exp) {
     expect_bits(dm::exp_scalar(-inff), 0.0f, "expf(-inf)");
     expect_bits(dm::exp_scalar(88.73f), inff, "expf(88.73)");
     expect_bits(dm::exp_scalar(-104.0f), 0.0f, "expf(-104)");
-    EXPECT_LE(ulp_error(dm::exp_scalar(88.72283f), expl(static_cast<long double>(88.72283f))), 1.0);  // near FLT_MAX
+    EXPECT_LE(ulp_error(dm::exp_scalar(88.72283f), expl(static_cast<long double>(88.72283f))),
+              1.0);  // near FLT_MAX
     // NaN: f64 keeps the payload and sign and sets the quiet bit; f32 canonical.
-    expect_bits(dm::exp_scalar(from_bits<double>(0xfff4000000000123ull)), from_bits<double>(0xfffc000000000123ull),
-                "exp(-sNaN payload)");
-    expect_bits(dm::exp_scalar(from_bits<double>(0x7ff8000000000000ull)), from_bits<double>(0x7ff8000000000000ull),
-                "exp(qNaN)");
-    expect_bits(dm::exp_scalar(from_bits<float>(0xffc01234u)), from_bits<float>(0x7fc00000u), "expf(-NaN)");
+    expect_bits(dm::exp_scalar(from_bits<double>(0xfff4000000000123ull)),
+                from_bits<double>(0xfffc000000000123ull), "exp(-sNaN payload)");
+    expect_bits(dm::exp_scalar(from_bits<double>(0x7ff8000000000000ull)),
+                from_bits<double>(0x7ff8000000000000ull), "exp(qNaN)");
+    expect_bits(dm::exp_scalar(from_bits<float>(0xffc01234u)), from_bits<float>(0x7fc00000u),
+                "expf(-NaN)");
 }
 
 TEST(DeviceMathSpecials, Log) {
@@ -198,9 +202,10 @@ TEST(DeviceMathSpecials, Log) {
     expect_bits(dm::log_scalar(inf), inf, "log(inf)");
     expect_bits(dm::log_scalar(-inf), from_bits<double>(0xfff8000000000000ull), "log(-inf)");
     expect_bits(dm::log_scalar(-1.0), from_bits<double>(0xfff8000000000000ull), "log(-1)");
-    expect_bits(dm::log_scalar(-0x1p-1074), from_bits<double>(0xfff8000000000000ull), "log(-denorm)");
-    expect_bits(dm::log_scalar(from_bits<double>(0x7ff0000000000abcull)), from_bits<double>(0x7ff8000000000abcull),
-                "log(sNaN payload)");
+    expect_bits(dm::log_scalar(-0x1p-1074), from_bits<double>(0xfff8000000000000ull),
+                "log(-denorm)");
+    expect_bits(dm::log_scalar(from_bits<double>(0x7ff0000000000abcull)),
+                from_bits<double>(0x7ff8000000000abcull), "log(sNaN payload)");
     EXPECT_LE(ulp_error(dm::log_scalar(0x1p-1074), logl(0x1p-1074L)), 1.0);
     EXPECT_LE(ulp_error(dm::log_scalar(std::numeric_limits<double>::max()),
                         logl(static_cast<long double>(std::numeric_limits<double>::max()))),
@@ -211,7 +216,8 @@ TEST(DeviceMathSpecials, Log) {
     expect_bits(dm::log_scalar(inff), inff, "logf(inf)");
     expect_bits(dm::log_scalar(-2.0f), from_bits<float>(0xffc00000u), "logf(-2)");
     expect_bits(dm::log_scalar(-inff), from_bits<float>(0xffc00000u), "logf(-inf)");
-    expect_bits(dm::log_scalar(from_bits<float>(0x7f800001u)), from_bits<float>(0x7fc00000u), "logf(sNaN)");
+    expect_bits(dm::log_scalar(from_bits<float>(0x7f800001u)), from_bits<float>(0x7fc00000u),
+                "logf(sNaN)");
     EXPECT_LE(ulp_error(dm::log_scalar(0x1p-149f), logl(0x1p-149L)), 1.0);
 }
 
@@ -222,16 +228,18 @@ TEST(DeviceMathSpecials, Erf) {
     expect_bits(dm::erf_scalar(-0.0), -0.0, "erf(-0)");
     expect_bits(dm::erf_scalar(inf), 1.0, "erf(inf)");
     expect_bits(dm::erf_scalar(-inf), -1.0, "erf(-inf)");
-    expect_bits(dm::erf_scalar(from_bits<double>(0xfff4000000000123ull)), from_bits<double>(0x7ff8000000000000ull),
-                "erf(-sNaN)");
+    expect_bits(dm::erf_scalar(from_bits<double>(0xfff4000000000123ull)),
+                from_bits<double>(0x7ff8000000000000ull), "erf(-sNaN)");
     expect_bits(dm::erf_scalar(0.0f), 0.0f, "erff(+0)");
     expect_bits(dm::erf_scalar(-0.0f), -0.0f, "erff(-0)");
     expect_bits(dm::erf_scalar(inff), 1.0f, "erff(inf)");
     expect_bits(dm::erf_scalar(-inff), -1.0f, "erff(-inf)");
-    expect_bits(dm::erf_scalar(from_bits<float>(0xffc01234u)), from_bits<float>(0x7fc00000u), "erff(-NaN)");
+    expect_bits(dm::erf_scalar(from_bits<float>(0xffc01234u)), from_bits<float>(0x7fc00000u),
+                "erff(-NaN)");
     // Subnormal and tiny inputs: RN(x * 2/sqrt(pi)), correctly rounded.
     const long double two_over_sqrt_pi = 1.1283791670955125738961589031215452L;
-    for (double x : {0x1p-1074, 0x3p-1074, 0x1.234p-1030, 0x1.fffffp-1001, 0x1p-1000, 1e-300, -0x1.8p-1060}) {
+    for (double x :
+         {0x1p-1074, 0x3p-1074, 0x1.234p-1030, 0x1.fffffp-1001, 0x1p-1000, 1e-300, -0x1.8p-1060}) {
         const long double ref = static_cast<long double>(x) * two_over_sqrt_pi;
         EXPECT_LE(ulp_error(dm::erf_scalar(x), ref), 0.5 + 1e-9) << "erf(" << x << ")";
         expect_bits(dm::erf_scalar(-x), -dm::erf_scalar(x), "erf odd");
@@ -263,7 +271,8 @@ void expect_rows_equal(const double (*rows)[Tab::degree + 3]) {
         EXPECT_EQ(rows[k][1], Tab::c0[k]) << "c0, interval " << k;
         EXPECT_EQ(rows[k][2], Tab::c1hi[k]) << "c1hi, interval " << k;
         EXPECT_EQ(rows[k][3], Tab::c1lo[k]) << "c1lo, interval " << k;
-        for (int j = 0; j < Tab::degree - 1; ++j) EXPECT_EQ(rows[k][4 + j], Tab::c[j][k]) << "c" << j + 2 << ", interval " << k;
+        for (int j = 0; j < Tab::degree - 1; ++j)
+            EXPECT_EQ(rows[k][4 + j], Tab::c[j][k]) << "c" << j + 2 << ", interval " << k;
     }
 }
 

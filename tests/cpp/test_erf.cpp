@@ -72,7 +72,8 @@ double erf_ulp_error(T y, long double ref) {
     if (std::isnan(y)) return 1e9;
     int e = 0;
     std::frexp(std::fabs(ref), &e);
-    if (ref == 0 || e < std::numeric_limits<T>::min_exponent) e = std::numeric_limits<T>::min_exponent;
+    if (ref == 0 || e < std::numeric_limits<T>::min_exponent)
+        e = std::numeric_limits<T>::min_exponent;
     const long double ulp = std::ldexp(1.0L, e - std::numeric_limits<T>::digits);
     return static_cast<double>(std::fabs(static_cast<long double>(y) - ref) / ulp);
 }
@@ -108,9 +109,10 @@ protected:
             if (bits_of(yn[i]) != bits_of(static_cast<T>(-y[i]))) ++asym;
             // erfl below 2^-100 is x*2/sqrt(pi) anyway; the long double product keeps 64
             // bits even where the double / float result is subnormal
-            const long double ref = std::fabs(x[i]) < T(0x1p-100)
-                                        ? static_cast<long double>(x[i]) * 1.12837916709551257389615890312154517L
-                                        : erfl(static_cast<long double>(x[i]));
+            const long double ref =
+                std::fabs(x[i]) < T(0x1p-100)
+                    ? static_cast<long double>(x[i]) * 1.12837916709551257389615890312154517L
+                    : erfl(static_cast<long double>(x[i]));
             const double err = erf_ulp_error(y[i], ref);
             if (err > worst) {
                 worst = err;
@@ -126,7 +128,8 @@ protected:
 TEST_P(Erf, Float32StridedBitPatternsWithinBound) {
     // every 4099th positive bit pattern (~520k inputs, all exponents), and their negatives
     std::vector<float> x;
-    for (std::uint64_t u = 0; u < 0x80000000ull; u += 4099) x.push_back(value_of<float>(static_cast<std::uint32_t>(u)));
+    for (std::uint64_t u = 0; u < 0x80000000ull; u += 4099)
+        x.push_back(value_of<float>(static_cast<std::uint32_t>(u)));
     // plus a dense run where erf bends most and around the saturation point
     for (float v = 0.25f; v < 1.5f; v = std::nextafter(v, 2.0f) + 2e-6f) x.push_back(v);
     for (float v = 3.85f; v < 4.0f; v = std::nextafter(v, 5.0f)) x.push_back(v);
@@ -173,7 +176,8 @@ TEST_P(Erf, SpecialValuesBitIdenticalToScipy) {
         const double want = std::isnan(x) ? value_of<double>(0x7ff8000000000000ull)
                             : x == 0      ? x
                                           : std::copysign(1.0, x);
-        EXPECT_EQ(bits_of(y64[i]), bits_of(want)) << std::hexfloat << "f64 x=" << x << " got " << y64[i];
+        EXPECT_EQ(bits_of(y64[i]), bits_of(want))
+            << std::hexfloat << "f64 x=" << x << " got " << y64[i];
     }
     const float finf = std::numeric_limits<float>::infinity();
     const std::vector<float> x32 = {0.0f,
@@ -191,8 +195,11 @@ TEST_P(Erf, SpecialValuesBitIdenticalToScipy) {
     const std::vector<float> y32 = run(x32);
     for (size_t i = 0; i < x32.size(); ++i) {
         const float x = x32[i];
-        const float want = std::isnan(x) ? value_of<float>(0x7fc00000u) : x == 0 ? x : std::copysign(1.0f, x);
-        EXPECT_EQ(bits_of(y32[i]), bits_of(want)) << std::hexfloat << "f32 x=" << x << " got " << y32[i];
+        const float want = std::isnan(x) ? value_of<float>(0x7fc00000u)
+                           : x == 0      ? x
+                                         : std::copysign(1.0f, x);
+        EXPECT_EQ(bits_of(y32[i]), bits_of(want))
+            << std::hexfloat << "f32 x=" << x << " got " << y32[i];
     }
     // the last float64 / float32 below 1 are reached, and 1 - ulp/2 is never exceeded
     EXPECT_EQ(run(std::vector<double>{5.9})[0], std::nextafter(1.0, 0.0));
@@ -216,7 +223,8 @@ TEST_P(Erf, SubnormalsCorrectlyRounded) {
         const double want = tiny_reference(x64[i]);
         if (bits_of(y64[i]) != bits_of(want)) {
             if (++bad < 10)
-                ADD_FAILURE() << std::hexfloat << "f64 x=" << x64[i] << " got " << y64[i] << " want " << want;
+                ADD_FAILURE() << std::hexfloat << "f64 x=" << x64[i] << " got " << y64[i]
+                              << " want " << want;
         }
     }
     EXPECT_EQ(bad, 0u);
@@ -229,7 +237,8 @@ TEST_P(Erf, SubnormalsCorrectlyRounded) {
         const float want = tiny_reference(x32[i]);
         if (bits_of(y32[i]) != bits_of(want)) {
             if (++bad < 10)
-                ADD_FAILURE() << std::hexfloat << "f32 x=" << x32[i] << " got " << y32[i] << " want " << want;
+                ADD_FAILURE() << std::hexfloat << "f32 x=" << x32[i] << " got " << y32[i]
+                              << " want " << want;
         }
     }
     EXPECT_EQ(bad, 0u);
@@ -255,10 +264,11 @@ void erf_check_strides(UnaryLoop f) {
     const unsigned char guard = 0xa5;
     for (size_t n = 0; n <= 70; ++n) {
         std::vector<T> src(n);
-        for (size_t i = 0; i < n; ++i) src[i] = (rng() % 4 == 0) ? pool[rng() % 10] : static_cast<T>(u(rng));
+        for (size_t i = 0; i < n; ++i)
+            src[i] = (rng() % 4 == 0) ? pool[rng() % 10] : static_cast<T>(u(rng));
         std::vector<T> want(n);
-        f(reinterpret_cast<const char*>(src.data()), static_cast<std::ptrdiff_t>(sz), reinterpret_cast<char*>(want.data()),
-          static_cast<std::ptrdiff_t>(sz), n);
+        f(reinterpret_cast<const char*>(src.data()), static_cast<std::ptrdiff_t>(sz),
+          reinterpret_cast<char*>(want.data()), static_cast<std::ptrdiff_t>(sz), n);
         for (int is = -3; is <= 3; ++is) {
             for (int os = -3; os <= 3; ++os) {
                 if (os == 0) continue;  // every element to one place: order unspecified
@@ -274,16 +284,18 @@ void erf_check_strides(UnaryLoop f) {
                     const std::ptrdiff_t ins = is * static_cast<std::ptrdiff_t>(sz);
                     const std::ptrdiff_t outs = os * static_cast<std::ptrdiff_t>(sz);
                     for (size_t i = 0; i < n; ++i)  // stride 0: every element reads src[0]
-                        std::memcpy(in0 + static_cast<std::ptrdiff_t>(i) * ins, &src[is == 0 ? 0 : i], sz);
+                        std::memcpy(in0 + static_cast<std::ptrdiff_t>(i) * ins,
+                                    &src[is == 0 ? 0 : i], sz);
                     std::vector<unsigned char> expect(outbuf);
                     const std::ptrdiff_t out_off = out0 - outbuf.data();
                     for (size_t i = 0; i < n; ++i)
-                        std::memcpy(&expect[static_cast<size_t>(out_off + static_cast<std::ptrdiff_t>(i) * outs)],
+                        std::memcpy(&expect[static_cast<size_t>(
+                                        out_off + static_cast<std::ptrdiff_t>(i) * outs)],
                                     &want[is == 0 ? 0 : i], sz);
                     const unsigned flags = f(in0, ins, reinterpret_cast<char*>(out0), outs, n);
                     ASSERT_EQ(0, std::memcmp(outbuf.data(), expect.data(), outbuf.size()))
-                        << (sz == 4 ? "f32" : "f64") << " n=" << n << " in_stride=" << is << " out_stride=" << os
-                        << " misaligned=" << mis;
+                        << (sz == 4 ? "f32" : "f64") << " n=" << n << " in_stride=" << is
+                        << " out_stride=" << os << " misaligned=" << mis;
                     ASSERT_EQ(flags, 0u);
                 }
             }
@@ -302,7 +314,8 @@ TEST_P(Erf, FmaLevelsAgreeBitwise) {
     using numfuse::core::usable_levels;
     const std::vector<Level> levels = usable_levels();
     if (GetParam() == Level::sse2 ||
-        std::find(levels.begin(), levels.end(), Level::avx2_fma) == levels.end() || GetParam() == Level::avx2_fma)
+        std::find(levels.begin(), levels.end(), Level::avx2_fma) == levels.end() ||
+        GetParam() == Level::avx2_fma)
         GTEST_SKIP() << "compares this level with avx2_fma";
     std::mt19937_64 rng(3);
     std::uniform_real_distribution<double> u(-6.5, 6.5);
@@ -315,8 +328,10 @@ TEST_P(Erf, FmaLevelsAgreeBitwise) {
     std::vector<float> yf2(x.size());
     UnaryLoop f64 = numfuse::core::unary_loop(UnaryOp::erf, DType::f64, Level::avx2_fma);
     UnaryLoop f32 = numfuse::core::unary_loop(UnaryOp::erf, DType::f32, Level::avx2_fma);
-    f64(reinterpret_cast<const char*>(x.data()), 8, reinterpret_cast<char*>(y2.data()), 8, x.size());
-    f32(reinterpret_cast<const char*>(xf.data()), 4, reinterpret_cast<char*>(yf2.data()), 4, xf.size());
+    f64(reinterpret_cast<const char*>(x.data()), 8, reinterpret_cast<char*>(y2.data()), 8,
+        x.size());
+    f32(reinterpret_cast<const char*>(xf.data()), 4, reinterpret_cast<char*>(yf2.data()), 4,
+        xf.size());
     EXPECT_EQ(0, std::memcmp(y.data(), y2.data(), y.size() * sizeof(double)));
     EXPECT_EQ(0, std::memcmp(yf.data(), yf2.data(), yf.size() * sizeof(float)));
 }

@@ -97,8 +97,9 @@ TEST_P(ExpLog, Float32StridedSweepWithin1Ulp) {
             x.push_back(v);
         }
         // the edges: overflow / underflow thresholds and around 1
-        for (float v : {88.72283f, 88.72284f, -87.33654f, -103.97208f, -103.27893f, 1.0f,
-                        std::nextafter(1.0f, 0.0f), std::nextafter(1.0f, 2.0f), 0x1p-149f, 0x1p-126f}) {
+        for (float v :
+             {88.72283f, 88.72284f, -87.33654f, -103.97208f, -103.27893f, 1.0f,
+              std::nextafter(1.0f, 0.0f), std::nextafter(1.0f, 2.0f), 0x1p-149f, 0x1p-126f}) {
             if (is_exp || v > 0) x.push_back(v);
         }
         const std::vector<float> y = run(op, x);
@@ -162,18 +163,21 @@ struct Special {
 };
 
 template <class T>
-void check_specials(const ExpLog& t, UnaryOp op, const std::vector<Special<T>>& cases, UnaryLoop f) {
+void check_specials(const ExpLog& t, UnaryOp op, const std::vector<Special<T>>& cases,
+                    UnaryLoop f) {
     (void)t;
     std::vector<T> x, y;
     for (const auto& c : cases)
         if (c.op == op) x.push_back(from_bits<T>(c.in));
     y.resize(x.size());
-    f(reinterpret_cast<const char*>(x.data()), sizeof(T), reinterpret_cast<char*>(y.data()), sizeof(T), x.size());
+    f(reinterpret_cast<const char*>(x.data()), sizeof(T), reinterpret_cast<char*>(y.data()),
+      sizeof(T), x.size());
     size_t k = 0;
     for (const auto& c : cases) {
         if (c.op != op) continue;
-        EXPECT_EQ(to_bits<T>(y[k]), c.out) << unary_op_name(op) << (sizeof(T) == 4 ? " f32" : " f64") << " of bits 0x"
-                                          << std::hex << c.in;
+        EXPECT_EQ(to_bits<T>(y[k]), c.out)
+            << unary_op_name(op) << (sizeof(T) == 4 ? " f32" : " f64") << " of bits 0x" << std::hex
+            << c.in;
         ++k;
     }
 }
@@ -258,17 +262,26 @@ template <class T>
 void check_strides(UnaryLoop f, UnaryOp op) {
     std::mt19937 rng(7);
     std::uniform_real_distribution<double> u(-30.0, 30.0);
-    const T pool[] = {std::numeric_limits<T>::quiet_NaN(), std::numeric_limits<T>::infinity(),
-                      -std::numeric_limits<T>::infinity(), T(0), T(-0.0), T(1), T(-1),
-                      std::numeric_limits<T>::denorm_min(), T(1000), T(-1000)};
+    const T pool[] = {std::numeric_limits<T>::quiet_NaN(),
+                      std::numeric_limits<T>::infinity(),
+                      -std::numeric_limits<T>::infinity(),
+                      T(0),
+                      T(-0.0),
+                      T(1),
+                      T(-1),
+                      std::numeric_limits<T>::denorm_min(),
+                      T(1000),
+                      T(-1000)};
     const bits_t<T> guard = static_cast<bits_t<T>>(0x5a5a5a5a5a5a5a5aull);
     const size_t sz = sizeof(T);
     for (size_t n = 0; n <= 70; ++n) {
         std::vector<T> src(n);
-        for (size_t i = 0; i < n; ++i) src[i] = (rng() % 5 == 0) ? pool[rng() % 10] : static_cast<T>(u(rng));
+        for (size_t i = 0; i < n; ++i)
+            src[i] = (rng() % 5 == 0) ? pool[rng() % 10] : static_cast<T>(u(rng));
         std::vector<T> want(n);
-        const unsigned want_flags = f(reinterpret_cast<const char*>(src.data()), static_cast<std::ptrdiff_t>(sz),
-                                      reinterpret_cast<char*>(want.data()), static_cast<std::ptrdiff_t>(sz), n);
+        const unsigned want_flags =
+            f(reinterpret_cast<const char*>(src.data()), static_cast<std::ptrdiff_t>(sz),
+              reinterpret_cast<char*>(want.data()), static_cast<std::ptrdiff_t>(sz), n);
         for (int is = -3; is <= 3; ++is) {
             for (int os = -3; os <= 3; ++os) {
                 if (os == 0) continue;
@@ -277,14 +290,19 @@ void check_strides(UnaryLoop f, UnaryOp op) {
                     const size_t pad = 8;
                     std::vector<char> inbuf((span + 2 * pad) * sz + 1, 0);
                     std::vector<char> outbuf((span + 2 * pad) * sz + 1);
-                    for (size_t k = 0; k + sz <= outbuf.size(); k += sz) std::memcpy(&outbuf[k], &guard, sz);
+                    for (size_t k = 0; k + sz <= outbuf.size(); k += sz)
+                        std::memcpy(&outbuf[k], &guard, sz);
                     // element i lives at base + i*stride; negative strides start at the end
-                    char* in0 = inbuf.data() + mis + (pad + (is < 0 ? size_t(-is) * (n ? n - 1 : 0) : 0)) * sz;
-                    char* out0 = outbuf.data() + mis + (pad + (os < 0 ? size_t(-os) * (n ? n - 1 : 0) : 0)) * sz;
+                    char* in0 = inbuf.data() + mis +
+                                (pad + (is < 0 ? size_t(-is) * (n ? n - 1 : 0) : 0)) * sz;
+                    char* out0 = outbuf.data() + mis +
+                                 (pad + (os < 0 ? size_t(-os) * (n ? n - 1 : 0) : 0)) * sz;
                     const std::ptrdiff_t ins = is * static_cast<std::ptrdiff_t>(sz);
                     const std::ptrdiff_t outs = os * static_cast<std::ptrdiff_t>(sz);
                     // with stride 0 every element reads src[0]
-                    for (size_t i = 0; i < n; ++i) std::memcpy(in0 + static_cast<std::ptrdiff_t>(i) * ins, &src[is == 0 ? 0 : i], sz);
+                    for (size_t i = 0; i < n; ++i)
+                        std::memcpy(in0 + static_cast<std::ptrdiff_t>(i) * ins,
+                                    &src[is == 0 ? 0 : i], sz);
                     std::vector<char> expect_out(outbuf);
                     const std::vector<T>* ref = &want;
                     std::vector<T> want0;
@@ -294,14 +312,16 @@ void check_strides(UnaryLoop f, UnaryOp op) {
                     }
                     const std::ptrdiff_t out_off = out0 - outbuf.data();
                     for (size_t i = 0; i < n; ++i)
-                        std::memcpy(&expect_out[static_cast<size_t>(out_off + static_cast<std::ptrdiff_t>(i) * outs)],
+                        std::memcpy(&expect_out[static_cast<size_t>(
+                                        out_off + static_cast<std::ptrdiff_t>(i) * outs)],
                                     &(*ref)[i], sz);
                     const unsigned flags = f(in0, ins, out0, outs, n);
                     ASSERT_EQ(0, std::memcmp(outbuf.data(), expect_out.data(), outbuf.size()))
-                        << unary_op_name(op) << (sz == 4 ? " f32" : " f64") << " n=" << n << " in_stride=" << is
-                        << " out_stride=" << os << " misaligned=" << mis;
+                        << unary_op_name(op) << (sz == 4 ? " f32" : " f64") << " n=" << n
+                        << " in_stride=" << is << " out_stride=" << os << " misaligned=" << mis;
                     if (is != 0) {
-                        EXPECT_EQ(flags, want_flags) << unary_op_name(op) << " n=" << n << " in_stride=" << is;
+                        EXPECT_EQ(flags, want_flags)
+                            << unary_op_name(op) << " n=" << n << " in_stride=" << is;
                     }
                 }
             }
@@ -320,7 +340,8 @@ TEST_P(ExpLog, FloatingPointFlags) {
     using namespace numfuse::core;
     auto flags_of = [&](UnaryOp op, double v) {
         double y;
-        return loop(op, DType::f64)(reinterpret_cast<const char*>(&v), 8, reinterpret_cast<char*>(&y), 8, 1);
+        return loop(op, DType::f64)(reinterpret_cast<const char*>(&v), 8,
+                                    reinterpret_cast<char*>(&y), 8, 1);
     };
     EXPECT_EQ(flags_of(UnaryOp::exp, 1.0), unsigned(fp_none));
     EXPECT_EQ(flags_of(UnaryOp::exp, 1000.0), unsigned(fp_overflow));
@@ -345,22 +366,31 @@ void check_flag_positions(UnaryLoop f, UnaryOp op) {
     const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
     const std::vector<Case> cases =
         op == UnaryOp::log
-            ? std::vector<Case>{{T(0), fp_divide_by_zero}, {-T(0), fp_divide_by_zero}, {T(-2), fp_invalid},
-                                {-inf, fp_invalid}, {nan, fp_none}, {-nan, fp_none}, {inf, fp_none}}
-            : std::vector<Case>{{T(1000), fp_overflow}, {T(-1000), fp_underflow}, {nan, fp_none}, {inf, fp_none}};
+            ? std::vector<Case>{{T(0), fp_divide_by_zero},
+                                {-T(0), fp_divide_by_zero},
+                                {T(-2), fp_invalid},
+                                {-inf, fp_invalid},
+                                {nan, fp_none},
+                                {-nan, fp_none},
+                                {inf, fp_none}}
+            : std::vector<Case>{
+                  {T(1000), fp_overflow}, {T(-1000), fp_underflow}, {nan, fp_none}, {inf, fp_none}};
     for (const Case& c : cases) {
-        for (std::size_t pos : {std::size_t{0}, std::size_t{3}, std::size_t{17}, std::size_t{500}, n - 9, n - 1}) {
+        for (std::size_t pos :
+             {std::size_t{0}, std::size_t{3}, std::size_t{17}, std::size_t{500}, n - 9, n - 1}) {
             std::vector<T> x(n);
             for (std::size_t i = 0; i < n; ++i) x[i] = T(0.5) + T(i) / T(n);
             x[pos] = c.value;
             std::vector<T> y(n), z = x;
-            const unsigned got = f(reinterpret_cast<const char*>(x.data()), sizeof(T), reinterpret_cast<char*>(y.data()),
-                                   sizeof(T), n);
+            const unsigned got = f(reinterpret_cast<const char*>(x.data()), sizeof(T),
+                                   reinterpret_cast<char*>(y.data()), sizeof(T), n);
             const unsigned got_inplace = f(reinterpret_cast<const char*>(z.data()), sizeof(T),
                                            reinterpret_cast<char*>(z.data()), sizeof(T), n);
             EXPECT_EQ(got, c.want) << unary_op_name(op) << " value " << c.value << " at " << pos;
-            EXPECT_EQ(got_inplace, c.want) << unary_op_name(op) << " in place, value " << c.value << " at " << pos;
-            EXPECT_EQ(0, std::memcmp(y.data(), z.data(), n * sizeof(T))) << "in place differs at " << pos;
+            EXPECT_EQ(got_inplace, c.want)
+                << unary_op_name(op) << " in place, value " << c.value << " at " << pos;
+            EXPECT_EQ(0, std::memcmp(y.data(), z.data(), n * sizeof(T)))
+                << "in place differs at " << pos;
         }
     }
 }

@@ -26,8 +26,8 @@ ArrayView view_of(std::vector<double>& v, std::vector<std::ptrdiff_t> shape = {}
     ArrayView a;
     a.data = reinterpret_cast<char*>(v.data());
     a.type = Type::d;
-    a.shape = shape.empty() ? std::vector<std::ptrdiff_t>{static_cast<std::ptrdiff_t>(v.size())}
-                            : shape;
+    a.shape =
+        shape.empty() ? std::vector<std::ptrdiff_t>{static_cast<std::ptrdiff_t>(v.size())} : shape;
     a.strides.resize(a.shape.size());
     std::ptrdiff_t step = sizeof(double);
     for (std::size_t k = a.shape.size(); k-- > 0;) {
@@ -45,8 +45,8 @@ std::vector<double> run(const std::string& text, std::vector<std::vector<double>
     const char* names[] = {"x", "y", "z"};
     for (std::size_t k = 0; k < inputs.size(); ++k) {
         specs.push_back({names[k], Type::d, false});
-        views.push_back(view_of(*inputs[k], k < shapes.size() ? shapes[k]
-                                                               : std::vector<std::ptrdiff_t>{}));
+        views.push_back(
+            view_of(*inputs[k], k < shapes.size() ? shapes[k] : std::vector<std::ptrdiff_t>{}));
         all_shapes.push_back(views.back().shape);
     }
     auto plan = numfuse::expr::compile_plan(text, specs);
@@ -84,8 +84,7 @@ TEST(ExprParser, ErrorsCarryKindAndColumn) {
 }
 
 TEST(ExprCompiler, TypesFoldingAndCse) {
-    auto plan = numfuse::expr::compile_plan(
-        "sin(x)*sin(x) + (2+3)*x", {{"x", Type::f, false}});
+    auto plan = numfuse::expr::compile_plan("sin(x)*sin(x) + (2+3)*x", {{"x", Type::f, false}});
     EXPECT_EQ(plan->result_type, Type::f);  // weak Python scalars keep float32
     int sines = 0;
     for (const auto& line : numfuse::expr::disassemble(*plan)) sines += line.opcode == "sin_ff";
@@ -129,9 +128,10 @@ TEST(ExprVm, BroadcastAndStagedReductions) {
     const auto s = run("sum(x, axis=0)", {&x}, {{6, 5}});
     ASSERT_EQ(s.size(), 5u);
     EXPECT_EQ(s[1], 1 + 6 + 11 + 16 + 21 + 26);
-    const auto soft = run("exp(x - max(x, axis=1, keepdims=True)) / "
-                          "sum(exp(x - max(x, axis=1, keepdims=True)), axis=1, keepdims=True)",
-                          {&x}, {{6, 5}});
+    const auto soft =
+        run("exp(x - max(x, axis=1, keepdims=True)) / "
+            "sum(exp(x - max(x, axis=1, keepdims=True)), axis=1, keepdims=True)",
+            {&x}, {{6, 5}});
     for (int row = 0; row < 6; ++row) {
         double total = 0;
         for (int col = 0; col < 5; ++col) total += soft[row * 5 + col];

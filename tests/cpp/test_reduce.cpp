@@ -119,8 +119,12 @@ TEST(Reduce, SpecialValuesLikeScipy) {
         double expected;
     };
     const std::vector<Case> cases = {
-        {{inf, 1.0}, inf},   {{inf, -inf}, inf}, {{inf, nan}, nan},
-        {{1.0, nan}, nan},   {{-inf, -inf}, -inf}, {{-inf, 0.0}, 0.0},
+        {{inf, 1.0}, inf},
+        {{inf, -inf}, inf},
+        {{inf, nan}, nan},
+        {{1.0, nan}, nan},
+        {{-inf, -inf}, -inf},
+        {{-inf, 0.0}, 0.0},
         {{1000.0, 1000.0}, 1000.0 + std::log(2.0)},
     };
     for (const Level level : numfuse::core::usable_levels()) {

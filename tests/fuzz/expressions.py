@@ -62,8 +62,12 @@ def random_tree(chooser, depth: int, constants: bool = True):
         return ("un", op, random_tree(chooser, depth - 1, constants))
     if kind == 3:
         op = sorted(BINARY)[chooser.pick(len(BINARY))]
-        return ("bin", op, random_tree(chooser, depth - 1, constants),
-                random_tree(chooser, depth - 1, constants))
+        return (
+            "bin",
+            op,
+            random_tree(chooser, depth - 1, constants),
+            random_tree(chooser, depth - 1, constants),
+        )
     return ("where",) + tuple(random_tree(chooser, depth - 1, constants) for _ in range(4))
 
 
@@ -106,7 +110,9 @@ def reference(tree, values: dict, shape, tolerance_of) -> Reference:
     magnitude = max(r.magnitude for r in (a, b, c, d))
     close = np.abs(a.value - b.value) <= tolerance_of(max(a.magnitude, b.magnitude))
     v = np.where(a.value > b.value, c.value, d.value)
-    ambiguous = a.ambiguous | b.ambiguous | close | np.where(a.value > b.value, c.ambiguous, d.ambiguous)
+    ambiguous = (
+        a.ambiguous | b.ambiguous | close | np.where(a.value > b.value, c.ambiguous, d.ambiguous)
+    )
     return Reference(v, magnitude, ambiguous)
 
 
@@ -132,6 +138,8 @@ def compare(got: np.ndarray, ref: Reference, dtype) -> str | None:
     error = np.where(ref.ambiguous, 0.0, error)
     bad = ~(error <= tol)  # NaN in got counts as bad
     if np.any(bad):
-        k = np.unravel_index(np.argmax(np.where(bad, np.nan_to_num(error, nan=np.inf), -1)), got.shape)
+        k = np.unravel_index(
+            np.argmax(np.where(bad, np.nan_to_num(error, nan=np.inf), -1)), got.shape
+        )
         return f"at {k}: got {got[k]!r}, reference {ref.value[k]!r}, tolerance {tol:.3g}"
     return None

@@ -80,13 +80,68 @@ FUNCTIONS = (
     "logsumexp"
 ).split()
 TOKENS = (
-    NAMES + FUNCTIONS
-    + ["(", ")", ",", "+", "-", "*", "/", "//", "%", "**", "<", ">", "<=", ">=", "==", "!=",
-       "&", "|", "~", "^", "<<", ">>", "not", "and", "or", ".real", ".imag", "axis=",
-       "keepdims=", "True", "False", "None", "0", "1", "-1", "2", "3", "0.5", "1e308",
-       "1e-320", "0x1f", "1_000", "1.5j", "9223372036854775807", "9223372036854775808",
-       "(0, 1)", "(-1,)", " ", "__import__", "lambda", "[", "]", "'s'", ";", "\\", "\x00",
-       "\u00e9", "\U0001f600"]
+    NAMES
+    + FUNCTIONS
+    + [
+        "(",
+        ")",
+        ",",
+        "+",
+        "-",
+        "*",
+        "/",
+        "//",
+        "%",
+        "**",
+        "<",
+        ">",
+        "<=",
+        ">=",
+        "==",
+        "!=",
+        "&",
+        "|",
+        "~",
+        "^",
+        "<<",
+        ">>",
+        "not",
+        "and",
+        "or",
+        ".real",
+        ".imag",
+        "axis=",
+        "keepdims=",
+        "True",
+        "False",
+        "None",
+        "0",
+        "1",
+        "-1",
+        "2",
+        "3",
+        "0.5",
+        "1e308",
+        "1e-320",
+        "0x1f",
+        "1_000",
+        "1.5j",
+        "9223372036854775807",
+        "9223372036854775808",
+        "(0, 1)",
+        "(-1,)",
+        " ",
+        "__import__",
+        "lambda",
+        "[",
+        "]",
+        "'s'",
+        ";",
+        "\\",
+        "\x00",
+        "\u00e9",
+        "\U0001f600",
+    ]
 )
 
 
@@ -111,7 +166,7 @@ class BytesProvider:
         self.at = 0
 
     def _take(self, count: int) -> bytes:
-        chunk = self.data[self.at:self.at + count]
+        chunk = self.data[self.at : self.at + count]
         self.at += len(chunk)
         return chunk.ljust(count, b"\0")
 
@@ -162,11 +217,17 @@ def token_soup(provider) -> str:
 
 
 def random_view(provider, shape, dtype):
-    steps = [(-1 if provider.ConsumeBool() else 1) * provider.ConsumeIntInRange(1, 2)
-             for _ in shape]
+    steps = [
+        (-1 if provider.ConsumeBool() else 1) * provider.ConsumeIntInRange(1, 2) for _ in shape
+    ]
     base_shape = tuple(n * abs(s) for n, s in zip(shape, steps))
-    base = np.array([provider.ConsumeProbability() * 6.0 - 3.0
-                     for _ in range(int(np.prod(base_shape, dtype=np.int64)))], dtype=dtype)
+    base = np.array(
+        [
+            provider.ConsumeProbability() * 6.0 - 3.0
+            for _ in range(int(np.prod(base_shape, dtype=np.int64)))
+        ],
+        dtype=dtype,
+    )
     base = base.reshape(base_shape)
     return base[tuple(slice(None, None, s) for s in steps) + (Ellipsis,)]
 
@@ -177,7 +238,7 @@ def differential(provider) -> None:
     values = {}
     for name in expressions.VARIABLES:
         shape = [n if provider.ConsumeBool() else 1 for n in base]
-        shape = shape[provider.ConsumeIntInRange(0, len(shape)):]
+        shape = shape[provider.ConsumeIntInRange(0, len(shape)) :]
         dtype = np.float32 if provider.ConsumeBool() else np.float64
         values[name] = random_view(provider, shape, dtype)
     tree = expressions.random_tree(ProviderChooser(provider), provider.ConsumeIntInRange(0, 4))

@@ -66,8 +66,9 @@ def _na(reason: str):
 # Each returns a closure over the inputs; tensors are made once, outside the timing.
 
 
-def _ufunc_binders(name: str, ne_name: str | None, scipy_name: str | None,
-                   numpy_name: str | None) -> dict:
+def _ufunc_binders(
+    name: str, ne_name: str | None, scipy_name: str | None, numpy_name: str | None
+) -> dict:
     def nf_bind(mod, v):
         f, x = getattr(mod, name), v["x"]
         return lambda: f(x)
@@ -91,10 +92,12 @@ def _ufunc_binders(name: str, ne_name: str | None, scipy_name: str | None,
     return {
         "numfuse": (f"numfuse.{name}(x)", nf_bind),
         "numpy": (f"np.{numpy_name}(x)", np_bind) if numpy_name else _na(f"NumPy has no {name}"),
-        "numexpr": (f"ne.evaluate('{ne_name}(x)')", ne_bind) if ne_name
+        "numexpr": (f"ne.evaluate('{ne_name}(x)')", ne_bind)
+        if ne_name
         else _na(f"numexpr has no {name}"),
         "torch": (f"torch.{name}(t)", torch_bind),
-        "scipy": (f"scipy.special.{scipy_name}(x)", scipy_bind) if scipy_name
+        "scipy": (f"scipy.special.{scipy_name}(x)", scipy_bind)
+        if scipy_name
         else _na(f"scipy.special has no plain {name}"),
     }
 
@@ -232,23 +235,33 @@ def _scipy_lse_axis0(mod, v):
 
 EXPRESSIONS = {
     "2*a+3*b": dict(
-        domain=(-1.0, 1.0), variables=("a", "b"),
+        domain=(-1.0, 1.0),
+        variables=("a", "b"),
         numpy=("2*a + 3*b", lambda a, b: 2 * a + 3 * b),
         torch=("2*ta + 3*tb", lambda t, a, b: 2 * a + 3 * b),
     ),
     "exp(a)+tan(b)-sinh(c)": dict(
-        domain=(-1.0, 1.0), variables=("a", "b", "c"),
-        numpy=("np.exp(a) + np.tan(b) - np.sinh(c)",
-               lambda a, b, c: np.exp(a) + np.tan(b) - np.sinh(c)),
-        torch=("torch.exp(ta) + torch.tan(tb) - torch.sinh(tc)",
-               lambda t, a, b, c: t.exp(a) + t.tan(b) - t.sinh(c)),
+        domain=(-1.0, 1.0),
+        variables=("a", "b", "c"),
+        numpy=(
+            "np.exp(a) + np.tan(b) - np.sinh(c)",
+            lambda a, b, c: np.exp(a) + np.tan(b) - np.sinh(c),
+        ),
+        torch=(
+            "torch.exp(ta) + torch.tan(tb) - torch.sinh(tc)",
+            lambda t, a, b, c: t.exp(a) + t.tan(b) - t.sinh(c),
+        ),
     ),
     "log(sum(exp(x),axis=0))": dict(
-        domain=(-5.0, 5.0), variables=("x",), two_d=True, output="row",
-        numpy=("np.log(np.sum(np.exp(x), axis=0))",
-               lambda x: np.log(np.sum(np.exp(x), axis=0))),
-        torch=("torch.log(torch.sum(torch.exp(t), dim=0))",
-               lambda t, x: t.log(t.sum(t.exp(x), dim=0))),
+        domain=(-5.0, 5.0),
+        variables=("x",),
+        two_d=True,
+        output="row",
+        numpy=("np.log(np.sum(np.exp(x), axis=0))", lambda x: np.log(np.sum(np.exp(x), axis=0))),
+        torch=(
+            "torch.log(torch.sum(torch.exp(t), dim=0))",
+            lambda t, x: t.log(t.sum(t.exp(x), dim=0)),
+        ),
         extra={
             "numexpr": ("np.log(ne.evaluate('sum(exp(x), axis=0)'))", _numexpr_lse_axis0),
             "scipy": ("scipy.special.logsumexp(x, axis=0)", _scipy_lse_axis0),
@@ -259,21 +272,29 @@ EXPRESSIONS = {
 
 def _build_functions() -> dict:
     table = {
-        "exp": Function("exp", "ufunc", (-5.0, 5.0), ("x",),
-                        _ufunc_binders("exp", "exp", None, "exp")),
-        "log": Function("log", "ufunc", (0.1, 100.0), ("x",),
-                        _ufunc_binders("log", "log", None, "log")),
-        "erf": Function("erf", "ufunc", (-3.0, 3.0), ("x",),
-                        _ufunc_binders("erf", None, "erf", None)),
-        "logsumexp": Function("logsumexp", "reduction", (-5.0, 5.0), ("x",),
-                              _logsumexp_binders(), output="scalar"),
+        "exp": Function(
+            "exp", "ufunc", (-5.0, 5.0), ("x",), _ufunc_binders("exp", "exp", None, "exp")
+        ),
+        "log": Function(
+            "log", "ufunc", (0.1, 100.0), ("x",), _ufunc_binders("log", "log", None, "log")
+        ),
+        "erf": Function(
+            "erf", "ufunc", (-3.0, 3.0), ("x",), _ufunc_binders("erf", None, "erf", None)
+        ),
+        "logsumexp": Function(
+            "logsumexp", "reduction", (-5.0, 5.0), ("x",), _logsumexp_binders(), output="scalar"
+        ),
         "softmax": Function("softmax", "reduction", (-5.0, 5.0), ("x",), _softmax_binders()),
     }
     for expression, spec in EXPRESSIONS.items():
         table[expression] = Function(
-            expression, "evaluate", spec["domain"], spec["variables"],
+            expression,
+            "evaluate",
+            spec["domain"],
+            spec["variables"],
             _evaluate_binders(expression, spec["numpy"], spec["torch"], spec.get("extra")),
-            two_d=spec.get("two_d", False), output=spec.get("output", "same"),
+            two_d=spec.get("two_d", False),
+            output=spec.get("output", "same"),
         )
     table["log(sum(exp(x),axis=0))"].notes.append("x is 2-d: isqrt(n) rows")
     return table
@@ -298,8 +319,9 @@ def custom_expression(expression: str) -> Function:
     names = tuple(sorted(n for n in numfuse._expr._names(expression) if n not in ("inf", "nan")))
     if not names:
         raise ValueError(f"expression {expression!r} has no input variables")
-    return Function(expression, "evaluate", (-1.0, 1.0), names,
-                    _evaluate_binders(expression, None, None))
+    return Function(
+        expression, "evaluate", (-1.0, 1.0), names, _evaluate_binders(expression, None, None)
+    )
 
 
 def resolve(names) -> list:

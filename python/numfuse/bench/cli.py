@@ -28,34 +28,68 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="numfuse-bench",
         description="Benchmark numfuse against NumPy, numexpr, torch and SciPy (whichever are "
-                    "installed): Benchee-style reports, JSON, plots.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--quick", action="store_true",
-                        help="sizes 1e3,1e5 and a short time budget (well under a minute)")
-    parser.add_argument("--functions", default="all",
-                        help="comma list of functions or groups (default: all)")
-    parser.add_argument("--expr", action="append", default=[], metavar="EX",
-                        help="also benchmark numfuse.evaluate(EX) against numexpr (repeatable)")
-    parser.add_argument("--sizes", default=None,
-                        help="comma list of element counts "
-                             "(default 1e3,1e4,...,1e8; quick 1e3,1e5)")
+        "installed): Benchee-style reports, JSON, plots.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="sizes 1e3,1e5 and a short time budget (well under a minute)",
+    )
+    parser.add_argument(
+        "--functions", default="all", help="comma list of functions or groups (default: all)"
+    )
+    parser.add_argument(
+        "--expr",
+        action="append",
+        default=[],
+        metavar="EX",
+        help="also benchmark numfuse.evaluate(EX) against numexpr (repeatable)",
+    )
+    parser.add_argument(
+        "--sizes",
+        default=None,
+        help="comma list of element counts (default 1e3,1e4,...,1e8; quick 1e3,1e5)",
+    )
     parser.add_argument("--dtypes", default="float32,float64", help="comma list (default: both)")
-    parser.add_argument("--peers", default=None,
-                        help=f"comma list from {', '.join(_peers.ALL_PEERS[1:])} (default: all "
-                             "installed); numfuse is always included")
-    parser.add_argument("--threads", type=int, default=None,
-                        help="threads for numfuse, numexpr and torch (default: all usable cores)")
-    parser.add_argument("--time", type=float, default=None, dest="budget", metavar="SECONDS",
-                        help="seconds of samples per library and case (default 0.5; quick 0.02)")
-    parser.add_argument("--bandwidth", type=float, default=None, metavar="GBPS",
-                        help="memory bandwidth in GB/s for the roofline column (default: measured "
-                             "with np.copyto)")
+    parser.add_argument(
+        "--peers",
+        default=None,
+        help=f"comma list from {', '.join(_peers.ALL_PEERS[1:])} (default: all "
+        "installed); numfuse is always included",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="threads for numfuse, numexpr and torch (default: all usable cores)",
+    )
+    parser.add_argument(
+        "--time",
+        type=float,
+        default=None,
+        dest="budget",
+        metavar="SECONDS",
+        help="seconds of samples per library and case (default 0.5; quick 0.02)",
+    )
+    parser.add_argument(
+        "--bandwidth",
+        type=float,
+        default=None,
+        metavar="GBPS",
+        help="memory bandwidth in GB/s for the roofline column (default: measured with np.copyto)",
+    )
     parser.add_argument("--json", metavar="FILE", help="write every figure to FILE")
-    parser.add_argument("--plot", metavar="FILE.png",
-                        help="speed-up over NumPy vs size, one panel per function")
+    parser.add_argument(
+        "--plot", metavar="FILE.png", help="speed-up over NumPy vs size, one panel per function"
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
-    parser.add_argument("--list", action="store_true",
-                        help="list the functions and each library's spelling, then exit")
+    parser.add_argument(
+        "--list",
+        action="store_true",
+        help="list the functions and each library's spelling, then exit",
+    )
     return parser
 
 
@@ -113,11 +147,19 @@ def main(argv=None) -> int:
 
     try:
         doc = _runner.run(
-            functions=split_names(args.functions), sizes=args.sizes, dtypes=args.dtypes,
-            peers=peers, threads=args.threads, quick=args.quick, budget=args.budget,
-            bandwidth=args.bandwidth * 1e9 if args.bandwidth else None, expressions=args.expr,
-            progress=not args.no_progress, on_case=on_case,
-            command=shlex.join(["numfuse-bench", *(sys.argv[1:] if argv is None else argv)]))
+            functions=split_names(args.functions),
+            sizes=args.sizes,
+            dtypes=args.dtypes,
+            peers=peers,
+            threads=args.threads,
+            quick=args.quick,
+            budget=args.budget,
+            bandwidth=args.bandwidth * 1e9 if args.bandwidth else None,
+            expressions=args.expr,
+            progress=not args.no_progress,
+            on_case=on_case,
+            command=shlex.join(["numfuse-bench", *(sys.argv[1:] if argv is None else argv)]),
+        )
     except (KeyError, ValueError, ImportError) as error:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         parser.error(str(message))

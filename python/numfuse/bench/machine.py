@@ -26,8 +26,13 @@ def usable_cores() -> int:
 
 
 def cpu_info() -> dict:
-    info = {"model": None, "logical_cores": os.cpu_count(),
-            "usable_cores": usable_cores(), "physical_cores": None, "flags": []}
+    info = {
+        "model": None,
+        "logical_cores": os.cpu_count(),
+        "usable_cores": usable_cores(),
+        "physical_cores": None,
+        "flags": [],
+    }
     text = _read("/proc/cpuinfo")
     cores = set()
     physical = core = None
@@ -37,8 +42,18 @@ def cpu_info() -> dict:
         if key == "model name" and info["model"] is None:
             info["model"] = value
         elif key == "flags" and not info["flags"]:
-            wanted = ("sse2", "sse4_2", "avx", "avx2", "fma", "avx512f", "avx512dq", "avx512bw",
-                      "avx512vl", "avx512_fp16")
+            wanted = (
+                "sse2",
+                "sse4_2",
+                "avx",
+                "avx2",
+                "fma",
+                "avx512f",
+                "avx512dq",
+                "avx512bw",
+                "avx512vl",
+                "avx512_fp16",
+            )
             present = set(value.split())
             info["flags"] = [flag for flag in wanted if flag in present]
         elif key == "physical id":
@@ -135,5 +150,10 @@ def measure_bandwidth(nbytes: int = 256 << 20, repeats: int = 5) -> dict:
         np.copyto(dst, src)
         best = min(best, time.perf_counter() - start)
     moved = 2 * n * 8
-    return {"bytes_per_s": moved / best, "array_bytes": n * 8, "best_s": best,
-            "repeats": repeats, "method": "np.copyto(dst, src), float64, 1 thread, best time"}
+    return {
+        "bytes_per_s": moved / best,
+        "array_bytes": n * 8,
+        "best_s": best,
+        "repeats": repeats,
+        "method": "np.copyto(dst, src), float64, 1 thread, best time",
+    }

@@ -39,8 +39,11 @@ def _import(name: str):
             return module, ""
         return importlib.import_module(name), ""
     except Exception as error:  # not installed, or broken: skip with a note
-        reason = "not installed" if isinstance(error, ModuleNotFoundError) else \
-            f"failed to import ({type(error).__name__}: {error})"
+        reason = (
+            "not installed"
+            if isinstance(error, ModuleNotFoundError)
+            else f"failed to import ({type(error).__name__}: {error})"
+        )
         return None, reason
 
 

@@ -8,8 +8,13 @@ from __future__ import annotations
 
 import math
 
-COLORS = {"numfuse": "#d62728", "numpy": "#7f7f7f", "numexpr": "#1f77b4", "torch": "#ff7f0e",
-          "scipy": "#2ca02c"}
+COLORS = {
+    "numfuse": "#d62728",
+    "numpy": "#7f7f7f",
+    "numexpr": "#1f77b4",
+    "torch": "#ff7f0e",
+    "scipy": "#2ca02c",
+}
 STYLES = {"float64": "-", "float32": "--"}
 
 
@@ -39,7 +44,8 @@ def speedups(doc: dict) -> dict:
             for peer, r in case["results"].items():
                 if r.get("status") == "ok":
                     series.setdefault((peer, case["dtype"]), []).append(
-                        (case["elements"], ref["median_s"] / r["median_s"]))
+                        (case["elements"], ref["median_s"] / r["median_s"])
+                    )
         out[function] = {"baseline": base, "series": series}
     return out
 
@@ -68,8 +74,10 @@ def plot(doc: dict, path=None, columns: int = 3, dpi: int = 110):
     fig = Figure(figsize=(4.2 * columns, 3.3 * rows), dpi=dpi, layout="constrained")
     FigureCanvasAgg(fig)
     threads = doc["threads"]["requested"]
-    fig.suptitle(f"Speed-up over NumPy (higher is better), {doc['machine']['cpu']}, "
-                 f"{threads} threads", fontsize=10)
+    fig.suptitle(
+        f"Speed-up over NumPy (higher is better), {doc['machine']['cpu']}, {threads} threads",
+        fontsize=10,
+    )
     from matplotlib.lines import Line2D
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
@@ -80,8 +88,9 @@ def plot(doc: dict, path=None, columns: int = 3, dpi: int = 110):
             if peer == panel["baseline"] or not points:
                 continue
             xs, ys = zip(*points)
-            ax.plot(xs, ys, STYLES.get(dtype, ":"), marker="o", markersize=3,
-                    color=COLORS.get(peer))
+            ax.plot(
+                xs, ys, STYLES.get(dtype, ":"), marker="o", markersize=3, color=COLORS.get(peer)
+            )
             seen_peers += [peer] if peer not in seen_peers else []
             seen_dtypes += [dtype] if dtype not in seen_dtypes else []
         ax.axhline(1.0, color="black", linewidth=0.8)
@@ -90,17 +99,24 @@ def plot(doc: dict, path=None, columns: int = 3, dpi: int = 110):
         ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
         ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}×"))
         ax.yaxis.set_minor_formatter(NullFormatter())
-        title = function if panel["baseline"] in ("numpy", None) else \
-            f"{function} (vs {panel['baseline']}: NumPy has none)"
+        title = (
+            function
+            if panel["baseline"] in ("numpy", None)
+            else f"{function} (vs {panel['baseline']}: NumPy has none)"
+        )
         ax.set_title(title, fontsize=9)
         ax.set_xlabel("elements", fontsize=8)
         ax.set_ylabel(f"{panel['baseline'] or '?'} median / median", fontsize=8)
         ax.tick_params(labelsize=7)
         ax.grid(True, which="major", linewidth=0.3, alpha=0.6)
-    handles = [Line2D([], [], color=COLORS.get(p), marker="o", markersize=3, label=p)
-               for p in sorted(seen_peers, key=_peer_rank)]
-    handles += [Line2D([], [], color="gray", linestyle=STYLES.get(d, ":"), label=d)
-                for d in sorted(seen_dtypes)]
+    handles = [
+        Line2D([], [], color=COLORS.get(p), marker="o", markersize=3, label=p)
+        for p in sorted(seen_peers, key=_peer_rank)
+    ]
+    handles += [
+        Line2D([], [], color="gray", linestyle=STYLES.get(d, ":"), label=d)
+        for d in sorted(seen_dtypes)
+    ]
     if handles:
         fig.legend(handles=handles, loc="outside lower center", ncols=len(handles), fontsize=8)
     if path is not None:

@@ -51,8 +51,10 @@ def _align(rows, right=()) -> list:
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     lines = []
     for row in rows:
-        cells = [str(cell).rjust(w) if i in right else str(cell).ljust(w)
-                 for i, (cell, w) in enumerate(zip(row, widths))]
+        cells = [
+            str(cell).rjust(w) if i in right else str(cell).ljust(w)
+            for i, (cell, w) in enumerate(zip(row, widths))
+        ]
         lines.append("  ".join(cells).rstrip())
     return lines
 
@@ -68,37 +70,57 @@ def case_report(case: dict, threads=None) -> str:
     """One case as a Benchee-style block of text."""
     lines = [case_title(case, threads)]
     results = case["results"]
-    timed = sorted((r for r in results.values() if r["status"] == "ok"),
-                   key=lambda r: r["mean_s"])
+    timed = sorted((r for r in results.values() if r["status"] == "ok"), key=lambda r: r["mean_s"])
     if timed:
         rows = [COLUMNS]
         for r in timed:
-            rows.append((r["peer"], fmt_ips(r["ips"]), fmt_time(r["mean_s"]),
-                         f"±{r['deviation_pct']:.2f}%", fmt_time(r["median_s"]),
-                         fmt_time(r["p99_s"]), fmt_bytes(r.get("memory_bytes")),
-                         f"{r['roofline']:.2f}"))
+            rows.append(
+                (
+                    r["peer"],
+                    fmt_ips(r["ips"]),
+                    fmt_time(r["mean_s"]),
+                    f"±{r['deviation_pct']:.2f}%",
+                    fmt_time(r["median_s"]),
+                    fmt_time(r["p99_s"]),
+                    fmt_bytes(r.get("memory_bytes")),
+                    f"{r['roofline']:.2f}",
+                )
+            )
         lines += ["", *_align(rows, right=range(1, len(COLUMNS)))]
 
         fastest = timed[0]
         rows = [(fastest["peer"], fmt_ips(fastest["ips"]), "")]
         for r in timed[1:]:
             ratio = r["mean_s"] / fastest["mean_s"]
-            rows.append((r["peer"], fmt_ips(r["ips"]),
-                         f"- {ratio:.2f}x slower +{fmt_time(r['mean_s'] - fastest['mean_s'])}"))
+            rows.append(
+                (
+                    r["peer"],
+                    fmt_ips(r["ips"]),
+                    f"- {ratio:.2f}x slower +{fmt_time(r['mean_s'] - fastest['mean_s'])}",
+                )
+            )
         lines += ["", "Comparison:", *_align(rows, right=(1,))]
 
-        measured = sorted((r for r in timed if r.get("memory_bytes") is not None),
-                          key=lambda r: r["memory_bytes"])
+        measured = sorted(
+            (r for r in timed if r.get("memory_bytes") is not None), key=lambda r: r["memory_bytes"]
+        )
         if len(measured) > 1:
             least = measured[0]
             rows = [(least["peer"], fmt_bytes(least["memory_bytes"]), "")]
             for r in measured[1:]:
                 extra = r["memory_bytes"] - least["memory_bytes"]
-                ratio = (f"{r['memory_bytes'] / least['memory_bytes']:.2f}x"
-                         if least["memory_bytes"] else "∞x")
-                rows.append((r["peer"], fmt_bytes(r["memory_bytes"]),
-                             f"- {ratio} memory usage +{fmt_bytes(extra)}" if extra else
-                             "- same"))
+                ratio = (
+                    f"{r['memory_bytes'] / least['memory_bytes']:.2f}x"
+                    if least["memory_bytes"]
+                    else "∞x"
+                )
+                rows.append(
+                    (
+                        r["peer"],
+                        fmt_bytes(r["memory_bytes"]),
+                        f"- {ratio} memory usage +{fmt_bytes(extra)}" if extra else "- same",
+                    )
+                )
             lines += ["", "Memory usage:", *_align(rows, right=(1,))]
 
     notes = []
@@ -107,9 +129,10 @@ def case_report(case: dict, threads=None) -> str:
             notes.append(f"{r['peer']}: {r['status']} ({r.get('note', '')})")
         elif r.get("check") and not r["check"]["agrees"]:
             diff = r["check"].get("max_rel_diff")
-            notes.append(f"WARNING {r['peer']}: result differs from numfuse's "
-                         + (f"by {diff:.3g} (relative)" if diff is not None
-                            else r["check"].get("note", "")))
+            notes.append(
+                f"WARNING {r['peer']}: result differs from numfuse's "
+                + (f"by {diff:.3g} (relative)" if diff is not None else r["check"].get("note", ""))
+            )
     notes += case.get("notes", [])
     if notes:
         lines += [""] + [f"  {note}" for note in notes]
@@ -119,10 +142,14 @@ def case_report(case: dict, threads=None) -> str:
 def header(doc: dict) -> str:
     m, t, v = doc["machine"], doc["threads"], doc["versions"]
     memory = f"{m['memory_bytes'] / 2**30:.1f} GiB" if m.get("memory_bytes") else "?"
-    cores = (f"{m['logical_cores']} logical / {m['physical_cores']} physical cores"
-             if m.get("physical_cores") else f"{m['logical_cores']} cores")
-    threads = ", ".join(f"{k} {v}" for k, v in t.items()
-                        if k not in ("requested", "OMP_NUM_THREADS"))
+    cores = (
+        f"{m['logical_cores']} logical / {m['physical_cores']} physical cores"
+        if m.get("physical_cores")
+        else f"{m['logical_cores']} cores"
+    )
+    threads = ", ".join(
+        f"{k} {v}" for k, v in t.items() if k not in ("requested", "OMP_NUM_THREADS")
+    )
     bw = doc["bandwidth"]
     lines = [
         "# numfuse-bench",
@@ -143,15 +170,19 @@ def header(doc: dict) -> str:
     load = m.get("load_average")
     busy = doc.get("busy_cores", {}).get("before")
     if load or busy is not None:
-        lines.append("Load:       "
-                     + (f"{' '.join(f'{x:.2f}' for x in load)} (1, 5, 15 min); " if load else "")
-                     + (f"other processes keep {busy:.2f} cores busy" if busy is not None else ""))
+        lines.append(
+            "Load:       "
+            + (f"{' '.join(f'{x:.2f}' for x in load)} (1, 5, 15 min); " if load else "")
+            + (f"other processes keep {busy:.2f} cores busy" if busy is not None else "")
+        )
     warning = busy_warning(busy, m["usable_cores"])
     if warning:
         lines.append(f"WARNING:    {warning}")
     if t["requested"] > m["usable_cores"]:
-        lines.append(f"WARNING:    {t['requested']} threads on {m['usable_cores']} usable cores: "
-                     "oversubscribed, threaded timings are distorted")
+        lines.append(
+            f"WARNING:    {t['requested']} threads on {m['usable_cores']} usable cores: "
+            "oversubscribed, threaded timings are distorted"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -161,9 +192,11 @@ BUSY_LIMIT = 0.25  # cores used by other processes above which timings are flagg
 def busy_warning(busy, cores):
     if busy is None or busy <= BUSY_LIMIT:
         return ""
-    return (f"other processes kept {busy:.1f} of {cores} cores busy: threaded calls "
-            "(numfuse, numexpr, torch) wait for their threads to be scheduled, so their "
-            "timings are distorted; rerun on a quiet machine")
+    return (
+        f"other processes kept {busy:.1f} of {cores} cores busy: threaded calls "
+        "(numfuse, numexpr, torch) wait for their threads to be scheduled, so their "
+        "timings are distorted; rerun on a quiet machine"
+    )
 
 
 def summary(doc: dict) -> str:
@@ -177,19 +210,31 @@ def summary(doc: dict) -> str:
         cells = []
         for peer in peers:
             r = case["results"].get(peer, {})
-            cells.append(f"{r['numfuse_speedup']:.2f}x" if r.get("status") == "ok"
-                         else r.get("status", "-"))
-        rows.append((case["function"], case["dtype"], fmt_n(case["n"]),
-                     fmt_time(mine["median_s"]), *cells, f"{mine['roofline']:.2f}"))
+            cells.append(
+                f"{r['numfuse_speedup']:.2f}x" if r.get("status") == "ok" else r.get("status", "-")
+            )
+        rows.append(
+            (
+                case["function"],
+                case["dtype"],
+                fmt_n(case["n"]),
+                fmt_time(mine["median_s"]),
+                *cells,
+                f"{mine['roofline']:.2f}",
+            )
+        )
     if len(rows) == 1:
         return ""
     text = _align(rows, right=range(2, len(rows[0])))
     after = doc.get("busy_cores", {}).get("after")
     warning = busy_warning(after, doc["machine"]["usable_cores"])
-    return ("## Summary: numfuse's median time, and its speed-up over each library "
-            "(their median time / numfuse's)\n\n"
-            + "\n".join(text) + f"\n\n({doc.get('duration_s', 0):.1f} s)\n"
-            + (f"WARNING: at the end, {warning}\n" if warning else ""))
+    return (
+        "## Summary: numfuse's median time, and its speed-up over each library "
+        "(their median time / numfuse's)\n\n"
+        + "\n".join(text)
+        + f"\n\n({doc.get('duration_s', 0):.1f} s)\n"
+        + (f"WARNING: at the end, {warning}\n" if warning else "")
+    )
 
 
 def full_report(doc: dict) -> str:

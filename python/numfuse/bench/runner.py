@@ -79,8 +79,11 @@ def agreement(reference, result, dtype, max_elements: int = 1_000_000) -> dict:
     (on an evenly strided subset of at most max_elements, to spare memory at 1e8)."""
     ref, got = _as_array(reference), _as_array(result)
     if ref.shape != got.shape:
-        return {"agrees": False, "max_rel_diff": None,
-                "note": f"shape {got.shape} differs from numfuse's {ref.shape}"}
+        return {
+            "agrees": False,
+            "max_rel_diff": None,
+            "note": f"shape {got.shape} differs from numfuse's {ref.shape}",
+        }
     if ref.size == 0:
         return {"agrees": True, "max_rel_diff": 0.0}
     step = max(1, ref.size // max_elements)
@@ -116,10 +119,16 @@ class _ProgressBar:
                 TimeElapsedColumn,
             )
 
-            self._rich = Progress(TextColumn("{task.description:<44}"), BarColumn(),
-                                  MofNCompleteColumn(), TimeElapsedColumn(),
-                                  console=Console(stderr=True), transient=True,
-                                  redirect_stdout=False, redirect_stderr=False)
+            self._rich = Progress(
+                TextColumn("{task.description:<44}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeElapsedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+                redirect_stdout=False,
+                redirect_stderr=False,
+            )
             self._rich.start()
             self._task = self._rich.add_task("numfuse-bench", total=total)
         except ImportError:
@@ -159,15 +168,31 @@ class _ProgressBar:
             self._tqdm.close()
 
 
-def run_case(function, n: int, dtype: str, peers: dict, budget: float, sample_time: float,
-             bandwidth: float, progress=None) -> dict:
+def run_case(
+    function,
+    n: int,
+    dtype: str,
+    peers: dict,
+    budget: float,
+    sample_time: float,
+    bandwidth: float,
+    progress=None,
+) -> dict:
     """Time one (function, size, dtype) case against every peer; returns its record."""
     inputs = function.inputs(n, dtype)
     shape = function.shape(n)
     moved = function.bytes_moved(n, dtype)
-    case = {"function": function.name, "kind": function.kind, "dtype": dtype, "n": n,
-            "shape": list(shape), "elements": int(np.prod(shape)), "bytes_moved": moved,
-            "notes": list(function.notes), "results": {}}
+    case = {
+        "function": function.name,
+        "kind": function.kind,
+        "dtype": dtype,
+        "n": n,
+        "shape": list(shape),
+        "elements": int(np.prod(shape)),
+        "bytes_moved": moved,
+        "notes": list(function.notes),
+        "results": {},
+    }
     reference = None
     for name, peer in peers.items():
         if progress is not None:
@@ -221,9 +246,22 @@ def _compare(case: dict) -> None:
     case["fastest"] = min(timed, key=lambda k: timed[k]["mean_s"]) if timed else None
 
 
-def run(functions=("all",), sizes=None, dtypes=DTYPES, peers=None, threads=None, *,
-        quick: bool = False, budget=None, sample_time: float = 2e-4, bandwidth=None,
-        expressions=(), progress: bool = True, on_case=None, command=None) -> dict:
+def run(
+    functions=("all",),
+    sizes=None,
+    dtypes=DTYPES,
+    peers=None,
+    threads=None,
+    *,
+    quick: bool = False,
+    budget=None,
+    sample_time: float = 2e-4,
+    bandwidth=None,
+    expressions=(),
+    progress: bool = True,
+    on_case=None,
+    command=None,
+) -> dict:
     """Benchmark numfuse against the installed peers; returns every figure as a dict.
 
     functions: names or groups (``exp``, ``log``, ``erf``, ``logsumexp``,
@@ -250,18 +288,45 @@ def run(functions=("all",), sizes=None, dtypes=DTYPES, peers=None, threads=None,
     threads = threads if threads is not None else _machine.usable_cores()
     restore_threads = _peers.set_threads(loaded, threads)
     try:
-        return _run(chosen, sizes, dtypes, loaded, threads, quick, budget, sample_time, bandwidth,
-                    progress, on_case, command, started)
+        return _run(
+            chosen,
+            sizes,
+            dtypes,
+            loaded,
+            threads,
+            quick,
+            budget,
+            sample_time,
+            bandwidth,
+            progress,
+            on_case,
+            command,
+            started,
+        )
     finally:
         restore_threads()
 
 
-def _run(chosen, sizes, dtypes, loaded, threads, quick, budget, sample_time, bandwidth, progress,
-         on_case, command, started) -> dict:
+def _run(
+    chosen,
+    sizes,
+    dtypes,
+    loaded,
+    threads,
+    quick,
+    budget,
+    sample_time,
+    bandwidth,
+    progress,
+    on_case,
+    command,
+    started,
+) -> dict:
     """run()'s body, with the thread counts already set."""
     if bandwidth is None:
         measured = _machine.measure_bandwidth(
-            QUICK_BANDWIDTH_BYTES if quick else FULL_BANDWIDTH_BYTES)
+            QUICK_BANDWIDTH_BYTES if quick else FULL_BANDWIDTH_BYTES
+        )
     else:
         measured = {"bytes_per_s": float(bandwidth), "method": "given by the caller"}
 
@@ -270,14 +335,23 @@ def _run(chosen, sizes, dtypes, loaded, threads, quick, budget, sample_time, ban
         "schema": SCHEMA,
         "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "command": command or "numfuse.bench.run(...)",
-        "options": {"functions": [f.name for f in chosen], "sizes": sizes, "dtypes": dtypes,
-                    "quick": quick, "budget_s": budget, "sample_time_s": sample_time},
+        "options": {
+            "functions": [f.name for f in chosen],
+            "sizes": sizes,
+            "dtypes": dtypes,
+            "quick": quick,
+            "budget_s": budget,
+            "sample_time_s": sample_time,
+        },
         "machine": _machine.machine_info(),
         "bandwidth": measured,
         "versions": _peers.library_versions(loaded),
         "peers": {name: peer.describe() for name, peer in loaded.items()},
-        "threads": {"requested": threads, **_peers.thread_counts(loaded),
-                    "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS")},
+        "threads": {
+            "requested": threads,
+            **_peers.thread_counts(loaded),
+            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
+        },
         "busy_cores": {"before": busy_before, "after": None},
         "cases": [],
     }
@@ -290,14 +364,26 @@ def _run(chosen, sizes, dtypes, loaded, threads, quick, budget, sample_time, ban
                     need = _estimate_bytes(function, n, dtype)
                     free = _available_memory()
                     if free is not None and need > 0.8 * free:
-                        case = _skipped_case(function, n, dtype, loaded,
-                                             f"needs ~{need / 2**30:.1f} GiB, "
-                                             f"{free / 2**30:.1f} GiB available")
+                        case = _skipped_case(
+                            function,
+                            n,
+                            dtype,
+                            loaded,
+                            f"needs ~{need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB available",
+                        )
                         for _ in loaded:
                             bar.advance()
                     else:
-                        case = run_case(function, n, dtype, loaded, budget, sample_time,
-                                        measured["bytes_per_s"], bar)
+                        case = run_case(
+                            function,
+                            n,
+                            dtype,
+                            loaded,
+                            budget,
+                            sample_time,
+                            measured["bytes_per_s"],
+                            bar,
+                        )
                     doc["cases"].append(case)
                     if on_case is not None:
                         on_case(case, doc, bar.print)
@@ -315,8 +401,15 @@ def _estimate_bytes(function, n: int, dtype) -> int:
 
 
 def _skipped_case(function, n, dtype, loaded, reason) -> dict:
-    return {"function": function.name, "kind": function.kind, "dtype": dtype, "n": n,
-            "shape": list(function.shape(n)), "elements": n, "bytes_moved": 0,
-            "notes": [f"skipped: {reason}"], "fastest": None,
-            "results": {name: {"peer": name, "status": "skipped", "note": reason}
-                        for name in loaded}}
+    return {
+        "function": function.name,
+        "kind": function.kind,
+        "dtype": dtype,
+        "n": n,
+        "shape": list(function.shape(n)),
+        "elements": n,
+        "bytes_moved": 0,
+        "notes": [f"skipped: {reason}"],
+        "fastest": None,
+        "results": {name: {"peer": name, "status": "skipped", "note": reason} for name in loaded},
+    }

@@ -39,8 +39,9 @@ def calibrate(fn, sample_time: float) -> int:
         number = max(number + 1, int(number * min(grow, 100.0)))
 
 
-def sample(fn, budget: float, sample_time: float = 2e-4, min_samples: int = 3,
-           max_samples: int = 100_000) -> dict:
+def sample(
+    fn, budget: float, sample_time: float = 2e-4, min_samples: int = 3, max_samples: int = 100_000
+) -> dict:
     """Warm up, calibrate, then time `fn`; returns the statistics (seconds per call)."""
     gc_was_enabled = gc.isenabled()
     gc.disable()

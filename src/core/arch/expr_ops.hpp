@@ -81,7 +81,9 @@ struct Add {
         else return a + b;
     }
     template <class B>
-    static B batch(const B& a, const B& b) noexcept { return a + b; }
+    static B batch(const B& a, const B& b) noexcept {
+        return a + b;
+    }
 };
 
 struct Sub {
@@ -92,7 +94,9 @@ struct Sub {
         else return a - b;
     }
     template <class B>
-    static B batch(const B& a, const B& b) noexcept { return a - b; }
+    static B batch(const B& a, const B& b) noexcept {
+        return a - b;
+    }
 };
 
 struct Mul {
@@ -111,7 +115,9 @@ struct Mul {
         }
     }
     template <class B>
-    static B batch(const B& a, const B& b) noexcept { return a * b; }
+    static B batch(const B& a, const B& b) noexcept {
+        return a * b;
+    }
 };
 
 // Smith's algorithm, as NumPy divides complex numbers.
@@ -138,7 +144,9 @@ struct Div {
         else return a / b;
     }
     template <class B>
-    static B batch(const B& a, const B& b) noexcept { return a / b; }
+    static B batch(const B& a, const B& b) noexcept {
+        return a / b;
+    }
 };
 
 // NumPy's npy_divmod for floating point: the quotient is floor((a-mod)/b)
@@ -319,23 +327,33 @@ struct Minimum {
 struct Arctan2 {
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
-    static R apply(T a, T b) noexcept { return std::atan2(a, b); }
+    static R apply(T a, T b) noexcept {
+        return std::atan2(a, b);
+    }
 };
 struct Hypot {
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
-    static R apply(T a, T b) noexcept { return std::hypot(a, b); }
+    static R apply(T a, T b) noexcept {
+        return std::hypot(a, b);
+    }
 };
 struct Nextafter {
     template <class R, class T>
-    static R apply(T a, T b) noexcept { return std::nextafter(a, b); }
+    static R apply(T a, T b) noexcept {
+        return std::nextafter(a, b);
+    }
 };
 struct Copysign {
     static constexpr bool vectorized = true;
     template <class R, class T>
-    static R apply(T a, T b) noexcept { return std::copysign(a, b); }
+    static R apply(T a, T b) noexcept {
+        return std::copysign(a, b);
+    }
     template <class B>
-    static B batch(const B& a, const B& b) noexcept { return xsimd::copysign(a, b); }
+    static B batch(const B& a, const B& b) noexcept {
+        return xsimd::copysign(a, b);
+    }
 };
 
 // NumPy's npy_logaddexp formula for scalars (exact for equal arguments,
@@ -407,7 +425,9 @@ struct Neg {
         else return -a;
     }
     template <class B>
-    static B batch(const B& a) noexcept { return -a; }
+    static B batch(const B& a) noexcept {
+        return -a;
+    }
 };
 
 struct Invert {
@@ -425,26 +445,34 @@ struct Invert {
 // kernels/{trig,invtrig,hyperbolic,logpair}.hpp, <= 1 ULP with special values
 // as NumPy): float32 lanes are widened, computed in float64 and rounded once
 // (f32_via_f64, see expr_kernel), which keeps float32 within 0.5 + 2^-28 ULP.
-#define NUMFUSE_EXPR_MATH(Name, std_fn, batch_fn)                                  \
-    struct Name {                                                                  \
-        static constexpr bool vectorized = true;                                   \
-        template <class R, class T>                                                \
-        static R apply(T a) noexcept { return std::std_fn(a); }                    \
-        template <class B>                                                         \
-        static B batch(const B& a) noexcept { return batch_fn(a); }                \
+#define NUMFUSE_EXPR_MATH(Name, std_fn, batch_fn) \
+    struct Name {                                 \
+        static constexpr bool vectorized = true;  \
+        template <class R, class T>               \
+        static R apply(T a) noexcept {            \
+            return std::std_fn(a);                \
+        }                                         \
+        template <class B>                        \
+        static B batch(const B& a) noexcept {     \
+            return batch_fn(a);                   \
+        }                                         \
     };
-#define NUMFUSE_EXPR_MATH64(Name, std_fn, batch_fn, f32_fn)                        \
-    struct Name {                                                                  \
-        static constexpr bool vectorized = true;                                   \
-        static constexpr bool f32_via_f64 = true;                                  \
-        template <class R, class T>                                                \
-        static R apply(T a) noexcept { return std::std_fn(a); }                    \
-        template <class B>                                                         \
-        static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {                \
-            return batch_fn(a);                                                    \
-        }                                                                          \
-        template <class B>                                                         \
-        static B batch_for_f32(const B& a) noexcept { return f32_fn(a); }          \
+#define NUMFUSE_EXPR_MATH64(Name, std_fn, batch_fn, f32_fn)         \
+    struct Name {                                                   \
+        static constexpr bool vectorized = true;                    \
+        static constexpr bool f32_via_f64 = true;                   \
+        template <class R, class T>                                 \
+        static R apply(T a) noexcept {                              \
+            return std::std_fn(a);                                  \
+        }                                                           \
+        template <class B>                                          \
+        static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { \
+            return batch_fn(a);                                     \
+        }                                                           \
+        template <class B>                                          \
+        static B batch_for_f32(const B& a) noexcept {               \
+            return f32_fn(a);                                       \
+        }                                                           \
     };
 // float32 through float64 needs only ~2^-40 relative accuracy in float64: the
 // second kernel of each row is what float32 uses -- xsimd's float64 functions
@@ -490,7 +518,8 @@ struct Erfc {
     }
     template <class B>
     static B batch_for_f32(const B& a) noexcept {  // glibc's double erfc: 2.7 ULP of float64
-        return kernels::dd::scalar_lanes(a == a | !(a == a), a, a, [](double v) { return std::erfc(v); });
+        return kernels::dd::scalar_lanes(a == a | !(a == a), a, a,
+                                         [](double v) { return std::erfc(v); });
     }
     template <class B>
     static B batch(const B& a) noexcept {
@@ -504,9 +533,13 @@ struct Erfc {
 struct Erf {
     static constexpr bool vectorized = true;
     template <class R, class T>
-    static R apply(T a) noexcept { return std::erf(a); }
+    static R apply(T a) noexcept {
+        return std::erf(a);
+    }
     template <class B>
-    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::erf_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::erf_kernel(a);
+    }
 };
 
 // NumPy's complex log1p / expm1 / log2 / log10 formulas; the real ones
@@ -525,7 +558,9 @@ struct Log1p {
         }
     }
     template <class B>
-    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::log1p_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::log1p_kernel(a);
+    }
     template <class B>
     static B batch_for_f32(const B& a) noexcept {  // xsimd's log1p(-0) is +0
         return xsimd::select(a == B(0.0), a, xsimd::log1p(a));
@@ -547,7 +582,9 @@ struct Expm1 {
         }
     }
     template <class B>
-    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::expm1_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::expm1_kernel(a);
+    }
 };
 
 struct Log2 {
@@ -563,20 +600,30 @@ struct Log2 {
         }
     }
     template <class B>
-    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::log2_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::log2_kernel(a);
+    }
     template <class B>
-    static B batch_for_f32(const B& a) noexcept { return xsimd::log2(a); }
+    static B batch_for_f32(const B& a) noexcept {
+        return xsimd::log2(a);
+    }
 };
 
 struct Log10 {
     static constexpr bool vectorized = true;
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
-    static R apply(T a) noexcept { return std::log10(a); }
+    static R apply(T a) noexcept {
+        return std::log10(a);
+    }
     template <class B>
-    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::log10_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::log10_kernel(a);
+    }
     template <class B>
-    static B batch_for_f32(const B& a) noexcept { return xsimd::log10(a); }
+    static B batch_for_f32(const B& a) noexcept {
+        return xsimd::log10(a);
+    }
 };
 
 // scipy.special.expit (kernels/hyperbolic.hpp: 1 / (1 + e^-x), e^x / (1 + e^x)
@@ -591,7 +638,9 @@ struct Expit {
         return e / (T(1) + e);
     }
     template <class B>
-    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { return kernels::expit_kernel(a); }
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::expit_kernel(a);
+    }
     template <class B>
     static B batch_for_f32(const B& a) noexcept {  // float64 without pairs suffices
         using T = typename B::value_type;
@@ -609,7 +658,9 @@ struct Round {
         else return std::nearbyint(a);
     }
     template <class B>
-    static B batch(const B& a) noexcept { return xsimd::nearbyint(a); }
+    static B batch(const B& a) noexcept {
+        return xsimd::nearbyint(a);
+    }
 };
 
 struct Sign {
@@ -650,44 +701,56 @@ struct Abs {
 
 struct Conj {
     template <class R, class T>
-    static R apply(T a) noexcept { return std::conj(a); }
+    static R apply(T a) noexcept {
+        return std::conj(a);
+    }
 };
 struct Real {
     template <class R, class T>
-    static R apply(T a) noexcept { return a.real(); }
+    static R apply(T a) noexcept {
+        return a.real();
+    }
 };
 struct Imag {
     template <class R, class T>
-    static R apply(T a) noexcept { return a.imag(); }
+    static R apply(T a) noexcept {
+        return a.imag();
+    }
 };
 struct Complex {
     template <class R, class T>
-    static R apply(T a, T b) noexcept { return R(a, b); }
+    static R apply(T a, T b) noexcept {
+        return R(a, b);
+    }
 };
 
 struct Copy {
     template <class R, class T>
-    static R apply(T a) noexcept { return a; }
+    static R apply(T a) noexcept {
+        return a;
+    }
 };
 struct OnesLike {
     template <class R, class T>
-    static R apply(T) noexcept { return R(1); }
+    static R apply(T) noexcept {
+        return R(1);
+    }
 };
 
 // ------------------------------------------------------------ comparisons
 // Complex numbers order lexicographically, as NumPy's comparisons do, with NumPy's
 // NaN rule: where the real parts differ, a NaN imaginary part makes the result false.
-#define NUMFUSE_EXPR_COMPARE(Name, op)                                                     \
-    struct Name {                                                                          \
-        template <class R, class T>                                                        \
-        static R apply(T a, T b) noexcept {                                                \
-            if constexpr (is_complex_v<T>) {                                               \
-                if (a.real() == b.real()) return a.imag() op b.imag();                     \
+#define NUMFUSE_EXPR_COMPARE(Name, op)                                                       \
+    struct Name {                                                                            \
+        template <class R, class T>                                                          \
+        static R apply(T a, T b) noexcept {                                                  \
+            if constexpr (is_complex_v<T>) {                                                 \
+                if (a.real() == b.real()) return a.imag() op b.imag();                       \
                 return a.real() op b.real() && a.imag() == a.imag() && b.imag() == b.imag(); \
-            } else {                                                                       \
-                return a op b;                                                             \
-            }                                                                              \
-        }                                                                                  \
+            } else {                                                                         \
+                return a op b;                                                               \
+            }                                                                                \
+        }                                                                                    \
     };
 NUMFUSE_EXPR_COMPARE(Less, <)
 NUMFUSE_EXPR_COMPARE(LessEqual, <=)
@@ -697,11 +760,15 @@ NUMFUSE_EXPR_COMPARE(GreaterEqual, >=)
 
 struct Equal {
     template <class R, class T>
-    static R apply(T a, T b) noexcept { return a == b; }
+    static R apply(T a, T b) noexcept {
+        return a == b;
+    }
 };
 struct NotEqual {
     template <class R, class T>
-    static R apply(T a, T b) noexcept { return a != b; }
+    static R apply(T a, T b) noexcept {
+        return a != b;
+    }
 };
 
 struct Isnan {
@@ -727,12 +794,16 @@ struct Isfinite {
 };
 struct Signbit {
     template <class R, class T>
-    static R apply(T a) noexcept { return std::signbit(a); }
+    static R apply(T a) noexcept {
+        return std::signbit(a);
+    }
 };
 
 struct Where {
     template <class R, class T>
-    static R apply(bool condition, T a, T b) noexcept { return condition ? a : b; }
+    static R apply(bool condition, T a, T b) noexcept {
+        return condition ? a : b;
+    }
 };
 
 // Conversions: complex -> real keeps the real part, anything -> bool is != 0.
@@ -742,8 +813,9 @@ struct Cast {
         if constexpr (std::is_same_v<R, bool>) {
             return a != T(0);
         } else if constexpr (is_complex_v<R>) {
-            if constexpr (is_complex_v<T>) return R(static_cast<typename R::value_type>(a.real()),
-                                                    static_cast<typename R::value_type>(a.imag()));
+            if constexpr (is_complex_v<T>)
+                return R(static_cast<typename R::value_type>(a.real()),
+                         static_cast<typename R::value_type>(a.imag()));
             else return R(static_cast<typename R::value_type>(a), 0);
         } else if constexpr (is_complex_v<T>) {
             return static_cast<R>(a.real());
@@ -771,7 +843,8 @@ struct has_batch_for_f32<F, std::void_t<decltype(&F::template batch_for_f32<xsim
 template <class F, class = void>
 struct computes_f32_in_f64 : std::false_type {};
 template <class F>
-struct computes_f32_in_f64<F, std::void_t<decltype(F::f32_via_f64)>> : std::bool_constant<F::f32_via_f64> {};
+struct computes_f32_in_f64<F, std::void_t<decltype(F::f32_via_f64)>>
+    : std::bool_constant<F::f32_via_f64> {};
 
 // float32 lanes of an op whose accurate kernel is float64-only: widened in
 // chunks into float64 scratch, computed, rounded once on the way back (the
@@ -797,7 +870,8 @@ void f32_through_f64(float* out, const float* a, const float* b, std::size_t n) 
                 } else if constexpr (arity == 1) {
                     F::batch(V::load_aligned(xa + j)).store_aligned(xa + j);
                 } else {
-                    F::batch(V::load_aligned(xa + j), V::load_aligned(xb + j)).store_aligned(xa + j);
+                    F::batch(V::load_aligned(xa + j), V::load_aligned(xb + j))
+                        .store_aligned(xa + j);
                 }
             }
         } else {
@@ -811,8 +885,8 @@ void f32_through_f64(float* out, const float* a, const float* b, std::size_t n) 
 }
 
 template <class Arch, class F, class R, class A, class B, class C>
-unsigned expr_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes,
-                     const char* c_bytes, std::size_t n) noexcept {
+unsigned expr_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes, const char* c_bytes,
+                     std::size_t n) noexcept {
     constexpr int arity = std::is_void_v<B> ? 1 : (std::is_void_v<C> ? 2 : 3);
     using BA = std::conditional_t<std::is_void_v<B>, A, B>;
     using CA = std::conditional_t<std::is_void_v<C>, A, C>;
@@ -833,9 +907,11 @@ unsigned expr_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes,
                                 (arity < 3 || std::is_same_v<R, CA>);
     constexpr bool complex_math = computes_f32_in_f64<F>::value || std::is_same_v<F, Exp> ||
                                   std::is_same_v<F, Log> || std::is_same_v<F, Sqrt>;
-    if constexpr (computes_f32_in_f64<F>::value && std::is_same_v<R, float> && same_types && arity < 3) {
+    if constexpr (computes_f32_in_f64<F>::value && std::is_same_v<R, float> && same_types &&
+                  arity < 3) {
         f32_through_f64<Arch, F, arity>(out, a, b, n);
-    } else if constexpr (complex_math && arity == 1 && std::is_same_v<R, c64> && std::is_same_v<A, c64>) {
+    } else if constexpr (complex_math && arity == 1 && std::is_same_v<R, c64> &&
+                         std::is_same_v<A, c64>) {
         // complex64 transcendental functions computed in complex128 and rounded
         // once (the C library's complex float functions are 2-6 ULP off).
         for (std::size_t k = 0; k < n; ++k) {
@@ -897,10 +973,10 @@ unsigned expr_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes,
 
 // One level's kernel table, generated from the opcode rows.
 inline void fill_expr_table(expr::OpKernel* table) noexcept {
-#define NUMFUSE_EXPR_FILL(name, Functor, R, A, B, C)                                    \
-    table[static_cast<int>(expr::Opcode::name)] =                                       \
-        &expr_kernel<NUMFUSE_LEVEL_ARCH, Functor, NUMFUSE_EXPR_CTYPE_##R,               \
-                     NUMFUSE_EXPR_CTYPE_##A, NUMFUSE_EXPR_CTYPE_##B, NUMFUSE_EXPR_CTYPE_##C>;
+#define NUMFUSE_EXPR_FILL(name, Functor, R, A, B, C)                                              \
+    table[static_cast<int>(expr::Opcode::name)] =                                                 \
+        &expr_kernel<NUMFUSE_LEVEL_ARCH, Functor, NUMFUSE_EXPR_CTYPE_##R, NUMFUSE_EXPR_CTYPE_##A, \
+                     NUMFUSE_EXPR_CTYPE_##B, NUMFUSE_EXPR_CTYPE_##C>;
     NUMFUSE_EXPR_OPCODES(NUMFUSE_EXPR_FILL)
 #undef NUMFUSE_EXPR_FILL
 }

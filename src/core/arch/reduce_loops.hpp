@@ -175,8 +175,9 @@ void run_init(RunLaneState<T>& state) noexcept {
 // ReduceKernels::run_accumulate). The lane an element lands in depends only
 // on its index in the run, so results do not depend on threads.
 template <class T, bool HasB>
-NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_stride, const char* b,
-                         std::ptrdiff_t b_stride, std::size_t n, RunLaneState<T>& state) noexcept {
+NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_stride,
+                                                const char* b, std::ptrdiff_t b_stride,
+                                                std::size_t n, RunLaneState<T>& state) noexcept {
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
     constexpr std::size_t block = run_unroll * width;
@@ -253,8 +254,8 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
 }
 
 template <class T>
-void run_accumulate(const char* a, std::ptrdiff_t a_stride, const char* b,
-                    std::ptrdiff_t b_stride, std::size_t n, RunLaneState<T>& state) noexcept {
+void run_accumulate(const char* a, std::ptrdiff_t a_stride, const char* b, std::ptrdiff_t b_stride,
+                    std::size_t n, RunLaneState<T>& state) noexcept {
     if (b != nullptr) {
         run_accumulate_impl<T, true>(a, a_stride, b, b_stride, n, state);
     } else {
@@ -294,7 +295,8 @@ NUMFUSE_REDUCE_FLATTEN ReducePartial<T> run_finish(const RunLaneState<T>& state)
 }
 
 template <class T, SoftmaxKind Kind>
-inline Batch<T> softmax_value(const Batch<T>& x, const Batch<T>& m, const Batch<T>& param) noexcept {
+inline Batch<T> softmax_value(const Batch<T>& x, const Batch<T>& m,
+                              const Batch<T>& param) noexcept {
     if constexpr (Kind == SoftmaxKind::softmax) {
         return exp_difference(x, m) / param;
     } else {
@@ -303,8 +305,9 @@ inline Batch<T> softmax_value(const Batch<T>& x, const Batch<T>& m, const Batch<
 }
 
 template <class T, SoftmaxKind Kind>
-NUMFUSE_REDUCE_FLATTEN void run_write_impl(const char* a, std::ptrdiff_t a_stride, char* out, std::ptrdiff_t out_stride,
-                    std::size_t n, T m, T param) noexcept {
+NUMFUSE_REDUCE_FLATTEN void run_write_impl(const char* a, std::ptrdiff_t a_stride, char* out,
+                                           std::ptrdiff_t out_stride, std::size_t n, T m,
+                                           T param) noexcept {
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
@@ -362,7 +365,8 @@ inline void strip_fold_block(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_
         }
     }
     B block_max = x[0];
-    for (std::size_t r = 1; r < Rows; ++r) block_max = xsimd::select(x[r] > block_max, x[r], block_max);
+    for (std::size_t r = 1; r < Rows; ++r)
+        block_max = xsimd::select(x[r] > block_max, x[r], block_max);
     const auto larger = block_max > m;
     if (HasB || xsimd::any(larger)) {
         const B m_new = xsimd::select(larger, block_max, m);
@@ -441,10 +445,11 @@ inline void strip_fold_pair(const char* a, std::ptrdiff_t a_step, Batch<T>& m0, 
 }
 
 template <class T, bool HasB>
-NUMFUSE_REDUCE_FLATTEN void strip_accumulate_impl(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
-                           const char* b, std::ptrdiff_t b_lane, std::ptrdiff_t b_step,
-                           std::size_t lanes, std::size_t steps, T* m_state, T* s_state,
-                           T* c_state) noexcept {
+NUMFUSE_REDUCE_FLATTEN void strip_accumulate_impl(const char* a, std::ptrdiff_t a_lane,
+                                                  std::ptrdiff_t a_step, const char* b,
+                                                  std::ptrdiff_t b_lane, std::ptrdiff_t b_step,
+                                                  std::size_t lanes, std::size_t steps, T* m_state,
+                                                  T* s_state, T* c_state) noexcept {
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
     // Rows outside, lanes inside: the memory is read row by row, as a
@@ -458,8 +463,9 @@ NUMFUSE_REDUCE_FLATTEN void strip_accumulate_impl(const char* a, std::ptrdiff_t 
                 B m0 = B::load_unaligned(m_state + j), m1 = B::load_unaligned(m_state + j + width);
                 B s0 = B::load_unaligned(s_state + j), s1 = B::load_unaligned(s_state + j + width);
                 B c0 = B::load_unaligned(c_state + j), c1 = B::load_unaligned(c_state + j + width);
-                strip_fold_pair<T>(a + row_offset * a_step + static_cast<std::ptrdiff_t>(j) * a_lane,
-                                   a_step, m0, s0, c0, m1, s1, c1);
+                strip_fold_pair<T>(
+                    a + row_offset * a_step + static_cast<std::ptrdiff_t>(j) * a_lane, a_step, m0,
+                    s0, c0, m1, s1, c1);
                 m0.store_unaligned(m_state + j);
                 m1.store_unaligned(m_state + j + width);
                 s0.store_unaligned(s_state + j);
@@ -483,8 +489,8 @@ NUMFUSE_REDUCE_FLATTEN void strip_accumulate_impl(const char* a, std::ptrdiff_t 
                 for (std::size_t r = 0; r < rows; ++r) {
                     const auto row = static_cast<std::ptrdiff_t>(r);
                     strip_fold_block<T, HasB, 1>(pa + row * a_step, a_lane, a_step,
-                                                 HasB ? pb + row * b_step : nullptr, b_lane,
-                                                 b_step, count, m, s, c);
+                                                 HasB ? pb + row * b_step : nullptr, b_lane, b_step,
+                                                 count, m, s, c);
                 }
             }
             m.store_unaligned(m_state + j);
@@ -508,9 +514,11 @@ void strip_accumulate(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_ste
 }
 
 template <class T, SoftmaxKind Kind>
-NUMFUSE_REDUCE_FLATTEN void strip_write_impl(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,
-                      std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
-                      std::size_t steps, const T* m_lane, const T* param_lane) noexcept {
+NUMFUSE_REDUCE_FLATTEN void strip_write_impl(const char* a, std::ptrdiff_t a_lane,
+                                             std::ptrdiff_t a_step, char* out,
+                                             std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
+                                             std::size_t lanes, std::size_t steps, const T* m_lane,
+                                             const T* param_lane) noexcept {
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
     for (std::size_t r = 0; r < steps; ++r) {
@@ -532,8 +540,8 @@ void strip_write(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane, std::pt
                  char* out, std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
                  std::size_t steps, const T* m, const T* param) noexcept {
     if (kind == SoftmaxKind::softmax) {
-        strip_write_impl<T, SoftmaxKind::softmax>(a, a_lane, a_step, out, out_lane, out_step,
-                                                  lanes, steps, m, param);
+        strip_write_impl<T, SoftmaxKind::softmax>(a, a_lane, a_step, out, out_lane, out_step, lanes,
+                                                  steps, m, param);
     } else {
         strip_write_impl<T, SoftmaxKind::log_softmax>(a, a_lane, a_step, out, out_lane, out_step,
                                                       lanes, steps, m, param);
@@ -557,15 +565,16 @@ NUMFUSE_REDUCE_FLATTEN void short_softmax_impl(const char* a, std::ptrdiff_t a_l
         B m(lowest<T>());
         auto nan_seen = xsimd::isnan(m);  // all false (m is finite)
         for (std::size_t r = 0; r < steps; ++r) {
-            x[r] = load_lanes<T>(pa + static_cast<std::ptrdiff_t>(r) * a_step, a_lane, count,
-                                 T(0));
+            x[r] = load_lanes<T>(pa + static_cast<std::ptrdiff_t>(r) * a_step, a_lane, count, T(0));
             m = xsimd::select(x[r] > m, x[r], m);
-            // Not x != x: xsimd 8.1 compiles != to an ordered compare on AVX/AVX-512 (false for NaN).
+            // Not x != x: xsimd 8.1 compiles != to an ordered compare on AVX/AVX-512 (false for
+            // NaN).
             nan_seen = nan_seen || xsimd::isnan(x[r]);
         }
         B s(T(0));
         B c(T(0));
-        for (std::size_t r = 0; r < steps; ++r) add_compensated(s, c, kernels::exp_kernel(x[r] - m));
+        for (std::size_t r = 0; r < steps; ++r)
+            add_compensated(s, c, kernels::exp_kernel(x[r] - m));
         // SciPy's special values (see softmax_parameters in reduce.cpp): a
         // NaN or zero sum (NaN / +inf entries, all -inf) makes the group NaN,
         // except log_softmax with +inf and no NaN: m = +inf, param = 0.
@@ -599,8 +608,8 @@ void short_softmax(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane, std::
         short_softmax_impl<T, SoftmaxKind::softmax>(a, a_lane, a_step, out, out_lane, out_step,
                                                     lanes, steps);
     } else {
-        short_softmax_impl<T, SoftmaxKind::log_softmax>(a, a_lane, a_step, out, out_lane,
-                                                        out_step, lanes, steps);
+        short_softmax_impl<T, SoftmaxKind::log_softmax>(a, a_lane, a_step, out, out_lane, out_step,
+                                                        lanes, steps);
     }
 }
 

@@ -170,7 +170,8 @@ struct ErfOp : OrScreen<ErfOp> {
 template <class Op, class = void>
 struct op_single : std::false_type {};
 template <class Op>
-struct op_single<Op, std::void_t<decltype(Op::single)>> : std::integral_constant<bool, Op::single> {};
+struct op_single<Op, std::void_t<decltype(Op::single)>> : std::integral_constant<bool, Op::single> {
+};
 
 template <class Arch, class T>
 inline void store_streaming(const xsimd::batch<T, Arch>& value, T* aligned_dst) noexcept {
@@ -329,7 +330,8 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                         }
                     }
                     for (; i + 2 * width <= n; i += 2 * width) {
-                        const B x0 = B::load_unaligned(src + i), x1 = B::load_unaligned(src + i + width);
+                        const B x0 = B::load_unaligned(src + i),
+                                x1 = B::load_unaligned(src + i + width);
                         acc = Op::screen(Op::screen(acc, x0), x1);
                         store2(Op::compute_fast(x0), Op::compute_fast(x1));
                     }
@@ -373,10 +375,10 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
 
 // One level's table: [op][dtype][streaming].
 inline void fill_unary_table(UnaryLoop (&table)[unary_op_count][simd_dtype_count][2]) noexcept {
-#define NUMFUSE_FILL(OpType, index)                                                     \
-    table[index][0][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, float, false>;         \
-    table[index][1][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, double, false>;        \
-    table[index][0][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, float, true>;          \
+#define NUMFUSE_FILL(OpType, index)                                              \
+    table[index][0][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, float, false>;  \
+    table[index][1][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, double, false>; \
+    table[index][0][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, float, true>;   \
     table[index][1][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, double, true>;
     NUMFUSE_FILL(ExpOp, static_cast<int>(UnaryOp::exp))
     NUMFUSE_FILL(LogOp, static_cast<int>(UnaryOp::log))

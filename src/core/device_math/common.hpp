@@ -77,7 +77,9 @@ NUMFUSE_HD inline double quieted(double x) noexcept {
     return double_from_bits(bits_of(x) | 0x0008000000000000ull);
 }
 NUMFUSE_HD inline float canonical_nan_f32() noexcept { return float_from_bits(0x7fc00000u); }
-NUMFUSE_HD inline double canonical_nan_f64() noexcept { return double_from_bits(0x7ff8000000000000ull); }
+NUMFUSE_HD inline double canonical_nan_f64() noexcept {
+    return double_from_bits(0x7ff8000000000000ull);
+}
 
 NUMFUSE_HD inline double fma_(double a, double b, double c) noexcept {
 #if defined(__CUDA_ARCH__)
@@ -94,7 +96,9 @@ NUMFUSE_HD inline float fma_(float a, float b, float c) noexcept {
 #endif
 }
 
-NUMFUSE_HD inline double abs_(double x) noexcept { return double_from_bits(bits_of(x) & 0x7fffffffffffffffull); }
+NUMFUSE_HD inline double abs_(double x) noexcept {
+    return double_from_bits(bits_of(x) & 0x7fffffffffffffffull);
+}
 NUMFUSE_HD inline float abs_(float x) noexcept { return float_from_bits(bits_of(x) & 0x7fffffffu); }
 
 // Clamp to [lo, hi]; a NaN x gives lo or hi (callers replace NaN results anyway).

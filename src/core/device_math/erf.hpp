@@ -137,10 +137,12 @@ NUMFUSE_HD inline double with_sign_of(double y, double x) noexcept {
 __device__ inline void erf_rows_to_shared() noexcept {
     using namespace erf_detail;
     for (unsigned j = threadIdx.x; j < 16u * f64_width; j += blockDim.x) {
-        rows_f64_sh[(j / f64_width) * f64_pitch + j % f64_width] = rows_f64_dev[j / f64_width][j % f64_width];
+        rows_f64_sh[(j / f64_width) * f64_pitch + j % f64_width] =
+            rows_f64_dev[j / f64_width][j % f64_width];
     }
     for (unsigned j = threadIdx.x; j < 16u * f32_width; j += blockDim.x) {
-        rows_f32_sh[(j / f32_width) * f32_pitch + j % f32_width] = rows_f32_dev[j / f32_width][j % f32_width];
+        rows_f32_sh[(j / f32_width) * f32_pitch + j % f32_width] =
+            rows_f32_dev[j / f32_width][j % f32_width];
     }
     __syncthreads();
 }
@@ -164,8 +166,9 @@ NUMFUSE_HD inline double erf_scalar(double x) noexcept {
 NUMFUSE_HD inline float erf_scalar(float x) noexcept {
     if (is_nan(x)) return canonical_nan_f32();
     const double xd = static_cast<double>(x);
-    const double y = erf_detail::erf_abs<false>(abs_(xd), NUMFUSE_DM_ERF_F32_XMAX, NUMFUSE_DM_ERF_F32_QB,
-                                                NUMFUSE_DM_ERF_F32_QC, NUMFUSE_DM_ERF_F32_QN);
+    const double y =
+        erf_detail::erf_abs<false>(abs_(xd), NUMFUSE_DM_ERF_F32_XMAX, NUMFUSE_DM_ERF_F32_QB,
+                                   NUMFUSE_DM_ERF_F32_QC, NUMFUSE_DM_ERF_F32_QN);
     return static_cast<float>(erf_detail::with_sign_of(y, xd));
 }
 

@@ -65,7 +65,9 @@ struct consts<float> {
     static constexpr U neg_inf = 0xff800000u;
 };
 
-NUMFUSE_HD inline double from_bits_(std::uint64_t u, double) noexcept { return double_from_bits(u); }
+NUMFUSE_HD inline double from_bits_(std::uint64_t u, double) noexcept {
+    return double_from_bits(u);
+}
 NUMFUSE_HD inline float from_bits_(std::uint32_t u, float) noexcept { return float_from_bits(u); }
 
 // P(z) ~ (2 atanh(s) - 2 s) / s^3, z = s^2: tools/explog_remez.py log64_gen.
@@ -97,7 +99,8 @@ NUMFUSE_HD inline T log_positive(T x) noexcept {
     const U u = bits_of(xs) + C::off;  // exponent field of u = E + bias
     T e = static_cast<T>(static_cast<I>(u >> C::mant_bits) - C::bias);
     if (sub) e -= C::sub_exp;
-    const T m = from_bits_(static_cast<U>((u & C::mant_mask) + C::m_base), T());  // [1/sqrt2, sqrt2)
+    const T m =
+        from_bits_(static_cast<U>((u & C::mant_mask) + C::m_base), T());  // [1/sqrt2, sqrt2)
     const T f = m - T(1);  // exact
     const T s = f / (T(2) + f);
     const T z = s * s;

@@ -304,7 +304,8 @@ private:
             case NodeKind::unary: return unary(n);
             case NodeKind::binary: return binary(n);
             case NodeKind::compare: return compare(n);
-            case NodeKind::attribute: return real_or_imag(n.text, compile_node(n.args[0]), n.column);
+            case NodeKind::attribute:
+                return real_or_imag(n.text, compile_node(n.args[0]), n.column);
             case NodeKind::call: return call(n);
         }
         type_error("internal error: unknown node", n.column);
@@ -390,7 +391,8 @@ private:
         if (op == "//" || op == "%") {
             if (t == Type::b) t = Type::i;
             if (is_complex(t)) {
-                type_error(std::string("'") + op + "' is not supported for complex numbers", column);
+                type_error(std::string("'") + op + "' is not supported for complex numbers",
+                           column);
             }
             both(t);
             return emit(op == "//" ? "floordiv" : "mod", t, {a, b}, column, weak);
@@ -433,16 +435,52 @@ private:
             bool two = false, half = false;
             const auto& bytes = nodes_[b.node].value.bytes;
             switch (t) {
-                case Type::i: { std::int32_t e; std::memcpy(&e, bytes, 4); two = e == 2;
-                    if (e < 0) throw ExprError(ErrorKind::value, "Integers to negative integer powers are not allowed.", column);
-                    break; }
-                case Type::l: { std::int64_t e; std::memcpy(&e, bytes, 8); two = e == 2;
-                    if (e < 0) throw ExprError(ErrorKind::value, "Integers to negative integer powers are not allowed.", column);
-                    break; }
-                case Type::f: { float e; std::memcpy(&e, bytes, 4); two = e == 2.0f; half = e == 0.5f; break; }
-                case Type::d: { double e; std::memcpy(&e, bytes, 8); two = e == 2.0; half = e == 0.5; break; }
-                case Type::c: { float e[2]; std::memcpy(e, bytes, 8); half = e[0] == 0.5f && e[1] == 0.0f; break; }
-                case Type::z: { double e[2]; std::memcpy(e, bytes, 16); half = e[0] == 0.5 && e[1] == 0.0; break; }
+                case Type::i: {
+                    std::int32_t e;
+                    std::memcpy(&e, bytes, 4);
+                    two = e == 2;
+                    if (e < 0)
+                        throw ExprError(ErrorKind::value,
+                                        "Integers to negative integer powers are not allowed.",
+                                        column);
+                    break;
+                }
+                case Type::l: {
+                    std::int64_t e;
+                    std::memcpy(&e, bytes, 8);
+                    two = e == 2;
+                    if (e < 0)
+                        throw ExprError(ErrorKind::value,
+                                        "Integers to negative integer powers are not allowed.",
+                                        column);
+                    break;
+                }
+                case Type::f: {
+                    float e;
+                    std::memcpy(&e, bytes, 4);
+                    two = e == 2.0f;
+                    half = e == 0.5f;
+                    break;
+                }
+                case Type::d: {
+                    double e;
+                    std::memcpy(&e, bytes, 8);
+                    two = e == 2.0;
+                    half = e == 0.5;
+                    break;
+                }
+                case Type::c: {
+                    float e[2];
+                    std::memcpy(e, bytes, 8);
+                    half = e[0] == 0.5f && e[1] == 0.0f;
+                    break;
+                }
+                case Type::z: {
+                    double e[2];
+                    std::memcpy(e, bytes, 16);
+                    half = e[0] == 0.5 && e[1] == 0.0;
+                    break;
+                }
                 default: break;
             }
             if (two) return emit("mul", t, {a, a}, column, weak);
@@ -606,9 +644,10 @@ private:
                 if (is_complex(in)) {
                     // numexpr refuses these too; np.max orders complex numbers
                     // lexicographically -- maximum()/minimum() do, element-wise.
-                    type_error(n.text + "() is not supported for complex numbers (numexpr refuses "
-                                        "it too; element-wise maximum()/minimum() order them "
-                                        "lexicographically, as NumPy)",
+                    type_error(n.text +
+                                   "() is not supported for complex numbers (numexpr refuses "
+                                   "it too; element-wise maximum()/minimum() order them "
+                                   "lexicographically, as NumPy)",
                                n.column);
                 }
                 break;
@@ -665,7 +704,7 @@ private:
     Program generate(int root, const std::vector<int>& stage_of, std::vector<StageInput>& inputs) {
         Program program;
         std::unordered_map<int, int> reg_of;  // IR node -> register
-        std::vector<int> order;               // op nodes in evaluation order
+        std::vector<int> order;  // op nodes in evaluation order
         std::vector<char> seen(nodes_.size(), 0);
         topo(root, seen, order, stage_of);
 

@@ -37,10 +37,10 @@ bool is_name_char(char c) noexcept { return is_name_start(c) || is_digit(c); }
 // None are handled by the parser itself.
 const std::unordered_set<std::string>& python_keywords() {
     static const std::unordered_set<std::string> words = {
-        "and",   "as",    "assert", "async",  "await",  "break",  "class",    "continue",
-        "def",   "del",   "elif",   "else",   "except", "finally", "for",     "from",
-        "global", "if",   "import", "in",     "is",     "lambda", "nonlocal", "not",
-        "or",    "pass",  "raise",  "return", "try",    "while",  "with",     "yield"};
+        "and",    "as",   "assert", "async",  "await",  "break",   "class",    "continue",
+        "def",    "del",  "elif",   "else",   "except", "finally", "for",      "from",
+        "global", "if",   "import", "in",     "is",     "lambda",  "nonlocal", "not",
+        "or",     "pass", "raise",  "return", "try",    "while",   "with",     "yield"};
     return words;
 }
 
@@ -53,8 +53,8 @@ public:
         const std::size_t n = text_.size();
         std::size_t i = 0;
         while (true) {
-            while (i < n && (text_[i] == ' ' || text_[i] == '\t' || text_[i] == '\n' ||
-                             text_[i] == '\r')) {
+            while (i < n &&
+                   (text_[i] == ' ' || text_[i] == '\t' || text_[i] == '\n' || text_[i] == '\r')) {
                 ++i;
             }
             if (i >= n) break;
@@ -72,8 +72,10 @@ public:
                 }
                 if (python_keywords().count(word)) {
                     if (word == "and" || word == "or" || word == "not") {
-                        syntax_error("'" + word + "' is not supported; use '&', '|' or '~' on "
-                                     "boolean arrays", column);
+                        syntax_error("'" + word +
+                                         "' is not supported; use '&', '|' or '~' on "
+                                         "boolean arrays",
+                                     column);
                     }
                     syntax_error("the keyword '" + word + "' is not allowed in an expression",
                                  column);
@@ -89,8 +91,8 @@ public:
                 throw ExprError(ErrorKind::type, "strings are not supported in expressions",
                                 column);
             } else {
-                static const char* const two_char[] = {"**", "//", "<<", ">>", "<=", ">=",
-                                                       "==", "!="};
+                static const char* const two_char[] = {"**", "//", "<<", ">>",
+                                                       "<=", ">=", "==", "!="};
                 std::string op;
                 for (const char* candidate : two_char) {
                     if (text_.compare(i, 2, candidate) == 0) {
@@ -101,8 +103,8 @@ public:
                 if (op.empty()) {
                     if (std::strchr("+-*/%<>&|^~(),.=", c) == nullptr || c == '\0') {
                         if (c == '[') syntax_error("subscripts are not supported", column);
-                        if (c == ':') syntax_error("':' is not allowed (no lambdas or slices)",
-                                                   column);
+                        if (c == ':')
+                            syntax_error("':' is not allowed (no lambdas or slices)", column);
                         if (static_cast<unsigned char>(c) >= 0x80) {
                             syntax_error("only ASCII characters are allowed", column);
                         }
@@ -124,10 +126,11 @@ private:
     std::size_t scan_number(std::size_t i, std::vector<Token>& tokens) {
         const std::size_t n = text_.size();
         const std::size_t start = i;
-        if (text_[i] == '0' && i + 1 < n &&
-            std::strchr("xXoObB", text_[i + 1]) != nullptr && text_[i + 1] != '\0') {
+        if (text_[i] == '0' && i + 1 < n && std::strchr("xXoObB", text_[i + 1]) != nullptr &&
+            text_[i + 1] != '\0') {
             i += 2;
-            while (i < n && (std::isxdigit(static_cast<unsigned char>(text_[i])) || text_[i] == '_'))
+            while (i < n &&
+                   (std::isxdigit(static_cast<unsigned char>(text_[i])) || text_[i] == '_'))
                 ++i;
         } else {
             while (i < n && (is_digit(text_[i]) || text_[i] == '_')) ++i;
@@ -150,8 +153,8 @@ private:
         if (i < n && is_name_char(text_[i])) {
             syntax_error("invalid number literal", static_cast<int>(start));
         }
-        tokens.push_back({TokenKind::number, text_.substr(start, i - start),
-                          static_cast<int>(start)});
+        tokens.push_back(
+            {TokenKind::number, text_.substr(start, i - start), static_cast<int>(start)});
         return i;
     }
 
@@ -160,19 +163,19 @@ private:
 
 const std::unordered_set<std::string>& elementwise_functions() {
     static const std::unordered_set<std::string> names = {
-        "where",   "isinf",   "isnan",    "isfinite", "signbit", "sin",     "cos",
-        "tan",     "arcsin",  "arccos",   "arctan",   "arctan2", "hypot",   "nextafter",
-        "copysign", "maximum", "minimum", "sinh",     "cosh",    "tanh",    "arcsinh",
-        "arccosh", "arctanh", "log",      "log10",    "log1p",   "log2",    "exp",
-        "expm1",   "sqrt",    "trunc",    "round",    "ceil",    "floor",   "fmod",
-        "sign",    "abs",     "conj",     "real",     "imag",    "complex", "erf",
-        "erfc",    "expit",   "logaddexp", "copy",    "ones_like", "absolute", "negative"};
+        "where",    "isinf",   "isnan",     "isfinite", "signbit",   "sin",      "cos",
+        "tan",      "arcsin",  "arccos",    "arctan",   "arctan2",   "hypot",    "nextafter",
+        "copysign", "maximum", "minimum",   "sinh",     "cosh",      "tanh",     "arcsinh",
+        "arccosh",  "arctanh", "log",       "log10",    "log1p",     "log2",     "exp",
+        "expm1",    "sqrt",    "trunc",     "round",    "ceil",      "floor",    "fmod",
+        "sign",     "abs",     "conj",      "real",     "imag",      "complex",  "erf",
+        "erfc",     "expit",   "logaddexp", "copy",     "ones_like", "absolute", "negative"};
     return names;
 }
 
 const std::unordered_set<std::string>& reduction_functions() {
-    static const std::unordered_set<std::string> names = {"sum", "prod", "min", "max", "mean",
-                                                          "logsumexp"};
+    static const std::unordered_set<std::string> names = {"sum", "prod", "min",
+                                                          "max", "mean", "logsumexp"};
     return names;
 }
 
@@ -195,10 +198,10 @@ private:
     struct DepthGuard {
         explicit DepthGuard(Parser& p) : parser(p) {
             if (++parser.depth_ > max_nesting_depth) {
-                throw ExprError(ErrorKind::value,
-                                "expression nests too deeply (limit " +
-                                    std::to_string(max_nesting_depth) + ")",
-                                parser.peek().column);
+                throw ExprError(
+                    ErrorKind::value,
+                    "expression nests too deeply (limit " + std::to_string(max_nesting_depth) + ")",
+                    parser.peek().column);
             }
         }
         ~DepthGuard() { --parser.depth_; }
@@ -209,16 +212,14 @@ private:
         const std::size_t k = pos_ + ahead < tokens_.size() ? pos_ + ahead : tokens_.size() - 1;
         return tokens_[k];
     }
-    bool at_op(const char* op) const {
-        return peek().kind == TokenKind::op && peek().text == op;
-    }
+    bool at_op(const char* op) const { return peek().kind == TokenKind::op && peek().text == op; }
     Token next() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
     void expect(const char* op, const char* what) {
         if (!at_op(op)) {
             const Token& t = peek();
-            if (t.kind == TokenKind::end) syntax_error(std::string("expected ") + what +
-                                                           " before the end of the expression",
-                                                       t.column);
+            if (t.kind == TokenKind::end)
+                syntax_error(std::string("expected ") + what + " before the end of the expression",
+                             t.column);
             syntax_error(std::string("expected ") + what + ", got '" + t.text + "'", t.column);
         }
         next();
@@ -371,8 +372,8 @@ private:
         }
         if (at_op("(")) {
             next();
-            if (at_op(")")) syntax_error("empty parentheses (tuples are not supported)",
-                                         peek().column);
+            if (at_op(")"))
+                syntax_error("empty parentheses (tuples are not supported)", peek().column);
             const int inner = parse_expression();
             if (at_op(",")) syntax_error("tuples are not supported", peek().column);
             expect(")", "')'");
@@ -391,8 +392,8 @@ private:
             if (ch != '_') digits.push_back(ch);
         }
         const bool imaginary = !digits.empty() && (digits.back() == 'j' || digits.back() == 'J');
-        const bool radix = digits.size() > 1 && digits[0] == '0' &&
-                           std::strchr("xXoObB", digits[1]) != nullptr;
+        const bool radix =
+            digits.size() > 1 && digits[0] == '0' && std::strchr("xXoObB", digits[1]) != nullptr;
         const bool floating = !radix && digits.find_first_of(".eE") != std::string::npos;
         if (imaginary) {
             digits.pop_back();
@@ -414,7 +415,8 @@ private:
             const unsigned long long value = std::strtoull(digits.c_str() + skip, &end, base);
             if (errno == ERANGE || *end != '\0' || end == digits.c_str() + skip ||
                 value > static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max())) {
-                if (end != nullptr && *end != '\0') syntax_error("invalid number literal", t.column);
+                if (end != nullptr && *end != '\0')
+                    syntax_error("invalid number literal", t.column);
                 throw ExprError(ErrorKind::overflow,
                                 "integer constant " + t.text + " does not fit in int64", t.column);
             }
@@ -444,8 +446,7 @@ private:
                     keyword(node, reduction);
                 } else {
                     if (keywords_started) {
-                        syntax_error("positional argument after a keyword argument",
-                                     peek().column);
+                        syntax_error("positional argument after a keyword argument", peek().column);
                     }
                     node.args.push_back(parse_expression());
                 }
@@ -510,8 +511,8 @@ private:
             negative = true;
         }
         const Token t = next();
-        if (t.kind != TokenKind::number || t.text.find_first_not_of("0123456789") != std::string::npos ||
-            t.text.size() > 6) {
+        if (t.kind != TokenKind::number ||
+            t.text.find_first_not_of("0123456789") != std::string::npos || t.text.size() > 6) {
             syntax_error("axis must be an integer, a tuple of integers or None", t.column);
         }
         const int value = std::atoi(t.text.c_str());

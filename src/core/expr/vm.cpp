@@ -213,7 +213,8 @@ Space make_space(const Shape& iteration, const std::vector<int>& perm,
     for (int d : perm) {
         if (iteration[d] == 1) continue;  // size-1 dims carry no iteration
         shape.push_back(iteration[d]);
-        for (std::size_t o = 0; o < operands.size(); ++o) strides[o].push_back(operands[o].strides[d]);
+        for (std::size_t o = 0; o < operands.size(); ++o)
+            strides[o].push_back(operands[o].strides[d]);
     }
     // Merge dim k into k-1 when every operand steps through both as one.
     Shape merged;
@@ -225,10 +226,12 @@ Space make_space(const Shape& iteration, const std::vector<int>& perm,
         }
         if (can_merge) {
             merged.back() *= shape[k];
-            for (std::size_t o = 0; o < operands.size(); ++o) merged_strides[o].back() = strides[o][k];
+            for (std::size_t o = 0; o < operands.size(); ++o)
+                merged_strides[o].back() = strides[o][k];
         } else {
             merged.push_back(shape[k]);
-            for (std::size_t o = 0; o < operands.size(); ++o) merged_strides[o].push_back(strides[o][k]);
+            for (std::size_t o = 0; o < operands.size(); ++o)
+                merged_strides[o].push_back(strides[o][k]);
         }
     }
     for (std::size_t o = 0; o < operands.size(); ++o) {
@@ -284,7 +287,8 @@ void move_elements(const Shape& shape, const Operand& op, std::size_t start, std
             using E = decltype(tag);
             E* b = reinterpret_cast<E*>(buffer);
             for (std::size_t k = 0; k < run; ++k) {
-                if (Gather) std::memcpy(&b[k], p + static_cast<std::ptrdiff_t>(k) * step, sizeof(E));
+                if (Gather)
+                    std::memcpy(&b[k], p + static_cast<std::ptrdiff_t>(k) * step, sizeof(E));
                 else std::memcpy(p + static_cast<std::ptrdiff_t>(k) * step, &b[k], sizeof(E));
             }
         };
@@ -431,8 +435,7 @@ void raise_runtime_flags(unsigned flags) {
 }
 
 std::vector<Operand> stage_operands(const Stage& stage, const std::vector<ArrayView>& inputs,
-                                    const std::vector<ArrayView>& stage_outputs,
-                                    std::size_t ndim) {
+                                    const std::vector<ArrayView>& stage_outputs, std::size_t ndim) {
     std::vector<Operand> operands;
     for (const auto& in : stage.inputs) {
         const ArrayView& view = in.from_stage ? stage_outputs[in.index] : inputs[in.index];
@@ -477,7 +480,8 @@ void stream_fence() noexcept {
 #endif
 }
 
-void run_elementwise(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
+void run_elementwise(const Stage& stage, const StageGeometry& g,
+                     const std::vector<ArrayView>& inputs,
                      const std::vector<ArrayView>& stage_outputs, const ArrayView& out,
                      const OpKernelTable& kernels) {
     const std::size_t ndim = g.iteration.size();
@@ -497,7 +501,8 @@ void run_elementwise(const Stage& stage, const StageGeometry& g, const std::vect
     const std::size_t block = prototype.block();
     // Blocks start at multiples of block x item bytes (2 KiB) from the base, so
     // an aligned base makes every block's stores aligned.
-    const bool streaming = target.mode == Operand::contiguous && n * target.item >= streaming_bytes &&
+    const bool streaming = target.mode == Operand::contiguous &&
+                           n * target.item >= streaming_bytes &&
                            reinterpret_cast<std::uintptr_t>(target.base) % 16 == 0;
     // Interruptible between blocks (see interrupt.hpp).
     interrupt::Scope* const scope = interrupt::current();
@@ -541,9 +546,9 @@ void run_elementwise(const Stage& stage, const StageGeometry& g, const std::vect
 // pairwise float32 sum, and deterministic), integers in int64.
 template <class T>
 struct SumAcc {
-    using Acc = std::conditional_t<std::is_same_v<T, float>, double,
-                                   std::conditional_t<std::is_same_v<T, std::complex<float>>,
-                                                      std::complex<double>, T>>;
+    using Acc = std::conditional_t<
+        std::is_same_v<T, float>, double,
+        std::conditional_t<std::is_same_v<T, std::complex<float>>, std::complex<double>, T>>;
 };
 
 template <ReduceKind K, class T>
@@ -562,7 +567,8 @@ struct SumLike {
             for (int j = 0; j < 8; ++j) part[j] += static_cast<Acc>(v[k + j]);
         }
         for (; k < n; ++k) part[k % 8] += static_cast<Acc>(v[k]);
-        acc += ((part[0] + part[4]) + (part[2] + part[6])) + ((part[1] + part[5]) + (part[3] + part[7]));
+        acc += ((part[0] + part[4]) + (part[2] + part[6])) +
+               ((part[1] + part[5]) + (part[3] + part[7]));
     }
     static void add_columns(Acc* acc, const T* v, std::size_t n) {
         for (std::size_t k = 0; k < n; ++k) acc[k] += static_cast<Acc>(v[k]);
@@ -645,7 +651,8 @@ struct LogSumExp {
             if (std::isnan(acc.max)) return;
             acc.sum = (acc.max == -std::numeric_limits<double>::infinity()
                            ? 0.0
-                           : acc.sum * std::exp(acc.max - x)) + 1.0;
+                           : acc.sum * std::exp(acc.max - x)) +
+                      1.0;
             acc.max = x;
         } else if (x != -std::numeric_limits<double>::infinity()) {
             acc.sum += std::exp(x - acc.max);
@@ -670,8 +677,9 @@ struct LogSumExp {
             acc.sum = 1.0;
             return;
         }
-        double s = acc.max == -std::numeric_limits<double>::infinity() ? 0.0
-                                                                       : acc.sum * std::exp(acc.max - m);
+        double s = acc.max == -std::numeric_limits<double>::infinity()
+                       ? 0.0
+                       : acc.sum * std::exp(acc.max - m);
         for (std::size_t k = 0; k < n; ++k) s += std::exp(static_cast<double>(v[k]) - m);
         acc.max = m;
         acc.sum = s;
@@ -765,8 +773,8 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
         return;
     }
     const std::size_t ndim = g.iteration.size();
-    const Space space = make_space(g.iteration, layout.perm,
-                                   stage_operands(stage, inputs, stage_outputs, ndim));
+    const Space space =
+        make_space(g.iteration, layout.perm, stage_operands(stage, inputs, stage_outputs, ndim));
     const BlockRunner prototype(stage.program, space, kernels, reduce_block_bytes);
     const std::size_t block = prototype.block();
     interrupt::Scope* const scope = interrupt::current();
@@ -778,8 +786,8 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
         std::unique_ptr<Acc[]> acc(new Acc[m]);
         for (std::size_t k = 0; k < m; ++k) acc[k] = R::init();
         flags = parallel::for_ranges_or(
-            m, std::max<std::size_t>(64, min_elements_per_thread / std::max<std::size_t>(l, 1)),
-            64, [&](std::size_t begin, std::size_t end) {
+            m, std::max<std::size_t>(64, min_elements_per_thread / std::max<std::size_t>(l, 1)), 64,
+            [&](std::size_t begin, std::size_t end) {
                 BlockRunner runner = prototype;
                 runner.attach();
                 unsigned local = 0;
@@ -800,24 +808,23 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
         const std::size_t chunks = (l + reduce_chunk - 1) / reduce_chunk;
         std::unique_ptr<Acc[]> partial(new Acc[m * chunks]);
         for (std::size_t k = 0; k < m * chunks; ++k) partial[k] = R::init();
-        flags = parallel::for_ranges_or(
-            m * chunks, 1, 1, [&](std::size_t begin, std::size_t end) {
-                BlockRunner runner = prototype;
-                runner.attach();
-                unsigned local = 0;
-                for (std::size_t unit = begin; unit < end; ++unit) {
-                    const std::size_t row = unit / chunks, chunk = unit % chunks;
-                    const std::size_t first = chunk * reduce_chunk;
-                    const std::size_t last = std::min(l, first + reduce_chunk);
-                    for (std::size_t at = first; at < last; at += block) {
-                        if (interrupt::should_stop(scope)) return local;
-                        const std::size_t count = std::min(block, last - at);
-                        const char* v = runner.run(row * l + at, count, nullptr, local);
-                        R::add_run(partial[unit], reinterpret_cast<const T*>(v), count);
-                    }
+        flags = parallel::for_ranges_or(m * chunks, 1, 1, [&](std::size_t begin, std::size_t end) {
+            BlockRunner runner = prototype;
+            runner.attach();
+            unsigned local = 0;
+            for (std::size_t unit = begin; unit < end; ++unit) {
+                const std::size_t row = unit / chunks, chunk = unit % chunks;
+                const std::size_t first = chunk * reduce_chunk;
+                const std::size_t last = std::min(l, first + reduce_chunk);
+                for (std::size_t at = first; at < last; at += block) {
+                    if (interrupt::should_stop(scope)) return local;
+                    const std::size_t count = std::min(block, last - at);
+                    const char* v = runner.run(row * l + at, count, nullptr, local);
+                    R::add_run(partial[unit], reinterpret_cast<const T*>(v), count);
                 }
-                return local;
-            });
+            }
+            return local;
+        });
         for (std::size_t row = 0; row < m; ++row) {
             Acc acc = partial[row * chunks];
             for (std::size_t c = 1; c < chunks; ++c) R::merge(acc, partial[row * chunks + c]);
@@ -842,7 +849,8 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
                     for (std::size_t at = first; at < last; at += block) {
                         if (interrupt::should_stop(scope)) return local;
                         const std::size_t count = std::min(block, last - at);
-                        const T* v = reinterpret_cast<const T*>(runner.run(at, count, nullptr, local));
+                        const T* v =
+                            reinterpret_cast<const T*>(runner.run(at, count, nullptr, local));
                         std::size_t k = 0;
                         while (k < count) {
                             const std::size_t take = std::min(count - k, l - in_row);
@@ -893,10 +901,12 @@ void reduce_kind(Type t, const Stage& stage, const StageGeometry& g,
     constexpr bool extremum = K == ReduceKind::min || K == ReduceKind::max;
     switch (t) {
         case Type::b:
-            if constexpr (extremum) return reduce_as<K, bool>(stage, g, inputs, stage_outputs, result, kernels);
+            if constexpr (extremum)
+                return reduce_as<K, bool>(stage, g, inputs, stage_outputs, result, kernels);
             break;
         case Type::i:
-            if constexpr (extremum) return reduce_as<K, std::int32_t>(stage, g, inputs, stage_outputs, result, kernels);
+            if constexpr (extremum)
+                return reduce_as<K, std::int32_t>(stage, g, inputs, stage_outputs, result, kernels);
             break;
         case Type::l:
             if constexpr (K != ReduceKind::mean && K != ReduceKind::logsumexp)
@@ -906,11 +916,13 @@ void reduce_kind(Type t, const Stage& stage, const StageGeometry& g,
         case Type::d: return reduce_as<K, double>(stage, g, inputs, stage_outputs, result, kernels);
         case Type::c:
             if constexpr (!extremum && K != ReduceKind::logsumexp)
-                return reduce_as<K, std::complex<float>>(stage, g, inputs, stage_outputs, result, kernels);
+                return reduce_as<K, std::complex<float>>(stage, g, inputs, stage_outputs, result,
+                                                         kernels);
             break;
         case Type::z:
             if constexpr (!extremum && K != ReduceKind::logsumexp)
-                return reduce_as<K, std::complex<double>>(stage, g, inputs, stage_outputs, result, kernels);
+                return reduce_as<K, std::complex<double>>(stage, g, inputs, stage_outputs, result,
+                                                          kernels);
             break;
     }
     throw ExprError(ErrorKind::type, std::string("reduction ") + reduce_name(K) +
@@ -922,12 +934,24 @@ void run_reduction(const Stage& stage, const StageGeometry& g, const std::vector
                    const OpKernelTable& kernels) {
     const Type t = stage.out_type;
     switch (stage.reduce) {
-        case ReduceKind::sum: return reduce_kind<ReduceKind::sum>(t, stage, g, inputs, stage_outputs, result, kernels);
-        case ReduceKind::prod: return reduce_kind<ReduceKind::prod>(t, stage, g, inputs, stage_outputs, result, kernels);
-        case ReduceKind::min: return reduce_kind<ReduceKind::min>(t, stage, g, inputs, stage_outputs, result, kernels);
-        case ReduceKind::max: return reduce_kind<ReduceKind::max>(t, stage, g, inputs, stage_outputs, result, kernels);
-        case ReduceKind::mean: return reduce_kind<ReduceKind::mean>(t, stage, g, inputs, stage_outputs, result, kernels);
-        case ReduceKind::logsumexp: return reduce_kind<ReduceKind::logsumexp>(t, stage, g, inputs, stage_outputs, result, kernels);
+        case ReduceKind::sum:
+            return reduce_kind<ReduceKind::sum>(t, stage, g, inputs, stage_outputs, result,
+                                                kernels);
+        case ReduceKind::prod:
+            return reduce_kind<ReduceKind::prod>(t, stage, g, inputs, stage_outputs, result,
+                                                 kernels);
+        case ReduceKind::min:
+            return reduce_kind<ReduceKind::min>(t, stage, g, inputs, stage_outputs, result,
+                                                kernels);
+        case ReduceKind::max:
+            return reduce_kind<ReduceKind::max>(t, stage, g, inputs, stage_outputs, result,
+                                                kernels);
+        case ReduceKind::mean:
+            return reduce_kind<ReduceKind::mean>(t, stage, g, inputs, stage_outputs, result,
+                                                 kernels);
+        case ReduceKind::logsumexp:
+            return reduce_kind<ReduceKind::logsumexp>(t, stage, g, inputs, stage_outputs, result,
+                                                      kernels);
         case ReduceKind::none: break;
     }
 }
@@ -969,8 +993,8 @@ void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t
     std::size_t buffers = static_cast<std::size_t>(program.slots);
     for (const auto& r : program.registers) buffers += r.kind == RegisterKind::constant;
     const std::size_t fill_count = std::min(n, block);
-    const bool streaming = n * out_item >= streaming_bytes &&
-                           reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    const bool streaming =
+        n * out_item >= streaming_bytes && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
     const std::size_t nreg = program.registers.size();
     const int result = program.result;
     interrupt::Scope* const scope = interrupt::current();
@@ -1003,7 +1027,8 @@ void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t
                 if (interrupt::should_stop(scope)) break;
                 const std::size_t count = std::min(block, end - start);
                 for (std::size_t r = 0; r < nreg; ++r) {
-                    if (input_base[r]) regs[r] = const_cast<char*>(input_base[r]) + start * input_item[r];
+                    if (input_base[r])
+                        regs[r] = const_cast<char*>(input_base[r]) + start * input_item[r];
                 }
                 regs[result] = streaming ? result_register : out + start * out_item;
                 for (const Instruction& ins : program.code) {
@@ -1012,7 +1037,8 @@ void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t
                         ins.b >= 0 ? regs[ins.b] : nullptr, ins.c >= 0 ? regs[ins.c] : nullptr,
                         count);
                 }
-                if (streaming) stream_out(out + start * out_item, result_register, count * out_item);
+                if (streaming)
+                    stream_out(out + start * out_item, result_register, count * out_item);
             }
             if (streaming) stream_fence();
             return local;

@@ -29,7 +29,8 @@ template <class Arch>
 inline constexpr bool is_avx512 = std::is_base_of<xsimd::avx512f, Arch>::value;
 
 template <class Arch>
-inline constexpr bool has_fma = is_avx512<Arch> || std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
+inline constexpr bool has_fma =
+    is_avx512<Arch> || std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
 
 template <class T>
 using int_of_t = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
@@ -62,7 +63,8 @@ inline B horner(const B& x, C c0, Cs... cs) noexcept {
 
 // NaN lanes of x -> NumPy's result for exp/log of that NaN, other lanes -> y.
 template <class T, class A>
-inline xsimd::batch<T, A> nan_result(const xsimd::batch<T, A>& x, const xsimd::batch<T, A>& y) noexcept {
+inline xsimd::batch<T, A> nan_result(const xsimd::batch<T, A>& x,
+                                     const xsimd::batch<T, A>& y) noexcept {
     // Not `x != x`: xsimd 8.1 compiles != to an *ordered* compare on AVX and
     // AVX-512 (_CMP_NEQ_OQ), which is false for NaN.
     const auto isnan = xsimd::isnan(x);

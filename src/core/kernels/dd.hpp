@@ -83,12 +83,15 @@ NUMFUSE_ALWAYS_INLINE bd<A> even_odd(const bd<A>& z, const bd<A>& even, const bd
 // permutes on AVX-512 (vgatherqpd is slow on CPUs with the gather-data-
 // sampling microcode fix), scalar loads elsewhere.
 template <class A>
-NUMFUSE_ALWAYS_INLINE bd<A> lookup32(const double* table, const xsimd::batch<std::int64_t, A>& j) noexcept {
+NUMFUSE_ALWAYS_INLINE bd<A> lookup32(const double* table,
+                                     const xsimd::batch<std::int64_t, A>& j) noexcept {
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) {
         const __m512i idx = j;
-        const __m512d lo = _mm512_permutex2var_pd(_mm512_load_pd(table), idx, _mm512_load_pd(table + 8));
-        const __m512d hi = _mm512_permutex2var_pd(_mm512_load_pd(table + 16), idx, _mm512_load_pd(table + 24));
+        const __m512d lo =
+            _mm512_permutex2var_pd(_mm512_load_pd(table), idx, _mm512_load_pd(table + 8));
+        const __m512d hi =
+            _mm512_permutex2var_pd(_mm512_load_pd(table + 16), idx, _mm512_load_pd(table + 24));
         const __mmask8 upper = _mm512_test_epi64_mask(idx, _mm512_set1_epi64(16));
         return bd<A>(_mm512_mask_blend_pd(upper, lo, hi));
     } else
@@ -130,7 +133,7 @@ NUMFUSE_ALWAYS_INLINE pair<A> two_prod(const bd<A>& a, const bd<A>& b) noexcept 
         return {p, bd<A>(_mm512_fmsub_pd(a, b, p))};
     } else
 #endif
-    if constexpr (detail::has_fma<A>) {
+        if constexpr (detail::has_fma<A>) {
         return {p, xsimd::fms(a, b, p)};
     } else {
         const bd<A> split(134217729.0);  // 2^27 + 1
@@ -236,8 +239,8 @@ NUMFUSE_ALWAYS_INLINE pair<A> sqrt(const pair<A>& x) noexcept {
 // Lanes where `use` is set get scalar_fn(x[k]) instead of result[k]: the
 // rare-argument fallback of the SIMD kernels (huge trig arguments, ...).
 template <class A, class F>
-NUMFUSE_ALWAYS_INLINE bd<A> scalar_lanes(const xsimd::batch_bool<double, A>& use, const bd<A>& x, const bd<A>& result,
-                          F scalar_fn) noexcept {
+NUMFUSE_ALWAYS_INLINE bd<A> scalar_lanes(const xsimd::batch_bool<double, A>& use, const bd<A>& x,
+                                         const bd<A>& result, F scalar_fn) noexcept {
     constexpr std::size_t n = bd<A>::size;
     alignas(64) double xs[n], rs[n];
     bool flags[n];

@@ -168,7 +168,8 @@ struct erf_table_f64 {
     // c1lo is zero for k >= 1 (centers m chosen so that c1 is a double); the
     // kernel applies interval 0's c1lo as this constant under the k = 0 mask.
     static constexpr double c1lo0 = -0x1.ca38adde68c03p-57;  // -1.2420116016034205e-17
-    alignas(64) static constexpr double c[10][16] = {  // c2..c11
+    alignas(64) static constexpr double c[10][16] = {
+        // c2..c11
         {
             -0x1.812746b0379e7p-2,  // c2 = -0.37612638903183754
             -0x1.a81d7ce8c06d6p-2,  // c2 = -0.41417498751262138
@@ -451,7 +452,8 @@ struct erf_table_f32 {
         0x1.23a6bdb8282c9p-70,  // 9.649933111055938e-22
         -0x1.26447c7620e3bp-75,  // -3.0426548858127367e-23
     };
-    alignas(64) static constexpr double c[4][16] = {  // c2..c5
+    alignas(64) static constexpr double c[4][16] = {
+        // c2..c5
         {
             -0x1.8127468fb91e4p-2,  // c2 = -0.37612638714042945
             -0x1.a1da50479c0fcp-2,  // c2 = -0.40805936276502996
@@ -606,7 +608,8 @@ struct erf_coefs {
     using B = xsimd::batch<double, Arch>;
     static constexpr int width = erf_rows<Tab>::width;
     static constexpr bool in_registers = std::is_base_of<xsimd::avx512f, Arch>::value;
-    static constexpr bool sse2_pairs = !in_registers && !std::is_base_of<xsimd::avx2, Arch>::value &&
+    static constexpr bool sse2_pairs = !in_registers &&
+                                       !std::is_base_of<xsimd::avx2, Arch>::value &&
                                        std::is_base_of<xsimd::sse2, Arch>::value && B::size == 2;
 
     // Coefficient j of the row: 0 = m, 1 = c0, 2 = c1hi, 3 = c1lo, 4 + i = c_{i+2}.
@@ -615,7 +618,11 @@ struct erf_coefs {
     NUMFUSE_ERF_INLINE B operator[](int j) const noexcept {
         if constexpr (in_registers) {
 #if defined(__AVX512F__)
-            const double* tab = j == 0 ? Tab::m : j == 1 ? Tab::c0 : j == 2 ? Tab::c1hi : j == 3 ? Tab::c1lo : Tab::c[j - 4];
+            const double* tab = j == 0   ? Tab::m
+                                : j == 1 ? Tab::c0
+                                : j == 2 ? Tab::c1hi
+                                : j == 3 ? Tab::c1lo
+                                         : Tab::c[j - 4];
             return _mm512_permutex2var_pd(_mm512_load_pd(tab), k512, _mm512_load_pd(tab + 8));
 #else
             return B(0.0);
@@ -676,7 +683,7 @@ private:
 // Horner in u over c_{J+2}, c_{J+3}, ..., c_D: c_{J+2} + u*(c_{J+3} + ...), unrolled.
 template <class Tab, class Arch, int J>
 NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> horner(const erf_coefs<Tab, Arch>& k,
-                                         xsimd::batch<double, Arch> u) noexcept {
+                                                     xsimd::batch<double, Arch> u) noexcept {
     if constexpr (J == Tab::degree - 2) {
         return k[4 + J];
     } else {
@@ -714,7 +721,8 @@ inline double erf_tiny(double x) noexcept {
 // (sse2) the plain form measured 0.84 ulp, so sse2 keeps the pair; with FMA the
 // plain form stays below 1 ulp and saves the error term's operations.
 template <class Arch>
-inline constexpr bool split_c1 = !(std::is_base_of<xsimd::avx2, Arch>::value || std::is_base_of<xsimd::avx512f, Arch>::value);
+inline constexpr bool split_c1 =
+    !(std::is_base_of<xsimd::avx2, Arch>::value || std::is_base_of<xsimd::avx512f, Arch>::value);
 
 // erf on ax = |x| (NaN allowed: garbage there, the caller overwrites it).
 // Split: keep c1 as c1hi + c1lo (float64); otherwise c1hi only (float32 via double).
@@ -724,7 +732,8 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_abs(xsimd::batch<double, Arch>
     const B two52(0x1p52);
     ax = xsimd::min(ax, B(Tab::xmax));
     // k = round(qb*ax + qc*ax^2 - n) in the low mantissa bits of r; max() clamps k >= 0.
-    const B r = xsimd::max(xsimd::fma(xsimd::fma(B(Tab::qc), ax, B(Tab::qb)), ax, B(Tab::qn)), two52);
+    const B r =
+        xsimd::max(xsimd::fma(xsimd::fma(B(Tab::qc), ax, B(Tab::qb)), ax, B(Tab::qn)), two52);
     const auto k0 = (r == two52);  // interval 0
     const erf_coefs<Tab, Arch> k(r);
     const B t = ax - k[0];  // exact; t = ax on interval 0 (m = 0)
@@ -774,32 +783,34 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_abs_fma(xsimd::batch<double, A
         ax = xsimd::min(x & B(abs_mask<Arch>()), B(Tab::xmax));
     }
     const B x2 = x * x;
-    const B r = xsimd::max(xsimd::fma(xsimd::fma(B(Tab::qc), ax, B(Tab::qb)), ax, B(Tab::qn)), two52);
+    const B r =
+        xsimd::max(xsimd::fma(xsimd::fma(B(Tab::qc), ax, B(Tab::qb)), ax, B(Tab::qn)), two52);
     const auto k0 = (r == two52);
     // q = E(u^2) + u O(u^2), E = c2 + c4 u^2 + ... + c10 u^8, O = c3 + c5 u^2 + ... + c11 u^8,
     // both by Horner (the same operations in the same order on every FMA level).
-    const auto eval = [&](const B& t, const B& base, const B& c1, const B& c2, auto&& coef) NUMFUSE_ERF_LAMBDA_INLINE {
-        const B u = xsimd::select(k0, x2, t);
-        const B u2 = u * u;
-        const B c10 = coef(10, r), c11 = coef(11, r);
-        const B c8 = coef(8, c10);
-        B e = xsimd::fma(c10, u2, c8);
-        const B c9 = coef(9, c11);
-        B o = xsimd::fma(c11, u2, c9);
-        const B c6 = coef(6, c8);
-        e = xsimd::fma(e, u2, c6);
-        const B c7 = coef(7, c9);
-        o = xsimd::fma(o, u2, c7);
-        const B c4 = coef(4, c6);
-        e = xsimd::fma(e, u2, c4);
-        const B c5 = coef(5, c7);
-        o = xsimd::fma(o, u2, c5);
-        const B c3 = coef(3, c5);
-        o = xsimd::fma(o, u2, c3);
-        e = xsimd::fma(e, u2, c2);
-        const B q = xsimd::fma(o, u, e);
-        return xsimd::fma(t, xsimd::fma(q, u, c1), base);
-    };
+    const auto eval = [&](const B& t, const B& base, const B& c1, const B& c2, auto&& coef)
+                          NUMFUSE_ERF_LAMBDA_INLINE {
+                              const B u = xsimd::select(k0, x2, t);
+                              const B u2 = u * u;
+                              const B c10 = coef(10, r), c11 = coef(11, r);
+                              const B c8 = coef(8, c10);
+                              B e = xsimd::fma(c10, u2, c8);
+                              const B c9 = coef(9, c11);
+                              B o = xsimd::fma(c11, u2, c9);
+                              const B c6 = coef(6, c8);
+                              e = xsimd::fma(e, u2, c6);
+                              const B c7 = coef(7, c9);
+                              o = xsimd::fma(o, u2, c7);
+                              const B c4 = coef(4, c6);
+                              e = xsimd::fma(e, u2, c4);
+                              const B c5 = coef(5, c7);
+                              o = xsimd::fma(o, u2, c5);
+                              const B c3 = coef(3, c5);
+                              o = xsimd::fma(o, u2, c3);
+                              e = xsimd::fma(e, u2, c2);
+                              const B q = xsimd::fma(o, u, e);
+                              return xsimd::fma(t, xsimd::fma(q, u, c1), base);
+                          };
 #if defined(__AVX512F__)
     if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) {
         // vpermt2pd reads the low 4 bits of each index lane: r for m, c0, c1, c2 and the
@@ -817,14 +828,16 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_abs_fma(xsimd::batch<double, A
         };
         const B t = ax - P(0, r);
         const B base = xsimd::select(k0, t, P(1, r));
-        return eval(t, base, P(2, r), P(3, r), [&](int j, const B& idx) NUMFUSE_ERF_LAMBDA_INLINE { return P(j + 1, idx); });
+        return eval(t, base, P(2, r), P(3, r),
+                    [&](int j, const B& idx) NUMFUSE_ERF_LAMBDA_INLINE { return P(j + 1, idx); });
     } else
 #endif
     {
         const erf_coefs<Tab, Arch> k(r);
         const B t = ax - k[0];
         const B base = xsimd::select(k0, t, k[1]);
-        return eval(t, base, k[2], k[4], [&](int j, const B&) NUMFUSE_ERF_LAMBDA_INLINE { return k[j + 2]; });
+        return eval(t, base, k[2], k[4],
+                    [&](int j, const B&) NUMFUSE_ERF_LAMBDA_INLINE { return k[j + 2]; });
     }
 }
 
@@ -834,8 +847,8 @@ namespace erf_detail {
 
 // Replaces the lanes with 0 < |x| < 2^-1000 by erf_tiny (out of line: rarely taken).
 template <class Arch>
-NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erf_fix_tiny(xsimd::batch<double, Arch> x,
-                                                             xsimd::batch<double, Arch> y) noexcept {
+NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erf_fix_tiny(
+    xsimd::batch<double, Arch> x, xsimd::batch<double, Arch> y) noexcept {
     constexpr std::size_t N = xsimd::batch<double, Arch>::size;
     alignas(64) double xs[N], ys[N];
     x.store_aligned(xs);
@@ -874,12 +887,14 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Ar
 // (true for |x| < 2^-1000, including 0, and for NaN): one compare instead of
 // erf_kernel's three compares and a blend; the fixup runs out of line.
 template <class Arch>
-NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel_nofix(xsimd::batch<double, Arch> x) noexcept {
+NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel_nofix(
+    xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B sign_mask(-0.0);
     B y;
     if constexpr (erf_detail::split_c1<Arch>) {
-        y = erf_detail::erf_abs<erf_detail::erf_table_f64, true, Arch>(x & B(erf_detail::abs_mask<Arch>()));
+        y = erf_detail::erf_abs<erf_detail::erf_table_f64, true, Arch>(
+            x & B(erf_detail::abs_mask<Arch>()));
     } else {
         y = erf_detail::erf_abs_fma<erf_detail::erf_table_f64, Arch>(x);
     }
@@ -887,7 +902,8 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel_nofix(xsimd::batch<doub
 }
 
 template <class Arch>
-NUMFUSE_ERF_INLINE xsimd::batch_bool<double, Arch> erf_special(xsimd::batch<double, Arch> x) noexcept {
+NUMFUSE_ERF_INLINE xsimd::batch_bool<double, Arch> erf_special(
+    xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B ax = x & B(erf_detail::abs_mask<Arch>());
     return !(ax >= B(0x1p-1000));  // ordered >=: false for NaN
@@ -908,7 +924,7 @@ namespace erf_detail {
 // float <-> double lane conversion: a float batch is two double batches.
 template <class Arch>
 NUMFUSE_ERF_INLINE void widen(xsimd::batch<float, Arch> x, xsimd::batch<double, Arch>& lo,
-                  xsimd::batch<double, Arch>& hi) noexcept {
+                              xsimd::batch<double, Arch>& hi) noexcept {
     if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) {
 #if defined(__AVX512F__)
         lo = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
@@ -935,7 +951,7 @@ NUMFUSE_ERF_INLINE void widen(xsimd::batch<float, Arch> x, xsimd::batch<double, 
 
 template <class Arch>
 NUMFUSE_ERF_INLINE xsimd::batch<float, Arch> narrow(xsimd::batch<double, Arch> lo,
-                                        xsimd::batch<double, Arch> hi) noexcept {
+                                                    xsimd::batch<double, Arch> hi) noexcept {
     if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) {
 #if defined(__AVX512F__)
         const __m256 l = _mm512_cvtpd_ps(lo), h = _mm512_cvtpd_ps(hi);

@@ -123,7 +123,8 @@ inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
     const B rh = r1 - kc;                                 // r = rh + rl exactly (to ~2^-100)
     const B rl = (r1 - rh) - kc;
     const B q = exp_poly_gen(rh, T());
-    const B s = xsimd::fma(rh * rh, q, xsimd::fma(rl, rh, rl));  // e^r - 1 - rh, e^rh rl ~ rl (1 + rh)
+    const B s =
+        xsimd::fma(rh * rh, q, xsimd::fma(rl, rh, rl));  // e^r - 1 - rh, e^rh rl ~ rl (1 + rh)
     const B h = B(T(1)) + rh;                             // 1 + rh as an exact pair (|rh| < 1)
     const B hl = (B(T(1)) - h) + rh;
     const B y = h + (hl + s);                             // e^r in [0.7, 1.42]
@@ -147,16 +148,40 @@ inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
 // 2^(j/16) = hi + lo, j = 0..15: hi = RN(2^(j/16)), lo = RN(2^(j/16) - hi).
 // tools/explog_remez.py tables.
 alignas(64) inline constexpr double exp_tab16_hi[16] = {
-    0x1.0p+0,               0x1.0b5586cf9890fp+0,   0x1.172b83c7d517bp+0,   0x1.2387a6e756238p+0,
-    0x1.306fe0a31b715p+0,   0x1.3dea64c123422p+0,   0x1.4bfdad5362a27p+0,   0x1.5ab07dd485429p+0,
-    0x1.6a09e667f3bcdp+0,   0x1.7a11473eb0187p+0,   0x1.8ace5422aa0dbp+0,   0x1.9c49182a3f09p+0,
-    0x1.ae89f995ad3adp+0,   0x1.c199bdd85529cp+0,   0x1.d5818dcfba487p+0,   0x1.ea4afa2a490dap+0,
+    0x1.0p+0,
+    0x1.0b5586cf9890fp+0,
+    0x1.172b83c7d517bp+0,
+    0x1.2387a6e756238p+0,
+    0x1.306fe0a31b715p+0,
+    0x1.3dea64c123422p+0,
+    0x1.4bfdad5362a27p+0,
+    0x1.5ab07dd485429p+0,
+    0x1.6a09e667f3bcdp+0,
+    0x1.7a11473eb0187p+0,
+    0x1.8ace5422aa0dbp+0,
+    0x1.9c49182a3f09p+0,
+    0x1.ae89f995ad3adp+0,
+    0x1.c199bdd85529cp+0,
+    0x1.d5818dcfba487p+0,
+    0x1.ea4afa2a490dap+0,
 };
 alignas(64) inline constexpr double exp_tab16_lo[16] = {
-    0x0p+0,                 0x1.8a62e4adc610bp-54,  -0x1.19041b9d78a76p-55, 0x1.9b07eb6c70573p-54,
-    0x1.6f46ad23182e4p-55,  0x1.ada0911f09ebcp-55,  0x1.d4397afec42e2p-56,  0x1.6324c054647adp-54,
-    -0x1.bdd3413b26456p-54, -0x1.41577ee04992fp-55, 0x1.6e9f156864b27p-54,  0x1.c7c46b071f2bep-56,
-    0x1.7a1cd345dcc81p-54,  0x1.11065895048ddp-55,  0x1.2ed02d75b3707p-55,  -0x1.e9c23179c2893p-54,
+    0x0p+0,
+    0x1.8a62e4adc610bp-54,
+    -0x1.19041b9d78a76p-55,
+    0x1.9b07eb6c70573p-54,
+    0x1.6f46ad23182e4p-55,
+    0x1.ada0911f09ebcp-55,
+    0x1.d4397afec42e2p-56,
+    0x1.6324c054647adp-54,
+    -0x1.bdd3413b26456p-54,
+    -0x1.41577ee04992fp-55,
+    0x1.6e9f156864b27p-54,
+    0x1.c7c46b071f2bep-56,
+    0x1.7a1cd345dcc81p-54,
+    0x1.11065895048ddp-55,
+    0x1.2ed02d75b3707p-55,
+    -0x1.e9c23179c2893p-54,
 };
 alignas(64) inline constexpr float exp_tab16_hi_f[16] = {
     0x1.0p+0f,      0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fep+0f,  0x1.3dea64p+0f,
@@ -164,8 +189,9 @@ alignas(64) inline constexpr float exp_tab16_hi_f[16] = {
     0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f, 0x1.ea4afap+0f,
 };
 alignas(64) inline constexpr float exp_tab16_lo_f[16] = {
-    0x0p+0f,         0x1.9f3122p-25f,  -0x1.c15742p-27f, 0x1.ceac48p-25f, 0x1.4636e2p-25f,  0x1.824684p-25f,
-    -0x1.593abcp-25f, -0x1.5bd5ecp-27f, 0x1.9fcef4p-26f,  -0x1.829fdp-25f, 0x1.15506ep-27f,  0x1.51f848p-27f,
+    0x0p+0f,          0x1.9f3122p-25f,  -0x1.c15742p-27f, 0x1.ceac48p-25f,
+    0x1.4636e2p-25f,  0x1.824684p-25f,  -0x1.593abcp-25f, -0x1.5bd5ecp-27f,
+    0x1.9fcef4p-26f,  -0x1.829fdp-25f,  0x1.15506ep-27f,  0x1.51f848p-27f,
     -0x1.a94b14p-26f, -0x1.3d56b2p-27f, -0x1.822dbcp-27f, 0x1.52486cp-27f,
 };
 
@@ -177,31 +203,37 @@ alignas(64) inline constexpr float exp_tab16_lo_f[16] = {
 inline __m512d exp_f64_avx512_core(__m512d xc) noexcept {
     const __m512d shifter = _mm512_set1_pd(0x1.8p52);
     const __m512d z = _mm512_fmadd_pd(xc, _mm512_set1_pd(0x1.71547652b82fep+4), shifter);  // 16/ln2
-    const __m512d kd = _mm512_sub_pd(z, shifter);                                           // 16k + j
-    __m512d r = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.62e42fefa39efp-5), xc);  // C_hi = RN(ln2)/16, exact
-    r = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.abc9e3b39803fp-60), r);          // C_lo = (ln2 - RN(ln2))/16
-    const __m512i idx = _mm512_castpd_si512(z);                                  // j = low 4 bits
-    const __m512d th = _mm512_permutex2var_pd(_mm512_load_pd(exp_tab16_hi), idx, _mm512_load_pd(exp_tab16_hi + 8));
-    const __m512d tl = _mm512_permutex2var_pd(_mm512_load_pd(exp_tab16_lo), idx, _mm512_load_pd(exp_tab16_lo + 8));
+    const __m512d kd = _mm512_sub_pd(z, shifter);  // 16k + j
+    __m512d r =
+        _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.62e42fefa39efp-5), xc);  // C_hi = RN(ln2)/16, exact
+    r = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.abc9e3b39803fp-60),
+                         r);  // C_lo = (ln2 - RN(ln2))/16
+    const __m512i idx = _mm512_castpd_si512(z);  // j = low 4 bits
+    const __m512d th =
+        _mm512_permutex2var_pd(_mm512_load_pd(exp_tab16_hi), idx, _mm512_load_pd(exp_tab16_hi + 8));
+    const __m512d tl =
+        _mm512_permutex2var_pd(_mm512_load_pd(exp_tab16_lo), idx, _mm512_load_pd(exp_tab16_lo + 8));
     // Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/32 (1 + 2^-12): tools/explog_remez.py exp64_t16,
     // max relative error of e^r with these rounded coefficients 2^-65.30. (A degree-4 fit,
     // 2^-56.25, saves one FMA but measured 0.65 instead of 0.55 ulp max: not taken.)
-    __m512d q = _mm512_fmadd_pd(_mm512_set1_pd(0x1.a01911d9b8885p-13), r,   // 0.00019841095382050838122
-                                _mm512_set1_pd(0x1.6c184117c233cp-10));     // 0.0013889112214561924116
-    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.111111125c4fep-7));       // 0.0083333333356869730701
-    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5555555480012p-5));       // 0.041666666660603493555
-    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5555555555545p-3));       // 0.16666666666666621333
-    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.0000000000004p-1));       // 0.50000000000000044409
-    const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), q, r);            // e^r - 1
-    const __m512d y = _mm512_add_pd(th, _mm512_fmadd_pd(th, p, tl));         // 2^(j/16) e^r
-    return _mm512_scalef_pd(y, _mm512_mul_pd(kd, _mm512_set1_pd(0.0625)));   // floor(kd/16) = k
+    __m512d q =
+        _mm512_fmadd_pd(_mm512_set1_pd(0x1.a01911d9b8885p-13), r,  // 0.00019841095382050838122
+                        _mm512_set1_pd(0x1.6c184117c233cp-10));  // 0.0013889112214561924116
+    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.111111125c4fep-7));  // 0.0083333333356869730701
+    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5555555480012p-5));  // 0.041666666660603493555
+    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5555555555545p-3));  // 0.16666666666666621333
+    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.0000000000004p-1));  // 0.50000000000000044409
+    const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), q, r);  // e^r - 1
+    const __m512d y = _mm512_add_pd(th, _mm512_fmadd_pd(th, p, tl));  // 2^(j/16) e^r
+    return _mm512_scalef_pd(y, _mm512_mul_pd(kd, _mm512_set1_pd(0.0625)));  // floor(kd/16) = k
 }
 
 // f64, AVX-512, all inputs. Measured max error: see the contract at the top.
 inline __m512d exp_f64_avx512(__m512d x) noexcept {
     // Clamped so that the shifter trick stays valid; scalef then overflows to inf /
     // underflows to 0 on its own.
-    const __m512d xc = _mm512_min_pd(_mm512_max_pd(x, _mm512_set1_pd(-746.0)), _mm512_set1_pd(710.0));
+    const __m512d xc =
+        _mm512_min_pd(_mm512_max_pd(x, _mm512_set1_pd(-746.0)), _mm512_set1_pd(710.0));
     // NaN (quiet or signalling) -> the input quieted; everything else kept.
     return _mm512_fixupimm_pd(exp_f64_avx512_core(xc), x, _mm512_set1_epi64(0x22), 0);
 }
@@ -211,16 +243,17 @@ inline __m512 exp_f32_avx512_core(__m512 xc) noexcept {
     const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
     const __m512 z = _mm512_fmadd_ps(xc, _mm512_set1_ps(0x1.715476p+4f), shifter);  // 16/ln2
     const __m512 kd = _mm512_sub_ps(z, shifter);
-    __m512 r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(0x1.62e43p-5f), xc);  // RN_f(ln2)/16, exact with FMA
-    r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(-0x1.05c61p-33f), r);        // (ln2 - RN_f(ln2))/16
+    __m512 r =
+        _mm512_fnmadd_ps(kd, _mm512_set1_ps(0x1.62e43p-5f), xc);  // RN_f(ln2)/16, exact with FMA
+    r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(-0x1.05c61p-33f), r);  // (ln2 - RN_f(ln2))/16
     const __m512i idx = _mm512_castps_si512(z);
     const __m512 th = _mm512_permutexvar_ps(idx, _mm512_load_ps(exp_tab16_hi_f));
     const __m512 tl = _mm512_permutexvar_ps(idx, _mm512_load_ps(exp_tab16_lo_f));
     // Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/32 (1 + 2^-12): tools/explog_remez.py exp32_t16,
     // max relative error 2^-37.39.
-    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.55521p-5f), r,     // 0.041665107011795043945
-                               _mm512_set1_ps(0x1.55571ep-3f));      // 0.16667006909847259521
-    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0x1.0p-1f));            // 0.5
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.55521p-5f), r,  // 0.041665107011795043945
+                               _mm512_set1_ps(0x1.55571ep-3f));  // 0.16667006909847259521
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0x1.0p-1f));  // 0.5
     const __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);
     const __m512 y = _mm512_add_ps(th, _mm512_fmadd_ps(th, p, tl));
     return _mm512_scalef_ps(y, _mm512_mul_ps(kd, _mm512_set1_ps(0.0625f)));
@@ -228,7 +261,8 @@ inline __m512 exp_f32_avx512_core(__m512 xc) noexcept {
 
 // f32, AVX-512, all inputs. Measured max error 0.50x ULP, exhaustive (tools/explog_check.cpp).
 inline __m512 exp_f32_avx512(__m512 x) noexcept {
-    const __m512 xc = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_set1_ps(89.0f));
+    const __m512 xc =
+        _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_set1_ps(89.0f));
     const __m512 res = exp_f32_avx512_core(xc);
     const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
     return _mm512_mask_mov_ps(res, nan, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));

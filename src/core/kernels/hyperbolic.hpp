@@ -55,15 +55,15 @@ NUMFUSE_ALWAYS_INLINE expm1_parts<A> expm1_core(const xsimd::batch<double, A>& x
     using B = xsimd::batch<double, A>;
     const B shifter(0x1.8p52);
     const B kd = dd::fmadd(x, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(x / ln2)
-    const B r1 = xsimd::fnma(kd, B(0x1.62e42fefa38p-1), x);                 // exact (ln2_hi: 42 bits)
+    const B r1 = xsimd::fnma(kd, B(0x1.62e42fefa38p-1), x);  // exact (ln2_hi: 42 bits)
     const dd::pair<A> r = dd::two_sum(r1, -(kd * B(0x1.ef35793c7673p-45)));  // ln2_lo
     // Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12): the same Remez
     // fit as exp.hpp's portable kernel (tools/explog_remez.py exp64_gen,
     // relative error of 1 + r + r^2 Q: 2^-60.27).
     const B q = dd::horner(r.hi, 0x1.0p-1, 0x1.555555555555bp-3, 0x1.5555555555503p-5,
-                       0x1.111111110ec52p-7, 0x1.6c16c16c30505p-10, 0x1.a01a01b38282fp-13,
-                       0x1.a01a0136781a6p-16, 0x1.71ddf015d97f9p-19, 0x1.27e5b4618c3a5p-22,
-                       0x1.af6bfb5af8bbcp-26, 0x1.1e3d20147f8afp-29);
+                           0x1.111111110ec52p-7, 0x1.6c16c16c30505p-10, 0x1.a01a01b38282fp-13,
+                           0x1.a01a0136781a6p-16, 0x1.71ddf015d97f9p-19, 0x1.27e5b4618c3a5p-22,
+                           0x1.af6bfb5af8bbcp-26, 0x1.1e3d20147f8afp-29);
     const dd::pair<A> z = dd::two_prod(r.hi, r.hi);
     // e^(rh + rl) - 1 = rh + rh^2 Q(rh) + rl (1 + rh) + O(rl^2)
     const B tail = dd::fmadd(z.hi, q, dd::fmadd(z.lo, B(0.5), r.lo * (B(1.0) + r.hi)));
@@ -91,7 +91,8 @@ NUMFUSE_ALWAYS_INLINE dd::pair<A> expm1_pair(const xsimd::batch<double, A>& x) n
 
 // 2^(k + adjust) (1 + p) rounded once, for the overflow end (k up to 1026).
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> scaled_one_plus(const expm1_parts<A>& e, double adjust) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> scaled_one_plus(const expm1_parts<A>& e,
+                                                              double adjust) noexcept {
     using B = xsimd::batch<double, A>;
     const dd::pair<A> y = dd::fast_two_sum(B(1.0), e.p.hi);
     const B m = y.hi + (y.lo + e.p.lo);
@@ -113,30 +114,31 @@ struct hyperbolic_parts {
 };
 
 template <class A>
-NUMFUSE_ALWAYS_INLINE hyperbolic_parts<A> sinh_cosh_core(const xsimd::batch<double, A>& a) noexcept {
+NUMFUSE_ALWAYS_INLINE hyperbolic_parts<A> sinh_cosh_core(
+    const xsimd::batch<double, A>& a) noexcept {
     using B = xsimd::batch<double, A>;
     const B shifter(0x1.8p52);
     const B kd = dd::fmadd(a, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(a / ln2)
-    const B r1 = a - kd * B(0x1.62e42fefa38p-1);                          // exact (ln2_hi: 42 bits)
+    const B r1 = a - kd * B(0x1.62e42fefa38p-1);  // exact (ln2_hi: 42 bits)
     const dd::pair<A> r = dd::two_sum(r1, -(kd * B(0x1.ef35793c7673p-45)));  // ln2_lo
     const B z = r.hi * r.hi;
     const B sm = (r.hi * z) * dd::horner(z, 0x1.5555555555555p-3,  // 1/3!
-                                         0x1.1111111111111p-7,     // 1/5!
-                                         0x1.a01a01a01a01ap-13,    // 1/7!
-                                         0x1.71de3a556c734p-19,    // 1/9!
-                                         0x1.ae64567f544e4p-26,    // 1/11!
-                                         0x1.6124613a86d09p-33,    // 1/13!
-                                         0x1.ae7f3e733b81fp-41);   // 1/15!
-    const B cm = z * dd::horner(z, 0x1.0p-1,                       // 1/2!
-                                0x1.5555555555555p-5,              // 1/4!
-                                0x1.6c16c16c16c17p-10,             // 1/6!
-                                0x1.a01a01a01a01ap-16,             // 1/8!
-                                0x1.27e4fb7789f5cp-22,             // 1/10!
-                                0x1.1eed8eff8d898p-29,             // 1/12!
-                                0x1.93974a8c07c9dp-37);            // 1/14!
+                                         0x1.1111111111111p-7,  // 1/5!
+                                         0x1.a01a01a01a01ap-13,  // 1/7!
+                                         0x1.71de3a556c734p-19,  // 1/9!
+                                         0x1.ae64567f544e4p-26,  // 1/11!
+                                         0x1.6124613a86d09p-33,  // 1/13!
+                                         0x1.ae7f3e733b81fp-41);  // 1/15!
+    const B cm = z * dd::horner(z, 0x1.0p-1,  // 1/2!
+                                0x1.5555555555555p-5,  // 1/4!
+                                0x1.6c16c16c16c17p-10,  // 1/6!
+                                0x1.a01a01a01a01ap-16,  // 1/8!
+                                0x1.27e4fb7789f5cp-22,  // 1/10!
+                                0x1.1eed8eff8d898p-29,  // 1/12!
+                                0x1.93974a8c07c9dp-37);  // 1/14!
     const B up = pow2i(kd) * B(0.5), down = pow2i(-kd) * B(0.5);
     const B sk = up - down, ck = up + down;  // exact for k <= 26
-    const B srest = sm + r.lo;               // sinh r = rh + srest
+    const B srest = sm + r.lo;  // sinh r = rh + srest
     // sinh a = (sk + ck rh) + (sk cm + ck srest)
     const dd::pair<A> ps = dd::two_prod(ck, r.hi);
     const dd::pair<A> hs = dd::fast_two_sum(sk, ps.hi);  // |sk| >= |ck rh| or sk == 0
@@ -150,7 +152,8 @@ NUMFUSE_ALWAYS_INLINE hyperbolic_parts<A> sinh_cosh_core(const xsimd::batch<doub
 
 // sinh / cosh for a >= 18 (k >= 26): e^a / 2 (1 -+ e^-2a), overflow to inf.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_cosh_large(const xsimd::batch<double, A>& a, double sign) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_cosh_large(const xsimd::batch<double, A>& a,
+                                                              double sign) noexcept {
     using B = xsimd::batch<double, A>;
     const expm1_parts<A> e = expm1_core(xsimd::min(a, B(711.0)));
     const dd::pair<A> y = dd::fast_two_sum(B(1.0), e.p.hi);
@@ -168,7 +171,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_cosh_large(const xsimd::batch
 
 // expm1(x) = e^x - 1, f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expm1_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expm1_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B xc = xsimd::min(xsimd::max(x, B(-40.0)), B(40.0));
     const dd::pair<A> e = detail::expm1_pair(xc);
@@ -182,7 +186,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expm1_kernel(const xsimd::batch<do
 
 // sinh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     B res = detail::sinh_cosh_core(xsimd::min(a, B(18.0))).sinh_a;
@@ -195,7 +200,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_kernel(const xsimd::batch<dou
 
 // cosh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     B res = detail::sinh_cosh_core(xsimd::min(a, B(18.0))).cosh_a;
@@ -206,7 +212,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_kernel(const xsimd::batch<dou
 
 // tanh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const dd::pair<A> e = detail::expm1_pair(B(2.0) * xsimd::min(a, B(19.5)));
@@ -219,7 +226,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_kernel(const xsimd::batch<dou
 
 // expit(x) = 1 / (1 + e^-x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expit_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expit_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B na = -xsimd::min(xsimd::abs(x), B(40.0));  // e^na >= 2^-58: normal
     const auto parts = detail::expm1_core(na);

@@ -42,17 +42,41 @@ namespace detail {
 
 // atan(j/16) = hi + lo, j = 0..16 (mpmath, rounded to nearest), padded to 32.
 alignas(64) inline constexpr double atan_tab_hi[32] = {
-    0x0p+0,                0x1.ff55bb72cfdeap-5, 0x1.fd5ba9aac2f6ep-4, 0x1.7b97b4bce5b02p-3,
-    0x1.f5b75f92c80ddp-3,  0x1.362773707ebccp-2, 0x1.6f61941e4def1p-2, 0x1.a64eec3cc23fdp-2,
-    0x1.dac670561bb4fp-2,  0x1.0657e94db30dp-1,  0x1.1e00babdefeb4p-1, 0x1.345f01cce37bbp-1,
-    0x1.4978fa3269ee1p-1,  0x1.5d58987169b18p-1, 0x1.700a7c5784634p-1, 0x1.819d0b7158a4dp-1,
+    0x0p+0,
+    0x1.ff55bb72cfdeap-5,
+    0x1.fd5ba9aac2f6ep-4,
+    0x1.7b97b4bce5b02p-3,
+    0x1.f5b75f92c80ddp-3,
+    0x1.362773707ebccp-2,
+    0x1.6f61941e4def1p-2,
+    0x1.a64eec3cc23fdp-2,
+    0x1.dac670561bb4fp-2,
+    0x1.0657e94db30dp-1,
+    0x1.1e00babdefeb4p-1,
+    0x1.345f01cce37bbp-1,
+    0x1.4978fa3269ee1p-1,
+    0x1.5d58987169b18p-1,
+    0x1.700a7c5784634p-1,
+    0x1.819d0b7158a4dp-1,
     0x1.921fb54442d18p-1,
 };
 alignas(64) inline constexpr double atan_tab_lo[32] = {
-    0x0p+0,                 -0x1.c934d86d23f1dp-60, -0x1.cd37686760c17p-59, 0x1.347b0b4f881cap-58,
-    0x1.8ab6e3cf7afbdp-57,  -0x1.963a544b672d8p-57, -0x1.c63aae6f6e918p-56, -0x1.24dec1b50b7ffp-56,
-    0x1.a2b7f222f65e2p-56,  -0x1.d5b495f6349e6p-56, -0x1.928df287a668fp-58, 0x1.1021137c71102p-55,
-    0x1.2419a87f2a458p-56,  0x1.0028e4bc5e7cap-57,  -0x1.8c34d25aadef6p-56, -0x1.bf76229d3b917p-56,
+    0x0p+0,
+    -0x1.c934d86d23f1dp-60,
+    -0x1.cd37686760c17p-59,
+    0x1.347b0b4f881cap-58,
+    0x1.8ab6e3cf7afbdp-57,
+    -0x1.963a544b672d8p-57,
+    -0x1.c63aae6f6e918p-56,
+    -0x1.24dec1b50b7ffp-56,
+    0x1.a2b7f222f65e2p-56,
+    -0x1.d5b495f6349e6p-56,
+    -0x1.928df287a668fp-58,
+    0x1.1021137c71102p-55,
+    0x1.2419a87f2a458p-56,
+    0x1.0028e4bc5e7cap-57,
+    -0x1.8c34d25aadef6p-56,
+    -0x1.bf76229d3b917p-56,
     0x1.1a62633145c07p-55,
 };
 
@@ -88,7 +112,8 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE dd::pair<A> complement_if(const xsimd::batch_bool<double, A>& swap,
                                                 const dd::pair<A>& theta) noexcept {
     using B = xsimd::batch<double, A>;
-    const dd::pair<A> rest = dd::add(dd::pair<A>{B(pio2_hi), B(pio2_lo)}, dd::pair<A>{-theta.hi, -theta.lo});
+    const dd::pair<A> rest =
+        dd::add(dd::pair<A>{B(pio2_hi), B(pio2_lo)}, dd::pair<A>{-theta.hi, -theta.lo});
     return {xsimd::select(swap, rest.hi, theta.hi), xsimd::select(swap, rest.lo, theta.lo)};
 }
 
@@ -134,7 +159,8 @@ NUMFUSE_ALWAYS_INLINE asin_parts<A> asin_core(const xsimd::batch<double, A>& a) 
 
 // atan(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const auto inf = a > B(0x1.0p60);  // atan = pi/2 - 1/|x| rounds to pi/2 (inf too)
@@ -162,7 +188,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan_kernel(const xsimd::batch<dou
 
 // asin(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asin_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asin_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const auto p = detail::asin_core(xsimd::min(a, B(1.0)));
@@ -179,7 +206,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asin_kernel(const xsimd::batch<dou
 
 // acos(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acos_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acos_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const auto p = detail::asin_core(xsimd::min(a, B(1.0)));
@@ -191,7 +219,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acos_kernel(const xsimd::batch<dou
     const B base_lo = xsimd::select(p.big, xsimd::select(neg, B(2.0 * detail::pio2_lo), B(0.0)),
                                     B(detail::pio2_lo));
     const B scale = xsimd::select(p.big, B(2.0) * -sgn, sgn);  // sign and factor of asin(s)
-    const dd::pair<A> r = dd::add(dd::pair<A>{base_hi, base_lo}, dd::pair<A>{scale * p.v.hi, scale * p.v.lo});
+    const dd::pair<A> r =
+        dd::add(dd::pair<A>{base_hi, base_lo}, dd::pair<A>{scale * p.v.hi, scale * p.v.lo});
     B res = r.hi + r.lo;
     res = xsimd::select(x == B(1.0), B(0.0), res);
     res = xsimd::select(x == B(-1.0), B(2.0 * detail::pio2_hi), res);

@@ -68,7 +68,7 @@ struct log_consts<double> {
     static constexpr double magic_bias = 0x1.0p52 + 1023.0;   // 2^52 + exponent bias
     static constexpr int mant_bits = 52;
     static constexpr double split_shifter = 0x1.8p26;       // rounds |f| < 1/2 to the 2^-26 grid
-    static constexpr double ln2_hi = 0x1.62e42fefa38p-1;    // ln2 on the 2^-42 grid: E*ln2_hi exact
+    static constexpr double ln2_hi = 0x1.62e42fefa38p-1;  // ln2 on the 2^-42 grid: E*ln2_hi exact
     static constexpr double ln2_lo = 0x1.ef35793c7673p-45;  // RN(ln2 - ln2_hi)
     static constexpr std::int64_t neg_nan = static_cast<std::int64_t>(0xfff8000000000000ull);
 };
@@ -78,15 +78,15 @@ struct log_consts<float> {
     static constexpr float min_normal = 0x1.0p-126f;
     static constexpr float sub_scale = 0x1.0p25f;
     static constexpr float sub_exp = 25.0f;
-    static constexpr std::int32_t off = 0x004afb0d;        // bits(1.0f) - bits(RN_f(1/sqrt2))
-    static constexpr std::int32_t m_base = 0x3f3504f3;     // bits(RN_f(1/sqrt2))
+    static constexpr std::int32_t off = 0x004afb0d;  // bits(1.0f) - bits(RN_f(1/sqrt2))
+    static constexpr std::int32_t m_base = 0x3f3504f3;  // bits(RN_f(1/sqrt2))
     static constexpr std::int32_t mant_mask = 0x007fffff;
-    static constexpr std::int32_t magic_bits = 0x4b000000; // bits(2^23)
+    static constexpr std::int32_t magic_bits = 0x4b000000;  // bits(2^23)
     static constexpr float magic_bias = 0x1.0p23f + 127.0f;
     static constexpr int mant_bits = 23;
-    static constexpr float split_shifter = 0x1.8p12f;      // rounds |f| < 1/2 to the 2^-12 grid
-    static constexpr float ln2_hi = 0x1.62e4p-1f;          // ln2 on the 2^-16 grid: E*ln2_hi exact
-    static constexpr float ln2_lo = 0x1.7f7d1cp-20f;       // RN(ln2 - ln2_hi)
+    static constexpr float split_shifter = 0x1.8p12f;  // rounds |f| < 1/2 to the 2^-12 grid
+    static constexpr float ln2_hi = 0x1.62e4p-1f;  // ln2 on the 2^-16 grid: E*ln2_hi exact
+    static constexpr float ln2_lo = 0x1.7f7d1cp-20f;  // RN(ln2 - ln2_hi)
     static constexpr std::int32_t neg_nan = static_cast<std::int32_t>(0xffc00000u);
 };
 
@@ -96,12 +96,12 @@ struct log_consts<float> {
 template <class B>
 inline B log_poly_gen(const B& z, double) noexcept {
     return horner(z,
-                  0x1.5555555555592p-1,   // 0.66666666666667340202
-                  0x1.999999997fee8p-2,   // 0.39999999999416369079
-                  0x1.24924941e0d52p-2,   // 0.28571428742016735658
-                  0x1.c71c52163c669p-3,   // 0.22222198610647872496
-                  0x1.74663c5701af1p-3,   // 0.18183562412760737037
-                  0x1.39a1fb3d036f1p-3,   // 0.15314098625133668041
+                  0x1.5555555555592p-1,  // 0.66666666666667340202
+                  0x1.999999997fee8p-2,  // 0.39999999999416369079
+                  0x1.24924941e0d52p-2,  // 0.28571428742016735658
+                  0x1.c71c52163c669p-3,  // 0.22222198610647872496
+                  0x1.74663c5701af1p-3,  // 0.18183562412760737037
+                  0x1.39a1fb3d036f1p-3,  // 0.15314098625133668041
                   0x1.2f02e9a30b8bap-3);  // 0.14795477417778163387
 }
 
@@ -110,7 +110,7 @@ template <class B>
 inline B log_poly_gen(const B& z, float) noexcept {
     return horner(z,
                   0x1.55557ap-1f,  // 0.66666775941848754883
-                  0x1.995edp-2f,   // 0.39977574348449707031
+                  0x1.995edp-2f,  // 0.39977574348449707031
                   0x1.31e0ep-2f);  // 0.29870939254760742188
 }
 
@@ -129,7 +129,7 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     B e = as_float<T, A>(xsimd::bitwise_cast<I>(eb) | I(C::magic_bits)) - B(C::magic_bias);
     e = e - xsimd::select(sub, B(C::sub_exp), B(T(0)));
     const B m = as_float<T, A>((u & I(C::mant_mask)) + I(C::m_base));  // in [1/sqrt2, sqrt2)
-    const B f = m - B(T(1));                                            // exact
+    const B f = m - B(T(1));  // exact
     const B s = f / (B(T(2)) + f);
     const B z = s * s;
     const B r = z * log_poly_gen(z, T());
@@ -160,14 +160,15 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
 #if defined(__AVX512F__)
 // f32: indexed by j & 15; hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi).
 alignas(64) inline constexpr float log_tab16_hi_f[16] = {
-    0x0p+0f, -0x1.f0ap-5f, -0x1.e27p-4f, -0x1.5ffp-3f, -0x1.c9p-3f, -0x1.1674p-2f,
-    0x0p+0f, 0x0p+0f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
-    0x1.7fbp-2f, 0x1.2698p-2f, 0x1.a94p-3f, 0x1.1178p-3f, 0x1.086p-4f,
+    0x0p+0f,      -0x1.f0ap-5f, -0x1.e27p-4f, -0x1.5ffp-3f, -0x1.c9p-3f, -0x1.1674p-2f,
+    0x0p+0f,      0x0p+0f,      0x0p+0f,      0x0p+0f,      0x0p+0f,     0x1.7fbp-2f,
+    0x1.2698p-2f, 0x1.a94p-3f,  0x1.1178p-3f, 0x1.086p-4f,
 };
 alignas(64) inline constexpr float log_tab16_lo_f[16] = {
-    0x0p+0f, -0x1.86008cp-20f, -0x1.db8abcp-22f, -0x1.83853cp-18f, 0x1.070cacp-20f, -0x1.cababap-18f,
-    0x0p+0f, 0x0p+0f, 0x0p+0f, 0x0p+0f, 0x0p+0f,
-    -0x1.7109fap-20f, -0x1.deecb2p-18f, -0x1.2c3752p-19f, 0x1.d044fcp-20f, -0x1.9d2988p-18f,
+    0x0p+0f,          -0x1.86008cp-20f, -0x1.db8abcp-22f, -0x1.83853cp-18f,
+    0x1.070cacp-20f,  -0x1.cababap-18f, 0x0p+0f,          0x0p+0f,
+    0x0p+0f,          0x0p+0f,          0x0p+0f,          -0x1.7109fap-20f,
+    -0x1.deecb2p-18f, -0x1.2c3752p-19f, 0x1.d044fcp-20f,  -0x1.9d2988p-18f,
 };
 
 // vfixupimm response table for log, one nibble per input class:
@@ -183,14 +184,14 @@ inline constexpr int log_fixup_f32 = 0x03538400;
 // -log(invc) = hi + lo (hi on the 2^-42 grid, so that k ln2_hi + hi is exact).
 inline constexpr std::uint64_t log_bits_off = 0x3fe4800000000000ull;  // 0.640625
 alignas(64) inline constexpr double log_bits_invc[16] = {
-    0x1.88p+0, 0x1.7p+0, 0x1.6p+0, 0x1.58p+0, 0x1.48p+0, 0x1.38p+0, 0x1.3p+0,  0x1.28p+0,
-    0x1.18p+0, 0x1.1p+0, 0x1.08p+0, 0x1.0p+0, 0x1.ep-1, 0x1.c8p-1, 0x1.bp-1, 0x1.98p-1,
+    0x1.88p+0, 0x1.7p+0, 0x1.6p+0,  0x1.58p+0, 0x1.48p+0, 0x1.38p+0, 0x1.3p+0, 0x1.28p+0,
+    0x1.18p+0, 0x1.1p+0, 0x1.08p+0, 0x1.0p+0,  0x1.ep-1,  0x1.c8p-1, 0x1.bp-1, 0x1.98p-1,
 };
 alignas(64) inline constexpr double log_bits_hi[16] = {
     -0x1.b44f77bcc9p-2, -0x1.739d7f6bbdp-2, -0x1.4618bc21c6p-2, -0x1.2e8e2bae12p-2,
     -0x1.fb9186d5e4p-3, -0x1.9525a9cf46p-3, -0x1.5ff3070a7ap-3, -0x1.29552f82p-3,
-    -0x1.6f0d28ae58p-4, -0x1.f0a30c0118p-5, -0x1.f829b0e78p-6, 0x0p+0,
-    0x1.08598b59e4p-4,  0x1.da72763844p-4,  0x1.5bf406b544p-3, 0x1.d1037f2656p-3,
+    -0x1.6f0d28ae58p-4, -0x1.f0a30c0118p-5, -0x1.f829b0e78p-6,  0x0p+0,
+    0x1.08598b59e4p-4,  0x1.da72763844p-4,  0x1.5bf406b544p-3,  0x1.d1037f2656p-3,
 };
 alignas(64) inline constexpr double log_bits_lo[16] = {
     0x1.3ae68224aa2cep-47,  -0x1.a7389314feb5p-52, 0x1.3d82f484c84ccp-46,  0x1.67b1e99b72bd8p-45,
@@ -211,33 +212,43 @@ template <bool Subnormal>
 inline __m512d log_f64_avx512_bits(__m512d x, [[maybe_unused]] __mmask8 sub = 0) noexcept {
     if constexpr (Subnormal) x = _mm512_mask_mul_pd(x, sub, x, _mm512_set1_pd(0x1p52));
     const __m512i ix = _mm512_castpd_si512(x);
-    const __m512i tmp = _mm512_sub_epi64(ix, _mm512_set1_epi64(static_cast<long long>(log_bits_off)));
+    const __m512i tmp =
+        _mm512_sub_epi64(ix, _mm512_set1_epi64(static_cast<long long>(log_bits_off)));
     const __m512i idx = _mm512_srli_epi64(tmp, 48);  // cell in the low 4 bits
     __m512d k = _mm512_cvtepi64_pd(_mm512_srai_epi64(tmp, 52));
     if constexpr (Subnormal) k = _mm512_mask_sub_pd(k, sub, k, _mm512_set1_pd(52.0));
-    const __m512d z = _mm512_castsi512_pd(
-        _mm512_sub_epi64(ix, _mm512_and_si512(tmp, _mm512_set1_epi64(static_cast<long long>(0xfff0000000000000ull)))));
-    const __m512d invc = _mm512_permutex2var_pd(_mm512_load_pd(log_bits_invc), idx, _mm512_load_pd(log_bits_invc + 8));
-    const __m512d th = _mm512_permutex2var_pd(_mm512_load_pd(log_bits_hi), idx, _mm512_load_pd(log_bits_hi + 8));
-    const __m512d tl = _mm512_permutex2var_pd(_mm512_load_pd(log_bits_lo), idx, _mm512_load_pd(log_bits_lo + 8));
+    const __m512d z = _mm512_castsi512_pd(_mm512_sub_epi64(
+        ix,
+        _mm512_and_si512(tmp, _mm512_set1_epi64(static_cast<long long>(0xfff0000000000000ull)))));
+    const __m512d invc = _mm512_permutex2var_pd(_mm512_load_pd(log_bits_invc), idx,
+                                                _mm512_load_pd(log_bits_invc + 8));
+    const __m512d th =
+        _mm512_permutex2var_pd(_mm512_load_pd(log_bits_hi), idx, _mm512_load_pd(log_bits_hi + 8));
+    const __m512d tl =
+        _mm512_permutex2var_pd(_mm512_load_pd(log_bits_lo), idx, _mm512_load_pd(log_bits_lo + 8));
     const __m512d t = _mm512_fmsub_pd(z, invc, _mm512_set1_pd(1.0));  // exact
     const __m512d a = _mm512_fmadd_pd(k, _mm512_set1_pd(0x1.62e42fefa38p-1), th);  // exact
     const __m512d hi = _mm512_add_pd(a, t);
     const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, hi), t);  // |a| >= |t| or a = 0
-    const __m512d lo1 = _mm512_add_pd(_mm512_fmadd_pd(k, _mm512_set1_pd(0x1.ef35793c7673p-45), tl), err);
+    const __m512d lo1 =
+        _mm512_add_pd(_mm512_fmadd_pd(k, _mm512_set1_pd(0x1.ef35793c7673p-45), tl), err);
     // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0342: tools/log_cells.py,
     // error weighted by the smallest |log x| a lane with this t can have; max weighted
     // error 2^-60.97. -1/2 + t R(t) by Estrin.
     const __m512d t2 = _mm512_mul_pd(t, t);
     const __m512d t4 = _mm512_mul_pd(t2, t2);
-    const __m512d q0 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.5555555555496p-2), t, _mm512_set1_pd(-0.5));  // 0.3333333333333227122
-    const __m512d q1 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.9999999cdfba2p-3), t,                        // 0.20000000009528401401
-                                       _mm512_set1_pd(-0x1.00000000006c7p-2));                         // -0.25000000000009631185
-    const __m512d q2 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.249227460a67fp-3), t,                        // 0.1428568905114850629
-                                       _mm512_set1_pd(-0x1.5555554c58fe1p-3));                         // -0.16666666640514818387
-    const __m512d q3 = _mm512_fmadd_pd(_mm512_fmadd_pd(_mm512_set1_pd(-0x1.9a11ac5bea455p-4), t,       // -0.10011451080085127796
-                                                       _mm512_set1_pd(0x1.c82bf2e97e293p-4)),          // 0.11137003791362536098
-                                       t, _mm512_set1_pd(-0x1.000011e272e92p-3));                      // -0.12500013325039965872
+    const __m512d q0 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.5555555555496p-2), t,
+                                       _mm512_set1_pd(-0.5));  // 0.3333333333333227122
+    const __m512d q1 =
+        _mm512_fmadd_pd(_mm512_set1_pd(0x1.9999999cdfba2p-3), t,  // 0.20000000009528401401
+                        _mm512_set1_pd(-0x1.00000000006c7p-2));  // -0.25000000000009631185
+    const __m512d q2 =
+        _mm512_fmadd_pd(_mm512_set1_pd(0x1.249227460a67fp-3), t,  // 0.1428568905114850629
+                        _mm512_set1_pd(-0x1.5555554c58fe1p-3));  // -0.16666666640514818387
+    const __m512d q3 = _mm512_fmadd_pd(
+        _mm512_fmadd_pd(_mm512_set1_pd(-0x1.9a11ac5bea455p-4), t,  // -0.10011451080085127796
+                        _mm512_set1_pd(0x1.c82bf2e97e293p-4)),  // 0.11137003791362536098
+        t, _mm512_set1_pd(-0x1.000011e272e92p-3));  // -0.12500013325039965872
     const __m512d r0 = _mm512_fmadd_pd(q1, t2, q0);
     const __m512d r1 = _mm512_fmadd_pd(q3, t2, q2);
     const __m512d w = _mm512_fmadd_pd(r1, t4, r0);
@@ -255,7 +266,9 @@ inline __m512d log_f64_avx512_fix(__m512d x, __m512d res) noexcept {
     return _mm512_fixupimm_pd(res, x, _mm512_set1_epi64(log_fixup_f64), 0);
 }
 
-inline __m512d log_f64_avx512(__m512d x) noexcept { return log_f64_avx512_fix(x, log_f64_avx512_core(x)); }
+inline __m512d log_f64_avx512(__m512d x) noexcept {
+    return log_f64_avx512_fix(x, log_f64_avx512_core(x));
+}
 
 // f32, AVX-512, without the special-value fixup (as log_f64_avx512_core).
 inline __m512 log_f32_avx512_core(__m512 x) noexcept {
@@ -274,10 +287,10 @@ inline __m512 log_f32_avx512_core(__m512 x) noexcept {
     const __m512 lo1 = _mm512_add_ps(_mm512_fmadd_ps(e, _mm512_set1_ps(0x1.7f7d1cp-20f), tl), err);
     // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0476: tools/explog_remez.py log32_t16,
     // max relative error 2^-33.71.
-    __m512 rr = _mm512_fmadd_ps(_mm512_set1_ps(-0x1.5639e8p-3f), t,   // -0.16710263490676879883
-                                _mm512_set1_ps(0x1.9a85e6p-3f));      // 0.20045070350170135498
-    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(-0x1.ffffdp-3f));      // -0.24999964237213134766
-    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(0x1.55554p-2f));       // 0.33333301544189453125
+    __m512 rr = _mm512_fmadd_ps(_mm512_set1_ps(-0x1.5639e8p-3f), t,  // -0.16710263490676879883
+                                _mm512_set1_ps(0x1.9a85e6p-3f));  // 0.20045070350170135498
+    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(-0x1.ffffdp-3f));  // -0.24999964237213134766
+    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(0x1.55554p-2f));  // 0.33333301544189453125
     const __m512 w = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(-0.5f));
     const __m512 lo = _mm512_fmadd_ps(_mm512_mul_ps(t, t), w, lo1);
     return _mm512_add_ps(hi, lo);
@@ -289,7 +302,9 @@ inline __m512 log_f32_avx512_fix(__m512 x, __m512 res) noexcept {
     return _mm512_mask_mov_ps(res, nan, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
 }
 
-inline __m512 log_f32_avx512(__m512 x) noexcept { return log_f32_avx512_fix(x, log_f32_avx512_core(x)); }
+inline __m512 log_f32_avx512(__m512 x) noexcept {
+    return log_f32_avx512_fix(x, log_f32_avx512_core(x));
+}
 
 // vfpclass categories of the inputs whose log the fixup decides: QNaN, +0, -0,
 // +inf, -inf, negative finite, SNaN (everything but positive finite numbers).
@@ -355,9 +370,11 @@ inline xsimd::batch_bool<T, Arch> log_special(xsimd::batch<T, Arch> x) noexcept 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
     if constexpr (detail::is_avx512<Arch>) {
         if constexpr (sizeof(T) == 8) {
-            return xsimd::batch_bool<T, Arch>(_mm512_fpclass_pd_mask(x, detail::log_special_classes_f64));
+            return xsimd::batch_bool<T, Arch>(
+                _mm512_fpclass_pd_mask(x, detail::log_special_classes_f64));
         } else {
-            return xsimd::batch_bool<T, Arch>(_mm512_fpclass_ps_mask(x, detail::log_special_classes));
+            return xsimd::batch_bool<T, Arch>(
+                _mm512_fpclass_ps_mask(x, detail::log_special_classes));
         }
     } else
 #endif

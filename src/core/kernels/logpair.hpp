@@ -51,7 +51,8 @@ struct log_parts {
 
 // xh positive, normal and finite (other lanes give garbage).
 template <class A>
-NUMFUSE_ALWAYS_INLINE log_parts<A> log_core(const xsimd::batch<double, A>& xh, const xsimd::batch<double, A>& xl) noexcept {
+NUMFUSE_ALWAYS_INLINE log_parts<A> log_core(const xsimd::batch<double, A>& xh,
+                                            const xsimd::batch<double, A>& xl) noexcept {
     using B = xsimd::batch<double, A>;
     using I = xsimd::batch<std::int64_t, A>;
     const I u = as_int(xh) + I(0x00095f619980c433);  // bits(1.0) - bits(RN(1/sqrt2))
@@ -63,8 +64,8 @@ NUMFUSE_ALWAYS_INLINE log_parts<A> log_core(const xsimd::batch<double, A>& xh, c
     const B s = f / (B(2.0) + f);
     const B z = s * s;
     const B r = z * dd::horner(z, 0x1.5555555555592p-1, 0x1.999999997fee8p-2, 0x1.24924941e0d52p-2,
-                           0x1.c71c52163c669p-3, 0x1.74663c5701af1p-3, 0x1.39a1fb3d036f1p-3,
-                           0x1.2f02e9a30b8bap-3);
+                               0x1.c71c52163c669p-3, 0x1.74663c5701af1p-3, 0x1.39a1fb3d036f1p-3,
+                               0x1.2f02e9a30b8bap-3);
     const dd::pair<A> f2 = dd::two_prod(f, f);
     const B hh = B(0.5) * f2.hi, hl = B(0.5) * f2.lo;  // f^2/2 exactly
     const dd::pair<A> a = dd::fast_two_sum(f, -hh);      // |f| > f^2/2
@@ -102,8 +103,8 @@ NUMFUSE_ALWAYS_INLINE log_parts<A> log_core_any(const xsimd::batch<double, A>& x
 
 // Special values shared by log2 / log10: 0 -> -inf, < 0 -> NaN, +inf, NaN.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log_specials(const xsimd::batch<double, A>& x,
-                                            const xsimd::batch<double, A>& res) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log_specials(
+    const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& res) noexcept {
     using B = xsimd::batch<double, A>;
     B out = xsimd::select(x < B(0.0), nan_of<A>(), res);
     out = xsimd::select(x == B(0.0), -inf_of<A>(), out);
@@ -115,7 +116,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log_specials(const xsimd::batch<do
 
 // log1p(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log1p_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log1p_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto valid = (x > B(-1.0)) & (x < detail::inf_of<A>());
     const dd::pair<A> u = dd::two_sum(B(1.0), xsimd::select(valid, x, B(0.0)));
@@ -130,20 +132,24 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log1p_kernel(const xsimd::batch<do
 
 // log2(x), f64 lanes. Max error <= 1 ULP; exact at powers of two.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log2_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log2_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto p = detail::log_core_any(x);
-    const dd::pair<A> t = dd::mul(p.lm, dd::pair<A>{B(0x1.71547652b82fep+0), B(0x1.777d0ffda0d24p-56)});
+    const dd::pair<A> t =
+        dd::mul(p.lm, dd::pair<A>{B(0x1.71547652b82fep+0), B(0x1.777d0ffda0d24p-56)});
     const dd::pair<A> r = dd::add(t, p.e);
     return detail::log_specials(x, r.hi + r.lo);
 }
 
 // log10(x), f64 lanes. Max error <= 1 ULP; exact at powers of ten.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto p = detail::log_core_any(x);
-    const dd::pair<A> t = dd::mul(p.lm, dd::pair<A>{B(0x1.bcb7b1526e50ep-2), B(0x1.95355baaafad3p-57)});
+    const dd::pair<A> t =
+        dd::mul(p.lm, dd::pair<A>{B(0x1.bcb7b1526e50ep-2), B(0x1.95355baaafad3p-57)});
     // E log10(2) as a pair: log10(2) = 0x1.34413509f79ffp-2 - 0x1.9dc1da994fd21p-59.
     const dd::pair<A> el = dd::two_prod(p.e, B(0x1.34413509f79ffp-2));
     const dd::pair<A> e10{el.hi, dd::fmadd(p.e, B(-0x1.9dc1da994fd21p-59), el.lo)};
@@ -153,7 +159,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_kernel(const xsimd::batch<do
 
 // asinh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const auto huge = a > B(0x1.0p28);
@@ -175,7 +182,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(const xsimd::batch<do
 
 // acosh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto huge = x > B(0x1.0p28);
     const B xm = xsimd::min(xsimd::max(x, B(1.0)), B(0x1.0p28));
@@ -185,7 +193,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(const xsimd::batch<do
     dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
     B res = l.hi + l.lo;
     if (xsimd::any(huge)) {
-        auto p = detail::log_core(xsimd::select(huge & (x < detail::inf_of<A>()), x, B(1.0)), B(0.0));
+        auto p =
+            detail::log_core(xsimd::select(huge & (x < detail::inf_of<A>()), x, B(1.0)), B(0.0));
         p.e = p.e + B(1.0);
         l = detail::log_pair(p);
         res = xsimd::select(huge, l.hi + l.lo, res);
@@ -198,7 +207,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(const xsimd::batch<do
 
 // atanh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const B am = xsimd::min(a, B(0.75));  // garbage-free placeholder for |x| >= 1 lanes
@@ -221,8 +231,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(const xsimd::batch<do
 // rounded once -- no cancellation loss even where m ~ -L. Equal arguments
 // give x + ln2 (so infinities are exact), as NumPy's npy_logaddexp.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_kernel(const xsimd::batch<double, A>& x,
-                                                               const xsimd::batch<double, A>& y) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_kernel(
+    const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y) noexcept {
     using B = xsimd::batch<double, A>;
     const B m = xsimd::max(x, y), s = xsimd::min(x, y);
     const dd::pair<A> d = dd::two_sum(s, -m);  // <= 0
@@ -231,7 +241,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_kernel(const xsimd::batc
     const B p2 = detail::pow2i(xsimd::max(parts.k, B(-1022.0)));
     // E = 2^k (1 + p) (1 + dl): pair
     const dd::pair<A> e1 = dd::fast_two_sum(p2, p2 * parts.p.hi);
-    const B el = dd::fmadd(p2, parts.p.lo, e1.lo) + e1.hi * xsimd::select(d.hi > B(-746.0), d.lo, B(0.0));
+    const B el =
+        dd::fmadd(p2, parts.p.lo, e1.lo) + e1.hi * xsimd::select(d.hi > B(-746.0), d.lo, B(0.0));
     const dd::pair<A> u = dd::fast_two_sum(B(1.0), e1.hi);  // 1 + E in [1, 2]
     const dd::pair<A> l = detail::log_pair(detail::log_core(u.hi, u.lo + el));
     const dd::pair<A> r = dd::add(l, m);

@@ -112,7 +112,8 @@ inline trig_reduced_scalar trig_reduce_large(double x) noexcept {
 #if defined(__GNUC__)
 __attribute__((noinline))
 #endif
-inline void trig_reduce_slow_lanes(const double* x, double* rh, double* rl, double* k, std::size_t n) noexcept {
+inline void trig_reduce_slow_lanes(const double* x, double* rh, double* rl, double* k,
+                                   std::size_t n) noexcept {
     for (std::size_t j = 0; j < n; ++j) {
         if (std::fabs(x[j]) < trig_fast_limit) continue;
         if (!std::isfinite(x[j])) {
@@ -158,7 +159,8 @@ NUMFUSE_ALWAYS_INLINE trig_reduced<A> trig_reduce(const xsimd::batch<double, A>&
         const B lo = (h1.lo + h2.lo) - kd * B(0x1.b839a252049c1p-104);
         r = dd::fast_two_sum(h2.hi, lo);
     }
-    const auto slow = !(xsimd::abs(x) < B(trig_fast_limit));  // also inf / NaN (fixed by the callers)
+    const auto slow =
+        !(xsimd::abs(x) < B(trig_fast_limit));  // also inf / NaN (fixed by the callers)
     if (xsimd::any(slow)) {
         constexpr std::size_t n = B::size;
         alignas(64) double xs[n], rh[n], rl[n], kq[n];
@@ -176,18 +178,20 @@ NUMFUSE_ALWAYS_INLINE trig_reduced<A> trig_reduce(const xsimd::batch<double, A>&
         const __m512i bits = _mm512_castpd_si512(zk);
         return {r, _mm512_test_epi64_mask(bits, _mm512_set1_epi64(1)),
                 _mm512_test_epi64_mask(bits, _mm512_set1_epi64(2)),
-                _mm512_test_epi64_mask(_mm512_add_epi64(bits, _mm512_set1_epi64(1)), _mm512_set1_epi64(2))};
+                _mm512_test_epi64_mask(_mm512_add_epi64(bits, _mm512_set1_epi64(1)),
+                                       _mm512_set1_epi64(2))};
     } else
 #endif
     {
         const B q = kd - (dd::fmadd(kd, B(0.25), shifter) - shifter) * B(4.0);  // in {-2, ..., 2}
-        return {r, xsimd::abs(q) == B(1.0), (q < B(0.0)) | (q == B(2.0)), (q > B(0.5)) | (q < B(-1.5))};
+        return {r, xsimd::abs(q) == B(1.0), (q < B(0.0)) | (q == B(2.0)),
+                (q > B(0.5)) | (q < B(-1.5))};
     }
 }
 
 template <class A>
 struct trig_parts {
-    dd::pair<A> s, c;                           // sin(r), cos(r)
+    dd::pair<A> s, c;  // sin(r), cos(r)
     xsimd::batch_bool<double, A> odd, second, cos_negative;
 };
 
@@ -199,18 +203,18 @@ NUMFUSE_ALWAYS_INLINE trig_parts<A> trig_core(const xsimd::batch<double, A>& x) 
     const dd::pair<A> z = dd::two_prod(r.hi, r.hi);
     const B zh = z.hi;
     const B sp = dd::horner(zh, -0x1.5555555555555p-3,  // -0.16666666666666665741
-                            0x1.111111111110ap-7,       // 0.0083333333333333210746
-                            -0x1.a01a01a0188b5p-13,     // -0.00019841269841253608036
-                            0x1.71de3a530b9acp-19,      // 2.7557319213424103166e-6
-                            -0x1.ae64525be4614p-26,     // -2.5052104709780520915e-8
-                            0x1.61206bda6800fp-33,      // 1.6058340666334401618e-10
-                            -0x1.aa91d6c65bd5ep-41);    // -7.5773997468424373963e-13
-    const B cp = dd::horner(zh, 0x1.5555555555549p-5,   // 0.041666666666666581087
-                            -0x1.6c16c16c14c8ep-10,     // -0.0013888888888871383891
-                            0x1.a01a019c37a99p-16,      // 0.000024801587287788006607
-                            -0x1.27e4f7b282838p-22,     // -2.7557313866998328804e-7
-                            0x1.1ee9b0e8e4f18p-29,      // 2.0875657768807840884e-9
-                            -0x1.8f903f5d0c51p-37);     // -1.1356276753810179184e-11
+                            0x1.111111111110ap-7,  // 0.0083333333333333210746
+                            -0x1.a01a01a0188b5p-13,  // -0.00019841269841253608036
+                            0x1.71de3a530b9acp-19,  // 2.7557319213424103166e-6
+                            -0x1.ae64525be4614p-26,  // -2.5052104709780520915e-8
+                            0x1.61206bda6800fp-33,  // 1.6058340666334401618e-10
+                            -0x1.aa91d6c65bd5ep-41);  // -7.5773997468424373963e-13
+    const B cp = dd::horner(zh, 0x1.5555555555549p-5,  // 0.041666666666666581087
+                            -0x1.6c16c16c14c8ep-10,  // -0.0013888888888871383891
+                            0x1.a01a019c37a99p-16,  // 0.000024801587287788006607
+                            -0x1.27e4f7b282838p-22,  // -2.7557313866998328804e-7
+                            0x1.1ee9b0e8e4f18p-29,  // 2.0875657768807840884e-9
+                            -0x1.8f903f5d0c51p-37);  // -1.1356276753810179184e-11
     const B half(0.5), one(1.0);
     const B s_tail = dd::fmadd(r.hi * zh, sp, r.lo * (one - half * zh));
     const dd::pair<A> s = dd::fast_two_sum(r.hi, s_tail);
@@ -224,7 +228,7 @@ NUMFUSE_ALWAYS_INLINE trig_parts<A> trig_core(const xsimd::batch<double, A>& x) 
 
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> negate_if(const xsimd::batch_bool<double, A>& m,
-                                         const xsimd::batch<double, A>& v) noexcept {
+                                                        const xsimd::batch<double, A>& v) noexcept {
     return xsimd::select(m, -v, v);
 }
 
@@ -232,7 +236,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> negate_if(const xsimd::batch_bool<
 
 // sin(x), f64 lanes. Max error <= 1 ULP (see the contract above).
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sin_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sin_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto p = detail::trig_core(x);
     const B hi = xsimd::select(p.odd, p.c.hi, p.s.hi);
@@ -245,7 +250,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sin_kernel(const xsimd::batch<doub
 
 // cos(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cos_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cos_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto p = detail::trig_core(x);
     const B hi = xsimd::select(p.odd, p.s.hi, p.c.hi);
@@ -256,7 +262,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cos_kernel(const xsimd::batch<doub
 
 // tan(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_kernel(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const detail::trig_reduced<A> red = detail::trig_reduce(x);
     const dd::pair<A> r = red.r;
@@ -268,25 +275,25 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_kernel(const xsimd::batch<doub
     // chains: the kernel is latency-bound).
     const dd::pair<A> z = dd::two_prod(r.hi, r.hi);
     const B w = z.hi * z.hi;
-    const B ue = dd::horner(w, 0x1.111111111049ap-3,   // 0.13333333333324476344
-                            0x1.664f4859959b6p-6,      // 0.021869488386380551981
-                            0x1.d6d2d4cd61a15p-9,      // 0.0035920986908337762013
-                            0x1.34b19b3d793dcp-11,     // 0.00058878664975436532589
-                            0x1.5b77a5c2c3df7p-14,     // 0.0000828426773689035391
-                            -0x1.ca00663f11bbcp-16,    // -0.000027299020299655549194
-                            -0x1.a2e9151353b89p-16);   // -0.000024969010224136791543
-    const B uo = dd::horner(w, 0x1.ba1ba1bacfd0fp-5,   // 0.053968253973375117372
-                            0x1.226e3af4e513fp-7,      // 0.0088632381319163604932
-                            0x1.7db29bbb403f7p-10,     // 0.00145606112965901229
-                            0x1.ffc488d8aa1eep-13,     // 0.00024402986197925808981
-                            0x1.1f71e9b7479d2p-14,     // 0.000068532221906703814614
-                            0x1.a3b465c872b1p-15,      // 0.000050032696495691292467
-                            0x1.4e03eaa4143c8p-17);    // 9.9544316257987620076e-6
-    const B v = z.hi * dd::even_odd(z.hi, ue, uo);      // z U(z)
-    const B t0(0x1.555555555555fp-2);                   // T0 = 0.33333333333333386994
+    const B ue = dd::horner(w, 0x1.111111111049ap-3,  // 0.13333333333324476344
+                            0x1.664f4859959b6p-6,  // 0.021869488386380551981
+                            0x1.d6d2d4cd61a15p-9,  // 0.0035920986908337762013
+                            0x1.34b19b3d793dcp-11,  // 0.00058878664975436532589
+                            0x1.5b77a5c2c3df7p-14,  // 0.0000828426773689035391
+                            -0x1.ca00663f11bbcp-16,  // -0.000027299020299655549194
+                            -0x1.a2e9151353b89p-16);  // -0.000024969010224136791543
+    const B uo = dd::horner(w, 0x1.ba1ba1bacfd0fp-5,  // 0.053968253973375117372
+                            0x1.226e3af4e513fp-7,  // 0.0088632381319163604932
+                            0x1.7db29bbb403f7p-10,  // 0.00145606112965901229
+                            0x1.ffc488d8aa1eep-13,  // 0.00024402986197925808981
+                            0x1.1f71e9b7479d2p-14,  // 0.000068532221906703814614
+                            0x1.a3b465c872b1p-15,  // 0.000050032696495691292467
+                            0x1.4e03eaa4143c8p-17);  // 9.9544316257987620076e-6
+    const B v = z.hi * dd::even_odd(z.hi, ue, uo);  // z U(z)
+    const B t0(0x1.555555555555fp-2);  // T0 = 0.33333333333333386994
     const dd::pair<A> r3 = dd::two_prod(r.hi, z.hi);
-    const B r3l = dd::fmadd(r.hi, z.lo, r3.lo);         // r^3 = r3.hi + r3l
-    const dd::pair<A> c = dd::two_prod(r3.hi, t0);      // r3.hi T0 exactly
+    const B r3l = dd::fmadd(r.hi, z.lo, r3.lo);  // r^3 = r3.hi + r3l
+    const dd::pair<A> c = dd::two_prod(r3.hi, t0);  // r3.hi T0 exactly
     const dd::pair<A> h = dd::fast_two_sum(r.hi, c.hi);
     // v (the polynomial) arrives last: everything else is summed first
     const B early = h.lo + (dd::fmadd(r3l, t0, dd::fmadd(r.lo, z.hi, r.lo)) + c.lo);

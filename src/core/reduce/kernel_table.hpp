@@ -77,8 +77,8 @@ struct ReduceKernels {
     // The softmax write of strip_accumulate's layout, with per-lane m, param.
     void (*strip_write)(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane,
                         std::ptrdiff_t a_step, char* out, std::ptrdiff_t out_lane,
-                        std::ptrdiff_t out_step, std::size_t lanes, std::size_t steps,
-                        const T* m, const T* param) noexcept = nullptr;
+                        std::ptrdiff_t out_step, std::size_t lanes, std::size_t steps, const T* m,
+                        const T* param) noexcept = nullptr;
     // softmax / log_softmax of groups of at most short_group_max elements,
     // one group per lane, folded and written in registers (no state arrays,
     // no per-output scalar work): lane j, element k at a + j*a_lane + k*a_step.

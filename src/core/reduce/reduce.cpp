@@ -34,7 +34,8 @@ struct ReduceTables {
 
     ReduceTables() noexcept {
 #ifdef NUMFUSE_HAVE_LEVEL_sse2
-        if (level_supported(Level::sse2)) fill_reduce_table_sse2(tables[static_cast<int>(Level::sse2)]);
+        if (level_supported(Level::sse2))
+            fill_reduce_table_sse2(tables[static_cast<int>(Level::sse2)]);
 #endif
 #ifdef NUMFUSE_HAVE_LEVEL_avx2_fma
         if (level_supported(Level::avx2_fma)) {
@@ -137,7 +138,8 @@ Dims simplify(const Dims& in) {
 }
 
 // Byte offsets of flat index `index` (C order over extent) for each slot.
-void offsets_of(const Dims& dims, std::size_t index, std::ptrdiff_t (&offset)[slot_count]) noexcept {
+void offsets_of(const Dims& dims, std::size_t index,
+                std::ptrdiff_t (&offset)[slot_count]) noexcept {
     for (int k = 0; k < slot_count; ++k) offset[k] = 0;
     for (std::size_t d = dims.rank(); d-- > 0;) {
         const std::size_t i = index % dims.extent[d];
@@ -251,8 +253,8 @@ void parallel_items(const Plan& p, Body&& body) {
 
 template <class Body>
 void parallel_outputs(std::size_t outputs, std::size_t cost_per_output, Body&& body) {
-    const std::size_t min_outputs =
-        std::max<std::size_t>(min_elements_per_thread / std::max<std::size_t>(cost_per_output, 1), 1);
+    const std::size_t min_outputs = std::max<std::size_t>(
+        min_elements_per_thread / std::max<std::size_t>(cost_per_output, 1), 1);
     interrupt::Scope* const scope = interrupt::current();
     parallel::for_ranges_or(outputs, min_outputs, 1, [&](std::size_t begin, std::size_t end) {
         for (std::size_t o = begin; o < end; ++o) {
@@ -329,11 +331,12 @@ ReducePartial<T> fold_run_chunk(const ReduceKernels<T>& kernels, const Plan& p, 
     const std::size_t hi = std::min(p.reduced, lo + p.chunk);
     const std::ptrdiff_t a_step = p.inner.stride[slot_a].back();
     const std::ptrdiff_t b_step = p.inner.stride[slot_b].back();
-    for_each_run(p.inner, lo, hi, [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
-        kernels.run_accumulate(a + base[slot_a] + offset[slot_a], a_step,
-                               b ? b + base[slot_b] + offset[slot_b] : nullptr, b_step, count,
-                               state);
-    });
+    for_each_run(p.inner, lo, hi,
+                 [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+                     kernels.run_accumulate(a + base[slot_a] + offset[slot_a], a_step,
+                                            b ? b + base[slot_b] + offset[slot_b] : nullptr, b_step,
+                                            count, state);
+                 });
     return kernels.run_finish(state);
 }
 
@@ -379,11 +382,12 @@ void fold_strip_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char
     T* m = state.m.data() + item.first_output;
     T* s = state.s.data() + item.first_output;
     T* c = state.c.data() + item.first_output;
-    for_each_run(p.inner, lo, hi, [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
-        kernels.strip_accumulate(a + base[slot_a] + offset[slot_a], a_lane, a_step,
-                                 b ? b + base[slot_b] + offset[slot_b] : nullptr, b_lane, b_step,
-                                 item.lanes, count, m, s, c);
-    });
+    for_each_run(p.inner, lo, hi,
+                 [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+                     kernels.strip_accumulate(a + base[slot_a] + offset[slot_a], a_lane, a_step,
+                                              b ? b + base[slot_b] + offset[slot_b] : nullptr,
+                                              b_lane, b_step, item.lanes, count, m, s, c);
+                 });
 }
 
 // partials[o * chunks + chunk] for every output and chunk (phase 1).
@@ -439,21 +443,22 @@ T plain_sum(const Plan& p, const char* a, const char* b, std::size_t o) noexcept
     const std::ptrdiff_t b_step = p.inner.stride[slot_b].back();
     T sum = T(0);
     bool first = true;
-    for_each_run(p.inner, 0, p.reduced, [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
-        for (std::size_t i = 0; i < count; ++i) {
-            const auto step = static_cast<std::ptrdiff_t>(i);
-            T x;
-            std::memcpy(&x, a + base[slot_a] + offset[slot_a] + step * a_step, sizeof x);
-            T term = std::exp(x);
-            if (b) {
-                T w;
-                std::memcpy(&w, b + base[slot_b] + offset[slot_b] + step * b_step, sizeof w);
-                term = w * term;
+    for_each_run(
+        p.inner, 0, p.reduced, [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+            for (std::size_t i = 0; i < count; ++i) {
+                const auto step = static_cast<std::ptrdiff_t>(i);
+                T x;
+                std::memcpy(&x, a + base[slot_a] + offset[slot_a] + step * a_step, sizeof x);
+                T term = std::exp(x);
+                if (b) {
+                    T w;
+                    std::memcpy(&w, b + base[slot_b] + offset[slot_b] + step * b_step, sizeof w);
+                    term = w * term;
+                }
+                sum = first ? term : sum + term;
+                first = false;
             }
-            sum = first ? term : sum + term;
-            first = false;
-        }
-    });
+        });
     return sum;
 }
 
@@ -465,7 +470,8 @@ T sign_of(T x) noexcept {
 
 template <class T>
 void finish_logsumexp(const ReducePartial<T>& total, const Plan& p, const char* a, const char* b,
-                      std::size_t o, const ReduceOutput& result, const ReduceOutput& sign) noexcept {
+                      std::size_t o, const ReduceOutput& result,
+                      const ReduceOutput& sign) noexcept {
     std::ptrdiff_t base[slot_count];
     offsets_of(p.outer, o, base);
     const bool with_sign = sign.data != nullptr;
@@ -517,14 +523,16 @@ bool has_nan(const Plan& p, const char* x, std::size_t o) noexcept {
     offsets_of(p.outer, o, base);
     const std::ptrdiff_t step = p.inner.stride[slot_a].back();
     bool found = false;
-    for_each_run(p.inner, 0, p.reduced, [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
-        for (std::size_t i = 0; i < count && !found; ++i) {
-            T v;
-            std::memcpy(&v, x + base[slot_a] + offset[slot_a] + static_cast<std::ptrdiff_t>(i) * step,
-                        sizeof v);
-            found = std::isnan(v);
-        }
-    });
+    for_each_run(
+        p.inner, 0, p.reduced, [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+            for (std::size_t i = 0; i < count && !found; ++i) {
+                T v;
+                std::memcpy(
+                    &v, x + base[slot_a] + offset[slot_a] + static_cast<std::ptrdiff_t>(i) * step,
+                    sizeof v);
+                found = std::isnan(v);
+            }
+        });
     return found;
 }
 
@@ -556,17 +564,19 @@ void softmax_parameters(SoftmaxKind kind, const ReducePartial<T>& total, const P
 
 template <class T>
 void write_run_output(const ReduceKernels<T>& kernels, SoftmaxKind kind, const Plan& p,
-                      const char* x, const ReduceOutput& out, std::size_t o, std::size_t chunk,
-                      T m, T param) noexcept {
+                      const char* x, const ReduceOutput& out, std::size_t o, std::size_t chunk, T m,
+                      T param) noexcept {
     std::ptrdiff_t base[slot_count];
     offsets_of(p.outer, o, base);
     const std::size_t lo = chunk * p.chunk;
     const std::size_t hi = std::min(p.reduced, lo + p.chunk);
-    for_each_run(p.inner, lo, hi, [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
-        kernels.run_write(kind, x + base[slot_a] + offset[slot_a], p.inner.stride[slot_a].back(),
-                          out.data + base[slot_out] + offset[slot_out],
-                          p.inner.stride[slot_out].back(), count, m, param);
-    });
+    for_each_run(p.inner, lo, hi,
+                 [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+                     kernels.run_write(kind, x + base[slot_a] + offset[slot_a],
+                                       p.inner.stride[slot_a].back(),
+                                       out.data + base[slot_out] + offset[slot_out],
+                                       p.inner.stride[slot_out].back(), count, m, param);
+                 });
 }
 
 template <class T>
@@ -577,13 +587,14 @@ void write_strip_output(const ReduceKernels<T>& kernels, SoftmaxKind kind, const
     offsets_of(p.outer, item.first_output, base);
     const std::size_t lo = item.chunk * p.chunk;
     const std::size_t hi = std::min(p.reduced, lo + p.chunk);
-    for_each_run(p.inner, lo, hi, [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
-        kernels.strip_write(kind, x + base[slot_a] + offset[slot_a], p.outer.stride[slot_a].back(),
-                            p.inner.stride[slot_a].back(),
-                            out.data + base[slot_out] + offset[slot_out],
-                            p.outer.stride[slot_out].back(), p.inner.stride[slot_out].back(),
-                            item.lanes, count, m, param);
-    });
+    for_each_run(
+        p.inner, lo, hi, [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+            kernels.strip_write(kind, x + base[slot_a] + offset[slot_a],
+                                p.outer.stride[slot_a].back(), p.inner.stride[slot_a].back(),
+                                out.data + base[slot_out] + offset[slot_out],
+                                p.outer.stride[slot_out].back(), p.inner.stride[slot_out].back(),
+                                item.lanes, count, m, param);
+        });
 }
 
 template <class T>
@@ -612,8 +623,8 @@ void softmax_typed(SoftmaxKind kind, const Plan& p, const char* x, const ReduceO
                 const StripItem item = strip_item(p, index);
                 fold_strip_chunk<T>(kernels, p, x, nullptr, item, state);
                 for (std::size_t j = item.first_output; j < item.first_output + item.lanes; ++j) {
-                    softmax_parameters<T>(kind, {state.m[j], state.s[j], state.c[j]}, p, x, j,
-                                          m[j], param[j]);
+                    softmax_parameters<T>(kind, {state.m[j], state.s[j], state.c[j]}, p, x, j, m[j],
+                                          param[j]);
                 }
                 write_strip_output(kernels, kind, p, x, out, item, m.data() + item.first_output,
                                    param.data() + item.first_output);
@@ -658,8 +669,7 @@ std::size_t element_size(DType dtype) {
     throw std::invalid_argument("reduce: dtype must be f32 or f64");
 }
 
-void check_strides(const char* what, const std::vector<std::ptrdiff_t>& strides,
-                   std::size_t rank) {
+void check_strides(const char* what, const std::vector<std::ptrdiff_t>& strides, std::size_t rank) {
     if (strides.size() != rank) {
         throw std::invalid_argument(std::string("reduce: ") + what + " has " +
                                     std::to_string(strides.size()) + " strides, expected " +
