@@ -136,7 +136,8 @@ lint-python: $(STAMPS)/venv
 	$(VENV)/bin/ruff format --check $(PY_LINT_PATHS)
 
 lint-cpp: $(STAMPS)/venv
-	$(VENV)/bin/clang-format --dry-run --Werror $(CXX_FORMAT_FILES)
+	@files="$(CXX_FORMAT_FILES)"; echo "clang-format --dry-run --Werror ($$(echo $$files | wc -w) files)"; \
+	    $(VENV)/bin/clang-format --dry-run --Werror $$files
 
 # Every attribute of numfuse._core (and numfuse._cuda, when built) is in its .pyi stub.
 lint-stubs: install
