@@ -4,6 +4,9 @@
 # and libbenchmark-dev (via apt-get when run as root), a .venv with the
 # package's peers and build tools, and the package itself (rebuilt when a
 # source file changes).
+#
+# `make lint` checks style and stubs (CI runs it before `make test`, with WERROR=ON);
+# `make format` applies the formatters and ruff's fixes.
 
 PYTHON ?= python3
 VENV := .venv
