@@ -4,6 +4,9 @@
 # and libbenchmark-dev (via apt-get when run as root), a .venv with the
 # package's peers and build tools, and the package itself (rebuilt when a
 # source file changes).
+#
+# `make lint` checks style and stubs (CI runs it before `make test`, with WERROR=ON);
+# `make format` applies the formatters and ruff's fixes.
 
 PYTHON ?= python3
 VENV := .venv
@@ -12,8 +15,11 @@ STAMPS := .stamps
 CPP_BUILD := build/cpp
 APT_PACKAGES := libxsimd-dev libgtest-dev libbenchmark-dev
 SOURCES := $(shell find src python -type f -not -name '*.pyc' 2>/dev/null) CMakeLists.txt pyproject.toml
+# WERROR=ON builds the extension, the C++ tests and the benchmarks with -Werror (CI does).
+WERROR ?= OFF
 
-.PHONY: demo test test-slow fuzz fuzz-smoke sanitize sanitize-threads pytest cpp-test bench bench-cpp install system-deps clean
+.PHONY: demo test test-slow fuzz fuzz-smoke sanitize sanitize-threads pytest cpp-test bench bench-cpp install system-deps clean \
+	lint lint-python lint-cpp lint-stubs format FORCE
 
 demo: install
 	$(VPY) benchmarks/python/compare.py --quick
@@ -73,7 +79,8 @@ sanitize-threads: system-deps $(STAMPS)/venv
 
 cpp-test: system-deps $(STAMPS)/venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(CPP_BUILD) -G Ninja \
-	    -DNUMFUSE_BUILD_PYTHON=OFF -DNUMFUSE_BUILD_TESTS=ON -DNUMFUSE_BUILD_BENCHMARKS=ON
+	    -DNUMFUSE_BUILD_PYTHON=OFF -DNUMFUSE_BUILD_TESTS=ON -DNUMFUSE_BUILD_BENCHMARKS=ON \
+	    -DNUMFUSE_WERROR=$(WERROR)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(CPP_BUILD)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ctest --test-dir $(CPP_BUILD) --output-on-failure
 
@@ -106,9 +113,43 @@ $(STAMPS)/venv: requirements-dev.txt
 	$(VPY) -m pip install --quiet -r requirements-dev.txt
 	@touch $@
 
-$(STAMPS)/install: $(STAMPS)/system-deps $(STAMPS)/venv $(SOURCES)
-	$(VPY) -m pip install --quiet --no-build-isolation --no-deps .
+$(STAMPS)/install: $(STAMPS)/system-deps $(STAMPS)/venv $(STAMPS)/build-options $(SOURCES)
+	$(VPY) -m pip install --quiet --no-build-isolation --no-deps \
+	    --config-settings=cmake.define.NUMFUSE_WERROR=$(WERROR) .
 	@touch $@
+
+# The build options the installed package was built with; rewritten (so install reruns)
+# only when they change.
+BUILD_OPTIONS := NUMFUSE_WERROR=$(WERROR)
+$(STAMPS)/build-options: FORCE
+	@mkdir -p $(STAMPS)
+	@echo '$(BUILD_OPTIONS)' | cmp -s - $@ || echo '$(BUILD_OPTIONS)' > $@
+
+# Style and stub checks (CI runs `make lint` before `make test`); `make format` fixes
+# what the formatters and ruff can fix. clang-format skips generated files: those that
+# say GENERATED in their first 3 lines (their generator owns the layout).
+PY_LINT_PATHS := python tests benchmarks tools notebooks
+CXX_FORMAT_FILES = $(shell git ls-files '*.cpp' '*.hpp' '*.cu' '*.cuh' | while read -r f; do \
+	[ -f "$$f" ] && ! head -n 3 "$$f" | grep -q GENERATED && echo "$$f"; done)
+
+lint: lint-python lint-cpp lint-stubs
+
+lint-python: $(STAMPS)/venv
+	$(VENV)/bin/ruff check $(PY_LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(PY_LINT_PATHS)
+
+lint-cpp: $(STAMPS)/venv
+	@files="$(CXX_FORMAT_FILES)"; echo "clang-format --dry-run --Werror ($$(echo $$files | wc -w) files)"; \
+	    $(VENV)/bin/clang-format --dry-run --Werror $$files
+
+# Every attribute of numfuse._core (and numfuse._cuda, when built) is in its .pyi stub.
+lint-stubs: install
+	$(VPY) -m pytest tests/test_stubs.py -q -p no:cacheprovider
+
+format: $(STAMPS)/venv
+	$(VENV)/bin/ruff check --fix --exit-zero $(PY_LINT_PATHS)
+	$(VENV)/bin/ruff format $(PY_LINT_PATHS)
+	$(VENV)/bin/clang-format -i $(CXX_FORMAT_FILES)
 
 clean:
 	rm -rf build $(STAMPS)

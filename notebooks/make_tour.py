@@ -44,6 +44,7 @@ It runs top to bottom in CI (`tests/test_notebook.py`), on small arrays.""",
         "code",
         """\
 import numpy as np
+
 import numfuse
 
 config = numfuse.show_config()""",
@@ -67,8 +68,8 @@ print(type(numfuse.exp).__name__, y.dtype, y.shape)
 print("max relative difference from np.exp:", np.max(np.abs(y - np.exp(x)) / np.exp(x)))
 
 out = np.empty_like(x)
-numfuse.log(np.abs(x) + 1, out=out)                       # into a preallocated array
-part = x[::-3, 1:]                                         # a strided, reversed view
+numfuse.log(np.abs(x) + 1, out=out)  # into a preallocated array
+part = x[::-3, 1:]  # a strided, reversed view
 masked = numfuse.erf(part, out=np.zeros_like(part), where=part > 0)
 print("float32 stays float32:", numfuse.exp(x.astype(np.float32)).dtype)
 
@@ -88,6 +89,8 @@ Whole expressions run blockwise in one pass, without temporaries, including redu
     (
         "code",
         """\
+import scipy.special
+
 a = rng.standard_normal(1_000_000)
 b = rng.standard_normal(1_000_000)
 c = rng.uniform(-1, 1, 1_000_000)
@@ -99,17 +102,18 @@ r = numfuse.evaluate("exp(a) + tan(c) - sinh(b)")
 np.testing.assert_allclose(r, np.exp(a) + np.tan(c) - np.sinh(b), rtol=1e-12, atol=1e-13)
 
 m = x - x.max(axis=1, keepdims=True)
-lse = numfuse.evaluate("log(sum(exp(m), axis=1))")     # a fused reduction
+lse = numfuse.evaluate("log(sum(exp(m), axis=1))")  # a fused reduction
 np.testing.assert_allclose(lse, np.log(np.exp(m).sum(axis=1)), rtol=1e-12)
 
 compiled = numfuse.compile("log(sum(exp(x), axis=0))")  # parse once, call many times
 print(compiled(x)[:4])
 
-import scipy.special
-np.testing.assert_allclose(numfuse.logsumexp(x, axis=1), scipy.special.logsumexp(x, axis=1),
-                           rtol=1e-13)
-np.testing.assert_allclose(numfuse.softmax(x, axis=0), scipy.special.softmax(x, axis=0),
-                           rtol=1e-12, atol=1e-300)
+np.testing.assert_allclose(
+    numfuse.logsumexp(x, axis=1), scipy.special.logsumexp(x, axis=1), rtol=1e-13
+)
+np.testing.assert_allclose(
+    numfuse.softmax(x, axis=0), scipy.special.softmax(x, axis=0), rtol=1e-12, atol=1e-300
+)
 print("evaluate, logsumexp and softmax agree with NumPy and SciPy")""",
     ),
     (
@@ -153,8 +157,11 @@ def inputs(name, dtype):
     return g.uniform(-6, 6, POINTS).astype(dtype)
 
 
-cases = {"exp": (mpmath.exp, np.exp, "NumPy"), "log": (mpmath.log, np.log, "NumPy"),
-         "erf": (mpmath.erf, scipy.special.erf, "SciPy")}
+cases = {
+    "exp": (mpmath.exp, np.exp, "NumPy"),
+    "log": (mpmath.log, np.log, "NumPy"),
+    "erf": (mpmath.erf, scipy.special.erf, "SciPy"),
+}
 print(f"{'function':<9}{'dtype':<9}{'numfuse':>9}{'peer':>14}")
 for name, (exact_fn, peer_fn, peer) in cases.items():
     for dtype in (np.float32, np.float64):
@@ -178,8 +185,13 @@ time budget. The full comparison is `numfuse-bench --json bench.json --plot benc
 %matplotlib inline
 from numfuse import bench
 
-doc = bench.run(["exp", "erf", "softmax", "2*a+3*b"], sizes=[1e3, 1e4, 1e5],
-                dtypes=["float64"], quick=True, progress=False)
+doc = bench.run(
+    ["exp", "erf", "softmax", "2*a+3*b"],
+    sizes=[1e3, 1e4, 1e5],
+    dtypes=["float64"],
+    quick=True,
+    progress=False,
+)
 print(bench.case_report(doc["cases"][2], doc["threads"]["requested"]))
 print(bench.summary(doc))""",
     ),

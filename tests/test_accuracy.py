@@ -10,9 +10,9 @@ import mpmath
 import numpy as np
 import pytest
 import scipy.special
-from conftest import ulp_distance
 
 import numfuse
+from conftest import ulp_distance
 
 DATA = pathlib.Path(__file__).parent / "data" / "numpy-umath-validation"
 FUNCTIONS = {

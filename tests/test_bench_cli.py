@@ -8,8 +8,9 @@ import subprocess
 import sys
 import textwrap
 
-import numfuse
 import pytest
+
+import numfuse
 
 pytest.importorskip("matplotlib")
 

@@ -18,9 +18,10 @@ import subprocess
 import sys
 import textwrap
 
-import numfuse
 import numpy as np
 import pytest
+
+import numfuse
 from numfuse import _cuda_api
 
 HAVE_EXTENSION = _cuda_api._cuda is not None

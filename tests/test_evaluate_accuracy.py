@@ -23,9 +23,10 @@ import warnings
 import zlib
 
 import mpmath
-import numfuse
 import numpy as np
 import pytest
+
+import numfuse
 
 # random points per op and dtype, on top of the fixed hard cases (more: set
 # NUMFUSE_ACCURACY_POINTS, e.g. for a long sweep from the script mode)

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import warnings
 
-import numfuse
 import numpy as np
 import pytest
+
+import numfuse
 
 NAN = np.nan
 

@@ -9,8 +9,9 @@ import os
 import sys
 import types
 
-import numfuse
 import pytest
+
+import numfuse
 
 
 def test_returns_the_build_and_runtime_facts(capsys):

@@ -193,7 +193,7 @@ def test_unaligned_buffers(dtype, level):
     x[:] = np.linspace(0.1, 5.0, 1000, dtype=dtype)
     raw_out = np.zeros(1000 * size + 3, dtype=np.uint8)
     out = raw_out[3:].view(dtype)
-    for ours, reference in PAIRS:
+    for ours, _reference in PAIRS:
         ours(x, out=out)
         np.testing.assert_array_equal(out, ours(np.array(x)))
 

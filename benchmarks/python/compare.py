@@ -203,7 +203,7 @@ def run_section(section, sizes, dtypes, threads, args, records):
                     function="copy",
                     out=True,
                     peer="numpy",
-                    **measure(lambda: np.copyto(o, x), repeats, args.min_time),
+                    **measure(lambda o=o, x=x: np.copyto(o, x), repeats, args.min_time),
                 )
             )
             if torch is not None:  # a threaded copy, for reference
@@ -214,7 +214,7 @@ def run_section(section, sizes, dtypes, threads, args, records):
                         function="copy",
                         out=True,
                         peer="torch",
-                        **measure(lambda: to.copy_(tx), repeats, args.min_time),
+                        **measure(lambda to=to, tx=tx: to.copy_(tx), repeats, args.min_time),
                     )
                 )
                 del tx, to
@@ -224,7 +224,7 @@ def run_section(section, sizes, dtypes, threads, args, records):
                     funcs = {peer: bind(peer, fn, x, o if out else None) for peer in PEERS}
                     funcs = {peer: f for peer, f in funcs.items() if f is not None}
                     # the copy as a contender too, so that roofline ratios are side by side
-                    funcs["copy"] = lambda: np.copyto(o, x)
+                    funcs["copy"] = lambda o=o, x=x: np.copyto(o, x)
                     got = measure_interleaved(funcs, repeats, args.min_time)
                     for peer in PEERS:
                         if peer not in got:
@@ -240,7 +240,7 @@ def run_section(section, sizes, dtypes, threads, args, records):
                         records.append(
                             dict(rec, function="copy_beside", out=True, peer=fn, **got["copy"])
                         )
-            del x, o
+            del x, o, funcs  # funcs' callables hold x and o too
             gc.collect()
             busy = (
                 max(b for b in (busy_before, others_busy()) if b is not None)
@@ -277,10 +277,10 @@ def sanity_check():
 def fmt_time(s):
     if s is None:
         return "n/a"
-    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
-        if s >= scale:
-            break
-    return f"{s / scale:.3g} {unit}" if s >= 1e-6 else f"{s * 1e9:.3g} ns"
+    if not s >= 1e-6:
+        return f"{s * 1e9:.3g} ns"
+    unit, scale = next(u for u in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)) if s >= u[1])
+    return f"{s / scale:.3g} {unit}"
 
 
 def fmt_n(n):
@@ -343,7 +343,7 @@ def table(records, section, stat):
         )
     if any(b > BUSY_LIMIT for b in busy.values()):
         lines.append(
-            f"\n⚠x: other processes kept x cores busy around these rows (measured "
+            "\n⚠x: other processes kept x cores busy around these rows (measured "
             "before and after each size); threaded figures there are distorted."
         )
     return "\n".join(lines)
@@ -454,9 +454,11 @@ def header(args, threads):
         with open("/proc/cpuinfo") as fh:
             info = fh.read()
         cpu = next(
-            l.split(":", 1)[1].strip() for l in info.splitlines() if l.startswith("model name")
+            line.split(":", 1)[1].strip()
+            for line in info.splitlines()
+            if line.startswith("model name")
         )
-        flags = next(l for l in info.splitlines() if l.startswith("flags")).split()
+        flags = next(line for line in info.splitlines() if line.startswith("flags")).split()
         cpu += " (" + ", ".join(f for f in ("avx2", "fma", "avx512f") if f in flags) + ")"
     except (OSError, StopIteration):
         pass

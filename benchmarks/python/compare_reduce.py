@@ -1,7 +1,8 @@
 """logsumexp / softmax / log_softmax: numfuse against SciPy, PyTorch and NumPy.
 
 Prints a Markdown table of median times and speed-ups, measured side by side
-in one run (each contender in its own block, see measure()), and a PASS/FAIL line per performance target of issue 3.
+in one run (each contender in its own block, see measure()), and a PASS/FAIL
+line per performance target of issue 3.
 numfuse and torch use the same thread count (--threads, default 2); NumPy's
 x.sum(axis) is the memory-bound reference (single-threaded, as NumPy is).
 
@@ -78,13 +79,13 @@ def main() -> None:
         case = f"logsumexp {side}x{side} f64 axis={axis}"
         dims = tuple(range(x.ndim)) if axis is None else axis
         contenders = {
-            "numfuse": lambda axis=axis: numfuse.logsumexp(x, axis=axis),
-            "x.sum": lambda axis=axis: x.sum(axis=axis),
+            "numfuse": lambda axis=axis, x=x: numfuse.logsumexp(x, axis=axis),
+            "x.sum": lambda axis=axis, x=x: x.sum(axis=axis),
         }
         if scipy_special is not None:
-            contenders["scipy"] = lambda axis=axis: scipy_special.logsumexp(x, axis=axis)
+            contenders["scipy"] = lambda axis=axis, x=x: scipy_special.logsumexp(x, axis=axis)
         if torch is not None:
-            contenders["torch"] = lambda dims=dims: torch.logsumexp(tx, dim=dims)
+            contenders["torch"] = lambda dims=dims, tx=tx: torch.logsumexp(tx, dim=dims)
         t = measure(contenders, repeats)
         rows.extend((case, name, seconds) for name, seconds in t.items())
         if "scipy" in t:
@@ -92,7 +93,7 @@ def main() -> None:
         if "torch" in t:
             targets.append((f"{case}: >= 3x torch", t["torch"] / t["numfuse"], 3.0, ">="))
         targets.append((f"{case}: <= 1.2x x.sum", t["numfuse"] / t["x.sum"], 1.2, "<="))
-    del x, tx
+    del x, tx, contenders  # the contenders hold x and tx too
 
     # -- softmax over the last axis of (1000, 1000, 5) float32
     shape = (200, 1000, 5) if args.quick else (1000, 1000, 5)

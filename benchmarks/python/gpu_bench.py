@@ -23,9 +23,10 @@ import sys
 import time
 from functools import partial
 
+import numpy as np
+
 import numfuse
 import numfuse.cuda as nfc
-import numpy as np
 from numfuse import _cuda_api
 
 EXPRESSION = "exp(a) * b + log(b) - a"  # 5 operations: exp, *, log, +, -

@@ -41,6 +41,7 @@ inline constexpr int max_inputs = 16;
 // Element types: the expression engine's b, i, l, f, d.
 enum class Type : std::uint8_t { b = 0, i = 1, l = 2, f = 3, d = 4 };
 
+// clang-format off: clang-format 23 re-wraps this list differently on every run.
 #define NUMFUSE_CUDA_VM_FAMILIES(X)                                                               \
     X(Add)                                                                                        \
     X(Sub) X(Mul) X(Div) X(Neg) X(Abs) X(Copy) X(OnesLike) X(Maximum) X(Minimum) X(Where) X(Cast) \
@@ -50,6 +51,7 @@ enum class Type : std::uint8_t { b = 0, i = 1, l = 2, f = 3, d = 4 };
                     X(Arcsinh) X(Arccosh) X(Arctanh) X(Erfc) X(Floor) X(Ceil) X(Trunc) X(Round)   \
                         X(Pow) X(Arctan2) X(Hypot) X(Copysign) X(Isnan) X(Isinf) X(Isfinite)      \
                             X(Signbit) X(FloorDiv) X(Mod) X(Fmod)
+// clang-format on
 
 enum class Family : std::uint8_t {
 #define NUMFUSE_CUDA_VM_ENUM(name) name,

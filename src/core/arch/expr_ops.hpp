@@ -518,7 +518,7 @@ struct Erfc {
     }
     template <class B>
     static B batch_for_f32(const B& a) noexcept {  // glibc's double erfc: 2.7 ULP of float64
-        return kernels::dd::scalar_lanes(a == a | !(a == a), a, a,
+        return kernels::dd::scalar_lanes((a == a) | !(a == a), a, a,
                                          [](double v) { return std::erfc(v); });
     }
     template <class B>
