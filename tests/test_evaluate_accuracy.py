@@ -355,6 +355,19 @@ def _special_values(dtype):
     )
 
 
+def _not_correctly_rounded(expected, inputs, name, candidates):
+    """Where `candidates`: NumPy's value more than 0.5 ULP from the exact one."""
+    info = np.finfo(expected.dtype)
+    off = np.zeros(expected.shape, bool)
+    with mpmath.workprec(160):
+        for k in np.flatnonzero(candidates):
+            value = EXACT[name](*(mpmath.mpf(float(x[k])) for x in inputs))
+            if isinstance(value, mpmath.mpc):
+                value = value.real
+            off[k] = abs(mpmath.mpf(float(expected[k])) - value) / _ulp(value, info) > 0.5
+    return off
+
+
 def _assert_special_as_numpy(got, expected, inputs, name):
     """Bit for bit (NaN-ness only for NaN) where NumPy's result is special -- inf, NaN,
     zero, or the input itself -- or an input is inf / NaN (or +-0 for arctan2);
@@ -364,15 +377,37 @@ def _assert_special_as_numpy(got, expected, inputs, name):
     info = np.finfo(got.dtype)
     with np.errstate(all="ignore"):
         special = ~np.isfinite(expected) | (expected == 0) | ~np.isfinite(inputs).all(axis=0)
+        special_only = special.copy()  # special whatever NumPy's rounding
         if name == "arctan2":
             special |= (inputs == 0).any(axis=0)  # signed zeros decide the branch: mpmath has none
+        returned_input = np.zeros(expected.shape, bool)
         for x in inputs:
-            special |= (expected == x) & (np.signbit(expected) == np.signbit(x))
+            returned_input |= (expected == x) & (np.signbit(expected) == np.signbit(x))
+        special |= returned_input
+        # The exact answer wins where NumPy returned the input but is not correctly rounded
+        # (glibc's atanh at 2^-26 - 1 ULP, NumPy's fallback without AVX-512): numfuse must be
+        # correctly rounded there instead of equal to NumPy.
+        # Unary ops with normal results only: there mpmath at 160 bits is exact enough.
+        candidates = returned_input & ~special_only & (np.abs(expected) >= info.tiny)
+        if len(inputs) != 1:
+            candidates[:] = False
+        numpy_off = _not_correctly_rounded(expected, inputs, name, candidates)
+        special &= ~numpy_off
         bad = special & ~_same(got, expected)
         assert not bad.any(), (
             f"{name}{tuple(x[bad] for x in inputs)} = {got[bad]}, NumPy {expected[bad]}"
         )
-        rest = ~special
+        for k in np.flatnonzero(numpy_off):
+            with mpmath.workprec(160):
+                value = EXACT[name](*(mpmath.mpf(float(x[k])) for x in inputs))
+                if isinstance(value, mpmath.mpc):
+                    value = value.real
+                err = abs(mpmath.mpf(float(got[k])) - value) / _ulp(value, info)
+            assert err <= 0.5, (
+                f"{name}{tuple(float(x[k]) for x in inputs)} = {got[k]}: {float(err):.2f} ULP "
+                "where NumPy returns the input and is not correctly rounded"
+            )
+        rest = ~special & ~numpy_off
         assert np.array_equal(np.isfinite(got[rest]), np.isfinite(expected[rest]))
         assert np.array_equal(np.signbit(got[rest]), np.signbit(expected[rest]))
     with mpmath.workprec(160):

@@ -17,6 +17,7 @@
 #include <cfenv>
 
 #include "bindings.hpp"
+#include "nan_policy.hpp"
 #include "numfuse_core.hpp"
 
 namespace py = pybind11;
@@ -39,8 +40,8 @@ void raise_fp_flags(unsigned flags) noexcept {
 template <UnaryOp Op, DType Type>
 void unary_ufunc_loop(char** args, const npy_intp* dimensions, const npy_intp* steps, void*) {
     const TsanComputeSection tsan_section;
-    const unsigned flags = core::apply_unary(Op, Type, args[0], steps[0], args[1], steps[1],
-                                             static_cast<std::size_t>(dimensions[0]));
+    const unsigned flags = apply_unary_as_numpy(Op, Type, args[0], steps[0], args[1], steps[1],
+                                                static_cast<std::size_t>(dimensions[0]));
     raise_fp_flags(flags);
 }
 
@@ -98,6 +99,9 @@ void add_ufunc(py::module_& m, UnaryUfuncSpec& spec, const char* name, const cha
 void register_ufuncs(py::module_& m) {
     if (_import_array() < 0) throw py::error_already_set();
     if (_import_umath() < 0) throw py::error_already_set();
+    // NumPy's NaN for invalid inputs, where it differs from the kernels' (nan_policy.hpp).
+    probe_numpy_invalid_nan(UnaryOp::exp, "exp");
+    probe_numpy_invalid_nan(UnaryOp::log, "log");
     add_ufunc(m, exp_spec, "exp",
               "Exponential, element-wise: a drop-in for numpy.exp.\n\n"
               "SIMD kernel (SSE2/AVX2/AVX-512 chosen at run time), threaded for large\n"
