@@ -26,7 +26,7 @@ from functools import partial
 import numfuse
 import numfuse.cuda as nfc
 import numpy as np
-from numfuse import _cuda_api
+from numfuse.cuda import _loader
 
 EXPRESSION = "exp(a) * b + log(b) - a"  # 5 operations: exp, *, log, +, -
 
@@ -53,7 +53,7 @@ def timed(fn, sync, repeat: int) -> float:
 
 def bench_dtype(dtype, n, dev, rng, sync, repeat, torch, cupy, cupy_special) -> list:
     """Rows (dtype, operation, seconds, bytes/s, fraction of copy bandwidth, peer ratios)."""
-    lib = _cuda_api._cuda
+    lib = _loader._cuda
     rows = []
     itemsize = dtype.itemsize
     host_a = rng.uniform(0.1, 4.0, n).astype(dtype)
@@ -140,7 +140,7 @@ def main() -> int:
         print(f"gpu_bench: nothing to measure here -- {nfc.status()}")
         return 0
 
-    lib = _cuda_api._cuda
+    lib = _loader._cuda
     dev = args.device
     n = int(args.n)
     info = lib.device_info(dev)

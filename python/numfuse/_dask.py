@@ -1,8 +1,9 @@
 """numfuse on dask arrays: lazy results, blockwise programs, one-pass tree reductions.
 
-Imported only when a dask array reaches numfuse.evaluate / logsumexp /
-softmax / log_softmax (``numfuse._interop`` detects them without importing
-dask), so dask is not needed to import numfuse. Every block function here is
+A back end (numfuse._dispatch): imported, and registered for dask arrays,
+once ``dask.array`` is imported and a value that is not a NumPy array reaches
+numfuse.evaluate / logsumexp / softmax / log_softmax, so dask is not needed
+to import numfuse. Every block function here is
 a module-level function of plain arguments, so dask.distributed pickles it by
 reference: workers need numfuse importable (installed, or on PYTHONPATH).
 
@@ -39,7 +40,7 @@ import math
 import dask.array as da
 import numpy as np
 
-from . import _core, _expr, _interop, _reduce
+from . import _axes, _core, _dispatch, _evaluate, _interop, _reduce
 
 _REDUCTIONS = ("sum", "prod", "min", "max", "mean", "logsumexp")
 
@@ -48,6 +49,10 @@ _REDUCTIONS = ("sum", "prod", "min", "max", "mean", "logsumexp")
 # scheduler hop: 32 per combine step instead of dask's default 4 makes an
 # axis=None reduction of up to 32 chunks a single aggregate task.
 _SPLIT_EVERY = 32
+
+
+def is_dask_array(value) -> bool:
+    return isinstance(value, da.Array)
 
 
 def _no_out(out, name: str) -> None:
@@ -59,13 +64,13 @@ def _no_out(out, name: str) -> None:
 
 
 def _to_dask(value):
-    if _interop.is_dask_array(value):
+    if is_dask_array(value):
         return value
     return da.asarray(_interop.as_ndarray(value))
 
 
 def _is_array(value) -> bool:
-    return _interop.is_dask_array(value) or (isinstance(value, np.ndarray) and value.ndim > 0)
+    return is_dask_array(value) or (isinstance(value, np.ndarray) and value.ndim > 0)
 
 
 def _dummy(value):
@@ -76,7 +81,7 @@ def _dummy(value):
 
 
 def _evaluate_numpy(ex, env):
-    return _expr.evaluate(ex, local_dict=env, global_dict={})
+    return _evaluate.evaluate(ex, local_dict=env, global_dict={})
 
 
 # ------------------------------------------------------------ element-wise
@@ -94,7 +99,7 @@ def _elementwise(ex, env):
     arrays = {n: env[n] for n in names if _is_array(env[n])}
     constants = {n: env[n] for n in names if n not in arrays}
     dtype = np.asarray(_evaluate_numpy(ex, {n: _dummy(env[n]) for n in names})).dtype
-    if not any(_interop.is_dask_array(v) for v in arrays.values()):
+    if not any(is_dask_array(v) for v in arrays.values()):
         return _evaluate_numpy(ex, {n: env[n] for n in names})
     shape = np.broadcast_shapes(*(v.shape for v in arrays.values()))
     # NumPy broadcasting aligns dimensions from the right: so do the indices;
@@ -185,8 +190,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, *, out=No
         shape = (1,)
     a = da.broadcast_to(a, shape)
     b = None if b is None else da.broadcast_to(b, shape)
-    axes = _reduce._normalise_axes(axis, len(shape))
-    result_shape = _reduce._reduced_shape(shape, axes, keepdims)
+    axes = _axes.normalise_axes(axis, len(shape))
+    result_shape = _axes.reduced_shape(shape, axes, keepdims)
     if math.prod(shape) == 0:
         result = da.full(result_shape, -np.inf, dtype=result_dtype)
         sign = da.full(result_shape, -1.0, dtype=result_dtype)
@@ -232,7 +237,7 @@ def softmax(x, axis=None, log=False, *, out=None):
     x = _to_dask(x)
     if x.dtype.kind == "c":
         raise TypeError(f"{name}: complex dask arrays are not supported")
-    axes = _reduce._normalise_axes(axis, x.ndim)
+    axes = _axes.normalise_axes(axis, x.ndim)
     dummy = np.zeros((1,) * x.ndim, x.dtype)
     result_dtype = np.asarray(_reduce._softmax_any(dummy, axes, None, log)).dtype
     meta = np.empty((0,) * x.ndim, result_dtype)
@@ -325,7 +330,7 @@ def _reduction_options(function: str, args, ndim: int):
                 f"numfuse.evaluate on dask arrays: cannot split {function}() with argument "
                 f"{arg!r}; write axis= as integer literals or None and keepdims= as True/False"
             ) from None
-    return _reduce._normalise_axes(axis, ndim), keepdims
+    return _axes.normalise_axes(axis, ndim), keepdims
 
 
 def _reduce_chunk(*blocks, axis=None, keepdims=True, program, names, constants, logsumexp_state):
@@ -352,7 +357,7 @@ _COMBINE = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "mean"
 def _dask_reduction(function, operand, axes, keepdims, env, result_dtype):
     names = [n for n in _core._expr_names(operand) if n in env]
     arrays = [n for n in names if _is_array(env[n])]
-    dask_names = [n for n in arrays if _interop.is_dask_array(env[n])]
+    dask_names = [n for n in arrays if is_dask_array(env[n])]
     if len(arrays) == 1 and len(dask_names) == 1:
         # Fused: the chunk step evaluates R(operand) straight from the input block.
         x = env[arrays[0]]
@@ -434,7 +439,7 @@ def evaluate(ex, names, values, *, out=None, order="K", casting="same_kind"):
     env = {}
     for name, value in zip(names, values):
         scalar = isinstance(value, (bool, int, float, complex, np.generic))
-        if scalar or _interop.is_dask_array(value):
+        if scalar or is_dask_array(value):
             env[name] = value
         else:
             env[name] = _interop.as_ndarray(value)
@@ -451,7 +456,7 @@ def evaluate(ex, names, values, *, out=None, order="K", casting="same_kind"):
         call_text = ex[start:end]
         sub_names = [n for n in _core._expr_names(operand) if n in env]
         sub_env = {n: env[n] for n in sub_names}
-        if not any(_interop.is_dask_array(env[n]) for n in sub_names):
+        if not any(is_dask_array(env[n]) for n in sub_names):
             value = _evaluate_numpy(call_text, sub_env)  # nothing lazy inside: now
         else:
             ndim = max((env[n].ndim for n in sub_names if _is_array(env[n])), default=0)
@@ -463,6 +468,9 @@ def evaluate(ex, names, values, *, out=None, order="K", casting="same_kind"):
         name = _fresh_name(env, ex)
         env[name] = value
         ex = ex[:start] + name + ex[end:]
-    if ex.strip() in env and _interop.is_dask_array(env[ex.strip()]):
+    if ex.strip() in env and is_dask_array(env[ex.strip()]):
         return env[ex.strip()]
     return _elementwise(ex, env)
+
+
+_dispatch.register("dask", is_dask_array, evaluate=evaluate, logsumexp=logsumexp, softmax=softmax)
