@@ -248,6 +248,34 @@ def test_reductions_read_each_block_once(make):
     assert np.isfinite(result)
 
 
+def test_plan_stages_describe_the_compiled_program():
+    from numfuse import _core
+
+    ex = "x / sum(exp(x - max(x, axis=1, keepdims=True)), axis=-1, keepdims=True) + s"
+    inputs, stages = _core._plan_stages(ex, ["x", "s"], [np.zeros((1, 1), np.float32), 2.0])
+    assert inputs == [("x", "float32", False), ("s", "float64", True)]
+    assert [st["reduce"] for st in stages] == ["max", "sum", "none"]
+    assert [st["inputs"] for st in stages] == [
+        [(False, 0)],
+        [(False, 0), (True, 0)],
+        [(False, 0), (True, 1), (False, 1)],
+    ]
+    assert stages[1]["axes"] == [-1] and stages[1]["keepdims"] and not stages[1]["all_axes"]
+    assert {st["out_dtype"] for st in stages} == {"float32"}
+    x = RNG.standard_normal((5, 7)).astype(np.float32)
+    top = _core._plan_run_stage(ex, inputs, 0, [x], "max", [1], True)
+    np.testing.assert_array_equal(top, x.max(axis=1, keepdims=True))
+    total = _core._plan_run_stage(ex, inputs, 1, [x, top], "sum", None, False)
+    want = numfuse.evaluate("sum(exp(x - max(x, axis=1, keepdims=True)))", {"x": x})
+    assert total.dtype == np.float32 and total == want
+    result = _core._plan_run_stage(
+        ex, inputs, 2, [x, total[None, None], np.array(2.0)], "none", None, False
+    )
+    np.testing.assert_array_equal(result, x / total + np.float32(2))
+    with pytest.raises(TypeError, match="float32"):
+        _core._plan_run_stage(ex, inputs, 0, [x.astype(np.float64)], "max", [1], True)
+
+
 def test_dask_errors_are_clear():
     x = dx()
     with pytest.raises(TypeError, match="out= is not supported"):

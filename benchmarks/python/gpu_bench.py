@@ -27,7 +27,7 @@ import numpy as np
 
 import numfuse
 import numfuse.cuda as nfc
-from numfuse import _cuda_api
+from numfuse.cuda import _loader
 
 EXPRESSION = "exp(a) * b + log(b) - a"  # 5 operations: exp, *, log, +, -
 
@@ -54,7 +54,7 @@ def timed(fn, sync, repeat: int) -> float:
 
 def bench_dtype(dtype, n, dev, rng, sync, repeat, torch, cupy, cupy_special) -> list:
     """Rows (dtype, operation, seconds, bytes/s, fraction of copy bandwidth, peer ratios)."""
-    lib = _cuda_api._cuda
+    lib = _loader._cuda
     rows = []
     itemsize = dtype.itemsize
     host_a = rng.uniform(0.1, 4.0, n).astype(dtype)
@@ -141,7 +141,7 @@ def main() -> int:
         print(f"gpu_bench: nothing to measure here -- {nfc.status()}")
         return 0
 
-    lib = _cuda_api._cuda
+    lib = _loader._cuda
     dev = args.device
     n = int(args.n)
     info = lib.device_info(dev)

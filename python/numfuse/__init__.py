@@ -4,14 +4,20 @@
 objects (out=, where=, dtype=, casting=, broadcasting, __array_ufunc__) backed
 by SIMD kernels chosen for the running CPU and OpenMP threads for large
 arrays, accurate to at most 1 ULP in float32 and float64.
+
+This module only re-exports. The layers, bottom to top: helpers (``_axes``,
+``_frames``, ``_interop``, ``_dispatch``, ``_config``), front ends (the ufuncs
+of ``_core``, ``_evaluate``, ``_reduce``), back ends (``_dask``, ``cuda``)
+that the front ends reach only through ``_dispatch``. ``numfuse.cuda`` is
+imported on first use.
 """
 
 from __future__ import annotations
 
-import os as _os
-import warnings as _warnings
+import importlib
 
-from . import _core
+from . import _config
+from ._config import __version__, detect_number_of_cores, show_config
 from ._core import (
     compiled_levels,
     erf,
@@ -23,29 +29,30 @@ from ._core import (
     set_num_threads,
     usable_levels,
 )
-
-from ._expr import (
+from ._evaluate import (
     NumExpr,
     compile,
-    detect_number_of_cores,
     disassemble,
     evaluate,
     re_evaluate,
     validate,
 )
 from ._reduce import log_softmax, logsumexp, softmax
-from ._cuda_api import devices  # the optional GPU path never makes this import fail
-from . import cuda as cuda  # numfuse.cuda.*: the same functions on GPU arrays
-
-__version__ = "0.1.0"
 
 # numexpr's module attributes: processors, and (via __getattr__) threads in use.
 ncores = detect_number_of_cores()
+
+_config.check_arch_request()
 
 
 def __getattr__(name):
     if name == "nthreads":
         return get_num_threads()
+    if name == "cuda":  # numfuse.cuda.*: the same functions on GPU arrays
+        return importlib.import_module(f"{__name__}.cuda")
+    if name == "devices":  # the CPU, then the GPUs numfuse.cuda can use
+        globals()["devices"] = importlib.import_module(f"{__name__}.cuda").devices
+        return globals()["devices"]
     raise AttributeError(f"module 'numfuse' has no attribute {name!r}")
 
 
@@ -74,194 +81,3 @@ __all__ = [
     "usable_levels",
     "validate",
 ]
-
-
-def _check_arch_request() -> None:
-    """Tell the user when NUMFUSE_ARCH asked for a level that is not in use."""
-    requested = _os.environ.get("NUMFUSE_ARCH")
-    if not requested:
-        return
-    wanted = {"avx2": "avx2_fma"}.get(requested, requested)
-    if wanted != get_level():
-        _warnings.warn(
-            f"NUMFUSE_ARCH={requested!r} is not usable here (usable: "
-            f"{', '.join(usable_levels())}); using {get_level()!r}",
-            RuntimeWarning,
-            stacklevel=3,
-        )
-
-
-_check_arch_request()
-
-
-# _OPENMP macro values (yyyymm) and the OpenMP specification they name.
-_OPENMP_SPECS = {
-    200505: "2.5",
-    200805: "3.0",
-    201107: "3.1",
-    201307: "4.0",
-    201511: "4.5",
-    201811: "5.0",
-    202011: "5.1",
-    202111: "5.2",
-    202411: "6.0",
-}
-
-
-_OPENMP_VENDORS = {"libgomp": "GNU libgomp", "libiomp": "Intel OpenMP", "libomp": "LLVM libomp"}
-
-
-def _loaded_openmp_runtimes() -> list:
-    """Paths of OpenMP runtimes mapped into this process (/proc/self/maps; Linux only)."""
-    found = []
-    try:
-        with open("/proc/self/maps") as maps:
-            for line in maps:
-                path = line.rsplit(None, 1)[-1] if "/" in line else ""
-                base = _os.path.basename(path)
-                if base.startswith(tuple(_OPENMP_VENDORS)) and path not in found:
-                    found.append(path)
-    except OSError:
-        pass
-    return found
-
-
-def _openmp_runtime_of_core():
-    """The shared library that provides OpenMP to numfuse._core, found by asking the
-    dynamic linker where _core's own omp_get_max_threads resolves (dlsym + dladdr)."""
-    import ctypes
-
-    class _DlInfo(ctypes.Structure):
-        _fields_ = [
-            ("dli_fname", ctypes.c_char_p),
-            ("dli_fbase", ctypes.c_void_p),
-            ("dli_sname", ctypes.c_char_p),
-            ("dli_saddr", ctypes.c_void_p),
-        ]
-
-    try:
-        core_library = ctypes.CDLL(_core.__file__)  # already loaded: the same handle
-        symbol = ctypes.cast(core_library.omp_get_max_threads, ctypes.c_void_p)
-        info = _DlInfo()
-        dladdr = ctypes.CDLL(None).dladdr
-        dladdr.argtypes = [ctypes.c_void_p, ctypes.POINTER(_DlInfo)]
-        if dladdr(symbol, ctypes.byref(info)) and info.dli_fname:
-            return _os.fsdecode(info.dli_fname)
-    except (AttributeError, OSError):  # no OpenMP symbol, no dladdr (non-glibc)
-        pass
-    return None
-
-
-def _openmp_config() -> dict:
-    macro = _core._openmp_version() if hasattr(_core, "_openmp_version") else None
-    config = {"enabled": bool(_core._has_openmp())}
-    if macro:
-        config["spec"] = f"{_OPENMP_SPECS.get(macro, '?')} (_OPENMP {macro})"
-    if config["enabled"]:
-        path = _openmp_runtime_of_core()
-        if path:
-            path = _os.path.realpath(path)
-            base = _os.path.basename(path)
-            vendor = next((v for k, v in _OPENMP_VENDORS.items() if base.startswith(k)), "?")
-            config["runtime"] = f"{vendor} ({base})"
-        else:
-            config["runtime"] = "unknown"
-        config["runtime_path"] = path
-    loaded = _loaded_openmp_runtimes()
-    if loaded:
-        config["loaded_runtimes"] = loaded  # other libraries (torch, ...) may bring their own
-    return config
-
-
-def _cuda_config() -> dict:
-    """Whether the optional numfuse._cuda extension is built and which devices it sees."""
-    import importlib
-    import importlib.util
-
-    if importlib.util.find_spec(f"{__name__}._cuda") is None:
-        return {"built": False, "note": "not built (no CUDA compiler at build time)"}
-    try:
-        _cuda = importlib.import_module(f"{__name__}._cuda")
-    except ImportError as error:  # e.g. the CUDA runtime library is missing
-        return {"built": True, "usable": False, "note": f"cannot load: {error}"}
-    plain = (str, int, float, bool, type(None), dict, list, tuple)
-
-    def as_plain(value):
-        return value if isinstance(value, plain) else repr(value)
-
-    config = {"built": True}
-    for name in ("runtime_version", "driver_version", "architectures"):
-        try:
-            config[name] = as_plain(getattr(_cuda, name)())
-        except Exception:  # absent, or no driver: leave it out
-            pass
-    try:
-        # The extension's own view first; else a devices() listing, less the CPU entry.
-        list_devices = getattr(_cuda, "devices", None) or globals().get("devices")
-        if hasattr(_cuda, "device_count"):
-            found = [
-                _cuda.device_info(i) if hasattr(_cuda, "device_info") else i
-                for i in range(_cuda.device_count())
-            ]
-        elif list_devices is not None:
-            found = [
-                d for d in list_devices() if not (isinstance(d, dict) and d.get("kind") == "cpu")
-            ]
-        else:
-            config.update(usable=True, devices=None, note="the extension lists no devices")
-            return config
-    except Exception as error:  # no driver, no device: report, never fail
-        config.update(
-            usable=False,
-            devices=[],
-            note=f"listing devices failed: {type(error).__name__}: {error}",
-        )
-        return config
-    config.update(usable=bool(found), devices=[as_plain(d) for d in found])
-    if not found:
-        reason = ""
-        if hasattr(_cuda, "device_count_error"):
-            try:
-                reason = str(_cuda.device_count_error())
-            except Exception:
-                reason = ""
-        config["note"] = f"no usable device{': ' + reason if reason else ''}"
-    return config
-
-
-def show_config(print_config: bool = True) -> dict:
-    """Print and return how this numfuse was built and what it uses now.
-
-    Keys: version, compiler, levels_compiled / levels_usable / level_in_use
-    (instruction sets), threads (what a large call from this thread would use),
-    thread_setting ("automatic" or the explicit count), processors, openmp
-    (enabled, spec version, the runtime library _core uses, every OpenMP runtime
-    loaded in the process), cuda (built?, devices). ``print_config=False`` only
-    returns the dict.
-    """
-    setting = _core._num_threads_setting() if hasattr(_core, "_num_threads_setting") else None
-    config = {
-        "version": __version__,
-        "compiler": _core._compiler(),
-        "levels_compiled": compiled_levels(),
-        "levels_usable": usable_levels(),
-        "level_in_use": get_level(),
-        "threads": get_num_threads(),
-        "thread_setting": "automatic" if setting is None else setting,
-        "processors": _core._processor_count(),
-        "openmp": _openmp_config(),
-        "cuda": _cuda_config(),
-    }
-    if print_config:
-        for key, value in config.items():
-            if isinstance(value, dict):
-                print(f"{key:>16}:")
-                for inner, item in value.items():
-                    if isinstance(item, list):
-                        item = ", ".join(str(v) for v in item) or "none"
-                    print(f"{'':>18}{inner}: {item}")
-            else:
-                if isinstance(value, list):
-                    value = ", ".join(value)
-                print(f"{key:>16}: {value}")
-    return config

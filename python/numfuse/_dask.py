@@ -1,13 +1,19 @@
 """numfuse on dask arrays: lazy results, blockwise programs, one-pass tree reductions.
 
-Imported only when a dask array reaches numfuse.evaluate / logsumexp /
-softmax / log_softmax (``numfuse._interop`` detects them without importing
-dask), so dask is not needed to import numfuse. Every block function here is
-a module-level function of plain arguments, so dask.distributed pickles it by
-reference: workers need numfuse importable (installed, or on PYTHONPATH).
+A back end (numfuse._dispatch): imported, and registered for dask arrays,
+once ``dask.array`` is imported and a value that is not a NumPy array reaches
+numfuse.evaluate / logsumexp / softmax / log_softmax, so dask is not needed
+to import numfuse. Every block function here is a module-level function of
+plain arguments, so dask.distributed pickles it by reference: workers need
+numfuse importable (installed, or on PYTHONPATH).
 
-* Element-wise programs: one ``map_blocks`` task per block evaluating the
-  whole fused program; inputs with different chunks are unified and
+No Python here reads expression text: evaluate() schedules the stages of the
+plan the C++ compiler makes (``numfuse._core._plan_stages``: what each stage
+reads, how it reduces, its dtype) and runs one stage on one block with
+``numfuse._core._plan_run_stage``.
+
+* Element-wise stages: one blockwise task per block running the whole fused
+  program of the stage; inputs with different chunks are unified and
   broadcast by dask's blockwise machinery; NumPy arrays become single-chunk
   dask arrays, scalars travel as constants.
 * ``logsumexp``: ``da.reduction`` whose chunk step is numfuse's one-pass C++
@@ -21,14 +27,12 @@ reference: workers need numfuse importable (installed, or on PYTHONPATH).
   block is an independent numfuse.softmax call (the in-memory answer); else
   a logsumexp reduction over the chunked axes followed by one fused
   element-wise pass ``exp(x - L)`` / ``x - L`` (two reads of the data).
-* evaluate() programs with reductions are split at each reduction, innermost
-  first: ``R(operand, axis=..., keepdims=...)`` becomes a dask tree reduction
-  whose chunk step evaluates the fused ``R(operand, keepdims=True)`` on a
-  block (sum, prod, min, max: partial results combined with NumPy; mean: a
-  sum divided by the count; logsumexp: the (m, s) state above), and the
-  call is replaced in the text by a name bound to that lazy result; the
-  remaining element-wise program then runs blockwise, broadcasting against
-  it. A reduction whose operand holds no dask array is evaluated at once.
+* Reduction stages (the compiler makes one per reduction, in dependency
+  order) become dask tree reductions: each block's task runs the stage's
+  fused program and reduces it with keepdims (sum, prod, min, max: partial
+  results combined with NumPy; mean: a sum divided by the count; logsumexp:
+  the (m, s) state above); later stages read the lazy result, broadcasting
+  against it. A stage that reads no dask array is evaluated at once.
 """
 
 from __future__ import annotations
@@ -39,15 +43,17 @@ import math
 import dask.array as da
 import numpy as np
 
-from . import _core, _expr, _interop, _reduce
-
-_REDUCTIONS = ("sum", "prod", "min", "max", "mean", "logsumexp")
+from . import _axes, _core, _dispatch, _evaluate, _interop, _reduce
 
 # Chunk results are output-sized (16 bytes per output for the (m, s) state),
 # so merging many in one task costs little, while every tree level adds a
 # scheduler hop: 32 per combine step instead of dask's default 4 makes an
 # axis=None reduction of up to 32 chunks a single aggregate task.
 _SPLIT_EVERY = 32
+
+
+def is_dask_array(value) -> bool:
+    return isinstance(value, da.Array)
 
 
 def _no_out(out, name: str) -> None:
@@ -59,13 +65,13 @@ def _no_out(out, name: str) -> None:
 
 
 def _to_dask(value):
-    if _interop.is_dask_array(value):
+    if is_dask_array(value):
         return value
     return da.asarray(_interop.as_ndarray(value))
 
 
 def _is_array(value) -> bool:
-    return _interop.is_dask_array(value) or (isinstance(value, np.ndarray) and value.ndim > 0)
+    return is_dask_array(value) or (isinstance(value, np.ndarray) and value.ndim > 0)
 
 
 def _dummy(value):
@@ -76,45 +82,7 @@ def _dummy(value):
 
 
 def _evaluate_numpy(ex, env):
-    return _expr.evaluate(ex, local_dict=env, global_dict={})
-
-
-# ------------------------------------------------------------ element-wise
-
-
-def _evaluate_block(*blocks, ex, names, constants):
-    env = dict(zip(names, blocks))
-    env.update(constants)
-    return np.asarray(_evaluate_numpy(ex, env))
-
-
-def _elementwise(ex, env):
-    """The element-wise program `ex` over env's values as a dask array."""
-    names = [n for n in _core._expr_names(ex) if n in env]
-    arrays = {n: env[n] for n in names if _is_array(env[n])}
-    constants = {n: env[n] for n in names if n not in arrays}
-    dtype = np.asarray(_evaluate_numpy(ex, {n: _dummy(env[n]) for n in names})).dtype
-    if not any(_interop.is_dask_array(v) for v in arrays.values()):
-        return _evaluate_numpy(ex, {n: env[n] for n in names})
-    shape = np.broadcast_shapes(*(v.shape for v in arrays.values()))
-    # NumPy broadcasting aligns dimensions from the right: so do the indices;
-    # blockwise rechunks inputs to common chunks (align_arrays) and
-    # broadcasts single-block dimensions.
-    out_index = tuple(range(len(shape)))
-    pairs = []
-    for value in arrays.values():
-        pairs += [_to_dask(value), out_index[len(shape) - value.ndim :]]
-    return da.blockwise(
-        _evaluate_block,
-        out_index,
-        *pairs,
-        dtype=dtype,
-        meta=np.empty((0,) * len(shape), dtype),
-        align_arrays=True,
-        ex=ex,
-        names=tuple(arrays),
-        constants=constants,
-    )
+    return _evaluate.evaluate(ex, local_dict=env, global_dict={})
 
 
 # ------------------------------------------------- (m, s) logsumexp state
@@ -185,8 +153,8 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, *, out=No
         shape = (1,)
     a = da.broadcast_to(a, shape)
     b = None if b is None else da.broadcast_to(b, shape)
-    axes = _reduce._normalise_axes(axis, len(shape))
-    result_shape = _reduce._reduced_shape(shape, axes, keepdims)
+    axes = _axes.normalise_axes(axis, len(shape))
+    result_shape = _axes.reduced_shape(shape, axes, keepdims)
     if math.prod(shape) == 0:
         result = da.full(result_shape, -np.inf, dtype=result_dtype)
         sign = da.full(result_shape, -1.0, dtype=result_dtype)
@@ -232,7 +200,7 @@ def softmax(x, axis=None, log=False, *, out=None):
     x = _to_dask(x)
     if x.dtype.kind == "c":
         raise TypeError(f"{name}: complex dask arrays are not supported")
-    axes = _reduce._normalise_axes(axis, x.ndim)
+    axes = _axes.normalise_axes(axis, x.ndim)
     dummy = np.zeros((1,) * x.ndim, x.dtype)
     result_dtype = np.asarray(_reduce._softmax_any(dummy, axes, None, log)).dtype
     meta = np.empty((0,) * x.ndim, result_dtype)
@@ -253,88 +221,74 @@ def softmax(x, axis=None, log=False, *, out=None):
 # --------------------------------------------------------------- evaluate
 
 
-def _identifier_char(c: str) -> bool:
-    return c.isalnum() or c == "_"
+class _Program:
+    """The stages of the plan numfuse compiles for `ex` and values like `values`
+    (numfuse._core._plan_stages): picklable, so blocks run on any worker."""
+
+    def __init__(self, ex, names, values):
+        self.ex = ex
+        inputs, self.stages = _core._plan_stages(ex, list(names), [_dummy(v) for v in values])
+        self.inputs = [tuple(item) for item in inputs]
+
+    def run(self, k, values, reduce, axes, keepdims):
+        """Stage k on NumPy arrays and scalars (cast to the stage's input dtypes)."""
+        dtypes = self.stages[k]["input_dtypes"]
+        arrays = [np.require(v, dtype, "A") for v, dtype in zip(values, dtypes)]
+        return _core._plan_run_stage(self.ex, self.inputs, k, arrays, reduce, axes, keepdims)
+
+    def run_as_compiled(self, k, values):
+        stage = self.stages[k]
+        axes = None if stage["all_axes"] else list(stage["axes"])
+        return self.run(k, values, stage["reduce"], axes, stage["keepdims"])
 
 
-def _innermost_reduction(ex: str):
-    """(start, end, function, argument texts) of the last-starting reduction
-    call in `ex` (it contains no other), or None. `ex` already compiled, so
-    its parentheses balance."""
-    found = None
-    i = 0
-    while i < len(ex):
-        c = ex[i]
-        starts_word = i == 0 or not (_identifier_char(ex[i - 1]) or ex[i - 1] == ".")
-        if (c.isalpha() or c == "_") and starts_word:
-            j = i
-            while j < len(ex) and _identifier_char(ex[j]):
-                j += 1
-            word = ex[i:j]
-            k = j
-            while k < len(ex) and ex[k].isspace():
-                k += 1
-            if word in _REDUCTIONS and k < len(ex) and ex[k] == "(":
-                found = (i, word, k)
-            i = j
+def _stage_block(*blocks, program, k, slots, reduce, axes, keepdims, state):
+    """Stage k on one block of each dask input. `slots`: per stage input,
+    ("block", j) for blocks[j] or ("value", v) for a value every block shares.
+    `state`: the compute dtype when the result is a logsumexp partial, which
+    is returned as the (m, s) state."""
+    values = [blocks[item] if kind == "block" else item for kind, item in slots]
+    result = program.run(k, values, reduce, axes, keepdims)
+    return result if state is None else _state_from(result, None, state)
+
+
+def _blockwise_stage(program, k, values, dtype, *, reduce, axes, keepdims, state=None):
+    """Stage k over dask blocks: element-wise, or partial reductions of each block
+    (one element per block along the reduced `axes`, keepdims)."""
+    shape = np.broadcast_shapes(*(v.shape for v in values if _is_array(v)))
+    # NumPy broadcasting aligns dimensions from the right: so do the indices;
+    # blockwise rechunks inputs to common chunks (align_arrays) and
+    # broadcasts single-block dimensions.
+    out_index = tuple(range(len(shape)))
+    pairs, slots = [], []
+    for value in values:
+        if _is_array(value):
+            slots.append(("block", len(pairs) // 2))
+            pairs += [_to_dask(value), out_index[len(shape) - value.ndim :]]
         else:
-            i += 1
-    if found is None:
-        return None
-    start, word, open_paren = found
-    depth = 0
-    args, arg_start = [], open_paren + 1
-    for pos in range(open_paren, len(ex)):
-        c = ex[pos]
-        if c in "([":
-            depth += 1
-        elif c in ")]":
-            depth -= 1
-            if depth == 0:
-                args.append(ex[arg_start:pos])
-                return start, pos + 1, word, [a.strip() for a in args]
-        elif c == "," and depth == 1:
-            args.append(ex[arg_start:pos])
-            arg_start = pos + 1
-    raise ValueError(f"unbalanced parentheses in {ex!r}")
+            slots.append(("value", value))
+    adjust = {d: 1 for d in axes} if reduce != "none" and axes else None
+    return da.blockwise(
+        _stage_block,
+        out_index,
+        *pairs,
+        dtype=dtype,
+        meta=np.empty((0,) * len(shape), dtype),
+        align_arrays=True,
+        adjust_chunks=adjust,
+        program=program,
+        k=k,
+        slots=tuple(slots),
+        reduce=reduce,
+        axes=None if axes is None else list(axes),
+        keepdims=keepdims,
+        state=state,
+    )
 
 
-def _parse_int(text: str) -> int:
-    return int(text.replace("_", "").replace(" ", ""), 0)
-
-
-def _reduction_options(function: str, args, ndim: int):
-    axis, keepdims = None, False
-    for arg in args[1:]:
-        key, _, value = (part.strip() for part in arg.partition("="))
-        try:
-            if key == "axis":
-                if value == "None":
-                    axis = None
-                elif value.startswith("("):
-                    items = [v for v in value.strip("()").split(",") if v.strip()]
-                    axis = tuple(_parse_int(v) for v in items)
-                else:
-                    axis = _parse_int(value)
-            elif key == "keepdims":
-                keepdims = {"True": True, "False": False, "1": True, "0": False}[value]
-            else:
-                raise KeyError(key)
-        except (KeyError, ValueError):
-            raise NotImplementedError(
-                f"numfuse.evaluate on dask arrays: cannot split {function}() with argument "
-                f"{arg!r}; write axis= as integer literals or None and keepdims= as True/False"
-            ) from None
-    return _reduce._normalise_axes(axis, ndim), keepdims
-
-
-def _reduce_chunk(*blocks, axis=None, keepdims=True, program, names, constants, logsumexp_state):
-    env = dict(zip(names, blocks))
-    env.update(constants)
-    partial = np.asarray(_evaluate_numpy(program.format(axis=tuple(axis)), env))
-    if logsumexp_state is not None:
-        return _state_from(partial, None, logsumexp_state)
-    return partial
+def _partials_chunk(partials, axis=None, keepdims=True):
+    """The chunk step over per-block partial results: each is one element along `axis`."""
+    return partials
 
 
 def _numpy_combine(values, axis=None, keepdims=False, *, function):
@@ -349,46 +303,43 @@ def _mean_aggregate(values, axis=None, keepdims=False, *, count, dtype):
 _COMBINE = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "mean": np.sum}
 
 
-def _dask_reduction(function, operand, axes, keepdims, env, result_dtype):
-    names = [n for n in _core._expr_names(operand) if n in env]
-    arrays = [n for n in names if _is_array(env[n])]
-    dask_names = [n for n in arrays if _interop.is_dask_array(env[n])]
-    if len(arrays) == 1 and len(dask_names) == 1:
-        # Fused: the chunk step evaluates R(operand) straight from the input block.
-        x = env[arrays[0]]
-        block_names, block_program = (arrays[0],), operand
-        constants = {n: env[n] for n in names if n not in arrays}
-    else:
-        x = _elementwise(operand, {n: env[n] for n in names})
-        block_names, block_program, constants = ("operand",), "operand", {}
-    if x.ndim == 0:
-        x = x[None]
-        axes = (0,)
-    partial_function = "sum" if function == "mean" else function
-    program = f"{partial_function}({block_program}, axis={{axis}}, keepdims=True)"
-    partial_dtype = np.asarray(
-        _evaluate_numpy(
-            program.format(axis=tuple(axes)),
-            {
-                n: (np.zeros((1,) * x.ndim, x.dtype) if n in block_names else constants[n])
-                for n in (*block_names, *constants)
-            },
+def _reduction_stage(program, k, values):
+    """Reduction stage k as a dask tree reduction: each block's partial
+    reduction (mean: a sum; logsumexp: the (m, s) state) fused with the
+    stage's element-wise program, partials combined with NumPy."""
+    stage = program.stages[k]
+    function = stage["reduce"]
+    result_dtype = np.dtype(stage["out_dtype"])
+    ndim = len(np.broadcast_shapes(*(v.shape for v in values if _is_array(v))))
+    if ndim == 0:  # one element: one block, reduced as compiled
+        axes = None if stage["all_axes"] else list(stage["axes"])
+        return _blockwise_stage(
+            program, k, values, result_dtype, reduce=function, axes=axes, keepdims=stage["keepdims"]
         )
-    ).dtype
-    lse_state = _compute_type(partial_dtype) if function == "logsumexp" else None
-    chunk = functools.partial(
-        _reduce_chunk,
-        program=program,
-        names=block_names,
-        constants=constants,
-        logsumexp_state=lse_state,
-    )
-    out_ndim = x.ndim if keepdims else x.ndim - len(axes)
+    if stage["all_axes"]:
+        axes = tuple(range(ndim))
+    else:
+        axes = _axes.normalise_axes(tuple(stage["axes"]), ndim)
+    keepdims = stage["keepdims"]
+    shape = np.broadcast_shapes(*(v.shape for v in values if _is_array(v)))
+    out_ndim = ndim if keepdims else ndim - len(axes)
+    partial_function = "sum" if function == "mean" else function
     if function == "logsumexp":
-        state_dtype = _state_dtype(lse_state)
+        compute = _compute_type(result_dtype)
+        state_dtype = _state_dtype(compute)
+        partials = _blockwise_stage(
+            program,
+            k,
+            values,
+            state_dtype,
+            reduce="logsumexp",
+            axes=axes,
+            keepdims=True,
+            state=compute,
+        )
         state = da.reduction(
-            x,
-            chunk=chunk,
+            partials,
+            chunk=_partials_chunk,
             combine=_state_combine,
             aggregate=_state_combine,
             axis=axes,
@@ -402,15 +353,18 @@ def _dask_reduction(function, operand, axes, keepdims, env, result_dtype):
             dtype=result_dtype,
             meta=np.empty((0,) * out_ndim, result_dtype),
         )
+    partials = _blockwise_stage(
+        program, k, values, result_dtype, reduce=partial_function, axes=axes, keepdims=True
+    )
     combine = functools.partial(_numpy_combine, function=_COMBINE[function])
     if function == "mean":
-        count = math.prod(x.shape[d] for d in axes)
+        count = math.prod(shape[d] for d in axes)
         aggregate = functools.partial(_mean_aggregate, count=count, dtype=result_dtype)
     else:
         aggregate = combine
     return da.reduction(
-        x,
-        chunk=chunk,
+        partials,
+        chunk=_partials_chunk,
         combine=combine,
         aggregate=aggregate,
         axis=axes,
@@ -421,48 +375,46 @@ def _dask_reduction(function, operand, axes, keepdims, env, result_dtype):
     )
 
 
-def _fresh_name(env, taken_text: str) -> str:
-    k = 0
-    while f"nf_reduced_{k}" in env or f"nf_reduced_{k}" in taken_text:
-        k += 1
-    return f"nf_reduced_{k}"
+def _run_program(program, values):
+    """Every stage in order: blockwise where a dask array flows in, at once elsewhere."""
+    results = []
+    for k, stage in enumerate(program.stages):
+        inputs = [results[i] if from_stage else values[i] for from_stage, i in stage["inputs"]]
+        if not any(is_dask_array(v) for v in inputs):
+            result = program.run_as_compiled(k, inputs)  # nothing lazy: now
+        elif stage["reduce"] != "none":
+            result = _reduction_stage(program, k, inputs)
+        elif stage["passthrough"]:
+            result = inputs[0]  # the program is an earlier stage's (lazy) result
+        else:
+            dtype = np.dtype(stage["out_dtype"])
+            result = _blockwise_stage(
+                program, k, inputs, dtype, reduce="none", axes=None, keepdims=False
+            )
+        results.append(result)
+    return results[-1]
+
+
+def _elementwise(ex, env):
+    """The element-wise program `ex` over env's values as a dask array."""
+    names = [n for n in _core._expr_names(ex) if n in env]
+    values = [env[n] for n in names]
+    return _run_program(_Program(ex, names, values), values)
 
 
 def evaluate(ex, names, values, *, out=None, order="K", casting="same_kind"):
     """numfuse.evaluate with dask inputs: a lazy dask array (see the module docstring)."""
     _no_out(out, "evaluate")
-    env = {}
-    for name, value in zip(names, values):
-        scalar = isinstance(value, (bool, int, float, complex, np.generic))
-        if scalar or _interop.is_dask_array(value):
-            env[name] = value
-        else:
-            env[name] = _interop.as_ndarray(value)
+    values = [
+        value
+        if isinstance(value, (bool, int, float, complex, np.generic)) or is_dask_array(value)
+        else _interop.as_ndarray(value)
+        for value in values
+    ]
     # Compile errors, types and broadcasting are reported now, not at compute time.
-    shapes = [v.shape for v in env.values() if _is_array(v)]
-    np.broadcast_shapes(*shapes)
-    _evaluate_numpy(ex, {n: _dummy(v) for n, v in env.items()})
-    while True:
-        call = _innermost_reduction(ex)
-        if call is None:
-            break
-        start, end, function, args = call
-        operand = args[0]
-        call_text = ex[start:end]
-        sub_names = [n for n in _core._expr_names(operand) if n in env]
-        sub_env = {n: env[n] for n in sub_names}
-        if not any(_interop.is_dask_array(env[n]) for n in sub_names):
-            value = _evaluate_numpy(call_text, sub_env)  # nothing lazy inside: now
-        else:
-            ndim = max((env[n].ndim for n in sub_names if _is_array(env[n])), default=0)
-            axes, keepdims = _reduction_options(function, args, max(ndim, 1))
-            result_dtype = np.asarray(
-                _evaluate_numpy(call_text, {n: _dummy(v) for n, v in sub_env.items()})
-            ).dtype
-            value = _dask_reduction(function, operand, axes, keepdims, sub_env, result_dtype)
-        name = _fresh_name(env, ex)
-        env[name] = value
-        ex = ex[:start] + name + ex[end:]
-    if ex.strip() in env and _interop.is_dask_array(env[ex.strip()]):
-        return env[ex.strip()]
-    return _elementwise(ex, env)
+    np.broadcast_shapes(*(v.shape for v in values if _is_array(v)))
+    _evaluate_numpy(ex, {n: _dummy(v) for n, v in zip(names, values)})
+    return _run_program(_Program(ex, names, values), values)
+
+
+_dispatch.register("dask", is_dask_array, evaluate=evaluate, logsumexp=logsumexp, softmax=softmax)

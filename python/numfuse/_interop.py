@@ -1,10 +1,9 @@
-"""Inputs that are not NumPy arrays: dask arrays and zero-copy array protocols.
+"""Inputs that are not NumPy arrays: zero-copy array protocols.
 
 evaluate() and logsumexp() call in here only when a value is not a plain
 NumPy array or Python/NumPy scalar, so the common path pays one type check
-per value. Nothing here imports dask: a dask array can only exist once
-``dask.array`` is in ``sys.modules``, and then ``numfuse._dask`` (which does
-import it) takes over.
+per value. Arrays of a back end (dask) never get here: the front ends hand
+them to it first (numfuse._dispatch).
 
 Zero-copy conversions, in NumPy's order: ``__array_interface__`` /
 ``__array_struct__``, the buffer protocol and ``__array__`` (torch CPU
@@ -16,23 +15,9 @@ through ``np.from_dlpack``, which also shares memory.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 _PLAIN_TYPES = frozenset({np.ndarray, float, int, bool, complex})
-
-
-def is_dask_array(value) -> bool:
-    """True for a dask array, without importing dask."""
-    module = sys.modules.get("dask.array")
-    return module is not None and isinstance(value, module.Array)
-
-
-def any_dask(*values) -> bool:
-    if "dask.array" not in sys.modules:
-        return False
-    return any(is_dask_array(v) for v in values)
 
 
 def _dlpack_only(value) -> bool:
@@ -65,11 +50,7 @@ def foreign(values, out) -> bool:
 
 
 def evaluate(core_evaluate, ex, names, values, out, order, casting):
-    """evaluate() for dask arrays, __dlpack__-only inputs and array-like `out`."""
-    if any_dask(*values) or is_dask_array(out):
-        from . import _dask
-
-        return _dask.evaluate(ex, names, values, out=out, order=order, casting=casting)
+    """evaluate() for __dlpack__-only inputs and array-like `out`."""
     values = [as_ndarray(v) if _dlpack_only(v) else v for v in values]
     if out is None or type(out) is np.ndarray:
         return core_evaluate(ex, names, values, out, order, casting)

@@ -22,31 +22,15 @@ Deliberate differences from SciPy 1.17 (documented in the docstrings):
 
 from __future__ import annotations
 
-import operator
-
 import numpy as np
 
-from . import _core, _interop
+from . import _core, _dispatch, _interop
+from ._axes import normalise_axes as _normalise_axes
+from ._axes import reduced_shape as _reduced_shape
 
 __all__ = ["log_softmax", "logsumexp", "softmax"]
 
 _SIMD_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
-
-
-def _normalise_axes(axis, ndim: int) -> tuple[int, ...]:
-    """SciPy/NumPy axis rules: None, an integer or a tuple of integers."""
-    if axis is None:
-        return tuple(range(ndim))
-    items = axis if isinstance(axis, tuple) else (axis,)
-    axes = []
-    for item in items:
-        index = operator.index(item)  # TypeError for floats, lists, ...
-        if not -ndim <= index < ndim:
-            raise np.exceptions.AxisError(index, ndim)
-        axes.append(index % ndim if ndim else index)
-    if len(set(axes)) != len(axes):
-        raise ValueError("duplicate value in 'axis'")
-    return tuple(sorted(axes))
 
 
 def _check_numeric(array: np.ndarray, name: str) -> None:
@@ -59,12 +43,6 @@ def _check_numeric(array: np.ndarray, name: str) -> None:
 
 def _is_python_scalar(value) -> bool:
     return isinstance(value, (bool, int, float, complex)) and not isinstance(value, np.generic)
-
-
-def _reduced_shape(shape, axes, keepdims: bool) -> tuple[int, ...]:
-    if keepdims:
-        return tuple(1 if d in axes else n for d, n in enumerate(shape))
-    return tuple(n for d, n in enumerate(shape) if d not in axes)
 
 
 def _check_out(out, shape, dtype, name: str) -> np.ndarray:
@@ -131,10 +109,9 @@ def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, *, out=No
         if keepdims:
             result = result.reshape(_reduced_shape(a.shape, axes, True))
         return result[()] if result.ndim == 0 else result
-    if _interop.any_dask(a, b):  # a lazy dask reduction (numfuse/_dask.py)
-        from . import _dask
-
-        return _dask.logsumexp(a, axis, b, keepdims, return_sign, out=out)
+    backend = _dispatch.backend_for(a, b)  # e.g. a lazy dask reduction (numfuse/_dask.py)
+    if backend is not None:
+        return backend["logsumexp"](a, axis, b, keepdims, return_sign, out=out)
     a = _interop.as_ndarray(a)  # zero-copy for torch tensors, __dlpack__, buffers
     _check_numeric(a, "logsumexp")
     if b is not None:
@@ -280,10 +257,9 @@ def _softmax_any(x, axis, out, log: bool):
         _core._softmax(x, list(axes), result, log)
         return result[()] if result.ndim == 0 else result
     name = "log_softmax" if log else "softmax"
-    if _interop.any_dask(x):
-        from . import _dask
-
-        return _dask.softmax(x, axis, log, out=out)
+    backend = _dispatch.backend_for(x)
+    if backend is not None:
+        return backend["softmax"](x, axis, log, out=out)
     x = _interop.as_ndarray(x)
     dtype = _softmax_dtype(x, name)
     axes = _normalise_axes(axis, x.ndim)

@@ -35,5 +35,6 @@ PYBIND11_MODULE(_core, m) {
     numfuse::python::register_ufuncs(m);
     numfuse::python::register_expr(m);
     numfuse::python::register_reduce(m);
+    numfuse::python::register_plan_info(m);
     pthread_atfork(nullptr, nullptr, &numfuse_openmp_single_in_fork_child);
 }

@@ -316,7 +316,9 @@ def custom_expression(expression: str) -> Function:
     """
     import numfuse
 
-    names = tuple(sorted(n for n in numfuse._expr._names(expression) if n not in ("inf", "nan")))
+    names = tuple(
+        sorted(n for n in numfuse._evaluate._names(expression) if n not in ("inf", "nan"))
+    )
     if not names:
         raise ValueError(f"expression {expression!r} has no input variables")
     return Function(

@@ -10,16 +10,13 @@ expression to Python's ``eval``/``compile``/``ast``: a payload such as
 
 from __future__ import annotations
 
-import os
-import sys
 import threading
 
-from . import _core, _interop
+from . import _core, _dispatch, _frames, _interop
 
 __all__ = [
     "NumExpr",
     "compile",
-    "detect_number_of_cores",
     "disassemble",
     "evaluate",
     "re_evaluate",
@@ -30,7 +27,6 @@ __all__ = [
 # per-call cost of small evaluations to a dict lookup).
 _names_cache: dict[str, tuple[str, ...]] = {}
 _NAMES_CACHE_LIMIT = 1024
-_CONSTANT_NAMES = ("inf", "nan")
 
 # re_evaluate repeats the calling thread's last evaluate/validate.
 _last = threading.local()
@@ -63,32 +59,6 @@ def _check_encodable(ex):
         ) from None
 
 
-def _lookup(names, local_dict, global_dict, depth):
-    """Values of `names`: local_dict, then global_dict (defaults: the caller's frame)."""
-    if local_dict is None or global_dict is None:
-        frame = sys._getframe(depth + 1)
-        if local_dict is None:
-            local_dict = frame.f_locals
-        if global_dict is None:
-            global_dict = frame.f_globals
-        del frame
-    used = []
-    values = []
-    for name in names:
-        try:
-            value = local_dict[name]
-        except KeyError:
-            try:
-                value = global_dict[name]
-            except KeyError:
-                if name in _CONSTANT_NAMES:
-                    continue  # inf / nan: constants unless the caller defines them
-                raise KeyError(name) from None
-        used.append(name)
-        values.append(value)
-    return used, values
-
-
 def _check_kwargs(kwargs):
     # numexpr's keywords: accepted, and moot here (no VML, true division
     # always, and sanitizing is unnecessary since nothing is ever eval'ed).
@@ -114,11 +84,18 @@ def evaluate(
     _check_kwargs(kwargs)
     names = _names(ex)
     depth = kwargs.get("_frame_depth", 1)
-    used, values = _lookup(names, local_dict, global_dict, depth)
+    used, values = _frames.lookup(names, local_dict, global_dict, depth)
     _last.call = (ex, names, out, order, casting)
     if _interop.foreign(values, out):  # dask arrays, __dlpack__, array-like out
-        return _interop.evaluate(_core._evaluate, ex, used, values, out, order, casting)
+        return _evaluate_foreign(ex, used, values, out, order, casting)
     return _core._evaluate(ex, used, values, out, order, casting)
+
+
+def _evaluate_foreign(ex, names, values, out, order, casting):
+    backend = _dispatch.backend_for(out, *values)
+    if backend is not None:
+        return backend["evaluate"](ex, names, values, out=out, order=order, casting=casting)
+    return _interop.evaluate(_core._evaluate, ex, names, values, out, order, casting)
 
 
 def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
@@ -129,9 +106,9 @@ def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
         raise RuntimeError(
             "re_evaluate: no previous evaluate() or validate() in this thread"
         ) from None
-    used, values = _lookup(names, local_dict, global_dict, _frame_depth)
+    used, values = _frames.lookup(names, local_dict, global_dict, _frame_depth)
     if _interop.foreign(values, out):
-        return _interop.evaluate(_core._evaluate, ex, used, values, out, order, casting)
+        return _evaluate_foreign(ex, used, values, out, order, casting)
     return _core._evaluate(ex, used, values, out, order, casting)
 
 
@@ -151,7 +128,7 @@ def validate(
     try:
         _check_kwargs(kwargs)
         names = _names(ex)
-        used, values = _lookup(names, local_dict, global_dict, kwargs.get("_frame_depth", 1))
+        used, values = _frames.lookup(names, local_dict, global_dict, kwargs.get("_frame_depth", 1))
         _core._validate(ex, used, values)
     except Exception as error:  # noqa: BLE001 - numexpr's contract: return it
         return error
@@ -185,13 +162,5 @@ def disassemble(ex, local_dict=None, global_dict=None):
     if isinstance(ex, _core.CompiledExpression):
         return ex.disassemble()
     names = _names(ex)
-    used, values = _lookup(names, local_dict, global_dict, 1)
+    used, values = _frames.lookup(names, local_dict, global_dict, 1)
     return _core._disassemble(ex, used, values)
-
-
-def detect_number_of_cores():
-    """Processors available to this process."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1

@@ -1,0 +1,276 @@
+// The compiled plan's stages, for back ends that schedule the stages themselves
+// (numfuse/_dask.py): what each stage reads, how it reduces, its type, and a way
+// to run one stage on NumPy arrays with its reduction changed (partial
+// reductions of blocks). Only the core's public API (expr/expr.hpp) is used.
+//
+// The GIL: released around core::execute, as in expr.cpp; the arrays are held
+// by the py::array handles of this frame.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <complex>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "bindings.hpp"
+#include "expr/expr.hpp"
+
+namespace py = pybind11;
+
+namespace numfuse::python {
+namespace {
+
+using expr::ErrorKind;
+using expr::ExprError;
+using expr::InputSpec;
+using expr::Plan;
+using expr::ReduceKind;
+using expr::Type;
+
+// (name, NumPy dtype name, weak): an input as the compiler typed it.
+using InputDescription = std::tuple<std::string, std::string, bool>;
+
+[[noreturn]] void raise_plan_error(const ExprError& error) {
+    switch (error.kind) {
+        case ErrorKind::name: {
+            PyErr_SetObject(PyExc_KeyError, py::str(error.what()).ptr());
+            throw py::error_already_set();
+        }
+        case ErrorKind::type: throw py::type_error(error.what());
+        case ErrorKind::syntax: {
+            PyErr_SetString(PyExc_SyntaxError, error.what());
+            throw py::error_already_set();
+        }
+        case ErrorKind::overflow:
+        case ErrorKind::value: break;
+    }
+    throw py::value_error(error.what());
+}
+
+Type type_of_dtype_name(const std::string& name) {
+    for (int t = 0; t < expr::type_count; ++t) {
+        if (name == expr::type_name(static_cast<Type>(t))) return static_cast<Type>(t);
+    }
+    throw py::type_error("no expression type for dtype '" + name + "'");
+}
+
+// The type the engine computes an array of this dtype in (numexpr's widening:
+// 8/16-bit integers -> int32, uint32 -> int64, float16 -> float32). The same
+// rule as type_for_descr in expr.cpp, which has already accepted these values
+// with its detailed messages: numfuse/_dask.py validates with evaluate first.
+Type type_of_array_dtype(const py::dtype& dtype) {
+    const char kind = dtype.kind();
+    const auto size = dtype.itemsize();
+    if (kind == 'b') return Type::b;
+    if (kind == 'i' || kind == 'u') {
+        if (size <= 2 || (kind == 'i' && size == 4)) return Type::i;
+        if (size <= 8 && !(kind == 'u' && size == 8)) return Type::l;
+    }
+    if (kind == 'f' && size <= 4) return Type::f;
+    if (kind == 'f' && size == 8) return Type::d;
+    if (kind == 'c' && size == 8) return Type::c;
+    if (kind == 'c' && size == 16) return Type::z;
+    throw py::type_error("unsupported array dtype '" + py::str(dtype).cast<std::string>() +
+                         "' for numfuse.evaluate");
+}
+
+// Python scalars are weak (NEP 50); anything else is typed by its dtype.
+InputSpec spec_of(const std::string& name, py::handle value) {
+    InputSpec spec;
+    spec.name = name;
+    PyObject* obj = value.ptr();
+    if (PyBool_Check(obj)) {
+        spec.type = Type::b;
+        spec.weak = true;
+    } else if (PyLong_Check(obj)) {
+        spec.type = Type::l;
+        spec.weak = true;
+    } else if (PyFloat_CheckExact(obj)) {
+        spec.type = Type::d;
+        spec.weak = true;
+    } else if (PyComplex_CheckExact(obj)) {
+        spec.type = Type::z;
+        spec.weak = true;
+    } else {
+        const py::array array = py::array::ensure(value);
+        if (!array) throw py::error_already_set();
+        spec.type = type_of_array_dtype(array.dtype());
+    }
+    return spec;
+}
+
+std::vector<InputSpec> specs_of(const std::vector<InputDescription>& inputs) {
+    std::vector<InputSpec> specs;
+    specs.reserve(inputs.size());
+    for (const auto& [name, dtype, weak] : inputs) {
+        InputSpec spec;
+        spec.name = name;
+        spec.type = type_of_dtype_name(dtype);
+        spec.weak = weak;
+        specs.push_back(spec);
+    }
+    return specs;
+}
+
+std::shared_ptr<const Plan> plan_for(const std::string& text, const std::vector<InputSpec>& specs) {
+    try {
+        return expr::cached_plan(text, specs);
+    } catch (const ExprError& error) {
+        raise_plan_error(error);
+    }
+}
+
+ReduceKind reduce_kind_of(const std::string& name) {
+    for (auto kind : {ReduceKind::none, ReduceKind::sum, ReduceKind::prod, ReduceKind::min,
+                      ReduceKind::max, ReduceKind::mean, ReduceKind::logsumexp}) {
+        if (name == expr::reduce_name(kind)) return kind;
+    }
+    throw py::value_error("unknown reduction '" + name + "'");
+}
+
+// A stage whose program only copies its one input (the value of an earlier stage).
+bool is_passthrough(const expr::Stage& stage) {
+    if (stage.inputs.size() != 1 || stage.program.code.size() != 1) return false;
+    const std::string op = expr::opcode_name(stage.program.code[0].op);
+    const char letter = expr::type_letter(stage.out_type);
+    return op == std::string("copy_") + letter + letter;
+}
+
+Type stage_input_type(const Plan& plan, const expr::StageInput& input) {
+    return input.from_stage ? plan.stages[static_cast<std::size_t>(input.index)].out_type
+                            : plan.input_types[static_cast<std::size_t>(input.index)];
+}
+
+py::tuple plan_stages(const std::string& text, const std::vector<std::string>& names,
+                      const py::sequence& values) {
+    if (static_cast<std::size_t>(py::len(values)) != names.size()) {
+        throw py::value_error("names and values differ in length");
+    }
+    std::vector<InputSpec> specs;
+    for (std::size_t k = 0; k < names.size(); ++k) specs.push_back(spec_of(names[k], values[k]));
+    const auto plan = plan_for(text, specs);
+    py::list inputs;
+    for (std::size_t k = 0; k < specs.size(); ++k) {
+        inputs.append(
+            py::make_tuple(specs[k].name, expr::type_name(plan->input_types[k]), specs[k].weak));
+    }
+    py::list stages;
+    for (const auto& stage : plan->stages) {
+        py::list stage_inputs;
+        py::list input_dtypes;
+        for (const auto& input : stage.inputs) {
+            stage_inputs.append(py::make_tuple(input.from_stage, input.index));
+            input_dtypes.append(expr::type_name(stage_input_type(*plan, input)));
+        }
+        py::dict info;
+        info["reduce"] = expr::reduce_name(stage.reduce);
+        info["all_axes"] = stage.all_axes;
+        info["axes"] = stage.axes;
+        info["keepdims"] = stage.keepdims;
+        info["inputs"] = stage_inputs;
+        info["input_dtypes"] = input_dtypes;
+        info["out_dtype"] = expr::type_name(stage.out_type);
+        info["passthrough"] = is_passthrough(stage);
+        stages.append(info);
+    }
+    return py::make_tuple(inputs, stages);
+}
+
+// Stage `index` of the plan as a plan of its own over its inputs, reducing as asked.
+Plan stage_plan(const Plan& plan, std::size_t index, ReduceKind reduce,
+                const std::optional<std::vector<int>>& axes, bool keepdims) {
+    Plan sub;
+    sub.text = plan.text;
+    expr::Stage stage = plan.stages[index];
+    for (std::size_t k = 0; k < stage.inputs.size(); ++k) {
+        sub.input_names.push_back("input" + std::to_string(k));
+        sub.input_types.push_back(stage_input_type(plan, stage.inputs[k]));
+        stage.inputs[k] = expr::StageInput{false, static_cast<int>(k)};
+    }
+    stage.reduce = reduce;
+    stage.all_axes = !axes.has_value();
+    stage.axes = axes.value_or(std::vector<int>{});
+    stage.keepdims = keepdims;
+    sub.result_type = stage.out_type;
+    sub.stages.push_back(std::move(stage));
+    return sub;
+}
+
+py::array run_stage(const std::string& text, const std::vector<InputDescription>& inputs,
+                    std::size_t index, const std::vector<py::array>& arrays,
+                    const std::string& reduce, const std::optional<std::vector<int>>& axes,
+                    bool keepdims) {
+    const auto plan = plan_for(text, specs_of(inputs));
+    if (index >= plan->stages.size()) throw py::index_error("no such stage");
+    const Plan sub = stage_plan(*plan, index, reduce_kind_of(reduce), axes, keepdims);
+    if (arrays.size() != sub.input_types.size()) {
+        throw py::value_error("stage " + std::to_string(index) + " reads " +
+                              std::to_string(sub.input_types.size()) + " inputs, got " +
+                              std::to_string(arrays.size()));
+    }
+    std::vector<expr::ArrayView> views;
+    std::vector<std::vector<std::ptrdiff_t>> shapes;
+    for (std::size_t k = 0; k < arrays.size(); ++k) {
+        const py::array& array = arrays[k];
+        const Type type = sub.input_types[k];
+        if (array.dtype().attr("name").cast<std::string>() != expr::type_name(type) ||
+            !array.dtype().attr("isnative").cast<bool>()) {
+            throw py::type_error("stage input " + std::to_string(k) + " must be a native " +
+                                 expr::type_name(type) + " array");
+        }
+        expr::ArrayView view;
+        view.data = static_cast<char*>(const_cast<void*>(array.data()));
+        view.type = type;
+        view.shape.assign(array.shape(), array.shape() + array.ndim());
+        view.strides.assign(array.strides(), array.strides() + array.ndim());
+        shapes.push_back(view.shape);
+        views.push_back(std::move(view));
+    }
+    std::vector<std::ptrdiff_t> shape;
+    try {
+        shape = expr::result_shape(sub, shapes);
+    } catch (const ExprError& error) {
+        raise_plan_error(error);
+    }
+    py::array result(py::dtype(expr::type_name(sub.result_type)),
+                     std::vector<py::ssize_t>(shape.begin(), shape.end()));
+    expr::ArrayView out;
+    out.data = static_cast<char*>(result.mutable_data());
+    out.type = sub.result_type;
+    out.shape = shape;
+    out.strides.assign(result.strides(), result.strides() + result.ndim());
+    bool failed = false;
+    ExprError failure(ErrorKind::value, "");
+    {
+        py::gil_scoped_release release;
+        const TsanComputeSection tsan_section;
+        try {
+            expr::execute(sub, views, out);
+        } catch (const ExprError& error) {
+            failed = true;
+            failure = error;
+        }
+    }
+    if (failed) raise_plan_error(failure);
+    return result;
+}
+
+}  // namespace
+
+void register_plan_info(py::module_& m) {
+    m.def("_plan_stages", &plan_stages, py::arg("ex"), py::arg("names"), py::arg("values"),
+          "(inputs, stages) of the plan compiled for these values: inputs as (name, dtype, "
+          "weak), stages in execution order as dicts (reduce, all_axes, axes, keepdims, "
+          "inputs as (from_stage, index), input_dtypes, out_dtype, passthrough).");
+    m.def("_plan_run_stage", &run_stage, py::arg("ex"), py::arg("inputs"), py::arg("stage"),
+          py::arg("arrays"), py::arg("reduce"), py::arg("axes"), py::arg("keepdims"),
+          "Runs one stage of the plan of (ex, inputs) on arrays of its input dtypes, "
+          "reducing with `reduce` ('none', 'sum', ...) over `axes` (None: all).");
+}
+
+}  // namespace numfuse::python
