@@ -23,12 +23,14 @@ Fits (r, t, z are the reduced arguments of the kernels):
                (former log f64 AVX-512: m in [0.75, 1.5), invc = j/16)
   log64_t32  : the same on |t| <= 0.0306, degree 6
                (former log f64 AVX-512: m in [1, 2), invc = j/32, j = 16..32;
-               the current one's cells, tables and R: tools/log_cells.py)
+               the current one's cells, tables and R: log64_bits)
   log64_gen  : (2 atanh(s) - 2 s)/s as a polynomial in z = s^2 on
                s in [0, (sqrt2-1)/(sqrt2+1)], z * (degree 6), fdlibm-style
                -> log f64 SSE2/AVX2
   log32_t16  : as log64_t16, degree 3, float
   log32_gen  : as log64_gen for float, z * (degree 2)
+  log64_bits : the AVX-512 float64 log's cells (invc per cell, -log(invc) as hi + lo)
+               and R(t) of degree 7, weighted by the cells' smallest |log x| (~40 s)
 Tables:
   exp_tab16  : 2^(j/16) split hi (double) + lo (double); float hi/lo too
   log_tab16  : for invc = j/16, -log(invc) split into hi (a multiple of
@@ -39,6 +41,7 @@ Tables:
 """
 
 import sys
+
 import mpmath as mp
 
 mp.mp.dps = 90
@@ -52,9 +55,8 @@ def to_double(x):
 
 
 def to_float(x):
-    import struct
 
-    d = float(mp.mpf(x))
+    float(mp.mpf(x))
     # round double -> float with RN: do it in mpmath to avoid double rounding
     m, e = mp.frexp(mp.mpf(x))  # x = m * 2^e, 0.5 <= |m| < 1
     q = mp.nint(m * 2**24)
@@ -97,7 +99,7 @@ def remez(g, w, a, b, n, iters=30, grid=6000, skip_zero=True):
     m = n + 2
     ref = [int(round((grid - 1) * (1 - mp.cos(mp.pi * k / (m - 1))) / 2)) for k in range(m)]
     best = None
-    for it in range(iters):
+    for _it in range(iters):
         # solve sum c_j x^j + (-1)^i E / w(x_i) = g(x_i)
         A = mp.matrix(m, m)
         rhs = mp.matrix(m, 1)
@@ -145,8 +147,8 @@ def check(poly_eval, g, w, a, b, grid=20000):
 
 
 def emit(name, coefs, single, note, maxerr):
-    print("// %s: %s" % (name, note))
-    print("//   max weighted error with rounded coefficients: 2^%.2f" % float(mp.log(maxerr, 2)))
+    print(f"// {name}: {note}")
+    print(f"//   max weighted error with rounded coefficients: 2^{float(mp.log(maxerr, 2)):.2f}")
     for i, c in enumerate(coefs):
         print("    %s,  // c%d = %s" % (hexf(c, single), i, mp.nstr(c, 20)))
     print()
@@ -154,8 +156,10 @@ def emit(name, coefs, single, note, maxerr):
 
 def fit_exp(name, half, deg, single):
     # Q(r) ~ (e^r - 1 - r)/r^2; error of the final e^r is r^2 (Q - g) / e^r
-    g = lambda r: (mp.expm1(r) - r) / r**2
-    w = lambda r: r**2 / mp.exp(r)
+    def g(r):
+        return (mp.expm1(r) - r) / r**2
+    def w(r):
+        return r**2 / mp.exp(r)
     c, _ = remez(g, w, -half, half, deg)
     rnd = to_float if single else to_double
     cr = [rnd(x) for x in c]
@@ -164,8 +168,7 @@ def fit_exp(name, half, deg, single):
         name,
         cr,
         single,
-        "Q(r) ~ (e^r-1-r)/r^2 on [-%s, %s], relative error of e^r"
-        % (mp.nstr(half, 8), mp.nstr(half, 8)),
+        f"Q(r) ~ (e^r-1-r)/r^2 on [-{mp.nstr(half, 8)}, {mp.nstr(half, 8)}], relative error of e^r",
         err,
     )
 
@@ -175,7 +178,8 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
     # With inner/outer_result: for |t| > inner the error is relative to a
     # result of magnitude >= outer_result instead (there only cells with a
     # large -log(c) reach; see log.hpp), which frees the minimax near 0.
-    g = lambda t: (mp.log1p(t) - t + t**2 / 2) / t**3
+    def g(t):
+        return (mp.log1p(t) - t + t**2 / 2) / t**3
     if inner == "cells":
         # Error relative to the smallest |log m| any cell reaches at this t:
         # cell j (invc = j/16, j = 11..21, m in [0.75, 1.5)) holds
@@ -194,7 +198,8 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
                     best = v if best is None else min(best, v)
             return best if best is not None else abs(mp.log1p(t))
 
-        w = lambda t: t**3 / D(t) * mp.sign(mp.log1p(t))
+        def w(t):
+            return t**3 / D(t) * mp.sign(mp.log1p(t))
     elif inner == "cells32":
         # m in [1, 2), invc = j/32 (j = 16..32): with e = 0 the result is
         # log1p(t) - log(j/16) for j = 17..31 (x in [0.5, 1) or [1, 2)), and
@@ -217,11 +222,14 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
                     best = v if best is None else min(best, v)
             return best if best is not None else abs(mp.log1p(t))
 
-        w = lambda t: t**3 / D(t) * mp.sign(mp.log1p(t))
+        def w(t):
+            return t**3 / D(t) * mp.sign(mp.log1p(t))
     elif inner is None:
-        w = lambda t: t**3 / mp.log1p(t)
+        def w(t):
+            return t**3 / mp.log1p(t)
     else:
-        w = lambda t: t**3 / (mp.log1p(t) if abs(t) <= inner else mp.mpf(outer_result))
+        def w(t):
+            return t**3 / (mp.log1p(t) if abs(t) <= inner else mp.mpf(outer_result))
     c, _ = remez(g, w, -half, half, deg)
     rnd = to_float if single else to_double
     cr = [rnd(x) for x in c]
@@ -230,8 +238,7 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
         name,
         cr,
         single,
-        "R(t) ~ (log1p(t)-t+t^2/2)/t^3 on [-%s, %s], relative error of log1p"
-        % (mp.nstr(half, 8), mp.nstr(half, 8)),
+        f"R(t) ~ (log1p(t)-t+t^2/2)/t^3 on [-{mp.nstr(half, 8)}, {mp.nstr(half, 8)}], relative error of log1p",
         err,
     )
 
@@ -258,7 +265,7 @@ def fit_log_gen(name, deg, single):
         name,
         cr,
         single,
-        "P(z) ~ (2atanh(s)-2s)/s^3, z=s^2 in [0, %s], relative error of log1p" % mp.nstr(zmax, 8),
+        f"P(z) ~ (2atanh(s)-2s)/s^3, z=s^2 in [0, {mp.nstr(zmax, 8)}], relative error of log1p",
         err,
     )
 
@@ -327,9 +334,121 @@ def tables():
         )
 
 
+# ---- log64_bits (the current AVX-512 float64 log):
+# Cells, tables and polynomial of the AVX-512 float64 log (src/core/kernels/log.hpp,
+# log_f64_avx512_bits): the integer reduction x = z 2^k, z in [OFF, 2 OFF), cell i = the top
+# 4 bits of the fraction of bits(x) - bits(OFF).
+# Per cell, invc is the value on the 1/64 grid (or a coarser one) that minimises max |t|,
+# t = z invc - 1, subject to: t exact in one FMA (z's last bit times invc's last bit leaves
+# t at most 53 significant bits), |t| <= |log invc| (the kernel's fast two-sum of
+# k ln2_hi - log(invc) and t with k = 0) and invc = 1 on the cell holding z = 1. OFF is an
+# offset (on a 1/64 grid of the fraction) with the smallest max |t|.
+
+
+def layout(f0):
+    """(z ranges with their lsb exponent) per cell for OFF fraction f0."""
+    cells = []
+    for i in range(16):
+        lo_f, hi_f = i / 16, (i + 1) / 16
+        zr = []
+        a, b = max(lo_f + f0, f0), min(hi_f + f0, 1.0)  # lower binade: z = (1 + F)/2
+        if a < b:
+            zr.append(((1 + a) / 2, (1 + b) / 2, 53))
+        a, b = max(lo_f - (1 - f0), 0.0), min(hi_f - (1 - f0), f0)  # upper binade: z = 1 + F
+        if a < b:
+            zr.append((1 + a, 1 + b, 52))
+        cells.append(zr)
+    return cells
+
+
+def choose(zr):
+    zlo, zhi = min(r[0] for r in zr), max(r[1] for r in zr)
+    best = None
+    for grid in (64, 32, 16, 8):
+        for j in range(int(grid * 0.6), int(grid * 1.6) + 2):
+            c = j / grid
+            odd, lsb_c = j, 1 / grid
+            while odd % 2 == 0:
+                odd //= 2
+                lsb_c *= 2
+            ok, worst = True, 0.0
+            for a, b, zb in zr:
+                m = max(abs(a * c - 1), abs(b * c - 1))
+                worst = max(worst, m)
+                if m / (2.0**-zb * lsb_c) >= 2.0**53:
+                    ok = False  # t not exact
+            if c != 1 and worst > abs(float(mp.log(c))):
+                ok = False
+            if zlo <= 1 < zhi and c != 1:
+                ok = False
+            if ok and (best is None or worst < best[0]):
+                best = (worst, c)
+    return zlo, zhi, best
+
+
+def fit_log_bits():
+    """log64_bits: the cells, tables and R of the AVX-512 float64 log (see the top)."""
+    saved = mp.mp.prec
+    mp.mp.prec = 200
+    options = []
+    for s in range(64):
+        chosen = [choose(zr) for zr in layout(s / 64)]
+        if all(c[2] is not None for c in chosen):
+            options.append((max(c[2][0] for c in chosen), s / 64, chosen))
+    best = min(o[0] for o in options)
+    print(
+        "// offsets with the smallest max |t|:",
+        ", ".join(str(o[1]) for o in options if o[0] == best),
+    )
+    # They tie in steps of 1/16; the kernel uses 0.28125 (z in [0.640625, 1.28125)).
+    worst, f0, chosen = next(o for o in options if o[1] == 0.28125)
+    assert worst == best
+    off = 0x3FE0000000000000 | int(f0 * 2**52)
+    print(f"// OFF = 0x{off:016x} (z from {(1 + f0) / 2}), max |t| = {worst}")
+    inv, his, los = [], [], []
+    for zlo, zhi, (m, c) in chosen:
+        v = -mp.log(mp.mpf(c))
+        hi = mp.nint(v * mp.mpf(2) ** 42) / mp.mpf(2) ** 42
+        inv.append(hexf(mp.mpf(c)))
+        his.append(hexf(hi))
+        los.append(hexf(to_double(v - hi)))
+        print(f"//   z [{zlo:.6f}, {zhi:.6f})  invc {c}  max |t| {m:.5f}")
+    print("invc:", ", ".join(inv))
+    print("hi:  ", ", ".join(his))
+    print("lo:  ", ", ".join(los))
+    # R(t) ~ (log1p(t) - t + t^2/2)/t^3, error relative to the smallest |log x| a lane with
+    # this t can have (k = 0: log1p(t) - log(invc) over the cells holding t).
+    ts = [
+        (mp.mpf(zlo) * mp.mpf(c) - 1, mp.mpf(zhi) * mp.mpf(c) - 1, mp.mpf(c))
+        for zlo, zhi, (m, c) in chosen
+    ]
+    half = max(max(abs(a), abs(b)) for a, b, _ in ts) * (1 + mp.mpf(2) ** -12)
+
+    def D(t):
+        vals = [abs(mp.log1p(t) - mp.log(c)) for a, b, c in ts if a - 1e-12 <= t <= b + 1e-12]
+        return min(vals) if vals else abs(mp.log1p(t))
+
+    def g(t):
+        return (mp.log1p(t) - t + t**2 / 2) / t**3
+    def w(t):
+        return t**3 / D(t) * mp.sign(mp.log1p(t))
+    c, _ = remez(g, w, -half, half, 7)
+    cr = [to_double(x) for x in c]
+    err = check(lambda t: mp.polyval(cr[::-1], t), g, w, -half, half)
+    emit(
+        "log64_bits",
+        cr,
+        False,
+        f"R(t) on [-{mp.nstr(half, 6)}, {mp.nstr(half, 6)}], weighted by the cells' smallest |log x|",
+        err,
+    )
+    mp.mp.prec = saved
+
+
 def main():
     which = sys.argv[1:] or ["all"]
-    run = lambda n: "all" in which or n in which
+    def run(n):
+        return "all" in which or n in which
     m = 1 + mp.mpf(2) ** -12  # margin for the reduced range
     if run("exp64_t16"):
         fit_exp("exp64_t16", LN2 / 32 * m, 5, False)
@@ -354,6 +473,8 @@ def main():
         fit_log_gen("log32_gen", 2, True)
     if run("tables"):
         tables()
+    if run("log64_bits"):
+        fit_log_bits()
 
 
 if __name__ == "__main__":

@@ -279,18 +279,18 @@ void expect_rows_equal(const double (*rows)[Tab::degree + 3]) {
 TEST(DeviceMathTables, ErfRowsMatchSimdKernelTables) {
     using numfuse::kernels::erf_detail::erf_table_f32;
     using numfuse::kernels::erf_detail::erf_table_f64;
-    static_assert(erf_table_f64::degree == NUMFUSE_DM_ERF_F64_DEGREE, "regenerate erf_tables.hpp");
-    static_assert(erf_table_f32::degree == NUMFUSE_DM_ERF_F32_DEGREE, "regenerate erf_tables.hpp");
+    static_assert(erf_table_f64::degree == NUMFUSE_ERF_F64_DEGREE, "run make regen");
+    static_assert(erf_table_f32::degree == NUMFUSE_ERF_F32_DEGREE, "run make regen");
     expect_rows_equal<erf_table_f64>(dm::erf_detail::rows_f64_host);
     expect_rows_equal<erf_table_f32>(dm::erf_detail::rows_f32_host);
-    EXPECT_EQ(erf_table_f64::xmax, NUMFUSE_DM_ERF_F64_XMAX);
-    EXPECT_EQ(erf_table_f64::qb, NUMFUSE_DM_ERF_F64_QB);
-    EXPECT_EQ(erf_table_f64::qc, NUMFUSE_DM_ERF_F64_QC);
-    EXPECT_EQ(erf_table_f64::qn, NUMFUSE_DM_ERF_F64_QN);
-    EXPECT_EQ(erf_table_f32::xmax, NUMFUSE_DM_ERF_F32_XMAX);
-    EXPECT_EQ(erf_table_f32::qb, NUMFUSE_DM_ERF_F32_QB);
-    EXPECT_EQ(erf_table_f32::qc, NUMFUSE_DM_ERF_F32_QC);
-    EXPECT_EQ(erf_table_f32::qn, NUMFUSE_DM_ERF_F32_QN);
+    EXPECT_EQ(erf_table_f64::xmax, NUMFUSE_ERF_F64_XMAX);
+    EXPECT_EQ(erf_table_f64::qb, NUMFUSE_ERF_F64_QB);
+    EXPECT_EQ(erf_table_f64::qc, NUMFUSE_ERF_F64_QC);
+    EXPECT_EQ(erf_table_f64::qn, NUMFUSE_ERF_F64_QN);
+    EXPECT_EQ(erf_table_f32::xmax, NUMFUSE_ERF_F32_XMAX);
+    EXPECT_EQ(erf_table_f32::qb, NUMFUSE_ERF_F32_QB);
+    EXPECT_EQ(erf_table_f32::qc, NUMFUSE_ERF_F32_QC);
+    EXPECT_EQ(erf_table_f32::qn, NUMFUSE_ERF_F32_QN);
 }
 
 }  // namespace
