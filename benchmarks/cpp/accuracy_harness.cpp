@@ -58,14 +58,14 @@ float from_bits32(std::uint32_t u) {
     return x;
 }
 
-// x * 2/sqrt(pi), correctly rounded to T (erf(x) for |x| < 2^-100, far below an ulp).
+// x * 2/sqrt(pi) to 64 bits (erf(x) for |x| < 2^-100, where the rest is far below an ulp).
 template <class T>
 long double erf_tiny_reference(T x) {
 #if defined(__SIZEOF_FLOAT128__)
     const __float128 c = static_cast<__float128>(0x1.20dd750429b6dp+0) +
                          static_cast<__float128>(0x1.1ae3a914fed80p-56) +
                          static_cast<__float128>(-0x1.3cbbebf65f145p-111);
-    return static_cast<long double>(static_cast<T>(static_cast<__float128>(x) * c));
+    return static_cast<long double>(static_cast<__float128>(x) * c);
 #else
     return static_cast<long double>(x) * 1.12837916709551257389615890312154517L;
 #endif

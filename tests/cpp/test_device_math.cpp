@@ -2,7 +2,7 @@
 // the same source nvcc compiles for the GPU. Accuracy <= 1 ULP against a long
 // double reference (x87 80-bit, 11 more bits than float64), special values bit for
 // bit as NumPy / SciPy, and the erf coefficient rows equal to the SIMD kernel's
-// column tables (so the two copies cannot drift apart).
+// column tables (both views of src/core/kernels/generated/erf_coefficients.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -263,6 +263,9 @@ TEST(DeviceMathSpecials, ErfOddAndMonotoneNearOne) {
 }
 
 // ---------------------------------------------------------------- one source of truth
+// The generated header writes the erf coefficients twice, as columns for the SIMD kernels
+// and as rows for the scalar / GPU code (tools/gen_erf_coefficients.py): entry by entry the
+// same numbers.
 
 template <class Tab>
 void expect_rows_equal(const double (*rows)[Tab::degree + 3]) {
