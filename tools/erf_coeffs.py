@@ -151,7 +151,9 @@ def force_low_bits(v, k):
 
 
 def force_row(cfg, cs, k):
-    """f64: c3..cD carry the interval number k in their low 4 bits (cs = [c1hi, c1lo, c2, c3, ...])."""
+    """f64: c3..cD carry the interval number k in their low 4 bits.
+
+    cs = [c1hi, c1lo, c2, c3, ...]."""
     if cfg.unit_bits != 53:
         return cs
     return cs[:3] + [force_low_bits(v, k) for v in cs[3:]]
@@ -264,8 +266,10 @@ def pick_center_c1(cfg, lo, hi, count=400000):
     u0 = mp.mpf(2) ** (mp.floor(mp.log(m0, 2)) - 52)  # ulp(m0)
     # fixed point (2^S units) integer arithmetic: the scan is ~1 us per candidate
     S = 140
+
     def fx(v):
         return int(mp.nint(v * mp.mpf(2) ** S))
+
     E = (fx(e0), fx(f1 * u0), fx(f2 / 2 * u0**2), fx(f3 / 6 * u0**3))
     C = (fx(c_0), fx(d1 * u0), fx(d2 / 2 * u0**2))
     ue = fx(ulp(e0))  # ulp of erf(m) and of c1 (constant in the tiny neighbourhood)
@@ -298,8 +302,10 @@ def fit_generic(cfg, lo, hi, samples=200, k=0):
     mm = mp.mpf(m)
     cs = fit_at(cfg, lo, hi, m)
     if cfg.no_c1lo:
+        dropped = cs[1] / float(ulp(cs[0]) * 2 ** (53 - UNIT_BITS[0]))
         sys.stderr.write(
-            f"  k-interval [{float(lo):.4f}, {float(hi):.4f}]: m={m!r}, dropped c1lo = {cs[1]:.3g} ({cs[1] / float(ulp(cs[0]) * 2 ** (53 - UNIT_BITS[0])):.3g} ulp of c1hi)\n"
+            f"  k-interval [{float(lo):.4f}, {float(hi):.4f}]: m={m!r}, dropped c1lo = "
+            f"{cs[1]:.3g} ({dropped:.3g} ulp of c1hi)\n"
         )
         cs[1] = 0.0
     cs = force_row(cfg, cs, k)
@@ -348,8 +354,8 @@ def choose(cfg, ns, Cs):
             rows = build(cfg, mp.mpf(B), mp.mpf(C), n, 60, 40)
             w = max(r[3] for r in rows)
             sys.stderr.write(
-                "%s n=%d C=%+.4f B=%.5f a0=%.4f maxerr=%.3g ulp\n"
-                % (cfg.name, n, C, B, float(rows[0][5]), float(w))
+                f"{cfg.name} n={n} C={C:+.4f} B={B:.5f} a0={float(rows[0][5]):.4f} "
+                f"maxerr={float(w):.3g} ulp\n"
             )
             if best is None or w < best[0]:
                 best = (w, n, B, C)
@@ -358,8 +364,10 @@ def choose(cfg, ns, Cs):
 
 def table_json(cfg, n, B, C, rows):
     """The fitted table as written to tools/data/erf_coefficients.json (exact hex values)."""
+
     def hexf(v):
         return float(v).hex()
+
     return {
         "degree": cfg.D,
         "n": n,
@@ -421,8 +429,8 @@ if __name__ == "__main__":
         B = rn((n + mp.mpf(15.45) - mp.mpf(C) * X * X) / X)
         rows = build(cfg, mp.mpf(B), mp.mpf(C), n)
         sys.stderr.write(
-            "%s: n=%d B=%r C=%r max approximation error %.4g ulp\n"
-            % (nm, n, B, C, float(max(r[3] for r in rows)))
+            f"{nm}: n={n} B={B!r} C={C!r} max approximation error "
+            f"{float(max(r[3] for r in rows)):.4g} ulp\n"
         )
         data[nm] = table_json(cfg, n, B, C, rows)
     DATA.write_text(json.dumps(data, indent=1) + "\n")

@@ -8,8 +8,11 @@ Written for numfuse from scratch (mpmath only). Run:
 
 For every fit it prints the coefficients as exact hex-float literals (rounded
 to double or float), with a decimal comment, and the max weighted error of the
-rounded polynomial measured on a dense grid in high precision. The outputs are
-pasted into src/core/kernels/{exp,log}.hpp.
+rounded polynomial measured on a dense grid in high precision. The fits shared by the
+SIMD kernels and the scalar / GPU code (exp64_gen, exp32_gen, log64_gen, log32_gen) are
+also written to tools/data/explog_coefficients.json; `make regen` then rewrites
+src/core/kernels/generated/explog_coefficients.hpp from it. The AVX-512-only fits and
+tables are used once, as literals in src/core/kernels/{exp,log}.hpp.
 
 Fits (r, t, z are the reduced arguments of the kernels):
   exp64_t16  : (e^r - 1 - r)/r^2 on |r| <= ln2/32 (+margin), degree 5
@@ -40,6 +43,8 @@ Tables:
                bits of invc = j/32) -> -log(1 + s/16) as hi (2^-42 grid) + lo.
 """
 
+import json
+import pathlib
 import sys
 
 import mpmath as mp
@@ -81,8 +86,8 @@ def hexf(x, single=False):
         digits = 6
     else:
         digits = 13
-    s = format(f, "0%dx" % digits).rstrip("0") or "0"
-    return "%s0x1.%sp%+d%s" % (sign, s, e, "f" if single else "")
+    s = format(f, f"0{digits}x").rstrip("0") or "0"
+    return f"{sign}0x1.{s}p{e:+d}{'f' if single else ''}"
 
 
 def remez(g, w, a, b, n, iters=30, grid=6000, skip_zero=True):
@@ -146,11 +151,21 @@ def check(poly_eval, g, w, a, b, grid=20000):
     return mx
 
 
+# Fits whose coefficients the SIMD kernels and the scalar / GPU code share: their results
+# are written to tools/data/explog_coefficients.json (make regen turns that into
+# src/core/kernels/generated/explog_coefficients.hpp); the others are printed for the
+# AVX-512 kernels, which hold them as literals.
+SHARED = ("exp64_gen", "exp32_gen", "log64_gen", "log32_gen")
+DATA = pathlib.Path(__file__).resolve().parent / "data" / "explog_coefficients.json"
+RESULTS = {}
+
+
 def emit(name, coefs, single, note, maxerr):
+    RESULTS[name] = (coefs, single, maxerr)
     print(f"// {name}: {note}")
     print(f"//   max weighted error with rounded coefficients: 2^{float(mp.log(maxerr, 2)):.2f}")
     for i, c in enumerate(coefs):
-        print("    %s,  // c%d = %s" % (hexf(c, single), i, mp.nstr(c, 20)))
+        print(f"    {hexf(c, single)},  // c{i} = {mp.nstr(c, 20)}")
     print()
 
 
@@ -158,8 +173,10 @@ def fit_exp(name, half, deg, single):
     # Q(r) ~ (e^r - 1 - r)/r^2; error of the final e^r is r^2 (Q - g) / e^r
     def g(r):
         return (mp.expm1(r) - r) / r**2
+
     def w(r):
         return r**2 / mp.exp(r)
+
     c, _ = remez(g, w, -half, half, deg)
     rnd = to_float if single else to_double
     cr = [rnd(x) for x in c]
@@ -180,6 +197,7 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
     # large -log(c) reach; see log.hpp), which frees the minimax near 0.
     def g(t):
         return (mp.log1p(t) - t + t**2 / 2) / t**3
+
     if inner == "cells":
         # Error relative to the smallest |log m| any cell reaches at this t:
         # cell j (invc = j/16, j = 11..21, m in [0.75, 1.5)) holds
@@ -225,11 +243,14 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
         def w(t):
             return t**3 / D(t) * mp.sign(mp.log1p(t))
     elif inner is None:
+
         def w(t):
             return t**3 / mp.log1p(t)
     else:
+
         def w(t):
             return t**3 / (mp.log1p(t) if abs(t) <= inner else mp.mpf(outer_result))
+
     c, _ = remez(g, w, -half, half, deg)
     rnd = to_float if single else to_double
     cr = [rnd(x) for x in c]
@@ -238,7 +259,8 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
         name,
         cr,
         single,
-        f"R(t) ~ (log1p(t)-t+t^2/2)/t^3 on [-{mp.nstr(half, 8)}, {mp.nstr(half, 8)}], relative error of log1p",
+        f"R(t) ~ (log1p(t)-t+t^2/2)/t^3 on [-{mp.nstr(half, 8)}, {mp.nstr(half, 8)}], "
+        "relative error of log1p",
         err,
     )
 
@@ -281,13 +303,13 @@ def tables():
         v = mp.mpf(2) ** (mp.mpf(j) / 16)
         hi = to_double(v)
         lo = to_double(v - hi)
-        print("    /* %2d */ %s, %s," % (j, hexf(hi), hexf(lo)))
+        print(f"    /* {j:2d} */ {hexf(hi)}, {hexf(lo)},")
     print("// exp f32: 2^(j/16): hi = RN_float, lo = RN_float(2^(j/16) - hi)")
     for j in range(16):
         v = mp.mpf(2) ** (mp.mpf(j) / 16)
         hi = to_float(v)
         lo = to_float(v - hi)
-        print("    /* %2d */ %s, %s," % (j, hexf(hi, True), hexf(lo, True)))
+        print(f"    /* {j:2d} */ {hexf(hi, True)}, {hexf(lo, True)},")
     # log: invc = j/16 = round(16 rcp(m)) / 16 with m in [0.75, 1.5) -> j in 11..21.
     # f64 slot = top 4 mantissa bits of j/16 (j >= 16: j - 16, j < 16: 2 (j - 8)).
     print("// log f64: slot -> (hi on 2^-42 grid, lo) of -log(j/16), j = 11..21")
@@ -300,14 +322,14 @@ def tables():
     for idx in range(16):
         if idx in rows:
             j, hi, lo = rows[idx]
-            print("    /* %2d: j=%2d */ %s, %s," % (idx, j, hexf(hi), hexf(lo)))
+            print(f"    /* {idx:2d}: j={j:2d} */ {hexf(hi)}, {hexf(lo)},")
         else:
-            print("    /* %2d: unused */ 0x0p+0, 0x0p+0," % idx)
+            print(f"    /* {idx:2d}: unused */ 0x0p+0, 0x0p+0,")
     print("// log f64 (invc = j/32): slot s -> (hi on 2^-42 grid, lo) of -log(1 + s/16)")
     for idx in range(16):
         v = -mp.log(1 + mp.mpf(idx) / 16)
         hi, lo = split_grid(v, 42)
-        print("    /* %2d */ %s, %s," % (idx, hexf(hi), hexf(to_double(lo))))
+        print(f"    /* {idx:2d} */ {hexf(hi)}, {hexf(to_double(lo))},")
     print("// log f32: j & 15 -> (hi on 2^-16 grid, lo float) of -log(j/16)")
     for idx in range(16):
         js = [j for j in range(11, 22) if j & 15 == idx]
@@ -315,11 +337,9 @@ def tables():
             j = js[0]
             v = -mp.log(mp.mpf(j) / 16)
             hi, lo = split_grid(v, 16)
-            print(
-                "    /* %2d: j=%2d */ %s, %s," % (idx, j, hexf(hi, True), hexf(to_float(lo), True))
-            )
+            print(f"    /* {idx:2d}: j={j:2d} */ {hexf(hi, True)}, {hexf(to_float(lo), True)},")
         else:
-            print("    /* %2d: unused */ 0x0p+0f, 0x0p+0f," % idx)
+            print(f"    /* {idx:2d}: unused */ 0x0p+0f, 0x0p+0f,")
     l2hi, l2lo = split_grid(LN2, 42)
     print("// ln2 hi (2^-42 grid) / lo:", hexf(l2hi), hexf(to_double(l2lo)))
     l2hi32, l2lo32 = split_grid(LN2, 16)
@@ -328,9 +348,10 @@ def tables():
     for N, gexp, single in ((16, 46, False), (1, 42, False), (16, 20, True), (1, 16, True)):
         hi, lo = split_grid(LN2 / N, gexp)
         rnd = to_float if single else to_double
+        kind = "float" if single else "double"
         print(
-            "// ln2/%d hi (2^-%d grid) / lo %s: %s %s"
-            % (N, gexp, "float" if single else "double", hexf(hi, single), hexf(rnd(lo), single))
+            f"// ln2/{N} hi (2^-{gexp} grid) / lo {kind}: "
+            f"{hexf(hi, single)} {hexf(rnd(lo), single)}"
         )
 
 
@@ -430,8 +451,10 @@ def fit_log_bits():
 
     def g(t):
         return (mp.log1p(t) - t + t**2 / 2) / t**3
+
     def w(t):
         return t**3 / D(t) * mp.sign(mp.log1p(t))
+
     c, _ = remez(g, w, -half, half, 7)
     cr = [to_double(x) for x in c]
     err = check(lambda t: mp.polyval(cr[::-1], t), g, w, -half, half)
@@ -439,7 +462,8 @@ def fit_log_bits():
         "log64_bits",
         cr,
         False,
-        f"R(t) on [-{mp.nstr(half, 6)}, {mp.nstr(half, 6)}], weighted by the cells' smallest |log x|",
+        f"R(t) on [-{mp.nstr(half, 6)}, {mp.nstr(half, 6)}], "
+        "weighted by the cells' smallest |log x|",
         err,
     )
     mp.mp.prec = saved
@@ -447,8 +471,10 @@ def fit_log_bits():
 
 def main():
     which = sys.argv[1:] or ["all"]
+
     def run(n):
         return "all" in which or n in which
+
     m = 1 + mp.mpf(2) ** -12  # margin for the reduced range
     if run("exp64_t16"):
         fit_exp("exp64_t16", LN2 / 32 * m, 5, False)
@@ -475,6 +501,20 @@ def main():
         tables()
     if run("log64_bits"):
         fit_log_bits()
+    write_shared()
+
+
+def write_shared():
+    """Stores the shared fits that ran in tools/data/explog_coefficients.json."""
+    ran = [name for name in SHARED if name in RESULTS]
+    if not ran:
+        return
+    data = json.loads(DATA.read_text())
+    for name in ran:
+        coefs, single, maxerr = RESULTS[name]
+        data[name]["coefficients"] = [hexf(c, single).rstrip("f") for c in coefs]
+        data[name]["max_error"] = f"2^{float(mp.log(maxerr, 2)):.2f}"
+    DATA.write_text(json.dumps(data, indent=1) + "\n")
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@
 #include <type_traits>
 
 #include "kernels/common.hpp"
+#include "kernels/generated/explog_coefficients.hpp"
 
 namespace numfuse::kernels {
 namespace detail {
@@ -77,34 +78,17 @@ struct exp_consts<float> {
     static constexpr std::int32_t bias = 127;
 };
 
-// Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 * (1 + 2^-12): tools/explog_remez.py exp64_gen.
-// Max relative error of 1 + r + r^2 Q(r) vs e^r with these rounded coefficients: 2^-60.27.
+// Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 * (1 + 2^-12), degree 10 (f64) / 4 (f32):
+// fits exp64_gen / exp32_gen (coefficients and fit errors in
+// src/core/kernels/generated/explog_coefficients.hpp, shared with src/core/device_math).
 template <class B>
 inline B exp_poly_gen(const B& r, double) noexcept {
-    return horner(r,
-                  0x1.0p-1,               // 0.5
-                  0x1.555555555555bp-3,   // 0.16666666666666682395
-                  0x1.5555555555503p-5,   // 0.041666666666666095364
-                  0x1.111111110ec52p-7,   // 0.0083333333333170146739
-                  0x1.6c16c16c30505p-10,  // 0.0013888888889115890996
-                  0x1.a01a01b38282fp-13,  // 0.00019841269896431329152
-                  0x1.a01a0136781a6p-16,  // 0.000024801586926305505367
-                  0x1.71ddf015d97f9p-19,  // 2.7557234813400567127e-6
-                  0x1.27e5b4618c3a5p-22,  // 2.7557582002722762361e-7
-                  0x1.af6bfb5af8bbcp-26,  // 2.5112054085381414889e-8
-                  0x1.1e3d20147f8afp-29); // 2.082661163535076413e-9
+    return horner(r, NUMFUSE_EXP64_GEN);
 }
 
-// Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 * (1 + 2^-12): tools/explog_remez.py exp32_gen.
-// Max relative error with these rounded coefficients: 2^-28.00.
 template <class B>
 inline B exp_poly_gen(const B& r, float) noexcept {
-    return horner(r,
-                  0x1.fffffcp-2f,   // 0.49999994039535522461
-                  0x1.555492p-3f,   // 0.16666521131992340088
-                  0x1.5558f2p-5f,   // 0.041668388992547988892
-                  0x1.1239f8p-7f,   // 0.0083687268197536468506
-                  0x1.6a241p-10f);  // 0.0013814577832818031311
+    return horner(r, NUMFUSE_EXP32_GEN);
 }
 
 // Portable kernel (SSE2, AVX2+FMA; any xsimd arch).

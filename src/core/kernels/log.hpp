@@ -47,6 +47,7 @@
 #include <type_traits>
 
 #include "kernels/common.hpp"
+#include "kernels/generated/explog_coefficients.hpp"
 
 namespace numfuse::kernels {
 namespace detail {
@@ -89,27 +90,17 @@ struct log_consts<float> {
 };
 
 // P(z) ~ (2 atanh(s) - 2 s) / s^3, z = s^2 in [0, 0.0294373]
-// (|s| <= (sqrt2-1)/(sqrt2+1) (1 + 2^-20)): tools/explog_remez.py log64_gen.
-// Max relative error of 2 s + s^3 P vs log1p with these rounded coefficients: 2^-59.30.
+// (|s| <= (sqrt2-1)/(sqrt2+1) (1 + 2^-20)), degree 6 (f64) / 2 (f32): fits log64_gen /
+// log32_gen (coefficients and fit errors in
+// src/core/kernels/generated/explog_coefficients.hpp, shared with src/core/device_math).
 template <class B>
 inline B log_poly_gen(const B& z, double) noexcept {
-    return horner(z,
-                  0x1.5555555555592p-1,  // 0.66666666666667340202
-                  0x1.999999997fee8p-2,  // 0.39999999999416369079
-                  0x1.24924941e0d52p-2,  // 0.28571428742016735658
-                  0x1.c71c52163c669p-3,  // 0.22222198610647872496
-                  0x1.74663c5701af1p-3,  // 0.18183562412760737037
-                  0x1.39a1fb3d036f1p-3,  // 0.15314098625133668041
-                  0x1.2f02e9a30b8bap-3);  // 0.14795477417778163387
+    return horner(z, NUMFUSE_LOG64_GEN);
 }
 
-// Same for f32: tools/explog_remez.py log32_gen, max relative error 2^-30.18.
 template <class B>
 inline B log_poly_gen(const B& z, float) noexcept {
-    return horner(z,
-                  0x1.55557ap-1f,  // 0.66666775941848754883
-                  0x1.995edp-2f,  // 0.39977574348449707031
-                  0x1.31e0ep-2f);  // 0.29870939254760742188
+    return horner(z, NUMFUSE_LOG32_GEN);
 }
 
 // Portable kernel (SSE2, AVX2+FMA; any xsimd arch).
