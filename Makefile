@@ -14,7 +14,6 @@ APT_PACKAGES := libxsimd-dev libgtest-dev libbenchmark-dev
 SOURCES := $(shell find src python -type f -not -name '*.pyc' 2>/dev/null) CMakeLists.txt pyproject.toml
 
 .PHONY: demo test test-slow fuzz fuzz-smoke sanitize sanitize-threads pytest cpp-test bench bench-cpp install system-deps clean
-.PHONY: regen regen-check accuracy
 
 demo: install
 	$(VPY) benchmarks/python/compare.py --quick
@@ -84,6 +83,8 @@ bench: install
 bench-cpp: cpp-test
 	$(CPP_BUILD)/benchmarks/bench_kernels
 
+.PHONY: accuracy regen regen-check
+
 # Max ULP of every function per dtype and level (benchmarks/cpp/accuracy_harness.cpp; built
 # by cpp-test). ACCURACY_FLAGS e.g. "--f32-stride 1" (exhaustive float32) or "--function erf".
 ACCURACY_FLAGS ?=
@@ -91,8 +92,9 @@ accuracy: cpp-test
 	$(CPP_BUILD)/benchmarks/accuracy_harness $(ACCURACY_FLAGS)
 
 # Generated headers: each tools/gen_*.py writes one under src/core/kernels/generated/ from
-# the committed fit data in tools/data/ (the slow fits, tools/*_coeffs.py, are rerun by
-# hand; see the top of each). regen-check (CI) fails if regenerating changes anything.
+# the committed fit data in tools/data/ (the slow fits, tools/erf_coeffs.py and
+# tools/explog_remez.py, are rerun by hand: see the top of each). regen-check (CI) fails
+# if regenerating changes anything.
 GENERATED := src/core/kernels/generated
 regen:
 	@for generator in tools/gen_*.py; do echo "$(PYTHON) $$generator"; $(PYTHON) $$generator || exit 1; done
