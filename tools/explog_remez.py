@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Minimax (Remez exchange) fits and tables for numfuse's exp/log kernels.
 
-Written for numfuse from scratch (mpmath only). Run:
+Written for numfuse from scratch (mpmath only; deterministic). Rerunning every fit takes
+minutes (mpmath at 90 digits); then `make regen` to rewrite the generated header. Run:
 
     .venv/bin/python tools/explog_remez.py           # all fits + tables
     .venv/bin/python tools/explog_remez.py exp64_t16 # one fit
