@@ -90,6 +90,27 @@ bench: install
 bench-cpp: cpp-test
 	$(CPP_BUILD)/benchmarks/bench_kernels
 
+.PHONY: accuracy regen regen-check
+
+# Max ULP of every function per dtype and level (benchmarks/cpp/accuracy_harness.cpp; built
+# by cpp-test). ACCURACY_FLAGS e.g. "--f32-stride 1" (exhaustive float32) or "--function erf".
+ACCURACY_FLAGS ?=
+accuracy: cpp-test
+	$(CPP_BUILD)/benchmarks/accuracy_harness $(ACCURACY_FLAGS)
+
+# Generated headers: each tools/gen_*.py writes one under src/core/kernels/generated/ from
+# the committed fit data in tools/data/ (the slow fits, tools/erf_coeffs.py and
+# tools/explog_remez.py, are rerun by hand: see the top of each). regen-check (CI) fails
+# if regenerating changes anything.
+GENERATED := src/core/kernels/generated
+regen:
+	@for generator in tools/gen_*.py; do echo "$(PYTHON) $$generator"; $(PYTHON) $$generator || exit 1; done
+
+regen-check: regen
+	git diff --exit-code -- $(GENERATED)
+	@test -z "$$(git status --porcelain --untracked-files=all -- $(GENERATED))" \
+	    || { git status --short -- $(GENERATED); echo "untracked generated files" >&2; exit 1; }
+
 install: $(STAMPS)/install
 
 system-deps: $(STAMPS)/system-deps

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Minimax (Remez exchange) fits and tables for numfuse's exp/log kernels.
 
-Written for numfuse from scratch (mpmath only). Run:
+Written for numfuse from scratch (mpmath only; deterministic). Rerunning every fit takes
+minutes (mpmath at 90 digits); then `make regen` to rewrite the generated header. Run:
 
     .venv/bin/python tools/explog_remez.py           # all fits + tables
     .venv/bin/python tools/explog_remez.py exp64_t16 # one fit
 
 For every fit it prints the coefficients as exact hex-float literals (rounded
 to double or float), with a decimal comment, and the max weighted error of the
-rounded polynomial measured on a dense grid in high precision. The outputs are
-pasted into src/core/kernels/{exp,log}.hpp.
+rounded polynomial measured on a dense grid in high precision. The fits shared by the
+SIMD kernels and the scalar / GPU code (exp64_gen, exp32_gen, log64_gen, log32_gen) are
+also written to tools/data/explog_coefficients.json; `make regen` then rewrites
+src/core/kernels/generated/explog_coefficients.hpp from it. The AVX-512-only fits and
+tables are used once, as literals in src/core/kernels/{exp,log}.hpp.
 
 Fits (r, t, z are the reduced arguments of the kernels):
   exp64_t16  : (e^r - 1 - r)/r^2 on |r| <= ln2/32 (+margin), degree 5
@@ -23,12 +27,14 @@ Fits (r, t, z are the reduced arguments of the kernels):
                (former log f64 AVX-512: m in [0.75, 1.5), invc = j/16)
   log64_t32  : the same on |t| <= 0.0306, degree 6
                (former log f64 AVX-512: m in [1, 2), invc = j/32, j = 16..32;
-               the current one's cells, tables and R: tools/log_cells.py)
+               the current one's cells, tables and R: log64_bits)
   log64_gen  : (2 atanh(s) - 2 s)/s as a polynomial in z = s^2 on
                s in [0, (sqrt2-1)/(sqrt2+1)], z * (degree 6), fdlibm-style
                -> log f64 SSE2/AVX2
   log32_t16  : as log64_t16, degree 3, float
   log32_gen  : as log64_gen for float, z * (degree 2)
+  log64_bits : the AVX-512 float64 log's cells (invc per cell, -log(invc) as hi + lo)
+               and R(t) of degree 7, weighted by the cells' smallest |log x| (~40 s)
 Tables:
   exp_tab16  : 2^(j/16) split hi (double) + lo (double); float hi/lo too
   log_tab16  : for invc = j/16, -log(invc) split into hi (a multiple of
@@ -38,7 +44,10 @@ Tables:
                bits of invc = j/32) -> -log(1 + s/16) as hi (2^-42 grid) + lo.
 """
 
+import json
+import pathlib
 import sys
+
 import mpmath as mp
 
 mp.mp.dps = 90
@@ -52,9 +61,8 @@ def to_double(x):
 
 
 def to_float(x):
-    import struct
 
-    d = float(mp.mpf(x))
+    float(mp.mpf(x))
     # round double -> float with RN: do it in mpmath to avoid double rounding
     m, e = mp.frexp(mp.mpf(x))  # x = m * 2^e, 0.5 <= |m| < 1
     q = mp.nint(m * 2**24)
@@ -79,8 +87,8 @@ def hexf(x, single=False):
         digits = 6
     else:
         digits = 13
-    s = format(f, "0%dx" % digits).rstrip("0") or "0"
-    return "%s0x1.%sp%+d%s" % (sign, s, e, "f" if single else "")
+    s = format(f, f"0{digits}x").rstrip("0") or "0"
+    return f"{sign}0x1.{s}p{e:+d}{'f' if single else ''}"
 
 
 def remez(g, w, a, b, n, iters=30, grid=6000, skip_zero=True):
@@ -97,7 +105,7 @@ def remez(g, w, a, b, n, iters=30, grid=6000, skip_zero=True):
     m = n + 2
     ref = [int(round((grid - 1) * (1 - mp.cos(mp.pi * k / (m - 1))) / 2)) for k in range(m)]
     best = None
-    for it in range(iters):
+    for _it in range(iters):
         # solve sum c_j x^j + (-1)^i E / w(x_i) = g(x_i)
         A = mp.matrix(m, m)
         rhs = mp.matrix(m, 1)
@@ -144,18 +152,32 @@ def check(poly_eval, g, w, a, b, grid=20000):
     return mx
 
 
+# Fits whose coefficients the SIMD kernels and the scalar / GPU code share: their results
+# are written to tools/data/explog_coefficients.json (make regen turns that into
+# src/core/kernels/generated/explog_coefficients.hpp); the others are printed for the
+# AVX-512 kernels, which hold them as literals.
+SHARED = ("exp64_gen", "exp32_gen", "log64_gen", "log32_gen")
+DATA = pathlib.Path(__file__).resolve().parent / "data" / "explog_coefficients.json"
+RESULTS = {}
+
+
 def emit(name, coefs, single, note, maxerr):
-    print("// %s: %s" % (name, note))
-    print("//   max weighted error with rounded coefficients: 2^%.2f" % float(mp.log(maxerr, 2)))
+    RESULTS[name] = (coefs, single, maxerr)
+    print(f"// {name}: {note}")
+    print(f"//   max weighted error with rounded coefficients: 2^{float(mp.log(maxerr, 2)):.2f}")
     for i, c in enumerate(coefs):
-        print("    %s,  // c%d = %s" % (hexf(c, single), i, mp.nstr(c, 20)))
+        print(f"    {hexf(c, single)},  // c{i} = {mp.nstr(c, 20)}")
     print()
 
 
 def fit_exp(name, half, deg, single):
     # Q(r) ~ (e^r - 1 - r)/r^2; error of the final e^r is r^2 (Q - g) / e^r
-    g = lambda r: (mp.expm1(r) - r) / r**2
-    w = lambda r: r**2 / mp.exp(r)
+    def g(r):
+        return (mp.expm1(r) - r) / r**2
+
+    def w(r):
+        return r**2 / mp.exp(r)
+
     c, _ = remez(g, w, -half, half, deg)
     rnd = to_float if single else to_double
     cr = [rnd(x) for x in c]
@@ -164,8 +186,7 @@ def fit_exp(name, half, deg, single):
         name,
         cr,
         single,
-        "Q(r) ~ (e^r-1-r)/r^2 on [-%s, %s], relative error of e^r"
-        % (mp.nstr(half, 8), mp.nstr(half, 8)),
+        f"Q(r) ~ (e^r-1-r)/r^2 on [-{mp.nstr(half, 8)}, {mp.nstr(half, 8)}], relative error of e^r",
         err,
     )
 
@@ -175,7 +196,9 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
     # With inner/outer_result: for |t| > inner the error is relative to a
     # result of magnitude >= outer_result instead (there only cells with a
     # large -log(c) reach; see log.hpp), which frees the minimax near 0.
-    g = lambda t: (mp.log1p(t) - t + t**2 / 2) / t**3
+    def g(t):
+        return (mp.log1p(t) - t + t**2 / 2) / t**3
+
     if inner == "cells":
         # Error relative to the smallest |log m| any cell reaches at this t:
         # cell j (invc = j/16, j = 11..21, m in [0.75, 1.5)) holds
@@ -194,7 +217,8 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
                     best = v if best is None else min(best, v)
             return best if best is not None else abs(mp.log1p(t))
 
-        w = lambda t: t**3 / D(t) * mp.sign(mp.log1p(t))
+        def w(t):
+            return t**3 / D(t) * mp.sign(mp.log1p(t))
     elif inner == "cells32":
         # m in [1, 2), invc = j/32 (j = 16..32): with e = 0 the result is
         # log1p(t) - log(j/16) for j = 17..31 (x in [0.5, 1) or [1, 2)), and
@@ -217,11 +241,17 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
                     best = v if best is None else min(best, v)
             return best if best is not None else abs(mp.log1p(t))
 
-        w = lambda t: t**3 / D(t) * mp.sign(mp.log1p(t))
+        def w(t):
+            return t**3 / D(t) * mp.sign(mp.log1p(t))
     elif inner is None:
-        w = lambda t: t**3 / mp.log1p(t)
+
+        def w(t):
+            return t**3 / mp.log1p(t)
     else:
-        w = lambda t: t**3 / (mp.log1p(t) if abs(t) <= inner else mp.mpf(outer_result))
+
+        def w(t):
+            return t**3 / (mp.log1p(t) if abs(t) <= inner else mp.mpf(outer_result))
+
     c, _ = remez(g, w, -half, half, deg)
     rnd = to_float if single else to_double
     cr = [rnd(x) for x in c]
@@ -230,8 +260,8 @@ def fit_log_t(name, half, deg, single, inner=None, outer_result=None):
         name,
         cr,
         single,
-        "R(t) ~ (log1p(t)-t+t^2/2)/t^3 on [-%s, %s], relative error of log1p"
-        % (mp.nstr(half, 8), mp.nstr(half, 8)),
+        f"R(t) ~ (log1p(t)-t+t^2/2)/t^3 on [-{mp.nstr(half, 8)}, {mp.nstr(half, 8)}], "
+        "relative error of log1p",
         err,
     )
 
@@ -258,7 +288,7 @@ def fit_log_gen(name, deg, single):
         name,
         cr,
         single,
-        "P(z) ~ (2atanh(s)-2s)/s^3, z=s^2 in [0, %s], relative error of log1p" % mp.nstr(zmax, 8),
+        f"P(z) ~ (2atanh(s)-2s)/s^3, z=s^2 in [0, {mp.nstr(zmax, 8)}], relative error of log1p",
         err,
     )
 
@@ -274,13 +304,13 @@ def tables():
         v = mp.mpf(2) ** (mp.mpf(j) / 16)
         hi = to_double(v)
         lo = to_double(v - hi)
-        print("    /* %2d */ %s, %s," % (j, hexf(hi), hexf(lo)))
+        print(f"    /* {j:2d} */ {hexf(hi)}, {hexf(lo)},")
     print("// exp f32: 2^(j/16): hi = RN_float, lo = RN_float(2^(j/16) - hi)")
     for j in range(16):
         v = mp.mpf(2) ** (mp.mpf(j) / 16)
         hi = to_float(v)
         lo = to_float(v - hi)
-        print("    /* %2d */ %s, %s," % (j, hexf(hi, True), hexf(lo, True)))
+        print(f"    /* {j:2d} */ {hexf(hi, True)}, {hexf(lo, True)},")
     # log: invc = j/16 = round(16 rcp(m)) / 16 with m in [0.75, 1.5) -> j in 11..21.
     # f64 slot = top 4 mantissa bits of j/16 (j >= 16: j - 16, j < 16: 2 (j - 8)).
     print("// log f64: slot -> (hi on 2^-42 grid, lo) of -log(j/16), j = 11..21")
@@ -293,14 +323,14 @@ def tables():
     for idx in range(16):
         if idx in rows:
             j, hi, lo = rows[idx]
-            print("    /* %2d: j=%2d */ %s, %s," % (idx, j, hexf(hi), hexf(lo)))
+            print(f"    /* {idx:2d}: j={j:2d} */ {hexf(hi)}, {hexf(lo)},")
         else:
-            print("    /* %2d: unused */ 0x0p+0, 0x0p+0," % idx)
+            print(f"    /* {idx:2d}: unused */ 0x0p+0, 0x0p+0,")
     print("// log f64 (invc = j/32): slot s -> (hi on 2^-42 grid, lo) of -log(1 + s/16)")
     for idx in range(16):
         v = -mp.log(1 + mp.mpf(idx) / 16)
         hi, lo = split_grid(v, 42)
-        print("    /* %2d */ %s, %s," % (idx, hexf(hi), hexf(to_double(lo))))
+        print(f"    /* {idx:2d} */ {hexf(hi)}, {hexf(to_double(lo))},")
     print("// log f32: j & 15 -> (hi on 2^-16 grid, lo float) of -log(j/16)")
     for idx in range(16):
         js = [j for j in range(11, 22) if j & 15 == idx]
@@ -308,11 +338,9 @@ def tables():
             j = js[0]
             v = -mp.log(mp.mpf(j) / 16)
             hi, lo = split_grid(v, 16)
-            print(
-                "    /* %2d: j=%2d */ %s, %s," % (idx, j, hexf(hi, True), hexf(to_float(lo), True))
-            )
+            print(f"    /* {idx:2d}: j={j:2d} */ {hexf(hi, True)}, {hexf(to_float(lo), True)},")
         else:
-            print("    /* %2d: unused */ 0x0p+0f, 0x0p+0f," % idx)
+            print(f"    /* {idx:2d}: unused */ 0x0p+0f, 0x0p+0f,")
     l2hi, l2lo = split_grid(LN2, 42)
     print("// ln2 hi (2^-42 grid) / lo:", hexf(l2hi), hexf(to_double(l2lo)))
     l2hi32, l2lo32 = split_grid(LN2, 16)
@@ -321,15 +349,133 @@ def tables():
     for N, gexp, single in ((16, 46, False), (1, 42, False), (16, 20, True), (1, 16, True)):
         hi, lo = split_grid(LN2 / N, gexp)
         rnd = to_float if single else to_double
+        kind = "float" if single else "double"
         print(
-            "// ln2/%d hi (2^-%d grid) / lo %s: %s %s"
-            % (N, gexp, "float" if single else "double", hexf(hi, single), hexf(rnd(lo), single))
+            f"// ln2/{N} hi (2^-{gexp} grid) / lo {kind}: "
+            f"{hexf(hi, single)} {hexf(rnd(lo), single)}"
         )
+
+
+# ---- log64_bits (the current AVX-512 float64 log):
+# Cells, tables and polynomial of the AVX-512 float64 log (src/core/kernels/log.hpp,
+# log_f64_avx512_bits): the integer reduction x = z 2^k, z in [OFF, 2 OFF), cell i = the top
+# 4 bits of the fraction of bits(x) - bits(OFF).
+# Per cell, invc is the value on the 1/64 grid (or a coarser one) that minimises max |t|,
+# t = z invc - 1, subject to: t exact in one FMA (z's last bit times invc's last bit leaves
+# t at most 53 significant bits), |t| <= |log invc| (the kernel's fast two-sum of
+# k ln2_hi - log(invc) and t with k = 0) and invc = 1 on the cell holding z = 1. OFF is an
+# offset (on a 1/64 grid of the fraction) with the smallest max |t|.
+
+
+def layout(f0):
+    """(z ranges with their lsb exponent) per cell for OFF fraction f0."""
+    cells = []
+    for i in range(16):
+        lo_f, hi_f = i / 16, (i + 1) / 16
+        zr = []
+        a, b = max(lo_f + f0, f0), min(hi_f + f0, 1.0)  # lower binade: z = (1 + F)/2
+        if a < b:
+            zr.append(((1 + a) / 2, (1 + b) / 2, 53))
+        a, b = max(lo_f - (1 - f0), 0.0), min(hi_f - (1 - f0), f0)  # upper binade: z = 1 + F
+        if a < b:
+            zr.append((1 + a, 1 + b, 52))
+        cells.append(zr)
+    return cells
+
+
+def choose(zr):
+    zlo, zhi = min(r[0] for r in zr), max(r[1] for r in zr)
+    best = None
+    for grid in (64, 32, 16, 8):
+        for j in range(int(grid * 0.6), int(grid * 1.6) + 2):
+            c = j / grid
+            odd, lsb_c = j, 1 / grid
+            while odd % 2 == 0:
+                odd //= 2
+                lsb_c *= 2
+            ok, worst = True, 0.0
+            for a, b, zb in zr:
+                m = max(abs(a * c - 1), abs(b * c - 1))
+                worst = max(worst, m)
+                if m / (2.0**-zb * lsb_c) >= 2.0**53:
+                    ok = False  # t not exact
+            if c != 1 and worst > abs(float(mp.log(c))):
+                ok = False
+            if zlo <= 1 < zhi and c != 1:
+                ok = False
+            if ok and (best is None or worst < best[0]):
+                best = (worst, c)
+    return zlo, zhi, best
+
+
+def fit_log_bits():
+    """log64_bits: the cells, tables and R of the AVX-512 float64 log (see the top)."""
+    saved = mp.mp.prec
+    mp.mp.prec = 200
+    options = []
+    for s in range(64):
+        chosen = [choose(zr) for zr in layout(s / 64)]
+        if all(c[2] is not None for c in chosen):
+            options.append((max(c[2][0] for c in chosen), s / 64, chosen))
+    best = min(o[0] for o in options)
+    print(
+        "// offsets with the smallest max |t|:",
+        ", ".join(str(o[1]) for o in options if o[0] == best),
+    )
+    # They tie in steps of 1/16; the kernel uses 0.28125 (z in [0.640625, 1.28125)).
+    worst, f0, chosen = next(o for o in options if o[1] == 0.28125)
+    assert worst == best
+    off = 0x3FE0000000000000 | int(f0 * 2**52)
+    print(f"// OFF = 0x{off:016x} (z from {(1 + f0) / 2}), max |t| = {worst}")
+    inv, his, los = [], [], []
+    for zlo, zhi, (m, c) in chosen:
+        v = -mp.log(mp.mpf(c))
+        hi = mp.nint(v * mp.mpf(2) ** 42) / mp.mpf(2) ** 42
+        inv.append(hexf(mp.mpf(c)))
+        his.append(hexf(hi))
+        los.append(hexf(to_double(v - hi)))
+        print(f"//   z [{zlo:.6f}, {zhi:.6f})  invc {c}  max |t| {m:.5f}")
+    print("invc:", ", ".join(inv))
+    print("hi:  ", ", ".join(his))
+    print("lo:  ", ", ".join(los))
+    # R(t) ~ (log1p(t) - t + t^2/2)/t^3, error relative to the smallest |log x| a lane with
+    # this t can have (k = 0: log1p(t) - log(invc) over the cells holding t).
+    ts = [
+        (mp.mpf(zlo) * mp.mpf(c) - 1, mp.mpf(zhi) * mp.mpf(c) - 1, mp.mpf(c))
+        for zlo, zhi, (m, c) in chosen
+    ]
+    half = max(max(abs(a), abs(b)) for a, b, _ in ts) * (1 + mp.mpf(2) ** -12)
+
+    def D(t):
+        vals = [abs(mp.log1p(t) - mp.log(c)) for a, b, c in ts if a - 1e-12 <= t <= b + 1e-12]
+        return min(vals) if vals else abs(mp.log1p(t))
+
+    def g(t):
+        return (mp.log1p(t) - t + t**2 / 2) / t**3
+
+    def w(t):
+        return t**3 / D(t) * mp.sign(mp.log1p(t))
+
+    c, _ = remez(g, w, -half, half, 7)
+    cr = [to_double(x) for x in c]
+    err = check(lambda t: mp.polyval(cr[::-1], t), g, w, -half, half)
+    emit(
+        "log64_bits",
+        cr,
+        False,
+        f"R(t) on [-{mp.nstr(half, 6)}, {mp.nstr(half, 6)}], "
+        "weighted by the cells' smallest |log x|",
+        err,
+    )
+    mp.mp.prec = saved
 
 
 def main():
     which = sys.argv[1:] or ["all"]
-    run = lambda n: "all" in which or n in which
+
+    def run(n):
+        return "all" in which or n in which
+
     m = 1 + mp.mpf(2) ** -12  # margin for the reduced range
     if run("exp64_t16"):
         fit_exp("exp64_t16", LN2 / 32 * m, 5, False)
@@ -354,6 +500,22 @@ def main():
         fit_log_gen("log32_gen", 2, True)
     if run("tables"):
         tables()
+    if run("log64_bits"):
+        fit_log_bits()
+    write_shared()
+
+
+def write_shared():
+    """Stores the shared fits that ran in tools/data/explog_coefficients.json."""
+    ran = [name for name in SHARED if name in RESULTS]
+    if not ran:
+        return
+    data = json.loads(DATA.read_text())
+    for name in ran:
+        coefs, single, maxerr = RESULTS[name]
+        data[name]["coefficients"] = [hexf(c, single).rstrip("f") for c in coefs]
+        data[name]["max_error"] = f"2^{float(mp.log(maxerr, 2)):.2f}"
+    DATA.write_text(json.dumps(data, indent=1) + "\n")
 
 
 if __name__ == "__main__":

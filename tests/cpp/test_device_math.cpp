@@ -2,7 +2,7 @@
 // the same source nvcc compiles for the GPU. Accuracy <= 1 ULP against a long
 // double reference (x87 80-bit, 11 more bits than float64), special values bit for
 // bit as NumPy / SciPy, and the erf coefficient rows equal to the SIMD kernel's
-// column tables (so the two copies cannot drift apart).
+// column tables (both views of src/core/kernels/generated/erf_coefficients.hpp).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -263,6 +263,9 @@ TEST(DeviceMathSpecials, ErfOddAndMonotoneNearOne) {
 }
 
 // ---------------------------------------------------------------- one source of truth
+// The generated header writes the erf coefficients twice, as columns for the SIMD kernels
+// and as rows for the scalar / GPU code (tools/gen_erf_coefficients.py): entry by entry the
+// same numbers.
 
 template <class Tab>
 void expect_rows_equal(const double (*rows)[Tab::degree + 3]) {
@@ -279,18 +282,18 @@ void expect_rows_equal(const double (*rows)[Tab::degree + 3]) {
 TEST(DeviceMathTables, ErfRowsMatchSimdKernelTables) {
     using numfuse::kernels::erf_detail::erf_table_f32;
     using numfuse::kernels::erf_detail::erf_table_f64;
-    static_assert(erf_table_f64::degree == NUMFUSE_DM_ERF_F64_DEGREE, "regenerate erf_tables.hpp");
-    static_assert(erf_table_f32::degree == NUMFUSE_DM_ERF_F32_DEGREE, "regenerate erf_tables.hpp");
+    static_assert(erf_table_f64::degree == NUMFUSE_ERF_F64_DEGREE, "run make regen");
+    static_assert(erf_table_f32::degree == NUMFUSE_ERF_F32_DEGREE, "run make regen");
     expect_rows_equal<erf_table_f64>(dm::erf_detail::rows_f64_host);
     expect_rows_equal<erf_table_f32>(dm::erf_detail::rows_f32_host);
-    EXPECT_EQ(erf_table_f64::xmax, NUMFUSE_DM_ERF_F64_XMAX);
-    EXPECT_EQ(erf_table_f64::qb, NUMFUSE_DM_ERF_F64_QB);
-    EXPECT_EQ(erf_table_f64::qc, NUMFUSE_DM_ERF_F64_QC);
-    EXPECT_EQ(erf_table_f64::qn, NUMFUSE_DM_ERF_F64_QN);
-    EXPECT_EQ(erf_table_f32::xmax, NUMFUSE_DM_ERF_F32_XMAX);
-    EXPECT_EQ(erf_table_f32::qb, NUMFUSE_DM_ERF_F32_QB);
-    EXPECT_EQ(erf_table_f32::qc, NUMFUSE_DM_ERF_F32_QC);
-    EXPECT_EQ(erf_table_f32::qn, NUMFUSE_DM_ERF_F32_QN);
+    EXPECT_EQ(erf_table_f64::xmax, NUMFUSE_ERF_F64_XMAX);
+    EXPECT_EQ(erf_table_f64::qb, NUMFUSE_ERF_F64_QB);
+    EXPECT_EQ(erf_table_f64::qc, NUMFUSE_ERF_F64_QC);
+    EXPECT_EQ(erf_table_f64::qn, NUMFUSE_ERF_F64_QN);
+    EXPECT_EQ(erf_table_f32::xmax, NUMFUSE_ERF_F32_XMAX);
+    EXPECT_EQ(erf_table_f32::qb, NUMFUSE_ERF_F32_QB);
+    EXPECT_EQ(erf_table_f32::qc, NUMFUSE_ERF_F32_QC);
+    EXPECT_EQ(erf_table_f32::qn, NUMFUSE_ERF_F32_QN);
 }
 
 }  // namespace

@@ -4,7 +4,7 @@
 // margin, so a regression shows up before the contract breaks), special values bit
 // for bit as scipy.special.erf, exact odd symmetry, correctly rounded subnormals, and
 // the strided loop (sizes 0..70, strides -3..3, misaligned pointers, guard values
-// around the output). The full-range checks are in tools/erf_check.cpp.
+// around the output). Wider sweeps: benchmarks/cpp/accuracy_harness.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -25,10 +25,17 @@ using numfuse::core::Level;
 using numfuse::core::UnaryLoop;
 using numfuse::core::UnaryOp;
 
-// Measured maxima (tools/erf_check.cpp): f64 0.703 ulp with FMA, 0.658 on sse2;
-// f32 0.521 ulp on every level (exhaustive).
-constexpr double kMaxUlpF64 = 0.70;
+// The error bounds of src/core/kernels/erf.hpp, per dtype and level: the maxima measured
+// by benchmarks/cpp/accuracy_harness.cpp (float64: 8 regions of 1e6 and of 2.5e6 random
+// inputs, both signs; float32: every 257th bit pattern), rounded up:
+//   float64 sse2 (c1 kept as an exact pair):   0.663 ulp  (this test's sample: 0.642)
+//   float64 avx2_fma, avx512 (bit-identical):  0.704 ulp  (this test's sample: 0.686)
+//   float32, every level:                      0.517 ulp  (this test's sample: 0.520)
+constexpr double kMaxUlpF64Sse2 = 0.67;
+constexpr double kMaxUlpF64Fma = 0.71;
 constexpr double kMaxUlpF32 = 0.55;
+
+double max_ulp_f64(Level level) { return level == Level::sse2 ? kMaxUlpF64Sse2 : kMaxUlpF64Fma; }
 
 template <class T>
 using erf_bits_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
@@ -150,7 +157,7 @@ TEST_P(Erf, Float64RandomWithinBound) {
             default: x[i] = 0.3 + 0.3 * u01(rng); break;                     // first intervals
         }
     }
-    check_accuracy(x, kMaxUlpF64, "f64");
+    check_accuracy(x, max_ulp_f64(GetParam()), "f64");
 }
 
 // scipy.special.erf: erf(+-0) = +-0, erf(+-inf) = +-1, every NaN -> +qNaN (positive,

@@ -1,7 +1,9 @@
 // exp and log through the core API (numfuse_core.hpp), for every usable
 // instruction-set level: accuracy (<= 1 ULP against a correctly rounded
-// reference), special values bit for bit as NumPy, and the strided loop
-// (sizes 0..70, strides -3..3, misaligned pointers, no writes outside).
+// reference: the bound of src/core/kernels/exp.hpp and log.hpp), special values
+// bit for bit as NumPy, and the strided loop (sizes 0..70, strides -3..3,
+// misaligned pointers, no writes outside). Wider sweeps and the measured maxima:
+// benchmarks/cpp/accuracy_harness.cpp.
 #include <gtest/gtest.h>
 
 #include <cmath>

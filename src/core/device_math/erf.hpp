@@ -2,15 +2,16 @@
 //
 // Contract
 //   erf_scalar(double) / erf_scalar(float): the error function.
-//   Max error <= 1 ULP against the correctly rounded result (measured by
-//   tests/cpp/test_device_math.cpp).
+//   Max error <= 1 ULP against the correctly rounded result (enforced by
+//   tests/cpp/test_device_math.cpp; benchmarks/cpp/accuracy_harness.cpp prints the
+//   measured maxima as the level device_math).
 //   Specials (as scipy.special.erf): erf(+-0) = +-0, erf(+-inf) = +-1,
 //   erf(NaN) = +qNaN (0x7ff8000000000000 / 0x7fc00000, whatever the input's sign
 //   or payload); subnormal inputs give RN(x * 2/sqrt(pi)); erf(-x) == -erf(x).
 //
-// Method: the algorithm and the coefficient tables of src/core/kernels/erf.hpp
-// (erf_tables.hpp holds the same numbers as rows). ax = min(|x|, xmax) picks one
-// of 16 intervals k = round(qb ax + qc ax^2 - n) clamped at 0 (the low mantissa
+// Method: the algorithm and the coefficient tables of src/core/kernels/erf.hpp (the
+// row view of src/core/kernels/generated/erf_coefficients.hpp: the same numbers). ax = min(|x|,
+// xmax) picks one of 16 intervals k = round(qb ax + qc ax^2 - n) clamped at 0 (the low mantissa
 // bits of max(fma(fma(qc, ax, qb), ax, 2^52 - n), 2^52));
 //   k = 0: y = x + x (c1 + u (c2 + ...)), u = x^2;
 //   k > 0: y = c0 + t (c1 + u (c2 + ...)), u = t = ax - m (exact).
@@ -21,26 +22,26 @@
 #pragma once
 
 #include "device_math/common.hpp"
-#include "device_math/erf_tables.hpp"
+#include "kernels/generated/erf_coefficients.hpp"
 
 namespace numfuse::device_math {
 namespace erf_detail {
 
-constexpr int f64_width = NUMFUSE_DM_ERF_F64_DEGREE + 3;  // m, c0, c1hi, c1lo, c2..cD
-constexpr int f32_width = NUMFUSE_DM_ERF_F32_DEGREE + 3;
+constexpr int f64_width = NUMFUSE_ERF_F64_DEGREE + 3;  // m, c0, c1hi, c1lo, c2..cD
+constexpr int f32_width = NUMFUSE_ERF_F32_DEGREE + 3;
 
-inline constexpr double rows_f64_host[16][f64_width] = NUMFUSE_DM_ERF_F64_ROWS;
-inline constexpr double rows_f32_host[16][f32_width] = NUMFUSE_DM_ERF_F32_ROWS;
+inline constexpr double rows_f64_host[16][f64_width] = NUMFUSE_ERF_F64_ROWS;
+inline constexpr double rows_f32_host[16][f32_width] = NUMFUSE_ERF_F32_ROWS;
 #if defined(__CUDACC__)
 // Global memory (read-only, L1-cached), not __constant__: lanes of a warp read
 // different intervals, which the constant cache would serialise.
-static __device__ const double rows_f64_dev[16][f64_width] = NUMFUSE_DM_ERF_F64_ROWS;
-static __device__ const double rows_f32_dev[16][f32_width] = NUMFUSE_DM_ERF_F32_ROWS;
+static __device__ const double rows_f64_dev[16][f64_width] = NUMFUSE_ERF_F64_ROWS;
+static __device__ const double rows_f32_dev[16][f32_width] = NUMFUSE_ERF_F32_ROWS;
 #if defined(NUMFUSE_DM_ERF_SHARED)
 // With NUMFUSE_DM_ERF_SHARED defined, a translation unit reads the rows from a
 // per-block copy in shared memory instead: a warp's lanes hit up to 16 different
-// rows, which in global memory costs one L1 wavefront per row and load (measured
-// on an H100: erf at 26-66 % of the copy bandwidth); in shared memory the rows are
+// rows, which in global memory costs one L1 wavefront per row and load (erf then runs
+// well below the copy bandwidth); in shared memory the rows are
 // padded to an odd number of doubles, so 16 different rows fall in 16 different
 // banks. Every kernel of such a unit that calls erf must first run
 // erf_rows_to_shared() with all threads of its block.
@@ -93,13 +94,13 @@ NUMFUSE_HD inline double erf_abs(double ax, double xmax, double qb, double qc, d
     const double u = k0 ? t * t : t;
     const double base = k0 ? t : row[1];
     if constexpr (Split) {
-        const double q = horner_c2<NUMFUSE_DM_ERF_F64_DEGREE>(row, u);
+        const double q = horner_c2<NUMFUSE_ERF_F64_DEGREE>(row, u);
         const double rr = fma_(q, u, row[3]);
         const double sum = fma_(t, row[2], base);
         const double err = fma_(t, row[2], base - sum);
         return sum + fma_(t, rr, err);
     } else {
-        const double q = horner_c2<NUMFUSE_DM_ERF_F32_DEGREE>(row, u);
+        const double q = horner_c2<NUMFUSE_ERF_F32_DEGREE>(row, u);
         return fma_(t, fma_(q, u, row[2]), base);
     }
 }
@@ -156,8 +157,8 @@ NUMFUSE_HD inline double erf_scalar(double x) noexcept {
     if (ax < 0x1p-1000 && ax != 0.0) {
         y = erf_detail::erf_tiny_abs(ax);
     } else {
-        y = erf_detail::erf_abs<true>(ax, NUMFUSE_DM_ERF_F64_XMAX, NUMFUSE_DM_ERF_F64_QB,
-                                      NUMFUSE_DM_ERF_F64_QC, NUMFUSE_DM_ERF_F64_QN);
+        y = erf_detail::erf_abs<true>(ax, NUMFUSE_ERF_F64_XMAX, NUMFUSE_ERF_F64_QB,
+                                      NUMFUSE_ERF_F64_QC, NUMFUSE_ERF_F64_QN);
     }
     return erf_detail::with_sign_of(y, x);
 }
@@ -166,9 +167,8 @@ NUMFUSE_HD inline double erf_scalar(double x) noexcept {
 NUMFUSE_HD inline float erf_scalar(float x) noexcept {
     if (is_nan(x)) return canonical_nan_f32();
     const double xd = static_cast<double>(x);
-    const double y =
-        erf_detail::erf_abs<false>(abs_(xd), NUMFUSE_DM_ERF_F32_XMAX, NUMFUSE_DM_ERF_F32_QB,
-                                   NUMFUSE_DM_ERF_F32_QC, NUMFUSE_DM_ERF_F32_QN);
+    const double y = erf_detail::erf_abs<false>(abs_(xd), NUMFUSE_ERF_F32_XMAX, NUMFUSE_ERF_F32_QB,
+                                                NUMFUSE_ERF_F32_QC, NUMFUSE_ERF_F32_QN);
     return static_cast<float>(erf_detail::with_sign_of(y, xd));
 }
 

@@ -2,8 +2,9 @@
 //
 // Contract
 //   exp_scalar(double) / exp_scalar(float): e^x.
-//   Max error <= 1 ULP against the correctly rounded result (measured by
-//   tests/cpp/test_device_math.cpp: see the numbers quoted there).
+//   Max error <= 1 ULP against the correctly rounded result (enforced by
+//   tests/cpp/test_device_math.cpp; benchmarks/cpp/accuracy_harness.cpp prints the
+//   measured maxima as the level device_math).
 //   Valid range: all inputs.
 //     x > 709.782712893384 (f64) / 88.72283935546875 (f32) -> +inf
 //     subnormal results are correctly scaled (single rounding); +0 far below
@@ -22,6 +23,7 @@
 #pragma once
 
 #include "device_math/common.hpp"
+#include "kernels/generated/explog_coefficients.hpp"
 
 namespace numfuse::device_math {
 namespace exp_detail {
@@ -51,29 +53,29 @@ struct consts<float> {
     static constexpr float hi_clamp = 89.0f;
 };
 
-// Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12): tools/explog_remez.py exp64_gen
-// (the coefficients of detail::exp_poly_gen in src/core/kernels/exp.hpp).
+// Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12): the fits exp64_gen / exp32_gen
+// of src/core/kernels/generated/explog_coefficients.hpp (also used by
+// detail::exp_poly_gen in src/core/kernels/exp.hpp), by Horner.
 NUMFUSE_HD inline double poly(double r) noexcept {
-    double q = 0x1.1e3d20147f8afp-29;       // 2.082661163535076413e-9
-    q = fma_(q, r, 0x1.af6bfb5af8bbcp-26);  // 2.5112054085381414889e-8
-    q = fma_(q, r, 0x1.27e5b4618c3a5p-22);  // 2.7557582002722762361e-7
-    q = fma_(q, r, 0x1.71ddf015d97f9p-19);  // 2.7557234813400567127e-6
-    q = fma_(q, r, 0x1.a01a0136781a6p-16);  // 0.000024801586926305505367
-    q = fma_(q, r, 0x1.a01a01b38282fp-13);  // 0.00019841269896431329152
-    q = fma_(q, r, 0x1.6c16c16c30505p-10);  // 0.0013888888889115890996
-    q = fma_(q, r, 0x1.111111110ec52p-7);   // 0.0083333333333170146739
-    q = fma_(q, r, 0x1.5555555555503p-5);   // 0.041666666666666095364
-    q = fma_(q, r, 0x1.555555555555bp-3);   // 0.16666666666666682395
-    return fma_(q, r, 0x1.0p-1);            // 0.5
+    double q = NUMFUSE_EXP64_GEN_C10;
+    q = fma_(q, r, NUMFUSE_EXP64_GEN_C9);
+    q = fma_(q, r, NUMFUSE_EXP64_GEN_C8);
+    q = fma_(q, r, NUMFUSE_EXP64_GEN_C7);
+    q = fma_(q, r, NUMFUSE_EXP64_GEN_C6);
+    q = fma_(q, r, NUMFUSE_EXP64_GEN_C5);
+    q = fma_(q, r, NUMFUSE_EXP64_GEN_C4);
+    q = fma_(q, r, NUMFUSE_EXP64_GEN_C3);
+    q = fma_(q, r, NUMFUSE_EXP64_GEN_C2);
+    q = fma_(q, r, NUMFUSE_EXP64_GEN_C1);
+    return fma_(q, r, NUMFUSE_EXP64_GEN_C0);
 }
 
-// Same for f32: tools/explog_remez.py exp32_gen.
 NUMFUSE_HD inline float poly(float r) noexcept {
-    float q = 0x1.6a241p-10f;               // 0.0013814577832818031311
-    q = fma_(q, r, 0x1.1239f8p-7f);         // 0.0083687268197536468506
-    q = fma_(q, r, 0x1.5558f2p-5f);         // 0.041668388992547988892
-    q = fma_(q, r, 0x1.555492p-3f);         // 0.16666521131992340088
-    return fma_(q, r, 0x1.fffffcp-2f);      // 0.49999994039535522461
+    float q = NUMFUSE_EXP32_GEN_C4;
+    q = fma_(q, r, NUMFUSE_EXP32_GEN_C3);
+    q = fma_(q, r, NUMFUSE_EXP32_GEN_C2);
+    q = fma_(q, r, NUMFUSE_EXP32_GEN_C1);
+    return fma_(q, r, NUMFUSE_EXP32_GEN_C0);
 }
 
 template <class T>

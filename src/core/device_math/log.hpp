@@ -2,8 +2,9 @@
 //
 // Contract
 //   log_scalar(double) / log_scalar(float): ln x.
-//   Max error <= 1 ULP against the correctly rounded result (measured by
-//   tests/cpp/test_device_math.cpp), subnormal inputs included.
+//   Max error <= 1 ULP against the correctly rounded result (enforced by
+//   tests/cpp/test_device_math.cpp; benchmarks/cpp/accuracy_harness.cpp prints the
+//   measured maxima as the level device_math), subnormal inputs included.
 //   Specials (as NumPy 2.x): log(+-0) = -inf; log(x < 0) = log(-inf) = default
 //   NaN with the sign bit set (0xfff8000000000000 / 0xffc00000); log(+inf) = +inf;
 //   log(1) = +0; log(NaN): f64 the input quieted (payload and sign kept), f32 the
@@ -18,6 +19,7 @@
 #pragma once
 
 #include "device_math/common.hpp"
+#include "kernels/generated/explog_coefficients.hpp"
 
 namespace numfuse::device_math {
 namespace log_detail {
@@ -70,22 +72,23 @@ NUMFUSE_HD inline double from_bits_(std::uint64_t u, double) noexcept {
 }
 NUMFUSE_HD inline float from_bits_(std::uint32_t u, float) noexcept { return float_from_bits(u); }
 
-// P(z) ~ (2 atanh(s) - 2 s) / s^3, z = s^2: tools/explog_remez.py log64_gen.
+// P(z) ~ (2 atanh(s) - 2 s) / s^3, z = s^2: the fits log64_gen / log32_gen of
+// src/core/kernels/generated/explog_coefficients.hpp (also used by detail::log_poly_gen
+// in src/core/kernels/log.hpp), by Horner.
 NUMFUSE_HD inline double poly(double z) noexcept {
-    double p = 0x1.2f02e9a30b8bap-3;        // 0.14795477417778163387
-    p = fma_(p, z, 0x1.39a1fb3d036f1p-3);   // 0.15314098625133668041
-    p = fma_(p, z, 0x1.74663c5701af1p-3);   // 0.18183562412760737037
-    p = fma_(p, z, 0x1.c71c52163c669p-3);   // 0.22222198610647872496
-    p = fma_(p, z, 0x1.24924941e0d52p-2);   // 0.28571428742016735658
-    p = fma_(p, z, 0x1.999999997fee8p-2);   // 0.39999999999416369079
-    return fma_(p, z, 0x1.5555555555592p-1);  // 0.66666666666667340202
+    double p = NUMFUSE_LOG64_GEN_C6;
+    p = fma_(p, z, NUMFUSE_LOG64_GEN_C5);
+    p = fma_(p, z, NUMFUSE_LOG64_GEN_C4);
+    p = fma_(p, z, NUMFUSE_LOG64_GEN_C3);
+    p = fma_(p, z, NUMFUSE_LOG64_GEN_C2);
+    p = fma_(p, z, NUMFUSE_LOG64_GEN_C1);
+    return fma_(p, z, NUMFUSE_LOG64_GEN_C0);
 }
 
-// Same for f32: tools/explog_remez.py log32_gen.
 NUMFUSE_HD inline float poly(float z) noexcept {
-    float p = 0x1.31e0ep-2f;                // 0.29870939254760742188
-    p = fma_(p, z, 0x1.995edp-2f);          // 0.39977574348449707031
-    return fma_(p, z, 0x1.55557ap-1f);      // 0.66666775941848754883
+    float p = NUMFUSE_LOG32_GEN_C2;
+    p = fma_(p, z, NUMFUSE_LOG32_GEN_C1);
+    return fma_(p, z, NUMFUSE_LOG32_GEN_C0);
 }
 
 // ln x for positive, finite x (normal or subnormal).

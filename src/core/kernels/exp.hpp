@@ -2,9 +2,9 @@
 //
 // Contract
 //   exp_kernel(batch<double>) / exp_kernel(batch<float>): e^x per lane.
-//   Max error (against the correctly rounded result, measured with
-//   tools/explog_check.cpp; see the numbers in each kernel's comment):
-//   <= 1 ULP everywhere, for every arch; typically 0.50x ULP.
+//   Max error <= 1 ULP against the correctly rounded result, for every level and
+//   dtype (enforced by tests/cpp/test_exp_log.cpp; benchmarks/cpp/accuracy_harness.cpp
+//   prints the measured maxima).
 //   Valid range: all inputs.
 //     x > 709.782712893384 (f64) / 88.72283935546875 (f32) -> +inf
 //     results below the smallest normal are correctly scaled subnormals
@@ -34,8 +34,8 @@
 //     two when every |x| < 708 (87), else two multiplies by 2^k1 * 2^k2
 //     (k1 + k2 = k, both normal) so the subnormal result is rounded once.
 //
-// Coefficients: tools/explog_remez.py (own Remez exchange in mpmath),
-// printed as exact hex floats; tables are 2^(j/16) rounded to nearest.
+// Coefficients: tools/explog_remez.py (own Remez exchange in mpmath; the fit named
+// beside each polynomial), as exact hex floats; tables are 2^(j/16) rounded to nearest.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -44,6 +44,7 @@
 #include <type_traits>
 
 #include "kernels/common.hpp"
+#include "kernels/generated/explog_coefficients.hpp"
 
 namespace numfuse::kernels {
 namespace detail {
@@ -77,34 +78,17 @@ struct exp_consts<float> {
     static constexpr std::int32_t bias = 127;
 };
 
-// Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 * (1 + 2^-12): tools/explog_remez.py exp64_gen.
-// Max relative error of 1 + r + r^2 Q(r) vs e^r with these rounded coefficients: 2^-60.27.
+// Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 * (1 + 2^-12), degree 10 (f64) / 4 (f32):
+// fits exp64_gen / exp32_gen (coefficients and fit errors in
+// src/core/kernels/generated/explog_coefficients.hpp, shared with src/core/device_math).
 template <class B>
 inline B exp_poly_gen(const B& r, double) noexcept {
-    return horner(r,
-                  0x1.0p-1,               // 0.5
-                  0x1.555555555555bp-3,   // 0.16666666666666682395
-                  0x1.5555555555503p-5,   // 0.041666666666666095364
-                  0x1.111111110ec52p-7,   // 0.0083333333333170146739
-                  0x1.6c16c16c30505p-10,  // 0.0013888888889115890996
-                  0x1.a01a01b38282fp-13,  // 0.00019841269896431329152
-                  0x1.a01a0136781a6p-16,  // 0.000024801586926305505367
-                  0x1.71ddf015d97f9p-19,  // 2.7557234813400567127e-6
-                  0x1.27e5b4618c3a5p-22,  // 2.7557582002722762361e-7
-                  0x1.af6bfb5af8bbcp-26,  // 2.5112054085381414889e-8
-                  0x1.1e3d20147f8afp-29); // 2.082661163535076413e-9
+    return horner(r, NUMFUSE_EXP64_GEN);
 }
 
-// Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 * (1 + 2^-12): tools/explog_remez.py exp32_gen.
-// Max relative error with these rounded coefficients: 2^-28.00.
 template <class B>
 inline B exp_poly_gen(const B& r, float) noexcept {
-    return horner(r,
-                  0x1.fffffcp-2f,   // 0.49999994039535522461
-                  0x1.555492p-3f,   // 0.16666521131992340088
-                  0x1.5558f2p-5f,   // 0.041668388992547988892
-                  0x1.1239f8p-7f,   // 0.0083687268197536468506
-                  0x1.6a241p-10f);  // 0.0013814577832818031311
+    return horner(r, NUMFUSE_EXP32_GEN);
 }
 
 // Portable kernel (SSE2, AVX2+FMA; any xsimd arch).
@@ -198,8 +182,8 @@ alignas(64) inline constexpr float exp_tab16_lo_f[16] = {
 // f64, AVX-512, core: valid (bit for bit equal to exp_f64_avx512) for |x| <= 708 only;
 // other lanes (huge, inf, NaN) hold garbage. The unary loop runs this and recomputes the
 // rare batches with such lanes with the full kernel (exp_special finds them), which saves
-// the clamp and the NaN fixup (3 of ~21 vector instructions; Ice Lake issues 512-bit
-// operations on two ports only, so the count is the speed).
+// the clamp and the NaN fixup (3 of ~21 vector instructions; this loop's speed is its
+// instruction count where 512-bit operations issue on two ports).
 inline __m512d exp_f64_avx512_core(__m512d xc) noexcept {
     const __m512d shifter = _mm512_set1_pd(0x1.8p52);
     const __m512d z = _mm512_fmadd_pd(xc, _mm512_set1_pd(0x1.71547652b82fep+4), shifter);  // 16/ln2
@@ -214,8 +198,8 @@ inline __m512d exp_f64_avx512_core(__m512d xc) noexcept {
     const __m512d tl =
         _mm512_permutex2var_pd(_mm512_load_pd(exp_tab16_lo), idx, _mm512_load_pd(exp_tab16_lo + 8));
     // Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/32 (1 + 2^-12): tools/explog_remez.py exp64_t16,
-    // max relative error of e^r with these rounded coefficients 2^-65.30. (A degree-4 fit,
-    // 2^-56.25, saves one FMA but measured 0.65 instead of 0.55 ulp max: not taken.)
+    // max relative error of e^r with these rounded coefficients 2^-65.30 (degree 5: a
+    // degree-4 fit, 2^-56.25, would cost about 0.1 ulp of the final maximum).
     __m512d q =
         _mm512_fmadd_pd(_mm512_set1_pd(0x1.a01911d9b8885p-13), r,  // 0.00019841095382050838122
                         _mm512_set1_pd(0x1.6c184117c233cp-10));  // 0.0013889112214561924116
@@ -259,7 +243,7 @@ inline __m512 exp_f32_avx512_core(__m512 xc) noexcept {
     return _mm512_scalef_ps(y, _mm512_mul_ps(kd, _mm512_set1_ps(0.0625f)));
 }
 
-// f32, AVX-512, all inputs. Measured max error 0.50x ULP, exhaustive (tools/explog_check.cpp).
+// f32, AVX-512, all inputs. Max error: see the contract at the top.
 inline __m512 exp_f32_avx512(__m512 x) noexcept {
     const __m512 xc =
         _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_set1_ps(89.0f));
@@ -271,8 +255,8 @@ inline __m512 exp_f32_avx512(__m512 x) noexcept {
 
 }  // namespace detail
 
-// exp(x), f64 lanes. Max error <= 1 ULP (measured 0.50x-0.51x, see above),
-// all inputs valid; overflow +inf, gradual underflow, NaN as NumPy.
+// exp(x), f64 lanes. Max error <= 1 ULP (contract at the top), all inputs valid;
+// overflow +inf, gradual underflow, NaN as NumPy.
 template <class Arch>
 inline xsimd::batch<double, Arch> exp_kernel(xsimd::batch<double, Arch> x) noexcept {
 #if defined(__AVX512F__)
@@ -285,7 +269,7 @@ inline xsimd::batch<double, Arch> exp_kernel(xsimd::batch<double, Arch> x) noexc
     }
 }
 
-// exp(x), f32 lanes. Max error <= 1 ULP (exhaustively measured, see above).
+// exp(x), f32 lanes. Max error <= 1 ULP (contract at the top).
 template <class Arch>
 inline xsimd::batch<float, Arch> exp_kernel(xsimd::batch<float, Arch> x) noexcept {
 #if defined(__AVX512F__)

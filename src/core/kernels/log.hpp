@@ -2,9 +2,9 @@
 //
 // Contract
 //   log_kernel(batch<double>) / log_kernel(batch<float>): ln x per lane.
-//   Max error (against the correctly rounded result, measured with
-//   tools/explog_check.cpp; numbers in each kernel's comment): <= 1 ULP
-//   everywhere, for every arch.
+//   Max error <= 1 ULP against the correctly rounded result, for every level and
+//   dtype (enforced by tests/cpp/test_exp_log.cpp; benchmarks/cpp/accuracy_harness.cpp
+//   prints the measured maxima).
 //   Valid range: all inputs; subnormal inputs are exact to the same bound.
 //     log(+-0) = -inf, log(x < 0) = log(-inf) = default NaN with the sign bit
 //     set (0xfff8000000000000 / 0xffc00000), log(+inf) = +inf, log(1) = +0
@@ -21,12 +21,10 @@
 //     invc = 1 on the cell holding z = 1), -log(invc) = T_hi + T_lo (T_hi on the
 //     2^-42 grid, so k ln2_hi + T_hi is exact). log x = (k ln2_hi + T_hi + t) [exact
 //     two-sum] + (k ln2_lo + T_lo + t^2 (-1/2 + t R(t))), R minimax of degree 7
-//     (tools/log_cells.py makes the cells, tables and R). Measured max error 0.572 ulp
-//     (2e7 random inputs per region, tools/explog_check.cpp). Subnormal inputs are
-//     scaled by 2^52 on the fixup path; specials in one vfixupimm. On Ice Lake, where
-//     512-bit operations issue on two ports, this replaced a vgetmant/vrcp14/vrndscale/
-//     vgetexp reduction (~16 micro-ops there, 0.63 ulp): 1e5 elements, 1 thread,
-//     1.11 -> 0.85 ns/element.
+//     (`tools/explog_remez.py log64_bits` makes the cells, tables and R). Subnormal
+//     inputs are scaled by 2^52 on the fixup path; specials in one vfixupimm. The
+//     integer reduction is ~10 instructions where a vgetmant/vrcp14/vrndscale/vgetexp
+//     one is ~16 micro-ops: fewer where 512-bit operations issue on two ports.
 //   AVX-512 f32: x = m 2^E with m in [0.75, 1.5) (vgetmantps; subnormals need no
 //     special case), E = getexp(x) - getexp(m), t = m invc - 1 exact in one FMA,
 //     invc = j/16 with j = round(16 * rcp14(m)) in 11..21 (|t| < 2^-4.4),
@@ -39,7 +37,7 @@
 //     No table, no FMA needed.
 //
 // Coefficients and tables: tools/explog_remez.py (own Remez exchange in
-// mpmath), printed as exact hex floats.
+// mpmath; the fit named beside each polynomial), as exact hex floats.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -49,6 +47,7 @@
 #include <type_traits>
 
 #include "kernels/common.hpp"
+#include "kernels/generated/explog_coefficients.hpp"
 
 namespace numfuse::kernels {
 namespace detail {
@@ -91,27 +90,17 @@ struct log_consts<float> {
 };
 
 // P(z) ~ (2 atanh(s) - 2 s) / s^3, z = s^2 in [0, 0.0294373]
-// (|s| <= (sqrt2-1)/(sqrt2+1) (1 + 2^-20)): tools/explog_remez.py log64_gen.
-// Max relative error of 2 s + s^3 P vs log1p with these rounded coefficients: 2^-59.30.
+// (|s| <= (sqrt2-1)/(sqrt2+1) (1 + 2^-20)), degree 6 (f64) / 2 (f32): fits log64_gen /
+// log32_gen (coefficients and fit errors in
+// src/core/kernels/generated/explog_coefficients.hpp, shared with src/core/device_math).
 template <class B>
 inline B log_poly_gen(const B& z, double) noexcept {
-    return horner(z,
-                  0x1.5555555555592p-1,  // 0.66666666666667340202
-                  0x1.999999997fee8p-2,  // 0.39999999999416369079
-                  0x1.24924941e0d52p-2,  // 0.28571428742016735658
-                  0x1.c71c52163c669p-3,  // 0.22222198610647872496
-                  0x1.74663c5701af1p-3,  // 0.18183562412760737037
-                  0x1.39a1fb3d036f1p-3,  // 0.15314098625133668041
-                  0x1.2f02e9a30b8bap-3);  // 0.14795477417778163387
+    return horner(z, NUMFUSE_LOG64_GEN);
 }
 
-// Same for f32: tools/explog_remez.py log32_gen, max relative error 2^-30.18.
 template <class B>
 inline B log_poly_gen(const B& z, float) noexcept {
-    return horner(z,
-                  0x1.55557ap-1f,  // 0.66666775941848754883
-                  0x1.995edp-2f,  // 0.39977574348449707031
-                  0x1.31e0ep-2f);  // 0.29870939254760742188
+    return horner(z, NUMFUSE_LOG32_GEN);
 }
 
 // Portable kernel (SSE2, AVX2+FMA; any xsimd arch).
@@ -178,9 +167,9 @@ inline constexpr int log_fixup_f64 = 0x03538422;
 // f32: NaN classes keep the computed value (replaced by 0x7fc00000 after).
 inline constexpr int log_fixup_f32 = 0x03538400;
 
-// f64 cells of the integer reduction (tools/log_cells.py): x = z 2^k with z in [0.640625,
-// 1.28125), k and the cell i from the bits of x - OFF; per cell invc (1/c on a 1/64 grid,
-// so that t = z invc - 1 is exact in one FMA; invc = 1 on the cell holding z = 1) and
+// f64 cells of the integer reduction (tools/explog_remez.py log64_bits): x = z 2^k with z in
+// [0.640625, 1.28125), k and the cell i from the bits of x - OFF; per cell invc (1/c on a 1/64
+// grid, so that t = z invc - 1 is exact in one FMA; invc = 1 on the cell holding z = 1) and
 // -log(invc) = hi + lo (hi on the 2^-42 grid, so that k ln2_hi + hi is exact).
 inline constexpr std::uint64_t log_bits_off = 0x3fe4800000000000ull;  // 0.640625
 alignas(64) inline constexpr double log_bits_invc[16] = {
@@ -204,10 +193,9 @@ alignas(64) inline constexpr double log_bits_lo[16] = {
 // fixup repairs them). With Subnormal (the fixup path only; the ufunc loop flags such
 // batches), the lanes in `sub` (the subnormal ones) are scaled by 2^52 first.
 // The reduction is integer work on the bits of x (subtract, two shifts, and, subtract,
-// one int->double conversion and three table permutes: ~10 instructions), which on
-// Ice Lake, where 512-bit operations issue on two ports, beats vgetmant + vrcp14 +
-// vrndscale + 2 vgetexp (~16 micro-ops there). |t| <= 0.0342 (0.0306 before), so R has
-// one degree more (7).
+// one int->double conversion and three table permutes: ~10 instructions), fewer than
+// vgetmant + vrcp14 + vrndscale + 2 vgetexp (~16 micro-ops) where 512-bit operations
+// issue on two ports. |t| <= 0.0342, hence R of degree 7.
 template <bool Subnormal>
 inline __m512d log_f64_avx512_bits(__m512d x, [[maybe_unused]] __mmask8 sub = 0) noexcept {
     if constexpr (Subnormal) x = _mm512_mask_mul_pd(x, sub, x, _mm512_set1_pd(0x1p52));
@@ -232,7 +220,7 @@ inline __m512d log_f64_avx512_bits(__m512d x, [[maybe_unused]] __mmask8 sub = 0)
     const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, hi), t);  // |a| >= |t| or a = 0
     const __m512d lo1 =
         _mm512_add_pd(_mm512_fmadd_pd(k, _mm512_set1_pd(0x1.ef35793c7673p-45), tl), err);
-    // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0342: tools/log_cells.py,
+    // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0342: tools/explog_remez.py log64_bits,
     // error weighted by the smallest |log x| a lane with this t can have; max weighted
     // error 2^-60.97. -1/2 + t R(t) by Estrin.
     const __m512d t2 = _mm512_mul_pd(t, t);
@@ -328,7 +316,7 @@ inline xsimd::batch<double, Arch> log_kernel(xsimd::batch<double, Arch> x) noexc
     }
 }
 
-// log(x), f32 lanes. Max error <= 1 ULP (exhaustively measured).
+// log(x), f32 lanes. Max error <= 1 ULP (contract at the top).
 template <class Arch>
 inline xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, Arch> x) noexcept {
 #if defined(__AVX512F__)

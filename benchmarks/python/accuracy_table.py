@@ -8,23 +8,33 @@ dtype, over the same inputs for every library:
   * random sweeps over the whole finite domain and the hard sub-ranges.
 Prints a Markdown table for the README.
 
-    .venv/bin/python tools/accuracy_table.py [--points 20000]
+    .venv/bin/python benchmarks/python/accuracy_table.py [--points 20000]
 """
 
 from __future__ import annotations
 
 import argparse
 import pathlib
-import sys
 
 import mpmath
+import numfuse
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
-from test_accuracy import load_validation  # noqa: E402
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+VALIDATION = ROOT / "tests" / "data" / "numpy-umath-validation"
 
-import numfuse  # noqa: E402
+
+def load_validation(name: str, dtype) -> np.ndarray:
+    """The inputs of NumPy's validation data for one function and dtype."""
+    type_name = {np.float32: "np.float32", np.float64: "np.float64"}[dtype]
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    path = VALIDATION / f"umath-validation-set-{name}.csv"
+    inputs = [
+        int(line.split(",")[1], 16)
+        for line in path.read_text().splitlines()
+        if line.startswith(type_name + ",")
+    ]
+    return np.array(inputs, bits).view(dtype)
 
 
 def sweep(name: str, dtype, points: int) -> np.ndarray:
@@ -53,7 +63,7 @@ def sweep(name: str, dtype, points: int) -> np.ndarray:
         ]
     x = np.concatenate(parts).astype(dtype)
     if name in ("exp", "log"):
-        x = np.concatenate([x, load_validation(name, dtype)[0]])
+        x = np.concatenate([x, load_validation(name, dtype)])
     return x[np.isfinite(x) & ((x > 0) if name == "log" else True)]
 
 
