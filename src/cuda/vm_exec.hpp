@@ -246,15 +246,13 @@ NUMFUSE_HD inline void exec(const Instr& in, Reg* r) {
         }
     } else {
         switch (fam) {
+            NUMFUSE_FUNCTIONS(NUMFUSE_VM_FUNCTION_CASE)  // the function table's GPU rows
             case Family::Add: put<T>(dst, A() + B()); return;
             case Family::Sub: put<T>(dst, A() - B()); return;
             case Family::Mul: put<T>(dst, A() * B()); return;
             case Family::Div: put<T>(dst, A() / B()); return;
             case Family::Neg: put<T>(dst, -A()); return;
-            case Family::Abs:
-                put<T>(dst, dm::abs_(A()));
-                return;
-                NUMFUSE_FUNCTIONS(NUMFUSE_VM_FUNCTION_CASE)
+            case Family::Abs: put<T>(dst, dm::abs_(A())); return;
             case Family::Pow: put<T>(dst, fn_pow(A(), B())); return;
             case Family::Isnan: put<bool>(dst, dm::is_nan(A())); return;
             case Family::Isinf: {
