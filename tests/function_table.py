@@ -7,9 +7,10 @@ function's domain. The rest -- arity, type rule, whether it is a ufunc and its l
 GPU form -- comes from the C++ table itself (``numfuse._core._function_table()``), and
 tests/test_function_table.py checks that both tables name the same functions.
 
-Tests that use it: test_evaluate_accuracy.py (accuracy sweep, special values, complex64),
-test_evaluate.py (numexpr's differential matrix), test_accuracy.py, test_ufunc_api.py and
-test_properties.py (ufuncs), test_cuda.py (GPU ufuncs), fuzz/fuzz_evaluate.py (names).
+Tests that use it: test_function_table.py (every row through evaluate and its type rule),
+test_evaluate_accuracy.py (accuracy sweep, special values, complex64), test_accuracy.py,
+test_ufunc_api.py and test_properties.py (ufuncs), test_cuda.py (GPU ufuncs);
+fuzz/fuzz_evaluate.py takes the names from the C++ table.
 """
 
 from __future__ import annotations

@@ -20,7 +20,8 @@
 //   Functor  the kernel: struct Functor in arch/expr_ops.hpp (the VM, every level)
 //            and, for a ufunc, struct FunctorOp in arch/unary_loop.hpp (its SIMD loop).
 //   libm     the C++ library function of one scalar (std::libm): a ufunc's long double
-//            and complex loops, and the GPU's `libdevice` form (CUDA's ::libm / libmf).
+//            and complex loops, and the GPU's `libdevice` form (CUDA's ::libm / libmf);
+//            unused where the row is neither (expit, logaddexp: no such function).
 //   ufunc    no | numpy | scipy: whether numfuse.name is a numpy.ufunc, and its loop
 //            order (NumPy picks the first loop the input casts to safely, so the order
 //            decides result types): numpy "efdgFDG" as np.exp, scipy "dfg" as
