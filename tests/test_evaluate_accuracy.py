@@ -27,152 +27,31 @@ import numpy as np
 import pytest
 
 import numfuse
+from function_table import CORE, FUNCTIONS, Sweep, arguments
 
 # random points per op and dtype, on top of the fixed hard cases (more: set
 # NUMFUSE_ACCURACY_POINTS, e.g. for a long sweep from the script mode)
 POINTS = int(os.environ.get("NUMFUSE_ACCURACY_POINTS", "1500"))
 
 
-def _logu(rng, lo, hi, n, signed=False):
-    """Log-uniform magnitudes in [lo, hi] (random sign if `signed`)."""
-    x = np.exp(rng.uniform(np.log(lo), np.log(hi), n))
-    if signed:
-        x *= rng.choice([-1.0, 1.0], n)
-    return x
-
-
 def _domain(name: str, dtype) -> tuple[np.ndarray, ...]:
-    """Arguments (one array per operand) covering the op's domain."""
+    """Arguments (one array per operand) covering the op's domain (the function
+    table's domain rows, tests/function_table.py; `power` is an operator)."""
     rng = np.random.default_rng(zlib.crc32(f"{name}{np.dtype(dtype).char}".encode()))
-    info = np.finfo(dtype)
-    big, sub = float(info.max), float(info.smallest_subnormal)
-    n = POINTS
-    f64 = dtype == np.float64
-    lnmax = float(np.log(big))
-
-    def u(a, b, k=n):
-        return rng.uniform(a, b, k)
-
-    if name in ("sin", "cos", "tan"):
-        halfpi = np.pi / 2 * np.arange(-40, 41)
-        parts = [
-            u(-10, 10),
-            _logu(rng, sub, big, n, True),
-            u(-1e6, 1e6, n // 4),
-            halfpi,
-            np.nextafter(halfpi, np.inf),
-            np.nextafter(halfpi, -np.inf),
-            [1e22, -1e22, 1e300, -1e300, 1e15, 2.0**60, 3e38, 1.5e38, 1e10, 355.0, 103993.0],
-        ]
-        if f64:
-            parts.append([6381956970095103.0 * 2.0**797, 5.0e-324, 1e308, 1.7976931348623157e308])
-    elif name in ("arcsin", "arccos", "arctanh"):
-        edge = 1 - _logu(rng, float(info.eps) / 2, 0.5, n // 2)
-        parts = [
-            u(-1, 1),
-            _logu(rng, sub, 1, n // 2, True),
-            edge,
-            -edge,
-            [0.5, -0.5, 1.0, -1.0, 0.99, 1e-30],
-        ]
-    elif name == "arctan":
-        parts = [u(-10, 10), _logu(rng, sub, big, n, True), [1.0, -1.0, big, -big]]
-    elif name in ("sinh", "cosh"):
-        edge = lnmax + np.log(2)
-        parts = [
-            u(-edge - 1, edge + 1),
-            _logu(rng, sub, 2, n // 2, True),
-            u(-25, 25, n // 2),
-            edge - _logu(rng, 1e-7, 2, n // 4),
-            -(edge - _logu(rng, 1e-7, 2, n // 4)),
-        ]
-    elif name == "tanh":
-        parts = [u(-25, 25), _logu(rng, sub, 1, n // 2, True), u(-1, 1, n // 2), [19.0, 20.0, 40.0]]
-    elif name == "arcsinh":
-        parts = [u(-10, 10), _logu(rng, sub, big, n, True), [big, -big]]
-    elif name == "arccosh":
-        parts = [
-            1 + _logu(rng, float(info.eps), 1, n // 2),
-            _logu(rng, 1, big, n),
-            u(1, 10, n // 2),
-            [1.0, big],
-        ]
-    elif name in ("log2", "log10"):
-        parts = [
-            _logu(rng, sub, big, n),
-            u(0.5, 2, n // 2),
-            [1.0, 2.0, 10.0, 1000.0, 1024.0, sub, big],
-        ]
-    elif name == "log1p":
-        parts = [
-            _logu(rng, sub, big, n),
-            -_logu(rng, sub, 1, n // 2),
-            u(-0.5, 1, n // 2),
-            -1 + _logu(rng, float(info.eps) / 2, 0.5, n // 4),
-        ]
-    elif name == "expm1":
-        parts = [
-            u(-lnmax - 50, lnmax + 1),
-            _logu(rng, sub, 1, n // 2, True),
-            u(-1, 1, n // 2),
-            u(30, 45, n // 2),
-            u(-45, -30, n // 4),
-            [lnmax, lnmax - 1e-3],
-        ]
-    elif name == "exp":
-        parts = [u(-lnmax - 50, lnmax + 1), u(-1, 1, n // 2)]
-    elif name == "log":
-        parts = [_logu(rng, sub, big, n), u(0.5, 2, n // 2)]
-    elif name == "erf":
-        parts = [u(-7, 7), _logu(rng, sub, 1, n // 2, True)]
-    elif name == "erfc":
-        parts = [u(-6, 27.3 if f64 else 10.1), u(-1, 1, n // 2), _logu(rng, sub, 1, n // 4, True)]
-    elif name == "expit":
-        parts = [u(-760 if f64 else -110, 40), u(-5, 5, n // 2), _logu(rng, sub, 1, n // 4, True)]
-    elif name == "sqrt":
-        parts = [_logu(rng, sub, big, n)]
-    elif name == "arctan2":
-        y, x = _logu(rng, sub, big, n, True), _logu(rng, sub, big, n, True)
-        y2, x2 = u(-10, 10), u(-10, 10)
-        return np.concatenate([y, y2]).astype(dtype), np.concatenate([x, x2]).astype(dtype)
-    elif name == "hypot":
-        a, b = _logu(rng, sub, big, n, True), _logu(rng, sub, big, n, True)
-        c = u(-10, 10)
-        d = c * _logu(rng, 1e-8, 1e8, n)
-        return np.concatenate([a, c]).astype(dtype), np.concatenate([b, d]).astype(dtype)
-    elif name == "power":
-        base = _logu(rng, 1e-3, 1e3, n)
-        expo = u(-1, 1, n) * (lnmax * 1.05 / np.abs(np.log(base)))
-        neg = -_logu(rng, 0.1, 10, n // 2)
-        nexp = rng.integers(-40, 40, n // 2).astype(np.float64)
-        small = 1 + u(-1e-3, 1e-3, n // 2)
-        sexp = u(-1e4, 1e4, n // 2)
-        return (
-            np.concatenate([base, neg, small]).astype(dtype),
-            np.concatenate([expo, nexp, sexp]).astype(dtype),
-        )
-    elif name == "logaddexp":
-        a = u(-800 if f64 else -110, 800 if f64 else 110)
-        b = a + u(-40, 40, n)
-        c = u(-3, 3, n // 2)
-        return np.concatenate([a, c]).astype(dtype), np.concatenate([b, -c]).astype(dtype)
-    else:  # pragma: no cover
-        raise KeyError(name)
-    with np.errstate(over="ignore"):
-        x = np.concatenate([np.asarray(p, dtype=np.float64) for p in parts]).astype(dtype)
-    return (x[np.isfinite(x)],)
-
-
-def _erfc(x):
-    return mpmath.erfc(x)
-
-
-def _expit(x):
-    return 1 / (1 + mpmath.exp(-x))
-
-
-def _logaddexp(a, b):
-    return mpmath.log(mpmath.exp(a) + mpmath.exp(b))
+    sweep = Sweep(rng, dtype, POINTS)
+    if name != "power":
+        return arguments(name, sweep, dtype)
+    n, lnmax = sweep.n, sweep.lnmax
+    base = sweep.logu(1e-3, 1e3, n)
+    expo = sweep.u(-1, 1, n) * (lnmax * 1.05 / np.abs(np.log(base)))
+    neg = -sweep.logu(0.1, 10, n // 2)
+    nexp = rng.integers(-40, 40, n // 2).astype(np.float64)
+    small = 1 + sweep.u(-1e-3, 1e-3, n // 2)
+    sexp = sweep.u(-1e4, 1e4, n // 2)
+    return (
+        np.concatenate([base, neg, small]).astype(dtype),
+        np.concatenate([expo, nexp, sexp]).astype(dtype),
+    )
 
 
 def _power(a, b):
@@ -181,43 +60,16 @@ def _power(a, b):
     return mpmath.power(a, b)
 
 
-EXACT = {
-    "sin": mpmath.sin,
-    "cos": mpmath.cos,
-    "tan": mpmath.tan,
-    "arcsin": mpmath.asin,
-    "arccos": mpmath.acos,
-    "arctan": mpmath.atan,
-    "sinh": mpmath.sinh,
-    "cosh": mpmath.cosh,
-    "tanh": mpmath.tanh,
-    "arcsinh": mpmath.asinh,
-    "arccosh": mpmath.acosh,
-    "arctanh": mpmath.atanh,
-    "exp": mpmath.exp,
-    "log": mpmath.log,
-    "log2": lambda x: mpmath.log(x, 2),
-    "log10": mpmath.log10,
-    "log1p": mpmath.log1p,
-    "expm1": mpmath.expm1,
-    "erf": mpmath.erf,
-    "erfc": _erfc,
-    "expit": _expit,
-    "sqrt": mpmath.sqrt,
-    "arctan2": mpmath.atan2,
-    "hypot": lambda a, b: mpmath.sqrt(a * a + b * b),
-    "power": _power,
-    "logaddexp": _logaddexp,
+# Every table function with an exact reference (the others are exact by construction),
+# and the power operator.
+EXACT = {name: f.exact for name, f in FUNCTIONS.items() if f.exact is not None}
+EXACT["power"] = _power
+EXPRESSION = {
+    name: f"{name}(a)" if CORE[name].arity == 1 else f"{name}(a, b)"
+    for name in EXACT
+    if name != "power"
 }
-EXPRESSION = {name: f"{name}(a)" for name in EXACT}
-EXPRESSION.update(
-    {
-        "arctan2": "arctan2(a, b)",
-        "hypot": "hypot(a, b)",
-        "power": "a ** b",
-        "logaddexp": "logaddexp(a, b)",
-    }
-)
+EXPRESSION["power"] = "a ** b"
 OPS = sorted(EXACT)
 DTYPES = [np.float32, np.float64]
 
@@ -305,22 +157,7 @@ if __name__ == "__main__":  # pragma: no cover
 
 # ------------------------------------------------------------ special values vs NumPy
 def _numpy_reference(name):
-    import scipy.special
-
-    if name == "expit":
-        # SciPy's expit flushes to 0 near and below -log(max) (its exp(-x)
-        # overflows); the true value there is e^x (1 - e^x), a subnormal, which
-        # numfuse returns: the reference is NumPy's exp where SciPy says 0.
-        def expit(x):
-            r = scipy.special.expit(x)
-            return np.where(r == 0, np.exp(x), r)
-
-        return expit
-    if name in ("erf", "erfc"):
-        return getattr(scipy.special, name)
-    if name == "power":
-        return np.power
-    return getattr(np, name)
+    return np.power if name == "power" else FUNCTIONS[name].reference
 
 
 UNARY = [op for op in OPS if EXPRESSION[op] == f"{op}(a)"]
@@ -496,25 +333,7 @@ def test_binary_special_values_as_numpy(name, dtype, level):
 
 # ------------------------------------------------------------ complex64
 COMPLEX_EXACT = {
-    "sin": mpmath.sin,
-    "cos": mpmath.cos,
-    "tan": mpmath.tan,
-    "arcsin": mpmath.asin,
-    "arccos": mpmath.acos,
-    "arctan": mpmath.atan,
-    "sinh": mpmath.sinh,
-    "cosh": mpmath.cosh,
-    "tanh": mpmath.tanh,
-    "arcsinh": mpmath.asinh,
-    "arccosh": mpmath.acosh,
-    "arctanh": mpmath.atanh,
-    "exp": mpmath.exp,
-    "log": mpmath.log,
-    "log10": mpmath.log10,
-    "log2": lambda z: mpmath.log(z, 2),
-    "log1p": lambda z: mpmath.log(1 + z),
-    "expm1": lambda z: mpmath.exp(z) - 1,
-    "sqrt": mpmath.sqrt,
+    name: f.exact_complex for name, f in FUNCTIONS.items() if f.exact_complex is not None
 }
 
 

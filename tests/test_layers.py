@@ -13,8 +13,9 @@ import pathlib
 import subprocess
 import sys
 
-import numfuse
 import pytest
+
+import numfuse
 
 PACKAGE = pathlib.Path(numfuse.__file__).parent
 

@@ -17,8 +17,9 @@ import argparse
 import pathlib
 
 import mpmath
-import numfuse
 import numpy as np
+
+import numfuse
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 VALIDATION = ROOT / "tests" / "data" / "numpy-umath-validation"

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "arch/level_tables.hpp"
 #include "numfuse_core.hpp"
@@ -110,7 +111,8 @@ private:
 };
 
 // Elements per thread below which splitting a job costs more than it saves
-// (fork/join of a warm OpenMP team is a few microseconds).
+// (fork/join of a warm OpenMP team is a few microseconds). A tuning choice per
+// kernel: ufuncs without an entry here take the default.
 std::size_t min_elements_per_thread(UnaryOp op) noexcept {
     return op == UnaryOp::erf ? 8192 : 32768;
 }
@@ -153,14 +155,28 @@ unsigned apply_half(UnaryLoop loop_f32, const char* in, std::ptrdiff_t in_stride
     return flags;
 }
 
+// The long double and complex loops: std::<libm column> of each ufunc row;
+// complex only where the type rule has complex opcodes (unary_supported keeps
+// the others from being called).
+template <class T, TypeRule Rule, class F>
+T scalar_call(const T& x, F f) {
+    if constexpr (std::is_floating_point<T>::value || has_complex(Rule)) {
+        return f(x);
+    } else {
+        return x;
+    }
+}
+
 template <class T>
 T scalar_unary(UnaryOp op, const T& x) {
     switch (op) {
-        case UnaryOp::exp: return std::exp(x);
-        case UnaryOp::log: return std::log(x);
-        case UnaryOp::erf:
-            if constexpr (std::is_floating_point<T>::value) return std::erf(x);
-            break;
+        // clang-format off
+#define NUMFUSE_SCALAR_CASE(name, arity, types, Functor, libm, ufunc, gpu, summary)      \
+        NUMFUSE_FN_IF_UFUNC_##ufunc(case UnaryOp::name:                                  \
+            return scalar_call<T, TypeRule::types>(x, [](const auto& v) { return std::libm(v); });)
+        NUMFUSE_FUNCTIONS(NUMFUSE_SCALAR_CASE)
+#undef NUMFUSE_SCALAR_CASE
+        // clang-format on
     }
     return x;
 }
@@ -189,13 +205,8 @@ const char* level_name(Level level) noexcept {
 }
 
 const char* unary_op_name(UnaryOp op) noexcept {
-    switch (op) {
-#define NUMFUSE_OP_CASE(name) \
-    case UnaryOp::name: return #name;
-        NUMFUSE_UNARY_OPS(NUMFUSE_OP_CASE)
-#undef NUMFUSE_OP_CASE
-    }
-    return "unknown";
+    const FunctionInfo* info = ufunc_info(op);
+    return info != nullptr ? info->name : "unknown";
 }
 
 bool level_compiled(Level level) noexcept {
@@ -258,7 +269,8 @@ UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept {
 
 bool unary_supported(UnaryOp op, DType dtype) noexcept {
     const bool complex = dtype == DType::c64 || dtype == DType::c128 || dtype == DType::clongdouble;
-    return !(complex && op == UnaryOp::erf);
+    const FunctionInfo* info = ufunc_info(op);
+    return info != nullptr && (!complex || has_complex(info->types));
 }
 
 unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_stride, char* out,

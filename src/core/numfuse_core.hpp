@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "functions.hpp"
+
 namespace numfuse::core {
 
 // Instruction-set levels, lowest first. Each is compiled in its own
@@ -23,21 +25,12 @@ enum class Level : int {
     NUMFUSE_LEVELS(NUMFUSE_LEVEL_ENUM)
 #undef NUMFUSE_LEVEL_ENUM
 };
-inline constexpr int level_count = 3;
+#define NUMFUSE_LEVEL_COUNT(name) +1
+inline constexpr int level_count = 0 NUMFUSE_LEVELS(NUMFUSE_LEVEL_COUNT);
+#undef NUMFUSE_LEVEL_COUNT
 
-// Element-wise functions with one input and one output. The one list that
-// generates the enum, the dispatch tables and the names seen from Python.
-#define NUMFUSE_UNARY_OPS(X) \
-    X(exp)                   \
-    X(log)                   \
-    X(erf)
-
-enum class UnaryOp : int {
-#define NUMFUSE_UNARY_ENUM(name) name,
-    NUMFUSE_UNARY_OPS(NUMFUSE_UNARY_ENUM)
-#undef NUMFUSE_UNARY_ENUM
-};
-inline constexpr int unary_op_count = 3;
+// The ufuncs (UnaryOp, unary_op_count, NUMFUSE_UNARY_OPS) are the function
+// table's rows marked as ufuncs: see functions.hpp.
 
 // Element types. f32 and f64 have SIMD loops per level (unary_loop); the
 // others are served by apply_unary only: f16 through the f32 kernels, the
@@ -87,7 +80,8 @@ Level parse_level(const std::string& name);
 // level is not compiled or the dtype has no SIMD loop.
 UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept;
 
-// True when apply_unary accepts this operation and type (erf has no complex loop).
+// True when apply_unary accepts this operation and type: complex types only where
+// the function's type rule has complex opcodes (erf has no complex loop).
 bool unary_supported(UnaryOp op, DType dtype) noexcept;
 
 // Runs the active level's loop, split over threads when n is large enough to

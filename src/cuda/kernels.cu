@@ -1,5 +1,5 @@
-// Element-wise exp/log/erf and the logsumexp / softmax / log_softmax reductions on
-// the GPU. The per-element math is src/core/device_math (the code the CPU tests
+// The GPU ufuncs (exp, log, erf: functions.hpp) and the logsumexp / softmax / log_softmax
+// reductions on the GPU. The per-element math is src/core/device_math (the code the CPU tests
 // check); this file only maps it onto threads.
 //
 // Compiled with -fmad=false (CMakeLists.txt): every fused multiply-add in the math
@@ -34,15 +34,24 @@ unsigned grid_for(std::int64_t n) {
     return static_cast<unsigned>(blocks < 4096 ? (blocks > 0 ? blocks : 1) : 4096);
 }
 
+// Each GPU ufunc (NUMFUSE_GPU_UNARY_OPS, functions.hpp) is numfuse's device code
+// device_math::<name>_scalar.
+template <UnaryOp Op>
+struct DeviceOp;
+#define NUMFUSE_CUDA_DEVICE_OP(name)                     \
+    template <>                                          \
+    struct DeviceOp<UnaryOp::name> {                     \
+        template <class T>                               \
+        __device__ __forceinline__ static T apply(T x) { \
+            return dm::name##_scalar(x);                 \
+        }                                                \
+    };
+NUMFUSE_GPU_UNARY_OPS(NUMFUSE_CUDA_DEVICE_OP)
+#undef NUMFUSE_CUDA_DEVICE_OP
+
 template <class T, UnaryOp Op>
 __device__ __forceinline__ T apply(T x) {
-    if constexpr (Op == UnaryOp::exp) {
-        return dm::exp_scalar(x);
-    } else if constexpr (Op == UnaryOp::log) {
-        return dm::log_scalar(x);
-    } else {
-        return dm::erf_scalar(x);
-    }
+    return DeviceOp<Op>::template apply<T>(x);
 }
 
 // x and y may be the same array (in place), so no __restrict__; every element is
@@ -73,8 +82,8 @@ __device__ __forceinline__ V apply_vec(V v) {
     }
 }
 
-// Vectors per thread: exp 1; log 2 (its float64 division is long: two independent
-// ones overlap); erf 4 (amortises filling the shared rows).
+// Vectors per thread (a tuning choice per kernel; 1 by default): exp 1; log 2 (its float64 division
+// is long: two independent ones overlap); erf 4 (amortises filling the shared rows).
 __host__ __device__ constexpr int unroll_of(UnaryOp op) {
     return op == UnaryOp::erf ? 4 : (op == UnaryOp::log ? 2 : 1);
 }
@@ -152,9 +161,10 @@ int unary_typed(UnaryOp op, const void* x, void* y, std::int64_t n, cudaStream_t
     const T* xs = static_cast<const T*>(x);
     T* ys = static_cast<T*>(y);
     switch (op) {
-        case UnaryOp::exp: unary_launch<T, UnaryOp::exp>(xs, ys, n, stream); break;
-        case UnaryOp::log: unary_launch<T, UnaryOp::log>(xs, ys, n, stream); break;
-        case UnaryOp::erf: unary_launch<T, UnaryOp::erf>(xs, ys, n, stream); break;
+#define NUMFUSE_CUDA_UNARY_CASE(name) \
+    case UnaryOp::name: unary_launch<T, UnaryOp::name>(xs, ys, n, stream); break;
+        NUMFUSE_GPU_UNARY_OPS(NUMFUSE_CUDA_UNARY_CASE)
+#undef NUMFUSE_CUDA_UNARY_CASE
         default: return static_cast<int>(cudaErrorInvalidValue);
     }
     return static_cast<int>(cudaGetLastError());

@@ -10,9 +10,13 @@
 
 #include <cstdint>
 
+#include "functions.hpp"
+
 namespace numfuse::cuda {
 
-enum class UnaryOp : int { exp = 0, log = 1, erf = 2 };
+// The ufuncs with a device kernel: the function table's ufunc rows whose gpu
+// form is device_math (NUMFUSE_GPU_UNARY_OPS, functions.hpp).
+using UnaryOp = numfuse::core::UnaryOp;
 enum class Real : int { f32 = 0, f64 = 1 };
 enum class Normalize : int { none = 0, softmax = 1, log_softmax = 2 };
 
@@ -41,23 +45,27 @@ inline constexpr int max_inputs = 16;
 // Element types: the expression engine's b, i, l, f, d.
 enum class Type : std::uint8_t { b = 0, i = 1, l = 2, f = 3, d = 4 };
 
-// clang-format off: clang-format 23 re-wraps this list differently on every run.
-#define NUMFUSE_CUDA_VM_FAMILIES(X)                                                               \
-    X(Add)                                                                                        \
-    X(Sub) X(Mul) X(Div) X(Neg) X(Abs) X(Copy) X(OnesLike) X(Maximum) X(Minimum) X(Where) X(Cast) \
-        X(Less) X(LessEqual) X(Greater) X(GreaterEqual) X(Equal) X(NotEqual) X(BitAnd) X(BitOr)   \
-            X(BitXor) X(Invert) X(Sqrt) X(Exp) X(Log) X(Erf) X(Expm1) X(Log1p) X(Log10) X(Log2)   \
-                X(Sin) X(Cos) X(Tan) X(Arcsin) X(Arccos) X(Arctan) X(Sinh) X(Cosh) X(Tanh)        \
-                    X(Arcsinh) X(Arccosh) X(Arctanh) X(Erfc) X(Floor) X(Ceil) X(Trunc) X(Round)   \
-                        X(Pow) X(Arctan2) X(Hypot) X(Copysign) X(Isnan) X(Isinf) X(Isfinite)      \
-                            X(Signbit) X(FloorDiv) X(Mod) X(Fmod)
+// The interpreter's operations: the language's operators here, then a family
+// per function of the function table that the GPU runs (gpu column not none),
+// named after its kernel functor.
+// clang-format off
+#define NUMFUSE_CUDA_VM_FAMILIES(X) \
+    X(Add) X(Sub) X(Mul) X(Div) X(Neg) X(Abs) X(Copy) X(OnesLike) X(Maximum) X(Minimum) \
+    X(Where) X(Cast) X(Less) X(LessEqual) X(Greater) X(GreaterEqual) X(Equal) X(NotEqual) \
+    X(BitAnd) X(BitOr) X(BitXor) X(Invert) X(Pow) X(Isnan) X(Isinf) X(Isfinite) X(Signbit) \
+    X(FloorDiv) X(Mod) X(Fmod)
 // clang-format on
+#define NUMFUSE_CUDA_VM_FUNCTION_FAMILY(name, arity, types, Functor, libm, ufunc, gpu, summary) \
+    NUMFUSE_CUDA_VM_IF_GPU_##gpu(Functor, )
+#define NUMFUSE_CUDA_VM_IF_GPU_none(...)
+#define NUMFUSE_CUDA_VM_IF_GPU_device_math(...) __VA_ARGS__
+#define NUMFUSE_CUDA_VM_IF_GPU_libdevice(...) __VA_ARGS__
 
 enum class Family : std::uint8_t {
 #define NUMFUSE_CUDA_VM_ENUM(name) name,
     NUMFUSE_CUDA_VM_FAMILIES(NUMFUSE_CUDA_VM_ENUM)
 #undef NUMFUSE_CUDA_VM_ENUM
-        count
+        NUMFUSE_FUNCTIONS(NUMFUSE_CUDA_VM_FUNCTION_FAMILY) count
 };
 
 struct Instr {

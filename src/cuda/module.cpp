@@ -115,9 +115,10 @@ Real real_of(const std::string& dtype) {
 }
 
 UnaryOp unary_of(const std::string& name) {
-    if (name == "exp") return UnaryOp::exp;
-    if (name == "log") return UnaryOp::log;
-    if (name == "erf") return UnaryOp::erf;
+#define NUMFUSE_CUDA_UNARY_NAME(fn) \
+    if (name == #fn) return UnaryOp::fn;
+    NUMFUSE_GPU_UNARY_OPS(NUMFUSE_CUDA_UNARY_NAME)
+#undef NUMFUSE_CUDA_UNARY_NAME
     throw py::value_error("numfuse.cuda: unknown function " + name);
 }
 
@@ -192,9 +193,11 @@ py::array_t<T> host_math_typed(UnaryOp op,
     const auto n = static_cast<std::size_t>(x.size());
     for (std::size_t i = 0; i < n; ++i) {
         switch (op) {
-            case UnaryOp::exp: ys[i] = device_math::exp_scalar(xs[i]); break;
-            case UnaryOp::log: ys[i] = device_math::log_scalar(xs[i]); break;
-            default: ys[i] = device_math::erf_scalar(xs[i]); break;
+#define NUMFUSE_CUDA_HOST_CASE(name) \
+    case UnaryOp::name: ys[i] = device_math::name##_scalar(xs[i]); break;
+            NUMFUSE_GPU_UNARY_OPS(NUMFUSE_CUDA_HOST_CASE)
+#undef NUMFUSE_CUDA_HOST_CASE
+            default: ys[i] = xs[i]; break;  // unary_of admits only the cases above
         }
     }
     return y;

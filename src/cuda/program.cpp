@@ -62,35 +62,7 @@ const std::unordered_map<std::string, FamilyInfo>& family_table() {
         {"or", {Family::BitOr, Accepts::integral}},
         {"xor", {Family::BitXor, Accepts::integral}},
         {"invert", {Family::Invert, Accepts::integral}},
-        {"sqrt", {Family::Sqrt, Accepts::floating}},
-        {"exp", {Family::Exp, Accepts::floating}},
-        {"log", {Family::Log, Accepts::floating}},
-        {"erf", {Family::Erf, Accepts::floating}},
-        {"expm1", {Family::Expm1, Accepts::floating}},
-        {"log1p", {Family::Log1p, Accepts::floating}},
-        {"log10", {Family::Log10, Accepts::floating}},
-        {"log2", {Family::Log2, Accepts::floating}},
-        {"sin", {Family::Sin, Accepts::floating}},
-        {"cos", {Family::Cos, Accepts::floating}},
-        {"tan", {Family::Tan, Accepts::floating}},
-        {"arcsin", {Family::Arcsin, Accepts::floating}},
-        {"arccos", {Family::Arccos, Accepts::floating}},
-        {"arctan", {Family::Arctan, Accepts::floating}},
-        {"sinh", {Family::Sinh, Accepts::floating}},
-        {"cosh", {Family::Cosh, Accepts::floating}},
-        {"tanh", {Family::Tanh, Accepts::floating}},
-        {"arcsinh", {Family::Arcsinh, Accepts::floating}},
-        {"arccosh", {Family::Arccosh, Accepts::floating}},
-        {"arctanh", {Family::Arctanh, Accepts::floating}},
-        {"erfc", {Family::Erfc, Accepts::floating}},
-        {"floor", {Family::Floor, Accepts::floating}},
-        {"ceil", {Family::Ceil, Accepts::floating}},
-        {"trunc", {Family::Trunc, Accepts::floating}},
-        {"round", {Family::Round, Accepts::floating}},
         {"pow", {Family::Pow, Accepts::floating}},
-        {"arctan2", {Family::Arctan2, Accepts::floating}},
-        {"hypot", {Family::Hypot, Accepts::floating}},
-        {"copysign", {Family::Copysign, Accepts::floating}},
         {"isnan", {Family::Isnan, Accepts::floating}},
         {"isinf", {Family::Isinf, Accepts::floating}},
         {"isfinite", {Family::Isfinite, Accepts::floating}},
@@ -98,6 +70,11 @@ const std::unordered_map<std::string, FamilyInfo>& family_table() {
         {"floordiv", {Family::FloorDiv, Accepts::numeric}},
         {"mod", {Family::Mod, Accepts::numeric}},
         {"fmod", {Family::Fmod, Accepts::numeric}},
+    // The function table's rows the GPU runs (functions.hpp): float operands.
+#define NUMFUSE_CUDA_FAMILY_ROW(name, arity, types, Functor, libm, ufunc, gpu, summary) \
+    NUMFUSE_CUDA_VM_IF_GPU_##gpu({#name, {Family::Functor, Accepts::floating}}, )
+        NUMFUSE_FUNCTIONS(NUMFUSE_CUDA_FAMILY_ROW)
+#undef NUMFUSE_CUDA_FAMILY_ROW
     };
     return table;
 }

@@ -89,54 +89,48 @@ NUMFUSE_HD inline void cast_from(const Instr& in, Reg* r) {
     }
 }
 
-// Real functions: float -> CUDA's f-suffixed versions, double -> the plain ones.
+// Real functions: float -> CUDA's f-suffixed versions, double -> the plain ones;
+// fn_<libm> for every libdevice row of the function table (functions.hpp), plus
+// pow and fmod for the operators. sqrt is IEEE correctly rounded
+// (-prec-sqrt=true, the default), rint rounds half to even (np.round), fmod is
+// exact on both sides.
 #if defined(__CUDA_ARCH__)
-#define NUMFUSE_VM_REAL_FN(name, cuda_fn)                             \
-    NUMFUSE_HD inline float name(float x) { return ::cuda_fn##f(x); } \
-    NUMFUSE_HD inline double name(double x) { return ::cuda_fn(x); }
+#define NUMFUSE_VM_REAL_FN_1(cuda_fn)                                         \
+    NUMFUSE_HD inline float fn_##cuda_fn(float x) { return ::cuda_fn##f(x); } \
+    NUMFUSE_HD inline double fn_##cuda_fn(double x) { return ::cuda_fn(x); }
+#define NUMFUSE_VM_REAL_FN_2(cuda_fn)                                                     \
+    NUMFUSE_HD inline float fn_##cuda_fn(float a, float b) { return ::cuda_fn##f(a, b); } \
+    NUMFUSE_HD inline double fn_##cuda_fn(double a, double b) { return ::cuda_fn(a, b); }
 #else
-#define NUMFUSE_VM_REAL_FN(name, cuda_fn)                             \
-    NUMFUSE_HD inline float name(float x) { return std::cuda_fn(x); } \
-    NUMFUSE_HD inline double name(double x) { return std::cuda_fn(x); }
+#define NUMFUSE_VM_REAL_FN_1(cuda_fn)                                         \
+    NUMFUSE_HD inline float fn_##cuda_fn(float x) { return std::cuda_fn(x); } \
+    NUMFUSE_HD inline double fn_##cuda_fn(double x) { return std::cuda_fn(x); }
+#define NUMFUSE_VM_REAL_FN_2(cuda_fn)                                                     \
+    NUMFUSE_HD inline float fn_##cuda_fn(float a, float b) { return std::cuda_fn(a, b); } \
+    NUMFUSE_HD inline double fn_##cuda_fn(double a, double b) { return std::cuda_fn(a, b); }
 #endif
-NUMFUSE_VM_REAL_FN(fn_expm1, expm1)
-NUMFUSE_VM_REAL_FN(fn_log1p, log1p)
-NUMFUSE_VM_REAL_FN(fn_log10, log10)
-NUMFUSE_VM_REAL_FN(fn_log2, log2)
-NUMFUSE_VM_REAL_FN(fn_sin, sin)
-NUMFUSE_VM_REAL_FN(fn_cos, cos)
-NUMFUSE_VM_REAL_FN(fn_tan, tan)
-NUMFUSE_VM_REAL_FN(fn_asin, asin)
-NUMFUSE_VM_REAL_FN(fn_acos, acos)
-NUMFUSE_VM_REAL_FN(fn_atan, atan)
-NUMFUSE_VM_REAL_FN(fn_sinh, sinh)
-NUMFUSE_VM_REAL_FN(fn_cosh, cosh)
-NUMFUSE_VM_REAL_FN(fn_tanh, tanh)
-NUMFUSE_VM_REAL_FN(fn_asinh, asinh)
-NUMFUSE_VM_REAL_FN(fn_acosh, acosh)
-NUMFUSE_VM_REAL_FN(fn_atanh, atanh)
-NUMFUSE_VM_REAL_FN(fn_erfc, erfc)
-NUMFUSE_VM_REAL_FN(fn_floor, floor)
-NUMFUSE_VM_REAL_FN(fn_ceil, ceil)
-NUMFUSE_VM_REAL_FN(fn_trunc, trunc)
-NUMFUSE_VM_REAL_FN(fn_rint, rint)  // half to even, as np.round
-NUMFUSE_VM_REAL_FN(fn_sqrt, sqrt)  // IEEE correctly rounded (-prec-sqrt=true, the default)
-#undef NUMFUSE_VM_REAL_FN
-#if defined(__CUDA_ARCH__)
-#define NUMFUSE_VM_REAL_FN2(name, cuda_fn)                                        \
-    NUMFUSE_HD inline float name(float a, float b) { return ::cuda_fn##f(a, b); } \
-    NUMFUSE_HD inline double name(double a, double b) { return ::cuda_fn(a, b); }
-#else
-#define NUMFUSE_VM_REAL_FN2(name, cuda_fn)                                        \
-    NUMFUSE_HD inline float name(float a, float b) { return std::cuda_fn(a, b); } \
-    NUMFUSE_HD inline double name(double a, double b) { return std::cuda_fn(a, b); }
-#endif
-NUMFUSE_VM_REAL_FN2(fn_pow, pow)
-NUMFUSE_VM_REAL_FN2(fn_atan2, atan2)
-NUMFUSE_VM_REAL_FN2(fn_hypot, hypot)
-NUMFUSE_VM_REAL_FN2(fn_copysign, copysign)
-NUMFUSE_VM_REAL_FN2(fn_fmod, fmod)  // exact on both sides
-#undef NUMFUSE_VM_REAL_FN2
+#define NUMFUSE_VM_LIBDEVICE_FN(name, arity, types, Functor, libm, ufunc, gpu, summary) \
+    NUMFUSE_VM_IF_LIBDEVICE_##gpu(NUMFUSE_VM_REAL_FN_##arity(libm))
+#define NUMFUSE_VM_IF_LIBDEVICE_none(...)
+#define NUMFUSE_VM_IF_LIBDEVICE_device_math(...)
+#define NUMFUSE_VM_IF_LIBDEVICE_libdevice(...) __VA_ARGS__
+NUMFUSE_FUNCTIONS(NUMFUSE_VM_LIBDEVICE_FN)
+NUMFUSE_VM_REAL_FN_2(pow)
+NUMFUSE_VM_REAL_FN_2(fmod)
+#undef NUMFUSE_VM_LIBDEVICE_FN
+#undef NUMFUSE_VM_REAL_FN_1
+#undef NUMFUSE_VM_REAL_FN_2
+
+// One function of the function table on operands of type T (exec's float switch).
+#define NUMFUSE_VM_ARGS_1(fn) fn(A())
+#define NUMFUSE_VM_ARGS_2(fn) fn(A(), B())
+#define NUMFUSE_VM_CALL_device_math(name, libm, arity) dm::name##_scalar(A())
+#define NUMFUSE_VM_CALL_libdevice(name, libm, arity) NUMFUSE_VM_ARGS_##arity(fn_##libm)
+// clang-format off
+#define NUMFUSE_VM_FUNCTION_CASE(name, arity, types, Functor, libm, ufunc, gpu, summary) \
+    NUMFUSE_CUDA_VM_IF_GPU_##gpu(                                                        \
+        case Family::Functor: put<T>(dst, NUMFUSE_VM_CALL_##gpu(name, libm, arity)); return;)
+// clang-format on
 
 // Python/NumPy floor division and remainder (np.floor_divide, np.remainder): the
 // quotient is floored, the remainder takes the divisor's sign, a == b*q + r as
@@ -252,41 +246,14 @@ NUMFUSE_HD inline void exec(const Instr& in, Reg* r) {
         }
     } else {
         switch (fam) {
+            NUMFUSE_FUNCTIONS(NUMFUSE_VM_FUNCTION_CASE)  // the function table's GPU rows
             case Family::Add: put<T>(dst, A() + B()); return;
             case Family::Sub: put<T>(dst, A() - B()); return;
             case Family::Mul: put<T>(dst, A() * B()); return;
             case Family::Div: put<T>(dst, A() / B()); return;
             case Family::Neg: put<T>(dst, -A()); return;
             case Family::Abs: put<T>(dst, dm::abs_(A())); return;
-            case Family::Sqrt: put<T>(dst, fn_sqrt(A())); return;
-            case Family::Exp: put<T>(dst, dm::exp_scalar(A())); return;
-            case Family::Log: put<T>(dst, dm::log_scalar(A())); return;
-            case Family::Erf: put<T>(dst, dm::erf_scalar(A())); return;
-            case Family::Expm1: put<T>(dst, fn_expm1(A())); return;
-            case Family::Log1p: put<T>(dst, fn_log1p(A())); return;
-            case Family::Log10: put<T>(dst, fn_log10(A())); return;
-            case Family::Log2: put<T>(dst, fn_log2(A())); return;
-            case Family::Sin: put<T>(dst, fn_sin(A())); return;
-            case Family::Cos: put<T>(dst, fn_cos(A())); return;
-            case Family::Tan: put<T>(dst, fn_tan(A())); return;
-            case Family::Arcsin: put<T>(dst, fn_asin(A())); return;
-            case Family::Arccos: put<T>(dst, fn_acos(A())); return;
-            case Family::Arctan: put<T>(dst, fn_atan(A())); return;
-            case Family::Sinh: put<T>(dst, fn_sinh(A())); return;
-            case Family::Cosh: put<T>(dst, fn_cosh(A())); return;
-            case Family::Tanh: put<T>(dst, fn_tanh(A())); return;
-            case Family::Arcsinh: put<T>(dst, fn_asinh(A())); return;
-            case Family::Arccosh: put<T>(dst, fn_acosh(A())); return;
-            case Family::Arctanh: put<T>(dst, fn_atanh(A())); return;
-            case Family::Erfc: put<T>(dst, fn_erfc(A())); return;
-            case Family::Floor: put<T>(dst, fn_floor(A())); return;
-            case Family::Ceil: put<T>(dst, fn_ceil(A())); return;
-            case Family::Trunc: put<T>(dst, fn_trunc(A())); return;
-            case Family::Round: put<T>(dst, fn_rint(A())); return;
             case Family::Pow: put<T>(dst, fn_pow(A(), B())); return;
-            case Family::Arctan2: put<T>(dst, fn_atan2(A(), B())); return;
-            case Family::Hypot: put<T>(dst, fn_hypot(A(), B())); return;
-            case Family::Copysign: put<T>(dst, fn_copysign(A(), B())); return;
             case Family::Isnan: put<bool>(dst, dm::is_nan(A())); return;
             case Family::Isinf: {
                 const T a = dm::abs_(A());

@@ -1,4 +1,5 @@
-// exp, log and erf as genuine numpy.ufunc objects (NumPy C API).
+// The function table's ufuncs (functions.hpp: exp, log, erf, ...) as genuine
+// numpy.ufunc objects (NumPy C API).
 //
 // NumPy's ufunc machinery does type resolution, casting, broadcasting, out=,
 // where=, buffering and __array_ufunc__; the inner loops below hand each 1-d
@@ -15,6 +16,7 @@
 #include <numpy/ufuncobject.h>
 
 #include <cfenv>
+#include <string>
 
 #include "bindings.hpp"
 #include "nan_policy.hpp"
@@ -45,47 +47,82 @@ void unary_ufunc_loop(char** args, const npy_intp* dimensions, const npy_intp* s
     raise_fp_flags(flags);
 }
 
-// NumPy picks the first loop whose input type the argument casts to safely,
-// so listing types in NumPy's own order (e, f, d, g, F, D, G) makes type
-// resolution identical to np.exp: bool/int8 -> float16, int16 -> float32,
-// int32/int64 -> float64.
+// One loop per NumPy type character of the function table's loop order
+// (functions.hpp): NumPy picks the first loop whose input type the argument
+// casts to safely, so NumPy's own order ("efdgFDG") makes type resolution
+// identical to np.exp (bool/int8 -> float16, int16 -> float32, int32/int64 ->
+// float64) and SciPy's ("dfg": float64 first) identical to scipy.special.erf
+// (bool, integers and float16 -> float64; long double, which SciPy refuses,
+// gets a scalar loop).
+constexpr int max_loops = 7;
+
 struct UnaryUfuncSpec {
-    PyUFuncGenericFunction loops[7];
-    char types[14];
-    void* data[7];
-    int count;
+    PyUFuncGenericFunction loops[max_loops] = {};
+    char types[2 * max_loops] = {};
+    void* data[max_loops] = {};
+    int count = 0;
 };
 
 template <UnaryOp Op>
-UnaryUfuncSpec real_and_complex_loops() {
-    return {{&unary_ufunc_loop<Op, DType::f16>, &unary_ufunc_loop<Op, DType::f32>,
-             &unary_ufunc_loop<Op, DType::f64>, &unary_ufunc_loop<Op, DType::longdouble>,
-             &unary_ufunc_loop<Op, DType::c64>, &unary_ufunc_loop<Op, DType::c128>,
-             &unary_ufunc_loop<Op, DType::clongdouble>},
-            {NPY_HALF, NPY_HALF, NPY_FLOAT, NPY_FLOAT, NPY_DOUBLE, NPY_DOUBLE, NPY_LONGDOUBLE,
-             NPY_LONGDOUBLE, NPY_CFLOAT, NPY_CFLOAT, NPY_CDOUBLE, NPY_CDOUBLE, NPY_CLONGDOUBLE,
-             NPY_CLONGDOUBLE},
-            {},
-            7};
+PyUFuncGenericFunction loop_for(char type) {
+    switch (type) {
+        case 'e': return &unary_ufunc_loop<Op, DType::f16>;
+        case 'f': return &unary_ufunc_loop<Op, DType::f32>;
+        case 'd': return &unary_ufunc_loop<Op, DType::f64>;
+        case 'g': return &unary_ufunc_loop<Op, DType::longdouble>;
+        case 'F': return &unary_ufunc_loop<Op, DType::c64>;
+        case 'D': return &unary_ufunc_loop<Op, DType::c128>;
+        case 'G': return &unary_ufunc_loop<Op, DType::clongdouble>;
+        default: return nullptr;
+    }
 }
 
-// scipy.special.erf lists float64 before float32, so bool, integer and
-// float16 inputs give float64 there (exact float32 matches stay float32);
-// the same order here keeps numfuse.erf's result types identical to SciPy's.
-// long double, which SciPy refuses, gets a scalar loop.
+char npy_type_of(char type) {
+    switch (type) {
+        case 'e': return NPY_HALF;
+        case 'f': return NPY_FLOAT;
+        case 'd': return NPY_DOUBLE;
+        case 'g': return NPY_LONGDOUBLE;
+        case 'F': return NPY_CFLOAT;
+        case 'D': return NPY_CDOUBLE;
+        default: return NPY_CLONGDOUBLE;
+    }
+}
+
 template <UnaryOp Op>
-UnaryUfuncSpec scipy_ordered_real_loops() {
-    return {{&unary_ufunc_loop<Op, DType::f64>, &unary_ufunc_loop<Op, DType::f32>,
-             &unary_ufunc_loop<Op, DType::longdouble>},
-            {NPY_DOUBLE, NPY_DOUBLE, NPY_FLOAT, NPY_FLOAT, NPY_LONGDOUBLE, NPY_LONGDOUBLE},
-            {},
-            3};
+UnaryUfuncSpec spec_for(const core::FunctionInfo& info) {
+    UnaryUfuncSpec spec;
+    for (const char* t = info.ufunc_loops; *t != '\0' && spec.count < max_loops; ++t) {
+        spec.loops[spec.count] = loop_for<Op>(*t);
+        spec.types[2 * spec.count] = spec.types[2 * spec.count + 1] = npy_type_of(*t);
+        ++spec.count;
+    }
+    return spec;
 }
 
-// Specs live for the life of the process: NumPy keeps pointers to them.
-UnaryUfuncSpec exp_spec = real_and_complex_loops<UnaryOp::exp>();
-UnaryUfuncSpec log_spec = real_and_complex_loops<UnaryOp::log>();
-UnaryUfuncSpec erf_spec = scipy_ordered_real_loops<UnaryOp::erf>();
+// "<summary>, element-wise: a drop-in for numpy.exp." and what the loops do.
+std::string docstring_of(const core::FunctionInfo& info) {
+    const bool scipy = info.ufunc_loops[0] == 'd';
+    std::string doc = std::string(info.summary) + ", element-wise: a drop-in for " +
+                      (scipy ? "scipy.special." : "numpy.") + info.name +
+                      ".\n\n"
+                      "SIMD kernel (SSE2/AVX2/AVX-512 chosen at run time), threaded for large\n"
+                      "arrays, at most 1 ULP from the exact result for float32 and float64.\n";
+    if (core::has_complex(info.types)) {
+        doc +=
+            "float16 is computed through float32; complex and long double use the\n"
+            "C++ library. ";
+    } else {
+        doc += "Real inputs only: complex arrays raise TypeError. ";
+    }
+    doc += std::string("Special values and floating-point warnings match ") +
+           (scipy ? "scipy.special." : "numpy.") + info.name + ".";
+    return doc;
+}
+
+// Specs and docstrings live for the life of the process: NumPy keeps pointers to them.
+UnaryUfuncSpec ufunc_specs[core::unary_op_count];
+std::string ufunc_docs[core::unary_op_count];
 
 void add_ufunc(py::module_& m, UnaryUfuncSpec& spec, const char* name, const char* doc) {
     PyObject* ufunc = PyUFunc_FromFuncAndData(spec.loops, spec.data, spec.types, spec.count, 1, 1,
@@ -99,25 +136,33 @@ void add_ufunc(py::module_& m, UnaryUfuncSpec& spec, const char* name, const cha
 void register_ufuncs(py::module_& m) {
     if (_import_array() < 0) throw py::error_already_set();
     if (_import_umath() < 0) throw py::error_already_set();
-    // NumPy's NaN for invalid inputs, where it differs from the kernels' (nan_policy.hpp).
-    probe_numpy_invalid_nan(UnaryOp::exp, "exp");
-    probe_numpy_invalid_nan(UnaryOp::log, "log");
-    add_ufunc(m, exp_spec, "exp",
-              "Exponential, element-wise: a drop-in for numpy.exp.\n\n"
-              "SIMD kernel (SSE2/AVX2/AVX-512 chosen at run time), threaded for large\n"
-              "arrays, at most 1 ULP from the exact result for float32 and float64.\n"
-              "float16 is computed through float32; complex and long double use the\n"
-              "C++ library. Special values and floating-point warnings match numpy.exp.");
-    add_ufunc(m, log_spec, "log",
-              "Natural logarithm, element-wise: a drop-in for numpy.log.\n\n"
-              "SIMD kernel (SSE2/AVX2/AVX-512 chosen at run time), threaded for large\n"
-              "arrays, at most 1 ULP from the exact result for float32 and float64.\n"
-              "log(0) = -inf (divide-by-zero warning), log(x < 0) = nan (invalid).");
-    add_ufunc(m, erf_spec, "erf",
-              "Error function, element-wise: a drop-in for scipy.special.erf.\n\n"
-              "SIMD kernel (SSE2/AVX2/AVX-512 chosen at run time), threaded for large\n"
-              "arrays, at most 1 ULP from the exact result for float32 and float64.\n"
-              "Real inputs only: complex arrays raise TypeError.");
+    // Each ufunc also asks NumPy which NaN its invalid inputs give (nan_policy.hpp).
+#define NUMFUSE_ADD_UFUNC(op)                                            \
+    {                                                                    \
+        constexpr int k = static_cast<int>(UnaryOp::op);                 \
+        const core::FunctionInfo& info = *core::ufunc_info(UnaryOp::op); \
+        ufunc_specs[k] = spec_for<UnaryOp::op>(info);                    \
+        ufunc_docs[k] = docstring_of(info);                              \
+        add_ufunc(m, ufunc_specs[k], info.name, ufunc_docs[k].c_str());  \
+        probe_numpy_invalid_nan(UnaryOp::op, info.name);                 \
+    }
+    NUMFUSE_UNARY_OPS(NUMFUSE_ADD_UFUNC)
+#undef NUMFUSE_ADD_UFUNC
+
+    m.def(
+        "_function_table",
+        [] {
+            py::list rows;
+            for (const core::FunctionInfo& info : core::function_table) {
+                static const char* const gpu_names[] = {"none", "device_math", "libdevice"};
+                rows.append(py::make_tuple(info.name, info.arity, core::type_rule_name(info.types),
+                                           info.ufunc_loops[0] != '\0', info.ufunc_loops,
+                                           gpu_names[static_cast<int>(info.gpu)], info.summary));
+            }
+            return rows;
+        },
+        "The function table (src/core/functions.hpp), a tuple per function: (name, arity, "
+        "type rule, is_ufunc, ufunc loop order, gpu form, summary).");
 }
 
 }  // namespace numfuse::python

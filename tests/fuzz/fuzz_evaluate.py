@@ -72,13 +72,16 @@ VALUES = {
 }
 
 NAMES = list(VALUES) + ["inf", "nan", "unknown_name"]
-FUNCTIONS = (
-    "where isinf isnan isfinite signbit sin cos tan arcsin arccos arctan arctan2 hypot "
-    "nextafter copysign maximum minimum sinh cosh tanh arcsinh arccosh arctanh log log10 "
-    "log1p log2 exp expm1 sqrt trunc round ceil floor fmod sign abs absolute negative conj "
-    "real imag complex erf erfc expit logaddexp copy ones_like sum prod min max mean "
-    "logsumexp"
-).split()
+# The language's own functions, the function table's (src/core/functions.hpp) and
+# the reductions.
+FUNCTIONS = [
+    *(
+        "where isinf isnan isfinite signbit maximum minimum fmod sign abs absolute negative "
+        "conj real imag complex copy ones_like"
+    ).split(),
+    *(row[0] for row in nf._core._function_table()),
+    *"sum prod min max mean logsumexp".split(),
+]
 TOKENS = (
     NAMES
     + FUNCTIONS

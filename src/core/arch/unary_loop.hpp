@@ -373,16 +373,21 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
     return run.flags;
 }
 
-// One level's table: [op][dtype][streaming].
+template <class Op>
+inline void fill_unary_row(UnaryLoop (&row)[simd_dtype_count][2]) noexcept {
+    row[0][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, float, false>;
+    row[1][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, double, false>;
+    row[0][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, float, true>;
+    row[1][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, double, true>;
+}
+
+// One level's table: [op][dtype][streaming], a row per ufunc of the function
+// table (functions.hpp), whose loop operation is <Functor>Op above.
 inline void fill_unary_table(UnaryLoop (&table)[unary_op_count][simd_dtype_count][2]) noexcept {
-#define NUMFUSE_FILL(OpType, index)                                              \
-    table[index][0][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, float, false>;  \
-    table[index][1][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, double, false>; \
-    table[index][0][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, float, true>;   \
-    table[index][1][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, OpType, double, true>;
-    NUMFUSE_FILL(ExpOp, static_cast<int>(UnaryOp::exp))
-    NUMFUSE_FILL(LogOp, static_cast<int>(UnaryOp::log))
-    NUMFUSE_FILL(ErfOp, static_cast<int>(UnaryOp::erf))
+#define NUMFUSE_FILL(name, arity, types, Functor, libm, ufunc, gpu, summary) \
+    NUMFUSE_FN_IF_UFUNC_##ufunc(                                             \
+        fill_unary_row<Functor##Op>(table[static_cast<int>(UnaryOp::name)]);)
+    NUMFUSE_FUNCTIONS(NUMFUSE_FILL)
 #undef NUMFUSE_FILL
 }
 

@@ -9,8 +9,12 @@
 // looks the name up, so a missing row is a clean "not supported for these
 // types" error rather than a silent wrong kernel.
 //
-// Casts are named cast_<to><from>.
+// Casts are named cast_<to><from>. The math functions' rows come from the
+// function table (functions.hpp): each row expands by its type rule, e.g.
+// exp (float_complex) into exp_ff, exp_dd, exp_cc, exp_zz.
 #pragma once
+
+#include "functions.hpp"
 
 // clang-format off
 #define NUMFUSE_EXPR_OPCODES(X) \
@@ -68,16 +72,6 @@
     X(minimum_ddd,   Minimum,       d, d, d, n) \
     X(minimum_ccc,   Minimum,       c, c, c, n) \
     X(minimum_zzz,   Minimum,       z, z, z, n) \
-    X(arctan2_fff,   Arctan2,       f, f, f, n) \
-    X(arctan2_ddd,   Arctan2,       d, d, d, n) \
-    X(hypot_fff,     Hypot,         f, f, f, n) \
-    X(hypot_ddd,     Hypot,         d, d, d, n) \
-    X(nextafter_fff, Nextafter,     f, f, f, n) \
-    X(nextafter_ddd, Nextafter,     d, d, d, n) \
-    X(copysign_fff,  Copysign,      f, f, f, n) \
-    X(copysign_ddd,  Copysign,      d, d, d, n) \
-    X(logaddexp_fff, Logaddexp,     f, f, f, n) \
-    X(logaddexp_ddd, Logaddexp,     d, d, d, n) \
     X(lshift_iii,    Lshift,        i, i, i, n) \
     X(lshift_lll,    Lshift,        l, l, l, n) \
     X(rshift_iii,    Rshift,        i, i, i, n) \
@@ -100,98 +94,6 @@
     X(invert_bb,     Invert,        b, b, n, n) \
     X(invert_ii,     Invert,        i, i, n, n) \
     X(invert_ll,     Invert,        l, l, n, n) \
-    X(sqrt_ff,       Sqrt,          f, f, n, n) \
-    X(sqrt_dd,       Sqrt,          d, d, n, n) \
-    X(sqrt_cc,       Sqrt,          c, c, n, n) \
-    X(sqrt_zz,       Sqrt,          z, z, n, n) \
-    X(sin_ff,        Sin,           f, f, n, n) \
-    X(sin_dd,        Sin,           d, d, n, n) \
-    X(sin_cc,        Sin,           c, c, n, n) \
-    X(sin_zz,        Sin,           z, z, n, n) \
-    X(cos_ff,        Cos,           f, f, n, n) \
-    X(cos_dd,        Cos,           d, d, n, n) \
-    X(cos_cc,        Cos,           c, c, n, n) \
-    X(cos_zz,        Cos,           z, z, n, n) \
-    X(tan_ff,        Tan,           f, f, n, n) \
-    X(tan_dd,        Tan,           d, d, n, n) \
-    X(tan_cc,        Tan,           c, c, n, n) \
-    X(tan_zz,        Tan,           z, z, n, n) \
-    X(arcsin_ff,     Arcsin,        f, f, n, n) \
-    X(arcsin_dd,     Arcsin,        d, d, n, n) \
-    X(arcsin_cc,     Arcsin,        c, c, n, n) \
-    X(arcsin_zz,     Arcsin,        z, z, n, n) \
-    X(arccos_ff,     Arccos,        f, f, n, n) \
-    X(arccos_dd,     Arccos,        d, d, n, n) \
-    X(arccos_cc,     Arccos,        c, c, n, n) \
-    X(arccos_zz,     Arccos,        z, z, n, n) \
-    X(arctan_ff,     Arctan,        f, f, n, n) \
-    X(arctan_dd,     Arctan,        d, d, n, n) \
-    X(arctan_cc,     Arctan,        c, c, n, n) \
-    X(arctan_zz,     Arctan,        z, z, n, n) \
-    X(sinh_ff,       Sinh,          f, f, n, n) \
-    X(sinh_dd,       Sinh,          d, d, n, n) \
-    X(sinh_cc,       Sinh,          c, c, n, n) \
-    X(sinh_zz,       Sinh,          z, z, n, n) \
-    X(cosh_ff,       Cosh,          f, f, n, n) \
-    X(cosh_dd,       Cosh,          d, d, n, n) \
-    X(cosh_cc,       Cosh,          c, c, n, n) \
-    X(cosh_zz,       Cosh,          z, z, n, n) \
-    X(tanh_ff,       Tanh,          f, f, n, n) \
-    X(tanh_dd,       Tanh,          d, d, n, n) \
-    X(tanh_cc,       Tanh,          c, c, n, n) \
-    X(tanh_zz,       Tanh,          z, z, n, n) \
-    X(arcsinh_ff,    Arcsinh,       f, f, n, n) \
-    X(arcsinh_dd,    Arcsinh,       d, d, n, n) \
-    X(arcsinh_cc,    Arcsinh,       c, c, n, n) \
-    X(arcsinh_zz,    Arcsinh,       z, z, n, n) \
-    X(arccosh_ff,    Arccosh,       f, f, n, n) \
-    X(arccosh_dd,    Arccosh,       d, d, n, n) \
-    X(arccosh_cc,    Arccosh,       c, c, n, n) \
-    X(arccosh_zz,    Arccosh,       z, z, n, n) \
-    X(arctanh_ff,    Arctanh,       f, f, n, n) \
-    X(arctanh_dd,    Arctanh,       d, d, n, n) \
-    X(arctanh_cc,    Arctanh,       c, c, n, n) \
-    X(arctanh_zz,    Arctanh,       z, z, n, n) \
-    X(exp_ff,        Exp,           f, f, n, n) \
-    X(exp_dd,        Exp,           d, d, n, n) \
-    X(exp_cc,        Exp,           c, c, n, n) \
-    X(exp_zz,        Exp,           z, z, n, n) \
-    X(log_ff,        Log,           f, f, n, n) \
-    X(log_dd,        Log,           d, d, n, n) \
-    X(log_cc,        Log,           c, c, n, n) \
-    X(log_zz,        Log,           z, z, n, n) \
-    X(log1p_ff,      Log1p,         f, f, n, n) \
-    X(log1p_dd,      Log1p,         d, d, n, n) \
-    X(log1p_cc,      Log1p,         c, c, n, n) \
-    X(log1p_zz,      Log1p,         z, z, n, n) \
-    X(log10_ff,      Log10,         f, f, n, n) \
-    X(log10_dd,      Log10,         d, d, n, n) \
-    X(log10_cc,      Log10,         c, c, n, n) \
-    X(log10_zz,      Log10,         z, z, n, n) \
-    X(log2_ff,       Log2,          f, f, n, n) \
-    X(log2_dd,       Log2,          d, d, n, n) \
-    X(log2_cc,       Log2,          c, c, n, n) \
-    X(log2_zz,       Log2,          z, z, n, n) \
-    X(expm1_ff,      Expm1,         f, f, n, n) \
-    X(expm1_dd,      Expm1,         d, d, n, n) \
-    X(expm1_cc,      Expm1,         c, c, n, n) \
-    X(expm1_zz,      Expm1,         z, z, n, n) \
-    X(erf_ff,        Erf,           f, f, n, n) \
-    X(erf_dd,        Erf,           d, d, n, n) \
-    X(erfc_ff,       Erfc,          f, f, n, n) \
-    X(erfc_dd,       Erfc,          d, d, n, n) \
-    X(expit_ff,      Expit,         f, f, n, n) \
-    X(expit_dd,      Expit,         d, d, n, n) \
-    X(ceil_ff,       Ceil,          f, f, n, n) \
-    X(ceil_dd,       Ceil,          d, d, n, n) \
-    X(floor_ff,      Floor,         f, f, n, n) \
-    X(floor_dd,      Floor,         d, d, n, n) \
-    X(trunc_ff,      Trunc,         f, f, n, n) \
-    X(trunc_dd,      Trunc,         d, d, n, n) \
-    X(round_ff,      Round,         f, f, n, n) \
-    X(round_dd,      Round,         d, d, n, n) \
-    X(round_cc,      Round,         c, c, n, n) \
-    X(round_zz,      Round,         z, z, n, n) \
     X(sign_ii,       Sign,          i, i, n, n) \
     X(sign_ll,       Sign,          l, l, n, n) \
     X(sign_ff,       Sign,          f, f, n, n) \
@@ -330,5 +232,6 @@
     X(cast_zl,       Cast,          z, l, n, n) \
     X(cast_zf,       Cast,          z, f, n, n) \
     X(cast_zd,       Cast,          z, d, n, n) \
-    X(cast_zc,       Cast,          z, c, n, n)
+    X(cast_zc,       Cast,          z, c, n, n) \
+    NUMFUSE_FUNCTION_OPCODES(X)
 // clang-format on

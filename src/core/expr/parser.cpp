@@ -9,6 +9,8 @@
 #include <limits>
 #include <string>
 #include <unordered_set>
+
+#include "functions.hpp"
 #include <utility>
 
 namespace numfuse::expr::detail {
@@ -161,15 +163,17 @@ private:
     const std::string& text_;
 };
 
+// The math functions of the function table (functions.hpp) and the language's
+// own element-wise functions, whose type rules the compiler writes out.
 const std::unordered_set<std::string>& elementwise_functions() {
-    static const std::unordered_set<std::string> names = {
-        "where",    "isinf",   "isnan",     "isfinite", "signbit",   "sin",      "cos",
-        "tan",      "arcsin",  "arccos",    "arctan",   "arctan2",   "hypot",    "nextafter",
-        "copysign", "maximum", "minimum",   "sinh",     "cosh",      "tanh",     "arcsinh",
-        "arccosh",  "arctanh", "log",       "log10",    "log1p",     "log2",     "exp",
-        "expm1",    "sqrt",    "trunc",     "round",    "ceil",      "floor",    "fmod",
-        "sign",     "abs",     "conj",      "real",     "imag",      "complex",  "erf",
-        "erfc",     "expit",   "logaddexp", "copy",     "ones_like", "absolute", "negative"};
+    static const std::unordered_set<std::string> names = [] {
+        std::unordered_set<std::string> set = {
+            "where",   "isinf",   "isnan", "isfinite",  "signbit",  "maximum",
+            "minimum", "fmod",    "sign",  "abs",       "conj",     "real",
+            "imag",    "complex", "copy",  "ones_like", "absolute", "negative"};
+        for (const core::FunctionInfo& info : core::function_table) set.insert(info.name);
+        return set;
+    }();
     return names;
 }
 

@@ -1,0 +1,133 @@
+// The compiler's internals, shared by its passes (one file each):
+//   compiler_types.cpp    the engine's types and NumPy's promotion rules
+//   compiler_ir.cpp       the hash-consed IR: common subexpressions, constant folding
+//   compiler_lower.cpp    AST -> IR: the operators' and functions' type rules
+//   compiler_codegen.cpp  IR -> stages of bytecode with register reuse; disassembly
+//   plan_cache.cpp        the LRU cache of compiled plans and the public entry points
+//
+// Type rules are NumPy's (NEP 50): arrays and NumPy scalars are "strong";
+// Python numbers (literals and Python-scalar inputs) are "weak" and take the
+// kind-compatible type of whatever strong operand they meet; arithmetic
+// between weak operands stays weak, as Python arithmetic would.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "expr/expr.hpp"
+#include "expr/kernel_table.hpp"
+#include "expr/parser.hpp"
+#include "functions.hpp"
+
+namespace numfuse::expr::detail {
+
+[[noreturn]] void type_error(const std::string& message, int column);
+
+// ------------------------------------------------------------------ promotion
+enum class Kind { boolean, integer, real, complex };
+Kind kind_of(Type t) noexcept;
+
+// NumPy's promotion table restricted to the engine's types.
+Type promote_strong(Type a, Type b) noexcept;
+
+struct Value {
+    int node = -1;
+    Type type = Type::d;
+    bool weak = false;
+};
+
+// A weak (Python) operand meeting a strong one.
+Type promote_weak(Type weak, Type strong) noexcept;
+
+Type promote(const Value& a, const Value& b) noexcept;
+
+// The float type a math function computes in (NumPy's loop choice; bool and
+// int8 would be float16 in NumPy, which the engine lacks: float32 instead).
+Type float_type(Type t) noexcept;
+
+// ------------------------------------------------------------------ IR
+struct IrNode {
+    enum Kind : std::uint8_t { input_node, constant_node, op_node, reduce_node } kind = op_node;
+    Type type = Type::d;
+    Opcode opcode = Opcode::count;
+    int args[3] = {-1, -1, -1};
+    int input = -1;
+    Scalar value;
+    ReduceKind reduce_kind = ReduceKind::none;
+    bool all_axes = true;
+    std::vector<int> axes;
+    bool keepdims = false;
+};
+
+std::string node_key(const IrNode& n);
+
+template <class T>
+Scalar scalar_of(T v) {
+    Scalar s;
+    std::memcpy(s.bytes, &v, sizeof v);
+    return s;
+}
+
+// One compilation: AST -> IR (lowering, with folding and CSE) -> Plan (codegen).
+class Compiler {
+public:
+    Compiler(const std::string& text, const std::vector<InputSpec>& inputs)
+        : text_(text), inputs_(inputs), kernels_(active_kernels()) {}
+    std::shared_ptr<const Plan> compile();
+
+private:
+    // ---------------------------------------------------------------- IR (compiler_ir.cpp)
+    int intern(IrNode node);
+    Value constant(Type type, const Scalar& value, bool weak);
+    bool is_constant(const Value& v) const { return nodes_[v.node].kind == IrNode::constant_node; }
+    // Emits family_<result><arg types>, folding it when every argument is a
+    // constant (through the same kernel the VM would run, so folding can
+    // never disagree with run-time evaluation).
+    Value emit(const std::string& family, Type result, const std::vector<Value>& args, int column,
+               bool weak = false);
+    Value cast(const Value& v, Type to, int column);
+
+    // ---------------------------------------------------------------- lowering
+    // (compiler_lower.cpp)
+    Value compile_node(int index);
+    Value number(const AstNode& n);
+    Value name(const AstNode& n);
+    Value unary(const AstNode& n);
+    Value binary(const AstNode& n);
+    Value binary_op(const std::string& op, Value a, Value b, int column);
+    Value power(Value a, Value b, Type t, int column, bool weak);
+    Value compare(const AstNode& n);
+    Value zero_of(Type t);
+    Value real_or_imag(const std::string& which, const Value& v, int column);
+    Value to_bool(const Value& v, int column);
+    void check_arity(const AstNode& n, std::size_t expected);
+    Value call(const AstNode& n);
+    // A function of the function table (functions.hpp): its operands compute
+    // in the float type of their promoted type; the type rule's opcode rows
+    // decide which float and complex types exist (emit reports the others).
+    Value table_function(const AstNode& n, const core::FunctionInfo& info);
+    Value reduction(const AstNode& n);
+
+    // ---------------------------------------------------------------- codegen
+    // (compiler_codegen.cpp)
+    void build_stages(int root, Plan& plan);
+    void collect_reductions(int id, std::vector<char>& seen, std::vector<int>& out);
+    // Register allocation: temporaries share workspace slots; an instruction
+    // writes over an argument that dies there when the element sizes match.
+    Program generate(int root, const std::vector<int>& stage_of, std::vector<StageInput>& inputs);
+    void topo(int id, std::vector<char>& seen, std::vector<int>& order,
+              const std::vector<int>& stage_of);
+
+    const std::string& text_;
+    const std::vector<InputSpec>& inputs_;
+    const OpKernelTable& kernels_;
+    const detail::Ast* ast_ = nullptr;
+    std::vector<IrNode> nodes_;
+    std::unordered_map<std::string, int> interned_;
+};
+
+}  // namespace numfuse::expr::detail

@@ -1,0 +1,401 @@
+// The compiler's lowering pass: AST -> IR with the type rules of every
+// operator and function (the math functions' from the function table,
+// functions.hpp).
+#include <complex>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "expr/compiler_internal.hpp"
+
+namespace numfuse::expr::detail {
+
+std::shared_ptr<const Plan> Compiler::compile() {
+    const detail::Ast ast = detail::parse_expression(text_);
+    ast_ = &ast;
+    const Value root = compile_node(ast.root);
+    auto plan = std::make_shared<Plan>();
+    plan->text = text_;
+    for (const auto& spec : inputs_) {
+        plan->input_names.push_back(spec.name);
+        plan->input_types.push_back(spec.type);
+    }
+    build_stages(root.node, *plan);
+    plan->result_type = plan->stages.back().out_type;
+    return plan;
+}
+
+Value Compiler::compile_node(int index) {
+    const AstNode& n = ast_->nodes[static_cast<std::size_t>(index)];
+    switch (n.kind) {
+        case NodeKind::number: return number(n);
+        case NodeKind::name: return name(n);
+        case NodeKind::unary: return unary(n);
+        case NodeKind::binary: return binary(n);
+        case NodeKind::compare: return compare(n);
+        case NodeKind::attribute: return real_or_imag(n.text, compile_node(n.args[0]), n.column);
+        case NodeKind::call: return call(n);
+    }
+    type_error("internal error: unknown node", n.column);
+}
+
+Value Compiler::number(const AstNode& n) {
+    switch (n.number_type) {
+        case Type::b: return constant(Type::b, scalar_of<bool>(n.int_value != 0), true);
+        case Type::l: return constant(Type::l, scalar_of<std::int64_t>(n.int_value), true);
+        case Type::d: return constant(Type::d, scalar_of<double>(n.real_value), true);
+        default: return constant(Type::z, scalar_of(std::complex<double>(0.0, n.imag_value)), true);
+    }
+}
+
+Value Compiler::name(const AstNode& n) {
+    for (std::size_t k = 0; k < inputs_.size(); ++k) {
+        if (inputs_[k].name == n.text) {
+            IrNode node;
+            node.kind = IrNode::input_node;
+            node.type = inputs_[k].type;
+            node.input = static_cast<int>(k);
+            return {intern(std::move(node)), inputs_[k].type, inputs_[k].weak};
+        }
+    }
+    if (n.text == "inf") {
+        return constant(Type::d, scalar_of(std::numeric_limits<double>::infinity()), true);
+    }
+    if (n.text == "nan") {
+        return constant(Type::d, scalar_of(std::numeric_limits<double>::quiet_NaN()), true);
+    }
+    throw ExprError(ErrorKind::name, n.text, n.column);
+}
+
+Value Compiler::unary(const AstNode& n) {
+    const Value v = compile_node(n.args[0]);
+    if (n.text == "+") return v;
+    if (n.text == "-") {
+        if (v.type == Type::b) {
+            type_error("the boolean negative, the '-' operator, is not supported; use '~'",
+                       n.column);
+        }
+        return emit("neg", v.type, {v}, n.column, v.weak);
+    }
+    // '~'
+    if (!(v.type == Type::b || is_integer(v.type))) {
+        type_error(std::string("'~' is not supported for ") + type_name(v.type), n.column);
+    }
+    return emit("invert", v.type, {v}, n.column, v.weak);
+}
+
+Value Compiler::binary(const AstNode& n) {
+    Value a = compile_node(n.args[0]);
+    Value b = compile_node(n.args[1]);
+    return binary_op(n.text, a, b, n.column);
+}
+
+Value Compiler::binary_op(const std::string& op, Value a, Value b, int column) {
+    const bool weak = a.weak && b.weak;
+    Type t = promote(a, b);
+    auto both = [&](Type to) {
+        a = cast(a, to, column);
+        b = cast(b, to, column);
+    };
+    if (op == "+" || op == "*") {
+        both(t);
+        if (t == Type::b) return emit(op == "+" ? "or" : "and", t, {a, b}, column, weak);
+        return emit(op == "+" ? "add" : "mul", t, {a, b}, column, weak);
+    }
+    if (op == "-") {
+        if (t == Type::b) {
+            type_error("the boolean subtract, the '-' operator, is not supported; use '^'", column);
+        }
+        both(t);
+        return emit("sub", t, {a, b}, column, weak);
+    }
+    if (op == "/") {
+        if (t == Type::b || is_integer(t)) t = Type::d;
+        both(t);
+        return emit("div", t, {a, b}, column, weak);
+    }
+    if (op == "//" || op == "%") {
+        if (t == Type::b) t = Type::i;
+        if (is_complex(t)) {
+            type_error(std::string("'") + op + "' is not supported for complex numbers", column);
+        }
+        both(t);
+        return emit(op == "//" ? "floordiv" : "mod", t, {a, b}, column, weak);
+    }
+    if (op == "**") return power(a, b, t, column, weak);
+    if (op == "&" || op == "|" || op == "^") {
+        if (!(t == Type::b || is_integer(t))) {
+            type_error(std::string("'") + op + "' needs boolean or integer operands, got " +
+                           type_name(a.type) + " and " + type_name(b.type),
+                       column);
+        }
+        both(t);
+        return emit(op == "&" ? "and" : (op == "|" ? "or" : "xor"), t, {a, b}, column, weak);
+    }
+    // << >>
+    if (t == Type::b) t = Type::i;
+    if (!is_integer(t)) {
+        type_error(std::string("'") + op + "' needs integer operands, got " + type_name(a.type) +
+                       " and " + type_name(b.type),
+                   column);
+    }
+    both(t);
+    return emit(op == "<<" ? "lshift" : "rshift", t, {a, b}, column, weak);
+}
+
+Value Compiler::power(Value a, Value b, Type t, int column, bool weak) {
+    if (t == Type::b) t = Type::i;
+    // Python: int ** negative int is a float; NumPy refuses it for arrays.
+    if (weak && is_integer(t) && is_constant(b)) {
+        std::int64_t e;
+        std::memcpy(&e, nodes_[b.node].value.bytes, sizeof e);
+        if (b.type == Type::l && e < 0) t = Type::d;
+    }
+    a = cast(a, t, column);
+    b = cast(b, t, column);
+    if (is_constant(b) && !is_constant(a)) {
+        // x**2 is x*x and x**0.5 is sqrt(x), exactly as NumPy's fast paths (and
+        // numexpr's rewrites): sqrt keeps -0.0, gives NaN for -inf and is exact
+        // where pow is not (complex -1 -> 1j); other exponents use pow.
+        bool two = false, half = false;
+        const auto& bytes = nodes_[b.node].value.bytes;
+        switch (t) {
+            case Type::i: {
+                std::int32_t e;
+                std::memcpy(&e, bytes, 4);
+                two = e == 2;
+                if (e < 0)
+                    throw ExprError(ErrorKind::value,
+                                    "Integers to negative integer powers are not allowed.", column);
+                break;
+            }
+            case Type::l: {
+                std::int64_t e;
+                std::memcpy(&e, bytes, 8);
+                two = e == 2;
+                if (e < 0)
+                    throw ExprError(ErrorKind::value,
+                                    "Integers to negative integer powers are not allowed.", column);
+                break;
+            }
+            case Type::f: {
+                float e;
+                std::memcpy(&e, bytes, 4);
+                two = e == 2.0f;
+                half = e == 0.5f;
+                break;
+            }
+            case Type::d: {
+                double e;
+                std::memcpy(&e, bytes, 8);
+                two = e == 2.0;
+                half = e == 0.5;
+                break;
+            }
+            case Type::c: {
+                float e[2];
+                std::memcpy(e, bytes, 8);
+                half = e[0] == 0.5f && e[1] == 0.0f;
+                break;
+            }
+            case Type::z: {
+                double e[2];
+                std::memcpy(e, bytes, 16);
+                half = e[0] == 0.5 && e[1] == 0.0;
+                break;
+            }
+            default: break;
+        }
+        if (two) return emit("mul", t, {a, a}, column, weak);
+        if (half) return emit("sqrt", t, {a}, column, weak);
+    }
+    return emit("pow", t, {a, b}, column, weak);
+}
+
+Value Compiler::compare(const AstNode& n) {
+    Value a = compile_node(n.args[0]);
+    Value b = compile_node(n.args[1]);
+    const bool weak = a.weak && b.weak;
+    const Type t = promote(a, b);
+    a = cast(a, t, n.column);
+    b = cast(b, t, n.column);
+    static const std::pair<const char*, const char*> names[] = {
+        {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}, {"==", "eq"}, {"!=", "ne"}};
+    const char* family = "eq";
+    for (const auto& p : names) {
+        if (n.text == p.first) family = p.second;
+    }
+    return emit(family, Type::b, {a, b}, n.column, weak);
+}
+
+Value Compiler::zero_of(Type t) {
+    Scalar zero;  // all-zero bytes are 0 in every type
+    return constant(t, zero, false);
+}
+
+Value Compiler::real_or_imag(const std::string& which, const Value& v, int column) {
+    if (is_complex(v.type)) {
+        return emit(which, v.type == Type::c ? Type::f : Type::d, {v}, column);
+    }
+    if (which == "real") return v;
+    // imag of a real array: zeros shaped like it.
+    const Value ones = emit("oneslike", v.type, {v}, column);
+    return emit(v.type == Type::b ? "and" : "mul", v.type, {ones, zero_of(v.type)}, column);
+}
+
+Value Compiler::to_bool(const Value& v, int column) {
+    if (v.type == Type::b) return v;
+    return emit("ne", Type::b, {v, zero_of(v.type)}, column);
+}
+
+void Compiler::check_arity(const AstNode& n, std::size_t expected) {
+    if (n.args.size() != expected) {
+        type_error(n.text + "() takes " + std::to_string(expected) + " argument" +
+                       (expected == 1 ? "" : "s") + " (" + std::to_string(n.args.size()) +
+                       " given)",
+                   n.column);
+    }
+}
+
+Value Compiler::call(const AstNode& n) {
+    const std::string& f = n.text;
+    if (detail::is_reduction_name(f)) return reduction(n);
+    if (f == "where") {
+        check_arity(n, 3);
+        const Value c = to_bool(compile_node(n.args[0]), n.column);
+        Value x = compile_node(n.args[1]);
+        Value y = compile_node(n.args[2]);
+        const Type t = promote(x, y);
+        x = cast(x, t, n.column);
+        y = cast(y, t, n.column);
+        return emit("where", t, {c, x, y}, n.column);
+    }
+    if (const core::FunctionInfo* info = core::find_function(f.c_str())) {
+        return table_function(n, *info);
+    }
+    if (f == "fmod" || f == "maximum" || f == "minimum") {
+        check_arity(n, 2);
+        Value a = compile_node(n.args[0]);
+        Value b = compile_node(n.args[1]);
+        Type t = promote(a, b);
+        if (f == "fmod" && t == Type::b) t = Type::i;
+        return emit(f, t, {cast(a, t, n.column), cast(b, t, n.column)}, n.column);
+    }
+    if (f == "complex") {
+        check_arity(n, 2);
+        Value a = compile_node(n.args[0]);
+        Value b = compile_node(n.args[1]);
+        Type t = promote(a, b);
+        if (is_complex(t)) type_error("complex() needs real arguments", n.column);
+        if (t != Type::f) t = Type::d;
+        return emit("complex", t == Type::f ? Type::c : Type::z,
+                    {cast(a, t, n.column), cast(b, t, n.column)}, n.column);
+    }
+    check_arity(n, 1);
+    const Value v = compile_node(n.args[0]);
+    const Type t = v.type;
+    if (f == "copy") return v;
+    if (f == "ones_like") return emit("oneslike", t, {v}, n.column);
+    if (f == "negative") {
+        if (t == Type::b) type_error("the boolean negative is not supported", n.column);
+        return emit("neg", t, {v}, n.column);
+    }
+    if (f == "real" || f == "imag") return real_or_imag(f, v, n.column);
+    if (f == "conj") return is_complex(t) ? emit("conj", t, {v}, n.column) : v;
+    if (f == "abs" || f == "absolute") {
+        if (t == Type::b) return v;
+        if (is_complex(t)) return emit("abs", t == Type::c ? Type::f : Type::d, {v}, n.column);
+        return emit("abs", t, {v}, n.column);
+    }
+    if (f == "sign") {
+        if (t == Type::b) type_error("sign() is not supported for bool", n.column);
+        return emit("sign", t, {v}, n.column);
+    }
+    if (f == "isnan" || f == "isinf" || f == "isfinite") {
+        if (t == Type::b || is_integer(t)) {
+            // Integers are never NaN or infinite: x != x is all False, x == x all True.
+            return emit(f == "isfinite" ? "eq" : "ne", Type::b, {v, v}, n.column);
+        }
+        return emit(f, Type::b, {v}, n.column);
+    }
+    if (f == "signbit") {
+        const Type ft = float_type(t);
+        return emit("signbit", Type::b, {cast(v, ft, n.column)}, n.column);
+    }
+    type_error("internal error: unknown function '" + f + "'", n.column);
+}
+
+// A function of the function table (functions.hpp): its operands compute
+// in the float type of their promoted type; the type rule's opcode rows
+// decide which float and complex types exist (emit reports the others).
+Value Compiler::table_function(const AstNode& n, const core::FunctionInfo& info) {
+    const std::string& f = n.text;
+    check_arity(n, static_cast<std::size_t>(info.arity));
+    if (info.arity == 2) {
+        Value a = compile_node(n.args[0]);
+        Value b = compile_node(n.args[1]);
+        const Type t = float_type(promote(a, b));
+        return emit(f, t, {cast(a, t, n.column), cast(b, t, n.column)}, n.column);
+    }
+    const Value v = compile_node(n.args[0]);
+    const Type t = v.type;
+    if (info.types == core::TypeRule::rounding || info.types == core::TypeRule::rounding_complex) {
+        if (t == Type::b || is_integer(t)) return v;  // NumPy >= 2 keeps integers as they are
+        return emit(f, t, {v}, n.column);
+    }
+    const Type ft = float_type(t);
+    return emit(f, ft, {cast(v, ft, n.column)}, n.column);
+}
+
+Value Compiler::reduction(const AstNode& n) {
+    check_arity(n, 1);
+    Value v = compile_node(n.args[0]);
+    ReduceKind kind = ReduceKind::sum;
+    if (n.text == "prod") kind = ReduceKind::prod;
+    if (n.text == "min") kind = ReduceKind::min;
+    if (n.text == "max") kind = ReduceKind::max;
+    if (n.text == "mean") kind = ReduceKind::mean;
+    if (n.text == "logsumexp") kind = ReduceKind::logsumexp;
+    // The element type the reduction consumes; its output type follows.
+    Type in = v.type;
+    switch (kind) {
+        case ReduceKind::sum:
+        case ReduceKind::prod:
+            if (in == Type::b || in == Type::i) in = Type::l;
+            break;
+        case ReduceKind::mean:
+        case ReduceKind::logsumexp:
+            if (in == Type::b || is_integer(in)) in = Type::d;
+            if (kind == ReduceKind::logsumexp && is_complex(in)) {
+                type_error("logsumexp() is not supported for complex numbers", n.column);
+            }
+            break;
+        case ReduceKind::min:
+        case ReduceKind::max:
+            if (is_complex(in)) {
+                // numexpr refuses these too; np.max orders complex numbers
+                // lexicographically -- maximum()/minimum() do, element-wise.
+                type_error(n.text +
+                               "() is not supported for complex numbers (numexpr refuses "
+                               "it too; element-wise maximum()/minimum() order them "
+                               "lexicographically, as NumPy)",
+                           n.column);
+            }
+            break;
+        case ReduceKind::none: break;
+    }
+    v = cast(v, in, n.column);
+    IrNode node;
+    node.kind = IrNode::reduce_node;
+    node.type = in;  // reductions of these kinds keep the consumed type
+    node.args[0] = v.node;
+    node.reduce_kind = kind;
+    node.all_axes = !n.axis_given || n.axis_none;
+    node.axes = n.axes;
+    node.keepdims = n.keepdims;
+    return {intern(std::move(node)), in, false};
+}
+
+}  // namespace numfuse::expr::detail

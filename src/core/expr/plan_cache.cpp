@@ -1,0 +1,112 @@
+// The LRU cache of compiled plans and the compiler's public entry points.
+#include <algorithm>
+#include <list>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "expr/compiler_internal.hpp"
+
+namespace numfuse::expr {
+namespace {
+
+using detail::NodeKind;
+
+// ------------------------------------------------------------------ cache
+struct PlanCache {
+    std::mutex mutex;
+    std::size_t capacity = 256;
+    std::list<std::pair<std::string, std::shared_ptr<const Plan>>> entries;  // most recent first
+    std::unordered_map<std::string, decltype(entries)::iterator> index;
+};
+
+PlanCache& plan_cache() {
+    static PlanCache cache;
+    return cache;
+}
+
+std::string cache_key(const std::string& text, const std::vector<InputSpec>& inputs) {
+    std::string key = text;
+    key.push_back('\0');
+    for (const auto& spec : inputs) {
+        key += spec.name;
+        key.push_back(':');
+        key.push_back(type_letter(spec.type));
+        key.push_back(spec.weak ? 'w' : 's');
+        key.push_back(';');
+    }
+    return key;
+}
+
+}  // namespace
+
+std::vector<std::string> expression_names(const std::string& text) {
+    const detail::Ast ast = detail::parse_expression(text);
+    std::vector<std::string> names;
+    for (const auto& node : ast.nodes) {
+        if (node.kind == NodeKind::name &&
+            std::find(names.begin(), names.end(), node.text) == names.end()) {
+            names.push_back(node.text);
+        }
+    }
+    return names;
+}
+
+std::shared_ptr<const Plan> compile_plan(const std::string& text,
+                                         const std::vector<InputSpec>& inputs) {
+    detail::Compiler compiler(text, inputs);
+    return compiler.compile();
+}
+
+std::shared_ptr<const Plan> cached_plan(const std::string& text,
+                                        const std::vector<InputSpec>& inputs) {
+    PlanCache& cache = plan_cache();
+    std::string key = cache_key(text, inputs);
+    {
+        std::lock_guard<std::mutex> lock(cache.mutex);
+        const auto found = cache.index.find(key);
+        if (found != cache.index.end()) {
+            cache.entries.splice(cache.entries.begin(), cache.entries, found->second);
+            return found->second->second;
+        }
+    }
+    // Compile outside the lock: two threads may compile the same text once
+    // each; the second insert simply finds the entry present.
+    std::shared_ptr<const Plan> plan = compile_plan(text, inputs);
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    const auto found = cache.index.find(key);
+    if (found != cache.index.end()) return found->second->second;
+    cache.entries.emplace_front(key, plan);
+    cache.index.emplace(std::move(key), cache.entries.begin());
+    while (cache.entries.size() > cache.capacity) {
+        cache.index.erase(cache.entries.back().first);
+        cache.entries.pop_back();
+    }
+    return plan;
+}
+
+void set_cache_capacity(std::size_t entries) {
+    PlanCache& cache = plan_cache();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    cache.capacity = entries < 1 ? 1 : entries;
+    while (cache.entries.size() > cache.capacity) {
+        cache.index.erase(cache.entries.back().first);
+        cache.entries.pop_back();
+    }
+}
+
+std::size_t cache_size() {
+    PlanCache& cache = plan_cache();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    return cache.entries.size();
+}
+
+void clear_cache() {
+    PlanCache& cache = plan_cache();
+    std::lock_guard<std::mutex> lock(cache.mutex);
+    cache.entries.clear();
+    cache.index.clear();
+}
+
+}  // namespace numfuse::expr

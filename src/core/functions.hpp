@@ -1,0 +1,198 @@
+// The one function table: a row per element-wise math function.
+//
+// Everything that names a function is generated from these rows: the parser's
+// names, the compiler's type rules, the VM's opcode rows and per-level kernel
+// tables (expr/opcodes.hpp, arch/expr_ops.hpp), the ufunc enum, loops and
+// registration (numfuse_core.hpp, arch/unary_loop.hpp, dispatch.cpp,
+// src/python/ufuncs.cpp), the GPU interpreter's families and the CUDA ufunc
+// kernels (src/cuda). docs/adding-a-function.md walks through adding a row.
+//
+// Columns of X(name, arity, types, Functor, libm, ufunc, gpu, summary):
+//   name     as users write it: evaluate("name(x)"), and numfuse.name for a ufunc.
+//   arity    1 or 2.
+//   types    the type rule; bool operands compute in float32, integers in float64
+//            (NumPy's loop choice) and the rule says which opcode rows exist:
+//              float_complex     name_ff name_dd name_cc name_zz
+//              float_only        name_ff name_dd (complex operands: TypeError)
+//              float_pair        name_fff name_ddd (arity 2)
+//              rounding          name_ff name_dd; bool and integer operands pass unchanged
+//              rounding_complex  name_ff name_dd name_cc name_zz; bool and integers unchanged
+//   Functor  the kernel: struct Functor in arch/expr_ops.hpp (the VM, every level)
+//            and, for a ufunc, struct FunctorOp in arch/unary_loop.hpp (its SIMD loop).
+//   libm     the C++ library function of one scalar (std::libm): a ufunc's long double
+//            and complex loops, and the GPU's `libdevice` form (CUDA's ::libm / libmf);
+//            unused where the row is neither (expit, logaddexp: no such function).
+//   ufunc    no | numpy | scipy: whether numfuse.name is a numpy.ufunc, and its loop
+//            order (NumPy picks the first loop the input casts to safely, so the order
+//            decides result types): numpy "efdgFDG" as np.exp, scipy "dfg" as
+//            scipy.special (float_only rules drop the complex loops).
+//   gpu      none | device_math | libdevice: how the GPU computes it. device_math is
+//            numfuse's own device code (device_math::name_scalar, the same source the
+//            CPU tests check); libdevice is CUDA's libm.
+//   summary  one line for docstrings and numfuse._core._function_table().
+//
+// This header is plain macros and constexpr data (no includes): nvcc and NVRTC
+// (the CUDA run-time compiler of evaluate programs) read it too.
+#pragma once
+
+// clang-format off
+#define NUMFUSE_FUNCTION_ROWS(R, X) \
+/*    name       ar types             Functor   libm       ufunc  gpu          summary */ \
+    R(X, sqrt,      1, float_complex,    Sqrt,     sqrt,      no,    libdevice,   "Square root") \
+    R(X, sin,       1, float_complex,    Sin,      sin,       no,    libdevice,   "Sine") \
+    R(X, cos,       1, float_complex,    Cos,      cos,       no,    libdevice,   "Cosine") \
+    R(X, tan,       1, float_complex,    Tan,      tan,       no,    libdevice,   "Tangent") \
+    R(X, arcsin,    1, float_complex,    Arcsin,   asin,      no,    libdevice,   "Inverse sine") \
+    R(X, arccos,    1, float_complex,    Arccos,   acos,      no,    libdevice,   "Inverse cosine") \
+    R(X, arctan,    1, float_complex,    Arctan,   atan,      no,    libdevice,   "Inverse tangent") \
+    R(X, sinh,      1, float_complex,    Sinh,     sinh,      no,    libdevice,   "Hyperbolic sine") \
+    R(X, cosh,      1, float_complex,    Cosh,     cosh,      no,    libdevice,   "Hyperbolic cosine") \
+    R(X, tanh,      1, float_complex,    Tanh,     tanh,      no,    libdevice,   "Hyperbolic tangent") \
+    R(X, arcsinh,   1, float_complex,    Arcsinh,  asinh,     no,    libdevice,   "Inverse hyperbolic sine") \
+    R(X, arccosh,   1, float_complex,    Arccosh,  acosh,     no,    libdevice,   "Inverse hyperbolic cosine") \
+    R(X, arctanh,   1, float_complex,    Arctanh,  atanh,     no,    libdevice,   "Inverse hyperbolic tangent") \
+    R(X, exp,       1, float_complex,    Exp,      exp,       numpy, device_math, "Exponential") \
+    R(X, log,       1, float_complex,    Log,      log,       numpy, device_math, "Natural logarithm") \
+    R(X, log1p,     1, float_complex,    Log1p,    log1p,     no,    libdevice,   "log(1 + x)") \
+    R(X, log10,     1, float_complex,    Log10,    log10,     no,    libdevice,   "Base-10 logarithm") \
+    R(X, log2,      1, float_complex,    Log2,     log2,      no,    libdevice,   "Base-2 logarithm") \
+    R(X, expm1,     1, float_complex,    Expm1,    expm1,     no,    libdevice,   "exp(x) - 1") \
+    R(X, erf,       1, float_only,       Erf,      erf,       scipy, device_math, "Error function") \
+    R(X, erfc,      1, float_only,       Erfc,     erfc,      no,    libdevice,   "Complementary error function") \
+    R(X, expit,     1, float_only,       Expit,    expit,     no,    none,        "Logistic sigmoid 1 / (1 + exp(-x))") \
+    R(X, ceil,      1, rounding,         Ceil,     ceil,      no,    libdevice,   "Ceiling") \
+    R(X, floor,     1, rounding,         Floor,    floor,     no,    libdevice,   "Floor") \
+    R(X, trunc,     1, rounding,         Trunc,    trunc,     no,    libdevice,   "Truncation toward zero") \
+    R(X, round,     1, rounding_complex, Round,    rint,      no,    libdevice,   "Round half to even") \
+    R(X, arctan2,   2, float_pair,       Arctan2,  atan2,     no,    libdevice,   "Quadrant-aware arctan(x1 / x2)") \
+    R(X, hypot,     2, float_pair,       Hypot,    hypot,     no,    libdevice,   "sqrt(x1**2 + x2**2)") \
+    R(X, nextafter, 2, float_pair,       Nextafter, nextafter, no,   none,        "Next float after x1 toward x2") \
+    R(X, copysign,  2, float_pair,       Copysign, copysign,  no,    libdevice,   "x1 with the sign of x2") \
+    R(X, logaddexp, 2, float_pair,       Logaddexp, logaddexp, no,   none,        "log(exp(x1) + exp(x2))")
+// clang-format on
+
+// Every row: X(name, arity, types, Functor, libm, ufunc, gpu, summary).
+#define NUMFUSE_FUNCTIONS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_EVERY_ROW, X)
+#define NUMFUSE_FN_EVERY_ROW(X, ...) X(__VA_ARGS__)
+
+// The ufuncs: X(name), in table order (the UnaryOp enum).
+#define NUMFUSE_UNARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_UFUNC_ROW, X)
+#define NUMFUSE_FN_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, gpu, summary) \
+    NUMFUSE_FN_IF_UFUNC_##ufunc(X(name))
+#define NUMFUSE_FN_IF_UFUNC_no(...)
+#define NUMFUSE_FN_IF_UFUNC_numpy(...) __VA_ARGS__
+#define NUMFUSE_FN_IF_UFUNC_scipy(...) __VA_ARGS__
+
+// The ufuncs the GPU runs with numfuse's own device code (numfuse.cuda.name): X(name).
+#define NUMFUSE_GPU_UNARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_GPU_UFUNC_ROW, X)
+#define NUMFUSE_FN_GPU_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, gpu, summary) \
+    NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_DEVICE_MATH_##gpu(X(name)))
+#define NUMFUSE_FN_IF_DEVICE_MATH_none(...)
+#define NUMFUSE_FN_IF_DEVICE_MATH_libdevice(...)
+#define NUMFUSE_FN_IF_DEVICE_MATH_device_math(...) __VA_ARGS__
+
+// The VM opcode rows of each function (expr/opcodes.hpp's row format).
+#define NUMFUSE_FUNCTION_OPCODES(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_OPCODE_ROWS, X)
+#define NUMFUSE_FN_OPCODE_ROWS(X, name, arity, types, Functor, ...) \
+    NUMFUSE_FN_OPCODES_##types(X, name, Functor)
+#define NUMFUSE_FN_OPCODES_float_only(X, name, F) \
+    X(name##_ff, F, f, f, n, n) X(name##_dd, F, d, d, n, n)
+#define NUMFUSE_FN_OPCODES_float_complex(X, name, F)                      \
+    NUMFUSE_FN_OPCODES_float_only(X, name, F) X(name##_cc, F, c, c, n, n) \
+        X(name##_zz, F, z, z, n, n)
+#define NUMFUSE_FN_OPCODES_rounding(X, name, F) NUMFUSE_FN_OPCODES_float_only(X, name, F)
+#define NUMFUSE_FN_OPCODES_rounding_complex(X, name, F) NUMFUSE_FN_OPCODES_float_complex(X, name, F)
+#define NUMFUSE_FN_OPCODES_float_pair(X, name, F) \
+    X(name##_fff, F, f, f, f, n) X(name##_ddd, F, d, d, d, n)
+
+namespace numfuse::core {
+
+// The ufuncs, one enumerator per ufunc row.
+enum class UnaryOp : int {
+#define NUMFUSE_UNARY_ENUM(name) name,
+    NUMFUSE_UNARY_OPS(NUMFUSE_UNARY_ENUM)
+#undef NUMFUSE_UNARY_ENUM
+};
+#define NUMFUSE_UNARY_COUNT(name) +1
+inline constexpr int unary_op_count = 0 NUMFUSE_UNARY_OPS(NUMFUSE_UNARY_COUNT);
+#undef NUMFUSE_UNARY_COUNT
+
+#ifndef __CUDACC_RTC__
+// The table as data, for code that looks functions up by name at run time.
+enum class TypeRule : unsigned char {
+    float_complex,
+    float_only,
+    float_pair,
+    rounding,
+    rounding_complex
+};
+enum class GpuForm : unsigned char { none, device_math, libdevice };
+
+struct FunctionInfo {
+    const char* name;
+    int arity;
+    TypeRule types;
+    const char* ufunc_loops;  // "" when not a ufunc; else NumPy type characters in order
+    GpuForm gpu;
+    const char* summary;
+};
+
+// Loop orders; the complex loops only where the type rule has complex opcodes.
+#define NUMFUSE_FN_LOOPS_no(types) ""
+#define NUMFUSE_FN_LOOPS_numpy(types) NUMFUSE_FN_NUMPY_LOOPS_##types
+#define NUMFUSE_FN_LOOPS_scipy(types) NUMFUSE_FN_SCIPY_LOOPS_##types
+#define NUMFUSE_FN_NUMPY_LOOPS_float_complex "efdgFDG"
+#define NUMFUSE_FN_NUMPY_LOOPS_rounding_complex "efdgFDG"
+#define NUMFUSE_FN_NUMPY_LOOPS_float_only "efdg"
+#define NUMFUSE_FN_NUMPY_LOOPS_rounding "efdg"
+#define NUMFUSE_FN_SCIPY_LOOPS_float_complex "dfgDFG"
+#define NUMFUSE_FN_SCIPY_LOOPS_rounding_complex "dfgDFG"
+#define NUMFUSE_FN_SCIPY_LOOPS_float_only "dfg"
+#define NUMFUSE_FN_SCIPY_LOOPS_rounding "dfg"
+
+inline constexpr FunctionInfo function_table[] = {
+#define NUMFUSE_FN_INFO(name, arity, types, Functor, libm, ufunc, gpu, summary) \
+    {#name, arity, TypeRule::types, NUMFUSE_FN_LOOPS_##ufunc(types), GpuForm::gpu, summary},
+    NUMFUSE_FUNCTIONS(NUMFUSE_FN_INFO)
+#undef NUMFUSE_FN_INFO
+};
+inline constexpr int function_count =
+    static_cast<int>(sizeof function_table / sizeof *function_table);
+
+// The row of `name`, or nullptr (a linear scan over a few dozen rows: compile time only).
+inline const FunctionInfo* find_function(const char* name) noexcept {
+    for (const FunctionInfo& info : function_table) {
+        const char* a = info.name;
+        const char* b = name;
+        while (*a != '\0' && *a == *b) ++a, ++b;
+        if (*a == *b) return &info;
+    }
+    return nullptr;
+}
+
+inline constexpr bool has_complex(TypeRule rule) noexcept {
+    return rule == TypeRule::float_complex || rule == TypeRule::rounding_complex;
+}
+
+inline constexpr const char* type_rule_name(TypeRule rule) noexcept {
+    switch (rule) {
+        case TypeRule::float_complex: return "float_complex";
+        case TypeRule::float_only: return "float_only";
+        case TypeRule::float_pair: return "float_pair";
+        case TypeRule::rounding: return "rounding";
+        case TypeRule::rounding_complex: return "rounding_complex";
+    }
+    return "unknown";
+}
+
+// The ufunc rows in UnaryOp order.
+inline constexpr const FunctionInfo* ufunc_info(UnaryOp op) noexcept {
+    int k = static_cast<int>(op);
+    for (const FunctionInfo& info : function_table) {
+        if (info.ufunc_loops[0] != '\0' && k-- == 0) return &info;
+    }
+    return nullptr;
+}
+#endif
+
+}  // namespace numfuse::core

@@ -1,0 +1,297 @@
+"""The test side of the function table (src/core/functions.hpp): one row per function.
+
+A row holds what the table-driven tests need: the NumPy / SciPy reference (special values,
+ufunc semantics, evaluate), the exact value (mpmath, for the accuracy sweeps), the exact
+complex value where the type rule has complex opcodes, and the arguments that cover the
+function's domain. The rest -- arity, type rule, whether it is a ufunc and its loops, its
+GPU form -- comes from the C++ table itself (``numfuse._core._function_table()``), and
+tests/test_function_table.py checks that both tables name the same functions.
+
+Tests that use it: test_function_table.py (every row through evaluate and its type rule),
+test_evaluate_accuracy.py (accuracy sweep, special values, complex64), test_accuracy.py,
+test_ufunc_api.py and test_properties.py (ufuncs), test_cuda.py (GPU ufuncs);
+fuzz/fuzz_evaluate.py takes the names from the C++ table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import mpmath
+import numpy as np
+import scipy.special
+
+import numfuse
+
+
+@dataclass(frozen=True)
+class CoreRow:
+    """A row of the C++ table (src/core/functions.hpp)."""
+
+    name: str
+    arity: int
+    types: str  # float_complex, float_only, float_pair, rounding, rounding_complex
+    is_ufunc: bool
+    loops: str  # NumPy type characters in loop order ("" when not a ufunc)
+    gpu: str  # none, device_math, libdevice
+    summary: str
+
+    @property
+    def has_complex(self) -> bool:
+        return self.types in ("float_complex", "rounding_complex")
+
+
+CORE = {row[0]: CoreRow(*row) for row in numfuse._core._function_table()}
+UFUNCS = [name for name, row in CORE.items() if row.is_ufunc]
+# The ufuncs with numfuse's own device kernels (numfuse.cuda.<name>).
+GPU_UFUNCS = [name for name in UFUNCS if CORE[name].gpu == "device_math"]
+
+
+class Sweep:
+    """Random arguments for one function and dtype: the helpers a domain row uses."""
+
+    def __init__(self, rng: np.random.Generator, dtype, n: int):
+        self.rng = rng
+        self.n = n
+        self.info = np.finfo(dtype)
+        self.big = float(self.info.max)
+        self.sub = float(self.info.smallest_subnormal)
+        self.eps = float(self.info.eps)
+        self.f64 = dtype == np.float64
+        self.lnmax = float(np.log(self.big))
+
+    def u(self, a, b, k=None):
+        return self.rng.uniform(a, b, self.n if k is None else k)
+
+    def logu(self, lo, hi, k, signed=False):
+        """Log-uniform magnitudes in [lo, hi] (random sign if `signed`)."""
+        x = np.exp(self.rng.uniform(np.log(lo), np.log(hi), k))
+        if signed:
+            x *= self.rng.choice([-1.0, 1.0], k)
+        return x
+
+
+# ------------------------------------------------------------------ domains
+# A one-argument domain returns a list of parts (concatenated, cast to the dtype, non-finite
+# values dropped); a two-argument one returns the two argument arrays, already cast.
+
+
+def _trig(s: Sweep):
+    n = s.n
+    halfpi = np.pi / 2 * np.arange(-40, 41)
+    parts = [
+        s.u(-10, 10),
+        s.logu(s.sub, s.big, n, True),
+        s.u(-1e6, 1e6, n // 4),
+        halfpi,
+        np.nextafter(halfpi, np.inf),
+        np.nextafter(halfpi, -np.inf),
+        [1e22, -1e22, 1e300, -1e300, 1e15, 2.0**60, 3e38, 1.5e38, 1e10, 355.0, 103993.0],
+    ]
+    if s.f64:
+        parts.append([6381956970095103.0 * 2.0**797, 5.0e-324, 1e308, 1.7976931348623157e308])
+    return parts
+
+
+def _unit_interval(s: Sweep):
+    n = s.n
+    edge = 1 - s.logu(s.eps / 2, 0.5, n // 2)
+    return [
+        s.u(-1, 1),
+        s.logu(s.sub, 1, n // 2, True),
+        edge,
+        -edge,
+        [0.5, -0.5, 1.0, -1.0, 0.99, 1e-30],
+    ]
+
+
+def _arctan(s: Sweep):
+    return [s.u(-10, 10), s.logu(s.sub, s.big, s.n, True), [1.0, -1.0, s.big, -s.big]]
+
+
+def _sinh_cosh(s: Sweep):
+    n = s.n
+    edge = s.lnmax + np.log(2)
+    return [
+        s.u(-edge - 1, edge + 1),
+        s.logu(s.sub, 2, n // 2, True),
+        s.u(-25, 25, n // 2),
+        edge - s.logu(1e-7, 2, n // 4),
+        -(edge - s.logu(1e-7, 2, n // 4)),
+    ]
+
+
+def _tanh(s: Sweep):
+    n = s.n
+    return [s.u(-25, 25), s.logu(s.sub, 1, n // 2, True), s.u(-1, 1, n // 2), [19.0, 20.0, 40.0]]
+
+
+def _arcsinh(s: Sweep):
+    return [s.u(-10, 10), s.logu(s.sub, s.big, s.n, True), [s.big, -s.big]]
+
+
+def _arccosh(s: Sweep):
+    n = s.n
+    return [1 + s.logu(s.eps, 1, n // 2), s.logu(1, s.big, n), s.u(1, 10, n // 2), [1.0, s.big]]
+
+
+def _log2_log10(s: Sweep):
+    n = s.n
+    return [
+        s.logu(s.sub, s.big, n),
+        s.u(0.5, 2, n // 2),
+        [1.0, 2.0, 10.0, 1000.0, 1024.0, s.sub, s.big],
+    ]
+
+
+def _log1p(s: Sweep):
+    n = s.n
+    return [
+        s.logu(s.sub, s.big, n),
+        -s.logu(s.sub, 1, n // 2),
+        s.u(-0.5, 1, n // 2),
+        -1 + s.logu(s.eps / 2, 0.5, n // 4),
+    ]
+
+
+def _expm1(s: Sweep):
+    n, lnmax = s.n, s.lnmax
+    return [
+        s.u(-lnmax - 50, lnmax + 1),
+        s.logu(s.sub, 1, n // 2, True),
+        s.u(-1, 1, n // 2),
+        s.u(30, 45, n // 2),
+        s.u(-45, -30, n // 4),
+        [lnmax, lnmax - 1e-3],
+    ]
+
+
+def _exp(s: Sweep):
+    return [s.u(-s.lnmax - 50, s.lnmax + 1), s.u(-1, 1, s.n // 2)]
+
+
+def _log(s: Sweep):
+    return [s.logu(s.sub, s.big, s.n), s.u(0.5, 2, s.n // 2)]
+
+
+def _erf(s: Sweep):
+    return [s.u(-7, 7), s.logu(s.sub, 1, s.n // 2, True)]
+
+
+def _erfc(s: Sweep):
+    n = s.n
+    return [s.u(-6, 27.3 if s.f64 else 10.1), s.u(-1, 1, n // 2), s.logu(s.sub, 1, n // 4, True)]
+
+
+def _expit(s: Sweep):
+    n = s.n
+    return [s.u(-760 if s.f64 else -110, 40), s.u(-5, 5, n // 2), s.logu(s.sub, 1, n // 4, True)]
+
+
+def _sqrt(s: Sweep):
+    return [s.logu(s.sub, s.big, s.n)]
+
+
+def _arctan2(s: Sweep, dtype):
+    n = s.n
+    y, x = s.logu(s.sub, s.big, n, True), s.logu(s.sub, s.big, n, True)
+    y2, x2 = s.u(-10, 10), s.u(-10, 10)
+    return np.concatenate([y, y2]).astype(dtype), np.concatenate([x, x2]).astype(dtype)
+
+
+def _hypot(s: Sweep, dtype):
+    n = s.n
+    a, b = s.logu(s.sub, s.big, n, True), s.logu(s.sub, s.big, n, True)
+    c = s.u(-10, 10)
+    d = c * s.logu(1e-8, 1e8, n)
+    return np.concatenate([a, c]).astype(dtype), np.concatenate([b, d]).astype(dtype)
+
+
+def _logaddexp(s: Sweep, dtype):
+    n = s.n
+    a = s.u(-800 if s.f64 else -110, 800 if s.f64 else 110)
+    b = a + s.u(-40, 40, n)
+    c = s.u(-3, 3, n // 2)
+    return np.concatenate([a, c]).astype(dtype), np.concatenate([b, -c]).astype(dtype)
+
+
+# ------------------------------------------------------------------ references
+def _expit_reference(x):
+    # SciPy's expit flushes to 0 near and below -log(max) (its exp(-x) overflows); the
+    # true value there is e^x (1 - e^x), a subnormal, which numfuse returns: the
+    # reference is NumPy's exp where SciPy says 0.
+    r = scipy.special.expit(x)
+    return np.where(r == 0, np.exp(x), r)
+
+
+def _expit_exact(x):
+    return 1 / (1 + mpmath.exp(-x))
+
+
+def _logaddexp_exact(a, b):
+    return mpmath.log(mpmath.exp(a) + mpmath.exp(b))
+
+
+@dataclass(frozen=True)
+class Function:
+    """One function's test data; `domain` and `exact` are None for functions that are
+    exact by construction (rounding, nextafter, copysign: no accuracy sweep)."""
+
+    reference: Callable  # NumPy / SciPy, with their special values
+    exact: Callable | None = None  # mpmath of real arguments
+    domain: Callable | None = None  # Sweep (and the dtype for two arguments) -> arguments
+    exact_complex: Callable | None = None  # mpmath of a complex argument
+
+
+# fmt: off
+FUNCTIONS: dict[str, Function] = {
+    "sqrt":      Function(np.sqrt, mpmath.sqrt, _sqrt, mpmath.sqrt),
+    "sin":       Function(np.sin, mpmath.sin, _trig, mpmath.sin),
+    "cos":       Function(np.cos, mpmath.cos, _trig, mpmath.cos),
+    "tan":       Function(np.tan, mpmath.tan, _trig, mpmath.tan),
+    "arcsin":    Function(np.arcsin, mpmath.asin, _unit_interval, mpmath.asin),
+    "arccos":    Function(np.arccos, mpmath.acos, _unit_interval, mpmath.acos),
+    "arctan":    Function(np.arctan, mpmath.atan, _arctan, mpmath.atan),
+    "sinh":      Function(np.sinh, mpmath.sinh, _sinh_cosh, mpmath.sinh),
+    "cosh":      Function(np.cosh, mpmath.cosh, _sinh_cosh, mpmath.cosh),
+    "tanh":      Function(np.tanh, mpmath.tanh, _tanh, mpmath.tanh),
+    "arcsinh":   Function(np.arcsinh, mpmath.asinh, _arcsinh, mpmath.asinh),
+    "arccosh":   Function(np.arccosh, mpmath.acosh, _arccosh, mpmath.acosh),
+    "arctanh":   Function(np.arctanh, mpmath.atanh, _unit_interval, mpmath.atanh),
+    "exp":       Function(np.exp, mpmath.exp, _exp, mpmath.exp),
+    "log":       Function(np.log, mpmath.log, _log, mpmath.log),
+    "log1p":     Function(np.log1p, mpmath.log1p, _log1p, lambda z: mpmath.log(1 + z)),
+    "log10":     Function(np.log10, mpmath.log10, _log2_log10, mpmath.log10),
+    "log2":      Function(np.log2, lambda x: mpmath.log(x, 2), _log2_log10,
+                          lambda z: mpmath.log(z, 2)),
+    "expm1":     Function(np.expm1, mpmath.expm1, _expm1, lambda z: mpmath.exp(z) - 1),
+    "erf":       Function(scipy.special.erf, mpmath.erf, _erf),
+    "erfc":      Function(scipy.special.erfc, mpmath.erfc, _erfc),
+    "expit":     Function(_expit_reference, _expit_exact, _expit),
+    "ceil":      Function(np.ceil),
+    "floor":     Function(np.floor),
+    "trunc":     Function(np.trunc),
+    "round":     Function(np.round),
+    "arctan2":   Function(np.arctan2, mpmath.atan2, _arctan2),
+    "hypot":     Function(np.hypot, lambda a, b: mpmath.sqrt(a * a + b * b), _hypot),
+    "nextafter": Function(np.nextafter),
+    "copysign":  Function(np.copysign),
+    "logaddexp": Function(np.logaddexp, _logaddexp_exact, _logaddexp),
+}
+# fmt: on
+
+
+def arguments(name: str, sweep: Sweep, dtype) -> tuple[np.ndarray, ...]:
+    """The domain sweep of a table function: one array per operand."""
+    domain = FUNCTIONS[name].domain
+    if CORE[name].arity == 2:
+        return domain(sweep, dtype)
+    with np.errstate(over="ignore"):
+        x = np.concatenate([np.asarray(p, dtype=np.float64) for p in domain(sweep)]).astype(dtype)
+    return (x[np.isfinite(x)],)
+
+
+def numpy_names(arity: int) -> list[str]:
+    """Table functions of this arity that NumPy's namespace has under the same name."""
+    return [name for name, row in CORE.items() if row.arity == arity and hasattr(np, name)]

@@ -1,0 +1,79 @@
+"""The function table (src/core/functions.hpp) and what is generated from it: every row
+reaches the parser, the compiler's type rule, the VM's opcodes and, for ufuncs, a
+numpy.ufunc with the table's loop order; the tests' table (tests/function_table.py) has
+a row for every function."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numfuse
+from function_table import CORE, FUNCTIONS, UFUNCS
+
+# The opcode rows each type rule expands to (type letters after the name).
+OPCODE_SUFFIXES = {
+    "float_complex": ["ff", "dd", "cc", "zz"],
+    "float_only": ["ff", "dd"],
+    "float_pair": ["fff", "ddd"],
+    "rounding": ["ff", "dd"],
+    "rounding_complex": ["ff", "dd", "cc", "zz"],
+}
+
+
+def test_every_function_has_a_test_row():
+    assert sorted(CORE) == sorted(FUNCTIONS)
+
+
+def test_float_complex_functions_have_a_complex_reference():
+    for name, row in CORE.items():
+        if row.types == "float_complex":
+            assert FUNCTIONS[name].exact_complex is not None, name
+
+
+@pytest.mark.parametrize("name", sorted(CORE))
+def test_row_generates_its_opcodes(name):
+    row = CORE[name]
+    assert row.arity == len(OPCODE_SUFFIXES[row.types][0]) - 1
+    opcodes = set(numfuse._core._expr_opcode_names())
+    for suffix in OPCODE_SUFFIXES[row.types]:
+        assert f"{name}_{suffix}" in opcodes
+    assert f"{name}_{'c' * (row.arity + 1)}" in opcodes or not row.has_complex
+
+
+@pytest.mark.parametrize("name", sorted(CORE))
+def test_row_reaches_evaluate_with_its_type_rule(name):
+    row = CORE[name]
+    args = {"a": np.linspace(0.25, 0.75, 5), "b": np.linspace(0.5, 1.5, 5)}
+    text = f"{name}(a)" if row.arity == 1 else f"{name}(a, b)"
+    with np.errstate(all="ignore"):
+        got = numfuse.evaluate(text, local_dict=args)
+        expected = FUNCTIONS[name].reference(*list(args.values())[: row.arity])
+    np.testing.assert_allclose(got, expected, rtol=1e-15)
+    singles = {k: v.astype(np.float32) for k, v in args.items()}
+    with np.errstate(all="ignore"):
+        assert numfuse.evaluate(text, local_dict=singles).dtype == np.float32
+    ints = {"a": np.arange(1, 4), "b": np.arange(2, 5)}
+    result = numfuse.evaluate(text, local_dict=ints)
+    # float64 for integers, except that rounding keeps them as they are
+    assert result.dtype == (np.int64 if row.types.startswith("rounding") else np.float64)
+    z = {"a": np.array([0.5 + 0.25j]), "b": np.array([1.0 + 0j])}
+    if row.has_complex:
+        assert numfuse.evaluate(text, local_dict=z).dtype == np.complex128
+    else:
+        with pytest.raises(TypeError, match=f"'{name}' is not supported for complex128"):
+            numfuse.evaluate(text, local_dict=z)
+
+
+@pytest.mark.parametrize("name", UFUNCS)
+def test_ufunc_rows_are_ufuncs_with_the_table_loop_order(name):
+    ufunc = getattr(numfuse, name)
+    assert isinstance(ufunc, np.ufunc) and ufunc.__name__ == name
+    assert [t.split("->")[0] for t in ufunc.types] == list(CORE[name].loops)
+    assert CORE[name].summary in ufunc.__doc__
+
+
+def test_only_ufunc_rows_are_ufuncs():
+    for name, row in CORE.items():
+        if not row.is_ufunc:
+            assert not isinstance(getattr(numfuse, name, None), np.ufunc), name
