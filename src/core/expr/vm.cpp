@@ -19,50 +19,21 @@
 #include <string>
 #include <vector>
 
-#if defined(__SSE2__) || defined(_M_X64)
-#include <emmintrin.h>
-#define NUMFUSE_EXPR_STREAMING 1
-#endif
-
 #include "arch/level_tables.hpp"
 #include "expr/expr.hpp"
 #include "expr/kernel_table.hpp"
 #include "interrupt.hpp"
 #include "numfuse_core.hpp"
 #include "parallel.hpp"
+#include "reduce/reduce.hpp"
+#include "streaming.hpp"
 
 namespace numfuse::expr {
 
-// ------------------------------------------------------------------ kernels
-namespace {
-
-struct ExprTables {
-    OpKernelTable tables[core::level_count] = {};
-    ExprTables() noexcept {
-        // Only levels the CPU runs get filled (their code is never reached otherwise).
-#ifdef NUMFUSE_HAVE_LEVEL_sse2
-        if (core::level_supported(core::Level::sse2)) {
-            core::fill_expr_table_sse2(tables[static_cast<int>(core::Level::sse2)]);
-        }
-#endif
-#ifdef NUMFUSE_HAVE_LEVEL_avx2_fma
-        if (core::level_supported(core::Level::avx2_fma)) {
-            core::fill_expr_table_avx2_fma(tables[static_cast<int>(core::Level::avx2_fma)]);
-        }
-#endif
-#ifdef NUMFUSE_HAVE_LEVEL_avx512
-        if (core::level_supported(core::Level::avx512)) {
-            core::fill_expr_table_avx512(tables[static_cast<int>(core::Level::avx512)]);
-        }
-#endif
-    }
-};
-
-}  // namespace
-
 const OpKernelTable& active_kernels() noexcept {
-    static const ExprTables tables;
-    return tables.tables[static_cast<int>(core::active_level())];
+    static const core::PerLevelTables<OpKernelTable> tables(
+        [](const core::LevelKernelFill& fill, OpKernelTable& table) { fill.expr(table); });
+    return tables[core::active_level()];
 }
 
 namespace {
@@ -82,12 +53,9 @@ constexpr std::size_t block_bytes = 2048;
 constexpr std::size_t reduce_block_bytes = 16384;
 // Below this many elements per thread, a fork/join costs more than it saves.
 constexpr std::size_t min_elements_per_thread = 16384;
-// Results at least this large bypass the caches on their way out (as the
-// ufunc loops do): non-temporal stores save the read-for-ownership of every
-// output line, a quarter of the memory traffic of `2*a + 3*b`.
-constexpr std::size_t streaming_bytes = std::size_t{32} << 20;
-// Work unit of a reduction along a run (a multiple of every block size).
-constexpr std::size_t reduce_chunk = 65536;
+// Work unit of a reduction along a run: the fixed chunk of the reductions
+// (a multiple of every block size).
+constexpr std::size_t reduce_chunk = core::kReduceChunk;
 
 [[noreturn]] void value_error(const std::string& message) {
     throw ExprError(ErrorKind::value, message);
@@ -449,37 +417,6 @@ std::vector<Operand> stage_operands(const Stage& stage, const std::vector<ArrayV
 }
 
 // ------------------------------------------------------------------ element-wise
-// Copies `bytes` from a (cache-resident, 16-byte-aligned) register to
-// 16-byte-aligned `dst` with non-temporal stores; the caller fences.
-void stream_out(char* dst, const char* src, std::size_t bytes) noexcept {
-#ifdef NUMFUSE_EXPR_STREAMING
-    std::size_t k = 0;
-    for (; k + 64 <= bytes; k += 64) {
-        const __m128i v0 = _mm_load_si128(reinterpret_cast<const __m128i*>(src + k));
-        const __m128i v1 = _mm_load_si128(reinterpret_cast<const __m128i*>(src + k + 16));
-        const __m128i v2 = _mm_load_si128(reinterpret_cast<const __m128i*>(src + k + 32));
-        const __m128i v3 = _mm_load_si128(reinterpret_cast<const __m128i*>(src + k + 48));
-        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k), v0);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k + 16), v1);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k + 32), v2);
-        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k + 48), v3);
-    }
-    for (; k + 16 <= bytes; k += 16) {
-        _mm_stream_si128(reinterpret_cast<__m128i*>(dst + k),
-                         _mm_load_si128(reinterpret_cast<const __m128i*>(src + k)));
-    }
-    if (k < bytes) std::memcpy(dst + k, src + k, bytes - k);
-#else
-    std::memcpy(dst, src, bytes);
-#endif
-}
-
-void stream_fence() noexcept {
-#ifdef NUMFUSE_EXPR_STREAMING
-    _mm_sfence();
-#endif
-}
-
 void run_elementwise(const Stage& stage, const StageGeometry& g,
                      const std::vector<ArrayView>& inputs,
                      const std::vector<ArrayView>& stage_outputs, const ArrayView& out,
@@ -502,7 +439,7 @@ void run_elementwise(const Stage& stage, const StageGeometry& g,
     // Blocks start at multiples of block x item bytes (2 KiB) from the base, so
     // an aligned base makes every block's stores aligned.
     const bool streaming = target.mode == Operand::contiguous &&
-                           n * target.item >= streaming_bytes &&
+                           n * target.item >= core::streaming_min_bytes &&
                            reinterpret_cast<std::uintptr_t>(target.base) % 16 == 0;
     // Interruptible between blocks (see interrupt.hpp).
     interrupt::Scope* const scope = interrupt::current();
@@ -516,10 +453,10 @@ void run_elementwise(const Stage& stage, const StageGeometry& g,
                     if (interrupt::should_stop(scope)) break;
                     const std::size_t count = std::min(block, end - start);
                     const char* result = runner.run(start, count, nullptr, local);
-                    stream_out(const_cast<char*>(target.base) + start * target.item, result,
-                               count * target.item);
+                    core::stream_copy(const_cast<char*>(target.base) + start * target.item, result,
+                                      count * target.item);
                 }
-                stream_fence();
+                core::stream_fence();
                 return local;
             }
             for (std::size_t start = begin; start < end; start += block) {
@@ -993,8 +930,8 @@ void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t
     std::size_t buffers = static_cast<std::size_t>(program.slots);
     for (const auto& r : program.registers) buffers += r.kind == RegisterKind::constant;
     const std::size_t fill_count = std::min(n, block);
-    const bool streaming =
-        n * out_item >= streaming_bytes && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+    const bool streaming = n * out_item >= core::streaming_min_bytes &&
+                           reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
     const std::size_t nreg = program.registers.size();
     const int result = program.result;
     interrupt::Scope* const scope = interrupt::current();
@@ -1038,9 +975,9 @@ void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t
                         count);
                 }
                 if (streaming)
-                    stream_out(out + start * out_item, result_register, count * out_item);
+                    core::stream_copy(out + start * out_item, result_register, count * out_item);
             }
-            if (streaming) stream_fence();
+            if (streaming) core::stream_fence();
             return local;
         });
     interrupt::throw_if_stopped(scope);

@@ -16,44 +16,24 @@
 #include <type_traits>
 
 #include "arch/level_tables.hpp"
+#include "fp_status.hpp"
 #include "interrupt.hpp"
 #include "parallel.hpp"
-
-#if defined(__SSE__) || defined(__x86_64__)
-#include <xmmintrin.h>
-#define NUMFUSE_REDUCE_HAVE_MXCSR 1
-#endif
 
 namespace numfuse::core {
 namespace {
 
 // ------------------------------------------------------------ level tables
 
-struct ReduceTables {
-    ReduceKernelTable tables[level_count] = {};
-
-    ReduceTables() noexcept {
-#ifdef NUMFUSE_HAVE_LEVEL_sse2
-        if (level_supported(Level::sse2))
-            fill_reduce_table_sse2(tables[static_cast<int>(Level::sse2)]);
-#endif
-#ifdef NUMFUSE_HAVE_LEVEL_avx2_fma
-        if (level_supported(Level::avx2_fma)) {
-            fill_reduce_table_avx2_fma(tables[static_cast<int>(Level::avx2_fma)]);
-        }
-#endif
-#ifdef NUMFUSE_HAVE_LEVEL_avx512
-        if (level_supported(Level::avx512)) {
-            fill_reduce_table_avx512(tables[static_cast<int>(Level::avx512)]);
-        }
-#endif
-    }
-};
+const ReduceKernelTable& active_table() noexcept {
+    static const PerLevelTables<ReduceKernelTable> tables(
+        [](const LevelKernelFill& fill, ReduceKernelTable& table) { fill.reduce(table); });
+    return tables[active_level()];
+}
 
 template <class T>
 const ReduceKernels<T>& active_kernels() noexcept {
-    static const ReduceTables tables;
-    const auto& table = tables.tables[static_cast<int>(active_level())];
+    const ReduceKernelTable& table = active_table();
     if constexpr (std::is_same<T, float>::value) {
         return table.f32;
     } else {
@@ -61,23 +41,9 @@ const ReduceKernels<T>& active_kernels() noexcept {
     }
 }
 
-// The kernels may raise spurious status flags (exp(inf - inf) on lanes that
-// are then replaced, overflow in discarded lanes); the caller's flags are
-// restored, and no condition is reported: SciPy's own answers for these
-// functions are computed under np.errstate(ignore) where they matter.
-class StatusFlagsGuard {
-public:
-#ifdef NUMFUSE_REDUCE_HAVE_MXCSR
-    StatusFlagsGuard() noexcept : saved_(_mm_getcsr()) {}
-    ~StatusFlagsGuard() { _mm_setcsr(saved_); }
-
-private:
-    unsigned saved_;
-#endif
-public:
-    StatusFlagsGuard(const StatusFlagsGuard&) = delete;
-    StatusFlagsGuard& operator=(const StatusFlagsGuard&) = delete;
-};
+// FpStatusGuard around the kernels: no condition is reported, since SciPy's
+// own answers for these functions are computed under np.errstate(ignore)
+// where they matter.
 
 // ------------------------------------------------------------ geometry
 
@@ -717,7 +683,7 @@ void logsumexp(DType dtype, const ReduceShape& shape, const ReduceOperand& a,
     const ReduceOperand* const inputs[2] = {&a, &b};
     const ReduceOutput* const outputs[2] = {&result, &sign};
     build_dims(shape, inputs, outputs, false, outer, inner);
-    StatusFlagsGuard guard;
+    FpStatusGuard guard;
     if (dtype == DType::f32) {
         const Plan p = plan(outer, inner, elem, active_kernels<float>().batch_lanes);
         logsumexp_typed<float>(p, a.data, b.data, result, sign);
@@ -747,7 +713,7 @@ void softmax(SoftmaxKind kind, DType dtype, const ReduceShape& shape, const Redu
         throw std::invalid_argument(
             "zero-size array to reduction operation maximum which has no identity");
     }
-    StatusFlagsGuard guard;
+    FpStatusGuard guard;
     if (dtype == DType::f32) {
         const Plan p = plan(outer, inner, elem, active_kernels<float>().batch_lanes);
         softmax_typed<float>(kind, p, x.data, out);
