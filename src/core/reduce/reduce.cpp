@@ -7,6 +7,7 @@
 #include "reduce/reduce.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -19,6 +20,7 @@
 #include "fp_status.hpp"
 #include "interrupt.hpp"
 #include "parallel.hpp"
+#include "strided.hpp"
 
 namespace numfuse::core {
 namespace {
@@ -54,48 +56,21 @@ constexpr int slot_out = 2;
 constexpr int slot_sign = 3;
 constexpr int slot_count = 4;
 
-struct Dims {
-    std::vector<std::size_t> extent;
-    std::vector<std::ptrdiff_t> stride[slot_count];
+using Dims = StridedDims<std::array<std::vector<std::ptrdiff_t>, slot_count>>;
 
-    std::size_t size() const noexcept {
-        std::size_t total = 1;
-        for (const auto e : extent) total *= e;
-        return total;
-    }
-    std::size_t rank() const noexcept { return extent.size(); }
-};
-
-// Drops extent-1 dimensions, orders the rest by decreasing |stride of a|
-// (the innermost, fastest-moving dimension last) and merges neighbours that
-// are one contiguous dimension for every operand. An empty result becomes
-// one dimension of extent 1, so loops never special-case rank 0.
+// Orders the dimensions by decreasing |stride of a| (the innermost,
+// fastest-moving dimension last) and coalesces them (strided.hpp). An empty
+// result becomes one dimension of extent 1, so loops never special-case
+// rank 0.
 Dims simplify(const Dims& in) {
-    std::vector<std::size_t> order;
-    for (std::size_t d = 0; d < in.rank(); ++d) {
-        if (in.extent[d] != 1) order.push_back(d);
-    }
+    std::vector<std::size_t> order(in.rank());
+    std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
         const auto sx = in.stride[slot_a][x] < 0 ? -in.stride[slot_a][x] : in.stride[slot_a][x];
         const auto sy = in.stride[slot_a][y] < 0 ? -in.stride[slot_a][y] : in.stride[slot_a][y];
         return sx > sy;
     });
-    Dims out;
-    for (const auto d : order) {
-        const std::size_t last = out.rank();
-        bool merge = last > 0;
-        for (int k = 0; merge && k < slot_count; ++k) {
-            merge = out.stride[k][last - 1] ==
-                    in.stride[k][d] * static_cast<std::ptrdiff_t>(in.extent[d]);
-        }
-        if (merge) {
-            out.extent[last - 1] *= in.extent[d];
-            for (int k = 0; k < slot_count; ++k) out.stride[k][last - 1] = in.stride[k][d];
-        } else {
-            out.extent.push_back(in.extent[d]);
-            for (int k = 0; k < slot_count; ++k) out.stride[k].push_back(in.stride[k][d]);
-        }
-    }
+    Dims out = coalesce_dims(in, order);
     if (out.rank() == 0) {
         out.extent.push_back(1);
         for (int k = 0; k < slot_count; ++k) out.stride[k].push_back(0);
