@@ -15,6 +15,7 @@
 
 #include "expr/vm_internal.hpp"
 #include "interrupt.hpp"
+#include "lse_accumulator.hpp"
 #include "parallel.hpp"
 
 namespace numfuse::expr::vm {
@@ -111,86 +112,49 @@ struct Extremum {
     static T finish(const Acc& acc, std::size_t) { return acc; }
 };
 
-// log(sum(exp(x))) streamed as (max, sum of exp(x - max)), in double.
+// log(sum(exp(x))) streamed as (max, sum of exp(x - max)) in double, with
+// the shared accumulator rules (lse_accumulator.hpp).
 template <class T>
 struct LogSumExp {
-    struct Acc {
-        double max = -std::numeric_limits<double>::infinity();
-        double sum = 0.0;
-    };
-    static Acc init() { return Acc{}; }
-    static void add_one(Acc& acc, double x) {
-        if (std::isnan(x)) {
-            acc.max = x;
-            return;
-        }
-        if (x > acc.max) {
-            if (std::isnan(acc.max)) return;
-            acc.sum = (acc.max == -std::numeric_limits<double>::infinity()
-                           ? 0.0
-                           : acc.sum * std::exp(acc.max - x)) +
-                      1.0;
-            acc.max = x;
-        } else if (x != -std::numeric_limits<double>::infinity()) {
-            acc.sum += std::exp(x - acc.max);
-        }
-    }
+    using Acc = core::lse::LseState;
+    using Math = core::lse::StdMath;
+    static Acc init() { return core::lse::lse_empty(); }
+    // The batch form for runs: the run's maximum first, then one pass of
+    // exp(x - max), so a run costs at most one rescale.
     static void add_run(Acc& acc, const T* v, std::size_t n) {
-        // Block maximum first, then one pass of exp(x - max): one rescale per run.
-        double m = acc.max;
-        bool nan = std::isnan(m);
+        if (std::isnan(acc.s)) return;
+        double m = acc.m;
+        bool nan = false;
         for (std::size_t k = 0; k < n && !nan; ++k) {
             const double x = static_cast<double>(v[k]);
             if (std::isnan(x)) nan = true;
             else if (x > m) m = x;
         }
         if (nan) {
-            acc.max = std::numeric_limits<double>::quiet_NaN();
+            acc.s = std::numeric_limits<double>::quiet_NaN();
             return;
         }
         if (m == -std::numeric_limits<double>::infinity()) return;  // all -inf so far
         if (m == std::numeric_limits<double>::infinity()) {
-            acc.max = m;
-            acc.sum = 1.0;
+            acc.m = m;
+            acc.s = 1.0;
             return;
         }
-        double s = acc.max == -std::numeric_limits<double>::infinity()
-                       ? 0.0
-                       : acc.sum * std::exp(acc.max - m);
+        double s =
+            acc.m == -std::numeric_limits<double>::infinity() ? 0.0 : acc.s * std::exp(acc.m - m);
         for (std::size_t k = 0; k < n; ++k) s += std::exp(static_cast<double>(v[k]) - m);
-        acc.max = m;
-        acc.sum = s;
+        acc.m = m;
+        acc.s = s;
     }
     static void add_columns(Acc* acc, const T* v, std::size_t n) {
-        for (std::size_t k = 0; k < n; ++k) add_one(acc[k], static_cast<double>(v[k]));
+        for (std::size_t k = 0; k < n; ++k) {
+            core::lse::lse_add<Math>(acc[k], static_cast<double>(v[k]));
+        }
     }
     static void merge(Acc& acc, const Acc& other) {
-        if (std::isnan(acc.max) || std::isnan(other.max)) {
-            acc.max = std::numeric_limits<double>::quiet_NaN();
-            return;
-        }
-        if (other.max == -std::numeric_limits<double>::infinity()) return;
-        if (acc.max == -std::numeric_limits<double>::infinity()) {
-            acc = other;
-            return;
-        }
-        if (other.max == std::numeric_limits<double>::infinity() ||
-            acc.max == std::numeric_limits<double>::infinity()) {
-            acc.max = std::numeric_limits<double>::infinity();
-            acc.sum = 1.0;
-            return;
-        }
-        if (other.max > acc.max) {
-            acc.sum = acc.sum * std::exp(acc.max - other.max) + other.sum;
-            acc.max = other.max;
-        } else {
-            acc.sum += other.sum * std::exp(other.max - acc.max);
-        }
+        acc = core::lse::lse_combine<Math>(acc, other);
     }
-    static T finish(const Acc& acc, std::size_t) {
-        if (std::isnan(acc.max) || std::isinf(acc.max)) return static_cast<T>(acc.max);
-        return static_cast<T>(acc.max + std::log(acc.sum));
-    }
+    static T finish(const Acc& acc, std::size_t) { return core::lse::lse_result<T, Math>(acc); }
 };
 
 // Which iteration order a reduction uses.

@@ -19,6 +19,7 @@
 #include "arch/level_tables.hpp"
 #include "fp_status.hpp"
 #include "interrupt.hpp"
+#include "lse_accumulator.hpp"
 #include "parallel.hpp"
 #include "strided.hpp"
 
@@ -208,35 +209,10 @@ void parallel_outputs(std::size_t outputs, std::size_t cost_per_output, Body&& b
 
 // ------------------------------------------------------------ scalar merging
 
-// exp(x - m) with x - m as a double word (see exp_difference in
-// reduce_loops.hpp); exp(-inf) = 0 and NaN pass through.
-template <class T>
-T exp_difference(T x, T m) noexcept {
-    const T hi = x - m;
-    if (!std::isfinite(hi)) return std::exp(hi);
-    const T x_part = hi - x;
-    const T lo = (x - (hi - x_part)) + (-m - x_part);
-    const T e = std::exp(hi);
-    return e + e * lo;
-}
-
-template <class T>
-void two_sum(T a, T b, T& sum, T& error) noexcept {
-    sum = a + b;
-    const T b_part = sum - a;
-    error = (a - (sum - b_part)) + (b - b_part);
-}
-
-// The triple for the union of two disjoint element sets; q is merged after
-// p (order matters only for the rounding, and is always the chunk order).
+// The merge rules are the shared ones (lse_accumulator.hpp).
 template <class T>
 ReducePartial<T> merge(const ReducePartial<T>& p, const ReducePartial<T>& q) noexcept {
-    const T m = q.m > p.m ? q.m : p.m;
-    const T scale_p = exp_difference(p.m, m);
-    const T scale_q = exp_difference(q.m, m);
-    T sum, error;
-    two_sum(p.s * scale_p, q.s * scale_q, sum, error);
-    return {m, sum, error + p.c * scale_p + q.c * scale_q};
+    return lse::merge_compensated<lse::StdMath>(p, q);
 }
 
 template <class T>
@@ -254,7 +230,7 @@ struct Normalised {
 template <class T>
 Normalised normalise(const ReducePartial<T>& p) noexcept {
     double hi, lo;
-    two_sum(static_cast<double>(p.s), static_cast<double>(p.c), hi, lo);
+    lse::two_sum(static_cast<double>(p.s), static_cast<double>(p.c), hi, lo);
     return {hi, lo};
 }
 
