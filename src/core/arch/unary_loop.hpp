@@ -126,8 +126,7 @@ struct ErfOp : OrScreen<ErfOp> {
     // the input and repairs their values with finish (erf raises no floating-point
     // conditions).
     // One batch per iteration in the deferred loop: the float64 kernel keeps 13 table
-    // halves in registers, and two interleaved batches spill (avx512, 1 thread, 2e4:
-    // 2.24 -> 2.10 cycles/element together with the chained lookups in erf.hpp).
+    // halves in registers, and two interleaved batches would spill them.
     static constexpr bool single = true;
     template <class B>
     NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
@@ -182,8 +181,7 @@ struct UnaryBatchRunner {
     unsigned flags = fp_none;
 
     // Both forced inline: in the big per-level translation unit GCC otherwise keeps the
-    // erf pair out of line (a call per 16 elements that reloads erf's 28 table registers:
-    // 0.88 -> 0.76 ns/elt for f64 erf at avx512).
+    // erf pair out of line (a call per 16 elements that reloads erf's 28 table registers).
     NUMFUSE_OP_INLINE B operator()(const B& x) noexcept {
         B y = Op::compute_fast(x);
         if (xsimd::any(Op::may_raise(x))) {
