@@ -15,44 +15,42 @@
 #include <type_traits>
 
 #include "arch/level_tables.hpp"
+#include "fp_status.hpp"
 #include "numfuse_core.hpp"
 #include "parallel.hpp"
-
-#if defined(__SSE__) || defined(__x86_64__)
-#include <xmmintrin.h>
-#define NUMFUSE_HAVE_MXCSR 1
-#else
-#include <cfenv>
-#endif
+#include "streaming.hpp"
 
 namespace numfuse::core {
 namespace {
 
+using CpuFeatures = decltype(xsimd::available_architectures());
+
+// A level's row of the level table: its kernel fill functions and CPU test.
+struct LevelRow {
+    const char* name;
+    const char* alias;
+    bool (*cpu_runs)(const CpuFeatures& cpu) noexcept;
+    const LevelKernelFill* fill;
+};
+
+const LevelRow level_rows[level_count] = {
+#define NUMFUSE_LEVEL_ROW(name, alias, cpu_test)                                   \
+    {#name, alias, [](const CpuFeatures& cpu) noexcept { return bool(cpu_test); }, \
+     &level_fill_##name},
+    NUMFUSE_LEVELS(NUMFUSE_LEVEL_ROW)
+#undef NUMFUSE_LEVEL_ROW
+};
+
 struct LevelTables {
     UnaryTable tables[level_count] = {};
-    bool compiled[level_count] = {};
     bool supported[level_count] = {};
 
     LevelTables() noexcept {
         const auto cpu = xsimd::available_architectures();
-#ifdef NUMFUSE_HAVE_LEVEL_sse2
-        compiled[static_cast<int>(Level::sse2)] = true;
-        supported[static_cast<int>(Level::sse2)] = cpu.sse2 != 0;
-        if (cpu.sse2) fill_unary_table_sse2(tables[static_cast<int>(Level::sse2)]);
-#endif
-#ifdef NUMFUSE_HAVE_LEVEL_avx2_fma
-        compiled[static_cast<int>(Level::avx2_fma)] = true;
-        supported[static_cast<int>(Level::avx2_fma)] = cpu.fma3_avx2 != 0;
-        if (cpu.fma3_avx2) fill_unary_table_avx2_fma(tables[static_cast<int>(Level::avx2_fma)]);
-#endif
-#ifdef NUMFUSE_HAVE_LEVEL_avx512
-        compiled[static_cast<int>(Level::avx512)] = true;
-        const bool avx512 =
-            cpu.avx512bw != 0 && cpu.avx512dq != 0 && cpu.avx512cd != 0 && cpu.fma3_avx2 != 0;
-        supported[static_cast<int>(Level::avx512)] = avx512;
-        if (avx512) fill_unary_table_avx512(tables[static_cast<int>(Level::avx512)]);
-#endif
-        (void)cpu;
+        for (int i = 0; i < level_count; ++i) {
+            supported[i] = level_rows[i].cpu_runs(cpu);
+            if (supported[i]) level_rows[i].fill->unary(tables[i]);
+        }
     }
 };
 
@@ -80,46 +78,12 @@ std::atomic<int>& active_level_setting() noexcept {
     return setting;
 }
 
-// Keeps the calling thread's floating-point status flags as they were: the
-// SIMD kernels may raise spurious flags in intermediate steps (on lanes that
-// are later replaced), and the real conditions are reported explicitly.
-class FpStatusGuard {
-public:
-    FpStatusGuard() noexcept {
-#ifdef NUMFUSE_HAVE_MXCSR
-        saved_ = _mm_getcsr();
-#else
-        std::fegetexceptflag(&saved_, FE_ALL_EXCEPT);
-#endif
-    }
-    ~FpStatusGuard() {
-#ifdef NUMFUSE_HAVE_MXCSR
-        _mm_setcsr(saved_);
-#else
-        std::fesetexceptflag(&saved_, FE_ALL_EXCEPT);
-#endif
-    }
-    FpStatusGuard(const FpStatusGuard&) = delete;
-    FpStatusGuard& operator=(const FpStatusGuard&) = delete;
-
-private:
-#ifdef NUMFUSE_HAVE_MXCSR
-    unsigned saved_;
-#else
-    std::fexcept_t saved_;
-#endif
-};
-
 // Elements per thread below which splitting a job costs more than it saves
 // (fork/join of a warm OpenMP team is a few microseconds). A tuning choice per
 // kernel: ufuncs without an entry here take the default.
 std::size_t min_elements_per_thread(UnaryOp op) noexcept {
     return op == UnaryOp::erf ? 8192 : 32768;
 }
-
-// Outputs larger than this bypass the caches (non-temporal stores): they
-// cannot stay cached anyway, and streaming saves the read-for-ownership.
-constexpr std::size_t streaming_output_bytes = std::size_t{32} << 20;
 
 // Half precision goes through the f32 kernels in blocks held on the stack.
 constexpr std::size_t half_block = 512;
@@ -195,13 +159,12 @@ void apply_scalar(UnaryOp op, const char* in, std::ptrdiff_t in_stride, char* ou
 }  // namespace
 
 const char* level_name(Level level) noexcept {
-    switch (level) {
-#define NUMFUSE_LEVEL_CASE(name) \
-    case Level::name: return #name;
-        NUMFUSE_LEVELS(NUMFUSE_LEVEL_CASE)
-#undef NUMFUSE_LEVEL_CASE
-    }
-    return "unknown";
+    const int i = static_cast<int>(level);
+    return i >= 0 && i < level_count ? level_rows[i].name : "unknown";
+}
+
+const LevelKernelFill& level_kernel_fill(Level level) noexcept {
+    return *level_rows[static_cast<int>(level)].fill;
 }
 
 const char* unary_op_name(UnaryOp op) noexcept {
@@ -210,7 +173,8 @@ const char* unary_op_name(UnaryOp op) noexcept {
 }
 
 bool level_compiled(Level level) noexcept {
-    return level_tables().compiled[static_cast<int>(level)];
+    const int i = static_cast<int>(level);
+    return i >= 0 && i < level_count;
 }
 
 bool level_supported(Level level) noexcept {
@@ -250,20 +214,22 @@ void set_active_level(Level level) {
 }
 
 Level parse_level(const std::string& name) {
-    if (name == "sse2") return Level::sse2;
-    if (name == "avx2" || name == "avx2_fma") return Level::avx2_fma;
-    if (name == "avx512") return Level::avx512;
-    throw std::invalid_argument("unknown instruction-set level '" + name +
-                                "' (expected sse2, avx2 or avx512)");
+    std::string expected;
+    for (int i = 0; i < level_count; ++i) {
+        const LevelRow& row = level_rows[i];
+        if (name == row.name || name == row.alias) return static_cast<Level>(i);
+        if (i > 0) expected += i + 1 == level_count ? " or " : ", ";
+        expected += row.alias;
+    }
+    throw std::invalid_argument("unknown instruction-set level '" + name + "' (expected " +
+                                expected + ")");
 }
 
 UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept {
     const int d = static_cast<int>(dtype);
     if (d >= simd_dtype_count) return nullptr;
     const auto& tables = level_tables();
-    if (!tables.compiled[static_cast<int>(level)] || !tables.supported[static_cast<int>(level)]) {
-        return nullptr;
-    }
+    if (!level_compiled(level) || !tables.supported[static_cast<int>(level)]) return nullptr;
     return tables.tables[static_cast<int>(level)][static_cast<int>(op)][d][0];
 }
 
@@ -282,8 +248,8 @@ unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_
         case DType::f32:
         case DType::f64: {
             const std::size_t size = dtype == DType::f32 ? sizeof(float) : sizeof(double);
-            const bool streaming = out_stride == static_cast<std::ptrdiff_t>(size) &&
-                                   n * size >= streaming_output_bytes;
+            const bool streaming =
+                out_stride == static_cast<std::ptrdiff_t>(size) && n * size >= streaming_min_bytes;
             const UnaryLoop loop = table[static_cast<int>(dtype)][streaming ? 1 : 0];
             FpStatusGuard guard;
             return parallel::for_ranges_or(

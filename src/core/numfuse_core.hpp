@@ -13,21 +13,28 @@
 
 namespace numfuse::core {
 
-// Instruction-set levels, lowest first. Each is compiled in its own
-// translation unit (src/core/arch/<level>.cpp) with that level's flags.
-#define NUMFUSE_LEVELS(X) \
-    X(sse2)               \
-    X(avx2_fma)           \
-    X(avx512)
+// Instruction-set levels, lowest first: the one list of levels. A row is
+// X(name, alias, cpu_test): `name` is the level's enum value, its name in
+// level_name() and the suffix of its translation unit (src/core/arch/<name>.cpp,
+// compiled with that level's flags); `alias` is what users write (parse_level
+// accepts both); `cpu_test` is a bool expression over `cpu`, the running CPU's
+// xsimd::available_architectures(), true when the CPU (and OS) run the level.
+// The level table (arch/level_tables.hpp) and everything that lists levels are
+// generated from these rows, so a new level is one row here plus its
+// translation unit and flags in CMakeLists.txt.
+#define NUMFUSE_LEVELS(X)              \
+    X(sse2, "sse2", cpu.sse2)          \
+    X(avx2_fma, "avx2", cpu.fma3_avx2) \
+    X(avx512, "avx512", cpu.avx512bw&& cpu.avx512dq&& cpu.avx512cd&& cpu.fma3_avx2)
 
 enum class Level : int {
-#define NUMFUSE_LEVEL_ENUM(name) name,
+#define NUMFUSE_LEVEL_ENUM(name, alias, cpu_test) name,
     NUMFUSE_LEVELS(NUMFUSE_LEVEL_ENUM)
 #undef NUMFUSE_LEVEL_ENUM
 };
-#define NUMFUSE_LEVEL_COUNT(name) +1
-inline constexpr int level_count = 0 NUMFUSE_LEVELS(NUMFUSE_LEVEL_COUNT);
-#undef NUMFUSE_LEVEL_COUNT
+#define NUMFUSE_LEVEL_ONE(name, alias, cpu_test) +1
+inline constexpr int level_count = 0 NUMFUSE_LEVELS(NUMFUSE_LEVEL_ONE);
+#undef NUMFUSE_LEVEL_ONE
 
 // The ufuncs (UnaryOp, unary_op_count, NUMFUSE_UNARY_OPS) are the function
 // table's rows marked as ufuncs: see functions.hpp.
@@ -60,7 +67,8 @@ using UnaryLoop = unsigned (*)(const char* in, std::ptrdiff_t in_stride, char* o
 const char* level_name(Level level) noexcept;
 const char* unary_op_name(UnaryOp op) noexcept;
 
-// True when the level's translation unit was compiled into this build.
+// True when the level's translation unit was compiled into this build (every
+// listed level is: CMakeLists.txt builds them all on their architecture).
 bool level_compiled(Level level) noexcept;
 // True when the running CPU (and OS) can execute the level's instructions.
 bool level_supported(Level level) noexcept;
@@ -73,7 +81,8 @@ Level best_level() noexcept;
 Level active_level() noexcept;
 // Throws std::invalid_argument if the level is not usable.
 void set_active_level(Level level);
-// Parses "sse2", "avx2", "avx2_fma", "avx512"; throws std::invalid_argument.
+// Parses a level's name or alias ("sse2", "avx2", "avx2_fma", "avx512");
+// throws std::invalid_argument.
 Level parse_level(const std::string& name);
 
 // The SIMD loop compiled for one level (dtype f32 or f64); nullptr when that

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "device_math/device_math.hpp"
+#include "lse_accumulator.hpp"
 
 namespace numfuse::cuda::lse {
 
@@ -13,49 +14,31 @@ namespace dm = numfuse::device_math;
 
 inline constexpr int block_threads = 256;  // threads of a row block: the tree has 8 levels
 
-// A running log-sum-exp: the maximum m and s = sum exp(x - m), s in double for
-// both input types (float32 rows of 1e8 elements would lose digits in float).
-// m = -inf with s = 0 is the empty state. NaN inputs make s NaN (the result is
-// NaN); +inf inputs make m = +inf (the result is +inf unless a NaN is present).
-struct LseState {
-    double m;
-    double s;
-};
+// The running log-sum-exp (m, s) and its rules are the shared ones
+// (src/core/lse_accumulator.hpp), here bound to the device_math kernels so the
+// GPU and its CPU emulation (reduce_host.cpp) compute the same bits.
+using core::lse::lse_empty;
+using core::lse::LseState;
+using core::lse::neg_inf;
+using core::lse::pos_inf;
 
-NUMFUSE_HD inline double pos_inf() { return dm::double_from_bits(0x7ff0000000000000ull); }
-NUMFUSE_HD inline double neg_inf() { return dm::double_from_bits(0xfff0000000000000ull); }
-NUMFUSE_HD inline LseState lse_empty() { return {neg_inf(), 0.0}; }
+struct DeviceMath {
+    NUMFUSE_HD static double exp(double x) { return dm::exp_scalar(x); }
+    NUMFUSE_HD static double log(double x) { return dm::log_scalar(x); }
+};
 
 template <class T>
 NUMFUSE_HD inline void lse_add(LseState& st, T x) {
-    const double xd = static_cast<double>(x);
-    if (xd > st.m) {
-        // exp(m - x) in T's own precision would do; double keeps s consistent.
-        st.s = st.s * dm::exp_scalar(st.m - xd) + 1.0;
-        st.m = xd;
-    } else {
-        st.s += (xd == st.m) ? 1.0 : dm::exp_scalar(xd - st.m);
-    }
+    core::lse::lse_add<DeviceMath>(st, static_cast<double>(x));
 }
 
 NUMFUSE_HD inline LseState lse_combine(LseState a, LseState b) {
-    if (b.m > a.m) {
-        const LseState t = a;
-        a = b;
-        b = t;
-    }
-    // a.m >= b.m, or a NaN-free pair of -inf.
-    const double w = (b.m == a.m) ? 1.0 : dm::exp_scalar(b.m - a.m);
-    return {a.m, a.s + b.s * w};
+    return core::lse::lse_combine<DeviceMath>(a, b);
 }
 
 template <class T>
 NUMFUSE_HD inline T lse_result(LseState st) {
-    // m + log(s); m = -inf (empty or all -inf) gives -inf; m = +inf gives +inf.
-    if (st.m == neg_inf() || st.m == pos_inf()) {
-        return static_cast<T>(st.s != st.s ? st.s : st.m);
-    }
-    return static_cast<T>(st.m + dm::log_scalar(st.s));
+    return core::lse::lse_result<T, DeviceMath>(st);
 }
 
 // softmax / log_softmax of one element from its line's final state:

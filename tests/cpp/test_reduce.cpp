@@ -13,8 +13,10 @@
 #include <random>
 #include <vector>
 
+#include "lse_accumulator.hpp"
 #include "numfuse_core.hpp"
 #include "parallel.hpp"
+#include "reduce/kernel_table.hpp"
 #include "reduce/reduce.hpp"
 
 namespace {
@@ -218,6 +220,41 @@ TEST(Reduce, BitIdenticalForAnyThreadCount) {
                 << numfuse::core::level_name(level);
         }
     }
+}
+
+// The shared accumulator rules (lse_accumulator.hpp), on the host with the
+// C++ library's exp/log: the states of special inputs and the merge of
+// disjoint parts.
+TEST(LseAccumulator, SpecialStatesAndMerge) {
+    namespace lse = numfuse::core::lse;
+    using Math = lse::StdMath;
+    const double inf = std::numeric_limits<double>::infinity();
+    const auto fold = [](std::initializer_list<double> xs) {
+        lse::LseState st = lse::lse_empty();
+        for (const double x : xs) lse::lse_add<Math>(st, x);
+        return st;
+    };
+    EXPECT_EQ((lse::lse_result<double, Math>(lse::lse_empty())), -inf);
+    EXPECT_EQ((lse::lse_result<double, Math>(fold({-inf, -inf}))), -inf);
+    EXPECT_EQ((lse::lse_result<double, Math>(fold({-inf, 3.0, -inf}))), 3.0);
+    EXPECT_EQ((lse::lse_result<double, Math>(fold({1.0, inf, 2.0, inf}))), inf);
+    EXPECT_TRUE(std::isnan(lse::lse_result<double, Math>(fold({1.0, std::nan(""), inf}))));
+    EXPECT_EQ((lse::lse_result<double, Math>(fold({0.0, 0.0}))), std::log(2.0));
+    // Merging the parts gives the state of the whole, in either order.
+    const lse::LseState whole = fold({0.5, -2.0, 7.0, 3.0});
+    const lse::LseState ab = lse::lse_combine<Math>(fold({0.5, -2.0}), fold({7.0, 3.0}));
+    const lse::LseState ba = lse::lse_combine<Math>(fold({7.0, 3.0}), fold({0.5, -2.0}));
+    EXPECT_EQ(ab.m, whole.m);
+    EXPECT_EQ(ab.s, ba.s);
+    EXPECT_NEAR(ab.s, whole.s, 1e-15 * whole.s);
+    // The compensated triple: merging with the empty part changes nothing.
+    using Partial = numfuse::core::ReducePartial<double>;
+    const Partial p{2.0, 1.5, 1e-17};
+    const Partial empty{std::numeric_limits<double>::lowest(), 0.0, 0.0};
+    const Partial q = lse::merge_compensated<Math>(p, empty);
+    EXPECT_EQ(q.m, p.m);
+    EXPECT_EQ(q.s, p.s);
+    EXPECT_EQ(q.c, p.c);
 }
 
 }  // namespace

@@ -1,5 +1,10 @@
-// Entry points of the per-level translation units (sse2.cpp, avx2_fma.cpp,
-// avx512.cpp). Only dispatch.cpp calls them, and only for levels the CPU runs.
+// The level table: one row per instruction-set level of NUMFUSE_LEVELS
+// (numfuse_core.hpp), generated from that list. A row holds the functions
+// that fill the kernel tables of the three areas (ufunc loops, logsumexp /
+// softmax loops, the expression VM's opcode kernels) from the level's
+// translation unit; dispatch.cpp pairs each row with the level's CPU test.
+// Consumers fill a table only for levels the CPU runs (level_supported), since
+// the fill functions themselves are compiled with the level's flags.
 #pragma once
 
 #include "expr/kernel_table.hpp"
@@ -11,21 +16,38 @@ namespace numfuse::core {
 // [operation][dtype: f32, f64][streaming stores: no, yes]
 using UnaryTable = UnaryLoop[unary_op_count][simd_dtype_count][2];
 
-#define NUMFUSE_DECLARE_LEVEL_TABLE(name) void fill_unary_table_##name(UnaryTable& table) noexcept;
-NUMFUSE_LEVELS(NUMFUSE_DECLARE_LEVEL_TABLE)
-#undef NUMFUSE_DECLARE_LEVEL_TABLE
+struct LevelKernelFill {
+    void (*unary)(UnaryTable& table) noexcept;
+    void (*reduce)(ReduceKernelTable& table) noexcept;
+    void (*expr)(expr::OpKernel* table) noexcept;
+};
 
-// logsumexp / softmax loops (reduce/kernel_table.hpp); reduce/reduce.cpp
-// calls these, again only for levels the CPU runs.
-#define NUMFUSE_DECLARE_REDUCE_TABLE(name) \
-    void fill_reduce_table_##name(ReduceKernelTable& table) noexcept;
-NUMFUSE_LEVELS(NUMFUSE_DECLARE_REDUCE_TABLE)
-#undef NUMFUSE_DECLARE_REDUCE_TABLE
+// Defined by each level's translation unit (arch/level_unit.hpp).
+#define NUMFUSE_DECLARE_LEVEL_FILL(name, alias, cpu_test) \
+    extern const LevelKernelFill level_fill_##name;
+NUMFUSE_LEVELS(NUMFUSE_DECLARE_LEVEL_FILL)
+#undef NUMFUSE_DECLARE_LEVEL_FILL
 
-// The expression VM's kernels, one per opcode (arch/expr_ops.hpp).
-#define NUMFUSE_DECLARE_EXPR_TABLE(name) \
-    void fill_expr_table_##name(expr::OpKernel* table) noexcept;
-NUMFUSE_LEVELS(NUMFUSE_DECLARE_EXPR_TABLE)
-#undef NUMFUSE_DECLARE_EXPR_TABLE
+// The row of `level` (dispatch.cpp). Call its functions only for levels
+// where level_supported(level) is true.
+const LevelKernelFill& level_kernel_fill(Level level) noexcept;
+
+// One kernel table per level, filled for the levels the CPU runs (the others
+// stay zero): Table is the area's table type and `fill` picks the area's
+// member of LevelKernelFill.
+template <class Table>
+struct PerLevelTables {
+    Table tables[level_count] = {};
+
+    template <class Fill>
+    explicit PerLevelTables(Fill fill) noexcept {
+        for (int i = 0; i < level_count; ++i) {
+            const auto level = static_cast<Level>(i);
+            if (level_supported(level)) fill(level_kernel_fill(level), tables[i]);
+        }
+    }
+
+    const Table& operator[](Level level) const noexcept { return tables[static_cast<int>(level)]; }
+};
 
 }  // namespace numfuse::core

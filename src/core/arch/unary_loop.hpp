@@ -19,6 +19,7 @@
 #include "kernels/exp.hpp"
 #include "kernels/log.hpp"
 #include "numfuse_core.hpp"
+#include "streaming.hpp"
 
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
 #include <immintrin.h>
@@ -125,8 +126,7 @@ struct ErfOp : OrScreen<ErfOp> {
     // the input and repairs their values with finish (erf raises no floating-point
     // conditions).
     // One batch per iteration in the deferred loop: the float64 kernel keeps 13 table
-    // halves in registers, and two interleaved batches spill (avx512, 1 thread, 2e4:
-    // 2.24 -> 2.10 cycles/element together with the chained lookups in erf.hpp).
+    // halves in registers, and two interleaved batches would spill them.
     static constexpr bool single = true;
     template <class B>
     NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
@@ -173,47 +173,6 @@ template <class Op>
 struct op_single<Op, std::void_t<decltype(Op::single)>> : std::integral_constant<bool, Op::single> {
 };
 
-template <class Arch, class T>
-inline void store_streaming(const xsimd::batch<T, Arch>& value, T* aligned_dst) noexcept {
-#if defined(__AVX512F__)
-    if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) {
-        if constexpr (std::is_same<T, double>::value) {
-            _mm512_stream_pd(aligned_dst, value);
-        } else {
-            _mm512_stream_ps(aligned_dst, value);
-        }
-        return;
-    }
-#endif
-#if defined(__AVX__)
-    if constexpr (std::is_base_of<xsimd::avx, Arch>::value) {
-        if constexpr (std::is_same<T, double>::value) {
-            _mm256_stream_pd(aligned_dst, value);
-        } else {
-            _mm256_stream_ps(aligned_dst, value);
-        }
-        return;
-    }
-#endif
-#if defined(__SSE2__)
-    if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
-        if constexpr (std::is_same<T, double>::value) {
-            _mm_stream_pd(aligned_dst, value);
-        } else {
-            _mm_stream_ps(aligned_dst, value);
-        }
-        return;
-    }
-#endif
-    value.store_aligned(aligned_dst);
-}
-
-inline void streaming_fence() noexcept {
-#if defined(__SSE2__)
-    _mm_sfence();
-#endif
-}
-
 template <class Arch, class Op, class T>
 struct UnaryBatchRunner {
     using B = xsimd::batch<T, Arch>;
@@ -222,8 +181,7 @@ struct UnaryBatchRunner {
     unsigned flags = fp_none;
 
     // Both forced inline: in the big per-level translation unit GCC otherwise keeps the
-    // erf pair out of line (a call per 16 elements that reloads erf's 28 table registers:
-    // 0.88 -> 0.76 ns/elt for f64 erf at avx512).
+    // erf pair out of line (a call per 16 elements that reloads erf's 28 table registers).
     NUMFUSE_OP_INLINE B operator()(const B& x) noexcept {
         B y = Op::compute_fast(x);
         if (xsimd::any(Op::may_raise(x))) {
@@ -336,7 +294,7 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                         store2(Op::compute_fast(x0), Op::compute_fast(x1));
                     }
                     if (Op::screened_may_raise(acc)) {
-                        if constexpr (Streaming) streaming_fence();  // before rewriting those lines
+                        if constexpr (Streaming) stream_fence();  // before rewriting those lines
                         for (std::size_t k = start; k < i; k += width) {
                             const B x = B::load_unaligned(src + k);
                             if (xsimd::any(Op::may_raise(x))) {
@@ -353,7 +311,7 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                 run.pair(B::load_unaligned(src + i), B::load_unaligned(src + i + width), y0, y1);
                 store2(y0, y1);
             }
-            if constexpr (Streaming) streaming_fence();
+            if constexpr (Streaming) stream_fence();
         }
         for (; i + width <= n; i += width) {
             const T* src = reinterpret_cast<const T*>(in + static_cast<std::ptrdiff_t>(i) * elem);

@@ -7,6 +7,7 @@
 #include "reduce/reduce.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -16,44 +17,26 @@
 #include <type_traits>
 
 #include "arch/level_tables.hpp"
+#include "fp_status.hpp"
 #include "interrupt.hpp"
+#include "lse_accumulator.hpp"
 #include "parallel.hpp"
-
-#if defined(__SSE__) || defined(__x86_64__)
-#include <xmmintrin.h>
-#define NUMFUSE_REDUCE_HAVE_MXCSR 1
-#endif
+#include "strided.hpp"
 
 namespace numfuse::core {
 namespace {
 
 // ------------------------------------------------------------ level tables
 
-struct ReduceTables {
-    ReduceKernelTable tables[level_count] = {};
-
-    ReduceTables() noexcept {
-#ifdef NUMFUSE_HAVE_LEVEL_sse2
-        if (level_supported(Level::sse2))
-            fill_reduce_table_sse2(tables[static_cast<int>(Level::sse2)]);
-#endif
-#ifdef NUMFUSE_HAVE_LEVEL_avx2_fma
-        if (level_supported(Level::avx2_fma)) {
-            fill_reduce_table_avx2_fma(tables[static_cast<int>(Level::avx2_fma)]);
-        }
-#endif
-#ifdef NUMFUSE_HAVE_LEVEL_avx512
-        if (level_supported(Level::avx512)) {
-            fill_reduce_table_avx512(tables[static_cast<int>(Level::avx512)]);
-        }
-#endif
-    }
-};
+const ReduceKernelTable& active_table() noexcept {
+    static const PerLevelTables<ReduceKernelTable> tables(
+        [](const LevelKernelFill& fill, ReduceKernelTable& table) { fill.reduce(table); });
+    return tables[active_level()];
+}
 
 template <class T>
 const ReduceKernels<T>& active_kernels() noexcept {
-    static const ReduceTables tables;
-    const auto& table = tables.tables[static_cast<int>(active_level())];
+    const ReduceKernelTable& table = active_table();
     if constexpr (std::is_same<T, float>::value) {
         return table.f32;
     } else {
@@ -61,23 +44,9 @@ const ReduceKernels<T>& active_kernels() noexcept {
     }
 }
 
-// The kernels may raise spurious status flags (exp(inf - inf) on lanes that
-// are then replaced, overflow in discarded lanes); the caller's flags are
-// restored, and no condition is reported: SciPy's own answers for these
-// functions are computed under np.errstate(ignore) where they matter.
-class StatusFlagsGuard {
-public:
-#ifdef NUMFUSE_REDUCE_HAVE_MXCSR
-    StatusFlagsGuard() noexcept : saved_(_mm_getcsr()) {}
-    ~StatusFlagsGuard() { _mm_setcsr(saved_); }
-
-private:
-    unsigned saved_;
-#endif
-public:
-    StatusFlagsGuard(const StatusFlagsGuard&) = delete;
-    StatusFlagsGuard& operator=(const StatusFlagsGuard&) = delete;
-};
+// FpStatusGuard around the kernels: no condition is reported, since SciPy's
+// own answers for these functions are computed under np.errstate(ignore)
+// where they matter.
 
 // ------------------------------------------------------------ geometry
 
@@ -88,48 +57,21 @@ constexpr int slot_out = 2;
 constexpr int slot_sign = 3;
 constexpr int slot_count = 4;
 
-struct Dims {
-    std::vector<std::size_t> extent;
-    std::vector<std::ptrdiff_t> stride[slot_count];
+using Dims = StridedDims<std::array<std::vector<std::ptrdiff_t>, slot_count>>;
 
-    std::size_t size() const noexcept {
-        std::size_t total = 1;
-        for (const auto e : extent) total *= e;
-        return total;
-    }
-    std::size_t rank() const noexcept { return extent.size(); }
-};
-
-// Drops extent-1 dimensions, orders the rest by decreasing |stride of a|
-// (the innermost, fastest-moving dimension last) and merges neighbours that
-// are one contiguous dimension for every operand. An empty result becomes
-// one dimension of extent 1, so loops never special-case rank 0.
+// Orders the dimensions by decreasing |stride of a| (the innermost,
+// fastest-moving dimension last) and coalesces them (strided.hpp). An empty
+// result becomes one dimension of extent 1, so loops never special-case
+// rank 0.
 Dims simplify(const Dims& in) {
-    std::vector<std::size_t> order;
-    for (std::size_t d = 0; d < in.rank(); ++d) {
-        if (in.extent[d] != 1) order.push_back(d);
-    }
+    std::vector<std::size_t> order(in.rank());
+    std::iota(order.begin(), order.end(), std::size_t{0});
     std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
         const auto sx = in.stride[slot_a][x] < 0 ? -in.stride[slot_a][x] : in.stride[slot_a][x];
         const auto sy = in.stride[slot_a][y] < 0 ? -in.stride[slot_a][y] : in.stride[slot_a][y];
         return sx > sy;
     });
-    Dims out;
-    for (const auto d : order) {
-        const std::size_t last = out.rank();
-        bool merge = last > 0;
-        for (int k = 0; merge && k < slot_count; ++k) {
-            merge = out.stride[k][last - 1] ==
-                    in.stride[k][d] * static_cast<std::ptrdiff_t>(in.extent[d]);
-        }
-        if (merge) {
-            out.extent[last - 1] *= in.extent[d];
-            for (int k = 0; k < slot_count; ++k) out.stride[k][last - 1] = in.stride[k][d];
-        } else {
-            out.extent.push_back(in.extent[d]);
-            for (int k = 0; k < slot_count; ++k) out.stride[k].push_back(in.stride[k][d]);
-        }
-    }
+    Dims out = coalesce_dims(in, order);
     if (out.rank() == 0) {
         out.extent.push_back(1);
         for (int k = 0; k < slot_count; ++k) out.stride[k].push_back(0);
@@ -267,35 +209,10 @@ void parallel_outputs(std::size_t outputs, std::size_t cost_per_output, Body&& b
 
 // ------------------------------------------------------------ scalar merging
 
-// exp(x - m) with x - m as a double word (see exp_difference in
-// reduce_loops.hpp); exp(-inf) = 0 and NaN pass through.
-template <class T>
-T exp_difference(T x, T m) noexcept {
-    const T hi = x - m;
-    if (!std::isfinite(hi)) return std::exp(hi);
-    const T x_part = hi - x;
-    const T lo = (x - (hi - x_part)) + (-m - x_part);
-    const T e = std::exp(hi);
-    return e + e * lo;
-}
-
-template <class T>
-void two_sum(T a, T b, T& sum, T& error) noexcept {
-    sum = a + b;
-    const T b_part = sum - a;
-    error = (a - (sum - b_part)) + (b - b_part);
-}
-
-// The triple for the union of two disjoint element sets; q is merged after
-// p (order matters only for the rounding, and is always the chunk order).
+// The merge rules are the shared ones (lse_accumulator.hpp).
 template <class T>
 ReducePartial<T> merge(const ReducePartial<T>& p, const ReducePartial<T>& q) noexcept {
-    const T m = q.m > p.m ? q.m : p.m;
-    const T scale_p = exp_difference(p.m, m);
-    const T scale_q = exp_difference(q.m, m);
-    T sum, error;
-    two_sum(p.s * scale_p, q.s * scale_q, sum, error);
-    return {m, sum, error + p.c * scale_p + q.c * scale_q};
+    return lse::merge_compensated<lse::StdMath>(p, q);
 }
 
 template <class T>
@@ -313,7 +230,7 @@ struct Normalised {
 template <class T>
 Normalised normalise(const ReducePartial<T>& p) noexcept {
     double hi, lo;
-    two_sum(static_cast<double>(p.s), static_cast<double>(p.c), hi, lo);
+    lse::two_sum(static_cast<double>(p.s), static_cast<double>(p.c), hi, lo);
     return {hi, lo};
 }
 
@@ -717,7 +634,7 @@ void logsumexp(DType dtype, const ReduceShape& shape, const ReduceOperand& a,
     const ReduceOperand* const inputs[2] = {&a, &b};
     const ReduceOutput* const outputs[2] = {&result, &sign};
     build_dims(shape, inputs, outputs, false, outer, inner);
-    StatusFlagsGuard guard;
+    FpStatusGuard guard;
     if (dtype == DType::f32) {
         const Plan p = plan(outer, inner, elem, active_kernels<float>().batch_lanes);
         logsumexp_typed<float>(p, a.data, b.data, result, sign);
@@ -747,7 +664,7 @@ void softmax(SoftmaxKind kind, DType dtype, const ReduceShape& shape, const Redu
         throw std::invalid_argument(
             "zero-size array to reduction operation maximum which has no identity");
     }
-    StatusFlagsGuard guard;
+    FpStatusGuard guard;
     if (dtype == DType::f32) {
         const Plan p = plan(outer, inner, elem, active_kernels<float>().batch_lanes);
         softmax_typed<float>(kind, p, x.data, out);

@@ -1,0 +1,248 @@
+// The expression VM's private interface, shared by its files:
+//   vm_geometry.cpp     broadcast shapes and per-stage geometry
+//   vm_operands.cpp     operands, iteration spaces, gather/scatter, workspaces
+//   vm_elementwise.cpp  the element-wise runner (and the flat fast path)
+//   vm_reduce.cpp       reduction stages
+//   vm.cpp              the level's kernel table and the public API (expr.hpp)
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "expr/expr.hpp"
+#include "expr/kernel_table.hpp"
+#include "reduce/reduce.hpp"
+
+namespace numfuse::expr::vm {
+
+using Shape = std::vector<std::ptrdiff_t>;
+
+// Bytes per register (block of the widest type) of element-wise stages:
+// 2 KiB, so even a program with a dozen registers stays in L1. Small blocks
+// also switch between the input streams often, which keeps the hardware
+// prefetchers of all of them busy.
+inline constexpr std::size_t block_bytes = 2048;
+// Reductions keep 16 KiB blocks: they fold every block into their
+// accumulators, which costs per block (and the block size fixes the order
+// in which float sums are added).
+inline constexpr std::size_t reduce_block_bytes = 16384;
+// Below this many elements per thread, a fork/join costs more than it saves.
+inline constexpr std::size_t min_elements_per_thread = 16384;
+// Work unit of a reduction along a run: the fixed chunk of the reductions
+// (a multiple of every block size).
+inline constexpr std::size_t reduce_chunk = core::kReduceChunk;
+
+// ------------------------------------------------------------------ geometry (vm_geometry.cpp)
+[[noreturn]] void value_error(const std::string& message);
+std::string shape_text(const Shape& shape);
+Shape broadcast_shapes(const std::vector<Shape>& shapes);
+std::size_t element_count(const Shape& shape);
+std::vector<std::ptrdiff_t> contiguous_strides(const Shape& shape, std::size_t item);
+
+// Resolved geometry of one stage.
+struct StageGeometry {
+    Shape iteration;          // broadcast shape of the stage's inputs
+    std::vector<char> reduced;  // per iteration dim: reduced?
+    Shape out_shape;          // the stage's output shape
+};
+
+std::vector<StageGeometry> plan_geometry(const Plan& plan, const std::vector<Shape>& input_shapes);
+
+// ------------------------------------------------------------------ operands (vm_operands.cpp)
+// One array as the VM reads it: strides aligned to the iteration space.
+struct Operand {
+    const char* base = nullptr;
+    std::size_t item = 8;
+    std::vector<std::ptrdiff_t> strides;
+    enum Mode : std::uint8_t { contiguous, scalar, strided } mode = strided;
+};
+
+// The iteration space after merging dimensions that every operand walks
+// contiguously (so the common all-contiguous case becomes one flat run).
+struct Space {
+    Shape shape;
+    std::vector<Operand> operands;  // stage inputs, then (optionally) the output
+};
+
+std::vector<std::ptrdiff_t> aligned_strides(const ArrayView& view, std::size_t ndim);
+
+// `perm` orders the iteration dims (outermost first); operands carry strides
+// for the unpermuted space. Dimensions are coalesced as in strided.hpp.
+Space make_space(const Shape& iteration, const std::vector<int>& perm,
+                 std::vector<Operand> operands);
+
+std::vector<Operand> stage_operands(const Stage& stage, const std::vector<ArrayView>& inputs,
+                                    const std::vector<ArrayView>& stage_outputs, std::size_t ndim);
+
+// Writes `count` copies of the `item`-byte value at `value` to `dst`.
+void fill_value(char* dst, const void* value, std::size_t item, std::size_t count) noexcept;
+
+// Per-thread workspace, reused across calls (grows to the largest need);
+// 64-byte aligned.
+char* thread_workspace(std::size_t bytes);
+
+// Throws for the RuntimeFlag bits a run reported.
+void raise_runtime_flags(unsigned flags);
+
+// Gather (Gather = true) or scatter: inline, since the runners call it per block.
+template <std::size_t Size>
+struct Bytes {
+    unsigned char b[Size];
+};
+
+// Copies `count` elements starting at linear index `start` of the space.
+template <bool Gather>
+void move_elements(const Shape& shape, const Operand& op, std::size_t start, std::size_t count,
+                   char* buffer) {
+    const std::size_t ndim = shape.size();
+    if (ndim == 0) {
+        if (Gather) std::memcpy(buffer, op.base, op.item);
+        else std::memcpy(const_cast<char*>(op.base), buffer, op.item);
+        return;
+    }
+    std::ptrdiff_t index[32];
+    std::ptrdiff_t offset = 0;
+    std::size_t rest = start;
+    for (std::size_t k = ndim; k-- > 0;) {
+        index[k] = static_cast<std::ptrdiff_t>(rest % static_cast<std::size_t>(shape[k]));
+        rest /= static_cast<std::size_t>(shape[k]);
+        offset += index[k] * op.strides[k];
+    }
+    const std::size_t last = ndim - 1;
+    const std::ptrdiff_t step = op.strides[last];
+    char* data = const_cast<char*>(op.base);
+    while (count) {
+        const std::size_t run =
+            std::min(count, static_cast<std::size_t>(shape[last] - index[last]));
+        char* p = data + offset;
+        auto copy_run = [&](auto tag) {
+            using E = decltype(tag);
+            E* b = reinterpret_cast<E*>(buffer);
+            for (std::size_t k = 0; k < run; ++k) {
+                if (Gather)
+                    std::memcpy(&b[k], p + static_cast<std::ptrdiff_t>(k) * step, sizeof(E));
+                else std::memcpy(p + static_cast<std::ptrdiff_t>(k) * step, &b[k], sizeof(E));
+            }
+        };
+        switch (op.item) {
+            case 1: copy_run(Bytes<1>{}); break;
+            case 4: copy_run(Bytes<4>{}); break;
+            case 8: copy_run(Bytes<8>{}); break;
+            default: copy_run(Bytes<16>{}); break;
+        }
+        buffer += run * op.item;
+        count -= run;
+        offset += static_cast<std::ptrdiff_t>(run) * step;
+        index[last] += static_cast<std::ptrdiff_t>(run);
+        // Carry into the outer dims.
+        for (std::size_t k = last; k > 0 && index[k] == shape[k]; --k) {
+            offset -= index[k] * op.strides[k];
+            index[k] = 0;
+            ++index[k - 1];
+            offset += op.strides[k - 1];
+        }
+    }
+}
+
+// Runs a program over blocks of a Space, one thread's share at a time.
+class BlockRunner {
+public:
+    BlockRunner(const Program& program, const Space& space, const OpKernelTable& kernels,
+                std::size_t bytes = block_bytes)
+        : program_(program), space_(space), kernels_(kernels) {
+        block_ = bytes / (program.max_item ? program.max_item : 8);
+        const std::size_t reg_bytes = block_ * program.max_item;
+        // Layout: slots, then one buffer per gathered/scalar input and constant.
+        std::size_t buffers = static_cast<std::size_t>(program.slots);
+        for (const auto& r : program.registers) {
+            if (r.kind == RegisterKind::constant ||
+                (r.kind == RegisterKind::input &&
+                 space.operands[r.input].mode != Operand::contiguous)) {
+                ++buffers;
+            }
+        }
+        workspace_bytes_ = buffers * reg_bytes;
+    }
+
+    std::size_t block() const noexcept { return block_; }
+
+    // Sets up this thread's registers (each thread works on its own copy).
+    void attach() {
+        const std::size_t reg_bytes = block_ * program_.max_item;
+        char* base = thread_workspace(workspace_bytes_);
+        registers_.assign(program_.registers.size(), nullptr);
+        std::size_t next = static_cast<std::size_t>(program_.slots);
+        for (std::size_t r = 0; r < program_.registers.size(); ++r) {
+            const Register& reg = program_.registers[r];
+            if (reg.kind == RegisterKind::temp) {
+                registers_[r] = base + static_cast<std::size_t>(reg.slot) * reg_bytes;
+            } else if (reg.kind == RegisterKind::constant) {
+                char* p = base + (next++) * reg_bytes;
+                fill(p, reg.value.bytes, type_size(reg.type));
+                registers_[r] = p;
+            } else {
+                const Operand& op = space_.operands[reg.input];
+                if (op.mode == Operand::contiguous) continue;  // points into the array per block
+                char* p = base + (next++) * reg_bytes;
+                if (op.mode == Operand::scalar) fill(p, op.base, op.item);
+                registers_[r] = p;
+            }
+        }
+    }
+
+    // Evaluates elements [start, start+count) (count <= block). When
+    // `destination` is given the result is written there directly.
+    // Returns the result pointer and ORs runtime flags into `flags`.
+    const char* run(std::size_t start, std::size_t count, char* destination, unsigned& flags) {
+        for (std::size_t r = 0; r < program_.registers.size(); ++r) {
+            const Register& reg = program_.registers[r];
+            if (reg.kind != RegisterKind::input) continue;
+            const Operand& op = space_.operands[reg.input];
+            if (op.mode == Operand::contiguous) {
+                registers_[r] = const_cast<char*>(op.base) + start * op.item;
+            } else if (op.mode == Operand::strided) {
+                move_elements<true>(space_.shape, op, start, count, registers_[r]);
+            }
+        }
+        char* saved_result = registers_[program_.result];
+        if (destination) registers_[program_.result] = destination;
+        for (const Instruction& ins : program_.code) {
+            flags |= kernels_[static_cast<int>(ins.op)](
+                registers_[ins.dst], ins.a >= 0 ? registers_[ins.a] : nullptr,
+                ins.b >= 0 ? registers_[ins.b] : nullptr, ins.c >= 0 ? registers_[ins.c] : nullptr,
+                count);
+        }
+        const char* result = registers_[program_.result];
+        registers_[program_.result] = saved_result;
+        return result;
+    }
+
+private:
+    void fill(char* dst, const void* value, std::size_t item) const {
+        fill_value(dst, value, item, block_);
+    }
+
+    const Program& program_;
+    const Space& space_;
+    const OpKernelTable& kernels_;
+    std::size_t block_ = 1024;
+    std::size_t workspace_bytes_ = 0;
+    std::vector<char*> registers_;
+};
+
+// ------------------------------------------------------------------ stages
+// An element-wise stage into `out` (vm_elementwise.cpp).
+void run_elementwise(const Stage& stage, const StageGeometry& g,
+                     const std::vector<ArrayView>& inputs,
+                     const std::vector<ArrayView>& stage_outputs, const ArrayView& out,
+                     const OpKernelTable& kernels);
+
+// A reduction stage into the contiguous `result` (vm_reduce.cpp).
+void run_reduction(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
+                   const std::vector<ArrayView>& stage_outputs, char* result,
+                   const OpKernelTable& kernels);
+
+}  // namespace numfuse::expr::vm

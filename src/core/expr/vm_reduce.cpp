@@ -1,0 +1,400 @@
+// The VM's reduction stages (sum, prod, min, max, mean, logsumexp).
+//
+// Deterministic for any thread count: the iteration space is cut into work
+// units whose boundaries depend only on the shape, each unit is reduced in a
+// fixed order, and unit results are combined in unit order.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "expr/vm_internal.hpp"
+#include "interrupt.hpp"
+#include "lse_accumulator.hpp"
+#include "parallel.hpp"
+
+namespace numfuse::expr::vm {
+
+// Accumulators: sums of float32 run in float64 (more accurate than NumPy's
+// pairwise float32 sum, and deterministic), integers in int64.
+template <class T>
+struct SumAcc {
+    using Acc = std::conditional_t<
+        std::is_same_v<T, float>, double,
+        std::conditional_t<std::is_same_v<T, std::complex<float>>, std::complex<double>, T>>;
+};
+
+template <ReduceKind K, class T>
+struct Reducer;
+
+// Sum and mean: eight partial sums in a fixed pattern (vectorisable without
+// reassociation), folded in a fixed order.
+template <class T, bool Mean>
+struct SumLike {
+    using Acc = typename SumAcc<T>::Acc;
+    static Acc init() { return Acc(0); }
+    static void add_run(Acc& acc, const T* v, std::size_t n) {
+        Acc part[8] = {Acc(0), Acc(0), Acc(0), Acc(0), Acc(0), Acc(0), Acc(0), Acc(0)};
+        std::size_t k = 0;
+        for (; k + 8 <= n; k += 8) {
+            for (int j = 0; j < 8; ++j) part[j] += static_cast<Acc>(v[k + j]);
+        }
+        for (; k < n; ++k) part[k % 8] += static_cast<Acc>(v[k]);
+        acc += ((part[0] + part[4]) + (part[2] + part[6])) +
+               ((part[1] + part[5]) + (part[3] + part[7]));
+    }
+    static void add_columns(Acc* acc, const T* v, std::size_t n) {
+        for (std::size_t k = 0; k < n; ++k) acc[k] += static_cast<Acc>(v[k]);
+    }
+    static void merge(Acc& acc, const Acc& other) { acc += other; }
+    static T finish(const Acc& acc, std::size_t count) {
+        if constexpr (Mean) {
+            if constexpr (std::is_integral_v<Acc>) return static_cast<T>(acc);
+            else return static_cast<T>(acc / static_cast<typename SumAcc<double>::Acc>(count));
+        } else {
+            (void)count;
+            return static_cast<T>(acc);
+        }
+    }
+};
+
+template <class T>
+struct ProdLike {
+    using Acc = typename SumAcc<T>::Acc;
+    static Acc init() { return Acc(1); }
+    static Acc mul(const Acc& a, const Acc& b) {
+        if constexpr (std::is_integral_v<Acc>) {
+            using U = std::make_unsigned_t<Acc>;
+            return static_cast<Acc>(static_cast<U>(a) * static_cast<U>(b));
+        } else {
+            return a * b;
+        }
+    }
+    static void add_run(Acc& acc, const T* v, std::size_t n) {
+        for (std::size_t k = 0; k < n; ++k) acc = mul(acc, static_cast<Acc>(v[k]));
+    }
+    static void add_columns(Acc* acc, const T* v, std::size_t n) {
+        for (std::size_t k = 0; k < n; ++k) acc[k] = mul(acc[k], static_cast<Acc>(v[k]));
+    }
+    static void merge(Acc& acc, const Acc& other) { acc = mul(acc, other); }
+    static T finish(const Acc& acc, std::size_t) { return static_cast<T>(acc); }
+};
+
+// NaN-propagating extrema, as np.max / np.min.
+template <class T, bool Max>
+struct Extremum {
+    using Acc = T;
+    static Acc init() {
+        if constexpr (std::is_same_v<T, bool>) return !Max;
+        else if constexpr (std::is_floating_point_v<T>)
+            return Max ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::infinity();
+        else return Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+    }
+    static T pick(T a, T b) {
+        if constexpr (std::is_floating_point_v<T>) {
+            if (std::isnan(a)) return a;
+            if (std::isnan(b)) return b;
+        }
+        return Max ? (b > a ? b : a) : (b < a ? b : a);
+    }
+    static void add_run(Acc& acc, const T* v, std::size_t n) {
+        for (std::size_t k = 0; k < n; ++k) acc = pick(acc, v[k]);
+    }
+    static void add_columns(Acc* acc, const T* v, std::size_t n) {
+        for (std::size_t k = 0; k < n; ++k) acc[k] = pick(acc[k], v[k]);
+    }
+    static void merge(Acc& acc, const Acc& other) { acc = pick(acc, other); }
+    static T finish(const Acc& acc, std::size_t) { return acc; }
+};
+
+// log(sum(exp(x))) streamed as (max, sum of exp(x - max)) in double, with
+// the shared accumulator rules (lse_accumulator.hpp).
+template <class T>
+struct LogSumExp {
+    using Acc = core::lse::LseState;
+    using Math = core::lse::StdMath;
+    static Acc init() { return core::lse::lse_empty(); }
+    // The batch form for runs: the run's maximum first, then one pass of
+    // exp(x - max), so a run costs at most one rescale.
+    static void add_run(Acc& acc, const T* v, std::size_t n) {
+        if (std::isnan(acc.s)) return;
+        double m = acc.m;
+        bool nan = false;
+        for (std::size_t k = 0; k < n && !nan; ++k) {
+            const double x = static_cast<double>(v[k]);
+            if (std::isnan(x)) nan = true;
+            else if (x > m) m = x;
+        }
+        if (nan) {
+            acc.s = std::numeric_limits<double>::quiet_NaN();
+            return;
+        }
+        if (m == -std::numeric_limits<double>::infinity()) return;  // all -inf so far
+        if (m == std::numeric_limits<double>::infinity()) {
+            acc.m = m;
+            acc.s = 1.0;
+            return;
+        }
+        double s =
+            acc.m == -std::numeric_limits<double>::infinity() ? 0.0 : acc.s * std::exp(acc.m - m);
+        for (std::size_t k = 0; k < n; ++k) s += std::exp(static_cast<double>(v[k]) - m);
+        acc.m = m;
+        acc.s = s;
+    }
+    static void add_columns(Acc* acc, const T* v, std::size_t n) {
+        for (std::size_t k = 0; k < n; ++k) {
+            core::lse::lse_add<Math>(acc[k], static_cast<double>(v[k]));
+        }
+    }
+    static void merge(Acc& acc, const Acc& other) {
+        acc = core::lse::lse_combine<Math>(acc, other);
+    }
+    static T finish(const Acc& acc, std::size_t) { return core::lse::lse_result<T, Math>(acc); }
+};
+
+// Which iteration order a reduction uses.
+struct ReduceLayout {
+    bool columns = false;  // reduced dims outermost, accumulate rows of M outputs
+    std::size_t m = 1;     // output elements
+    std::size_t l = 1;     // elements reduced into each output
+    std::vector<int> perm;
+};
+
+ReduceLayout reduce_layout(const StageGeometry& g) {
+    ReduceLayout layout;
+    const int ndim = static_cast<int>(g.iteration.size());
+    std::vector<int> kept, reduced;
+    for (int k = 0; k < ndim; ++k) {
+        if (g.reduced[k]) {
+            reduced.push_back(k);
+            layout.l *= static_cast<std::size_t>(g.iteration[k]);
+        } else {
+            kept.push_back(k);
+            layout.m *= static_cast<std::size_t>(g.iteration[k]);
+        }
+    }
+    // Columns when the innermost non-trivial dim is kept and there are enough
+    // outputs to fill vectors; otherwise rows (each output a run).
+    int inner = ndim - 1;
+    while (inner >= 0 && g.iteration[inner] == 1) --inner;
+    layout.columns = inner >= 0 && !g.reduced[inner] && layout.m >= 64;
+    if (layout.columns) {
+        layout.perm = reduced;
+        layout.perm.insert(layout.perm.end(), kept.begin(), kept.end());
+    } else {
+        layout.perm = kept;
+        layout.perm.insert(layout.perm.end(), reduced.begin(), reduced.end());
+    }
+    return layout;
+}
+
+template <class R, class T, class Out>
+void run_reduction_typed(const Stage& stage, const StageGeometry& g,
+                         const std::vector<ArrayView>& inputs,
+                         const std::vector<ArrayView>& stage_outputs, Out* result,
+                         const OpKernelTable& kernels) {
+    using Acc = typename R::Acc;
+    const ReduceLayout layout = reduce_layout(g);
+    const std::size_t m = layout.m, l = layout.l;
+    // NumPy raises for min/max over an empty axis even when the result is empty too
+    // (np.min(np.empty((0, 0)), axis=0)), so this comes before the m == 0 return.
+    if (l == 0 && (stage.reduce == ReduceKind::min || stage.reduce == ReduceKind::max)) {
+        value_error(std::string("zero-size array to reduction operation ") +
+                    (stage.reduce == ReduceKind::min ? "minimum" : "maximum") +
+                    " which has no identity");
+    }
+    if (m == 0) return;
+    if (l == 0) {
+        for (std::size_t k = 0; k < m; ++k) result[k] = R::finish(R::init(), 0);
+        return;
+    }
+    const std::size_t ndim = g.iteration.size();
+    const Space space =
+        make_space(g.iteration, layout.perm, stage_operands(stage, inputs, stage_outputs, ndim));
+    const BlockRunner prototype(stage.program, space, kernels, reduce_block_bytes);
+    const std::size_t block = prototype.block();
+    interrupt::Scope* const scope = interrupt::current();
+    unsigned flags = 0;
+    if (layout.columns) {
+        // Each thread owns a range of outputs and walks all reduced rows for
+        // it, so every output sees its inputs in the same order.
+        // (not std::vector: vector<bool> has no data())
+        std::unique_ptr<Acc[]> acc(new Acc[m]);
+        for (std::size_t k = 0; k < m; ++k) acc[k] = R::init();
+        flags = parallel::for_ranges_or(
+            m, std::max<std::size_t>(64, min_elements_per_thread / std::max<std::size_t>(l, 1)), 64,
+            [&](std::size_t begin, std::size_t end) {
+                BlockRunner runner = prototype;
+                runner.attach();
+                unsigned local = 0;
+                for (std::size_t row = 0; row < l; ++row) {
+                    for (std::size_t col = begin; col < end; col += block) {
+                        if (interrupt::should_stop(scope)) return local;
+                        const std::size_t count = std::min(block, end - col);
+                        const char* v = runner.run(row * m + col, count, nullptr, local);
+                        R::add_columns(acc.get() + col, reinterpret_cast<const T*>(v), count);
+                    }
+                }
+                return local;
+            });
+        for (std::size_t k = 0; k < m; ++k) result[k] = static_cast<Out>(R::finish(acc[k], l));
+    } else if (l >= reduce_chunk) {
+        // Long runs: units are (output, chunk of its run); partials combined
+        // in chunk order.
+        const std::size_t chunks = (l + reduce_chunk - 1) / reduce_chunk;
+        std::unique_ptr<Acc[]> partial(new Acc[m * chunks]);
+        for (std::size_t k = 0; k < m * chunks; ++k) partial[k] = R::init();
+        flags = parallel::for_ranges_or(m * chunks, 1, 1, [&](std::size_t begin, std::size_t end) {
+            BlockRunner runner = prototype;
+            runner.attach();
+            unsigned local = 0;
+            for (std::size_t unit = begin; unit < end; ++unit) {
+                const std::size_t row = unit / chunks, chunk = unit % chunks;
+                const std::size_t first = chunk * reduce_chunk;
+                const std::size_t last = std::min(l, first + reduce_chunk);
+                for (std::size_t at = first; at < last; at += block) {
+                    if (interrupt::should_stop(scope)) return local;
+                    const std::size_t count = std::min(block, last - at);
+                    const char* v = runner.run(row * l + at, count, nullptr, local);
+                    R::add_run(partial[unit], reinterpret_cast<const T*>(v), count);
+                }
+            }
+            return local;
+        });
+        for (std::size_t row = 0; row < m; ++row) {
+            Acc acc = partial[row * chunks];
+            for (std::size_t c = 1; c < chunks; ++c) R::merge(acc, partial[row * chunks + c]);
+            result[row] = static_cast<Out>(R::finish(acc, l));
+        }
+    } else {
+        // Short runs: units are groups of whole rows evaluated block by block.
+        const std::size_t rows_per_unit = std::max<std::size_t>(1, reduce_chunk / l);
+        const std::size_t units = (m + rows_per_unit - 1) / rows_per_unit;
+        flags = parallel::for_ranges_or(
+            units, std::max<std::size_t>(1, min_elements_per_thread / reduce_chunk), 1,
+            [&](std::size_t begin, std::size_t end) {
+                BlockRunner runner = prototype;
+                runner.attach();
+                unsigned local = 0;
+                for (std::size_t unit = begin; unit < end; ++unit) {
+                    const std::size_t row0 = unit * rows_per_unit;
+                    const std::size_t row1 = std::min(m, row0 + rows_per_unit);
+                    const std::size_t first = row0 * l, last = row1 * l;
+                    std::size_t row = row0, in_row = 0;
+                    Acc acc = R::init();
+                    for (std::size_t at = first; at < last; at += block) {
+                        if (interrupt::should_stop(scope)) return local;
+                        const std::size_t count = std::min(block, last - at);
+                        const T* v =
+                            reinterpret_cast<const T*>(runner.run(at, count, nullptr, local));
+                        std::size_t k = 0;
+                        while (k < count) {
+                            const std::size_t take = std::min(count - k, l - in_row);
+                            R::add_run(acc, v + k, take);
+                            k += take;
+                            in_row += take;
+                            if (in_row == l) {
+                                result[row++] = static_cast<Out>(R::finish(acc, l));
+                                acc = R::init();
+                                in_row = 0;
+                            }
+                        }
+                    }
+                }
+                return local;
+            });
+    }
+    interrupt::throw_if_stopped(scope);
+    raise_runtime_flags(flags);
+}
+
+template <ReduceKind K, class T>
+void reduce_as(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
+               const std::vector<ArrayView>& stage_outputs, char* result,
+               const OpKernelTable& kernels) {
+    if constexpr (K == ReduceKind::sum) {
+        run_reduction_typed<SumLike<T, false>, T>(stage, g, inputs, stage_outputs,
+                                                  reinterpret_cast<T*>(result), kernels);
+    } else if constexpr (K == ReduceKind::mean) {
+        run_reduction_typed<SumLike<T, true>, T>(stage, g, inputs, stage_outputs,
+                                                 reinterpret_cast<T*>(result), kernels);
+    } else if constexpr (K == ReduceKind::prod) {
+        run_reduction_typed<ProdLike<T>, T>(stage, g, inputs, stage_outputs,
+                                            reinterpret_cast<T*>(result), kernels);
+    } else if constexpr (K == ReduceKind::min || K == ReduceKind::max) {
+        run_reduction_typed<Extremum<T, K == ReduceKind::max>, T>(
+            stage, g, inputs, stage_outputs, reinterpret_cast<T*>(result), kernels);
+    } else {
+        run_reduction_typed<LogSumExp<T>, T>(stage, g, inputs, stage_outputs,
+                                             reinterpret_cast<T*>(result), kernels);
+    }
+}
+
+template <ReduceKind K>
+void reduce_kind(Type t, const Stage& stage, const StageGeometry& g,
+                 const std::vector<ArrayView>& inputs, const std::vector<ArrayView>& stage_outputs,
+                 char* result, const OpKernelTable& kernels) {
+    constexpr bool extremum = K == ReduceKind::min || K == ReduceKind::max;
+    switch (t) {
+        case Type::b:
+            if constexpr (extremum)
+                return reduce_as<K, bool>(stage, g, inputs, stage_outputs, result, kernels);
+            break;
+        case Type::i:
+            if constexpr (extremum)
+                return reduce_as<K, std::int32_t>(stage, g, inputs, stage_outputs, result, kernels);
+            break;
+        case Type::l:
+            if constexpr (K != ReduceKind::mean && K != ReduceKind::logsumexp)
+                return reduce_as<K, std::int64_t>(stage, g, inputs, stage_outputs, result, kernels);
+            break;
+        case Type::f: return reduce_as<K, float>(stage, g, inputs, stage_outputs, result, kernels);
+        case Type::d: return reduce_as<K, double>(stage, g, inputs, stage_outputs, result, kernels);
+        case Type::c:
+            if constexpr (!extremum && K != ReduceKind::logsumexp)
+                return reduce_as<K, std::complex<float>>(stage, g, inputs, stage_outputs, result,
+                                                         kernels);
+            break;
+        case Type::z:
+            if constexpr (!extremum && K != ReduceKind::logsumexp)
+                return reduce_as<K, std::complex<double>>(stage, g, inputs, stage_outputs, result,
+                                                          kernels);
+            break;
+    }
+    throw ExprError(ErrorKind::type, std::string("reduction ") + reduce_name(K) +
+                                         " is not supported for " + type_name(t));
+}
+
+void run_reduction(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
+                   const std::vector<ArrayView>& stage_outputs, char* result,
+                   const OpKernelTable& kernels) {
+    const Type t = stage.out_type;
+    switch (stage.reduce) {
+        case ReduceKind::sum:
+            return reduce_kind<ReduceKind::sum>(t, stage, g, inputs, stage_outputs, result,
+                                                kernels);
+        case ReduceKind::prod:
+            return reduce_kind<ReduceKind::prod>(t, stage, g, inputs, stage_outputs, result,
+                                                 kernels);
+        case ReduceKind::min:
+            return reduce_kind<ReduceKind::min>(t, stage, g, inputs, stage_outputs, result,
+                                                kernels);
+        case ReduceKind::max:
+            return reduce_kind<ReduceKind::max>(t, stage, g, inputs, stage_outputs, result,
+                                                kernels);
+        case ReduceKind::mean:
+            return reduce_kind<ReduceKind::mean>(t, stage, g, inputs, stage_outputs, result,
+                                                 kernels);
+        case ReduceKind::logsumexp:
+            return reduce_kind<ReduceKind::logsumexp>(t, stage, g, inputs, stage_outputs, result,
+                                                      kernels);
+        case ReduceKind::none: break;
+    }
+}
+
+}  // namespace numfuse::expr::vm

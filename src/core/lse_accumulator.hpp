@@ -1,0 +1,126 @@
+// The online logsumexp accumulator: a running maximum m and a sum of
+// exp(x - m) that is rescaled whenever m grows. The scalar add / merge /
+// finish rules live here once and are included by the CPU reductions
+// (reduce/reduce.cpp), the VM's logsumexp stages (expr/vm_reduce.cpp) and the
+// CUDA kernels (src/cuda/lse_core.hpp): every function is NUMFUSE_HD
+// (__host__ __device__ under nvcc). SIMD loops keep their batch form
+// (arch/reduce_loops.hpp, the VM's run pass) and hand their lanes to these
+// rules.
+//
+// `Math` supplies exp and log: StdMath (<cmath>) on the CPU, the device_math
+// kernels on the GPU, so each side keeps its own, bit-reproducible results.
+#pragma once
+
+#include "device_math/common.hpp"
+
+#if !defined(__CUDACC__)
+#include <cmath>
+#include <limits>
+#endif
+
+namespace numfuse::core::lse {
+
+#if !defined(__CUDACC__)
+// exp / log of the C++ library (host code).
+struct StdMath {
+    template <class T>
+    static T exp(T x) noexcept {
+        return std::exp(x);
+    }
+    template <class T>
+    static T log(T x) noexcept {
+        return std::log(x);
+    }
+};
+#endif
+
+// ------------------------------------------------------ (m, s) in double
+// The state of the VM's logsumexp stages and of the CUDA kernels: s = sum of
+// exp(x - m), in double for both input types (float32 runs of 1e8 elements
+// would lose digits in float). m = -inf is the empty state (s counts -inf
+// elements, which add nothing). A NaN input makes s NaN (the result is NaN);
+// +inf inputs make m = +inf (the result is +inf unless a NaN is present).
+struct LseState {
+    double m;
+    double s;
+};
+
+NUMFUSE_HD inline double pos_inf() { return device_math::double_from_bits(0x7ff0000000000000ull); }
+NUMFUSE_HD inline double neg_inf() { return device_math::double_from_bits(0xfff0000000000000ull); }
+NUMFUSE_HD inline LseState lse_empty() { return {neg_inf(), 0.0}; }
+
+// Folds one element (already widened to double) into the state.
+template <class Math>
+NUMFUSE_HD inline void lse_add(LseState& st, double x) {
+    if (x > st.m) {
+        st.s = st.s * Math::exp(st.m - x) + 1.0;
+        st.m = x;
+    } else {
+        st.s += (x == st.m) ? 1.0 : Math::exp(x - st.m);
+    }
+}
+
+// The state of the union of two disjoint element sets.
+template <class Math>
+NUMFUSE_HD inline LseState lse_combine(LseState a, LseState b) {
+    if (b.m > a.m) {
+        const LseState t = a;
+        a = b;
+        b = t;
+    }
+    // a.m >= b.m, or a NaN-free pair of -inf.
+    const double w = (b.m == a.m) ? 1.0 : Math::exp(b.m - a.m);
+    return {a.m, a.s + b.s * w};
+}
+
+// m + log(s), rounded once to T: m = -inf (empty or all -inf) gives -inf,
+// m = +inf gives +inf, a NaN s gives NaN.
+template <class T, class Math>
+NUMFUSE_HD inline T lse_result(LseState st) {
+    if (st.m == neg_inf() || st.m == pos_inf()) {
+        return static_cast<T>(st.s != st.s ? st.s : st.m);
+    }
+    return static_cast<T>(st.m + Math::log(st.s));
+}
+
+// ------------------------------------------------------ (m, s, c) in T
+// The compensated per-lane state of the CPU reductions (ReducePartial in
+// reduce/kernel_table.hpp, whose comment states the conventions): the sum is
+// (s + c) * exp(m), c holding the rounding errors of the additions.
+
+// sum + error == a + b exactly (Knuth's TwoSum).
+template <class T>
+NUMFUSE_HD inline void two_sum(T a, T b, T& sum, T& error) noexcept {
+    sum = a + b;
+    const T b_part = sum - a;
+    error = (a - (sum - b_part)) + (b - b_part);
+}
+
+// exp(x - m) with x - m carried as a double word hi + lo (the batch form is
+// exp_difference in arch/reduce_loops.hpp); exp(-inf) = 0 and NaN pass
+// through.
+template <class Math, class T>
+NUMFUSE_HD inline T exp_difference(T x, T m) noexcept {
+    const T hi = x - m;
+    if (!(hi - hi == T(0))) return Math::exp(hi);  // hi is not finite
+    const T x_part = hi - x;
+    const T lo = (x - (hi - x_part)) + (-m - x_part);
+    const T e = Math::exp(hi);
+    return e + e * lo;
+}
+
+// The state for the union of two disjoint element sets; q is merged after
+// p (order matters only for the rounding, and is always the chunk order).
+// P is a struct of T members m, s, c.
+template <class Math, class P>
+NUMFUSE_HD inline P merge_compensated(const P& p, const P& q) noexcept {
+    using T = decltype(p.m);
+    const T m = q.m > p.m ? q.m : p.m;
+    const T scale_p = exp_difference<Math>(p.m, m);
+    const T scale_q = exp_difference<Math>(q.m, m);
+    T sum, error;
+    two_sum(p.s * scale_p, q.s * scale_q, sum, error);
+    return {m, sum, error + p.c * scale_p + q.c * scale_q};
+}
+
+}  // namespace numfuse::core::lse
