@@ -122,8 +122,8 @@ print("evaluate, logsumexp and softmax agree with NumPy and SciPy")""",
 ## 4. Accuracy against mpmath
 
 Max error in ULP (units in the last place) of the exact value, computed by mpmath at 128
-bits, on a few hundred random inputs per row (the test suite and `tools/accuracy_table.py`
-use many more).""",
+bits, on a few hundred random inputs per row (the test suite and
+`benchmarks/python/accuracy_table.py` use many more).""",
     ),
     (
         "code",

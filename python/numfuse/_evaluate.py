@@ -79,7 +79,7 @@ def evaluate(
     """Evaluate a numexpr-style array expression, fused and blockwise.
 
     Names are looked up in ``local_dict`` then ``global_dict`` (by default the
-    caller's locals and globals). See the README for the grammar.
+    caller's locals and globals). The grammar: docs/evaluate.md.
     """
     _check_kwargs(kwargs)
     names = _names(ex)

@@ -10,7 +10,7 @@
 
 NumPy input needs ``device="cuda"`` (or ``"cuda:N"``): it is copied to the
 GPU, computed there and copied back, and the result is a NumPy array. For a
-single operation the copies cost more than the GPU saves; see the README.
+single operation the copies cost more than the GPU saves; see docs/gpu.md.
 
 Why a separate namespace: ``numfuse.exp`` is a ``numpy.ufunc``. NumPy's ufunc
 machinery never hands it a torch CUDA tensor, and CuPy's ``__array_ufunc__``
