@@ -2,8 +2,10 @@
 //
 // The SIMD kernels may raise spurious flags in intermediate steps (on lanes
 // that are later replaced, exp(inf - inf) in discarded lanes); numfuse
-// reports the real conditions explicitly (FpFlag), so every entry point that
-// runs kernels holds one of these. On x86 the whole MXCSR (flags and modes)
+// reports the real conditions explicitly (FpFlag), so the ufunc and reduction
+// entry points hold one of these (NumPy raises warnings from the flags it finds
+// after those calls). evaluate does not: numexpr leaves the status word to the
+// caller too, and the bindings clear nothing. On x86 the whole MXCSR (flags and modes)
 // is saved and restored; elsewhere the portable <cfenv> exception flags.
 #pragma once
 

@@ -1,7 +1,7 @@
 // numfuse._cuda: the optional GPU extension (built only where CMake finds nvcc).
 //
 // Thin: raw device pointers, sizes and streams in, kernel launches out. The
-// Python layer (python/numfuse/_cuda_api.py) reads __cuda_array_interface__ /
+// Python layer (python/numfuse/cuda/_arrays.py, _api.py) reads __cuda_array_interface__ /
 // DLPack, checks dtypes and shapes, allocates results and picks the stream.
 //
 // The CUDA runtime is linked statically (cudart_static): the module imports on a

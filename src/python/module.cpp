@@ -19,7 +19,7 @@ namespace {
 // OpenMP limit drops to one thread; numfuse follows a lowered limit
 // (src/core/parallel.hpp), so the child computes serially and correctly.
 // An explicit set_num_threads(n > 1) made later in the child asks for a team
-// again (and hangs with libgomp): the README says so.
+// again (and hangs with libgomp): docs/api.md says so.
 extern "C" void numfuse_openmp_single_in_fork_child() {
 #ifdef _OPENMP
     omp_set_num_threads(1);
