@@ -4,9 +4,9 @@
 // that are later replaced, exp(inf - inf) in discarded lanes); numfuse
 // reports the real conditions explicitly (FpFlag), so the ufunc and reduction
 // entry points hold one of these (NumPy raises warnings from the flags it finds
-// after those calls). evaluate does not: numexpr leaves the status word to the
-// caller too, and the bindings clear nothing. On x86 the whole MXCSR (flags and modes)
-// is saved and restored; elsewhere the portable <cfenv> exception flags.
+// after those calls). evaluate does not hold one: flags its kernels raise stay
+// in the caller's status word (NumPy clears it before each of its own loops). On x86 the whole
+// MXCSR (flags and modes) is saved and restored; elsewhere the portable <cfenv> exception flags.
 #pragma once
 
 #if defined(__SSE__) || defined(__x86_64__) || defined(_M_X64)
