@@ -233,6 +233,21 @@ UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept {
     return tables.tables[static_cast<int>(level)][static_cast<int>(op)][d][0];
 }
 
+namespace {
+std::atomic<std::uint64_t> invalid_nans[unary_op_count][simd_dtype_count] = {};
+}  // namespace
+
+void set_invalid_nan_bits(UnaryOp op, DType dtype, std::uint64_t bits) noexcept {
+    const int d = static_cast<int>(dtype);
+    if (d < simd_dtype_count) invalid_nans[static_cast<int>(op)][d].store(bits);
+}
+
+std::uint64_t invalid_nan_bits(UnaryOp op, DType dtype) noexcept {
+    const int d = static_cast<int>(dtype);
+    if (d >= simd_dtype_count) return 0;
+    return invalid_nans[static_cast<int>(op)][d].load(std::memory_order_relaxed);
+}
+
 bool unary_supported(UnaryOp op, DType dtype) noexcept {
     const bool complex = dtype == DType::c64 || dtype == DType::c128 || dtype == DType::clongdouble;
     const FunctionInfo* info = ufunc_info(op);

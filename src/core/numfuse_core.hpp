@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -92,6 +93,14 @@ UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept;
 // True when apply_unary accepts this operation and type: complex types only where
 // the function's type rule has complex opcodes (erf has no complex loop).
 bool unary_supported(UnaryOp op, DType dtype) noexcept;
+
+// The NaN the SIMD loops (unary_loop, apply_unary) write where a non-NaN input
+// gives a NaN (an invalid operation such as log(-1)), as the bits of an f32 or
+// f64: 0 (the default) keeps the kernels' own, the x86 default NaN (sign set).
+// The Python bindings set the NaN NumPy returns where it differs
+// (src/python/nan_policy.hpp). The expression VM does not read it.
+void set_invalid_nan_bits(UnaryOp op, DType dtype, std::uint64_t bits) noexcept;
+std::uint64_t invalid_nan_bits(UnaryOp op, DType dtype) noexcept;
 
 // Runs the active level's loop, split over threads when n is large enough to
 // pay for them (see parallel.hpp). Returns the union of the FpFlag bits for

@@ -42,8 +42,8 @@ void raise_fp_flags(unsigned flags) noexcept {
 template <UnaryOp Op, DType Type>
 void unary_ufunc_loop(char** args, const npy_intp* dimensions, const npy_intp* steps, void*) {
     const TsanComputeSection tsan_section;
-    const unsigned flags = apply_unary_as_numpy(Op, Type, args[0], steps[0], args[1], steps[1],
-                                                static_cast<std::size_t>(dimensions[0]));
+    const unsigned flags = core::apply_unary(Op, Type, args[0], steps[0], args[1], steps[1],
+                                             static_cast<std::size_t>(dimensions[0]));
     raise_fp_flags(flags);
 }
 

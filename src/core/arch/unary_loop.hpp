@@ -176,16 +176,30 @@ struct op_single<Op, std::void_t<decltype(Op::single)>> : std::integral_constant
 template <class Arch, class Op, class T>
 struct UnaryBatchRunner {
     using B = xsimd::batch<T, Arch>;
+    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
     static constexpr std::size_t width = B::size;
 
     unsigned flags = fp_none;
+    // invalid_nan_bits() of this loop's op and type, read once per call: 0 keeps the
+    // kernels' NaN for invalid lanes.
+    Bits invalid_nan = 0;
+
+    // Op::finish, then the configured NaN where a non-NaN input gave a NaN (rare path only).
+    NUMFUSE_OP_INLINE B finish(const B& x, const B& y) const noexcept {
+        const B r = Op::finish(x, y);
+        if (invalid_nan == 0) return r;
+        T nan;
+        std::memcpy(&nan, &invalid_nan, sizeof nan);
+        // isnan, not r != r: xsimd's AVX != is an ordered compare (false for NaN).
+        return xsimd::select(xsimd::isnan(r) & (x == x), B(nan), r);
+    }
 
     // Both forced inline: in the big per-level translation unit GCC otherwise keeps the
     // erf pair out of line (a call per 16 elements that reloads erf's 28 table registers).
     NUMFUSE_OP_INLINE B operator()(const B& x) noexcept {
         B y = Op::compute_fast(x);
         if (xsimd::any(Op::may_raise(x))) {
-            y = Op::finish(x, y);
+            y = finish(x, y);
             flags |= lane_flags(x, y);
         }
         return y;
@@ -197,8 +211,8 @@ struct UnaryBatchRunner {
         y0 = Op::compute_fast(x0);
         y1 = Op::compute_fast(x1);
         if (xsimd::any(Op::may_raise(x0) | Op::may_raise(x1))) {
-            y0 = Op::finish(x0, y0);
-            y1 = Op::finish(x1, y1);
+            y0 = finish(x0, y0);
+            y1 = finish(x1, y1);
             flags |= lane_flags(x0, y0) | lane_flags(x1, y1);
         }
     }
@@ -233,7 +247,7 @@ struct UnaryBatchRunner {
 
 // out[i] = Op(in[i]) for n elements; see UnaryLoop in numfuse_core.hpp.
 // Streaming selects non-temporal stores for outputs far larger than the caches.
-template <class Arch, class Op, class T, bool Streaming>
+template <class Arch, class Op, class T, bool Streaming, UnaryOp Id>
 unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::ptrdiff_t out_stride,
                     std::size_t n) noexcept {
     using Runner = UnaryBatchRunner<Arch, Op, T>;
@@ -241,6 +255,8 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
     constexpr std::size_t width = Runner::width;
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
     Runner run;
+    run.invalid_nan = static_cast<typename Runner::Bits>(
+        invalid_nan_bits(Id, sizeof(T) == 4 ? DType::f32 : DType::f64));
     std::size_t i = 0;
     if (in_stride == elem && out_stride == elem) {
         // Peel a head so that the stores are aligned to the vector width.
@@ -298,7 +314,7 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                         for (std::size_t k = start; k < i; k += width) {
                             const B x = B::load_unaligned(src + k);
                             if (xsimd::any(Op::may_raise(x))) {
-                                const B y = Op::finish(x, Op::compute_fast(x));
+                                const B y = run.finish(x, Op::compute_fast(x));
                                 y.store_aligned(dst + k);
                                 run.flags |= Runner::lane_flags(x, y);
                             }
@@ -331,12 +347,12 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
     return run.flags;
 }
 
-template <class Op>
+template <class Op, UnaryOp Id>
 inline void fill_unary_row(UnaryLoop (&row)[simd_dtype_count][2]) noexcept {
-    row[0][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, float, false>;
-    row[1][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, double, false>;
-    row[0][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, float, true>;
-    row[1][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, double, true>;
+    row[0][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, float, false, Id>;
+    row[1][0] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, double, false, Id>;
+    row[0][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, float, true, Id>;
+    row[1][1] = &unary_loop<NUMFUSE_LEVEL_ARCH, Op, double, true, Id>;
 }
 
 // One level's table: [op][dtype][streaming], a row per ufunc of the function
@@ -344,7 +360,7 @@ inline void fill_unary_row(UnaryLoop (&row)[simd_dtype_count][2]) noexcept {
 inline void fill_unary_table(UnaryLoop (&table)[unary_op_count][simd_dtype_count][2]) noexcept {
 #define NUMFUSE_FILL(name, arity, types, Functor, libm, ufunc, gpu, summary) \
     NUMFUSE_FN_IF_UFUNC_##ufunc(                                             \
-        fill_unary_row<Functor##Op>(table[static_cast<int>(UnaryOp::name)]);)
+        fill_unary_row<Functor##Op, UnaryOp::name>(table[static_cast<int>(UnaryOp::name)]);)
     NUMFUSE_FUNCTIONS(NUMFUSE_FILL)
 #undef NUMFUSE_FILL
 }
