@@ -14,9 +14,9 @@ tests/cpp/test_device_math.cpp checks that they agree entry by entry.
 
 from __future__ import annotations
 
-import json
 import pathlib
-import sys
+
+import generated_header  # tools/generated_header.py (the script's own folder)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "tools" / "data" / "erf_coefficients.json"
@@ -117,15 +117,5 @@ def render(data: dict) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def main() -> None:
-    text = render(json.loads(DATA.read_text()))
-    if "--stdout" in sys.argv[1:]:
-        sys.stdout.write(text)
-        return
-    HEADER.parent.mkdir(parents=True, exist_ok=True)
-    if not HEADER.exists() or HEADER.read_text() != text:
-        HEADER.write_text(text)
-
-
 if __name__ == "__main__":
-    main()
+    generated_header.main(DATA, HEADER, render)

@@ -14,10 +14,10 @@ separated: the argument list of kernels::detail::horner).
 
 from __future__ import annotations
 
-import json
 import pathlib
 import struct
-import sys
+
+import generated_header  # tools/generated_header.py (the script's own folder)
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DATA = ROOT / "tools" / "data" / "explog_coefficients.json"
@@ -76,15 +76,5 @@ def render(data: dict) -> str:
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def main() -> None:
-    text = render(json.loads(DATA.read_text()))
-    if "--stdout" in sys.argv[1:]:
-        sys.stdout.write(text)
-        return
-    HEADER.parent.mkdir(parents=True, exist_ok=True)
-    if not HEADER.exists() or HEADER.read_text() != text:
-        HEADER.write_text(text)
-
-
 if __name__ == "__main__":
-    main()
+    generated_header.main(DATA, HEADER, render)
