@@ -310,7 +310,8 @@ def _reduction_stage(program, k, values):
     stage = program.stages[k]
     function = stage["reduce"]
     result_dtype = np.dtype(stage["out_dtype"])
-    ndim = len(np.broadcast_shapes(*(v.shape for v in values if _is_array(v))))
+    shape = np.broadcast_shapes(*(v.shape for v in values if _is_array(v)))
+    ndim = len(shape)
     if ndim == 0:  # one element: one block, reduced as compiled
         axes = None if stage["all_axes"] else list(stage["axes"])
         return _blockwise_stage(
@@ -321,9 +322,21 @@ def _reduction_stage(program, k, values):
     else:
         axes = _axes.normalise_axes(tuple(stage["axes"]), ndim)
     keepdims = stage["keepdims"]
-    shape = np.broadcast_shapes(*(v.shape for v in values if _is_array(v)))
     out_ndim = ndim if keepdims else ndim - len(axes)
-    partial_function = "sum" if function == "mean" else function
+
+    def tree(partials, combine, aggregate, dtype):
+        return da.reduction(
+            partials,
+            chunk=_partials_chunk,
+            combine=combine,
+            aggregate=aggregate,
+            axis=axes,
+            keepdims=keepdims,
+            dtype=dtype,
+            meta=np.empty((0,) * out_ndim, dtype),
+            split_every=_SPLIT_EVERY,
+        )
+
     if function == "logsumexp":
         compute = _compute_type(result_dtype)
         state_dtype = _state_dtype(compute)
@@ -337,22 +350,13 @@ def _reduction_stage(program, k, values):
             keepdims=True,
             state=compute,
         )
-        state = da.reduction(
-            partials,
-            chunk=_partials_chunk,
-            combine=_state_combine,
-            aggregate=_state_combine,
-            axis=axes,
-            keepdims=keepdims,
-            dtype=state_dtype,
-            meta=np.empty((0,) * out_ndim, state_dtype),
-            split_every=_SPLIT_EVERY,
-        )
+        state = tree(partials, _state_combine, _state_combine, state_dtype)
         return state.map_blocks(
             functools.partial(_state_log, dtype=result_dtype),
             dtype=result_dtype,
             meta=np.empty((0,) * out_ndim, result_dtype),
         )
+    partial_function = "sum" if function == "mean" else function
     partials = _blockwise_stage(
         program, k, values, result_dtype, reduce=partial_function, axes=axes, keepdims=True
     )
@@ -362,17 +366,7 @@ def _reduction_stage(program, k, values):
         aggregate = functools.partial(_mean_aggregate, count=count, dtype=result_dtype)
     else:
         aggregate = combine
-    return da.reduction(
-        partials,
-        chunk=_partials_chunk,
-        combine=combine,
-        aggregate=aggregate,
-        axis=axes,
-        keepdims=keepdims,
-        dtype=result_dtype,
-        meta=np.empty((0,) * out_ndim, result_dtype),
-        split_every=_SPLIT_EVERY,
-    )
+    return tree(partials, combine, aggregate, result_dtype)
 
 
 def _run_program(program, values):
