@@ -373,27 +373,19 @@ void reduce_kind(Type t, const Stage& stage, const StageGeometry& g,
 void run_reduction(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
                    const std::vector<ArrayView>& stage_outputs, char* result,
                    const OpKernelTable& kernels) {
-    const Type t = stage.out_type;
+    const auto run = [&](auto kind) {
+        reduce_kind<decltype(kind)::value>(stage.out_type, stage, g, inputs, stage_outputs, result,
+                                           kernels);
+    };
+    using K = ReduceKind;
     switch (stage.reduce) {
-        case ReduceKind::sum:
-            return reduce_kind<ReduceKind::sum>(t, stage, g, inputs, stage_outputs, result,
-                                                kernels);
-        case ReduceKind::prod:
-            return reduce_kind<ReduceKind::prod>(t, stage, g, inputs, stage_outputs, result,
-                                                 kernels);
-        case ReduceKind::min:
-            return reduce_kind<ReduceKind::min>(t, stage, g, inputs, stage_outputs, result,
-                                                kernels);
-        case ReduceKind::max:
-            return reduce_kind<ReduceKind::max>(t, stage, g, inputs, stage_outputs, result,
-                                                kernels);
-        case ReduceKind::mean:
-            return reduce_kind<ReduceKind::mean>(t, stage, g, inputs, stage_outputs, result,
-                                                 kernels);
-        case ReduceKind::logsumexp:
-            return reduce_kind<ReduceKind::logsumexp>(t, stage, g, inputs, stage_outputs, result,
-                                                      kernels);
-        case ReduceKind::none: break;
+        case K::sum: return run(std::integral_constant<K, K::sum>{});
+        case K::prod: return run(std::integral_constant<K, K::prod>{});
+        case K::min: return run(std::integral_constant<K, K::min>{});
+        case K::max: return run(std::integral_constant<K, K::max>{});
+        case K::mean: return run(std::integral_constant<K, K::mean>{});
+        case K::logsumexp: return run(std::integral_constant<K, K::logsumexp>{});
+        case K::none: break;
     }
 }
 
