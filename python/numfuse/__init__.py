@@ -15,8 +15,9 @@ imported on first use.
 from __future__ import annotations
 
 import importlib
+import os
 
-from . import _config
+from . import _config, _patch
 from ._config import __version__, detect_number_of_cores, show_config
 from ._core import (
     compiled_levels,
@@ -37,12 +38,16 @@ from ._evaluate import (
     re_evaluate,
     validate,
 )
+from ._patch import is_patched, patch_numpy, patched, restore_numpy
 from ._reduce import log_softmax, logsumexp, softmax
 
 # numexpr's module attributes: processors, and (via __getattr__) threads in use.
 ncores = detect_number_of_cores()
 
 _config.check_arch_request()
+
+# NUMFUSE_PATCH_NUMPY=1 (or scipy): existing NumPy code gets numfuse's loops (docs/patching.md).
+_patch.patch_from_environment(os.environ.get("NUMFUSE_PATCH_NUMPY"))
 
 
 def __getattr__(name):
@@ -69,11 +74,15 @@ __all__ = [
     "exp",
     "get_level",
     "get_num_threads",
+    "is_patched",
     "log",
     "log_softmax",
     "logsumexp",
     "ncores",
+    "patch_numpy",
+    "patched",
     "re_evaluate",
+    "restore_numpy",
     "set_level",
     "set_num_threads",
     "show_config",

@@ -43,6 +43,8 @@ void register_ufuncs(pybind11::module_& m);
 void register_expr(pybind11::module_& m);
 // logsumexp / softmax / log_softmax kernels (numfuse/_reduce.py wraps them).
 void register_reduce(pybind11::module_& m);
+// Swapping numfuse's loops into other ufuncs (numfuse/_patch.py: patch_numpy).
+void register_patch(pybind11::module_& m);
 // The compiled plan's stages, for back ends that schedule them (numfuse/_dask.py).
 void register_plan_info(pybind11::module_& m);
 

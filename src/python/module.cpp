@@ -36,5 +36,6 @@ PYBIND11_MODULE(_core, m) {
     numfuse::python::register_expr(m);
     numfuse::python::register_reduce(m);
     numfuse::python::register_plan_info(m);
+    numfuse::python::register_patch(m);  // patch_numpy's loop swaps
     pthread_atfork(nullptr, nullptr, &numfuse_openmp_single_in_fork_child);
 }
