@@ -30,6 +30,7 @@ from ._core import (
     usable_levels,
 )
 from ._evaluate import (
+    ExpressionError,
     NumExpr,
     compile,
     disassemble,
@@ -57,6 +58,7 @@ def __getattr__(name):
 
 
 __all__ = [
+    "ExpressionError",
     "NumExpr",
     "__version__",
     "compile",

@@ -11,10 +11,14 @@ expression to Python's ``eval``/``compile``/``ast``: a payload such as
 from __future__ import annotations
 
 import threading
+import weakref
 
 from . import _core, _dispatch, _frames, _interop
 
+ExpressionError = _core.ExpressionError
+
 __all__ = [
+    "ExpressionError",
     "NumExpr",
     "compile",
     "disassemble",
@@ -28,8 +32,20 @@ __all__ = [
 _names_cache: dict[str, tuple[str, ...]] = {}
 _NAMES_CACHE_LIMIT = 1024
 
-# re_evaluate repeats the calling thread's last evaluate/validate.
+# re_evaluate repeats the calling thread's last evaluate/validate. It holds the text, the
+# names and the options, and out= only through a weak reference (as numexpr does): no user
+# array outlives the call because of it. re_evaluate writes into that out while it is alive
+# and returns a new array once it is gone.
 _last = threading.local()
+
+
+def _remember(ex, names, out, order, casting):
+    if out is not None:
+        try:
+            out = weakref.ref(out)
+        except TypeError:  # not weak-referenceable: re_evaluate gets a new array
+            out = None
+    _last.call = (ex, names, out, order, casting)
 
 
 def _names(ex):
@@ -54,7 +70,7 @@ def _check_encodable(ex):
     try:
         ex.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise SyntaxError(
+        raise _core.ExpressionError(
             f"unexpected character {ex[error.start]!r} (column {error.start + 1})"
         ) from None
 
@@ -85,7 +101,7 @@ def evaluate(
     names = _names(ex)
     depth = kwargs.get("_frame_depth", 1)
     used, values = _frames.lookup(names, local_dict, global_dict, depth)
-    _last.call = (ex, names, out, order, casting)
+    _remember(ex, names, out, order, casting)
     if _interop.foreign(values, out):  # dask arrays, __dlpack__, array-like out
         return _evaluate_foreign(ex, used, values, out, order, casting)
     return _core._evaluate(ex, used, values, out, order, casting)
@@ -101,12 +117,13 @@ def _evaluate_foreign(ex, names, values, out, order, casting):
 def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
     """Evaluate this thread's last expression again, with the names' current values."""
     try:
-        ex, names, out, order, casting = _last.call
+        ex, names, out_ref, order, casting = _last.call
     except AttributeError:
         raise RuntimeError(
             "re_evaluate: no previous evaluate() or validate() in this thread"
         ) from None
     used, values = _frames.lookup(names, local_dict, global_dict, _frame_depth)
+    out = None if out_ref is None else out_ref()
     if _interop.foreign(values, out):
         return _evaluate_foreign(ex, used, values, out, order, casting)
     return _core._evaluate(ex, used, values, out, order, casting)
@@ -132,7 +149,7 @@ def validate(
         _core._validate(ex, used, values)
     except Exception as error:  # noqa: BLE001 - numexpr's contract: return it
         return error
-    _last.call = (ex, names, out, order, casting)
+    _remember(ex, names, out, order, casting)
     return None
 
 
