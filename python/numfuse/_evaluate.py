@@ -10,6 +10,7 @@ expression to Python's ``eval``/``compile``/``ast``: a payload such as
 
 from __future__ import annotations
 
+import sys
 import threading
 import weakref
 
@@ -97,14 +98,52 @@ def evaluate(
     Names are looked up in ``local_dict`` then ``global_dict`` (by default the
     caller's locals and globals). The grammar: docs/evaluate.md.
     """
-    _check_kwargs(kwargs)
-    names = _names(ex)
-    depth = kwargs.get("_frame_depth", 1)
+    depth = 1
+    if kwargs:
+        _check_kwargs(kwargs)
+        depth = kwargs.get("_frame_depth", 1)
+    try:
+        names, compiled = _entries[ex]
+    except (KeyError, TypeError):  # TypeError: an unhashable ex (the checks below report it)
+        names, compiled = _entry(ex)
+    if compiled is not None and local_dict is None and global_dict is None and out is None:
+        # The common call: names from the caller's frame, all arrays or scalars.
+        frame = sys._getframe(depth)
+        values = _core._plain_values(names, frame.f_locals, frame.f_globals)
+        del frame
+        if values is not None:
+            _last.call = (ex, names, None, order, casting)
+            if order == "K" and casting == "same_kind":
+                return compiled(*values)
+            return compiled(*values, order=order, casting=casting)
     used, values = _frames.lookup(names, local_dict, global_dict, depth)
     _remember(ex, names, out, order, casting)
     if _interop.foreign(values, out):  # dask arrays, __dlpack__, array-like out
         return _evaluate_foreign(ex, used, values, out, order, casting)
+    if compiled is not None:
+        if out is None and order == "K" and casting == "same_kind":
+            return compiled(*values)
+        return compiled(*values, out=out, order=order, casting=casting)
     return _core._evaluate(ex, used, values, out, order, casting)
+
+
+# Per expression text: its names and, when the text names neither inf nor nan (which are
+# constants only while the caller does not define them), a compiled object without a
+# signature whose inputs are those names. Calling it is evaluate's whole C++ side (the
+# same plan cache and code), with its fast path for 1-d contiguous inputs.
+_entries: dict[str, tuple[tuple[str, ...], object]] = {}
+
+
+def _entry(ex):
+    names = _names(ex)
+    compiled = None
+    if not set(names) & set(_frames.CONSTANT_NAMES):
+        compiled = _core.CompiledExpression(ex, None)
+        names = tuple(compiled.input_names)
+    if len(_entries) >= _NAMES_CACHE_LIMIT:
+        _entries.clear()
+    _entries[ex] = (names, compiled)
+    return names, compiled
 
 
 def _evaluate_foreign(ex, names, values, out, order, casting):

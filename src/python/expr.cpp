@@ -654,6 +654,43 @@ CallArguments parse_call_arguments(const std::vector<std::string>& names, const 
 
 // A compiled expression: reusable, thread-safe (immutable after
 // construction), runs without the GIL.
+// evaluate()'s common case in one call: the values of `names` from the caller's locals,
+// then globals (two dicts or mappings), as a tuple, when every one is a NumPy array or a
+// Python/NumPy scalar; None when a name is missing or any value needs the general path
+// (dask arrays, __dlpack__ objects, array-likes: numfuse/_evaluate.py handles those and
+// reports missing names). Never raises for a missing name; a mapping's own error propagates.
+py::object plain_values(const py::tuple& names, const py::handle& locals,
+                        const py::handle& globals) {
+    const Py_ssize_t count = PyTuple_GET_SIZE(names.ptr());
+    py::tuple values(count);
+    for (Py_ssize_t k = 0; k < count; ++k) {
+        PyObject* name = PyTuple_GET_ITEM(names.ptr(), k);
+        PyObject* value = nullptr;
+        for (PyObject* scope : {locals.ptr(), globals.ptr()}) {
+            if (PyDict_CheckExact(scope)) {
+                value = PyDict_GetItemWithError(scope, name);  // borrowed
+                if (value != nullptr) {
+                    Py_INCREF(value);
+                    break;
+                }
+                if (PyErr_Occurred()) throw py::error_already_set();
+            } else {
+                value = PyObject_GetItem(scope, name);  // new reference
+                if (value != nullptr) break;
+                if (!PyErr_ExceptionMatches(PyExc_KeyError)) throw py::error_already_set();
+                PyErr_Clear();
+            }
+        }
+        if (value == nullptr) return py::none();
+        const bool plain = PyArray_CheckExact(value) || PyFloat_CheckExact(value) ||
+                           PyLong_CheckExact(value) || PyBool_Check(value) ||
+                           PyComplex_CheckExact(value) || PyArray_IsScalar(value, Generic);
+        PyTuple_SET_ITEM(values.ptr(), k, value);  // steals the reference
+        if (!plain) return py::none();
+    }
+    return std::move(values);
+}
+
 class CompiledExpression {
 public:
     CompiledExpression(const std::string& text, py::object signature) : text_(text) {
@@ -858,6 +895,10 @@ void register_expr(py::module_& m) {
     // This translation unit's own NumPy C-API table (as ufuncs.cpp has its own).
     if (_import_array() < 0) throw py::error_already_set();
     m.add_object("ExpressionError", py::reinterpret_borrow<py::object>(expression_error_type()));
+    m.def("_plain_values", &plain_values, py::arg("names"), py::arg("locals"),
+          py::arg("globals"),
+          "evaluate()'s fast lookup: a tuple of the names' values when all are found and are "
+          "NumPy arrays or scalars, else None.");
     m.def("_expr_names", &names_of, py::arg("ex"),
           "Variable names an expression uses, in order of first appearance (parses, never evals).");
     m.def(
