@@ -106,11 +106,16 @@ def evaluate(
         names, compiled = _entries[ex]
     except (KeyError, TypeError):  # TypeError: an unhashable ex (the checks below report it)
         names, compiled = _entry(ex)
-    if compiled is not None and local_dict is None and global_dict is None and out is None:
-        # The common call: names from the caller's frame, all arrays or scalars.
-        frame = sys._getframe(depth)
-        values = _core._plain_values(names, frame.f_locals, frame.f_globals)
-        del frame
+    if compiled is not None and out is None:
+        # The common call: all names found, all arrays or scalars.
+        if local_dict is None or global_dict is None:
+            frame = sys._getframe(depth)
+            if local_dict is None:
+                local_dict = frame.f_locals
+            if global_dict is None:
+                global_dict = frame.f_globals
+            del frame
+        values = _core._plain_values(names, local_dict, global_dict)
         if values is not None:
             _last.call = (ex, names, None, order, casting)
             if order == "K" and casting == "same_kind":
