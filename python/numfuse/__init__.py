@@ -31,6 +31,7 @@ from ._core import (
     usable_levels,
 )
 from ._evaluate import (
+    ExpressionError,
     NumExpr,
     compile,
     disassemble,
@@ -62,6 +63,7 @@ def __getattr__(name):
 
 
 __all__ = [
+    "ExpressionError",
     "NumExpr",
     "__version__",
     "compile",

@@ -10,11 +10,16 @@ expression to Python's ``eval``/``compile``/``ast``: a payload such as
 
 from __future__ import annotations
 
+import sys
 import threading
+import weakref
 
 from . import _core, _dispatch, _frames, _interop
 
+ExpressionError = _core.ExpressionError
+
 __all__ = [
+    "ExpressionError",
     "NumExpr",
     "compile",
     "disassemble",
@@ -28,8 +33,20 @@ __all__ = [
 _names_cache: dict[str, tuple[str, ...]] = {}
 _NAMES_CACHE_LIMIT = 1024
 
-# re_evaluate repeats the calling thread's last evaluate/validate.
+# re_evaluate repeats the calling thread's last evaluate/validate. It holds the text, the
+# names and the options, and out= only through a weak reference (as numexpr does): no user
+# array outlives the call because of it. re_evaluate writes into that out while it is alive
+# and returns a new array once it is gone.
 _last = threading.local()
+
+
+def _remember(ex, names, out, order, casting):
+    if out is not None:
+        try:
+            out = weakref.ref(out)
+        except TypeError:  # not weak-referenceable: re_evaluate gets a new array
+            out = None
+    _last.call = (ex, names, out, order, casting)
 
 
 def _names(ex):
@@ -54,7 +71,7 @@ def _check_encodable(ex):
     try:
         ex.encode("utf-8")
     except UnicodeEncodeError as error:
-        raise SyntaxError(
+        raise _core.ExpressionError(
             f"unexpected character {ex[error.start]!r} (column {error.start + 1})"
         ) from None
 
@@ -81,14 +98,57 @@ def evaluate(
     Names are looked up in ``local_dict`` then ``global_dict`` (by default the
     caller's locals and globals). The grammar: docs/evaluate.md.
     """
-    _check_kwargs(kwargs)
-    names = _names(ex)
-    depth = kwargs.get("_frame_depth", 1)
+    depth = 1
+    if kwargs:
+        _check_kwargs(kwargs)
+        depth = kwargs.get("_frame_depth", 1)
+    try:
+        names, compiled = _entries[ex]
+    except (KeyError, TypeError):  # TypeError: an unhashable ex (the checks below report it)
+        names, compiled = _entry(ex)
+    if compiled is not None and out is None:
+        # The common call: all names found, all arrays or scalars.
+        if local_dict is None or global_dict is None:
+            frame = sys._getframe(depth)
+            if local_dict is None:
+                local_dict = frame.f_locals
+            if global_dict is None:
+                global_dict = frame.f_globals
+            del frame
+        values = _core._plain_values(names, local_dict, global_dict)
+        if values is not None:
+            _last.call = (ex, names, None, order, casting)
+            if order == "K" and casting == "same_kind":
+                return compiled(*values)
+            return compiled(*values, order=order, casting=casting)
     used, values = _frames.lookup(names, local_dict, global_dict, depth)
-    _last.call = (ex, names, out, order, casting)
+    _remember(ex, names, out, order, casting)
     if _interop.foreign(values, out):  # dask arrays, __dlpack__, array-like out
         return _evaluate_foreign(ex, used, values, out, order, casting)
+    if compiled is not None:
+        if out is None and order == "K" and casting == "same_kind":
+            return compiled(*values)
+        return compiled(*values, out=out, order=order, casting=casting)
     return _core._evaluate(ex, used, values, out, order, casting)
+
+
+# Per expression text: its names and, when the text names neither inf nor nan (which are
+# constants only while the caller does not define them), a compiled object without a
+# signature whose inputs are those names. Calling it is evaluate's whole C++ side (the
+# same plan cache and code), with its fast path for 1-d contiguous inputs.
+_entries: dict[str, tuple[tuple[str, ...], object]] = {}
+
+
+def _entry(ex):
+    names = _names(ex)
+    compiled = None
+    if not set(names) & set(_frames.CONSTANT_NAMES):
+        compiled = _core.CompiledExpression(ex, None)
+        names = tuple(compiled.input_names)
+    if len(_entries) >= _NAMES_CACHE_LIMIT:
+        _entries.clear()
+    _entries[ex] = (names, compiled)
+    return names, compiled
 
 
 def _evaluate_foreign(ex, names, values, out, order, casting):
@@ -101,12 +161,13 @@ def _evaluate_foreign(ex, names, values, out, order, casting):
 def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
     """Evaluate this thread's last expression again, with the names' current values."""
     try:
-        ex, names, out, order, casting = _last.call
+        ex, names, out_ref, order, casting = _last.call
     except AttributeError:
         raise RuntimeError(
             "re_evaluate: no previous evaluate() or validate() in this thread"
         ) from None
     used, values = _frames.lookup(names, local_dict, global_dict, _frame_depth)
+    out = None if out_ref is None else out_ref()
     if _interop.foreign(values, out):
         return _evaluate_foreign(ex, used, values, out, order, casting)
     return _core._evaluate(ex, used, values, out, order, casting)
@@ -132,7 +193,7 @@ def validate(
         _core._validate(ex, used, values)
     except Exception as error:  # noqa: BLE001 - numexpr's contract: return it
         return error
-    _last.call = (ex, names, out, order, casting)
+    _remember(ex, names, out, order, casting)
     return None
 
 

@@ -210,7 +210,10 @@ py::array_t<T> host_math_typed(UnaryOp op,
         std::string("numfuse.cuda.evaluate: ") + error.what() +
         (error.column >= 0 ? " (column " + std::to_string(error.column + 1) + ")" : "");
     switch (error.kind) {
-        case expr::ErrorKind::syntax: PyErr_SetString(PyExc_SyntaxError, message.c_str()); break;
+        case expr::ErrorKind::syntax:  // the CPU module's class (numfuse.ExpressionError)
+            PyErr_SetString(py::module_::import("numfuse._core").attr("ExpressionError").ptr(),
+                            message.c_str());
+            break;
         case expr::ErrorKind::name: PyErr_SetObject(PyExc_KeyError, py::str(message).ptr()); break;
         case expr::ErrorKind::type: PyErr_SetString(PyExc_TypeError, message.c_str()); break;
         case expr::ErrorKind::overflow:

@@ -51,6 +51,30 @@ int npy_type_of(Type t) {
     return NPY_FLOAT64;
 }
 
+}  // namespace
+
+// numfuse.ExpressionError: what every syntax error of the expression language raises. It
+// derives from SyntaxError (numfuse's documented type: column, caret) and from ValueError and
+// TypeError, the types numexpr raises for some of the same texts (its sanitizer's ValueError
+// for `__names`, `;`, `[`, `:`, attribute access; TypeError for `and`/`or`/`not`, calls of
+// unknown names, tuples), so code written `except ValueError:` for numexpr still catches it.
+PyObject* expression_error_type() {
+    static PyObject* type = [] {
+        PyObject* bases = PyTuple_Pack(3, PyExc_SyntaxError, PyExc_ValueError, PyExc_TypeError);
+        if (bases == nullptr) throw py::error_already_set();
+        PyObject* created = PyErr_NewExceptionWithDoc(
+            "numfuse.ExpressionError",
+            "A syntax error in a numfuse.evaluate expression: a SyntaxError (offset is the "
+            "column) that is also a ValueError and a TypeError, the types numexpr raises for "
+            "some malformed expressions.",
+            bases, nullptr);
+        Py_DECREF(bases);
+        if (created == nullptr) throw py::error_already_set();
+        return created;  // lives as long as the process, like the module
+    }();
+    return type;
+}
+
 // Raises the Python exception for an engine error. Syntax errors carry the
 // column (Python's SyntaxError shows its caret from `offset`) and a caret
 // line in the message itself.
@@ -64,7 +88,7 @@ int npy_type_of(Type t) {
             message += " (column " + std::to_string(column + 1) + ")\n    " + shown + "\n    " +
                        caret + "^";
             py::tuple details = py::make_tuple("<expression>", 1, column + 1, shown);
-            PyErr_SetObject(PyExc_SyntaxError, py::make_tuple(message, details).ptr());
+            PyErr_SetObject(expression_error_type(), py::make_tuple(message, details).ptr());
             throw py::error_already_set();
         }
         case ErrorKind::name:
@@ -81,6 +105,8 @@ int npy_type_of(Type t) {
     }
     throw py::value_error(message);
 }
+
+namespace {
 
 // One input as the engine sees it, plus the object that keeps its memory alive.
 struct Input {
@@ -342,15 +368,37 @@ struct ResultArrays {
     py::object user_out;
 };
 
-// Checks out= against the result's shape and type; returns whether the
-// engine can write into it directly.
+// NumPy's rule for a result written into out=: trailing dimensions equal, or 1 in the result.
+bool broadcasts_to(const std::vector<std::ptrdiff_t>& shape,
+                   const std::vector<std::ptrdiff_t>& target) {
+    if (shape.size() > target.size()) return false;
+    const std::size_t offset = target.size() - shape.size();
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+        if (shape[k] != target[offset + k] && shape[k] != 1) return false;
+    }
+    return true;
+}
+
+std::string shape_text(const std::vector<std::ptrdiff_t>& shape) {
+    std::string text = "(";
+    for (std::size_t k = 0; k < shape.size(); ++k) {
+        text += (k ? ", " : "") + std::to_string(shape[k]);
+    }
+    return text + (shape.size() == 1 ? ",)" : ")");
+}
+
+// Checks out= against the result's shape and type; returns whether the engine can write
+// into it directly. A result of another shape that broadcasts to out's (numexpr writes
+// `evaluate('3', out=a)` into every element) is computed first and then copied in.
 bool check_out_array(const py::object& out, const std::vector<std::ptrdiff_t>& shape,
                      Type result_type, NPY_CASTING rule, const std::string& casting) {
     if (!PyArray_Check(out.ptr())) throw py::type_error("out must be a numpy.ndarray");
     auto* o = reinterpret_cast<PyArrayObject*>(out.ptr());
     const std::vector<std::ptrdiff_t> out_shape(PyArray_DIMS(o), PyArray_DIMS(o) + PyArray_NDIM(o));
-    if (out_shape != shape) {
-        throw py::value_error("out has the wrong shape for this expression's result");
+    const bool same_shape = out_shape == shape;
+    if (!same_shape && !broadcasts_to(shape, out_shape)) {
+        throw py::value_error("the result's shape " + shape_text(shape) +
+                              " does not broadcast to out's shape " + shape_text(out_shape));
     }
     if (!PyArray_ISWRITEABLE(o)) throw py::value_error("out is read-only");
     const int result_npy = npy_type_of(result_type);
@@ -362,7 +410,8 @@ bool check_out_array(const py::object& out, const std::vector<std::ptrdiff_t>& s
                              expr::type_name(result_type) + ") to out's dtype with casting='" +
                              casting + "'");
     }
-    return PyArray_TYPE(o) == result_npy && PyArray_ISALIGNED(o) && PyArray_ISNOTSWAPPED(o);
+    return same_shape && PyArray_TYPE(o) == result_npy && PyArray_ISALIGNED(o) &&
+           PyArray_ISNOTSWAPPED(o);
 }
 
 ResultArrays result_arrays(const py::object& out, const std::vector<std::ptrdiff_t>& shape,
@@ -605,6 +654,43 @@ CallArguments parse_call_arguments(const std::vector<std::string>& names, const 
 
 // A compiled expression: reusable, thread-safe (immutable after
 // construction), runs without the GIL.
+// evaluate()'s common case in one call: the values of `names` from the caller's locals,
+// then globals (two dicts or mappings), as a tuple, when every one is a NumPy array or a
+// Python/NumPy scalar; None when a name is missing or any value needs the general path
+// (dask arrays, __dlpack__ objects, array-likes: numfuse/_evaluate.py handles those and
+// reports missing names). Never raises for a missing name; a mapping's own error propagates.
+py::object plain_values(const py::tuple& names, const py::handle& locals,
+                        const py::handle& globals) {
+    const Py_ssize_t count = PyTuple_GET_SIZE(names.ptr());
+    py::tuple values(count);
+    for (Py_ssize_t k = 0; k < count; ++k) {
+        PyObject* name = PyTuple_GET_ITEM(names.ptr(), k);
+        PyObject* value = nullptr;
+        for (PyObject* scope : {locals.ptr(), globals.ptr()}) {
+            if (PyDict_CheckExact(scope)) {
+                value = PyDict_GetItemWithError(scope, name);  // borrowed
+                if (value != nullptr) {
+                    Py_INCREF(value);
+                    break;
+                }
+                if (PyErr_Occurred()) throw py::error_already_set();
+            } else {
+                value = PyObject_GetItem(scope, name);  // new reference
+                if (value != nullptr) break;
+                if (!PyErr_ExceptionMatches(PyExc_KeyError)) throw py::error_already_set();
+                PyErr_Clear();
+            }
+        }
+        if (value == nullptr) return py::none();
+        const bool plain = PyArray_CheckExact(value) || PyFloat_CheckExact(value) ||
+                           PyLong_CheckExact(value) || PyBool_Check(value) ||
+                           PyComplex_CheckExact(value) || PyArray_IsScalar(value, Generic);
+        PyTuple_SET_ITEM(values.ptr(), k, value);  // steals the reference
+        if (!plain) return py::none();
+    }
+    return std::move(values);
+}
+
 class CompiledExpression {
 public:
     CompiledExpression(const std::string& text, py::object signature) : text_(text) {
@@ -630,6 +716,10 @@ public:
     py::object call(py::args args, py::kwargs kwargs) const {
         if (kwargs.empty()) {
             py::object fast = call_contiguous(args);
+            if (fast) return fast;
+        } else if (args.empty()) {
+            // c(x=..., y=...) with exactly the input names: the same fast path, in name order.
+            py::object fast = call_contiguous_keywords(kwargs);
             if (fast) return fast;
         }
         const CallArguments call = parse_call_arguments(names_, args, kwargs);
@@ -658,6 +748,21 @@ public:
 
 private:
     static constexpr std::size_t max_fast_inputs = 16;
+
+    py::object call_contiguous_keywords(const py::kwargs& kwargs) const {
+        const std::size_t count = names_.size();
+        if (count == 0 || count > max_fast_inputs ||
+            static_cast<std::size_t>(PyDict_GET_SIZE(kwargs.ptr())) != count) {
+            return py::object();
+        }
+        py::tuple ordered(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            PyObject* value = PyDict_GetItemString(kwargs.ptr(), names_[k].c_str());
+            if (value == nullptr) return py::object();
+            ordered[k] = py::reinterpret_borrow<py::object>(value);
+        }
+        return call_contiguous(py::reinterpret_borrow<py::args>(ordered));
+    }
 
     // The common call c(x, y, ...) with 1-d C-contiguous, aligned, native
     // arrays of one length and engine types: no conversions, no broadcasting,
@@ -789,6 +894,11 @@ py::list disassemble_expression(const std::string& ex, const std::vector<std::st
 void register_expr(py::module_& m) {
     // This translation unit's own NumPy C-API table (as ufuncs.cpp has its own).
     if (_import_array() < 0) throw py::error_already_set();
+    m.add_object("ExpressionError", py::reinterpret_borrow<py::object>(expression_error_type()));
+    m.def("_plain_values", &plain_values, py::arg("names"), py::arg("locals"),
+          py::arg("globals"),
+          "evaluate()'s fast lookup: a tuple of the names' values when all are found and are "
+          "NumPy arrays or scalars, else None.");
     m.def("_expr_names", &names_of, py::arg("ex"),
           "Variable names an expression uses, in order of first appearance (parses, never evals).");
     m.def(
@@ -818,6 +928,9 @@ void register_expr(py::module_& m) {
         .def(py::init<const std::string&, py::object>(), py::arg("ex"),
              py::arg("signature") = py::none())
         .def("__call__", &CompiledExpression::call)
+        .def("run", &CompiledExpression::call,
+             "numexpr's NumExpr.run: the same as calling the object, c.run(*args, out=None, "
+             "order='K', casting='same_kind').")
         .def_property_readonly("expression", &CompiledExpression::text)
         .def_property_readonly("input_names", &CompiledExpression::names)
         .def_property_readonly("signature", &CompiledExpression::signature)

@@ -43,7 +43,7 @@ using InputDescription = std::tuple<std::string, std::string, bool>;
         }
         case ErrorKind::type: throw py::type_error(error.what());
         case ErrorKind::syntax: {
-            PyErr_SetString(PyExc_SyntaxError, error.what());
+            PyErr_SetString(expression_error_type(), error.what());
             throw py::error_already_set();
         }
         case ErrorKind::overflow:
@@ -121,7 +121,7 @@ std::shared_ptr<const Plan> plan_for(const std::string& text, const std::vector<
     try {
         return expr::cached_plan(text, specs);
     } catch (const ExprError& error) {
-        raise_plan_error(error);
+        raise_expr_error(error, text);
     }
 }
 
