@@ -1,7 +1,8 @@
 // Run-time choice of the instruction-set level, and the threaded entry point.
 //
-// Compiled with the baseline flags only: it must run on any x86-64 CPU, since
-// it is what decides whether the wider levels may be called at all.
+// Compiled with the baseline flags only: it must run on any CPU of the target
+// architecture, since it is what decides whether the wider levels may be
+// called at all.
 #include <xsimd/xsimd.hpp>
 
 #include <atomic>
@@ -13,6 +14,10 @@
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
+
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
 
 #include "arch/level_tables.hpp"
 #include "fp_status.hpp"
@@ -32,6 +37,13 @@ struct LevelRow {
     bool (*cpu_runs)(const CpuFeatures& cpu) noexcept;
     const LevelKernelFill* fill;
 };
+
+// CMakeLists.txt defines NUMFUSE_HAVE_LEVEL_<name> for each level unit it
+// compiles; a row of NUMFUSE_LEVELS without its unit stops the build here.
+#define NUMFUSE_CHECK_LEVEL_COMPILED(name, alias, cpu_test) \
+    static_assert(NUMFUSE_HAVE_LEVEL_##name, "CMakeLists.txt does not compile level " #name);
+NUMFUSE_LEVELS(NUMFUSE_CHECK_LEVEL_COMPILED)
+#undef NUMFUSE_CHECK_LEVEL_COMPILED
 
 const LevelRow level_rows[level_count] = {
 #define NUMFUSE_LEVEL_ROW(name, alias, cpu_test)                                   \
@@ -191,7 +203,7 @@ std::vector<Level> usable_levels() {
 }
 
 Level best_level() noexcept {
-    Level best = Level::sse2;
+    Level best = static_cast<Level>(0);
     for (int i = 0; i < level_count; ++i) {
         const auto level = static_cast<Level>(i);
         if (level_compiled(level) && level_supported(level)) best = level;
@@ -223,6 +235,34 @@ Level parse_level(const std::string& name) {
     }
     throw std::invalid_argument("unknown instruction-set level '" + name + "' (expected " +
                                 expected + ")");
+}
+
+std::vector<std::string> cpu_features() {
+    std::vector<std::string> names;
+    const auto cpu = xsimd::available_architectures();
+    const auto add = [&](bool present, const char* name) {
+        if (present) names.emplace_back(name);
+    };
+#if defined(__aarch64__)
+    add(cpu.neon64, "asimd");
+#if defined(__linux__)
+    // xsimd asks the CPU nothing on aarch64 (NEON is the baseline): the kernel's HWCAP
+    // bits tell the optional extensions.
+    const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
+    add((hwcap & HWCAP_ASIMDHP) != 0, "fp16");
+    add((hwcap & HWCAP_SVE) != 0, "sve");
+    add((hwcap2 & HWCAP2_SVE2) != 0, "sve2");
+#endif
+#else
+    add(cpu.sse2, "sse2");
+    add(cpu.avx2, "avx2");
+    add(cpu.fma3_avx2, "fma");
+    add(cpu.avx512f, "avx512f");
+    add(cpu.avx512cd, "avx512cd");
+    add(cpu.avx512dq, "avx512dq");
+    add(cpu.avx512bw, "avx512bw");
+#endif
+    return names;
 }
 
 UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept {
