@@ -4,9 +4,10 @@
 #include <xsimd/xsimd.hpp>
 
 #if !defined(NUMFUSE_XSIMD_EXPECT_MAJOR) || XSIMD_VERSION_MAJOR != NUMFUSE_XSIMD_EXPECT_MAJOR || \
-    XSIMD_VERSION_MINOR != NUMFUSE_XSIMD_EXPECT_MINOR ||                                          \
+    XSIMD_VERSION_MINOR != NUMFUSE_XSIMD_EXPECT_MINOR ||                                         \
     XSIMD_VERSION_PATCH != NUMFUSE_XSIMD_EXPECT_PATCH
-#error "the xsimd headers found by the compiler are not the version CMake chose (see its numfuse: xsimd message)"
+#error \
+    "the xsimd headers found by the compiler are not the version CMake chose (see its numfuse: xsimd message)"
 #endif
 
 namespace numfuse {
