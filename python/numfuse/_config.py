@@ -103,6 +103,8 @@ def _openmp_runtime_of_core():
 def _openmp_config() -> dict:
     macro = _core._openmp_version() if hasattr(_core, "_openmp_version") else None
     config = {"enabled": bool(_core._has_openmp())}
+    if not config["enabled"]:
+        config["note"] = "built without OpenMP: every call runs on the calling thread"
     if macro:
         config["spec"] = f"{_OPENMP_SPECS.get(macro, '?')} (_OPENMP {macro})"
     if config["enabled"]:

@@ -21,6 +21,7 @@
 
 #include "arch/level_tables.hpp"
 #include "fp_status.hpp"
+#include "half.hpp"
 #include "numfuse_core.hpp"
 #include "parallel.hpp"
 #include "streaming.hpp"
@@ -100,10 +101,31 @@ std::size_t min_elements_per_thread(UnaryOp op) noexcept {
 // Half precision goes through the f32 kernels in blocks held on the stack.
 constexpr std::size_t half_block = 512;
 
-using half_t = _Float16;
+// float16 <-> float32: the compiler's _Float16 where it has one, else the bit
+// conversions of half.hpp (the same results; see there).
+#ifdef NUMFUSE_HAVE_FLOAT16
+inline float load_half(const char* p) noexcept {
+    _Float16 h;
+    std::memcpy(&h, p, sizeof h);
+    return static_cast<float>(h);
+}
+inline std::uint16_t to_half_bits(float value) noexcept {
+    const auto h = static_cast<_Float16>(value);
+    std::uint16_t bits;
+    std::memcpy(&bits, &h, sizeof bits);
+    return bits;
+}
+#else
+inline float load_half(const char* p) noexcept {
+    std::uint16_t bits;
+    std::memcpy(&bits, p, sizeof bits);
+    return half_to_float(bits);
+}
+inline std::uint16_t to_half_bits(float value) noexcept { return float_to_half(value); }
+#endif
 
-unsigned half_conversion_flags(float value, half_t rounded) noexcept {
-    const float back = static_cast<float>(rounded);
+unsigned half_conversion_flags(float value, std::uint16_t rounded) noexcept {
+    const float back = half_to_float(rounded);
     if (std::isfinite(value) && std::isinf(back)) return fp_overflow;
     if (value != 0.0f && std::fabs(back) < 0x1p-14f && back != value) return fp_underflow;
     return fp_none;
@@ -116,14 +138,12 @@ unsigned apply_half(UnaryLoop loop_f32, const char* in, std::ptrdiff_t in_stride
     for (std::size_t start = begin; start < end; start += half_block) {
         const std::size_t count = end - start < half_block ? end - start : half_block;
         for (std::size_t k = 0; k < count; ++k) {
-            half_t h;
-            std::memcpy(&h, in + static_cast<std::ptrdiff_t>(start + k) * in_stride, sizeof h);
-            block[k] = static_cast<float>(h);
+            block[k] = load_half(in + static_cast<std::ptrdiff_t>(start + k) * in_stride);
         }
         flags |= loop_f32(reinterpret_cast<const char*>(block), sizeof(float),
                           reinterpret_cast<char*>(block), sizeof(float), count);
         for (std::size_t k = 0; k < count; ++k) {
-            const half_t h = static_cast<half_t>(block[k]);
+            const std::uint16_t h = to_half_bits(block[k]);
             flags |= half_conversion_flags(block[k], h);
             std::memcpy(out + static_cast<std::ptrdiff_t>(start + k) * out_stride, &h, sizeof h);
         }

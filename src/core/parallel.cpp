@@ -117,7 +117,9 @@ int thread_count() noexcept {
         }
     }
 #else
-    if (n == 0) n = 1;
+    // Built without OpenMP: every call runs on the calling thread, whatever the
+    // setting (set_num_threads still validates and records it).
+    n = 1;
 #endif
     return n < 1 ? 1 : n;
 }

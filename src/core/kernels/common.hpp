@@ -47,14 +47,26 @@ inline constexpr bool has_fma =
 template <class T>
 using int_of_t = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
 
+// bit_cast<To>(x): the bits of batch x as batch type To (same architecture, same
+// width). xsimd 8 spells this bitwise_cast<batch<U, A>>(x), xsimd 9 and later
+// bitwise_cast<U>(x); both reinterpret the register, no instruction.
+template <class To, class T, class A>
+inline To bit_cast(const xsimd::batch<T, A>& x) noexcept {
+#if XSIMD_VERSION_MAJOR >= 9
+    return xsimd::bitwise_cast<typename To::value_type>(x);
+#else
+    return xsimd::bitwise_cast<To>(x);
+#endif
+}
+
 template <class T, class A>
 inline xsimd::batch<int_of_t<T>, A> as_int(const xsimd::batch<T, A>& x) noexcept {
-    return xsimd::bitwise_cast<xsimd::batch<int_of_t<T>, A>>(x);
+    return bit_cast<xsimd::batch<int_of_t<T>, A>>(x);
 }
 
 template <class T, class A>
 inline xsimd::batch<T, A> as_float(const xsimd::batch<int_of_t<T>, A>& x) noexcept {
-    return xsimd::bitwise_cast<xsimd::batch<T, A>>(x);
+    return bit_cast<xsimd::batch<T, A>>(x);
 }
 
 // A batch with every lane holding the given bit pattern.

@@ -114,8 +114,8 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     const auto sub = x < B(C::min_normal);
     const B xs = xsimd::select(sub, x * B(C::sub_scale), x);
     const I u = as_int(xs) + I(C::off);  // exponent field of u = E + bias
-    const U eb = xsimd::bitwise_cast<U>(u) >> C::mant_bits;
-    B e = as_float<T, A>(xsimd::bitwise_cast<I>(eb) | I(C::magic_bits)) - B(C::magic_bias);
+    const U eb = bit_cast<U>(u) >> C::mant_bits;
+    B e = as_float<T, A>(bit_cast<I>(eb) | I(C::magic_bits)) - B(C::magic_bias);
     e = e - xsimd::select(sub, B(C::sub_exp), B(T(0)));
     const B m = as_float<T, A>((u & I(C::mant_mask)) + I(C::m_base));  // in [1/sqrt2, sqrt2)
     const B f = m - B(T(1));  // exact

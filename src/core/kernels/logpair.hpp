@@ -55,7 +55,7 @@ NUMFUSE_ALWAYS_INLINE log_parts<A> log_core(const xsimd::batch<double, A>& xh,
     using I = xsimd::batch<std::int64_t, A>;
     const I u = as_int(xh) + I(0x00095f619980c433);  // bits(1.0) - bits(RN(1/sqrt2))
     using U = xsimd::batch<std::uint64_t, A>;
-    const I eb = xsimd::bitwise_cast<I>(xsimd::bitwise_cast<U>(u) >> 52);  // E + 1023
+    const I eb = bit_cast<I>(bit_cast<U>(u) >> 52);  // E + 1023
     const B e = as_float<double, A>(eb | I(0x4330000000000000)) - B(0x1.0p52 + 1023.0);
     const B m = as_float<double, A>((u & I(0x000fffffffffffff)) + I(0x3fe6a09e667f3bcd));
     const B f = m - B(1.0);  // exact
