@@ -90,6 +90,57 @@ bench: install
 bench-cpp: cpp-test
 	$(CPP_BUILD)/benchmarks/bench_kernels
 
+# ---------------------------------------------------------------- aarch64, under emulation
+# docs/testing.md#aarch64-under-emulation. aarch64-sysroot: an arm64 Python 3.11 from Debian's
+# packages plus PyPI's aarch64 wheels (tools/aarch64/make_sysroot.sh; also installs the cross
+# compiler and qemu-user when missing). aarch64-build: numfuse._core and the C++ tests
+# cross-compiled with tools/aarch64/toolchain.cmake, the package assembled as a plain folder.
+# test-aarch64 runs the C++ tests and the whole pytest suite (but the slow tests) under
+# qemu-aarch64; test-aarch64-ci (.ci/run) the C++ tests and AARCH64_CI_TESTS.
+# wheel-aarch64 leaves dist/numfuse-*-manylinux_*_aarch64.whl.
+AARCH64 := build/aarch64
+AARCH64_BUILD := $(AARCH64)/build
+AARCH64_PKG := $(AARCH64)/pkg
+AARCH64_PY := tools/aarch64/python3.11
+AARCH64_CMAKE = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(AARCH64_BUILD) -G Ninja \
+	-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/tools/aarch64/toolchain.cmake \
+	-DNUMFUSE_AARCH64_SYSROOT=$(CURDIR)/$(AARCH64)/sysroot -DNUMFUSE_XSIMD_INCLUDE=/usr/include \
+	-DNUMFUSE_CUDA=OFF -DNUMFUSE_BUILD_TESTS=ON -DNUMFUSE_WERROR=$(WERROR) \
+	-DPython_EXECUTABLE=$(CURDIR)/$(AARCH64_PY) \
+	-DPython_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/python-include/python3.11 \
+	-DPython_NumPy_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/site/numpy/_core/include \
+	-Dpybind11_DIR="$$($(VPY) -m pybind11 --cmakedir)"
+# pytest under qemu: child interpreters that tests start (sys.executable) go through the same
+# wrapper (tests/conftest.py), tools/aarch64/pytest_file_times.py prints the time per file.
+AARCH64_PYTEST = PYTHONPATH=$(CURDIR)/$(AARCH64_PKG):$(CURDIR)/tools/aarch64 \
+	NUMFUSE_TEST_EMULATOR=qemu-aarch64 NUMFUSE_TEST_PYTHON=$(CURDIR)/$(AARCH64_PY) \
+	$(AARCH64_PY) -m pytest -m "not slow" -p no:cacheprovider -p pytest_file_times
+# What CI runs under qemu: accuracy, ufunc semantics, evaluate, the reductions and bad input.
+AARCH64_CI_TESTS ?= tests/test_accuracy.py tests/test_ufunc_api.py tests/test_evaluate.py \
+	tests/test_evaluate_semantics.py tests/test_evaluate_reductions.py tests/test_logsumexp.py \
+	tests/test_bad_input.py tests/test_show_config.py
+AARCH64_PYTEST_FLAGS ?=
+
+.PHONY: aarch64-sysroot aarch64-build test-aarch64 test-aarch64-ci cpp-test-aarch64 wheel-aarch64
+
+aarch64-sysroot: $(STAMPS)/venv
+	tools/aarch64/make_sysroot.sh $(VPY)
+
+aarch64-build: system-deps aarch64-sysroot
+	$(AARCH64_CMAKE)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(AARCH64_BUILD)
+	rm -rf $(AARCH64_PKG) && mkdir -p $(AARCH64_PKG)/numfuse && cp -r python/numfuse/. $(AARCH64_PKG)/numfuse/ \
+	    && rm -f $(AARCH64_PKG)/numfuse/*.so && cp $(AARCH64_BUILD)/_core*.so $(AARCH64_PKG)/numfuse/
+
+cpp-test-aarch64: aarch64-build
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ctest --test-dir $(AARCH64_BUILD) --output-on-failure -j2
+
+test-aarch64: cpp-test-aarch64
+	$(AARCH64_PYTEST) tests $(AARCH64_PYTEST_FLAGS)
+
+test-aarch64-ci: cpp-test-aarch64
+	$(AARCH64_PYTEST) $(AARCH64_CI_TESTS) $(AARCH64_PYTEST_FLAGS)
+
 .PHONY: accuracy regen regen-check
 
 # Max ULP of every function per dtype and level (benchmarks/cpp/accuracy_harness.cpp; built
