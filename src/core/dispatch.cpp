@@ -1,7 +1,8 @@
 // Run-time choice of the instruction-set level, and the threaded entry point.
 //
-// Compiled with the baseline flags only: it must run on any x86-64 CPU, since
-// it is what decides whether the wider levels may be called at all.
+// Compiled with the baseline flags only: it must run on any CPU of the target
+// architecture, since it is what decides whether the wider levels may be
+// called at all.
 #include <xsimd/xsimd.hpp>
 
 #include <atomic>
@@ -32,6 +33,13 @@ struct LevelRow {
     bool (*cpu_runs)(const CpuFeatures& cpu) noexcept;
     const LevelKernelFill* fill;
 };
+
+// CMakeLists.txt defines NUMFUSE_HAVE_LEVEL_<name> for each level unit it
+// compiles; a row of NUMFUSE_LEVELS without its unit stops the build here.
+#define NUMFUSE_CHECK_LEVEL_COMPILED(name, alias, cpu_test) \
+    static_assert(NUMFUSE_HAVE_LEVEL_##name, "CMakeLists.txt does not compile level " #name);
+NUMFUSE_LEVELS(NUMFUSE_CHECK_LEVEL_COMPILED)
+#undef NUMFUSE_CHECK_LEVEL_COMPILED
 
 const LevelRow level_rows[level_count] = {
 #define NUMFUSE_LEVEL_ROW(name, alias, cpu_test)                                   \
@@ -191,7 +199,7 @@ std::vector<Level> usable_levels() {
 }
 
 Level best_level() noexcept {
-    Level best = Level::sse2;
+    Level best = static_cast<Level>(0);
     for (int i = 0; i < level_count; ++i) {
         const auto level = static_cast<Level>(i);
         if (level_compiled(level) && level_supported(level)) best = level;

@@ -6,7 +6,8 @@
 // entry points hold one of these (NumPy raises warnings from the flags it finds
 // after those calls). evaluate does not hold one: flags its kernels raise stay
 // in the caller's status word (NumPy clears it before each of its own loops). On x86 the whole
-// MXCSR (flags and modes) is saved and restored; elsewhere the portable <cfenv> exception flags.
+// MXCSR (flags and modes) is saved and restored; elsewhere the portable <cfenv> exception flags
+// (aarch64: the cumulative flags of FPSR; the kernels never change the modes in FPCR).
 #pragma once
 
 #if defined(__SSE__) || defined(__x86_64__) || defined(_M_X64)

@@ -14,19 +14,29 @@
 
 namespace numfuse::core {
 
-// Instruction-set levels, lowest first: the one list of levels. A row is
-// X(name, alias, cpu_test): `name` is the level's enum value, its name in
-// level_name() and the suffix of its translation unit (src/core/arch/<name>.cpp,
-// compiled with that level's flags); `alias` is what users write (parse_level
-// accepts both); `cpu_test` is a bool expression over `cpu`, the running CPU's
-// xsimd::available_architectures(), true when the CPU (and OS) run the level.
-// The level table (arch/level_tables.hpp) and everything that lists levels are
-// generated from these rows, so a new level is one row here plus its
-// translation unit and flags in CMakeLists.txt.
+// Instruction-set levels of the target architecture, lowest first: the one
+// list of levels. A row is X(name, alias, cpu_test): `name` is the level's enum
+// value, its name in level_name() and the suffix of its translation unit
+// (src/core/arch/<name>.cpp, compiled with that level's flags); `alias` is what
+// users write (parse_level accepts both); `cpu_test` is a bool expression over
+// `cpu`, the running CPU's xsimd::available_architectures(), true when the CPU
+// (and OS) run the level. The level table (arch/level_tables.hpp) and
+// everything that lists levels are generated from these rows, so a new level
+// is one row here plus its translation unit and flags in CMakeLists.txt, whose
+// list per architecture matches this one. A build holds the levels of one
+// architecture only: levels of another are unknown names to it.
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
 #define NUMFUSE_LEVELS(X)              \
     X(sse2, "sse2", cpu.sse2)          \
     X(avx2_fma, "avx2", cpu.fma3_avx2) \
     X(avx512, "avx512", cpu.avx512bw&& cpu.avx512dq&& cpu.avx512cd&& cpu.fma3_avx2)
+#elif defined(__aarch64__)
+// Advanced SIMD is part of every aarch64 CPU (the baseline): xsimd sets
+// cpu.neon64 on every aarch64 target without asking the CPU.
+#define NUMFUSE_LEVELS(X) X(neon64, "neon64", cpu.neon64)
+#else
+#error "numfuse has instruction-set levels for x86-64 and aarch64 only"
+#endif
 
 enum class Level : int {
 #define NUMFUSE_LEVEL_ENUM(name, alias, cpu_test) name,
@@ -68,8 +78,9 @@ using UnaryLoop = unsigned (*)(const char* in, std::ptrdiff_t in_stride, char* o
 const char* level_name(Level level) noexcept;
 const char* unary_op_name(UnaryOp op) noexcept;
 
-// True when the level's translation unit was compiled into this build (every
-// listed level is: CMakeLists.txt builds them all on their architecture).
+// True when the level's translation unit was compiled into this build: every
+// level of NUMFUSE_LEVELS is (CMakeLists.txt builds all of the target
+// architecture's), so false only for values outside the enum.
 bool level_compiled(Level level) noexcept;
 // True when the running CPU (and OS) can execute the level's instructions.
 bool level_supported(Level level) noexcept;
@@ -78,12 +89,14 @@ std::vector<Level> usable_levels();
 // The best usable level.
 Level best_level() noexcept;
 // The level apply_unary uses. Starts as best_level(), lowered by the
-// NUMFUSE_ARCH environment variable (sse2|avx2|avx512) at first use.
+// NUMFUSE_ARCH environment variable (a level's name or alias) at first use;
+// an unknown or unusable request keeps best_level().
 Level active_level() noexcept;
 // Throws std::invalid_argument if the level is not usable.
 void set_active_level(Level level);
-// Parses a level's name or alias ("sse2", "avx2", "avx2_fma", "avx512");
-// throws std::invalid_argument.
+// Parses a level's name or alias (x86-64: "sse2", "avx2", "avx2_fma",
+// "avx512"; aarch64: "neon64"); throws std::invalid_argument, also for the
+// levels of the other architecture.
 Level parse_level(const std::string& name);
 
 // The SIMD loop compiled for one level (dtype f32 or f64); nullptr when that

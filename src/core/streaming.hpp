@@ -25,8 +25,14 @@ namespace numfuse::core {
 namespace {
 
 // Outputs of at least this many bytes are written with streaming stores
-// (the ufunc loops and the expression VM).
+// (the ufunc loops and the expression VM). Without x86's non-temporal stores
+// (aarch64: STNP is only a hint, with no compiler intrinsic) the streaming
+// paths would add a buffer copy and nothing else, so they are never taken.
+#ifdef NUMFUSE_STREAMING_X86
 constexpr std::size_t streaming_min_bytes = std::size_t{32} << 20;
+#else
+constexpr std::size_t streaming_min_bytes = static_cast<std::size_t>(-1);
+#endif
 
 // Stores one batch to `aligned_dst` (aligned to the batch) with a
 // non-temporal store where the architecture has one.

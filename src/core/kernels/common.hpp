@@ -4,7 +4,8 @@
 // meant to stay small and stable: other kernels may include this file.
 //
 //   is_avx512<Arch>       Arch derives from xsimd::avx512f (raw _mm512_* allowed)
-//   has_fma<Arch>         xsimd::fma is a real fused multiply-add on Arch
+//   is_neon64<Arch>       Arch derives from xsimd::neon64 (raw arm_neon.h allowed)
+//   has_fma<Arch>         xsimd::fma and xsimd::fms are real fused multiply-adds on Arch
 //   int_of_t<T>           same-width signed integer (int32_t / int64_t)
 //   as_int(b), as_float(b)  bit casts between batch<T> and batch<int_of_t<T>>
 //   horner(x, c0, c1, ...)  c0 + x*(c1 + x*(c2 + ...)) with xsimd::fma
@@ -21,6 +22,8 @@
 
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
 #endif
 
 namespace numfuse::kernels::detail {
@@ -29,8 +32,17 @@ template <class Arch>
 inline constexpr bool is_avx512 = std::is_base_of<xsimd::avx512f, Arch>::value;
 
 template <class Arch>
+inline constexpr bool is_neon64 = std::is_base_of<xsimd::neon64, Arch>::value;
+
+// neon64: xsimd's fma/fms are vfmaq_f32/vfmaq_f64 (one rounding) wherever the
+// compiler defines __ARM_FEATURE_FMA, which every aarch64 compiler does.
+template <class Arch>
 inline constexpr bool has_fma =
-    is_avx512<Arch> || std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
+    is_avx512<Arch> || std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value || is_neon64<Arch>;
+
+#if defined(__aarch64__) && !defined(__ARM_FEATURE_FMA)
+#error "aarch64 without __ARM_FEATURE_FMA: the neon64 kernels need fused multiply-add"
+#endif
 
 template <class T>
 using int_of_t = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;

@@ -58,7 +58,13 @@ NUMFUSE_ALWAYS_INLINE bd<A> fnmadd(const bd<A>& a, const bd<A>& b, const bd<A>& 
     if constexpr (detail::is_avx512<A>) return bd<A>(_mm512_fnmadd_pd(a, b, c));
     else
 #endif
-        return xsimd::fnma(a, b, c);
+#if defined(__aarch64__)
+        // xsimd 8.1's neon64 fnma is the generic -a * b + c, fused only if the
+        // compiler contracts it; the instruction is named so that it always is.
+        if constexpr (detail::is_neon64<A>) return bd<A>(vfmsq_f64(c, a, b));
+        else
+#endif
+            return xsimd::fnma(a, b, c);
 }
 
 // Horner's scheme with fmadd: horner(x, c0, c1, ..., cn) = c0 + x (c1 + ...).

@@ -116,8 +116,10 @@ inline double abs_mask() noexcept {
 // barrier keeps the operation order written here. Costs no instruction.
 template <class Arch, class R>
 inline R opaque(R v) noexcept {
-#if defined(__GNUC__)
-    __asm__("" : "+v"(v));
+#if defined(__GNUC__) && defined(__aarch64__)
+    __asm__("" : "+w"(v));  // any FP/SIMD register
+#elif defined(__GNUC__)
+    __asm__("" : "+v"(v));  // any SSE/AVX register
 #endif
     return v;
 }
@@ -175,9 +177,12 @@ struct erf_coefs {
     using B = xsimd::batch<double, Arch>;
     static constexpr int width = erf_rows<Tab>::width;
     static constexpr bool in_registers = std::is_base_of<xsimd::avx512f, Arch>::value;
-    static constexpr bool sse2_pairs = !in_registers &&
+    // Two-lane levels (sse2, neon64) load each coefficient's pair of lanes at the point of use.
+    static constexpr bool lane_pairs = !in_registers &&
                                        !std::is_base_of<xsimd::avx2, Arch>::value &&
-                                       std::is_base_of<xsimd::sse2, Arch>::value && B::size == 2;
+                                       (std::is_base_of<xsimd::sse2, Arch>::value ||
+                                        std::is_base_of<xsimd::neon64, Arch>::value) &&
+                                       B::size == 2;
 
     // Coefficient j of the row: 0 = m, 1 = c0, 2 = c1hi, 3 = c1lo, 4 + i = c_{i+2}.
     // AVX-512 permutes at the point of use (the 2 x 16 column registers per coefficient
@@ -194,8 +199,14 @@ struct erf_coefs {
 #else
             return B(0.0);
 #endif
-        } else if constexpr (sse2_pairs) {
-            return _mm_loadh_pd(_mm_load_sd(p2[0] + j), p2[1] + j);  // at the point of use
+        } else if constexpr (lane_pairs) {
+#if defined(__SSE2__)
+            return _mm_loadh_pd(_mm_load_sd(p2[0] + j), p2[1] + j);
+#elif defined(__aarch64__)
+            return vld1q_lane_f64(p2[1] + j, vld1q_dup_f64(p2[0] + j), 1);
+#else
+            return B(0.0);
+#endif
         } else {
             return c[j];
         }
@@ -226,7 +237,7 @@ struct erf_coefs {
                     c[g + 3] = _mm256_permute2f128_pd(t1, t3, 0x31);
                 }
 #endif
-            } else if constexpr (sse2_pairs) {
+            } else if constexpr (lane_pairs) {
                 p2[0] = p[0];
                 p2[1] = p[1];
             } else {
@@ -244,7 +255,7 @@ private:
     __m512i k512;
 #endif
     const double* p2[2];
-    B c[in_registers || sse2_pairs ? 1 : width];
+    B c[in_registers || lane_pairs ? 1 : width];
 };
 
 // Horner in u over c_{J+2}, c_{J+3}, ..., c_D: c_{J+2} + u*(c_{J+3} + ...), unrolled.
@@ -504,8 +515,15 @@ NUMFUSE_ERF_INLINE void widen(xsimd::batch<float, Arch> x, xsimd::batch<double, 
         hi = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
 #endif
     } else if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
+#if defined(__SSE2__)
         lo = _mm_cvtps_pd(x);
         hi = _mm_cvtps_pd(_mm_movehl_ps(x, x));
+#endif
+    } else if constexpr (std::is_base_of<xsimd::neon64, Arch>::value) {
+#if defined(__aarch64__)
+        lo = vcvt_f64_f32(vget_low_f32(x));
+        hi = vcvt_high_f64_f32(x);
+#endif
     } else {
         constexpr std::size_t N = xsimd::batch<double, Arch>::size;
         alignas(64) float f[2 * N];
@@ -532,7 +550,13 @@ NUMFUSE_ERF_INLINE xsimd::batch<float, Arch> narrow(xsimd::batch<double, Arch> l
                                     _mm256_cvtpd_ps(hi), 1);
 #endif
     } else if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
+#if defined(__SSE2__)
         return _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi));
+#endif
+    } else if constexpr (std::is_base_of<xsimd::neon64, Arch>::value) {
+#if defined(__aarch64__)
+        return vcvt_high_f32_f64(vcvt_f32_f64(lo), hi);  // rounds to nearest (FPCR default)
+#endif
     } else {
         constexpr std::size_t N = xsimd::batch<double, Arch>::size;
         alignas(64) float f[2 * N];
