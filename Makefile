@@ -120,8 +120,43 @@ AARCH64_CI_TESTS ?= tests/test_accuracy.py tests/test_ufunc_api.py tests/test_ev
 	tests/test_evaluate_semantics.py tests/test_evaluate_reductions.py tests/test_logsumexp.py \
 	tests/test_bad_input.py tests/test_show_config.py
 AARCH64_PYTEST_FLAGS ?=
+# The wheel: scikit-build-core with the same toolchain and the target's Python (the platform tag
+# from _PYTHON_HOST_PLATFORM, the module suffix from SETUPTOOLS_EXT_SUFFIX), then auditwheel
+# against the sysroot's libraries (it bundles libgomp and picks the manylinux tag the symbol
+# versions allow); libstdc++ and libgcc are linked statically, since GCC 12's libstdc++ symbol
+# versions are newer than any manylinux policy allows.
+AARCH64_LIBDIRS := $(CURDIR)/$(AARCH64)/sysroot/lib/aarch64-linux-gnu:$(CURDIR)/$(AARCH64)/sysroot/usr/lib/aarch64-linux-gnu
+AARCH64_WHEEL_SETTINGS := build-dir=$(AARCH64)/wheel-build \
+	cmake.define.CMAKE_TOOLCHAIN_FILE=$(CURDIR)/tools/aarch64/toolchain.cmake \
+	cmake.define.NUMFUSE_AARCH64_SYSROOT=$(CURDIR)/$(AARCH64)/sysroot \
+	cmake.define.NUMFUSE_XSIMD_INCLUDE=/usr/include cmake.define.NUMFUSE_CUDA=OFF \
+	cmake.define.NUMFUSE_WERROR=$(WERROR) \
+	cmake.define.Python_EXECUTABLE=$(CURDIR)/$(AARCH64_PY) \
+	cmake.define.Python_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/python-include/python3.11 \
+	cmake.define.Python_NumPy_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/site/numpy/_core/include \
+	cmake.define.pybind11_DIR=$$($(VPY) -m pybind11 --cmakedir)
+AARCH64_WHEEL_LDFLAGS := -static-libstdc++ -static-libgcc
 
 .PHONY: aarch64-sysroot aarch64-build test-aarch64 test-aarch64-ci cpp-test-aarch64 wheel-aarch64
+
+wheel-aarch64: system-deps aarch64-sysroot
+	$(VPY) -c "import auditwheel" 2>/dev/null || $(VPY) -m pip install --quiet "auditwheel>=6.1"
+	rm -rf $(AARCH64)/wheel $(AARCH64)/wheel-check && mkdir -p $(AARCH64)/wheel dist
+	rm -f dist/numfuse-*_aarch64.whl
+	_PYTHON_HOST_PLATFORM=linux-aarch64 SETUPTOOLS_EXT_SUFFIX=.cpython-311-aarch64-linux-gnu.so \
+	    PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m pip wheel . --quiet --no-build-isolation --no-deps \
+	    -w $(AARCH64)/wheel $(foreach setting,$(AARCH64_WHEEL_SETTINGS),--config-settings=$(setting)) \
+	    --config-settings="cmake.define.CMAKE_MODULE_LINKER_FLAGS=$(AARCH64_WHEEL_LDFLAGS)"
+	$(VPY) -m auditwheel repair --ldpaths $(AARCH64_LIBDIRS) -w dist $(AARCH64)/wheel/numfuse-*_aarch64.whl
+	$(VPY) -m pip install --quiet --no-deps --target $(AARCH64)/wheel-check --platform manylinux_2_36_aarch64 \
+	    --python-version 3.11 --only-binary=:all: dist/numfuse-*manylinux_*_aarch64.whl
+	cd /tmp && PYTHONPATH=$(CURDIR)/$(AARCH64)/wheel-check $(CURDIR)/$(AARCH64_PY) -c \
+	    "import numpy as np, numfuse; x = np.linspace(-3, 3, 100001); \
+	    assert numfuse.__file__.startswith('$(CURDIR)/$(AARCH64)/wheel-check'), numfuse.__file__; \
+	    assert numfuse.get_level() == 'neon64'; numfuse.set_num_threads(2); \
+	    assert np.array_equal(numfuse.exp(x), np.exp(x)) or abs(numfuse.exp(x) / np.exp(x) - 1).max() < 1e-15; \
+	    print('wheel OK:', numfuse.__file__, numfuse.get_level(), numfuse.get_num_threads(), 'threads')"
+	@ls dist/numfuse-*manylinux_*_aarch64.whl
 
 aarch64-sysroot: $(STAMPS)/venv
 	tools/aarch64/make_sysroot.sh $(VPY)

@@ -83,11 +83,13 @@ fi
 # 3. The aarch64 wheels: pure-Python ones are platform independent, the rest are
 #    manylinux_2_28 (glibc 2.28 or newer; Debian 12 has 2.36).
 if ! fresh site tools/aarch64/requirements.txt; then
-  rm -rf "$SITE"
+  rm -rf "$SITE.new"
   "$HOST_PYTHON" -m pip install --quiet --disable-pip-version-check --no-warn-conflicts --no-compile \
-    --target "$SITE" --platform manylinux_2_28_aarch64 --platform manylinux2014_aarch64 \
+    --target "$SITE.new" --platform manylinux_2_28_aarch64 --platform manylinux2014_aarch64 \
     --python-version 3.11 --implementation cp --abi cp311 --only-binary=:all: \
     -r tools/aarch64/requirements.txt
+  rm -rf "$SITE"
+  mv "$SITE.new" "$SITE"
   touch "$STAMPS/site"
 fi
 
