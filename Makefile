@@ -148,6 +148,92 @@ bench: install
 bench-cpp: cpp-test
 	$(CPP_BUILD)/benchmarks/bench_kernels
 
+# ---------------------------------------------------------------- aarch64, under emulation
+# docs/testing.md#aarch64-under-emulation. aarch64-sysroot: an arm64 Python 3.11 from Debian's
+# packages plus PyPI's aarch64 wheels (tools/aarch64/make_sysroot.sh; also installs the cross
+# compiler and qemu-user when missing). aarch64-build: numfuse._core and the C++ tests
+# cross-compiled with tools/aarch64/toolchain.cmake, the package assembled as a plain folder.
+# test-aarch64 runs the C++ tests and the whole pytest suite (but the slow tests) under
+# qemu-aarch64; test-aarch64-ci (.ci/run) the C++ tests and AARCH64_CI_TESTS.
+# wheel-aarch64 leaves dist/numfuse-*-manylinux_*_aarch64.whl.
+AARCH64 := build/aarch64
+AARCH64_BUILD := $(AARCH64)/build
+AARCH64_PKG := $(AARCH64)/pkg
+AARCH64_PY := tools/aarch64/python3.11
+AARCH64_CMAKE = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(AARCH64_BUILD) -G Ninja \
+	-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/tools/aarch64/toolchain.cmake \
+	-DNUMFUSE_AARCH64_SYSROOT=$(CURDIR)/$(AARCH64)/sysroot -DNUMFUSE_XSIMD_INCLUDE=/usr/include \
+	-DNUMFUSE_CUDA=OFF -DNUMFUSE_BUILD_TESTS=ON -DNUMFUSE_WERROR=$(WERROR) \
+	-DPython_EXECUTABLE=$(CURDIR)/$(AARCH64_PY) \
+	-DPython_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/python-include/python3.11 \
+	-DPython_NumPy_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/site/numpy/_core/include \
+	-Dpybind11_DIR="$$($(VPY) -m pybind11 --cmakedir)"
+# pytest under qemu: child interpreters that tests start (sys.executable) go through the same
+# wrapper (tests/conftest.py), tools/aarch64/pytest_file_times.py prints the time per file.
+AARCH64_PYTEST = PYTHONPATH=$(CURDIR)/$(AARCH64_PKG):$(CURDIR)/tools/aarch64 \
+	NUMFUSE_TEST_EMULATOR=qemu-aarch64 NUMFUSE_TEST_PYTHON=$(CURDIR)/$(AARCH64_PY) \
+	$(AARCH64_PY) -m pytest -m "not slow" -p no:cacheprovider -p pytest_file_times
+# What CI runs under qemu: accuracy, ufunc semantics, evaluate, the reductions and bad input.
+AARCH64_CI_TESTS ?= tests/test_accuracy.py tests/test_ufunc_api.py tests/test_evaluate.py \
+	tests/test_evaluate_semantics.py tests/test_evaluate_reductions.py tests/test_logsumexp.py \
+	tests/test_bad_input.py tests/test_show_config.py
+AARCH64_PYTEST_FLAGS ?=
+# The wheel: scikit-build-core with the same toolchain and the target's Python (the platform tag
+# from _PYTHON_HOST_PLATFORM, the module suffix from SETUPTOOLS_EXT_SUFFIX), then auditwheel
+# against the sysroot's libraries (it bundles libgomp and picks the manylinux tag the symbol
+# versions allow); libstdc++ and libgcc are linked statically, since GCC 12's libstdc++ symbol
+# versions are newer than any manylinux policy allows.
+AARCH64_LIBDIRS := $(CURDIR)/$(AARCH64)/sysroot/lib/aarch64-linux-gnu:$(CURDIR)/$(AARCH64)/sysroot/usr/lib/aarch64-linux-gnu
+AARCH64_WHEEL_SETTINGS := build-dir=$(AARCH64)/wheel-build \
+	cmake.define.CMAKE_TOOLCHAIN_FILE=$(CURDIR)/tools/aarch64/toolchain.cmake \
+	cmake.define.NUMFUSE_AARCH64_SYSROOT=$(CURDIR)/$(AARCH64)/sysroot \
+	cmake.define.NUMFUSE_XSIMD_INCLUDE=/usr/include cmake.define.NUMFUSE_CUDA=OFF \
+	cmake.define.NUMFUSE_WERROR=$(WERROR) \
+	cmake.define.Python_EXECUTABLE=$(CURDIR)/$(AARCH64_PY) \
+	cmake.define.Python_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/python-include/python3.11 \
+	cmake.define.Python_NumPy_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/site/numpy/_core/include \
+	cmake.define.pybind11_DIR=$$($(VPY) -m pybind11 --cmakedir)
+AARCH64_WHEEL_LDFLAGS := -static-libstdc++ -static-libgcc
+
+.PHONY: aarch64-sysroot aarch64-build test-aarch64 test-aarch64-ci cpp-test-aarch64 wheel-aarch64
+
+wheel-aarch64: system-deps aarch64-sysroot
+	$(VPY) -c "import auditwheel" 2>/dev/null || $(VPY) -m pip install --quiet "auditwheel>=6.1"
+	rm -rf $(AARCH64)/wheel $(AARCH64)/wheel-check && mkdir -p $(AARCH64)/wheel dist
+	rm -f dist/numfuse-*_aarch64.whl
+	_PYTHON_HOST_PLATFORM=linux-aarch64 SETUPTOOLS_EXT_SUFFIX=.cpython-311-aarch64-linux-gnu.so \
+	    PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m pip wheel . --quiet --no-build-isolation --no-deps \
+	    -w $(AARCH64)/wheel $(foreach setting,$(AARCH64_WHEEL_SETTINGS),--config-settings=$(setting)) \
+	    --config-settings="cmake.define.CMAKE_MODULE_LINKER_FLAGS=$(AARCH64_WHEEL_LDFLAGS)"
+	$(VPY) -m auditwheel repair --ldpaths $(AARCH64_LIBDIRS) -w dist $(AARCH64)/wheel/numfuse-*_aarch64.whl
+	$(VPY) -m pip install --quiet --no-deps --target $(AARCH64)/wheel-check --platform manylinux_2_36_aarch64 \
+	    --python-version 3.11 --only-binary=:all: dist/numfuse-*manylinux_*_aarch64.whl
+	cd /tmp && PYTHONPATH=$(CURDIR)/$(AARCH64)/wheel-check $(CURDIR)/$(AARCH64_PY) -c \
+	    "import numpy as np, numfuse; x = np.linspace(-3, 3, 100001); \
+	    assert numfuse.__file__.startswith('$(CURDIR)/$(AARCH64)/wheel-check'), numfuse.__file__; \
+	    assert numfuse.get_level() == 'neon64'; numfuse.set_num_threads(2); \
+	    assert np.array_equal(numfuse.exp(x), np.exp(x)) or abs(numfuse.exp(x) / np.exp(x) - 1).max() < 1e-15; \
+	    print('wheel OK:', numfuse.__file__, numfuse.get_level(), numfuse.get_num_threads(), 'threads')"
+	@ls dist/numfuse-*manylinux_*_aarch64.whl
+
+aarch64-sysroot: $(STAMPS)/venv
+	tools/aarch64/make_sysroot.sh $(VPY)
+
+aarch64-build: system-deps aarch64-sysroot
+	$(AARCH64_CMAKE)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(AARCH64_BUILD)
+	rm -rf $(AARCH64_PKG) && mkdir -p $(AARCH64_PKG)/numfuse && cp -r python/numfuse/. $(AARCH64_PKG)/numfuse/ \
+	    && rm -f $(AARCH64_PKG)/numfuse/*.so && cp $(AARCH64_BUILD)/_core*.so $(AARCH64_PKG)/numfuse/
+
+cpp-test-aarch64: aarch64-build
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ctest --test-dir $(AARCH64_BUILD) --output-on-failure -j2
+
+test-aarch64: cpp-test-aarch64
+	$(AARCH64_PYTEST) tests $(AARCH64_PYTEST_FLAGS)
+
+test-aarch64-ci: cpp-test-aarch64
+	$(AARCH64_PYTEST) $(AARCH64_CI_TESTS) $(AARCH64_PYTEST_FLAGS)
+
 .PHONY: accuracy regen regen-check
 
 # Max ULP of every function per dtype and level (benchmarks/cpp/accuracy_harness.cpp; built
