@@ -1,6 +1,7 @@
 """numfuse: fast NumPy math.
 
-``numfuse.exp``, ``numfuse.log`` and ``numfuse.erf`` are genuine ``numpy.ufunc``
+The element-wise functions (``numfuse.exp``, ``numfuse.tanh``, ``numfuse.erfc``,
+``numfuse.logaddexp``, ...: every ufunc row of the function table) are genuine ``numpy.ufunc``
 objects (out=, where=, dtype=, casting=, broadcasting, __array_ufunc__) backed
 by SIMD kernels chosen for the running CPU and OpenMP threads for large
 arrays, accurate to at most 1 ULP in float32 and float64.
@@ -19,14 +20,33 @@ import importlib
 from . import _config
 from ._config import __version__, detect_number_of_cores, show_config
 from ._core import (
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctanh,
     compiled_levels,
+    cos,
+    cosh,
     erf,
+    erfc,
     exp,
+    expit,
+    expm1,
     get_level,
     get_num_threads,
     log,
+    log1p,
+    log2,
+    log10,
+    logaddexp,
     set_level,
     set_num_threads,
+    sin,
+    sinh,
+    tan,
+    tanh,
     usable_levels,
 )
 from ._evaluate import (
@@ -59,25 +79,44 @@ def __getattr__(name):
 __all__ = [
     "NumExpr",
     "__version__",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctanh",
     "compile",
     "compiled_levels",
+    "cos",
+    "cosh",
     "detect_number_of_cores",
     "devices",
     "disassemble",
     "erf",
+    "erfc",
     "evaluate",
     "exp",
+    "expit",
+    "expm1",
     "get_level",
     "get_num_threads",
     "log",
+    "log10",
+    "log1p",
+    "log2",
     "log_softmax",
+    "logaddexp",
     "logsumexp",
     "ncores",
     "re_evaluate",
     "set_level",
     "set_num_threads",
     "show_config",
+    "sin",
+    "sinh",
     "softmax",
+    "tan",
+    "tanh",
     "usable_levels",
     "validate",
 ]
