@@ -43,7 +43,9 @@ class CoreRow:
 
 
 CORE = {row[0]: CoreRow(*row) for row in numfuse._core._function_table()}
-UFUNCS = [name for name, row in CORE.items() if row.is_ufunc]
+# The one-argument ufuncs (numfuse.exp, ...) and the two-argument ones (numfuse.logaddexp).
+UFUNCS = [name for name, row in CORE.items() if row.is_ufunc and row.arity == 1]
+BINARY_UFUNCS = [name for name, row in CORE.items() if row.is_ufunc and row.arity == 2]
 # The ufuncs with numfuse's own device kernels (numfuse.cuda.<name>).
 GPU_UFUNCS = [name for name in UFUNCS if CORE[name].gpu == "device_math"]
 

@@ -13,7 +13,7 @@ import pytest
 
 import numfuse
 from conftest import ulp_distance
-from function_table import CORE, UFUNCS, Sweep, arguments
+from function_table import BINARY_UFUNCS, CORE, UFUNCS, Sweep, arguments
 from function_table import FUNCTIONS as FUNCTIONS_TABLE
 
 DATA = pathlib.Path(__file__).parent / "data" / "numpy-umath-validation"
@@ -220,3 +220,20 @@ def test_float16_through_float32():
             got, expected = ours(x), peer(x)
             assert got.dtype == np.float16
             assert ulp_distance(got, expected).max() <= 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", BINARY_UFUNCS)
+def test_binary_mpmath_sweep_within_1_ulp(name, dtype, level):
+    rng = np.random.default_rng(zlib.crc32(f"ufunc{name}{np.dtype(dtype).char}".encode()))
+    a, b = arguments(name, Sweep(rng, dtype, 2000), dtype)
+    exact = FUNCTIONS_TABLE[name].exact
+    with mpmath.workprec(200):
+        expected = np.array(
+            [float(exact(mpmath.mpf(float(x)), mpmath.mpf(float(y)))) for x, y in zip(a, b)]
+        ).astype(dtype)
+    with np.errstate(all="ignore"):
+        got = getattr(numfuse, name)(a, b)
+    distance = ulp_distance(got, expected)
+    worst = int(np.argmax(distance))
+    assert distance.max() <= 1, f"{name}({a[worst]!r}, {b[worst]!r}) = {got[worst]!r}"

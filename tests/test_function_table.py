@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import numfuse
-from function_table import CORE, FUNCTIONS, UFUNCS
+from function_table import BINARY_UFUNCS, CORE, FUNCTIONS, UFUNCS
 
 # The opcode rows each type rule expands to (type letters after the name).
 OPCODE_SUFFIXES = {
@@ -65,11 +65,13 @@ def test_row_reaches_evaluate_with_its_type_rule(name):
             numfuse.evaluate(text, local_dict=z)
 
 
-@pytest.mark.parametrize("name", UFUNCS)
+@pytest.mark.parametrize("name", UFUNCS + BINARY_UFUNCS)
 def test_ufunc_rows_are_ufuncs_with_the_table_loop_order(name):
     ufunc = getattr(numfuse, name)
+    arity = CORE[name].arity
     assert isinstance(ufunc, np.ufunc) and ufunc.__name__ == name
-    assert [t.split("->")[0] for t in ufunc.types] == list(CORE[name].loops)
+    assert (ufunc.nin, ufunc.nout) == (arity, 1)
+    assert ufunc.types == [t * arity + "->" + t for t in CORE[name].loops]
     assert CORE[name].summary in ufunc.__doc__
 
 

@@ -8,7 +8,7 @@ import pytest
 import scipy.special
 
 import numfuse
-from function_table import CORE, FUNCTIONS, UFUNCS
+from function_table import BINARY_UFUNCS, CORE, FUNCTIONS, UFUNCS
 
 # (numfuse ufunc, NumPy / SciPy reference) per ufunc of the function table; the
 # complex-capable ones (their type rule has complex opcodes) and the real-only ones.
@@ -288,3 +288,188 @@ def test_levels_api():
     assert set(numfuse.usable_levels()) <= set(numfuse.compiled_levels())
     with pytest.raises(ValueError, match="unknown instruction-set level"):
         numfuse.set_level("mmx")
+
+
+# ---------------------------------------------------------------- every ufunc row
+def _plain_reference(name: str):
+    """NumPy's ufunc, or SciPy's for erf / erfc / expit (as they raise their conditions)."""
+    return getattr(np, name, None) or getattr(scipy.special, name)
+
+
+# Inputs where one of the functions raises a floating-point condition or is exact.
+WARNING_PROBES = [
+    0.0,
+    -0.0,
+    1e-310,
+    -1e-310,
+    5e-324,
+    1e-40,
+    -1e-40,
+    1e-45,
+    1e-300,
+    0.5,
+    1.0,
+    -1.0,
+    2.0,
+    -2.0,
+    30.0,
+    88.8,
+    -104.0,
+    720.0,
+    -720.0,
+    800.0,
+    -800.0,
+    1e30,
+    1e300,
+    -1e300,
+    np.inf,
+    -np.inf,
+    np.nan,
+    26.6,
+    27.5,
+    -745.5,
+]
+
+
+def _raised(function, x) -> str:
+    with np.errstate(all="raise"):
+        try:
+            function(x)
+        except FloatingPointError as error:
+            return str(error).split(" encountered")[0]
+    return ""
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", UFUNCS)
+def test_floating_point_conditions_as_reference_for_every_input(name, dtype, level):
+    ours, reference = getattr(numfuse, name), _plain_reference(name)
+    fill = 1.5 if name == "arccosh" else 0.5  # inside every domain
+    for value in WARNING_PROBES:
+        x = np.full(37, fill, dtype=dtype)
+        with np.errstate(all="ignore"):
+            x[17] = value
+        expected = _raised(reference, x)
+        assert _raised(ours, x) == expected, (name, value)
+        assert _raised(ours, x[1::2][8:9]) == expected, (name, value)  # strided, one element
+
+
+@pytest.mark.parametrize("name", UFUNCS + BINARY_UFUNCS)
+def test_threads_give_the_same_bits_and_conditions(name, threads):
+    ours = getattr(numfuse, name)
+    rng = np.random.default_rng(5)
+    n = 300_001
+    args = [rng.uniform(-3, 3, n) for _ in range(CORE[name].arity)]
+    if name == "arccosh":
+        args = [1 + np.abs(a) for a in args]
+    results = []
+    for count in (1, 2, 3):
+        numfuse.set_num_threads(count)
+        results.append(ours(*args).view(np.uint64))
+        strided = ours(*[a[::3] for a in args]).view(np.uint64)
+        np.testing.assert_array_equal(strided, results[-1][::3])
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], results[2])
+
+
+# ------------------------------------------------------------ two-argument ufuncs
+BINARY_PAIRS = [(getattr(numfuse, name), FUNCTIONS[name].reference) for name in BINARY_UFUNCS]
+
+
+@pytest.mark.parametrize(
+    "dtypes",
+    [
+        (np.float64, np.float64),
+        (np.float32, np.float32),
+        (np.float16, np.float16),
+        (np.float32, np.float64),
+        (np.int32, np.float32),
+        (np.int8, np.int8),
+        (np.bool_, np.int16),
+        (np.uint64, np.float16),
+        (np.longdouble, np.float32),
+    ],
+)
+@pytest.mark.parametrize(("ours", "reference"), BINARY_PAIRS, ids=BINARY_UFUNCS)
+def test_binary_result_types_and_values_as_numpy(ours, reference, dtypes):
+    a = np.arange(1, 6).astype(dtypes[0])
+    b = np.arange(3, -2, -1).astype(dtypes[1])
+    expected, got = reference(a, b), ours(a, b)
+    assert got.dtype == expected.dtype
+    tol = {np.float16: 1e-3, np.float32: 2e-7}.get(expected.dtype.type, 1e-15)
+    np.testing.assert_allclose(got, expected, rtol=tol)
+
+
+@pytest.mark.parametrize(("ours", "reference"), BINARY_PAIRS, ids=BINARY_UFUNCS)
+def test_binary_broadcasting_out_where_dtype_casting(ours, reference):
+    a = np.linspace(-3.0, 3.0, 12).reshape(3, 4)
+    b = np.linspace(-1.0, 2.0, 4)
+    plain = ours(a, b)
+    assert plain.shape == (3, 4)
+    np.testing.assert_allclose(plain, reference(a, b), rtol=1e-15)
+    np.testing.assert_array_equal(ours(b, a), ours(np.broadcast_to(b, (3, 4)).copy(), a))
+    np.testing.assert_array_equal(ours(a, 0.5), ours(a, np.full_like(a, 0.5)))
+    assert np.isscalar(ours(1.0, 2.0)) and ours(1.0, 2.0) == ours(np.array([1.0]), 2.0)[0]
+    assert ours(np.empty((0, 3)), np.empty(3)).shape == (0, 3)
+
+    out = np.full_like(a, -7.0)
+    assert ours(a, b, out=out) is out
+    np.testing.assert_array_equal(out, plain)
+    out = np.full_like(a, -7.0)
+    mask = np.arange(12).reshape(3, 4) % 3 == 0
+    ours(a, b, out=out, where=mask)
+    np.testing.assert_array_equal(out[mask], plain[mask])
+    assert np.all(out[~mask] == -7.0)
+    in_place = a.copy()
+    ours(in_place, b, out=in_place)
+    np.testing.assert_array_equal(in_place, plain)
+
+    as_f32 = ours(a, b, dtype=np.float32)
+    assert as_f32.dtype == np.float32
+    np.testing.assert_array_equal(as_f32, ours(a.astype(np.float32), b.astype(np.float32)))
+    with pytest.raises(TypeError):
+        ours(a, b, out=np.empty(a.shape, dtype=np.int64))
+    with pytest.raises(TypeError):
+        ours(a, b, out=np.empty(a.shape, dtype=np.float32), casting="safe")
+    with pytest.raises(ValueError):
+        ours(np.ones(3), np.ones(4))
+    with pytest.raises(TypeError):
+        ours(np.array([1 + 1j]), np.array([1.0]))
+    assert ours.reduce(np.array([0.0, 0.0])) == reference.reduce(np.array([0.0, 0.0]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("ours", "reference"), BINARY_PAIRS, ids=BINARY_UFUNCS)
+def test_binary_strides_match_contiguous(ours, reference, dtype, level):
+    rng = np.random.default_rng(9)
+    a = rng.uniform(-50, 50, 3 * 67 + 5).astype(dtype)
+    b = rng.uniform(-50, 50, 3 * 67 + 5).astype(dtype)
+    for n in range(0, 67):
+        want = ours(a[:n].copy(), b[:n].copy())
+        np.testing.assert_array_equal(
+            ours(a[: 3 * n : 3], b[: 3 * n : 3]), ours(a[::3], b[::3])[:n]
+        )
+        np.testing.assert_array_equal(ours(a[:n], b[:n]), want)
+        np.testing.assert_array_equal(ours(a[n - 1 :: -1] if n else a[:0], b[:n][::-1]), want[::-1])
+        np.testing.assert_array_equal(ours(a[:n], b[0]), ours(a[:n], np.full(n, b[0], dtype)))
+        np.testing.assert_array_equal(ours(a[1 : n + 1], b[:n]), ours(a[1 : n + 1].copy(), b[:n]))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("ours", "reference"), BINARY_PAIRS, ids=BINARY_UFUNCS)
+def test_binary_special_values_and_conditions_as_numpy(ours, reference, dtype, level):
+    info = np.finfo(dtype)
+    values = [0.0, -0.0, 1.0, -1.0, np.inf, -np.inf, np.nan, info.max, -info.max, info.tiny]
+    values += [info.smallest_subnormal, -700.0, -720.0, -90.0, 80.0, 750.0]
+    a, b = (np.array(v, dtype) for v in zip(*[(x, y) for x in values for y in values]))
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    with np.errstate(all="ignore"):
+        got, expected = ours(a, b), reference(a, b)
+    # Exact or saturating pairs only: equal arguments, infinities, NaN, far-apart ones.
+    exact = (a == b) | ~np.isfinite(a) | ~np.isfinite(b) | (np.abs(a - b) > 800)
+    np.testing.assert_array_equal(got[exact].view(bits), expected[exact].view(bits))
+    for x, y in zip(a, b):
+        lhs, rhs = np.full(19, 0.5, dtype), np.full(19, 0.25, dtype)
+        lhs[11], rhs[11] = x, y
+        pair = np.stack([lhs, rhs])
+        assert _raised(lambda p: ours(*p), pair) == _raised(lambda p: reference(*p), pair), (x, y)

@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
-"""Measure max error in ULPs of exp, log, erf for numfuse and its peers.
+"""Measure max error in ULPs of numfuse's ufuncs and their peers' functions.
 
 Errors are measured against the exact value (mpmath at 200 bits), as a
 fraction of the unit in the last place of the exact result in the output
 dtype, over the same inputs for every library:
   * NumPy's own validation data (tests/data/numpy-umath-validation), exp/log;
-  * random sweeps over the whole finite domain and the hard sub-ranges.
+  * random sweeps over the whole finite domain and the hard sub-ranges (exp, log, erf
+    here; the other ufuncs take the domains of the tests' function table,
+    tests/function_table.py, which also names the exact value).
 Prints a Markdown table for the README.
 
-    .venv/bin/python benchmarks/python/accuracy_table.py [--points 20000]
+    .venv/bin/python benchmarks/python/accuracy_table.py [--points 20000] [--functions tanh,erfc]
 """
 
 from __future__ import annotations
 
 import argparse
 import pathlib
+import sys
 
 import mpmath
 import numpy as np
@@ -68,14 +71,22 @@ def sweep(name: str, dtype, points: int) -> np.ndarray:
     return x[np.isfinite(x) & ((x > 0) if name == "log" else True)]
 
 
-def ulp_errors(values: np.ndarray, x: np.ndarray, exact_function) -> float:
+def exact_values(args: tuple, exact_function) -> list:
+    """mpmath at 200 bits of every input (tuple of one or two argument arrays)."""
+    with mpmath.workprec(200):
+        return [
+            exact_function(*(mpmath.mpf(float(a)) for a in point))
+            for point in zip(*(a.astype(np.float64) for a in args))
+        ]
+
+
+def ulp_errors(values: np.ndarray, exacts: list) -> float:
     """Max |value - exact| / ulp(exact) over the inputs (NaN if any value is NaN)."""
     info = np.finfo(values.dtype)
     mantissa_bits = info.nmant
     worst = 0.0
     with mpmath.workprec(200):
-        for got, arg in zip(values.astype(np.float64), x.astype(np.float64)):
-            exact = exact_function(mpmath.mpf(float(arg)))
+        for got, exact in zip(values.astype(np.float64), exacts):
             if exact == 0:
                 continue
             exponent = max(int(mpmath.floor(mpmath.log(abs(exact), 2))), int(info.minexp))
@@ -89,31 +100,58 @@ def ulp_errors(values: np.ndarray, x: np.ndarray, exact_function) -> float:
     return worst
 
 
-def peers():
+# torch's names where they differ from NumPy's / SciPy's.
+TORCH_NAMES = {"expit": "special.expit"}
+
+
+def peers(names):
     import scipy.special
 
-    table = {
-        "exp": {"numfuse": numfuse.exp, "NumPy": np.exp},
-        "log": {"numfuse": numfuse.log, "NumPy": np.log},
-        "erf": {"numfuse": numfuse.erf, "SciPy": scipy.special.erf},
-    }
+    table = {}
+    for name in names:
+        row = {"numfuse": getattr(numfuse, name)}
+        if hasattr(np, name):
+            row["NumPy"] = getattr(np, name)
+        if hasattr(scipy.special, name) and not hasattr(np, name):
+            row["SciPy"] = getattr(scipy.special, name)
+        table[name] = row
     try:
         import torch
 
-        for name in table:
-            function = getattr(torch, name)
-            table[name]["torch"] = lambda x, f=function: f(torch.from_numpy(x)).numpy()
+        for name in names:
+            function = torch
+            for part in TORCH_NAMES.get(name, name).split("."):
+                function = getattr(function, part, None)
+            if function is not None:
+                table[name]["torch"] = lambda *a, f=function: f(
+                    *(torch.from_numpy(x) for x in a)
+                ).numpy()
     except ImportError:
         pass
     return table
 
 
+def table_arguments(name: str, dtype, points: int) -> tuple:
+    """The other ufuncs: the tests' function-table domain (and its exact value)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import function_table
+
+    rng = np.random.default_rng(2026)
+    args = function_table.arguments(name, function_table.Sweep(rng, dtype, points), dtype)
+    return args, function_table.FUNCTIONS[name].exact
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--points", type=int, default=20000)
+    parser.add_argument(
+        "--functions", default="", help="comma-separated ufuncs (default: every ufunc)"
+    )
     args = parser.parse_args()
+    every = [row[0] for row in numfuse._core._function_table() if row[3]]
+    names = [n for n in args.functions.split(",") if n] or every
     exact = {"exp": mpmath.exp, "log": mpmath.log, "erf": mpmath.erf}
-    table = peers()
+    table = peers(names)
     libraries = ["numfuse", "NumPy", "SciPy", "torch"]
     print(
         f"max error in ULP vs mpmath (level {numfuse.get_level()}), "
@@ -121,9 +159,13 @@ def main() -> None:
     )
     print("| function | dtype | inputs | " + " | ".join(libraries) + " |")
     print("|---|---|---:|" + "---:|" * len(libraries))
-    for name in ("exp", "log", "erf"):
+    for name in names:
         for dtype in (np.float32, np.float64):
-            x = sweep(name, dtype, args.points)
+            if name in exact:
+                inputs, exact_function = (sweep(name, dtype, args.points),), exact[name]
+            else:
+                inputs, exact_function = table_arguments(name, dtype, args.points)
+            reference = exact_values(inputs, exact_function)
             cells = []
             for library in libraries:
                 function = table[name].get(library)
@@ -131,9 +173,10 @@ def main() -> None:
                     cells.append("n/a")
                     continue
                 with np.errstate(all="ignore"):
-                    values = np.asarray(function(x))
-                cells.append(f"{ulp_errors(values, x, exact[name]):.3f}")
-            print(f"| {name} | {np.dtype(dtype).name} | {x.size} | " + " | ".join(cells) + " |")
+                    values = np.asarray(function(*inputs))
+                cells.append(f"{ulp_errors(values, reference):.3f}")
+            size = inputs[0].size
+            print(f"| {name} | {np.dtype(dtype).name} | {size} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

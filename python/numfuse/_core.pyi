@@ -4,7 +4,26 @@ import numpy as np
 
 exp: np.ufunc
 log: np.ufunc
+expm1: np.ufunc
+log1p: np.ufunc
+log2: np.ufunc
+log10: np.ufunc
+sin: np.ufunc
+cos: np.ufunc
+tan: np.ufunc
+arcsin: np.ufunc
+arccos: np.ufunc
+arctan: np.ufunc
+sinh: np.ufunc
+cosh: np.ufunc
+tanh: np.ufunc
+arcsinh: np.ufunc
+arccosh: np.ufunc
+arctanh: np.ufunc
 erf: np.ufunc
+erfc: np.ufunc
+expit: np.ufunc
+logaddexp: np.ufunc
 
 def set_num_threads(n: int | None) -> int: ...
 def get_num_threads() -> int: ...

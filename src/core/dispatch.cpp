@@ -56,13 +56,17 @@ const LevelRow level_rows[level_count] = {
 
 struct LevelTables {
     UnaryTable tables[level_count] = {};
+    BinaryTable binary[level_count] = {};
     bool supported[level_count] = {};
 
     LevelTables() noexcept {
         const auto cpu = xsimd::available_architectures();
         for (int i = 0; i < level_count; ++i) {
             supported[i] = level_rows[i].cpu_runs(cpu);
-            if (supported[i]) level_rows[i].fill->unary(tables[i]);
+            if (supported[i]) {
+                level_rows[i].fill->unary(tables[i]);
+                level_rows[i].fill->binary(binary[i]);
+            }
         }
     }
 };
@@ -93,10 +97,25 @@ std::atomic<int>& active_level_setting() noexcept {
 
 // Elements per thread below which splitting a job costs more than it saves
 // (fork/join of a warm OpenMP team is a few microseconds). A tuning choice per
-// kernel: ufuncs without an entry here take the default.
+// kernel, by its cost per element: ufuncs without an entry here take the default
+// (exp, log: about 1 ns per float64). All stay above 1000 elements per thread, so
+// that small calls never pay for a fork.
 std::size_t min_elements_per_thread(UnaryOp op) noexcept {
-    return op == UnaryOp::erf ? 8192 : 32768;
+    switch (op) {
+        case UnaryOp::exp:
+        case UnaryOp::log: return 32768;
+        case UnaryOp::erfc: return 2048;  // scalar long double tail above x = 0.47
+        case UnaryOp::erf:
+        case UnaryOp::tanh:
+        case UnaryOp::expit:
+        case UnaryOp::expm1:
+        case UnaryOp::log1p:
+        case UnaryOp::log2:
+        case UnaryOp::log10: return 8192;
+        default: return 4096;  // trigonometric, inverse and hyperbolic: 3-10 ns each
+    }
 }
+std::size_t min_elements_per_thread(BinaryOp) noexcept { return 8192; }
 
 // Half precision goes through the f32 kernels in blocks held on the stack.
 constexpr std::size_t half_block = 512;
@@ -151,7 +170,79 @@ unsigned apply_half(UnaryLoop loop_f32, const char* in, std::ptrdiff_t in_stride
     return flags;
 }
 
-// The long double and complex loops: std::<libm column> of each ufunc row;
+// The C++ library's functions, plus the ones it lacks (scalar_libm::libm finds std::libm
+// through the using-directive where the namespace has no own function of that name).
+namespace scalar_libm {
+using namespace std;
+// scipy.special.expit's long double loop: 1 / (1 + e^-x), e^x / (1 + e^x) below 0.
+template <class T>
+T expit(const T& x) {
+    if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
+    const T e = std::exp(x);
+    return e / (T(1) + e);
+}
+// NumPy's complex log1p, expm1 and log2 (the C++ library has only the real ones). The
+// same formulas as evaluate's (arch/expr_ops.hpp), which lives in the per-level
+// namespaces and so cannot be shared with this baseline translation unit.
+using std::expm1;
+using std::log1p;
+using std::log2;
+template <class T>
+std::complex<T> log1p(const std::complex<T>& z) {
+    const T l = std::hypot(z.real() + T(1), z.imag());
+    return {std::log(l), std::atan2(z.imag(), z.real() + T(1))};
+}
+template <class T>
+std::complex<T> expm1(const std::complex<T>& z) {
+    const T s = std::sin(z.imag() / T(2));
+    return {std::expm1(z.real()) * std::cos(z.imag()) - T(2) * s * s,
+            std::exp(z.real()) * std::sin(z.imag())};
+}
+template <class T>
+std::complex<T> log2(const std::complex<T>& z) {
+    return std::log(z) * T(1.442695040888963407359924681001892137L);
+}
+// np.logaddexp's long double loop (npy_logaddexpl).
+template <class T>
+T logaddexp(const T& a, const T& b) {
+    if (a == b) return a + T(0.693147180559945309417232121458176568L);
+    const T d = a - b;
+    if (d > T(0)) return a + std::log1p(std::exp(-d));
+    if (d <= T(0)) return b + std::log1p(std::exp(d));
+    return d;  // NaN
+}
+}  // namespace scalar_libm
+
+// Two-argument half precision: both operands widened into float32 blocks.
+unsigned apply_half_binary(BinaryLoop loop_f32, const char* a, std::ptrdiff_t a_stride,
+                           const char* b, std::ptrdiff_t b_stride, char* out,
+                           std::ptrdiff_t out_stride, std::size_t begin, std::size_t end) noexcept {
+    alignas(64) float block_a[half_block];
+    alignas(64) float block_b[half_block];
+    unsigned flags = fp_none;
+    for (std::size_t start = begin; start < end; start += half_block) {
+        const std::size_t count = end - start < half_block ? end - start : half_block;
+        for (std::size_t k = 0; k < count; ++k) {
+            const auto at = static_cast<std::ptrdiff_t>(start + k);
+            half_t ha, hb;
+            std::memcpy(&ha, a + at * a_stride, sizeof ha);
+            std::memcpy(&hb, b + at * b_stride, sizeof hb);
+            block_a[k] = static_cast<float>(ha);
+            block_b[k] = static_cast<float>(hb);
+        }
+        flags |= loop_f32(reinterpret_cast<const char*>(block_a), sizeof(float),
+                          reinterpret_cast<const char*>(block_b), sizeof(float),
+                          reinterpret_cast<char*>(block_a), sizeof(float), count);
+        for (std::size_t k = 0; k < count; ++k) {
+            const half_t h = static_cast<half_t>(block_a[k]);
+            flags |= half_conversion_flags(block_a[k], h);
+            std::memcpy(out + static_cast<std::ptrdiff_t>(start + k) * out_stride, &h, sizeof h);
+        }
+    }
+    return flags;
+}
+
+// The long double and complex loops: scalar_libm::<libm column> of each ufunc row;
 // complex only where the type rule has complex opcodes (unary_supported keeps
 // the others from being called).
 template <class T, TypeRule Rule, class F>
@@ -168,8 +259,8 @@ T scalar_unary(UnaryOp op, const T& x) {
     switch (op) {
         // clang-format off
 #define NUMFUSE_SCALAR_CASE(name, arity, types, Functor, libm, ufunc, gpu, summary)      \
-        NUMFUSE_FN_IF_UFUNC_##ufunc(case UnaryOp::name:                                  \
-            return scalar_call<T, TypeRule::types>(x, [](const auto& v) { return std::libm(v); });)
+        NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_1_##arity(case UnaryOp::name:    \
+            return scalar_call<T, TypeRule::types>(x, [](const auto& v) { return scalar_libm::libm(v); });))
         NUMFUSE_FUNCTIONS(NUMFUSE_SCALAR_CASE)
 #undef NUMFUSE_SCALAR_CASE
         // clang-format on
@@ -306,6 +397,55 @@ std::uint64_t invalid_nan_bits(UnaryOp op, DType dtype) noexcept {
     const int d = static_cast<int>(dtype);
     if (d >= simd_dtype_count) return 0;
     return invalid_nans[static_cast<int>(op)][d].load(std::memory_order_relaxed);
+}
+
+unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_stride,
+                      const char* b, std::ptrdiff_t b_stride, char* out, std::ptrdiff_t out_stride,
+                      std::size_t n) {
+    if (n == 0) return fp_none;
+    const auto& table =
+        level_tables().binary[static_cast<int>(active_level())][static_cast<int>(op)];
+    const auto run = [&](BinaryLoop loop, std::size_t alignment) {
+        FpStatusGuard guard;
+        return parallel::for_ranges_or(
+            n, min_elements_per_thread(op), alignment, [&](std::size_t begin, std::size_t end) {
+                const auto k = static_cast<std::ptrdiff_t>(begin);
+                return loop(a + k * a_stride, a_stride, b + k * b_stride, b_stride,
+                            out + k * out_stride, out_stride, end - begin);
+            });
+    };
+    switch (dtype) {
+        case DType::f32: return run(table[0], 64 / sizeof(float));
+        case DType::f64: return run(table[1], 64 / sizeof(double));
+        case DType::f16: {
+            const BinaryLoop loop = table[0];
+            FpStatusGuard guard;
+            return parallel::for_ranges_or(n, min_elements_per_thread(op), half_block,
+                                           [&](std::size_t begin, std::size_t end) {
+                                               return apply_half_binary(loop, a, a_stride, b,
+                                                                        b_stride, out, out_stride,
+                                                                        begin, end);
+                                           });
+        }
+        case DType::longdouble:
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto k = static_cast<std::ptrdiff_t>(i);
+                long double x, y;
+                std::memcpy(&x, a + k * a_stride, sizeof x);
+                std::memcpy(&y, b + k * b_stride, sizeof y);
+                long double r = x;
+                switch (op) {
+                    // clang-format off
+#define NUMFUSE_BINARY_SCALAR_CASE(name) case BinaryOp::name: r = scalar_libm::name(x, y); break;
+                    NUMFUSE_BINARY_OPS(NUMFUSE_BINARY_SCALAR_CASE)
+#undef NUMFUSE_BINARY_SCALAR_CASE
+                    // clang-format on
+                }
+                std::memcpy(out + k * out_stride, &r, sizeof r);
+            }
+            return fp_none;
+        default: return fp_none;
+    }
 }
 
 bool unary_supported(UnaryOp op, DType dtype) noexcept {

@@ -21,11 +21,13 @@
 //            and, for a ufunc, struct FunctorOp in arch/unary_loop.hpp (its SIMD loop).
 //   libm     the C++ library function of one scalar (std::libm): a ufunc's long double
 //            and complex loops, and the GPU's `libdevice` form (CUDA's ::libm / libmf);
-//            unused where the row is neither (expit, logaddexp: no such function).
+//            scalar_libm in dispatch.cpp adds expit and logaddexp, which it lacks;
+//            two-argument rows call libm(a, b) there (long double loop only).
 //   ufunc    no | numpy | scipy: whether numfuse.name is a numpy.ufunc, and its loop
 //            order (NumPy picks the first loop the input casts to safely, so the order
 //            decides result types): numpy "efdgFDG" as np.exp, scipy "dfg" as
-//            scipy.special (float_only rules drop the complex loops).
+//            scipy.special (float_only rules drop the complex loops; float_pair rows
+//            take NumPy's "efdg", as np.logaddexp).
 //   gpu      none | device_math | libdevice: how the GPU computes it. device_math is
 //            numfuse's own device code (device_math::name_scalar, the same source the
 //            CPU tests check); libdevice is CUDA's libm.
@@ -39,27 +41,27 @@
 #define NUMFUSE_FUNCTION_ROWS(R, X) \
 /*    name       ar types             Functor   libm       ufunc  gpu          summary */ \
     R(X, sqrt,      1, float_complex,    Sqrt,     sqrt,      no,    libdevice,   "Square root") \
-    R(X, sin,       1, float_complex,    Sin,      sin,       no,    libdevice,   "Sine") \
-    R(X, cos,       1, float_complex,    Cos,      cos,       no,    libdevice,   "Cosine") \
-    R(X, tan,       1, float_complex,    Tan,      tan,       no,    libdevice,   "Tangent") \
-    R(X, arcsin,    1, float_complex,    Arcsin,   asin,      no,    libdevice,   "Inverse sine") \
-    R(X, arccos,    1, float_complex,    Arccos,   acos,      no,    libdevice,   "Inverse cosine") \
-    R(X, arctan,    1, float_complex,    Arctan,   atan,      no,    libdevice,   "Inverse tangent") \
-    R(X, sinh,      1, float_complex,    Sinh,     sinh,      no,    libdevice,   "Hyperbolic sine") \
-    R(X, cosh,      1, float_complex,    Cosh,     cosh,      no,    libdevice,   "Hyperbolic cosine") \
-    R(X, tanh,      1, float_complex,    Tanh,     tanh,      no,    libdevice,   "Hyperbolic tangent") \
-    R(X, arcsinh,   1, float_complex,    Arcsinh,  asinh,     no,    libdevice,   "Inverse hyperbolic sine") \
-    R(X, arccosh,   1, float_complex,    Arccosh,  acosh,     no,    libdevice,   "Inverse hyperbolic cosine") \
-    R(X, arctanh,   1, float_complex,    Arctanh,  atanh,     no,    libdevice,   "Inverse hyperbolic tangent") \
+    R(X, sin,       1, float_complex,    Sin,      sin,       numpy, libdevice,   "Sine") \
+    R(X, cos,       1, float_complex,    Cos,      cos,       numpy, libdevice,   "Cosine") \
+    R(X, tan,       1, float_complex,    Tan,      tan,       numpy, libdevice,   "Tangent") \
+    R(X, arcsin,    1, float_complex,    Arcsin,   asin,      numpy, libdevice,   "Inverse sine") \
+    R(X, arccos,    1, float_complex,    Arccos,   acos,      numpy, libdevice,   "Inverse cosine") \
+    R(X, arctan,    1, float_complex,    Arctan,   atan,      numpy, libdevice,   "Inverse tangent") \
+    R(X, sinh,      1, float_complex,    Sinh,     sinh,      numpy, libdevice,   "Hyperbolic sine") \
+    R(X, cosh,      1, float_complex,    Cosh,     cosh,      numpy, libdevice,   "Hyperbolic cosine") \
+    R(X, tanh,      1, float_complex,    Tanh,     tanh,      numpy, libdevice,   "Hyperbolic tangent") \
+    R(X, arcsinh,   1, float_complex,    Arcsinh,  asinh,     numpy, libdevice,   "Inverse hyperbolic sine") \
+    R(X, arccosh,   1, float_complex,    Arccosh,  acosh,     numpy, libdevice,   "Inverse hyperbolic cosine") \
+    R(X, arctanh,   1, float_complex,    Arctanh,  atanh,     numpy, libdevice,   "Inverse hyperbolic tangent") \
     R(X, exp,       1, float_complex,    Exp,      exp,       numpy, device_math, "Exponential") \
     R(X, log,       1, float_complex,    Log,      log,       numpy, device_math, "Natural logarithm") \
-    R(X, log1p,     1, float_complex,    Log1p,    log1p,     no,    libdevice,   "log(1 + x)") \
-    R(X, log10,     1, float_complex,    Log10,    log10,     no,    libdevice,   "Base-10 logarithm") \
-    R(X, log2,      1, float_complex,    Log2,     log2,      no,    libdevice,   "Base-2 logarithm") \
-    R(X, expm1,     1, float_complex,    Expm1,    expm1,     no,    libdevice,   "exp(x) - 1") \
+    R(X, log1p,     1, float_complex,    Log1p,    log1p,     numpy, libdevice,   "log(1 + x)") \
+    R(X, log10,     1, float_complex,    Log10,    log10,     numpy, libdevice,   "Base-10 logarithm") \
+    R(X, log2,      1, float_complex,    Log2,     log2,      numpy, libdevice,   "Base-2 logarithm") \
+    R(X, expm1,     1, float_complex,    Expm1,    expm1,     numpy, libdevice,   "exp(x) - 1") \
     R(X, erf,       1, float_only,       Erf,      erf,       scipy, device_math, "Error function") \
-    R(X, erfc,      1, float_only,       Erfc,     erfc,      no,    libdevice,   "Complementary error function") \
-    R(X, expit,     1, float_only,       Expit,    expit,     no,    none,        "Logistic sigmoid 1 / (1 + exp(-x))") \
+    R(X, erfc,      1, float_only,       Erfc,     erfc,      scipy, libdevice,   "Complementary error function") \
+    R(X, expit,     1, float_only,       Expit,    expit,     scipy, none,        "Logistic sigmoid 1 / (1 + exp(-x))") \
     R(X, ceil,      1, rounding,         Ceil,     ceil,      no,    libdevice,   "Ceiling") \
     R(X, floor,     1, rounding,         Floor,    floor,     no,    libdevice,   "Floor") \
     R(X, trunc,     1, rounding,         Trunc,    trunc,     no,    libdevice,   "Truncation toward zero") \
@@ -68,25 +70,35 @@
     R(X, hypot,     2, float_pair,       Hypot,    hypot,     no,    libdevice,   "sqrt(x1**2 + x2**2)") \
     R(X, nextafter, 2, float_pair,       Nextafter, nextafter, no,   none,        "Next float after x1 toward x2") \
     R(X, copysign,  2, float_pair,       Copysign, copysign,  no,    libdevice,   "x1 with the sign of x2") \
-    R(X, logaddexp, 2, float_pair,       Logaddexp, logaddexp, no,   none,        "log(exp(x1) + exp(x2))")
+    R(X, logaddexp, 2, float_pair,       Logaddexp, logaddexp, numpy, none,        "log(exp(x1) + exp(x2))")
 // clang-format on
 
 // Every row: X(name, arity, types, Functor, libm, ufunc, gpu, summary).
 #define NUMFUSE_FUNCTIONS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_EVERY_ROW, X)
 #define NUMFUSE_FN_EVERY_ROW(X, ...) X(__VA_ARGS__)
 
-// The ufuncs: X(name), in table order (the UnaryOp enum).
+// The one-argument ufuncs: X(name), in table order (the UnaryOp enum).
 #define NUMFUSE_UNARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_UFUNC_ROW, X)
 #define NUMFUSE_FN_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, gpu, summary) \
-    NUMFUSE_FN_IF_UFUNC_##ufunc(X(name))
+    NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_1_##arity(X(name)))
 #define NUMFUSE_FN_IF_UFUNC_no(...)
 #define NUMFUSE_FN_IF_UFUNC_numpy(...) __VA_ARGS__
 #define NUMFUSE_FN_IF_UFUNC_scipy(...) __VA_ARGS__
+#define NUMFUSE_FN_IF_ARITY_1_1(...) __VA_ARGS__
+#define NUMFUSE_FN_IF_ARITY_1_2(...)
+#define NUMFUSE_FN_IF_ARITY_2_1(...)
+#define NUMFUSE_FN_IF_ARITY_2_2(...) __VA_ARGS__
+
+// The two-argument ufuncs: X(name), in table order (the BinaryOp enum).
+#define NUMFUSE_BINARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_BINARY_UFUNC_ROW, X)
+#define NUMFUSE_FN_BINARY_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, gpu, summary) \
+    NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_2_##arity(X(name)))
 
 // The ufuncs the GPU runs with numfuse's own device code (numfuse.cuda.name): X(name).
 #define NUMFUSE_GPU_UNARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_GPU_UFUNC_ROW, X)
 #define NUMFUSE_FN_GPU_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, gpu, summary) \
-    NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_DEVICE_MATH_##gpu(X(name)))
+    NUMFUSE_FN_IF_UFUNC_##ufunc(                                                            \
+        NUMFUSE_FN_IF_ARITY_1_##arity(NUMFUSE_FN_IF_DEVICE_MATH_##gpu(X(name))))
 #define NUMFUSE_FN_IF_DEVICE_MATH_none(...)
 #define NUMFUSE_FN_IF_DEVICE_MATH_libdevice(...)
 #define NUMFUSE_FN_IF_DEVICE_MATH_device_math(...) __VA_ARGS__
@@ -115,7 +127,15 @@ enum class UnaryOp : int {
 };
 #define NUMFUSE_UNARY_COUNT(name) +1
 inline constexpr int unary_op_count = 0 NUMFUSE_UNARY_OPS(NUMFUSE_UNARY_COUNT);
+inline constexpr int binary_op_count = 0 NUMFUSE_BINARY_OPS(NUMFUSE_UNARY_COUNT);
 #undef NUMFUSE_UNARY_COUNT
+
+// The two-argument ufuncs, one enumerator per ufunc row of arity 2.
+enum class BinaryOp : int {
+#define NUMFUSE_BINARY_ENUM(name) name,
+    NUMFUSE_BINARY_OPS(NUMFUSE_BINARY_ENUM)
+#undef NUMFUSE_BINARY_ENUM
+};
 
 #ifndef __CUDACC_RTC__
 // The table as data, for code that looks functions up by name at run time.
@@ -145,6 +165,7 @@ struct FunctionInfo {
 #define NUMFUSE_FN_NUMPY_LOOPS_rounding_complex "efdgFDG"
 #define NUMFUSE_FN_NUMPY_LOOPS_float_only "efdg"
 #define NUMFUSE_FN_NUMPY_LOOPS_rounding "efdg"
+#define NUMFUSE_FN_NUMPY_LOOPS_float_pair "efdg"
 #define NUMFUSE_FN_SCIPY_LOOPS_float_complex "dfgDFG"
 #define NUMFUSE_FN_SCIPY_LOOPS_rounding_complex "dfgDFG"
 #define NUMFUSE_FN_SCIPY_LOOPS_float_only "dfg"
@@ -185,13 +206,18 @@ inline constexpr const char* type_rule_name(TypeRule rule) noexcept {
     return "unknown";
 }
 
-// The ufunc rows in UnaryOp order.
-inline constexpr const FunctionInfo* ufunc_info(UnaryOp op) noexcept {
-    int k = static_cast<int>(op);
+// The ufunc rows of one arity in enum order.
+inline constexpr const FunctionInfo* ufunc_row(int arity, int k) noexcept {
     for (const FunctionInfo& info : function_table) {
-        if (info.ufunc_loops[0] != '\0' && k-- == 0) return &info;
+        if (info.ufunc_loops[0] != '\0' && info.arity == arity && k-- == 0) return &info;
     }
     return nullptr;
+}
+inline constexpr const FunctionInfo* ufunc_info(UnaryOp op) noexcept {
+    return ufunc_row(1, static_cast<int>(op));
+}
+inline constexpr const FunctionInfo* ufunc_info(BinaryOp op) noexcept {
+    return ufunc_row(2, static_cast<int>(op));
 }
 #endif
 

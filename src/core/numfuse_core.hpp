@@ -75,6 +75,12 @@ enum FpFlag : unsigned {
 using UnaryLoop = unsigned (*)(const char* in, std::ptrdiff_t in_stride, char* out,
                                std::ptrdiff_t out_stride, std::size_t n);
 
+// The two-argument form: out[i*out_stride] = f(a[i*a_stride], b[i*b_stride]),
+// strides of any sign (0 for a broadcast operand), the same contract otherwise.
+using BinaryLoop = unsigned (*)(const char* a, std::ptrdiff_t a_stride, const char* b,
+                                std::ptrdiff_t b_stride, char* out, std::ptrdiff_t out_stride,
+                                std::size_t n);
+
 const char* level_name(Level level) noexcept;
 const char* unary_op_name(UnaryOp op) noexcept;
 
@@ -129,5 +135,12 @@ std::uint64_t invalid_nan_bits(UnaryOp op, DType dtype) noexcept;
 // write nothing (check unary_supported first).
 unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_stride, char* out,
                      std::ptrdiff_t out_stride, std::size_t n);
+
+// apply_unary for the two-argument ufuncs (BinaryOp): f16, f32, f64 (SIMD loops,
+// threaded; f16 through f32) and longdouble (the C++ library, which raises the hardware
+// flags itself; 0 is returned). Other types return 0 and write nothing.
+unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_stride,
+                      const char* b, std::ptrdiff_t b_stride, char* out, std::ptrdiff_t out_stride,
+                      std::size_t n);
 
 }  // namespace numfuse::core

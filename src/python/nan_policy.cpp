@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string>
 
 namespace py = pybind11;
 
@@ -20,10 +21,26 @@ bool is_nan_bits(U bits) noexcept {
     return value != value;
 }
 
-// The bits of f(-1) and f(-inf) when both are the same NaN; 0 (not a NaN) otherwise.
+// Two inputs outside the domain of a function: a finite one and an infinite one (the
+// kernels make invalid NaNs on different paths for the two).
+struct InvalidInputs {
+    double finite;
+    double infinite;
+};
+
+InvalidInputs invalid_inputs_of(const char* name) noexcept {
+    const double inf = std::numeric_limits<double>::infinity();
+    const std::string n = name;
+    if (n == "log1p") return {-2.0, -inf};
+    if (n == "sin" || n == "cos" || n == "tan") return {-inf, inf};
+    if (n == "arcsin" || n == "arccos" || n == "arctanh") return {2.0, -inf};
+    return {-1.0, -inf};  // log, log2, log10, arccosh
+}
+
+// The bits of f(finite) and f(infinite) when both are the same NaN; 0 (not a NaN) otherwise.
 template <class T, class U, class F>
-U invalid_result_bits(F&& compute) {
-    const T inputs[2] = {T(-1), -std::numeric_limits<T>::infinity()};
+U invalid_result_bits(const InvalidInputs& invalid, F&& compute) {
+    const T inputs[2] = {static_cast<T>(invalid.finite), static_cast<T>(invalid.infinite)};
     U out[2] = {0, 0};
     compute(inputs, out);
     if (out[0] != out[1] || !is_nan_bits<T>(out[0])) return 0;
@@ -31,12 +48,12 @@ U invalid_result_bits(F&& compute) {
 }
 
 template <class T, class U>
-void probe_dtype(core::UnaryOp op, core::DType dtype, const py::object& numpy_ufunc,
-                 const py::object& errstate) {
+void probe_dtype(core::UnaryOp op, core::DType dtype, const InvalidInputs& invalid,
+                 const py::object& numpy_ufunc, const py::object& errstate) {
     // NumPy's answer on a SIMD-sized array (its vector loops run on long contiguous runs);
     // no policy unless the whole array holds one NaN.
     constexpr std::size_t n = 64;
-    const U numpy_bits = invalid_result_bits<T, U>([&](const T* inputs, U* out) {
+    const U numpy_bits = invalid_result_bits<T, U>(invalid, [&](const T* inputs, U* out) {
         for (int k = 0; k < 2; ++k) {
             py::array_t<T> x(n);
             for (std::size_t i = 0; i < n; ++i) x.mutable_data()[i] = inputs[k];
@@ -53,7 +70,7 @@ void probe_dtype(core::UnaryOp op, core::DType dtype, const py::object& numpy_uf
             }
         }
     });
-    const U kernel_bits = invalid_result_bits<T, U>([&](const T* inputs, U* out) {
+    const U kernel_bits = invalid_result_bits<T, U>(invalid, [&](const T* inputs, U* out) {
         T y[2];
         core::apply_unary(op, dtype, reinterpret_cast<const char*>(inputs), sizeof(T),
                           reinterpret_cast<char*>(y), sizeof(T), 2);
@@ -70,8 +87,9 @@ void probe_numpy_invalid_nan(core::UnaryOp op, const char* numpy_name) {
     if (!py::hasattr(numpy, numpy_name)) return;
     const py::object ufunc = numpy.attr(numpy_name);
     const py::object errstate = numpy.attr("errstate");
-    probe_dtype<float, std::uint32_t>(op, core::DType::f32, ufunc, errstate);
-    probe_dtype<double, std::uint64_t>(op, core::DType::f64, ufunc, errstate);
+    const InvalidInputs invalid = invalid_inputs_of(numpy_name);
+    probe_dtype<float, std::uint32_t>(op, core::DType::f32, invalid, ufunc, errstate);
+    probe_dtype<double, std::uint64_t>(op, core::DType::f64, invalid, ufunc, errstate);
 }
 
 }  // namespace numfuse::python

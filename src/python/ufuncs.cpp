@@ -47,6 +47,15 @@ void unary_ufunc_loop(char** args, const npy_intp* dimensions, const npy_intp* s
     raise_fp_flags(flags);
 }
 
+template <core::BinaryOp Op, DType Type>
+void binary_ufunc_loop(char** args, const npy_intp* dimensions, const npy_intp* steps, void*) {
+    const TsanComputeSection tsan_section;
+    const unsigned flags =
+        core::apply_binary(Op, Type, args[0], steps[0], args[1], steps[1], args[2], steps[2],
+                           static_cast<std::size_t>(dimensions[0]));
+    raise_fp_flags(flags);
+}
+
 // One loop per NumPy type character of the function table's loop order
 // (functions.hpp): NumPy picks the first loop whose input type the argument
 // casts to safely, so NumPy's own order ("efdgFDG") makes type resolution
@@ -58,7 +67,7 @@ constexpr int max_loops = 7;
 
 struct UnaryUfuncSpec {
     PyUFuncGenericFunction loops[max_loops] = {};
-    char types[2 * max_loops] = {};
+    char types[3 * max_loops] = {};
     void* data[max_loops] = {};
     int count = 0;
 };
@@ -89,12 +98,25 @@ char npy_type_of(char type) {
     }
 }
 
-template <UnaryOp Op>
-UnaryUfuncSpec spec_for(const core::FunctionInfo& info) {
+template <core::BinaryOp Op>
+PyUFuncGenericFunction binary_loop_for(char type) {
+    switch (type) {
+        case 'e': return &binary_ufunc_loop<Op, DType::f16>;
+        case 'f': return &binary_ufunc_loop<Op, DType::f32>;
+        case 'd': return &binary_ufunc_loop<Op, DType::f64>;
+        case 'g': return &binary_ufunc_loop<Op, DType::longdouble>;
+        default: return nullptr;
+    }
+}
+
+// The loops of a row: every operand and the result of one loop have its type.
+template <class LoopFor>
+UnaryUfuncSpec spec_for(const core::FunctionInfo& info, LoopFor loop_for_type) {
+    const int operands = info.arity + 1;
     UnaryUfuncSpec spec;
     for (const char* t = info.ufunc_loops; *t != '\0' && spec.count < max_loops; ++t) {
-        spec.loops[spec.count] = loop_for<Op>(*t);
-        spec.types[2 * spec.count] = spec.types[2 * spec.count + 1] = npy_type_of(*t);
+        spec.loops[spec.count] = loop_for_type(*t);
+        for (int k = 0; k < operands; ++k) spec.types[operands * spec.count + k] = npy_type_of(*t);
         ++spec.count;
     }
     return spec;
@@ -108,7 +130,11 @@ std::string docstring_of(const core::FunctionInfo& info) {
                       ".\n\n"
                       "SIMD kernel (SSE2/AVX2/AVX-512 chosen at run time), threaded for large\n"
                       "arrays, at most 1 ULP from the exact result for float32 and float64.\n";
-    if (core::has_complex(info.types)) {
+    if (info.arity == 2) {
+        doc +=
+            "Broadcasts its two arguments as any ufunc; float16 is computed through\n"
+            "float32, long double uses the C++ library. ";
+    } else if (core::has_complex(info.types)) {
         doc +=
             "float16 is computed through float32; complex and long double use the\n"
             "C++ library. ";
@@ -121,11 +147,11 @@ std::string docstring_of(const core::FunctionInfo& info) {
 }
 
 // Specs and docstrings live for the life of the process: NumPy keeps pointers to them.
-UnaryUfuncSpec ufunc_specs[core::unary_op_count];
-std::string ufunc_docs[core::unary_op_count];
+UnaryUfuncSpec ufunc_specs[core::unary_op_count + core::binary_op_count];
+std::string ufunc_docs[core::unary_op_count + core::binary_op_count];
 
-void add_ufunc(py::module_& m, UnaryUfuncSpec& spec, const char* name, const char* doc) {
-    PyObject* ufunc = PyUFunc_FromFuncAndData(spec.loops, spec.data, spec.types, spec.count, 1, 1,
+void add_ufunc(py::module_& m, UnaryUfuncSpec& spec, int nin, const char* name, const char* doc) {
+    PyObject* ufunc = PyUFunc_FromFuncAndData(spec.loops, spec.data, spec.types, spec.count, nin, 1,
                                               PyUFunc_None, name, doc, 0);
     if (ufunc == nullptr) throw py::error_already_set();
     m.add_object(name, py::reinterpret_steal<py::object>(ufunc));
@@ -137,17 +163,28 @@ void register_ufuncs(py::module_& m) {
     if (_import_array() < 0) throw py::error_already_set();
     if (_import_umath() < 0) throw py::error_already_set();
     // Each ufunc also asks NumPy which NaN its invalid inputs give (nan_policy.hpp).
-#define NUMFUSE_ADD_UFUNC(op)                                            \
-    {                                                                    \
-        constexpr int k = static_cast<int>(UnaryOp::op);                 \
-        const core::FunctionInfo& info = *core::ufunc_info(UnaryOp::op); \
-        ufunc_specs[k] = spec_for<UnaryOp::op>(info);                    \
-        ufunc_docs[k] = docstring_of(info);                              \
-        add_ufunc(m, ufunc_specs[k], info.name, ufunc_docs[k].c_str());  \
-        probe_numpy_invalid_nan(UnaryOp::op, info.name);                 \
+#define NUMFUSE_ADD_UFUNC(op)                                              \
+    {                                                                      \
+        constexpr int k = static_cast<int>(UnaryOp::op);                   \
+        const core::FunctionInfo& info = *core::ufunc_info(UnaryOp::op);   \
+        ufunc_specs[k] = spec_for(info, &loop_for<UnaryOp::op>);           \
+        ufunc_docs[k] = docstring_of(info);                                \
+        add_ufunc(m, ufunc_specs[k], 1, info.name, ufunc_docs[k].c_str()); \
+        probe_numpy_invalid_nan(UnaryOp::op, info.name);                   \
     }
     NUMFUSE_UNARY_OPS(NUMFUSE_ADD_UFUNC)
 #undef NUMFUSE_ADD_UFUNC
+    // The two-argument ufuncs (logaddexp: no input gives a NaN but a NaN, no NaN policy).
+#define NUMFUSE_ADD_BINARY_UFUNC(op)                                                   \
+    {                                                                                  \
+        constexpr int k = core::unary_op_count + static_cast<int>(core::BinaryOp::op); \
+        const core::FunctionInfo& info = *core::ufunc_info(core::BinaryOp::op);        \
+        ufunc_specs[k] = spec_for(info, &binary_loop_for<core::BinaryOp::op>);         \
+        ufunc_docs[k] = docstring_of(info);                                            \
+        add_ufunc(m, ufunc_specs[k], 2, info.name, ufunc_docs[k].c_str());             \
+    }
+    NUMFUSE_BINARY_OPS(NUMFUSE_ADD_BINARY_UFUNC)
+#undef NUMFUSE_ADD_BINARY_UFUNC
 
     m.def(
         "_function_table",

@@ -67,8 +67,16 @@ def _na(reason: str):
 
 
 def _ufunc_binders(
-    name: str, ne_name: str | None, scipy_name: str | None, numpy_name: str | None
+    name: str,
+    ne_name: str | None,
+    scipy_name: str | None,
+    numpy_name: str | None,
+    torch_name: str | None = None,
 ) -> dict:
+    """One-argument ufuncs; torch_name is torch's attribute path when it differs
+    (``special.expit``)."""
+    torch_path = (torch_name or name).split(".")
+
     def nf_bind(mod, v):
         f, x = getattr(mod, name), v["x"]
         return lambda: f(x)
@@ -82,7 +90,9 @@ def _ufunc_binders(
         return lambda: mod.evaluate(ex, local_dict=d)
 
     def torch_bind(mod, v):
-        f, t = getattr(mod, name), mod.from_numpy(v["x"])
+        f, t = mod, mod.from_numpy(v["x"])
+        for part in torch_path:
+            f = getattr(f, part)
         return lambda: f(t)
 
     def scipy_bind(mod, v):
@@ -95,11 +105,60 @@ def _ufunc_binders(
         "numexpr": (f"ne.evaluate('{ne_name}(x)')", ne_bind)
         if ne_name
         else _na(f"numexpr has no {name}"),
-        "torch": (f"torch.{name}(t)", torch_bind),
+        "torch": (f"torch.{'.'.join(torch_path)}(t)", torch_bind),
         "scipy": (f"scipy.special.{scipy_name}(x)", scipy_bind)
         if scipy_name
         else _na(f"scipy.special has no plain {name}"),
     }
+
+
+def _binary_ufunc_binders(name: str) -> dict:
+    """Two-argument ufuncs that NumPy and torch have under the same name (logaddexp)."""
+
+    def nf_bind(mod, v):
+        f, x, y = getattr(mod, name), v["x"], v["y"]
+        return lambda: f(x, y)
+
+    def np_bind(mod, v):
+        f, x, y = getattr(mod, name), v["x"], v["y"]
+        return lambda: f(x, y)
+
+    def torch_bind(mod, v):
+        f, s, t = getattr(mod, name), mod.from_numpy(v["x"]), mod.from_numpy(v["y"])
+        return lambda: f(s, t)
+
+    return {
+        "numfuse": (f"numfuse.{name}(x, y)", nf_bind),
+        "numpy": (f"np.{name}(x, y)", np_bind),
+        "numexpr": _na(f"numexpr has no {name}"),
+        "torch": (f"torch.{name}(s, t)", torch_bind),
+        "scipy": _na(f"scipy.special has no {name}"),
+    }
+
+
+# The ufuncs beyond exp / log / erf: name -> (domain, numexpr name, scipy.special name,
+# NumPy name, torch attribute). Domains are where the functions are commonly used (and
+# defined); erfc's includes its upper tail (x > 0.47), its slower path.
+MORE_UFUNCS = {
+    "expm1": ((-5.0, 5.0), "expm1", None, "expm1", None),
+    "log1p": ((-0.5, 10.0), "log1p", None, "log1p", None),
+    "log2": ((0.1, 100.0), "log2", None, "log2", None),
+    "log10": ((0.1, 100.0), "log10", None, "log10", None),
+    "sin": ((-10.0, 10.0), "sin", None, "sin", None),
+    "cos": ((-10.0, 10.0), "cos", None, "cos", None),
+    "tan": ((-1.5, 1.5), "tan", None, "tan", None),
+    "arcsin": ((-1.0, 1.0), "arcsin", None, "arcsin", None),
+    "arccos": ((-1.0, 1.0), "arccos", None, "arccos", None),
+    "arctan": ((-10.0, 10.0), "arctan", None, "arctan", None),
+    "sinh": ((-10.0, 10.0), "sinh", None, "sinh", None),
+    "cosh": ((-10.0, 10.0), "cosh", None, "cosh", None),
+    "tanh": ((-5.0, 5.0), "tanh", None, "tanh", None),
+    "arcsinh": ((-10.0, 10.0), "arcsinh", None, "arcsinh", None),
+    "arccosh": ((1.0, 100.0), "arccosh", None, "arccosh", None),
+    "arctanh": ((-1.0, 1.0), "arctanh", None, "arctanh", None),
+    "erfc": ((-3.0, 3.0), None, "erfc", None, None),
+    "expit": ((-10.0, 10.0), None, "expit", None, "special.expit"),
+}
 
 
 def _logsumexp_binders() -> dict:
@@ -281,6 +340,13 @@ def _build_functions() -> dict:
         "erf": Function(
             "erf", "ufunc", (-3.0, 3.0), ("x",), _ufunc_binders("erf", None, "erf", None)
         ),
+        **{
+            name: Function(name, "ufunc", domain, ("x",), _ufunc_binders(name, *spellings))
+            for name, (domain, *spellings) in MORE_UFUNCS.items()
+        },
+        "logaddexp": Function(
+            "logaddexp", "ufunc", (-5.0, 5.0), ("x", "y"), _binary_ufunc_binders("logaddexp")
+        ),
         "logsumexp": Function(
             "logsumexp", "reduction", (-5.0, 5.0), ("x",), _logsumexp_binders(), output="scalar"
         ),
@@ -302,7 +368,7 @@ def _build_functions() -> dict:
 
 FUNCTIONS = _build_functions()
 GROUPS = {
-    "ufuncs": ["exp", "log", "erf"],
+    "ufuncs": ["exp", "log", "erf", *MORE_UFUNCS, "logaddexp"],
     "reductions": ["logsumexp", "softmax"],
     "evaluate": list(EXPRESSIONS),
 }

@@ -15,9 +15,11 @@ namespace numfuse::core {
 
 // [operation][dtype: f32, f64][streaming stores: no, yes]
 using UnaryTable = UnaryLoop[unary_op_count][simd_dtype_count][2];
+using BinaryTable = BinaryLoop[binary_op_count][simd_dtype_count];
 
 struct LevelKernelFill {
     void (*unary)(UnaryTable& table) noexcept;
+    void (*binary)(BinaryTable& table) noexcept;
     void (*reduce)(ReduceKernelTable& table) noexcept;
     void (*expr)(expr::OpKernel* table) noexcept;
 };

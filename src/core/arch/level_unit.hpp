@@ -13,6 +13,7 @@
 #define NUMFUSE_LEVEL_CONCAT(a, b) NUMFUSE_LEVEL_CONCAT_(a, b)
 #define NUMFUSE_LEVEL_NAMESPACE NUMFUSE_LEVEL_CONCAT(level_, NUMFUSE_LEVEL)
 
+#include "arch/binary_loop.hpp"
 #include "arch/expr_ops.hpp"
 #include "arch/level_tables.hpp"
 #include "arch/reduce_loops.hpp"
@@ -22,6 +23,7 @@ namespace numfuse::core {
 
 const LevelKernelFill NUMFUSE_LEVEL_CONCAT(level_fill_, NUMFUSE_LEVEL) = {
     &NUMFUSE_LEVEL_NAMESPACE::fill_unary_table,
+    &NUMFUSE_LEVEL_NAMESPACE::fill_binary_table,
     &NUMFUSE_LEVEL_NAMESPACE::reduce_loops::fill_reduce_table,
     &NUMFUSE_LEVEL_NAMESPACE::expr_ops::fill_expr_table,
 };

@@ -15,6 +15,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "arch/expr_ops.hpp"
 #include "kernels/erf.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/log.hpp"
@@ -165,6 +166,221 @@ struct ErfOp : OrScreen<ErfOp> {
         return fp_none;
     }
 };
+
+// The other ufunc rows compute what evaluate computes: the functor F of arch/expr_ops.hpp
+// (float64 through F::batch; float32 widened to float64, through F::batch_for_f32 where it
+// exists, else F::batch, and rounded once), so numfuse.tanh(x) and evaluate("tanh(x)") are
+// the same bits. Their values need no repair (finish keeps them); Rule says which lanes may
+// raise (Rule::may_raise, conservative and cheap) and which condition a finite input that
+// gives an infinity raises (Rule::inf_flag: overflow for sinh, divide-by-zero for log2);
+// Rule::subnormal_underflow<T> is whether NumPy reports underflow for a subnormal input
+// (sin, arcsin, ... yes; cos, tanh no in float64; scipy.special's never).
+template <class F, class B>
+NUMFUSE_OP_INLINE B table_compute(const B& x) noexcept {
+    if constexpr (std::is_same<typename B::value_type, double>::value) {
+        return F::batch(x);
+    } else {
+        using D = xsimd::batch<double, typename B::arch_type>;
+        constexpr std::size_t width = B::size;
+        alignas(64) float xs[width];
+        alignas(64) double wide[width];
+        x.store_aligned(xs);
+        for (std::size_t k = 0; k < width; ++k) wide[k] = static_cast<double>(xs[k]);
+        for (std::size_t k = 0; k < width; k += D::size) {
+            const D v = D::load_aligned(wide + k);
+            if constexpr (expr_ops::has_batch_for_f32<F>::value) {
+                F::batch_for_f32(v).store_aligned(wide + k);
+            } else {
+                F::batch(v).store_aligned(wide + k);
+            }
+        }
+        for (std::size_t k = 0; k < width; ++k) xs[k] = static_cast<float>(wide[k]);
+        return B::load_aligned(xs);
+    }
+}
+
+template <class F, class Rule>
+struct TableOp {
+    static constexpr bool deferrable = false;
+    template <class B>
+    NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
+        return table_compute<F>(x);
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static B compute_fast(const B& x) noexcept {
+        return table_compute<F>(x);
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static B finish(const B&, const B& y) noexcept {
+        return y;
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+        return Rule::may_raise(x);
+    }
+    template <class T>
+    static unsigned flags(T x, T y) noexcept {
+        if (x != x) return fp_none;  // NaN in, NaN out: quiet
+        if (y != y) return fp_invalid;
+        const T inf = std::numeric_limits<T>::infinity();
+        if ((y == inf || y == -inf) && x - x == T(0)) return Rule::inf_flag;
+        const T ax = x < T(0) ? -x : x;
+        if (Rule::template subnormal_underflow<T>() && ax != T(0) &&
+            ax < std::numeric_limits<T>::min()) {
+            return fp_underflow;
+        }
+        return fp_none;
+    }
+};
+
+// Lanes outside [lo, hi] in magnitude (NaN included): the usual may_raise.
+template <class B>
+NUMFUSE_OP_INLINE auto abs_outside(const B& x, typename B::value_type lo,
+                                   typename B::value_type hi) noexcept {
+    const B ax = xsimd::abs(x);
+    return !((ax >= B(lo)) & (ax <= B(hi)));
+}
+
+template <class T>
+constexpr T tiny_of() noexcept {
+    return std::numeric_limits<T>::min();
+}
+template <class T>
+constexpr T huge_of() noexcept {
+    return std::numeric_limits<T>::max();
+}
+
+// Subnormal inputs underflow, +-inf is invalid (sin, tan; cos too, in float32 only).
+template <bool Float64Underflows>
+struct TrigRule {
+    static constexpr unsigned inf_flag = fp_none;
+    template <class T>
+    static constexpr bool subnormal_underflow() noexcept {
+        return sizeof(T) == 4 || Float64Underflows;
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+        using T = typename B::value_type;
+        return abs_outside(x, tiny_of<T>(), huge_of<T>());
+    }
+};
+
+// Odd functions that return about x near 0: subnormal inputs underflow, and inputs beyond
+// `Limit` (1: arcsin, arctanh; max: arctan, arcsinh) may be invalid or infinite.
+template <int Limit, unsigned InfFlag>
+struct OddRule {
+    static constexpr unsigned inf_flag = InfFlag;
+    template <class T>
+    static constexpr bool subnormal_underflow() noexcept {
+        return true;
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+        using T = typename B::value_type;
+        return abs_outside(x, tiny_of<T>(), Limit == 1 ? T(1) : huge_of<T>());
+    }
+};
+
+// Lanes that may overflow: |x| above `Big` (sinh, cosh), with subnormal underflow for sinh.
+template <bool Odd>
+struct HyperbolicRule {
+    static constexpr unsigned inf_flag = fp_overflow;
+    template <class T>
+    static constexpr bool subnormal_underflow() noexcept {
+        return Odd;
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+        using T = typename B::value_type;
+        const T big = sizeof(T) == 4 ? T(88) : T(709);
+        return abs_outside(x, Odd ? tiny_of<T>() : T(0), big);
+    }
+};
+
+// No floating-point conditions at all (tanh; scipy.special's erfc and expit return
+// subnormals quietly): never flagged.
+struct QuietRule {
+    static constexpr unsigned inf_flag = fp_none;
+    template <class T>
+    static constexpr bool subnormal_underflow() noexcept {
+        return false;
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B&) noexcept {
+        return typename B::batch_bool_type(false);
+    }
+};
+
+// arccos: |x| > 1 is invalid; nothing underflows.
+struct ArccosRule : QuietRule {
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+        return !(xsimd::abs(x) <= B(1));
+    }
+};
+
+// arccosh: x < 1 is invalid.
+struct ArccoshRule : QuietRule {
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+        return !(x >= B(1));
+    }
+};
+
+// log2, log10: x <= 0 gives -inf (divide by zero) or NaN (invalid).
+struct LogRule : QuietRule {
+    static constexpr unsigned inf_flag = fp_divide_by_zero;
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+        return !(x > B(0));
+    }
+};
+
+// log1p: x <= -1 gives -inf or NaN; subnormal inputs underflow.
+struct Log1pRule : LogRule {
+    template <class T>
+    static constexpr bool subnormal_underflow() noexcept {
+        return true;
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+        using T = typename B::value_type;
+        return (!(x > B(T(-1)))) | (xsimd::abs(x) < B(tiny_of<T>()));
+    }
+};
+
+// expm1: overflow above log(max); subnormal inputs underflow.
+struct Expm1Rule : QuietRule {
+    static constexpr unsigned inf_flag = fp_overflow;
+    template <class T>
+    static constexpr bool subnormal_underflow() noexcept {
+        return true;
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+        using T = typename B::value_type;
+        return (x > B(sizeof(T) == 4 ? T(88) : T(709))) | (xsimd::abs(x) < B(tiny_of<T>()));
+    }
+};
+
+struct SinOp : TableOp<expr_ops::Sin, TrigRule<true>> {};
+struct CosOp : TableOp<expr_ops::Cos, TrigRule<false>> {};
+struct TanOp : TableOp<expr_ops::Tan, TrigRule<true>> {};
+struct ArcsinOp : TableOp<expr_ops::Arcsin, OddRule<1, fp_none>> {};
+struct ArccosOp : TableOp<expr_ops::Arccos, ArccosRule> {};
+struct ArctanOp : TableOp<expr_ops::Arctan, OddRule<0, fp_none>> {};
+struct SinhOp : TableOp<expr_ops::Sinh, HyperbolicRule<true>> {};
+struct CoshOp : TableOp<expr_ops::Cosh, HyperbolicRule<false>> {};
+struct TanhOp : TableOp<expr_ops::Tanh, QuietRule> {};
+struct ArcsinhOp : TableOp<expr_ops::Arcsinh, OddRule<0, fp_none>> {};
+struct ArccoshOp : TableOp<expr_ops::Arccosh, ArccoshRule> {};
+struct ArctanhOp : TableOp<expr_ops::Arctanh, OddRule<1, fp_divide_by_zero>> {};
+struct Log1pOp : TableOp<expr_ops::Log1p, Log1pRule> {};
+struct Log10Op : TableOp<expr_ops::Log10, LogRule> {};
+struct Log2Op : TableOp<expr_ops::Log2, LogRule> {};
+struct Expm1Op : TableOp<expr_ops::Expm1, Expm1Rule> {};
+struct ErfcOp : TableOp<expr_ops::Erfc, QuietRule> {};
+struct ExpitOp : TableOp<expr_ops::Expit, QuietRule> {};
 
 // Op::single (optional): the deferred loop takes one batch per iteration instead of two.
 template <class Op, class = void>
@@ -359,8 +575,8 @@ inline void fill_unary_row(UnaryLoop (&row)[simd_dtype_count][2]) noexcept {
 // table (functions.hpp), whose loop operation is <Functor>Op above.
 inline void fill_unary_table(UnaryLoop (&table)[unary_op_count][simd_dtype_count][2]) noexcept {
 #define NUMFUSE_FILL(name, arity, types, Functor, libm, ufunc, gpu, summary) \
-    NUMFUSE_FN_IF_UFUNC_##ufunc(                                             \
-        fill_unary_row<Functor##Op, UnaryOp::name>(table[static_cast<int>(UnaryOp::name)]);)
+    NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_1_##arity(               \
+        fill_unary_row<Functor##Op, UnaryOp::name>(table[static_cast<int>(UnaryOp::name)]);))
     NUMFUSE_FUNCTIONS(NUMFUSE_FILL)
 #undef NUMFUSE_FILL
 }
