@@ -95,6 +95,9 @@ Instr translate(const expr::Instruction& ins) {
     const std::string fam = name.substr(0, cut);
     const std::string letters = name.substr(cut + 1);  // result, then the operands
     for (char t : letters) {
+        if (t == 's' || t == 'w') {
+            throw Unsupported("byte strings ('" + name + "') are not supported on the GPU");
+        }
         if (t != 'n' && !is_real_letter(t)) {
             throw Unsupported("complex numbers ('" + name + "') are not supported on the GPU");
         }

@@ -47,6 +47,8 @@ int npy_type_of(Type t) {
         case Type::d: return NPY_FLOAT64;
         case Type::c: return NPY_COMPLEX64;
         case Type::z: return NPY_COMPLEX128;
+        case Type::s: return NPY_STRING;
+        case Type::w: break;  // never an array's type
     }
     return NPY_FLOAT64;
 }
@@ -120,9 +122,15 @@ struct Input {
 [[noreturn]] void raise_unsupported_dtype(PyArray_Descr* descr) {
     const char kind = descr->kind;
     const auto size = PyDataType_ELSIZE(descr);
-    if (kind == 'S' || kind == 'U') {
-        throw py::type_error("strings and bytes are not supported by numfuse.evaluate");
+    if (kind == 'U') {
+        throw py::type_error(
+            "str arrays (dtype '" +
+            py::str(reinterpret_cast<PyObject*>(descr)).cast<std::string>() +
+            "') are not supported by numfuse.evaluate, which compares byte strings: convert "
+            "with .astype('S') (ASCII text) or np.char.encode(a, 'utf-8')");
     }
+    if (kind == 'S')
+        throw py::type_error("bytes arrays with elements of 0 bytes are not supported");
     const std::string name = py::str(reinterpret_cast<PyObject*>(descr)).cast<std::string>();
     if (kind == 'u' && size == 8) {
         throw py::type_error(
@@ -154,6 +162,8 @@ Type type_for_descr(PyArray_Descr* descr, int* target) {
         type = size <= 4 ? Type::f : Type::d;
     } else if (kind == 'c' && (size == 8 || size == 16)) {
         type = size == 8 ? Type::c : Type::z;
+    } else if (kind == 'S' && size > 0) {
+        type = Type::s;  // byte strings: compared element by element, never converted
     } else {
         raise_unsupported_dtype(descr);
     }
@@ -191,6 +201,10 @@ void pin_scalar(Input& in) {
 void fill_view_from_array(Input& in, PyArrayObject* array, Type type) {
     in.view.data = static_cast<char*>(PyArray_DATA(array));
     in.view.type = type;
+    if (type == Type::s) {
+        in.view.item = static_cast<std::size_t>(PyArray_ITEMSIZE(array));
+        in.spec.item = in.view.item;
+    }
     const int ndim = PyArray_NDIM(array);
     in.view.shape.assign(PyArray_DIMS(array), PyArray_DIMS(array) + ndim);
     in.view.strides.assign(PyArray_STRIDES(array), PyArray_STRIDES(array) + ndim);
@@ -240,17 +254,23 @@ Input convert_python_scalar(const std::string& name, PyObject* obj) {
 // An array (or anything NumPy makes one of), converted where the engine
 // cannot read it as it is; `forced` as in convert_input.
 Input convert_array(const std::string& name, PyObject* obj, const Type* forced) {
-    if (PyBytes_Check(obj) || PyUnicode_Check(obj)) {
+    if (PyUnicode_Check(obj)) {
         throw py::type_error("variable '" + name +
-                             "' is a string; strings and bytes are not "
-                             "supported by numfuse.evaluate");
+                             "' is a str; numfuse.evaluate compares byte strings: pass bytes "
+                             "(e.g. " +
+                             name + ".encode())");
     }
+    // bytes values become 0-d S arrays (np.array(b'') is S1).
     PyObject* raw = PyArray_FROM_O(obj);
     if (raw == nullptr) throw py::error_already_set();
     py::object array = py::reinterpret_steal<py::object>(raw);
     auto* arr = reinterpret_cast<PyArrayObject*>(raw);
     int target = 0;
     Type type = type_for_descr(PyArray_DESCR(arr), &target);
+    if (forced != nullptr && type == Type::s) {
+        throw py::type_error("variable '" + name + "' holds bytes; the signature declares " +
+                             expr::type_name(*forced));
+    }
     if (forced != nullptr) {
         type = *forced;
         target = npy_type_of(type);
@@ -550,6 +570,11 @@ Type type_from_dtype(py::handle dtype_like) {
         throw;
     }
     Py_DECREF(descr);
+    if (t == Type::s) {
+        throw py::type_error(
+            "signature= takes numeric dtypes; compile expressions over bytes without a "
+            "signature (their element sizes are taken at each call)");
+    }
     return t;
 }
 

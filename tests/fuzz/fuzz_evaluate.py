@@ -8,7 +8,10 @@ Three kinds of input, chosen by the first byte:
   reach the type checker, compiler and VM far more often than random text;
 * differential: a well-conditioned random expression (tests/fuzz/expressions.py) over
   random arrays (shapes with broadcasting, float32/float64, reversed and strided views),
-  compared with a NumPy float64 reference within ULP-derived bounds.
+  compared with a NumPy float64 reference within ULP-derived bounds;
+* bytes differential: a comparison or contains() between random S arrays (element
+  sizes 1..6, NULs, broadcasting, reversed views), b'..' literals and bytes values,
+  compared with NumPy's own comparison (contains: Python's `in`).
 
 Only the documented exception types may escape evaluate/validate/compile (the README's
 "Types" paragraph): SyntaxError, KeyError, TypeError, ValueError (numpy's AxisError is
@@ -69,6 +72,11 @@ VALUES = {
     "m": RNG_ARRAYS.standard_normal((3, 1, 6))[:, :, ::-1],
     "u": np.arange(6, dtype=np.uint16),
     "g": np.array(4.0),
+    "sa": np.array([b"ab", b"", b"a\x00b", b"\xff", b"ab\x00", b"b"], dtype="S3"),
+    "sb": np.array([[b"a", b"abcde"], [b"", b"\x00"]] * 3, dtype="S5").reshape(2, 6),
+    "sv": np.array([b"ba", b"a"] * 6, dtype="S2")[::-2],
+    "sk": b"ab\x00",
+    "su": np.array(["ab", "c"] * 3),
 }
 
 NAMES = list(VALUES) + ["inf", "nan", "unknown_name"]
@@ -77,7 +85,7 @@ NAMES = list(VALUES) + ["inf", "nan", "unknown_name"]
 FUNCTIONS = [
     *(
         "where isinf isnan isfinite signbit maximum minimum fmod sign abs absolute negative "
-        "conj real imag complex copy ones_like"
+        "conj real imag complex copy ones_like contains"
     ).split(),
     *(row[0] for row in nf._core._function_table()),
     *"sum prod min max mean logsumexp".split(),
@@ -139,6 +147,16 @@ TOKENS = (
         "[",
         "]",
         "'s'",
+        "b'ab'",
+        "b''",
+        "b'\\x00a'",
+        'B"\\xff"',
+        "rb'\\'",
+        "b'''a'''",
+        "b'\\777'",
+        "b'\\x4'",
+        "b'",
+        "u'a'",
         ";",
         "\\",
         "\x00",
@@ -260,6 +278,64 @@ def differential(provider) -> None:
         raise AssertionError(f"{text} disagrees with NumPy {problem}; inputs {values}")
 
 
+BYTES_OPS = {
+    "==": np.equal,
+    "!=": np.not_equal,
+    "<": np.less,
+    "<=": np.less_equal,
+    ">": np.greater,
+    ">=": np.greater_equal,
+}
+BYTES_ALPHABET = (0, 0, ord("a"), ord("b"), 0xFF)
+
+
+def random_bytes_operand(provider, shape):
+    """An S array of `shape` (maybe a reversed view) with random bytes, NULs included."""
+    itemsize = provider.ConsumeIntInRange(1, 6)
+    count = int(np.prod(shape, dtype=np.int64))
+    raw = bytes(
+        BYTES_ALPHABET[provider.ConsumeIntInRange(0, len(BYTES_ALPHABET) - 1)]
+        for _ in range(count * itemsize)
+    )
+    array = np.frombuffer(raw, dtype=f"S{itemsize}").reshape(shape).copy()
+    if array.ndim and provider.ConsumeBool():
+        array = array[::-1]
+    return array
+
+
+def bytes_differential(provider) -> None:
+    ndim = provider.ConsumeIntInRange(0, 2)
+    base = [provider.ConsumeIntInRange(0, 4) for _ in range(ndim)]
+    operands, values = [], {}
+    for name in ("p", "q"):
+        form = provider.ConsumeIntInRange(0, 2)
+        shape = [n if provider.ConsumeBool() else 1 for n in base]
+        value = random_bytes_operand(provider, shape if form == 0 else [])
+        if form == 0:
+            values[name] = value
+            operands.append((name, value))
+        elif form == 1:  # a literal in the text
+            operands.append((repr(value.item()), value))
+        else:  # a bytes value bound to the name
+            values[name] = value.item()
+            operands.append((name, value))
+    (text_a, a), (text_b, b) = operands
+    op = provider.ConsumeIntInRange(0, len(BYTES_OPS))
+    if op == len(BYTES_OPS):
+        text = f"contains({text_a}, {text_b})"
+        pa, pb = np.broadcast_arrays(a, b)
+        expected = np.array(
+            [y in x for x, y in zip(pa.ravel().tolist(), pb.ravel().tolist())], dtype=bool
+        ).reshape(pa.shape)
+    else:
+        symbol, func = list(BYTES_OPS.items())[op]
+        text = f"{text_a} {symbol} {text_b}"
+        expected = func(a, b)
+    got = nf.evaluate(text, values, {})
+    if got.dtype != np.bool_ or got.shape != expected.shape or not np.array_equal(got, expected):
+        raise AssertionError(f"{text}: {got!r}, NumPy gives {expected!r}; inputs {a!r} {b!r}")
+
+
 def _names(tree):
     if tree[0] == "var":
         yield tree[1]
@@ -273,15 +349,17 @@ def test_one_input(data: bytes, provider_class=None) -> None:
         provider = atheris.FuzzedDataProvider(data)
     else:
         provider = provider_class(data)
-    mode = provider.ConsumeIntInRange(0, 9)
+    mode = provider.ConsumeIntInRange(0, 10)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         if mode < 4:
             call_api(provider.ConsumeUnicode(2048), VALUES)
         elif mode < 8:
             call_api(token_soup(provider), VALUES)
-        else:
+        elif mode < 10:
             differential(provider)
+        else:
+            bytes_differential(provider)
 
 
 def run_random(count: int, seed: int) -> None:
@@ -307,7 +385,7 @@ def main(argv) -> None:
         run_random(count, seed)
         return
     # The harness's own branches (modes, token choices) count as coverage too.
-    for name in ("call_api", "token_soup", "random_view", "differential"):
+    for name in ("call_api", "token_soup", "random_view", "differential", "bytes_differential"):
         globals()[name] = atheris.instrument_func(globals()[name])
     atheris.Setup(argv, atheris.instrument_func(test_one_input))
     atheris.Fuzz()

@@ -120,6 +120,11 @@ def _evaluate_inputs(ex, local_dict, global_dict, frame_depth, view_of):
     names, values = _frames.lookup(_core._expr_names(ex), local_dict, global_dict, frame_depth + 1)
     types, weak, arrays, bits, views = [], [], [], [], []
     for name, value in zip(names, values):
+        if isinstance(value, (bytes, str)) or getattr(value, "dtype", np.dtype(float)).kind in "SU":
+            raise TypeError(
+                f"numfuse.cuda.evaluate: '{name}' is a string; byte-string comparisons run on "
+                "the CPU (numfuse.evaluate), not on the GPU"
+            )
         if isinstance(value, complex) or (isinstance(value, np.generic) and np.iscomplexobj(value)):
             raise NotImplementedError(
                 "numfuse.cuda.evaluate: complex numbers are not supported on the GPU"

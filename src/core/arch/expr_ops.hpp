@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 
 #include "expr/kernel_table.hpp"
@@ -255,7 +256,7 @@ struct Pow {
     template <class R, class T>
     static R apply(T a, T b) noexcept {
         if constexpr (std::is_integral_v<T>) {
-            // Negative exponents were rejected before the loop (see expr_kernel).
+            // Negative exponents were rejected before the loop (see numeric_kernel).
             T result = 1;
             T base = a;
             auto e = static_cast<std::make_unsigned_t<T>>(b);
@@ -444,7 +445,7 @@ struct Invert {
 // NUMFUSE_EXPR_MATH64's are float64-only (numfuse's accurate kernels in
 // kernels/{trig,invtrig,hyperbolic,logpair}.hpp, <= 1 ULP with special values
 // as NumPy): float32 lanes are widened, computed in float64 and rounded once
-// (f32_via_f64, see expr_kernel), which keeps float32 within 0.5 + 2^-28 ULP.
+// (f32_via_f64, see numeric_kernel), which keeps float32 within 0.5 + 2^-28 ULP.
 #define NUMFUSE_EXPR_MATH(Name, std_fn, batch_fn) \
     struct Name {                                 \
         static constexpr bool vectorized = true;  \
@@ -884,9 +885,105 @@ void f32_through_f64(float* out, const float* a, const float* b, std::size_t n) 
     }
 }
 
+// ------------------------------------------------------------------ byte strings
+// NumPy's order of S elements: unsigned bytes, lexicographic, the shorter
+// operand padded with NULs (so trailing NULs are padding: b"abc" equals
+// b"abc\0"). Returns <0, 0 or >0.
+inline int bytes_compare(const char* a, std::size_t na, const char* b, std::size_t nb) noexcept {
+    const std::size_t common = na < nb ? na : nb;
+    const int r = std::memcmp(a, b, common);
+    if (r != 0) return r;
+    for (std::size_t k = common; k < na; ++k) {
+        if (a[k] != 0) return 1;
+    }
+    for (std::size_t k = common; k < nb; ++k) {
+        if (b[k] != 0) return -1;
+    }
+    return 0;
+}
+
+// Length without the trailing NULs (NumPy's value of an S element).
+inline std::size_t bytes_length(const char* a, std::size_t n) noexcept {
+    while (n > 0 && a[n - 1] == 0) --n;
+    return n;
+}
+
+struct BytesLess {
+    static bool apply(const char* a, std::size_t na, const char* b, std::size_t nb) noexcept {
+        return bytes_compare(a, na, b, nb) < 0;
+    }
+};
+struct BytesLessEqual {
+    static bool apply(const char* a, std::size_t na, const char* b, std::size_t nb) noexcept {
+        return bytes_compare(a, na, b, nb) <= 0;
+    }
+};
+struct BytesGreater {
+    static bool apply(const char* a, std::size_t na, const char* b, std::size_t nb) noexcept {
+        return bytes_compare(a, na, b, nb) > 0;
+    }
+};
+struct BytesGreaterEqual {
+    static bool apply(const char* a, std::size_t na, const char* b, std::size_t nb) noexcept {
+        return bytes_compare(a, na, b, nb) >= 0;
+    }
+};
+struct BytesEqual {
+    static bool apply(const char* a, std::size_t na, const char* b, std::size_t nb) noexcept {
+        return bytes_compare(a, na, b, nb) == 0;
+    }
+};
+struct BytesNotEqual {
+    static bool apply(const char* a, std::size_t na, const char* b, std::size_t nb) noexcept {
+        return bytes_compare(a, na, b, nb) != 0;
+    }
+};
+// contains(haystack, needle): the needle's value occurs in the haystack's
+// value (both without their trailing NULs; interior NULs are data, as in
+// Python's `needle in haystack` and np.char.find). The empty needle occurs
+// everywhere.
+struct BytesContains {
+    static bool apply(const char* a, std::size_t na, const char* b, std::size_t nb) noexcept {
+        const std::string_view haystack(a, bytes_length(a, na));
+        const std::string_view needle(b, bytes_length(b, nb));
+        return haystack.find(needle) != std::string_view::npos;
+    }
+};
+
+template <class F>
+struct is_bytes_op : std::false_type {};
+template <>
+struct is_bytes_op<BytesLess> : std::true_type {};
+template <>
+struct is_bytes_op<BytesLessEqual> : std::true_type {};
+template <>
+struct is_bytes_op<BytesGreater> : std::true_type {};
+template <>
+struct is_bytes_op<BytesGreaterEqual> : std::true_type {};
+template <>
+struct is_bytes_op<BytesEqual> : std::true_type {};
+template <>
+struct is_bytes_op<BytesNotEqual> : std::true_type {};
+template <>
+struct is_bytes_op<BytesContains> : std::true_type {};
+
+// out[k] = F(a element k, b element k): registers of n elements of
+// widths.a / widths.b bytes, `widths` the instruction's w constant.
+template <class F>
+unsigned bytes_kernel(char* out_bytes, const char* a, const char* b, const char* widths,
+                      std::size_t n) noexcept {
+    expr::BytesWidths w;
+    std::memcpy(&w, widths, sizeof w);
+    bool* out = reinterpret_cast<bool*>(out_bytes);
+    for (std::size_t k = 0; k < n; ++k) {
+        out[k] = F::apply(a + k * w.a, w.a, b + k * w.b, w.b);
+    }
+    return expr::runtime_ok;
+}
+
 template <class Arch, class F, class R, class A, class B, class C>
-unsigned expr_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes, const char* c_bytes,
-                     std::size_t n) noexcept {
+unsigned numeric_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes,
+                        const char* c_bytes, std::size_t n) noexcept {
     constexpr int arity = std::is_void_v<B> ? 1 : (std::is_void_v<C> ? 2 : 3);
     using BA = std::conditional_t<std::is_void_v<B>, A, B>;
     using CA = std::conditional_t<std::is_void_v<C>, A, C>;
@@ -962,6 +1059,17 @@ unsigned expr_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes, 
     return expr::runtime_ok;
 }
 
+// One opcode row's kernel: the bytes rows' loop or the numeric one.
+template <class Arch, class F, class R, class A, class B, class C>
+unsigned expr_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes, const char* c_bytes,
+                     std::size_t n) noexcept {
+    if constexpr (is_bytes_op<F>::value) {
+        return bytes_kernel<F>(out_bytes, a_bytes, b_bytes, c_bytes, n);
+    } else {
+        return numeric_kernel<Arch, F, R, A, B, C>(out_bytes, a_bytes, b_bytes, c_bytes, n);
+    }
+}
+
 #define NUMFUSE_EXPR_CTYPE_b bool
 #define NUMFUSE_EXPR_CTYPE_i std::int32_t
 #define NUMFUSE_EXPR_CTYPE_l std::int64_t
@@ -969,6 +1077,8 @@ unsigned expr_kernel(char* out_bytes, const char* a_bytes, const char* b_bytes, 
 #define NUMFUSE_EXPR_CTYPE_d double
 #define NUMFUSE_EXPR_CTYPE_c c64
 #define NUMFUSE_EXPR_CTYPE_z c128
+#define NUMFUSE_EXPR_CTYPE_s char
+#define NUMFUSE_EXPR_CTYPE_w expr::BytesWidths
 #define NUMFUSE_EXPR_CTYPE_n void
 
 // One level's kernel table, generated from the opcode rows.

@@ -34,8 +34,8 @@ inline ByteRange byte_range(const ArrayView& v, std::size_t item) noexcept {
 // that is still to be read: their memory overlaps and they are not the same
 // view element for element.
 inline bool overlaps_other_than_elementwise(const ArrayView& in, const ArrayView& out) noexcept {
-    const ByteRange o = byte_range(out, type_size(out.type));
-    const ByteRange i = byte_range(in, type_size(in.type));
+    const ByteRange o = byte_range(out, view_item(out));
+    const ByteRange i = byte_range(in, view_item(in));
     if (i.high <= o.low || o.high <= i.low) return false;
     const bool same = in.data == out.data && in.shape == out.shape && in.strides == out.strides;
     return !same;

@@ -59,9 +59,11 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
         const IrNode& n = nodes_[id];
         Register r;
         r.type = n.type;
+        r.item = n.item;
         if (n.kind == IrNode::constant_node) {
             r.kind = RegisterKind::constant;
             r.value = n.value;
+            r.bytes = n.bytes;
         } else {
             r.kind = RegisterKind::input;
             StageInput si;
@@ -158,7 +160,7 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
     }
     program.max_item = 1;
     for (const auto& r : program.registers) {
-        program.max_item = std::max(program.max_item, type_size(r.type));
+        program.max_item = std::max(program.max_item, register_item(r));
     }
     return program;
 }

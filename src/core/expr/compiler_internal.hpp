@@ -57,6 +57,8 @@ struct IrNode {
     int args[3] = {-1, -1, -1};
     int input = -1;
     Scalar value;
+    std::size_t item = 0;  // element size of a bytes node (Type::s)
+    std::string bytes;     // a bytes constant's value, NUL-padded to `item`
     ReduceKind reduce_kind = ReduceKind::none;
     bool all_axes = true;
     std::vector<int> axes;
@@ -94,6 +96,12 @@ private:
     // ---------------------------------------------------------------- lowering
     // (compiler_lower.cpp)
     Value compile_node(int index);
+    // compile_node for an operand of anything but the bytes operations: a
+    // bytes operand is a TypeError that says where bytes may appear.
+    Value compile_numeric(int index);
+    Value bytes_constant(const AstNode& n);
+    // A bytes comparison or contains(): both operands bytes, result bool.
+    Value bytes_op(const std::string& family, const Value& a, const Value& b, int column);
     Value number(const AstNode& n);
     Value name(const AstNode& n);
     Value unary(const AstNode& n);

@@ -22,7 +22,8 @@ std::string node_key(const IrNode& n) {
     key += std::to_string(n.input);
     if (n.kind == IrNode::constant_node) {
         key.push_back('|');
-        key.append(reinterpret_cast<const char*>(n.value.bytes), type_size(n.type));
+        if (n.type == Type::s) key += n.bytes;
+        else key.append(reinterpret_cast<const char*>(n.value.bytes), type_size(n.type));
     }
     if (n.kind == IrNode::reduce_node) {
         key.push_back('|');
@@ -74,7 +75,9 @@ Value Compiler::emit(const std::string& family, Type result, const std::vector<V
         Scalar out;
         const char* p[3] = {nullptr, nullptr, nullptr};
         for (std::size_t k = 0; k < args.size(); ++k) {
-            p[k] = reinterpret_cast<const char*>(nodes_[args[k].node].value.bytes);
+            const IrNode& arg = nodes_[args[k].node];
+            p[k] = arg.type == Type::s ? arg.bytes.data()
+                                       : reinterpret_cast<const char*>(arg.value.bytes);
         }
         const unsigned flags =
             kernels_[static_cast<int>(op)](reinterpret_cast<char*>(out.bytes), p[0], p[1], p[2], 1);

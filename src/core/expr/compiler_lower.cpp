@@ -18,9 +18,16 @@ std::shared_ptr<const Plan> Compiler::compile() {
     const Value root = compile_node(ast.root);
     auto plan = std::make_shared<Plan>();
     plan->text = text_;
+    if (root.type == Type::s) {
+        type_error(
+            "the result would be bytes; numfuse.evaluate computes numbers and booleans "
+            "(bytes may only be compared or searched with contains())",
+            ast.nodes[static_cast<std::size_t>(ast.root)].column);
+    }
     for (const auto& spec : inputs_) {
         plan->input_names.push_back(spec.name);
         plan->input_types.push_back(spec.type);
+        plan->input_items.push_back(spec.type == Type::s ? spec.item : 0);
     }
     build_stages(root.node, *plan);
     plan->result_type = plan->stages.back().out_type;
@@ -35,10 +42,45 @@ Value Compiler::compile_node(int index) {
         case NodeKind::unary: return unary(n);
         case NodeKind::binary: return binary(n);
         case NodeKind::compare: return compare(n);
-        case NodeKind::attribute: return real_or_imag(n.text, compile_node(n.args[0]), n.column);
+        case NodeKind::attribute: return real_or_imag(n.text, compile_numeric(n.args[0]), n.column);
         case NodeKind::call: return call(n);
+        case NodeKind::bytes: return bytes_constant(n);
     }
     type_error("internal error: unknown node", n.column);
+}
+
+Value Compiler::compile_numeric(int index) {
+    const Value v = compile_node(index);
+    if (v.type == Type::s) {
+        type_error(
+            "bytes can only be compared (==, !=, <, <=, >, >=) with bytes or searched "
+            "with contains(haystack, needle)",
+            ast_->nodes[static_cast<std::size_t>(index)].column);
+    }
+    return v;
+}
+
+// A bytes literal: NumPy's S scalar of its length (an empty literal is one
+// NUL, as np.array(b'') is S1; trailing NULs are padding either way).
+Value Compiler::bytes_constant(const AstNode& n) {
+    IrNode node;
+    node.kind = IrNode::constant_node;
+    node.type = Type::s;
+    node.bytes = n.text.empty() ? std::string(1, '\0') : n.text;
+    node.item = node.bytes.size();
+    return {intern(std::move(node)), Type::s, false};
+}
+
+Value Compiler::bytes_op(const std::string& family, const Value& a, const Value& b, int column) {
+    if (a.type != Type::s || b.type != Type::s) {
+        const std::string what = family == "contains"
+                                     ? "contains(haystack, needle) takes bytes operands"
+                                     : "bytes can only be compared with bytes";
+        type_error(what + ", got " + type_name(a.type) + " and " + type_name(b.type), column);
+    }
+    const BytesWidths widths{nodes_[a.node].item, nodes_[b.node].item};
+    const Value w = constant(Type::w, scalar_of(widths), false);
+    return emit(family, Type::b, {a, b, w}, column);
 }
 
 Value Compiler::number(const AstNode& n) {
@@ -53,10 +95,14 @@ Value Compiler::number(const AstNode& n) {
 Value Compiler::name(const AstNode& n) {
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
         if (inputs_[k].name == n.text) {
+            if (inputs_[k].type == Type::s && inputs_[k].item == 0) {
+                type_error("bytes input '" + n.text + "' has no element size", n.column);
+            }
             IrNode node;
             node.kind = IrNode::input_node;
             node.type = inputs_[k].type;
             node.input = static_cast<int>(k);
+            node.item = inputs_[k].type == Type::s ? inputs_[k].item : 0;
             return {intern(std::move(node)), inputs_[k].type, inputs_[k].weak};
         }
     }
@@ -70,7 +116,7 @@ Value Compiler::name(const AstNode& n) {
 }
 
 Value Compiler::unary(const AstNode& n) {
-    const Value v = compile_node(n.args[0]);
+    const Value v = compile_numeric(n.args[0]);
     if (n.text == "+") return v;
     if (n.text == "-") {
         if (v.type == Type::b) {
@@ -87,8 +133,8 @@ Value Compiler::unary(const AstNode& n) {
 }
 
 Value Compiler::binary(const AstNode& n) {
-    Value a = compile_node(n.args[0]);
-    Value b = compile_node(n.args[1]);
+    Value a = compile_numeric(n.args[0]);
+    Value b = compile_numeric(n.args[1]);
     return binary_op(n.text, a, b, n.column);
 }
 
@@ -217,16 +263,17 @@ Value Compiler::power(Value a, Value b, Type t, int column, bool weak) {
 Value Compiler::compare(const AstNode& n) {
     Value a = compile_node(n.args[0]);
     Value b = compile_node(n.args[1]);
-    const bool weak = a.weak && b.weak;
-    const Type t = promote(a, b);
-    a = cast(a, t, n.column);
-    b = cast(b, t, n.column);
     static const std::pair<const char*, const char*> names[] = {
         {"<", "lt"}, {"<=", "le"}, {">", "gt"}, {">=", "ge"}, {"==", "eq"}, {"!=", "ne"}};
     const char* family = "eq";
     for (const auto& p : names) {
         if (n.text == p.first) family = p.second;
     }
+    if (a.type == Type::s || b.type == Type::s) return bytes_op(family, a, b, n.column);
+    const bool weak = a.weak && b.weak;
+    const Type t = promote(a, b);
+    a = cast(a, t, n.column);
+    b = cast(b, t, n.column);
     return emit(family, Type::b, {a, b}, n.column, weak);
 }
 
@@ -262,11 +309,15 @@ void Compiler::check_arity(const AstNode& n, std::size_t expected) {
 Value Compiler::call(const AstNode& n) {
     const std::string& f = n.text;
     if (detail::is_reduction_name(f)) return reduction(n);
+    if (f == "contains") {
+        check_arity(n, 2);
+        return bytes_op(f, compile_node(n.args[0]), compile_node(n.args[1]), n.column);
+    }
     if (f == "where") {
         check_arity(n, 3);
-        const Value c = to_bool(compile_node(n.args[0]), n.column);
-        Value x = compile_node(n.args[1]);
-        Value y = compile_node(n.args[2]);
+        const Value c = to_bool(compile_numeric(n.args[0]), n.column);
+        Value x = compile_numeric(n.args[1]);
+        Value y = compile_numeric(n.args[2]);
         const Type t = promote(x, y);
         x = cast(x, t, n.column);
         y = cast(y, t, n.column);
@@ -277,16 +328,16 @@ Value Compiler::call(const AstNode& n) {
     }
     if (f == "fmod" || f == "maximum" || f == "minimum") {
         check_arity(n, 2);
-        Value a = compile_node(n.args[0]);
-        Value b = compile_node(n.args[1]);
+        Value a = compile_numeric(n.args[0]);
+        Value b = compile_numeric(n.args[1]);
         Type t = promote(a, b);
         if (f == "fmod" && t == Type::b) t = Type::i;
         return emit(f, t, {cast(a, t, n.column), cast(b, t, n.column)}, n.column);
     }
     if (f == "complex") {
         check_arity(n, 2);
-        Value a = compile_node(n.args[0]);
-        Value b = compile_node(n.args[1]);
+        Value a = compile_numeric(n.args[0]);
+        Value b = compile_numeric(n.args[1]);
         Type t = promote(a, b);
         if (is_complex(t)) type_error("complex() needs real arguments", n.column);
         if (t != Type::f) t = Type::d;
@@ -294,7 +345,7 @@ Value Compiler::call(const AstNode& n) {
                     {cast(a, t, n.column), cast(b, t, n.column)}, n.column);
     }
     check_arity(n, 1);
-    const Value v = compile_node(n.args[0]);
+    const Value v = compile_numeric(n.args[0]);
     const Type t = v.type;
     if (f == "copy") return v;
     if (f == "ones_like") return emit("oneslike", t, {v}, n.column);
@@ -334,12 +385,12 @@ Value Compiler::table_function(const AstNode& n, const core::FunctionInfo& info)
     const std::string& f = n.text;
     check_arity(n, static_cast<std::size_t>(info.arity));
     if (info.arity == 2) {
-        Value a = compile_node(n.args[0]);
-        Value b = compile_node(n.args[1]);
+        Value a = compile_numeric(n.args[0]);
+        Value b = compile_numeric(n.args[1]);
         const Type t = float_type(promote(a, b));
         return emit(f, t, {cast(a, t, n.column), cast(b, t, n.column)}, n.column);
     }
-    const Value v = compile_node(n.args[0]);
+    const Value v = compile_numeric(n.args[0]);
     const Type t = v.type;
     if (info.types == core::TypeRule::rounding || info.types == core::TypeRule::rounding_complex) {
         if (t == Type::b || is_integer(t)) return v;  // NumPy >= 2 keeps integers as they are
@@ -351,7 +402,7 @@ Value Compiler::table_function(const AstNode& n, const core::FunctionInfo& info)
 
 Value Compiler::reduction(const AstNode& n) {
     check_arity(n, 1);
-    Value v = compile_node(n.args[0]);
+    Value v = compile_numeric(n.args[0]);
     ReduceKind kind = ReduceKind::sum;
     if (n.text == "prod") kind = ReduceKind::prod;
     if (n.text == "min") kind = ReduceKind::min;

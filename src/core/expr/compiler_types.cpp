@@ -9,13 +9,14 @@ namespace numfuse::expr {
 
 // ------------------------------------------------------------------ type info
 std::size_t type_size(Type t) noexcept {
-    static constexpr std::size_t sizes[] = {1, 4, 8, 4, 8, 8, 16};
+    static constexpr std::size_t sizes[] = {1, 4, 8, 4, 8, 8, 16, 0, sizeof(BytesWidths)};
     return sizes[static_cast<int>(t)];
 }
-char type_letter(Type t) noexcept { return "bilfdcz"[static_cast<int>(t)]; }
+char type_letter(Type t) noexcept { return "bilfdczsw"[static_cast<int>(t)]; }
 const char* type_name(Type t) noexcept {
-    static const char* const names[] = {"bool",    "int32",     "int64",     "float32",
-                                        "float64", "complex64", "complex128"};
+    static const char* const names[] = {"bool",       "int32",   "int64",
+                                        "float32",    "float64", "complex64",
+                                        "complex128", "bytes",   "bytes widths"};
     return names[static_cast<int>(t)];
 }
 bool is_integer(Type t) noexcept { return t == Type::i || t == Type::l; }

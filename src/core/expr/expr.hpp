@@ -22,9 +22,15 @@ namespace numfuse::expr {
 
 // Element types of the engine. Smaller integer types are widened by the
 // caller (as numexpr does): int8/int16/uint8/uint16 -> int32, uint32 -> int64.
-enum class Type : std::uint8_t { b, i, l, f, d, c, z };
+// s: byte strings (NumPy's S dtype) of any element size, carried next to the
+// type (InputSpec::item, ArrayView::item, Register::item); they enter only the
+// bytes comparisons and contains(), whose third operand is a constant of type
+// w (BytesWidths, kernel_table.hpp: the two operands' element sizes).
+enum class Type : std::uint8_t { b, i, l, f, d, c, z, s, w };
+// The numeric types b..z (the ones NumPy arrays and results can have).
 inline constexpr int type_count = 7;
 
+// Bytes per element; 0 for s, whose size is the operand's own.
 std::size_t type_size(Type t) noexcept;
 char type_letter(Type t) noexcept;
 // NumPy's name for the type ("float64", ...).
@@ -73,7 +79,14 @@ struct Register {
     int input = -1;  // index into the stage's inputs
     int slot = -1;   // workspace slot of a temporary
     Scalar value;    // a constant's value
+    std::size_t item = 0;  // element size of a bytes register (Type::s)
+    std::string bytes;     // a bytes constant's value (`item` bytes, NUL-padded)
 };
+
+// Bytes per element of a register (its type's size, a bytes register's own).
+inline std::size_t register_item(const Register& r) noexcept {
+    return r.type == Type::s ? r.item : type_size(r.type);
+}
 
 struct Instruction {
     Opcode op;
@@ -115,6 +128,7 @@ struct Plan {
     std::string text;
     std::vector<std::string> input_names;
     std::vector<Type> input_types;
+    std::vector<std::size_t> input_items;  // element size of bytes inputs, else 0
     std::vector<Stage> stages;  // in execution order; the last gives the result
     Type result_type = Type::d;
 };
@@ -134,6 +148,7 @@ struct InputSpec {
     std::string name;
     Type type = Type::d;
     bool weak = false;
+    std::size_t item = 0;  // element size of a bytes input (Type::s, at least 1)
 };
 
 // Compiles without the cache. Names the expression uses but `inputs` lacks
@@ -161,7 +176,13 @@ struct ArrayView {
     Type type = Type::d;
     std::vector<std::ptrdiff_t> shape;
     std::vector<std::ptrdiff_t> strides;
+    std::size_t item = 0;  // element size of a bytes view (Type::s)
 };
+
+// Bytes per element of a view.
+inline std::size_t view_item(const ArrayView& v) noexcept {
+    return v.type == Type::s ? v.item : type_size(v.type);
+}
 
 // The shape of the result for these input shapes (throws ExprError(value) on
 // shapes that do not broadcast or bad axes).
@@ -176,6 +197,7 @@ void execute(const Plan& plan, const std::vector<ArrayView>& inputs, const Array
 // The fast path for compiled objects: true when `plan` is one element-wise
 // stage over caller inputs (no reductions), so execute_contiguous runs it.
 bool is_flat(const Plan& plan) noexcept;
+// Plans over bytes inputs are never flat.
 // Runs a flat plan over n elements of 1-d contiguous inputs (input k at
 // inputs[k], of plan.input_types[k]) into a fresh contiguous `out` (which
 // must alias no input). Throws ExprError as execute does.

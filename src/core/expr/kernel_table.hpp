@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 #include "expr/expr.hpp"
 
@@ -15,6 +16,14 @@ namespace numfuse::expr {
 using OpKernel = unsigned (*)(char* out, const char* a, const char* b, const char* c,
                               std::size_t n);
 using OpKernelTable = OpKernel[opcode_count];
+
+// The third operand of the bytes comparisons and contains() (a constant of
+// Type::w): the element sizes of their two bytes operands, whose registers
+// hold n elements of `a` and `b` bytes each.
+struct BytesWidths {
+    std::uint64_t a;
+    std::uint64_t b;
+};
 
 // Conditions the VM turns into exceptions after a run (NumPy raises them).
 enum RuntimeFlag : unsigned {

@@ -2,12 +2,15 @@
 //
 // Each row: X(name, Functor, result, arg1, arg2, arg3). Types are one-letter
 // codes (b bool, i int32, l int64, f float32, d float64, c complex64,
-// z complex128; n none). This list generates the Opcode enum (expr.hpp), the
-// per-level kernel tables (arch/expr_ops.hpp: the VM's dispatch) and the
-// names `numfuse.disassemble` shows. The compiler never names an opcode
-// directly: it builds "<family>_<result><args>" from the operand types and
-// looks the name up, so a missing row is a clean "not supported for these
-// types" error rather than a silent wrong kernel.
+// z complex128, s bytes, w bytes widths; n none). This list generates the Opcode enum (expr.hpp),
+// the per-level kernel tables (arch/expr_ops.hpp: the VM's dispatch) and the names
+// `numfuse.disassemble` shows. The compiler never names an opcode directly: it builds
+// "<family>_<result><args>" from the operand types and looks the name up, so a missing row is a
+// clean "not supported for these types" error rather than a silent wrong kernel.
+//
+// Byte strings (s) appear only in the comparisons and contains(): rows
+// <family>_bssw, whose third operand w is a constant holding the two
+// operands' element sizes (BytesWidths, kernel_table.hpp).
 //
 // Casts are named cast_<to><from>. The math functions' rows come from the
 // function table (functions.hpp): each row expands by its type rule, e.g.
@@ -170,6 +173,13 @@
     X(ne_bdd,        NotEqual,      b, d, d, n) \
     X(ne_bcc,        NotEqual,      b, c, c, n) \
     X(ne_bzz,        NotEqual,      b, z, z, n) \
+    X(lt_bssw,       BytesLess,         b, s, s, w) \
+    X(le_bssw,       BytesLessEqual,    b, s, s, w) \
+    X(gt_bssw,       BytesGreater,      b, s, s, w) \
+    X(ge_bssw,       BytesGreaterEqual, b, s, s, w) \
+    X(eq_bssw,       BytesEqual,        b, s, s, w) \
+    X(ne_bssw,       BytesNotEqual,     b, s, s, w) \
+    X(contains_bssw, BytesContains,     b, s, s, w) \
     X(isnan_bf,      Isnan,         b, f, n, n) \
     X(isnan_bd,      Isnan,         b, d, n, n) \
     X(isnan_bc,      Isnan,         b, c, n, n) \

@@ -16,11 +16,11 @@
 namespace numfuse::expr::detail {
 namespace {
 
-enum class TokenKind { number, name, op, end };
+enum class TokenKind { number, name, bytes, op, end };
 
 struct Token {
     TokenKind kind = TokenKind::end;
-    std::string text;
+    std::string text;  // a bytes literal's value, escapes decoded
     int column = 0;
 };
 
@@ -82,16 +82,15 @@ public:
                     syntax_error("the keyword '" + word + "' is not allowed in an expression",
                                  column);
                 }
-                // A string prefix like b'..' or r".." is a string literal.
+                // A string prefix like b'..' or r".." starts a string literal.
                 if (j < n && (text_[j] == '\'' || text_[j] == '"')) {
-                    throw ExprError(ErrorKind::type, "strings are not supported in expressions",
-                                    column);
+                    i = scan_string(word, j, column, tokens);
+                    continue;
                 }
                 tokens.push_back({TokenKind::name, std::move(word), column});
                 i = j;
             } else if (c == '\'' || c == '"') {
-                throw ExprError(ErrorKind::type, "strings are not supported in expressions",
-                                column);
+                i = scan_string("", i, column, tokens);
             } else {
                 static const char* const two_char[] = {"**", "//", "<<", ">>",
                                                        "<=", ">=", "==", "!="};
@@ -160,6 +159,119 @@ private:
         return i;
     }
 
+    // A string literal whose prefix (letters before the quote) is `prefix`
+    // and whose opening quote is at `i`: bytes literals (b'..', rb'..', with
+    // Python's escapes unless raw) become a bytes token; str literals are a
+    // TypeError (numfuse compares byte strings only). Returns the index after
+    // the closing quote.
+    std::size_t scan_string(const std::string& prefix, std::size_t i, int column,
+                            std::vector<Token>& tokens) {
+        std::string lower;
+        for (char ch : prefix) lower.push_back(static_cast<char>(ch | 0x20));
+        const bool bytes = lower == "b" || lower == "rb" || lower == "br";
+        const bool str = lower.empty() || lower == "r" || lower == "u" || lower == "f" ||
+                         lower == "rf" || lower == "fr";
+        if (!bytes && !str) syntax_error("invalid string prefix '" + prefix + "'", column);
+        if (str) {
+            throw ExprError(ErrorKind::type,
+                            "str literals are not supported: numfuse.evaluate compares byte "
+                            "strings only; write a bytes literal such as b'abc'",
+                            column);
+        }
+        const bool raw = lower.find('r') != std::string::npos;
+        const std::size_t n = text_.size();
+        const char quote = text_[i];
+        const bool triple = i + 2 < n && text_[i + 1] == quote && text_[i + 2] == quote;
+        i += triple ? 3 : 1;
+        std::string value;
+        while (true) {
+            if (i >= n) syntax_error("unterminated bytes literal", column);
+            const char ch = text_[i];
+            if (ch == quote &&
+                (!triple || (i + 2 < n && text_[i + 1] == quote && text_[i + 2] == quote))) {
+                i += triple ? 3 : 1;
+                break;
+            }
+            if (static_cast<unsigned char>(ch) >= 0x80) {
+                syntax_error("bytes literals can only contain ASCII characters",
+                             static_cast<int>(i));
+            }
+            if ((ch == '\n' || ch == '\r') && !triple) {
+                syntax_error("unterminated bytes literal", column);
+            }
+            if (ch != '\\') {
+                value.push_back(ch);
+                ++i;
+                continue;
+            }
+            if (i + 1 >= n) syntax_error("unterminated bytes literal", column);
+            const char e = text_[i + 1];
+            if (raw) {
+                // Raw: the backslash stays, and keeps the next character
+                // (even a quote) from ending the literal.
+                value.push_back('\\');
+                value.push_back(e);
+                i += 2;
+                continue;
+            }
+            i = scan_escape(i, value);
+        }
+        tokens.push_back({TokenKind::bytes, std::move(value), column});
+        return i;
+    }
+
+    // Python's escapes in bytes literals, at the backslash at `i`; appends
+    // the byte (if any) and returns the index after the escape.
+    std::size_t scan_escape(std::size_t i, std::string& value) {
+        const std::size_t n = text_.size();
+        const char e = text_[i + 1];
+        switch (e) {
+            case '\n': return i + 2;  // line continuation
+            case '\\': value.push_back('\\'); return i + 2;
+            case '\'': value.push_back('\''); return i + 2;
+            case '"': value.push_back('"'); return i + 2;
+            case 'a': value.push_back('\a'); return i + 2;
+            case 'b': value.push_back('\b'); return i + 2;
+            case 'f': value.push_back('\f'); return i + 2;
+            case 'n': value.push_back('\n'); return i + 2;
+            case 'r': value.push_back('\r'); return i + 2;
+            case 't': value.push_back('\t'); return i + 2;
+            case 'v': value.push_back('\v'); return i + 2;
+            case 'x': {
+                auto hex = [](char h) -> int {
+                    if (h >= '0' && h <= '9') return h - '0';
+                    if (h >= 'a' && h <= 'f') return h - 'a' + 10;
+                    if (h >= 'A' && h <= 'F') return h - 'A' + 10;
+                    return -1;
+                };
+                const int hi = i + 2 < n ? hex(text_[i + 2]) : -1;
+                const int lo = i + 3 < n ? hex(text_[i + 3]) : -1;
+                if (hi < 0 || lo < 0) {
+                    syntax_error("invalid \\x escape in a bytes literal", static_cast<int>(i));
+                }
+                value.push_back(static_cast<char>(hi * 16 + lo));
+                return i + 4;
+            }
+            default: break;
+        }
+        if (e >= '0' && e <= '7') {
+            int code = 0;
+            std::size_t j = i + 1;
+            for (int digits = 0; digits < 3 && j < n && text_[j] >= '0' && text_[j] <= '7';
+                 ++digits, ++j) {
+                code = code * 8 + (text_[j] - '0');
+            }
+            if (code > 0377) {
+                syntax_error("octal escape out of range in a bytes literal", static_cast<int>(i));
+            }
+            value.push_back(static_cast<char>(code));
+            return j;
+        }
+        // Unknown escapes keep their backslash, as in Python.
+        value.push_back('\\');
+        return i + 1;
+    }
+
     const std::string& text_;
 };
 
@@ -168,9 +280,9 @@ private:
 const std::unordered_set<std::string>& elementwise_functions() {
     static const std::unordered_set<std::string> names = [] {
         std::unordered_set<std::string> set = {
-            "where",   "isinf",   "isnan", "isfinite",  "signbit",  "maximum",
-            "minimum", "fmod",    "sign",  "abs",       "conj",     "real",
-            "imag",    "complex", "copy",  "ones_like", "absolute", "negative"};
+            "where", "isinf",     "isnan",    "isfinite", "signbit", "maximum", "minimum",
+            "fmod",  "sign",      "abs",      "conj",     "real",    "imag",    "complex",
+            "copy",  "ones_like", "absolute", "negative", "contains"};
         for (const core::FunctionInfo& info : core::function_table) set.insert(info.name);
         return set;
     }();
@@ -355,6 +467,14 @@ private:
         if (t.kind == TokenKind::number) {
             next();
             return number(t);
+        }
+        if (t.kind == TokenKind::bytes) {
+            next();
+            AstNode node;
+            node.kind = NodeKind::bytes;
+            node.column = t.column;
+            node.text = t.text;
+            return add(std::move(node));
         }
         if (t.kind == TokenKind::name) {
             next();

@@ -12,7 +12,10 @@
 //   unary      := ("-" | "+" | "~") unary | power
 //   power      := postfix [ "**" unary ]              (right-associative)
 //   postfix    := atom { "." ("real" | "imag") }
-//   atom       := NUMBER | NAME | "True" | "False" | NAME "(" arguments ")" | "(" expression ")"
+//   atom       := NUMBER | BYTES | NAME | "True" | "False" | NAME "(" arguments ")"
+//               | "(" expression ")"
+//   BYTES      := Python's bytes literal: b'..', b"..", rb'..', b'''..''' (escapes as
+//                 Python's; str literals '..' are a TypeError)
 //   arguments  := expression { "," expression } { "," keyword "=" value }
 //
 // The parser is recursive descent with an explicit depth limit, so hostile
@@ -28,12 +31,12 @@
 
 namespace numfuse::expr::detail {
 
-enum class NodeKind : std::uint8_t { number, name, unary, binary, compare, call, attribute };
+enum class NodeKind : std::uint8_t { number, name, unary, binary, compare, call, attribute, bytes };
 
 struct AstNode {
     NodeKind kind = NodeKind::number;
     int column = 0;
-    std::string text;            // name, operator, function or attribute
+    std::string text;            // name, operator, function, attribute or bytes value
     std::vector<int> args;       // child node indices
     // number: type b (True/False), l (int), d (float) or z (imaginary)
     Type number_type = Type::l;

@@ -34,6 +34,7 @@ std::string cache_key(const std::string& text, const std::vector<InputSpec>& inp
         key.push_back(':');
         key.push_back(type_letter(spec.type));
         key.push_back(spec.weak ? 'w' : 's');
+        if (spec.type == Type::s) key += std::to_string(spec.item);
         key.push_back(';');
     }
     return key;

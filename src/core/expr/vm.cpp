@@ -8,6 +8,7 @@
 // Reductions are deterministic for any thread count: the iteration space is
 // cut into work units whose boundaries depend only on the shape, each unit is
 // reduced in a fixed order, and unit results are combined in unit order.
+#include <algorithm>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -30,7 +31,7 @@ const OpKernelTable& active_kernels() noexcept {
 }
 
 std::size_t block_elements(const Program& program) noexcept {
-    return block_bytes / (program.max_item ? program.max_item : 8);
+    return std::max<std::size_t>(1, block_bytes / (program.max_item ? program.max_item : 8));
 }
 
 bool is_flat(const Plan& plan) noexcept {
@@ -39,6 +40,9 @@ bool is_flat(const Plan& plan) noexcept {
     if (stage.reduce != ReduceKind::none || stage.program.registers.size() > 64) return false;
     for (const auto& in : stage.inputs) {
         if (in.from_stage) return false;
+    }
+    for (const Type t : plan.input_types) {
+        if (t == Type::s) return false;  // execute_contiguous knows only type sizes
     }
     return true;
 }
@@ -58,6 +62,13 @@ void execute(const Plan& plan, const std::vector<ArrayView>& inputs, const Array
             throw ExprError(ErrorKind::type, "input '" + plan.input_names[k] + "' has type " +
                                                  type_name(inputs[k].type) + ", the plan expects " +
                                                  type_name(plan.input_types[k]));
+        }
+        // The plan's bytes instructions read elements of the compiled size.
+        if (inputs[k].type == Type::s && inputs[k].item != plan.input_items[k]) {
+            throw ExprError(ErrorKind::type,
+                            "input '" + plan.input_names[k] + "' has elements of " +
+                                std::to_string(inputs[k].item) + " bytes, the plan expects " +
+                                std::to_string(plan.input_items[k]));
         }
         shapes.push_back(inputs[k].shape);
     }

@@ -131,7 +131,14 @@ void move_elements(const Shape& shape, const Operand& op, std::size_t start, std
             case 1: copy_run(Bytes<1>{}); break;
             case 4: copy_run(Bytes<4>{}); break;
             case 8: copy_run(Bytes<8>{}); break;
-            default: copy_run(Bytes<16>{}); break;
+            case 16: copy_run(Bytes<16>{}); break;
+            default:  // byte strings of any other element size
+                for (std::size_t k = 0; k < run; ++k) {
+                    char* element = p + static_cast<std::ptrdiff_t>(k) * step;
+                    if (Gather) std::memcpy(buffer + k * op.item, element, op.item);
+                    else std::memcpy(element, buffer + k * op.item, op.item);
+                }
+                break;
         }
         buffer += run * op.item;
         count -= run;
@@ -153,7 +160,8 @@ public:
     BlockRunner(const Program& program, const Space& space, const OpKernelTable& kernels,
                 std::size_t bytes = block_bytes)
         : program_(program), space_(space), kernels_(kernels) {
-        block_ = bytes / (program.max_item ? program.max_item : 8);
+        // At least one element: a bytes register's element may exceed `bytes`.
+        block_ = std::max<std::size_t>(1, bytes / (program.max_item ? program.max_item : 8));
         const std::size_t reg_bytes = block_ * program.max_item;
         // Layout: slots, then one buffer per gathered/scalar input and constant.
         std::size_t buffers = static_cast<std::size_t>(program.slots);
@@ -181,7 +189,10 @@ public:
                 registers_[r] = base + static_cast<std::size_t>(reg.slot) * reg_bytes;
             } else if (reg.kind == RegisterKind::constant) {
                 char* p = base + (next++) * reg_bytes;
-                fill(p, reg.value.bytes, type_size(reg.type));
+                fill(p,
+                     reg.type == Type::s ? static_cast<const void*>(reg.bytes.data())
+                                         : static_cast<const void*>(reg.value.bytes),
+                     register_item(reg));
                 registers_[r] = p;
             } else {
                 const Operand& op = space_.operands[reg.input];

@@ -89,7 +89,7 @@ std::vector<Operand> stage_operands(const Stage& stage, const std::vector<ArrayV
         const ArrayView& view = in.from_stage ? stage_outputs[in.index] : inputs[in.index];
         Operand op;
         op.base = view.data;
-        op.item = type_size(view.type);
+        op.item = view_item(view);
         op.strides = aligned_strides(view, ndim);
         operands.push_back(std::move(op));
     }

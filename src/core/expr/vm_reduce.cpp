@@ -365,6 +365,8 @@ void reduce_kind(Type t, const Stage& stage, const StageGeometry& g,
                 return reduce_as<K, std::complex<double>>(stage, g, inputs, stage_outputs, result,
                                                           kernels);
             break;
+        case Type::s:
+        case Type::w: break;  // the compiler never reduces bytes
     }
     throw ExprError(ErrorKind::type, std::string("reduction ") + reduce_name(K) +
                                          " is not supported for " + type_name(t));
