@@ -224,17 +224,14 @@ unsigned apply_half_binary(BinaryLoop loop_f32, const char* a, std::ptrdiff_t a_
         const std::size_t count = end - start < half_block ? end - start : half_block;
         for (std::size_t k = 0; k < count; ++k) {
             const auto at = static_cast<std::ptrdiff_t>(start + k);
-            half_t ha, hb;
-            std::memcpy(&ha, a + at * a_stride, sizeof ha);
-            std::memcpy(&hb, b + at * b_stride, sizeof hb);
-            block_a[k] = static_cast<float>(ha);
-            block_b[k] = static_cast<float>(hb);
+            block_a[k] = load_half(a + at * a_stride);
+            block_b[k] = load_half(b + at * b_stride);
         }
         flags |= loop_f32(reinterpret_cast<const char*>(block_a), sizeof(float),
                           reinterpret_cast<const char*>(block_b), sizeof(float),
                           reinterpret_cast<char*>(block_a), sizeof(float), count);
         for (std::size_t k = 0; k < count; ++k) {
-            const half_t h = static_cast<half_t>(block_a[k]);
+            const std::uint16_t h = to_half_bits(block_a[k]);
             flags |= half_conversion_flags(block_a[k], h);
             std::memcpy(out + static_cast<std::ptrdiff_t>(start + k) * out_stride, &h, sizeof h);
         }
