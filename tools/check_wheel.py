@@ -47,7 +47,8 @@ for ours, exact, values in (
     expected = np.array([exact(v) for v in values])
     ulps = np.abs(got - expected) / np.spacing(np.abs(expected))
     assert ulps.max() <= 2, (ours.__name__, ulps.max())
-    assert ours(values.astype(np.float32)).dtype == np.float32
+    with np.errstate(all="ignore"):  # the float32 cast overflows for the largest values
+        assert ours(values.astype(np.float32)).dtype == np.float32
 assert np.array_equal(numfuse.exp(np.array([-np.inf, np.inf, 0.0])), [0.0, np.inf, 1.0])
 assert np.isnan(numfuse.log(np.array([np.nan]))[0])
 

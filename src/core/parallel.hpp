@@ -91,8 +91,8 @@ inline int threads_for(std::size_t n, std::size_t min_per_thread) noexcept {
 // the bitwise OR of the results. body must be safe to call concurrently on
 // disjoint ranges and must not throw.
 template <class Body>
-unsigned for_ranges_or(std::size_t n, std::size_t min_per_thread, std::size_t alignment,
-                       Body&& body) {
+unsigned for_ranges_or(std::size_t n, std::size_t min_per_thread,
+                       [[maybe_unused]] std::size_t alignment, Body&& body) {
     const int threads = threads_for(n, min_per_thread);
     if (threads <= 1) {
         note_team_size(1);
