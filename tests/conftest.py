@@ -41,6 +41,12 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=f"under {EMULATOR}: {reason}"))
                 break
 
+# Tests of the thread-count API that only hold where numfuse has threads: a build without
+# OpenMP runs every call on the calling thread and get_num_threads() is always 1.
+needs_openmp = pytest.mark.skipif(
+    not numfuse._core._has_openmp(), reason="built without OpenMP: get_num_threads() is always 1"
+)
+
 
 @pytest.fixture(params=numfuse.usable_levels())
 def level(request):

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 import numfuse
+from conftest import needs_openmp
 
 # ----------------------------------------------------------------- the cases
 MISC = [
@@ -563,6 +564,7 @@ def test_disassemble_shows_x_macro_opcodes_cse_and_folding():
     assert len(program) == 12 and len(temporaries) <= 3, program
 
 
+@needs_openmp
 def test_thread_api():
     assert numfuse.detect_number_of_cores() >= 1
     assert numfuse.ncores >= 1

@@ -13,6 +13,7 @@ import types
 import pytest
 
 import numfuse
+from conftest import needs_openmp
 
 
 def test_returns_the_build_and_runtime_facts(capsys):
@@ -75,6 +76,7 @@ def test_openmp_runtime_is_the_one_core_uses():
         assert os.path.realpath(path) in loaded
 
 
+@needs_openmp
 def test_thread_setting_follows_set_num_threads(threads):
     numfuse.set_num_threads(3)
     config = numfuse.show_config(print_config=False)

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import numfuse
+from conftest import needs_openmp
 from numfuse import _core
 
 BIG = np.linspace(-3, 3, 4_000_000)  # 60+ times the per-thread minimum
@@ -107,6 +108,7 @@ def test_explicit_count_applies_to_every_thread(automatic):
     assert in_thread(probe) == (1, 1)
 
 
+@needs_openmp
 def test_set_num_threads_api(automatic):
     before = numfuse.get_num_threads()
     assert numfuse.set_num_threads(3) == before  # previous count, an int
@@ -128,9 +130,15 @@ def test_threadpoolctl_sees_and_limits_numfuse_openmp(automatic):
     assert openmp, "threadpoolctl found no OpenMP runtime"
     # The runtime numfuse._core links is among those it controls.
     mapped = {os.path.realpath(i["filepath"]) for i in openmp}
+    # GNU libgomp (GCC builds), LLVM libomp (clang builds) or Intel's libiomp.
+    runtimes = ("libgomp", "libomp", "libiomp")
     with open("/proc/self/maps") as maps:
-        gomp = {os.path.realpath(line.split()[-1]) for line in maps if "libgomp" in line}
-    assert gomp & mapped
+        loaded = {
+            os.path.realpath(line.split()[-1])
+            for line in maps
+            if any(name in line for name in runtimes)
+        }
+    assert loaded & mapped
 
     # (A library sharing this libgomp, e.g. torch.set_num_threads, may have
     # lowered the main thread's limit earlier in the session: start from 2.)
@@ -155,6 +163,7 @@ def test_threadpoolctl_sees_and_limits_numfuse_openmp(automatic):
         assert team_after(lambda: numfuse.exp(BIG)) == 2
 
 
+@needs_openmp
 def test_environment_count_is_explicit_in_worker_threads():
     code = (
         "import threading, numpy as np, numfuse\n"
@@ -175,6 +184,7 @@ def test_environment_count_is_explicit_in_worker_threads():
     assert out.stdout.split() == ["2", "2", expected_team]
 
 
+@needs_openmp
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 @pytest.mark.parametrize("omp_num_threads", [None, "1"])
 def test_forked_child_runs_serially_even_with_an_explicit_count(omp_num_threads):

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import numfuse
+from conftest import needs_openmp
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -101,6 +102,7 @@ def test_unknown_numfuse_arch_warns_and_uses_best():
     assert "NUMFUSE_ARCH='mmx' is not usable" in result.stderr
 
 
+@needs_openmp
 def test_numfuse_num_threads_environment_variable():
     assert (
         run_python("import numfuse; print(numfuse.get_num_threads())", NUMFUSE_NUM_THREADS="3")

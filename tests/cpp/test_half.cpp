@@ -91,8 +91,9 @@ TEST(Half, FromFloatRoundsToNearestEven) {
             if (neighbour < 0 || neighbour > 0x7bff) continue;
             const double other = std::fabs(x - half_value(static_cast<std::uint16_t>(neighbour)));
             ASSERT_LE(error, other) << std::hex << bits;
-            if (error == other)
+            if (error == other) {
                 ASSERT_EQ(magnitude & 1u, 0u) << "tie not to even " << std::hex << bits;
+            }
         }
     });
 }
