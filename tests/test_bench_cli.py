@@ -230,7 +230,7 @@ def test_peers_option_limits_the_libraries(tmp_path):
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--functions", "cosh"], "unknown function 'cosh'"),
+        (["--functions", "sinc"], "unknown function 'sinc'"),
         (["--sizes", "1e3,big"], "size 'big' is not a number"),
         (["--dtypes", "int8"], "dtype 'int8' is not benchmarked"),
         (["--peers", "jax"], "unknown peer 'jax'"),

@@ -6,6 +6,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include <atomic>
+#include <cfenv>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -117,6 +118,25 @@ std::size_t min_elements_per_thread(UnaryOp op) noexcept {
 }
 std::size_t min_elements_per_thread(BinaryOp) noexcept { return 8192; }
 
+// erfc's float64 upper tail runs the C library's long double erfcl on the x87 unit,
+// whose status word FpStatusGuard (MXCSR) does not cover: its flags are don't-care,
+// as all intermediate flags of the kernels are, so this restores them too.
+class X87StatusGuard {
+public:
+    explicit X87StatusGuard(bool active) noexcept : active_(active) {
+        if (active_) std::fegetexceptflag(&saved_, FE_ALL_EXCEPT);
+    }
+    ~X87StatusGuard() {
+        if (active_) std::fesetexceptflag(&saved_, FE_ALL_EXCEPT);
+    }
+    X87StatusGuard(const X87StatusGuard&) = delete;
+    X87StatusGuard& operator=(const X87StatusGuard&) = delete;
+
+private:
+    bool active_;
+    std::fexcept_t saved_{};
+};
+
 // Half precision goes through the f32 kernels in blocks held on the stack.
 constexpr std::size_t half_block = 512;
 
@@ -181,9 +201,10 @@ T expit(const T& x) {
     const T e = std::exp(x);
     return e / (T(1) + e);
 }
-// NumPy's complex log1p, expm1 and log2 (the C++ library has only the real ones). The
-// same formulas as evaluate's (arch/expr_ops.hpp), which lives in the per-level
-// namespaces and so cannot be shared with this baseline translation unit.
+// NumPy's complex log1p, expm1 and log2 (the C++ library has only the real ones) and
+// log10 (NumPy's log(z) log10(e) rounds unlike std's). The same formulas as evaluate's
+// (arch/expr_ops.hpp), which lives in the per-level namespaces and so cannot be shared
+// with this baseline translation unit.
 using std::expm1;
 using std::log1p;
 using std::log2;
@@ -201,6 +222,13 @@ std::complex<T> expm1(const std::complex<T>& z) {
 template <class T>
 std::complex<T> log2(const std::complex<T>& z) {
     return std::log(z) * T(1.442695040888963407359924681001892137L);
+}
+inline float log10(float x) { return std::log10(x); }
+inline double log10(double x) { return std::log10(x); }
+inline long double log10(long double x) { return std::log10(x); }
+template <class T>
+std::complex<T> log10(const std::complex<T>& z) {
+    return std::log(z) * T(0.434294481903251827651128918916605082L);
 }
 // np.logaddexp's long double loop (npy_logaddexpl).
 template <class T>
@@ -383,11 +411,23 @@ UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept {
 
 namespace {
 std::atomic<std::uint64_t> invalid_nans[unary_op_count][simd_dtype_count] = {};
+std::atomic<std::uint64_t> nan_inputs[unary_op_count][simd_dtype_count] = {};
 }  // namespace
 
 void set_invalid_nan_bits(UnaryOp op, DType dtype, std::uint64_t bits) noexcept {
     const int d = static_cast<int>(dtype);
     if (d < simd_dtype_count) invalid_nans[static_cast<int>(op)][d].store(bits);
+}
+
+void set_nan_input_bits(UnaryOp op, DType dtype, std::uint64_t bits) noexcept {
+    const int d = static_cast<int>(dtype);
+    if (d < simd_dtype_count) nan_inputs[static_cast<int>(op)][d].store(bits);
+}
+
+std::uint64_t nan_input_bits(UnaryOp op, DType dtype) noexcept {
+    const int d = static_cast<int>(dtype);
+    if (d >= simd_dtype_count) return 0;
+    return nan_inputs[static_cast<int>(op)][d].load(std::memory_order_relaxed);
 }
 
 std::uint64_t invalid_nan_bits(UnaryOp op, DType dtype) noexcept {
@@ -464,6 +504,7 @@ unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_
                 out_stride == static_cast<std::ptrdiff_t>(size) && n * size >= streaming_min_bytes;
             const UnaryLoop loop = table[static_cast<int>(dtype)][streaming ? 1 : 0];
             FpStatusGuard guard;
+            X87StatusGuard x87_guard(op == UnaryOp::erfc);
             return parallel::for_ranges_or(
                 n, min_elements_per_thread(op), 64 / size, [&](std::size_t begin, std::size_t end) {
                     const auto offset = static_cast<std::ptrdiff_t>(begin);

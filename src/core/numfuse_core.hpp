@@ -126,6 +126,12 @@ bool unary_supported(UnaryOp op, DType dtype) noexcept;
 // (src/python/nan_policy.hpp). The expression VM does not read it.
 void set_invalid_nan_bits(UnaryOp op, DType dtype, std::uint64_t bits) noexcept;
 std::uint64_t invalid_nan_bits(UnaryOp op, DType dtype) noexcept;
+// The same for NaN inputs: 0 keeps the kernels' result, nan_input_propagates returns the
+// input NaN itself, any other value is the bits of the NaN to return. Applied on the rare
+// path of the ops whose screen flags NaN lanes (the TableOp ufuncs, arch/unary_loop.hpp).
+inline constexpr std::uint64_t nan_input_propagates = 1;
+void set_nan_input_bits(UnaryOp op, DType dtype, std::uint64_t bits) noexcept;
+std::uint64_t nan_input_bits(UnaryOp op, DType dtype) noexcept;
 
 // Runs the active level's loop, split over threads when n is large enough to
 // pay for them (see parallel.hpp). Returns the union of the FpFlag bits for

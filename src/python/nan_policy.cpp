@@ -37,47 +37,69 @@ InvalidInputs invalid_inputs_of(const char* name) noexcept {
     return {-1.0, -inf};  // log, log2, log10, arccosh
 }
 
-// The bits of f(finite) and f(infinite) when both are the same NaN; 0 (not a NaN) otherwise.
-template <class T, class U, class F>
-U invalid_result_bits(const InvalidInputs& invalid, F&& compute) {
-    const T inputs[2] = {static_cast<T>(invalid.finite), static_cast<T>(invalid.infinite)};
-    U out[2] = {0, 0};
-    compute(inputs, out);
-    if (out[0] != out[1] || !is_nan_bits<T>(out[0])) return 0;
-    return out[0];
+// NumPy's result for an array of one value, as bits; 0 unless every element is the same.
+// A SIMD-sized array: NumPy's vector loops run on long contiguous runs.
+template <class T, class U>
+U numpy_result(const py::object& numpy_ufunc, const py::object& errstate, T value) {
+    constexpr std::size_t n = 64;
+    py::array_t<T> x(n);
+    for (std::size_t i = 0; i < n; ++i) x.mutable_data()[i] = value;
+    py::object ctx = errstate(py::arg("all") = "ignore");
+    ctx.attr("__enter__")();
+    py::array_t<T> y = numpy_ufunc(x);
+    ctx.attr("__exit__")(py::none(), py::none(), py::none());
+    if (y.size() != static_cast<py::ssize_t>(n)) return 0;
+    U first;
+    std::memcpy(&first, y.data(), sizeof(T));
+    for (std::size_t i = 1; i < n; ++i) {
+        U other;
+        std::memcpy(&other, y.data() + i, sizeof(T));
+        if (other != first) return 0;
+    }
+    return first;
+}
+
+template <class T, class U>
+U kernel_result(core::UnaryOp op, core::DType dtype, T value) {
+    T y = value;
+    core::apply_unary(op, dtype, reinterpret_cast<const char*>(&value), sizeof(T),
+                      reinterpret_cast<char*>(&y), sizeof(T), 1);
+    U bits;
+    std::memcpy(&bits, &y, sizeof bits);
+    return bits;
 }
 
 template <class T, class U>
 void probe_dtype(core::UnaryOp op, core::DType dtype, const InvalidInputs& invalid,
                  const py::object& numpy_ufunc, const py::object& errstate) {
-    // NumPy's answer on a SIMD-sized array (its vector loops run on long contiguous runs);
-    // no policy unless the whole array holds one NaN.
-    constexpr std::size_t n = 64;
-    const U numpy_bits = invalid_result_bits<T, U>(invalid, [&](const T* inputs, U* out) {
-        for (int k = 0; k < 2; ++k) {
-            py::array_t<T> x(n);
-            for (std::size_t i = 0; i < n; ++i) x.mutable_data()[i] = inputs[k];
-            py::object ctx = errstate(py::arg("all") = "ignore");
-            ctx.attr("__enter__")();
-            py::array_t<T> y = numpy_ufunc(x);
-            ctx.attr("__exit__")(py::none(), py::none(), py::none());
-            if (y.size() != static_cast<py::ssize_t>(n)) return;
-            std::memcpy(&out[k], y.data(), sizeof(T));
-            for (std::size_t i = 1; i < n; ++i) {
-                U other;
-                std::memcpy(&other, y.data() + i, sizeof(T));
-                if (other != out[k]) out[k] = 0;
-            }
-        }
-    });
-    const U kernel_bits = invalid_result_bits<T, U>(invalid, [&](const T* inputs, U* out) {
-        T y[2];
-        core::apply_unary(op, dtype, reinterpret_cast<const char*>(inputs), sizeof(T),
-                          reinterpret_cast<char*>(y), sizeof(T), 2);
-        std::memcpy(out, y, sizeof y);
-    });
-    if (numpy_bits == 0 || kernel_bits == 0 || numpy_bits == kernel_bits) return;
-    core::set_invalid_nan_bits(op, dtype, numpy_bits);
+    // Invalid operations: a policy only when NumPy gives one NaN for both inputs and the
+    // kernels' NaN differs for either of them.
+    const T bad[2] = {static_cast<T>(invalid.finite), static_cast<T>(invalid.infinite)};
+    const U numpy_bad = numpy_result<T, U>(numpy_ufunc, errstate, bad[0]);
+    if (numpy_bad != 0 && is_nan_bits<T>(numpy_bad) &&
+        numpy_result<T, U>(numpy_ufunc, errstate, bad[1]) == numpy_bad &&
+        is_nan_bits<T>(kernel_result<T, U>(op, dtype, bad[0])) &&
+        (kernel_result<T, U>(op, dtype, bad[0]) != numpy_bad ||
+         kernel_result<T, U>(op, dtype, bad[1]) != numpy_bad)) {
+        core::set_invalid_nan_bits(op, dtype, numpy_bad);
+    }
+    // NaN inputs (+qNaN, -qNaN): NumPy returns them as they are, or one NaN for both.
+    const T plus = std::numeric_limits<T>::quiet_NaN();
+    const T minus = -plus;
+    const U numpy_plus = numpy_result<T, U>(numpy_ufunc, errstate, plus);
+    const U numpy_minus = numpy_result<T, U>(numpy_ufunc, errstate, minus);
+    if (numpy_plus == kernel_result<T, U>(op, dtype, plus) &&
+        numpy_minus == kernel_result<T, U>(op, dtype, minus)) {
+        return;
+    }
+    U plus_bits, minus_bits;
+    std::memcpy(&plus_bits, &plus, sizeof plus_bits);
+    std::memcpy(&minus_bits, &minus, sizeof minus_bits);
+    if (numpy_plus == plus_bits && numpy_minus == minus_bits) {
+        core::set_nan_input_bits(op, dtype, core::nan_input_propagates);
+    } else if (numpy_plus == numpy_minus && is_nan_bits<T>(numpy_plus)) {
+        core::set_nan_input_bits(op, dtype, numpy_plus);
+    }
 }
 
 }  // namespace

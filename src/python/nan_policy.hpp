@@ -19,7 +19,8 @@ namespace numfuse::python {
 // For the ufunc `op` and dtypes float32/float64: when NumPy's ufunc `numpy_name`
 // returns one NaN for two inputs outside its domain (-1 and -inf for log, +-inf for
 // sin, 2 and -inf for arcsin, ...: nan_policy.cpp), and it differs from the NaN numfuse's loop
-// returns there, makes the loop return NumPy's. Call once per ufunc at module
+// returns there, makes the loop return NumPy's; likewise for NaN inputs (NumPy returns
+// them as they are for some functions and one NaN for others). Call once per ufunc at module
 // initialisation (with the GIL held); a name NumPy lacks (erf) does nothing.
 void probe_numpy_invalid_nan(core::UnaryOp op, const char* numpy_name);
 

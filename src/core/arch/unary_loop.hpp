@@ -214,9 +214,10 @@ struct TableOp {
     NUMFUSE_OP_INLINE static B finish(const B&, const B& y) noexcept {
         return y;
     }
+    // NaN lanes too: the rare path gives them NumPy's NaN (nan_input_bits).
     template <class B>
     NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
-        return Rule::may_raise(x);
+        return Rule::may_raise(x) | xsimd::isnan(x);
     }
     template <class T>
     static unsigned flags(T x, T y) noexcept {
@@ -277,7 +278,9 @@ struct OddRule {
     template <class B>
     NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
         using T = typename B::value_type;
-        return abs_outside(x, tiny_of<T>(), Limit == 1 ? T(1) : huge_of<T>());
+        // Limit 1: |x| >= 1 flagged (arctanh(+-1) divides by zero); 1 - eps/2 is below 1.
+        const T below_one = T(1) - std::numeric_limits<T>::epsilon() / T(2);
+        return abs_outside(x, tiny_of<T>(), Limit == 1 ? below_one : huge_of<T>());
     }
 };
 
@@ -374,7 +377,9 @@ struct CoshOp : TableOp<expr_ops::Cosh, HyperbolicRule<false>> {};
 struct TanhOp : TableOp<expr_ops::Tanh, QuietRule> {};
 struct ArcsinhOp : TableOp<expr_ops::Arcsinh, OddRule<0, fp_none>> {};
 struct ArccoshOp : TableOp<expr_ops::Arccosh, ArccoshRule> {};
-struct ArctanhOp : TableOp<expr_ops::Arctanh, OddRule<1, fp_divide_by_zero>> {};
+struct ArctanhOp : TableOp<expr_ops::Arctanh, OddRule<1, fp_divide_by_zero>> {
+    static constexpr double padding = 0.5;  // arctanh(1) divides by zero
+};
 struct Log1pOp : TableOp<expr_ops::Log1p, Log1pRule> {};
 struct Log10Op : TableOp<expr_ops::Log10, LogRule> {};
 struct Log2Op : TableOp<expr_ops::Log2, LogRule> {};
@@ -389,6 +394,16 @@ template <class Op>
 struct op_single<Op, std::void_t<decltype(Op::single)>> : std::integral_constant<bool, Op::single> {
 };
 
+// Op::padding (optional): the value of unused lanes, one that raises nothing (default 1).
+template <class Op, class = void>
+struct op_padding {
+    static constexpr double value = 1.0;
+};
+template <class Op>
+struct op_padding<Op, std::void_t<decltype(Op::padding)>> {
+    static constexpr double value = Op::padding;
+};
+
 template <class Arch, class Op, class T>
 struct UnaryBatchRunner {
     using B = xsimd::batch<T, Arch>;
@@ -399,15 +414,22 @@ struct UnaryBatchRunner {
     // invalid_nan_bits() of this loop's op and type, read once per call: 0 keeps the
     // kernels' NaN for invalid lanes.
     Bits invalid_nan = 0;
+    // nan_input_bits() likewise: 0 keeps the kernels' result for NaN inputs.
+    Bits nan_input = 0;
 
     // Op::finish, then the configured NaN where a non-NaN input gave a NaN (rare path only).
     NUMFUSE_OP_INLINE B finish(const B& x, const B& y) const noexcept {
         const B r = Op::finish(x, y);
-        if (invalid_nan == 0) return r;
+        if (invalid_nan == 0 && nan_input == 0) return r;
         T nan;
         std::memcpy(&nan, &invalid_nan, sizeof nan);
         // isnan, not r != r: xsimd's AVX != is an ordered compare (false for NaN).
-        return xsimd::select(xsimd::isnan(r) & (x == x), B(nan), r);
+        const B fixed = invalid_nan == 0 ? r : xsimd::select(xsimd::isnan(r) & (x == x), B(nan), r);
+        if (nan_input == 0) return fixed;
+        T input_nan;
+        std::memcpy(&input_nan, &nan_input, sizeof input_nan);
+        const B for_nan = nan_input == nan_input_propagates ? x : B(input_nan);
+        return xsimd::select(xsimd::isnan(x), for_nan, fixed);
     }
 
     // Both forced inline: in the big per-level translation unit GCC otherwise keeps the
@@ -445,11 +467,11 @@ struct UnaryBatchRunner {
 
     // Up to `count` (< width, or == width) elements through a stack buffer:
     // never touches memory outside the elements themselves. Unused lanes hold
-    // 1, which raises nothing in any operation.
+    // op_padding (1, or 1/2 for arctanh), which raises nothing in the operation.
     void buffered(const char* in, std::ptrdiff_t in_stride, char* out, std::ptrdiff_t out_stride,
                   std::size_t count) noexcept {
         alignas(64) T buffer[width];
-        for (std::size_t k = 0; k < width; ++k) buffer[k] = T(1);
+        for (std::size_t k = 0; k < width; ++k) buffer[k] = T(op_padding<Op>::value);
         for (std::size_t k = 0; k < count; ++k) {
             std::memcpy(&buffer[k], in + static_cast<std::ptrdiff_t>(k) * in_stride, sizeof(T));
         }
@@ -473,6 +495,8 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
     Runner run;
     run.invalid_nan = static_cast<typename Runner::Bits>(
         invalid_nan_bits(Id, sizeof(T) == 4 ? DType::f32 : DType::f64));
+    run.nan_input = static_cast<typename Runner::Bits>(
+        nan_input_bits(Id, sizeof(T) == 4 ? DType::f32 : DType::f64));
     std::size_t i = 0;
     if (in_stride == elem && out_stride == elem) {
         // Peel a head so that the stores are aligned to the vector width.
