@@ -324,3 +324,12 @@ def test_against_numexpr():
                 ne.evaluate(text, {"a": a, "b": b}, {}),
                 err_msg=text,
             )
+
+
+def test_cuda_back_end_refuses_strings():
+    pytest.importorskip("numfuse._cuda")
+    import numfuse.cuda
+
+    for value in [np.array([b"a"]), b"a", np.array(["a"])]:
+        with pytest.raises(TypeError, match="'s' is a string; byte-string comparisons run on"):
+            numfuse.cuda.evaluate("s == b'a'", {"s": value}, {})

@@ -152,3 +152,65 @@ TEST(ExprVm, ReductionsIndependentOfThreadCount) {
 }
 
 }  // namespace
+
+// Byte strings through the core API: an S3 array (one element per 3 bytes,
+// walked backwards) against a literal, NumPy's order (unsigned, NUL-padded)
+// and contains(); a view whose element size differs from the plan's is refused.
+namespace {
+
+std::vector<bool> run_bytes(const std::string& text, std::string& data, std::size_t item,
+                            std::ptrdiff_t stride) {
+    const std::size_t n = data.size() / item;
+    InputSpec spec{"s", Type::s, false, item};
+    auto plan = numfuse::expr::compile_plan(text, {spec});
+    ArrayView s;
+    s.type = Type::s;
+    s.item = item;
+    s.data = stride < 0 ? &data[data.size() - item] : &data[0];
+    s.shape = {static_cast<std::ptrdiff_t>(n)};
+    s.strides = {stride};
+    std::vector<char> out(n);
+    ArrayView o;
+    o.type = Type::b;
+    o.data = out.data();
+    o.shape = s.shape;
+    o.strides = {1};
+    numfuse::expr::execute(*plan, {s}, o);
+    return std::vector<bool>(out.begin(), out.end());
+}
+
+}  // namespace
+
+TEST(Expr, BytesComparisonsAndContains) {
+    std::string data("ab\0abc\xff\0\0\0\0\0", 12);  // "ab", "abc", "\xff", ""
+    const std::ptrdiff_t forward = 3, backward = -3;
+    EXPECT_EQ(run_bytes("s == b'ab\\x00\\x00'", data, 3, forward),
+              (std::vector<bool>{true, false, false, false}));
+    EXPECT_EQ(run_bytes("s < b'abc'", data, 3, forward),
+              (std::vector<bool>{true, false, false, true}));
+    EXPECT_EQ(run_bytes("s > b'b'", data, 3, backward),
+              (std::vector<bool>{false, true, false, false}));
+    EXPECT_EQ(run_bytes("contains(s, b'b')", data, 3, forward),
+              (std::vector<bool>{true, true, false, false}));
+    EXPECT_EQ(run_bytes("contains(b'xabcx', s)", data, 3, forward),
+              (std::vector<bool>{true, true, false, true}));
+    try {
+        auto plan = numfuse::expr::compile_plan("s == b'a'", {{"s", Type::s, false, 3}});
+        ArrayView s;
+        s.type = Type::s;
+        s.item = 4;
+        s.data = &data[0];
+        s.shape = {3};
+        s.strides = {4};
+        std::vector<char> out(3);
+        ArrayView o;
+        o.type = Type::b;
+        o.data = out.data();
+        o.shape = {3};
+        o.strides = {1};
+        numfuse::expr::execute(*plan, {s}, o);
+        FAIL() << "an element size other than the plan's was accepted";
+    } catch (const ExprError& e) {
+        EXPECT_EQ(e.kind, ErrorKind::type);
+    }
+}
