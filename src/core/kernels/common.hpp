@@ -11,8 +11,10 @@
 //   horner(x, c0, c1, ...)  c0 + x*(c1 + x*(c2 + ...)) with xsimd::fma
 //   nan_result(x)         what a kernel returns for a NaN input, as NumPy does:
 //                         f64: the input quieted, payload and sign kept;
-//                         f32: the canonical +qNaN 0x7fc00000 (NumPy 2.x's
-//                         float32 exp/log loops return it for every NaN).
+//                         f32: on x86-64 the canonical +qNaN 0x7fc00000
+//                         (NumPy 2.x's SIMD float32 exp/log loops return it
+//                         for every NaN); on aarch64, where NumPy's float32
+//                         exp/log are the C library's, the input quieted.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -83,7 +85,11 @@ inline xsimd::batch<T, A> nan_result(const xsimd::batch<T, A>& x,
     if constexpr (sizeof(T) == 8) {
         return xsimd::select(isnan, x + x, y);  // x + x quiets an sNaN, keeps payload and sign
     } else {
+#if defined(__aarch64__)
+        return xsimd::select(isnan, x + x, y);
+#else
         return xsimd::select(isnan, from_bits<T, A>(0x7fc00000), y);
+#endif
     }
 }
 
