@@ -75,6 +75,30 @@ inline B horner(const B& x, C c0, Cs... cs) noexcept {
     return xsimd::fma(horner(x, cs...), x, B(c0));
 }
 
+// a / b and sqrt(a), correctly rounded on every level. xsimd 8.1's neon64
+// float32 division and square root are the ARMv7 reciprocal estimates with
+// Newton steps (not correctly rounded; sqrt(inf) = NaN, sqrt(-0) = +0), so
+// the aarch64 instructions are named there.
+template <class T, class A>
+inline xsimd::batch<T, A> divide(const xsimd::batch<T, A>& a,
+                                 const xsimd::batch<T, A>& b) noexcept {
+#if defined(__aarch64__)
+    if constexpr (is_neon64<A> && std::is_same<T, float>::value) {
+        return vdivq_f32(a, b);
+    } else
+#endif
+        return a / b;
+}
+template <class T, class A>
+inline xsimd::batch<T, A> square_root(const xsimd::batch<T, A>& a) noexcept {
+#if defined(__aarch64__)
+    if constexpr (is_neon64<A> && std::is_same<T, float>::value) {
+        return vsqrtq_f32(a);
+    } else
+#endif
+        return xsimd::sqrt(a);
+}
+
 // NaN lanes of x -> NumPy's result for exp/log of that NaN, other lanes -> y.
 template <class T, class A>
 inline xsimd::batch<T, A> nan_result(const xsimd::batch<T, A>& x,
