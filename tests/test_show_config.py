@@ -6,6 +6,7 @@ import importlib.machinery
 import importlib.util
 import json
 import os
+import platform
 import sys
 import types
 
@@ -31,6 +32,25 @@ def test_returns_the_build_and_runtime_facts(capsys):
         assert f"{key}:" in printed
     assert config["level_in_use"] in printed
     json.dumps(config)  # plain data only
+
+
+def test_reports_the_architecture_and_the_cpu_features():
+    config = numfuse.show_config(print_config=False)
+    features = config["cpu_features"]
+    assert config["machine"] == platform.machine()
+    assert all(isinstance(name, str) for name in features)
+    usable = config["levels_usable"]
+    if config["machine"] in ("x86_64", "AMD64"):
+        assert config["levels_compiled"] == ["sse2", "avx2_fma", "avx512"]
+        assert "sse2" in features
+        assert ("avx2_fma" in usable) == {"avx2", "fma"}.issubset(features)
+        assert ("avx512" in usable) == {"avx512bw", "avx512dq", "avx512cd", "fma"}.issubset(
+            features
+        )
+    elif config["machine"] in ("aarch64", "arm64"):
+        assert config["levels_compiled"] == usable == ["neon64"]
+        assert "asimd" in features
+    assert numfuse.devices()[0]["features"] == features
 
 
 def test_quiet_mode_prints_nothing(capsys):

@@ -10,6 +10,7 @@ import ctypes
 import importlib
 import importlib.util
 import os
+import platform
 import sys
 import warnings
 
@@ -179,17 +180,21 @@ def _cuda_config() -> dict:
 def show_config(print_config: bool = True) -> dict:
     """Print and return how this numfuse was built and what it uses now.
 
-    Keys: version, compiler, levels_compiled / levels_usable / level_in_use
-    (instruction sets), threads (what a large call from this thread would use),
-    thread_setting ("automatic" or the explicit count), processors, openmp
-    (enabled, spec version, the runtime library _core uses, every OpenMP runtime
-    loaded in the process), cuda (built?, devices). ``print_config=False`` only
+    Keys: version, compiler, machine (the CPU architecture, e.g. x86_64 or
+    aarch64), cpu_features (the SIMD features of this CPU that bear on the
+    levels), levels_compiled / levels_usable / level_in_use (instruction sets),
+    threads (what a large call from this thread would use), thread_setting
+    ("automatic" or the explicit count), processors, openmp (enabled, spec
+    version, the runtime library _core uses, every OpenMP runtime loaded in the
+    process), cuda (built?, devices). ``print_config=False`` only
     returns the dict.
     """
     setting = _core._num_threads_setting() if hasattr(_core, "_num_threads_setting") else None
     config = {
         "version": __version__,
         "compiler": _core._compiler(),
+        "machine": platform.machine(),
+        "cpu_features": _core._cpu_features(),
         "levels_compiled": compiled_levels(),
         "levels_usable": usable_levels(),
         "level_in_use": get_level(),

@@ -15,6 +15,10 @@
 #include <stdexcept>
 #include <type_traits>
 
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#endif
+
 #include "arch/level_tables.hpp"
 #include "fp_status.hpp"
 #include "numfuse_core.hpp"
@@ -231,6 +235,34 @@ Level parse_level(const std::string& name) {
     }
     throw std::invalid_argument("unknown instruction-set level '" + name + "' (expected " +
                                 expected + ")");
+}
+
+std::vector<std::string> cpu_features() {
+    std::vector<std::string> names;
+    const auto cpu = xsimd::available_architectures();
+    const auto add = [&](bool present, const char* name) {
+        if (present) names.emplace_back(name);
+    };
+#if defined(__aarch64__)
+    add(cpu.neon64, "asimd");
+#if defined(__linux__)
+    // xsimd asks the CPU nothing on aarch64 (NEON is the baseline): the kernel's HWCAP
+    // bits tell the optional extensions.
+    const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
+    add((hwcap & HWCAP_ASIMDHP) != 0, "fp16");
+    add((hwcap & HWCAP_SVE) != 0, "sve");
+    add((hwcap2 & HWCAP2_SVE2) != 0, "sve2");
+#endif
+#else
+    add(cpu.sse2, "sse2");
+    add(cpu.avx2, "avx2");
+    add(cpu.fma3_avx2, "fma");
+    add(cpu.avx512f, "avx512f");
+    add(cpu.avx512cd, "avx512cd");
+    add(cpu.avx512dq, "avx512dq");
+    add(cpu.avx512bw, "avx512bw");
+#endif
+    return names;
 }
 
 UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept {

@@ -99,6 +99,12 @@ void set_active_level(Level level);
 // levels of the other architecture.
 Level parse_level(const std::string& name);
 
+// The running CPU's SIMD features that bear on the levels, as names: x86-64
+// "sse2", "avx2", "fma", "avx512f", "avx512cd", "avx512dq", "avx512bw" (each
+// only where the OS enables it, as xsimd reports); aarch64 "asimd" (NEON, the
+// baseline) and, where Linux reports them, "fp16", "sve", "sve2".
+std::vector<std::string> cpu_features();
+
 // The SIMD loop compiled for one level (dtype f32 or f64); nullptr when that
 // level is not compiled or the dtype has no SIMD loop.
 UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept;

@@ -99,6 +99,9 @@ void register_runtime(py::module_& m) {
             return level_names(levels);
         },
         "Instruction-set levels compiled into this build, lowest first.");
+    m.def("_cpu_features", &core::cpu_features,
+          "The running CPU's SIMD features that bear on the levels (x86-64: sse2 ... avx512bw;\n"
+          "aarch64: asimd, and fp16, sve, sve2 where present).");
     m.def(
         "usable_levels", [] { return level_names(core::usable_levels()); },
         "Compiled levels this CPU can run, lowest first.");
@@ -117,8 +120,8 @@ void register_runtime(py::module_& m) {
             return previous;
         },
         py::arg("name"),
-        "Use instruction-set level 'sse2', 'avx2' or 'avx512' (must be usable); returns the "
-        "previous one.");
+        "Use an instruction-set level (x86-64: 'sse2', 'avx2' or 'avx512'; aarch64: 'neon64'; "
+        "must be usable); returns the previous one.");
 }
 
 }  // namespace numfuse::python

@@ -41,6 +41,10 @@ def cpu_info() -> dict:
         key, value = key.strip(), value.strip()
         if key == "model name" and info["model"] is None:
             info["model"] = value
+        elif key == "Features" and not info["flags"]:  # aarch64
+            wanted = ("fp", "asimd", "asimdhp", "fphp", "sve", "sve2")
+            present = set(value.split())
+            info["flags"] = [flag for flag in wanted if flag in present]
         elif key == "flags" and not info["flags"]:
             wanted = (
                 "sse2",

@@ -44,7 +44,8 @@ def available() -> bool:
 def devices() -> list[dict]:
     """The devices numfuse can compute on: the CPU first, then each CUDA device.
 
-    CPU: ``{"kind": "cpu", "name", "level" (instruction set in use), "threads"}``.
+    CPU: ``{"kind": "cpu", "name", "level" (instruction set in use), "features" (its SIMD
+    features that bear on the levels), "threads"}``.
     CUDA: ``{"kind": "cuda", "index", "name", "compute_capability", "total_memory"
     (bytes), "multiprocessors"}``.
     """
@@ -53,6 +54,7 @@ def devices() -> list[dict]:
             "kind": "cpu",
             "name": platform.processor() or platform.machine(),
             "level": _core.get_level(),
+            "features": _core._cpu_features(),
             "threads": _core.get_num_threads(),
         }
     ]
