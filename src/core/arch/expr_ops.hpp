@@ -145,7 +145,7 @@ struct Div {
     }
     template <class B>
     static B batch(const B& a, const B& b) noexcept {
-        return a / b;
+        return kernels::detail::divide(a, b);
     }
 };
 
@@ -479,7 +479,7 @@ struct Invert {
 // (2-3 float64 ULP, far below a float32 half-ulp; the accuracy test checks
 // every float32 op, huge trig arguments included) where those are right for
 // every float32 input, numfuse's own otherwise.
-NUMFUSE_EXPR_MATH(Sqrt, sqrt, xsimd::sqrt)
+NUMFUSE_EXPR_MATH(Sqrt, sqrt, kernels::detail::square_root)
 NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel, xsimd::sin)
 NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel, xsimd::cos)
 NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan)

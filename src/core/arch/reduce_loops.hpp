@@ -298,7 +298,7 @@ template <class T, SoftmaxKind Kind>
 inline Batch<T> softmax_value(const Batch<T>& x, const Batch<T>& m,
                               const Batch<T>& param) noexcept {
     if constexpr (Kind == SoftmaxKind::softmax) {
-        return exp_difference(x, m) / param;
+        return kernels::detail::divide(exp_difference(x, m), param);
     } else {
         return log_softmax_value(x, m, param);
     }
@@ -587,7 +587,7 @@ NUMFUSE_REDUCE_FLATTEN void short_softmax_impl(const char* a, std::ptrdiff_t a_l
         } else {
             const B hi = s + c;
             const B lo = c - (hi - s);
-            param = kernels::log_kernel(hi) + lo / hi;
+            param = kernels::log_kernel(hi) + kernels::detail::divide(lo, hi);
             const auto infinite = (m == inf) && !nan_seen;
             m = xsimd::select(normal, m, xsimd::select(infinite, inf, nan));
             param = xsimd::select(normal, param, B(T(0)));

@@ -11,7 +11,8 @@
 //     (single rounding), +0 below -745.1332 (f64) / -103.972 (f32)
 //     exp(+inf) = +inf, exp(-inf) = +0, exp(+-0) = 1
 //     exp(NaN): f64 returns the input NaN (quieted, payload and sign kept);
-//     f32 returns the canonical +qNaN 0x7fc00000 -- both as NumPy 2.x does.
+//     f32 returns the canonical +qNaN 0x7fc00000 (aarch64: the input quieted,
+//     see detail::nan_result) -- both as NumPy 2.x does.
 //   Floating-point status flags raised inside are meaningless (the caller
 //   computes flags explicitly).
 //

@@ -9,7 +9,8 @@
 //     log(+-0) = -inf, log(x < 0) = log(-inf) = default NaN with the sign bit
 //     set (0xfff8000000000000 / 0xffc00000), log(+inf) = +inf, log(1) = +0
 //     log(NaN): f64 returns the input NaN (quieted, payload and sign kept);
-//     f32 returns the canonical +qNaN 0x7fc00000 -- both as NumPy 2.x does.
+//     f32 returns the canonical +qNaN 0x7fc00000 (aarch64: the input quieted,
+//     see detail::nan_result) -- both as NumPy 2.x does.
 //   Floating-point status flags raised inside are meaningless (the caller
 //   computes flags explicitly).
 //
