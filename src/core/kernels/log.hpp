@@ -120,7 +120,7 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     e = e - xsimd::select(sub, B(C::sub_exp), B(T(0)));
     const B m = as_float<T, A>((u & I(C::mant_mask)) + I(C::m_base));  // in [1/sqrt2, sqrt2)
     const B f = m - B(T(1));  // exact
-    const B s = f / (B(T(2)) + f);
+    const B s = detail::divide(f, B(T(2)) + f);  // correctly rounded on neon64 too
     const B z = s * s;
     const B r = z * log_poly_gen(z, T());
     // f^2/2 = A + a exactly enough: fh = f rounded to the grid of C::split_shifter
