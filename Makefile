@@ -160,13 +160,14 @@ AARCH64 := build/aarch64
 AARCH64_BUILD := $(AARCH64)/build
 AARCH64_PKG := $(AARCH64)/pkg
 AARCH64_PY := tools/aarch64/python3.11
-# GCC 12 for aarch64 has no C++ _Float16 (GCC 13 adds it) although it defines __FLT16_MANT_DIG__;
-# __fp16 is the same IEEE binary16 for loads, stores and conversions. Empty once src/core
-# chooses its half type per compiler.
-AARCH64_CXXFLAGS ?= -D_Float16=__fp16
+# Extra compiler flags for the cross build (none needed).
+AARCH64_CXXFLAGS ?=
+# xsimd for the cross build: Debian's headers (architecture-independent) through a folder
+# holding only them, so that the host's /usr/include never precedes the aarch64 sysroot.
+AARCH64_XSIMD := $(AARCH64)/xsimd-include
 AARCH64_CMAKE = PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(AARCH64_BUILD) -G Ninja \
 	-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/tools/aarch64/toolchain.cmake \
-	-DNUMFUSE_AARCH64_SYSROOT=$(CURDIR)/$(AARCH64)/sysroot -DNUMFUSE_XSIMD_INCLUDE=/usr/include \
+	-DNUMFUSE_AARCH64_SYSROOT=$(CURDIR)/$(AARCH64)/sysroot -DNUMFUSE_XSIMD_INCLUDE=$(CURDIR)/$(AARCH64_XSIMD) \
 	-DNUMFUSE_CUDA=OFF -DNUMFUSE_BUILD_TESTS=ON -DNUMFUSE_WERROR=$(WERROR) \
 	-DCMAKE_CXX_FLAGS="$(AARCH64_CXXFLAGS)" \
 	-DPython_EXECUTABLE=$(CURDIR)/$(AARCH64_PY) \
@@ -192,7 +193,7 @@ AARCH64_LIBDIRS := $(CURDIR)/$(AARCH64)/sysroot/lib/aarch64-linux-gnu:$(CURDIR)/
 AARCH64_WHEEL_SETTINGS := build-dir=$(AARCH64)/wheel-build \
 	cmake.define.CMAKE_TOOLCHAIN_FILE=$(CURDIR)/tools/aarch64/toolchain.cmake \
 	cmake.define.NUMFUSE_AARCH64_SYSROOT=$(CURDIR)/$(AARCH64)/sysroot \
-	cmake.define.NUMFUSE_XSIMD_INCLUDE=/usr/include cmake.define.NUMFUSE_CUDA=OFF \
+	cmake.define.NUMFUSE_XSIMD_INCLUDE=$(CURDIR)/$(AARCH64_XSIMD) cmake.define.NUMFUSE_CUDA=OFF \
 	cmake.define.NUMFUSE_WERROR=$(WERROR) \
 	cmake.define.Python_EXECUTABLE=$(CURDIR)/$(AARCH64_PY) \
 	cmake.define.Python_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/python-include/python3.11 \
@@ -225,6 +226,7 @@ wheel-aarch64: system-deps aarch64-sysroot
 
 aarch64-sysroot: $(STAMPS)/venv
 	tools/aarch64/make_sysroot.sh $(VPY)
+	mkdir -p $(AARCH64_XSIMD) && ln -sfn /usr/include/xsimd $(AARCH64_XSIMD)/xsimd
 
 aarch64-build: system-deps aarch64-sysroot
 	$(AARCH64_CMAKE)

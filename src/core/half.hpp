@@ -15,7 +15,10 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__FLT16_MANT_DIG__)
+// GCC defines __FLT16_MANT_DIG__ on aarch64 from version 12 on but accepts _Float16 in C++
+// only from GCC 13: older GCC on aarch64 takes the bit conversions below.
+#if defined(__FLT16_MANT_DIG__) && \
+    !(defined(__aarch64__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ < 13)
 #define NUMFUSE_HAVE_FLOAT16 1
 #endif
 
