@@ -41,6 +41,7 @@ def pytest_collection_modifyitems(config, items):
                 item.add_marker(pytest.mark.skip(reason=f"under {EMULATOR}: {reason}"))
                 break
 
+
 # Tests of the thread-count API that only hold where numfuse has threads: a build without
 # OpenMP runs every call on the calling thread and get_num_threads() is always 1.
 needs_openmp = pytest.mark.skipif(

@@ -3,6 +3,8 @@ casting=, broadcasting, scalars, 0-d and empty arrays, overrides, errstate."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 import scipy.special
@@ -494,3 +496,16 @@ def test_binary_special_values_and_conditions_as_numpy(ours, reference, dtype, l
         lhs[11], rhs[11] = x, y
         pair = np.stack([lhs, rhs])
         assert _raised(lambda p: ours(*p), pair) == _raised(lambda p: reference(*p), pair), (x, y)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.longdouble])
+def test_logaddexp_reduce_and_accumulate_run_in_order(dtype):
+    # NumPy hands the loop the output as an operand (stride 0 for reduce, one element back
+    # for accumulate): every element must see the one written before it.
+    for size in (2, 7, 64, 1000):
+        arr = (np.arange(3 * size) % 5).astype(dtype)
+        expected = np.array(list(itertools.accumulate(arr, numfuse.logaddexp)), dtype=dtype)
+        np.testing.assert_array_equal(numfuse.logaddexp.accumulate(arr), expected)
+        assert numfuse.logaddexp.reduce(arr) == expected[-1]
+        with numfuse.patched(["logaddexp"]):
+            np.testing.assert_array_equal(np.logaddexp.accumulate(arr), expected)

@@ -5,6 +5,7 @@
 // called at all.
 #include <xsimd/xsimd.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cfenv>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <limits>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 
 #if defined(__aarch64__) && defined(__linux__)
 #include <sys/auxv.h>
@@ -436,10 +438,51 @@ std::uint64_t invalid_nan_bits(UnaryOp op, DType dtype) noexcept {
     return invalid_nans[static_cast<int>(op)][d].load(std::memory_order_relaxed);
 }
 
+namespace {
+
+// True when writing `out` changes elements of `in` still to be read: the two ranges
+// overlap other than element for element (same start, same nonzero stride).
+bool depends_on_output(const char* in, std::ptrdiff_t in_stride, const char* out,
+                       std::ptrdiff_t out_stride, std::size_t n, std::size_t size) noexcept {
+    if (in == out && in_stride == out_stride && out_stride != 0) return false;
+    const auto span = [&](const char* p, std::ptrdiff_t stride) {
+        const char* last = p + static_cast<std::ptrdiff_t>(n - 1) * stride;
+        return std::make_pair(std::min(p, last), std::max(p, last) + size);
+    };
+    const auto [in_lo, in_hi] = span(in, in_stride);
+    const auto [out_lo, out_hi] = span(out, out_stride);
+    return in_lo < out_hi && out_lo < in_hi;
+}
+
+std::size_t element_size(DType dtype) noexcept {
+    switch (dtype) {
+        case DType::f32: return sizeof(float);
+        case DType::f64: return sizeof(double);
+        case DType::f16: return 2;
+        default: return sizeof(long double);
+    }
+}
+
+}  // namespace
+
 unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_stride,
                       const char* b, std::ptrdiff_t b_stride, char* out, std::ptrdiff_t out_stride,
                       std::size_t n) {
     if (n == 0) return fp_none;
+    // NumPy's reduce and accumulate hand the loop an operand that is the output itself at
+    // stride 0 (reduce) or the output one element back (accumulate): each element depends
+    // on the one written just before it, so such calls run element by element, in order.
+    const std::size_t size = element_size(dtype);
+    if (n > 1 && (depends_on_output(a, a_stride, out, out_stride, n, size) ||
+                  depends_on_output(b, b_stride, out, out_stride, n, size))) {
+        unsigned flags = fp_none;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto k = static_cast<std::ptrdiff_t>(i);
+            flags |= apply_binary(op, dtype, a + k * a_stride, a_stride, b + k * b_stride, b_stride,
+                                  out + k * out_stride, out_stride, 1);
+        }
+        return flags;
+    }
     const auto& table =
         level_tables().binary[static_cast<int>(active_level())][static_cast<int>(op)];
     const auto run = [&](BinaryLoop loop, std::size_t alignment) {
