@@ -920,8 +920,7 @@ void register_expr(py::module_& m) {
     // This translation unit's own NumPy C-API table (as ufuncs.cpp has its own).
     if (_import_array() < 0) throw py::error_already_set();
     m.add_object("ExpressionError", py::reinterpret_borrow<py::object>(expression_error_type()));
-    m.def("_plain_values", &plain_values, py::arg("names"), py::arg("locals"),
-          py::arg("globals"),
+    m.def("_plain_values", &plain_values, py::arg("names"), py::arg("locals"), py::arg("globals"),
           "evaluate()'s fast lookup: a tuple of the names' values when all are found and are "
           "NumPy arrays or scalars, else None.");
     m.def("_expr_names", &names_of, py::arg("ex"),
