@@ -37,8 +37,10 @@ void domain(core::UnaryOp op, double& lo, double& hi) {
         case core::UnaryOp::exp: lo = -5.0, hi = 5.0; return;
         case core::UnaryOp::log: lo = 0.1, hi = 100.0; return;
         case core::UnaryOp::erf: lo = -3.0, hi = 3.0; return;
+        case core::UnaryOp::arccosh: lo = 1.0, hi = 10.0; return;
+        default: break;  // (0.1, 0.9) lies in the domain of every other function
     }
-    lo = 0.0, hi = 1.0;
+    lo = 0.1, hi = 0.9;
 }
 
 template <class T>
