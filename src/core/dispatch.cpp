@@ -225,9 +225,10 @@ template <class T>
 std::complex<T> log2(const std::complex<T>& z) {
     return std::log(z) * T(1.442695040888963407359924681001892137L);
 }
-inline float log10(float x) { return std::log10(x); }
-inline double log10(double x) { return std::log10(x); }
-inline long double log10(long double x) { return std::log10(x); }
+template <class T, class = std::enable_if_t<std::is_floating_point<T>::value>>
+T log10(T x) {
+    return std::log10(x);
+}
 template <class T>
 std::complex<T> log10(const std::complex<T>& z) {
     return std::log(z) * T(0.434294481903251827651128918916605082L);

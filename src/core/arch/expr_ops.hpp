@@ -458,22 +458,22 @@ struct Invert {
             return batch_fn(a);                   \
         }                                         \
     };
-#define NUMFUSE_EXPR_MATH64(Name, std_fn, batch_fn, f32_fn)         \
-    struct Name {                                                   \
-        static constexpr bool vectorized = true;                    \
-        static constexpr bool f32_via_f64 = true;                   \
-        template <class R, class T>                                 \
-        static R apply(T a) noexcept {                              \
-            return std::std_fn(a);                                  \
-        }                                                           \
-        template <class B>                                          \
-        static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept { \
-            return batch_fn(a);                                     \
-        }                                                           \
-        template <class B>                                          \
-        static B batch_for_f32(const B& a) noexcept {               \
-            return f32_fn(a);                                       \
-        }                                                           \
+#define NUMFUSE_EXPR_MATH64(Name, std_fn, batch_fn, f32_fn)                 \
+    struct Name {                                                           \
+        static constexpr bool vectorized = true;                            \
+        static constexpr bool f32_via_f64 = true;                           \
+        template <class R, class T>                                         \
+        static R apply(T a) noexcept {                                      \
+            return std::std_fn(a);                                          \
+        }                                                                   \
+        template <class B>                                                  \
+        static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {         \
+            return batch_fn(a);                                             \
+        }                                                                   \
+        template <class B>                                                  \
+        static NUMFUSE_ALWAYS_INLINE B batch_for_f32(const B& a) noexcept { \
+            return f32_fn(a);                                               \
+        }                                                                   \
     };
 // float32 through float64 needs only ~2^-40 relative accuracy in float64: the
 // second kernel of each row is what float32 uses -- xsimd's float64 functions
@@ -481,15 +481,15 @@ struct Invert {
 // every float32 op, huge trig arguments included) where those are right for
 // every float32 input, numfuse's own otherwise.
 NUMFUSE_EXPR_MATH(Sqrt, sqrt, kernels::detail::square_root)
-NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel, xsimd::sin)
-NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel, xsimd::cos)
+NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel, kernels::sin_f32_kernel)
+NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel, kernels::cos_f32_kernel)
 NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan)
 NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel, xsimd::asin)
 NUMFUSE_EXPR_MATH64(Arccos, acos, kernels::acos_kernel, xsimd::acos)
 NUMFUSE_EXPR_MATH64(Arctan, atan, kernels::atan_kernel, xsimd::atan)
 NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel, xsimd::sinh)
 NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel, xsimd::cosh)
-NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, xsimd::tanh)
+NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, kernels::tanh_f32_kernel)
 NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel, xsimd::asinh)
 NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel, kernels::acosh_kernel)
 NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel, xsimd::atanh)

@@ -175,27 +175,23 @@ struct ErfOp : OrScreen<ErfOp> {
 // gives an infinity raises (Rule::inf_flag: overflow for sinh, divide-by-zero for log2);
 // Rule::subnormal_underflow<T> is whether NumPy reports underflow for a subnormal input
 // (sin, arcsin, ... yes; cos, tanh no in float64; scipy.special's never).
+template <class F, class D>
+NUMFUSE_OP_INLINE D table_compute_f32_half(const D& v) noexcept {
+    if constexpr (expr_ops::has_batch_for_f32<F>::value) {
+        return F::batch_for_f32(v);
+    } else {
+        return F::batch(v);
+    }
+}
 template <class F, class B>
 NUMFUSE_OP_INLINE B table_compute(const B& x) noexcept {
     if constexpr (std::is_same<typename B::value_type, double>::value) {
         return F::batch(x);
     } else {
-        using D = xsimd::batch<double, typename B::arch_type>;
-        constexpr std::size_t width = B::size;
-        alignas(64) float xs[width];
-        alignas(64) double wide[width];
-        x.store_aligned(xs);
-        for (std::size_t k = 0; k < width; ++k) wide[k] = static_cast<double>(xs[k]);
-        for (std::size_t k = 0; k < width; k += D::size) {
-            const D v = D::load_aligned(wide + k);
-            if constexpr (expr_ops::has_batch_for_f32<F>::value) {
-                F::batch_for_f32(v).store_aligned(wide + k);
-            } else {
-                F::batch(v).store_aligned(wide + k);
-            }
-        }
-        for (std::size_t k = 0; k < width; ++k) xs[k] = static_cast<float>(wide[k]);
-        return B::load_aligned(xs);
+        xsimd::batch<double, typename B::arch_type> lo, hi;
+        kernels::detail::widen(x, lo, hi);
+        return kernels::detail::narrow(table_compute_f32_half<F>(lo),
+                                       table_compute_f32_half<F>(hi));
     }
 }
 

@@ -9,6 +9,8 @@
 //   int_of_t<T>           same-width signed integer (int32_t / int64_t)
 //   as_int(b), as_float(b)  bit casts between batch<T> and batch<int_of_t<T>>
 //   horner(x, c0, c1, ...)  c0 + x*(c1 + x*(c2 + ...)) with xsimd::fma
+//   widen(x, lo, hi), narrow(lo, hi)  a float batch <-> two double batches (lanes in order;
+//                         narrow rounds to nearest)
 //   nan_result(x)         what a kernel returns for a NaN input, as NumPy does:
 //                         f64: the input quieted, payload and sign kept;
 //                         f32: on x86-64 the canonical +qNaN 0x7fc00000
@@ -19,6 +21,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <cstddef>
 #include <cstdint>
 #include <type_traits>
 
@@ -109,6 +112,77 @@ inline xsimd::batch<T, A> square_root(const xsimd::batch<T, A>& a) noexcept {
     } else
 #endif
         return xsimd::sqrt(a);
+}
+
+// float <-> double lanes: a float batch is two double batches of the same architecture
+// (lo: the first half of the lanes). One conversion instruction per half where the level
+// has one; exact widening, narrowing rounded to nearest.
+template <class A>
+inline __attribute__((always_inline)) void widen(const xsimd::batch<float, A>& x,
+                                                 xsimd::batch<double, A>& lo,
+                                                 xsimd::batch<double, A>& hi) noexcept {
+    if constexpr (is_avx512<A>) {
+#if defined(__AVX512F__)
+        lo = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
+        hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
+#endif
+    } else if constexpr (std::is_base_of<xsimd::avx, A>::value) {
+#if defined(__AVX__)
+        lo = _mm256_cvtps_pd(_mm256_castps256_ps128(x));
+        hi = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
+#endif
+    } else if constexpr (std::is_base_of<xsimd::sse2, A>::value) {
+#if defined(__SSE2__)
+        lo = _mm_cvtps_pd(x);
+        hi = _mm_cvtps_pd(_mm_movehl_ps(x, x));
+#endif
+    } else if constexpr (is_neon64<A>) {
+#if defined(__aarch64__)
+        lo = vcvt_f64_f32(vget_low_f32(x));
+        hi = vcvt_high_f64_f32(x);
+#endif
+    } else {
+        constexpr std::size_t n = xsimd::batch<double, A>::size;
+        alignas(64) float f[2 * n];
+        alignas(64) double d[2 * n];
+        x.store_aligned(f);
+        for (std::size_t l = 0; l < 2 * n; ++l) d[l] = f[l];
+        lo = xsimd::batch<double, A>::load_aligned(d);
+        hi = xsimd::batch<double, A>::load_aligned(d + n);
+    }
+}
+
+template <class A>
+inline __attribute__((always_inline)) xsimd::batch<float, A> narrow(
+    const xsimd::batch<double, A>& lo, const xsimd::batch<double, A>& hi) noexcept {
+    if constexpr (is_avx512<A>) {
+#if defined(__AVX512F__)
+        const __m256 l = _mm512_cvtpd_ps(lo), h = _mm512_cvtpd_ps(hi);
+        return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(l)),
+                                                   _mm256_castps_pd(h), 1));
+#endif
+    } else if constexpr (std::is_base_of<xsimd::avx, A>::value) {
+#if defined(__AVX__)
+        return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)),
+                                    _mm256_cvtpd_ps(hi), 1);
+#endif
+    } else if constexpr (std::is_base_of<xsimd::sse2, A>::value) {
+#if defined(__SSE2__)
+        return _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi));
+#endif
+    } else if constexpr (is_neon64<A>) {
+#if defined(__aarch64__)
+        return vcvt_high_f32_f64(vcvt_f32_f64(lo), hi);  // rounds to nearest (FPCR default)
+#endif
+    } else {
+        constexpr std::size_t n = xsimd::batch<double, A>::size;
+        alignas(64) float f[2 * n];
+        alignas(64) double d[2 * n];
+        lo.store_aligned(d);
+        hi.store_aligned(d + n);
+        for (std::size_t l = 0; l < 2 * n; ++l) f[l] = static_cast<float>(d[l]);
+        return xsimd::batch<float, A>::load_aligned(f);
+    }
 }
 
 // NaN lanes of x -> NumPy's result for exp/log of that NaN, other lanes -> y.

@@ -9,7 +9,10 @@
 //     +-inf -> NaN, NaN -> NaN; huge arguments (sin(1e22), tan(1e300)) are
 //     reduced exactly (Payne-Hanek) and stay within 1 ULP, where glibc (and
 //     so NumPy) is 8-14 ULP off at the worst case 6381956970095103 * 2^797.
-//   float32 uses these in float64 (expr_ops.hpp) and rounds once.
+//   sin_f32_kernel / cos_f32_kernel(batch<double>): lanes that hold float32
+//   values, computed in float64 to ~2^-32 relative and rounded to float32 by
+//   the caller: <= 0.5 + 2^-8 float32 ULP. Lanes with |x| >= 1.5e6 (and
+//   inf/NaN) go through sin_kernel / cos_kernel; |x| < 2^-12 returns x for sin.
 //
 // Method
 //   x = k pi/2 + r, |r| <= pi/4 (1 + 2^-40): k from the 1.5*2^52 shifter.
@@ -31,6 +34,11 @@
 //   (rcp14 and one cubic Newton step on AVX-512, a division elsewhere) and
 //   one fused Newton step that folds in the low part. One rounding at the
 //   end in every case.
+//   The float32 kernels need far less: r = x - k pi/2 in one double (x - k C1
+//   exact as above, then one rounded step with the rest of pi/2; without FMA
+//   the exact P1 step and one rounded step with P2 + P3 + P4), and Taylor
+//   polynomials in z = r^2: sin to r^11 (truncation < 2^-37 relative), cos to
+//   r^10 (< 2^-32 relative on |r| <= pi/4).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -315,6 +323,68 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_kernel(
     const B ax = xsimd::abs(x);
     res = xsimd::select(ax < B(0x1.0p-27), x, res);
     return xsimd::select(xsimd::isfinite(x), res, x - x);
+}
+
+namespace detail {
+
+// sin(x) and cos(x) for float32 values held in float64 lanes, to ~2^-32 relative
+// (see the contract above). Lanes with |x| >= trig_fast_limit or not finite: sin_kernel's /
+// cos_kernel's results.
+template <bool Cos, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sincos_f32(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B shifter(0x1.8p52);
+    const B zk = dd::fmadd(x, B(0x1.45f306dc9c883p-1), shifter);
+    const B kd = zk - shifter;
+    B r;
+    if constexpr (detail::has_fma<A>) {
+        r = dd::fmadd(-kd, B(0x1.921fb54442d18p+0), x);  // exact
+        r = dd::fmadd(-kd, B(0x1.1a62633145c07p-54), r);
+    } else {
+        r = x - kd * B(0x1.921fb544p+0);  // exact (Sterbenz, k P1 exact)
+        r = r - kd * B(0x1.0b4611a6p-34);  // k P2 exact; one rounding
+        r = r - kd * B(0x1.3198a2e037073p-69);
+    }
+    const B z = r * r;
+    // Taylor coefficients 1/n! with alternating signs.
+    const B sp =
+        dd::horner(z, -1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0, -1.0 / 39916800.0);
+    const B cp = dd::horner(z, -0.5, 1.0 / 24.0, -1.0 / 720.0, 1.0 / 40320.0, -1.0 / 3628800.0);
+    const B s = dd::fmadd(r * z, sp, r);
+    const B c = dd::fmadd(z, cp, B(1.0));
+    const B q = kd - (dd::fmadd(kd, B(0.25), shifter) - shifter) * B(4.0);  // in {-2, ..., 2}
+    const auto odd = xsimd::abs(q) == B(1.0);
+    B res;
+    if constexpr (Cos) {
+        res = negate_if((q > B(0.5)) | (q < B(-1.5)), xsimd::select(odd, s, c));
+    } else {
+        res = negate_if((q < B(0.0)) | (q == B(2.0)), xsimd::select(odd, c, s));
+        res = xsimd::select(xsimd::abs(x) < B(0x1.0p-12), x, res);  // keeps +-0
+    }
+    const auto slow = !(xsimd::abs(x) < B(trig_fast_limit));  // inf and NaN too
+    if (xsimd::any(slow)) {
+        if constexpr (Cos) {
+            res = xsimd::select(slow, cos_kernel(x), res);
+        } else {
+            res = xsimd::select(slow, sin_kernel(x), res);
+        }
+    }
+    return res;
+}
+
+}  // namespace detail
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sin_f32_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
+    return detail::sincos_f32<false>(x);
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cos_f32_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
+    return detail::sincos_f32<true>(x);
 }
 
 }  // namespace numfuse::kernels
