@@ -225,6 +225,38 @@ def test_evaluate_rejects_unsupported_values(value, message):
         nf.compile("x + 1")(value)
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        pytest.param(STR, id="str-array"),
+        pytest.param(np.array([["ab", "c"]]).T, id="str-array-2d-view"),
+        pytest.param(np.ones(2, np.uint64), id="uint64"),
+        pytest.param(OBJ, id="object"),
+    ],
+)
+def test_unsupported_dtype_is_both_typeerror_and_valueerror(value):
+    # numfuse documents TypeError; numexpr raises ValueError for these arrays ("does not
+    # support Unicode", "unknown type"): code written for either must catch the error.
+    assert issubclass(nf.UnsupportedDtypeError, TypeError)
+    assert issubclass(nf.UnsupportedDtypeError, ValueError)
+    for caught in (TypeError, ValueError, nf.UnsupportedDtypeError):
+        with pytest.raises(caught):
+            nf.evaluate("x + 1", {"x": value})
+        with pytest.raises(caught):
+            nf.compile("x + 1")(value)
+    assert isinstance(nf.validate("x + 1", {"x": value}), nf.UnsupportedDtypeError)
+
+
+def test_str_comparison_says_how_to_convert():
+    # A numexpr user's str comparison: ValueError as numexpr, with numfuse's how-to.
+    words = np.array(["ab", "c", ""])
+    with pytest.raises(ValueError, match=re.escape("convert with .astype('S')")) as caught:
+        nf.evaluate("w == b'ab'", {"w": words})
+    assert type(caught.value) is nf.UnsupportedDtypeError
+    converted = nf.evaluate("w == b'ab'", {"w": words.astype("S")})
+    np.testing.assert_array_equal(converted, words.astype("S") == b"ab")
+
+
 def test_evaluate_ragged_list():
     with pytest.raises(ValueError, match="inhomogeneous shape"):
         nf.evaluate("x + 1", {"x": [[1.0, 2.0], [3.0]]})

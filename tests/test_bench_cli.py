@@ -172,6 +172,95 @@ def test_missing_peer_is_skipped_with_a_note(tmp_path):
     assert case["results"]["numpy"]["status"] == "ok"
 
 
+def fake_uninstalled(folder, *names):
+    """A PYTHONPATH under which `names` fail to import as uninstalled packages do."""
+    for name in names:
+        (folder / name).mkdir(parents=True)
+        (folder / name / "__init__.py").write_text(
+            f"raise ModuleNotFoundError(\"No module named '{name}'\", name='{name}')\n"
+        )
+    return os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH")) if p)
+
+
+def test_missing_compilers_are_skipped_with_a_note(tmp_path):
+    # JAX and Numba are optional (numfuse[bench-compilers]): without them the run goes on.
+    json_path = tmp_path / "b.json"
+    result = run_bench(
+        "--quick",
+        "--sizes",
+        "1e3",
+        "--dtypes",
+        "float64",
+        "--functions",
+        "exp,softmax",
+        "--peers",
+        "numpy,jax,numba",
+        "--no-progress",
+        "--json",
+        str(json_path),
+        env_extra={"PYTHONPATH": fake_uninstalled(tmp_path / "fake", "jax", "numba")},
+    )
+    assert result.returncode == 0, result.stderr
+    assert "note: jax skipped: not installed" in result.stdout
+    assert "note: numba skipped: not installed" in result.stdout
+    doc = json.loads(json_path.read_text())
+    for case in doc["cases"]:
+        assert case["results"]["jax"]["status"] == "skipped"
+        assert case["results"]["numba"]["status"] == "skipped"
+        assert case["results"]["numfuse"]["status"] == "ok"
+        assert case["results"]["numpy"]["status"] == "ok"
+    assert "jax" not in doc["threads"] and "numba" not in doc["threads"]
+
+
+def test_every_function_has_a_jax_and_a_numba_spelling():
+    from numfuse.bench import cases
+
+    for name, function in cases.FUNCTIONS.items():
+        for peer in ("jax", "numba"):
+            text, binder = function.spellings[peer]
+            assert binder is not None, (name, peer, text)
+    assert cases.FUNCTIONS["exp"].spellings["jax"][0] == "jax.jit(jnp.exp)(x)"
+    custom = cases.custom_expression("a*b + 1")
+    assert "jax" not in custom.spellings  # a user's expression: numexpr only
+
+
+def test_compilers_run_and_agree_with_numfuse(tmp_path):
+    # Runs where numfuse[bench-compilers] is installed (skipped elsewhere, e.g. in CI).
+    pytest.importorskip("jax")
+    pytest.importorskip("numba")
+    json_path = tmp_path / "b.json"
+    functions = "exp,erfc,logaddexp,logsumexp,softmax,2*a+3*b,log(sum(exp(x),axis=0))"
+    result = run_bench(
+        "--quick",
+        "--sizes",
+        "1e3",
+        "--dtypes",
+        "float32,float64",
+        "--functions",
+        functions,
+        "--peers",
+        "jax,numba",
+        "--threads",
+        "1",
+        "--no-progress",
+        "--json",
+        str(json_path),
+    )
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(json_path.read_text())
+    assert doc["peers"]["jax"]["available"] and doc["peers"]["numba"]["available"]
+    assert doc["versions"]["jax"] and doc["versions"]["numba"]
+    assert doc["threads"]["numba"] == 1  # limited like numfuse; JAX keeps XLA's pool
+    assert doc["threads"]["jax"] >= 1
+    assert len(doc["cases"]) == 7 * 2
+    for case in doc["cases"]:
+        for peer in ("jax", "numba"):
+            entry = case["results"][peer]
+            assert entry["status"] == "ok", (case["function"], case["dtype"], entry)
+            assert entry["check"]["agrees"], (case["function"], case["dtype"], entry["check"])
+            assert entry["memory_note"] == f"{peer} allocates outside tracemalloc"
+
+
 def test_runs_without_rich_and_matplotlib(tmp_path):
     # The optional tools: no progress bar without rich, a clear error for --plot.
     fake = tmp_path / "fake"
@@ -233,7 +322,7 @@ def test_peers_option_limits_the_libraries(tmp_path):
         (["--functions", "sinc"], "unknown function 'sinc'"),
         (["--sizes", "1e3,big"], "size 'big' is not a number"),
         (["--dtypes", "int8"], "dtype 'int8' is not benchmarked"),
-        (["--peers", "jax"], "unknown peer 'jax'"),
+        (["--peers", "cupy"], "unknown peer 'cupy'"),
         (["--threads", "0"], "--threads must be >= 1"),
     ],
 )
@@ -249,6 +338,8 @@ def test_list_shows_each_spelling():
     assert result.returncode == 0
     assert "numfuse.evaluate('exp(a)+tan(b)-sinh(c)')" in result.stdout
     assert "n/a: NumPy has no erf" in result.stdout
+    assert "jax.jit(jax.scipy.special.logsumexp)(x)" in result.stdout
+    assert "@vectorize(target='parallel'): math.exp(v)" in result.stdout
 
 
 def test_python_api_and_custom_expression():
@@ -326,6 +417,20 @@ def test_readme_table_fills_the_marked_blocks(quick_run, tmp_path):
     assert "| `2*a+3*b` | float64 | 2000 |" in second and "![speed-up" in second
     assert f"Measured on {doc['machine']['cpu']}" in first
     assert "threads: numfuse 1" in first
+    # stat=min: each library's fastest sample, named in the text.
+    readme.write_text("<!-- bench:start functions=exp sizes=1e3 stat=min -->\n<!-- bench:end -->\n")
+    subprocess.run(
+        [sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
+        check=True,
+        capture_output=True,
+    )
+    fastest = readme.read_text()
+    (exp_case,) = [c for c in doc["cases"] if c["function"] == "exp" and c["n"] == 1000]
+    assert "fastest sample's time per call (min of repeats)" in fastest
+    numpy_min = exp_case["results"]["numpy"]["min_s"]
+    ratio = numpy_min / exp_case["results"]["numfuse"]["min_s"]
+    assert f"({ratio:.2f}×)" in fastest.split("| exp | float64 | 1e3 |")[1].split("\n")[0]
+    readme.write_text(text)
     # Running it again is idempotent.
     subprocess.run(
         [sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
@@ -347,6 +452,13 @@ def test_readme_table_rejects_bad_markers(quick_run, tmp_path):
         text=True,
     )
     assert result.returncode == 2 and "bad option 'colour=red'" in result.stderr
+    readme.write_text("<!-- bench:start stat=mean -->\n<!-- bench:end -->\n")
+    result = subprocess.run(
+        [sys.executable, README_TABLE, str(json_path), "--write", str(readme)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 2 and "stat is one of median, min" in result.stderr
     readme.write_text("no markers\n")
     result = subprocess.run(
         [sys.executable, README_TABLE, str(json_path), "--write", str(readme)],

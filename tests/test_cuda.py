@@ -641,6 +641,27 @@ def test_jit_status_and_source_without_a_device():
 
 
 @needs_extension
+def test_expression_errors_map_as_on_the_cpu_without_a_device():
+    # numfuse._cuda maps engine errors with the CPU module's code (src/python/expr_error.hpp):
+    # the same classes, columns and caret, behind a "numfuse.cuda.evaluate: " prefix.
+    lib = _loader._cuda
+    for ex in ("a +", "a + (", "lambda: a"):
+        with pytest.raises(numfuse.ExpressionError) as gpu:
+            lib.jit_source(ex, ["a"], ["d"], [False])
+        with pytest.raises(numfuse.ExpressionError) as cpu:
+            numfuse.evaluate(ex, {"a": np.ones(2)})
+        assert gpu.value.offset == cpu.value.offset and gpu.value.text == cpu.value.text
+        assert str(gpu.value) == "numfuse.cuda.evaluate: " + str(cpu.value)
+    with pytest.raises(TypeError) as gpu:
+        lib.jit_source("a & 1.5", ["a"], ["d"], [False])
+    with pytest.raises(TypeError) as cpu:
+        numfuse.evaluate("a & 1.5", {"a": np.ones(2)})
+    assert str(gpu.value) == "numfuse.cuda.evaluate: " + str(cpu.value)
+    with pytest.raises(KeyError, match="zz"):
+        lib.jit_source("zz + a", ["a"], ["d"], [False])
+
+
+@needs_extension
 @pytest.mark.parametrize("ex", EXACT_PROGRAMS + LIBRARY_PROGRAMS)
 def test_generated_kernels_compile_with_nvrtc(ex):
     """The GPU evaluate compiler's output (straight-line CUDA C++ over vm_exec.hpp, with

@@ -6,8 +6,10 @@ Prints a Markdown table of median times (all measured in this one run) and
 the ratios each target is about, with PASS/FAIL, and a second table for JAX/Numba
 (skipped with a note when they are not installed: ``pip install "jax[cpu]" numba``).
 Every library is limited to the same thread count (2 by default; JAX's CPU client
-sizes its own pool from the machine's cores). Timings on a shared machine are
-noisy: each case takes the median of several repeats.
+sizes its own pool from the machine's cores). The JAX/Numba spellings are numfuse-bench's
+(``numfuse.bench.compilers``; ``numfuse-bench --peers jax,numba`` runs them on every
+function). Timings on a shared machine are noisy: each case takes the median of several
+repeats.
 
     python benchmarks/python/compare_evaluate.py [--threads 2] [--quick]
 """
@@ -213,111 +215,58 @@ def main():
     compare_compilers(threads, rng, repeats, args.quick)
 
 
-def _load_jax():
-    try:
-        import jax
-
-        jax.config.update("jax_enable_x64", True)  # float64 stays float64
-        import jax.numpy as jnp
-        import jax.scipy.special as jsp
-
-        return jax, jnp, jsp, ""
-    except Exception as error:  # not installed or broken: a note, not an error
-        return None, None, None, f"JAX skipped ({type(error).__name__}: {error})"
-
-
-def _load_numba(threads):
-    try:
-        import numba
-
-        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-        return numba, ""
-    except Exception as error:
-        return None, f"Numba skipped ({type(error).__name__}: {error})"
-
-
-def _numba_kernels(numba):
-    """Numba spellings of the cases, compiled once (first call), each as a user writes it."""
-    import math
-
-    @numba.vectorize(["float64(float64)", "float32(float32)"], target="parallel")
-    def exp_parallel(v):
-        return math.exp(v)
-
-    @numba.njit(parallel=True, fastmath=False)
-    def softmax_last(x):
-        out = np.empty_like(x)
-        rows = x.reshape(-1, x.shape[-1])
-        flat = out.reshape(-1, x.shape[-1])
-        for i in numba.prange(rows.shape[0]):
-            m = rows[i].max()
-            s = 0.0
-            for j in range(rows.shape[1]):
-                e = math.exp(rows[i, j] - m)
-                flat[i, j] = e
-                s += e
-            for j in range(rows.shape[1]):
-                flat[i, j] /= s
-        return out
-
-    @numba.njit(parallel=True, fastmath=False)
-    def logsumexp_all(x):
-        m = x.max()
-        s = 0.0
-        for i in numba.prange(x.size):
-            s += math.exp(x[i] - m)
-        return m + math.log(s)
-
-    return exp_parallel, softmax_last, logsumexp_all
-
-
 def compare_compilers(threads, rng, repeats, quick):
-    """numfuse against JAX and Numba: inputs are NumPy arrays and results come back as
-    NumPy arrays (np.asarray of JAX's result), as a NumPy user calls them."""
-    jax, jnp, jsp, jax_note = _load_jax()
-    numba, numba_note = _load_numba(threads)
-    notes = [note for note in (jax_note, numba_note) if note]
+    """numfuse against JAX and Numba, spelled as numfuse-bench spells them
+    (numfuse/bench/compilers.py): inputs are NumPy arrays and results come back as
+    NumPy arrays, as a NumPy user calls them. Numba gets `threads` threads; JAX runs on
+    XLA's CPU pool, sized from the machine's cores. A compiler that is not installed
+    is skipped with a note."""
+    from numfuse.bench import compilers, peers
+
+    loaded = peers.load(["jax", "numba"])
+    restore_threads = peers.set_threads(loaded, threads)
+    notes = [f"{name} skipped: {p.note}" for name, p in loaded.items() if not p.available]
     x3 = rng.standard_normal(1000)
     x6 = rng.standard_normal(1_000_000)
     soft = rng.standard_normal((200 if quick else 1000, 1000, 5)).astype(np.float32)
     big = rng.standard_normal(2_000_000 if quick else 10_000_000)
+    # (case, numfuse's call, the compilers' function name, its argument, calls per sample)
     cases = [
-        ("1e3 f64 `exp(x)`", lambda: numfuse.evaluate("exp(x)", {"x": x3}), x3, 2000),
-        ("1e6 f64 `exp(x)`", lambda: numfuse.evaluate("exp(x)", {"x": x6}), x6, 1),
-        (f"{soft.shape} f32 softmax, last axis", lambda: numfuse.softmax(soft, axis=-1), soft, 1),
-        (f"{big.size:.0e} f64 logsumexp", lambda: numfuse.logsumexp(big), big, 1),
+        ("1e3 f64 `exp(x)`", lambda: numfuse.evaluate("exp(x)", {"x": x3}), "exp", x3, 2000),
+        ("1e6 f64 `exp(x)`", lambda: numfuse.evaluate("exp(x)", {"x": x6}), "exp", x6, 1),
+        (
+            f"{soft.shape} f32 softmax, last axis",
+            lambda: numfuse.softmax(soft, axis=-1),
+            "softmax_last_axis",
+            soft,
+            1,
+        ),
+        (f"{big.size:.0e} f64 logsumexp", lambda: numfuse.logsumexp(big), "logsumexp", big, 1),
     ]
     contenders = {}
-    if jax is not None:
-        jexp = jax.jit(jnp.exp)
-        jsoft = jax.jit(lambda v: jax.nn.softmax(v, axis=-1))
-        jlse = jax.jit(jsp.logsumexp)
-        contenders["JAX jit"] = [
-            lambda: np.asarray(jexp(x3)),
-            lambda: np.asarray(jexp(x6)),
-            lambda: np.asarray(jsoft(soft)),
-            lambda: float(jlse(big)),
-        ]
-    if numba is not None:
-        nexp, nsoft, nlse = _numba_kernels(numba)
-        contenders["Numba parallel"] = [
-            lambda: nexp(x3),
-            lambda: nexp(x6),
-            lambda: nsoft(soft),
-            lambda: nlse(big),
-        ]
-    print("numfuse against the compilers (results as NumPy arrays; speed-up = peer / numfuse)\n")
-    if notes:
-        print("; ".join(notes) + "\n")
-    print("| case | numfuse | " + " | ".join(contenders) + " |")
-    print("|---|---:|" + "---:|" * len(contenders))
-    for k, (case, ours_fn, _x, inner) in enumerate(cases):
-        ours = median_time(ours_fn, repeats, inner)
-        cells = []
-        for fns in contenders.values():
-            theirs = median_time(fns[k], repeats, inner)
-            cells.append(f"{fmt(theirs)} ({theirs / ours:.2f}×)")
-        print(f"| {case} | {fmt(ours)} | " + " | ".join(cells) + " |")
+    if loaded["jax"].available:
+        contenders["JAX jit"] = lambda name, x: compilers.jax_call(loaded["jax"].module, name, x)
+    if loaded["numba"].available:
+        contenders["Numba parallel"] = lambda name, x: compilers.numba_call(
+            loaded["numba"].module, name, x
+        )
+    try:
+        print(
+            "numfuse against the compilers (results as NumPy arrays; speed-up = peer / numfuse)\n"
+        )
+        if notes:
+            print("; ".join(notes) + "\n")
+        print("| case | numfuse | " + " | ".join(contenders) + " |")
+        print("|---|---:|" + "---:|" * len(contenders))
+        for case, ours_fn, name, x, inner in cases:
+            ours = median_time(ours_fn, repeats, inner)
+            cells = []
+            for bind in contenders.values():
+                theirs = median_time(bind(name, x), repeats, inner)
+                cells.append(f"{fmt(theirs)} ({theirs / ours:.2f}×)")
+            print(f"| {case} | {fmt(ours)} | " + " | ".join(cells) + " |")
+    finally:
+        restore_threads()
 
 
 if __name__ == "__main__":

@@ -53,6 +53,7 @@ from ._core import (
 from ._evaluate import (
     ExpressionError,
     NumExpr,
+    UnsupportedDtypeError,
     compile,
     disassemble,
     evaluate,
@@ -85,6 +86,7 @@ def __getattr__(name):
 __all__ = [
     "ExpressionError",
     "NumExpr",
+    "UnsupportedDtypeError",
     "__version__",
     "arccos",
     "arccosh",

@@ -17,10 +17,12 @@ import weakref
 from . import _core, _dispatch, _frames, _interop
 
 ExpressionError = _core.ExpressionError
+UnsupportedDtypeError = _core.UnsupportedDtypeError
 
 __all__ = [
     "ExpressionError",
     "NumExpr",
+    "UnsupportedDtypeError",
     "compile",
     "disassemble",
     "evaluate",

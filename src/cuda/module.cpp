@@ -17,6 +17,8 @@
 #include <stdexcept>
 #include <string>
 
+// The CPU module's ExprError -> Python exception mapping (src/python, shared by both).
+#include "../python/expr_error.hpp"
 #include "device_math/device_math.hpp"
 #include "jit.hpp"
 #include "launch.hpp"
@@ -24,6 +26,17 @@
 #include "reduce_host.hpp"
 
 namespace py = pybind11;
+
+namespace numfuse::python {
+
+// numfuse._core's numfuse.ExpressionError (expr_error.hpp): one class for CPU and GPU errors.
+// Looked up on each (error) call, not cached: the class lives as long as numfuse._core, which
+// holds it, and no static needs the GIL to initialise.
+PyObject* expression_error_type() {
+    return py::module_::import("numfuse._core").attr("ExpressionError").ptr();
+}
+
+}  // namespace numfuse::python
 
 namespace numfuse::cuda {
 namespace {
@@ -205,25 +218,6 @@ py::array_t<T> host_math_typed(UnaryOp op,
 
 // ---------------------------------------------------------------- evaluate
 
-[[noreturn]] void raise_expr_error(const expr::ExprError& error) {
-    const std::string message =
-        std::string("numfuse.cuda.evaluate: ") + error.what() +
-        (error.column >= 0 ? " (column " + std::to_string(error.column + 1) + ")" : "");
-    switch (error.kind) {
-        case expr::ErrorKind::syntax:  // the CPU module's class (numfuse.ExpressionError)
-            PyErr_SetString(py::module_::import("numfuse._core").attr("ExpressionError").ptr(),
-                            message.c_str());
-            break;
-        case expr::ErrorKind::name: PyErr_SetObject(PyExc_KeyError, py::str(message).ptr()); break;
-        case expr::ErrorKind::type: PyErr_SetString(PyExc_TypeError, message.c_str()); break;
-        case expr::ErrorKind::overflow:
-            PyErr_SetString(PyExc_OverflowError, message.c_str());
-            break;
-        case expr::ErrorKind::value: PyErr_SetString(PyExc_ValueError, message.c_str()); break;
-    }
-    throw py::error_already_set();
-}
-
 expr::Type expr_type_of(const std::string& letter) {
     static const std::string letters = "bilfdcz";
     const auto k = letters.find(letter);
@@ -252,7 +246,7 @@ std::shared_ptr<const expr::Plan> plan_for(const std::string& text,
         vm::check_plan(*plan);
         return plan;
     } catch (const expr::ExprError& error) {
-        raise_expr_error(error);
+        python::raise_expr_error(error, text, "numfuse.cuda.evaluate");
     } catch (const vm::Unsupported& error) {
         PyErr_SetString(PyExc_NotImplementedError, error.what());
         throw py::error_already_set();

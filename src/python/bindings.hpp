@@ -9,17 +9,7 @@
 #include <sanitizer/tsan_interface.h>
 #endif
 
-namespace numfuse::expr {
-class ExprError;
-}
-
 namespace numfuse::python {
-
-// numfuse.ExpressionError (expr.cpp): the class every expression syntax error raises.
-PyObject* expression_error_type();
-// The Python exception for an engine error in expression `text` (syntax errors get the
-// column and a caret line).
-[[noreturn]] void raise_expr_error(const expr::ExprError& error, const std::string& text);
 
 // ThreadSanitizer builds only (make sanitize-threads): CPython and NumPy are not
 // instrumented, so TSan cannot see the GIL that orders one Python thread's compute

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "expr_error.hpp"
 #include "interruptible.hpp"
 #include "expr/array_views.hpp"
 #include "expr/expr.hpp"
@@ -77,38 +78,33 @@ PyObject* expression_error_type() {
     return type;
 }
 
-// Raises the Python exception for an engine error. Syntax errors carry the
-// column (Python's SyntaxError shows its caret from `offset`) and a caret
-// line in the message itself.
-[[noreturn]] void raise_expr_error(const ExprError& error, const std::string& text) {
-    std::string message = error.what();
-    switch (error.kind) {
-        case ErrorKind::syntax: {
-            const int column = error.column < 0 ? 0 : error.column;
-            std::string shown = text.size() > 200 ? text.substr(0, 200) + "..." : text;
-            std::string caret(static_cast<std::size_t>(std::min(column, 203)), ' ');
-            message += " (column " + std::to_string(column + 1) + ")\n    " + shown + "\n    " +
-                       caret + "^";
-            py::tuple details = py::make_tuple("<expression>", 1, column + 1, shown);
-            PyErr_SetObject(expression_error_type(), py::make_tuple(message, details).ptr());
-            throw py::error_already_set();
-        }
-        case ErrorKind::name:
-            // numexpr raises KeyError with the missing name.
-            PyErr_SetObject(PyExc_KeyError, py::str(message).ptr());
-            throw py::error_already_set();
-        case ErrorKind::type:
-            if (error.column >= 0) message += " (column " + std::to_string(error.column + 1) + ")";
-            throw py::type_error(message);
-        case ErrorKind::overflow:
-            PyErr_SetString(PyExc_OverflowError, message.c_str());
-            throw py::error_already_set();
-        case ErrorKind::value: break;
-    }
-    throw py::value_error(message);
+namespace {
+
+// numfuse.UnsupportedDtypeError: an array whose dtype evaluate cannot compute with (str,
+// uint64, long double, ...). A TypeError, numfuse's documented type, and a ValueError, the
+// type numexpr raises for the same arrays ("does not support Unicode", "unknown type"), so
+// code written for either catches it.
+PyObject* unsupported_dtype_error_type() {
+    static PyObject* type = [] {
+        PyObject* bases = PyTuple_Pack(2, PyExc_TypeError, PyExc_ValueError);
+        if (bases == nullptr) throw py::error_already_set();
+        PyObject* created = PyErr_NewExceptionWithDoc(
+            "numfuse.UnsupportedDtypeError",
+            "An array dtype numfuse.evaluate does not compute with (str, uint64, long "
+            "double, ...): a TypeError that is also a ValueError, the type numexpr raises "
+            "for such arrays. The message says how to convert.",
+            bases, nullptr);
+        Py_DECREF(bases);
+        if (created == nullptr) throw py::error_already_set();
+        return created;  // lives as long as the process, like the module
+    }();
+    return type;
 }
 
-namespace {
+[[noreturn]] void raise_dtype_error(const std::string& message) {
+    PyErr_SetString(unsupported_dtype_error_type(), message.c_str());
+    throw py::error_already_set();
+}
 
 // One input as the engine sees it, plus the object that keeps its memory alive.
 struct Input {
@@ -123,29 +119,28 @@ struct Input {
     const char kind = descr->kind;
     const auto size = PyDataType_ELSIZE(descr);
     if (kind == 'U') {
-        throw py::type_error(
+        raise_dtype_error(
             "str arrays (dtype '" +
             py::str(reinterpret_cast<PyObject*>(descr)).cast<std::string>() +
             "') are not supported by numfuse.evaluate, which compares byte strings: convert "
             "with .astype('S') (ASCII text) or np.char.encode(a, 'utf-8')");
     }
-    if (kind == 'S')
-        throw py::type_error("bytes arrays with elements of 0 bytes are not supported");
+    if (kind == 'S') raise_dtype_error("bytes arrays with elements of 0 bytes are not supported");
     const std::string name = py::str(reinterpret_cast<PyObject*>(descr)).cast<std::string>();
     if (kind == 'u' && size == 8) {
-        throw py::type_error(
+        raise_dtype_error(
             "unsupported array dtype 'uint64' for numfuse.evaluate: none of its "
             "types (bool, int32, int64, float32, float64, complex64, complex128) "
             "holds every uint64 value; convert with .astype(np.int64) or "
             ".astype(np.float64)");
     }
     if ((kind == 'f' && size > 8) || (kind == 'c' && size > 16)) {
-        throw py::type_error("unsupported array dtype '" + name +
-                             "' (long double) for numfuse.evaluate: it computes in float64 / "
-                             "complex128 at most; convert with .astype(np.float64) or "
-                             ".astype(np.complex128)");
+        raise_dtype_error("unsupported array dtype '" + name +
+                          "' (long double) for numfuse.evaluate: it computes in float64 / "
+                          "complex128 at most; convert with .astype(np.float64) or "
+                          ".astype(np.complex128)");
     }
-    throw py::type_error("unsupported array dtype '" + name + "' for numfuse.evaluate");
+    raise_dtype_error("unsupported array dtype '" + name + "' for numfuse.evaluate");
 }
 
 // The engine type of an array dtype, with numexpr's widening (8/16-bit ints
@@ -920,6 +915,8 @@ void register_expr(py::module_& m) {
     // This translation unit's own NumPy C-API table (as ufuncs.cpp has its own).
     if (_import_array() < 0) throw py::error_already_set();
     m.add_object("ExpressionError", py::reinterpret_borrow<py::object>(expression_error_type()));
+    m.add_object("UnsupportedDtypeError",
+                 py::reinterpret_borrow<py::object>(unsupported_dtype_error_type()));
     m.def("_plain_values", &plain_values, py::arg("names"), py::arg("locals"), py::arg("globals"),
           "evaluate()'s fast lookup: a tuple of the names' values when all are found and are "
           "NumPy arrays or scalars, else None.");

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "expr_error.hpp"
 #include "expr/expr.hpp"
 
 namespace py = pybind11;
@@ -34,23 +35,6 @@ using expr::Type;
 
 // (name, NumPy dtype name, weak): an input as the compiler typed it.
 using InputDescription = std::tuple<std::string, std::string, bool>;
-
-[[noreturn]] void raise_plan_error(const ExprError& error) {
-    switch (error.kind) {
-        case ErrorKind::name: {
-            PyErr_SetObject(PyExc_KeyError, py::str(error.what()).ptr());
-            throw py::error_already_set();
-        }
-        case ErrorKind::type: throw py::type_error(error.what());
-        case ErrorKind::syntax: {
-            PyErr_SetString(expression_error_type(), error.what());
-            throw py::error_already_set();
-        }
-        case ErrorKind::overflow:
-        case ErrorKind::value: break;
-    }
-    throw py::value_error(error.what());
-}
 
 Type type_of_dtype_name(const std::string& name) {
     for (int t = 0; t < expr::type_count; ++t) {
@@ -235,7 +219,7 @@ py::array run_stage(const std::string& text, const std::vector<InputDescription>
     try {
         shape = expr::result_shape(sub, shapes);
     } catch (const ExprError& error) {
-        raise_plan_error(error);
+        raise_expr_error(error, text);
     }
     py::array result(py::dtype(expr::type_name(sub.result_type)),
                      std::vector<py::ssize_t>(shape.begin(), shape.end()));
@@ -256,7 +240,7 @@ py::array run_stage(const std::string& text, const std::vector<InputDescription>
             failure = error;
         }
     }
-    if (failed) raise_plan_error(failure);
+    if (failed) raise_expr_error(failure, text);
     return result;
 }
 

@@ -12,6 +12,13 @@ Three kinds of input, chosen by the first byte:
 * bytes differential: a comparison or contains() between random S arrays (element
   sizes 1..6, NULs, broadcasting, reversed views), b'..' literals and bytes values,
   compared with NumPy's own comparison (contains: Python's `in`).
+* out=: the result of a random expression (or a constant, or a bytes comparison)
+  written into a random `out`: the result's shape, a larger shape it broadcasts to, or a
+  shape it does not broadcast to; any dtype (the engine's, float16, uint8, S, U, object);
+  reversed and strided views, read-only arrays; every `casting=`. A call must succeed
+  exactly when NumPy's rules allow it (np.broadcast_shapes, np.can_cast, writeable),
+  return `out`, and leave in it the result broadcast and cast as NumPy's astype does;
+  otherwise it must raise a documented exception.
 
 Only the documented exception types may escape evaluate/validate/compile (the README's
 "Types" paragraph): SyntaxError, KeyError, TypeError, ValueError (numpy's AxisError is
@@ -336,6 +343,106 @@ def bytes_differential(provider) -> None:
         raise AssertionError(f"{text}: {got!r}, NumPy gives {expected!r}; inputs {a!r} {b!r}")
 
 
+OUT_DTYPES = ("f8", "f4", "f2", "c16", "c8", "i8", "i4", "u1", "?", "S4", "U3", "O")
+CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+
+def random_out(provider, shape):
+    """An out array for a result of `shape`: the same shape, a larger one the result
+    broadcasts to (1-axes grown, leading axes added), or an unrelated one; any dtype;
+    maybe a reversed or strided view, maybe read-only."""
+    form = provider.ConsumeIntInRange(0, 3)
+    shape = list(shape)
+    if form in (1, 2):
+        shape = [provider.ConsumeIntInRange(0, 3) if n == 1 else n for n in shape]
+        shape = [provider.ConsumeIntInRange(0, 3) for _ in range(form - 1)] + shape
+    elif form == 3:
+        shape = [provider.ConsumeIntInRange(0, 4) for _ in range(provider.ConsumeIntInRange(0, 3))]
+    dtype = np.dtype(OUT_DTYPES[provider.ConsumeIntInRange(0, len(OUT_DTYPES) - 1)])
+    steps = [
+        (-1 if provider.ConsumeBool() else 1) * provider.ConsumeIntInRange(1, 2) for _ in shape
+    ]
+    base = np.zeros([n * abs(k) for n, k in zip(shape, steps)], dtype=dtype)
+    out = base[tuple(slice(None, None, k) for k in steps) + (Ellipsis,)]
+    if provider.ConsumeIntInRange(0, 7) == 0:
+        out.flags.writeable = False
+    return out
+
+
+def _cast_is_exact(result, out_dtype) -> bool:
+    """Whether NumPy's astype defines every element's value (not NaN, inf or out-of-range
+    floats into integers, whose bits NumPy leaves to the platform's conversion)."""
+    if out_dtype.kind not in "iu" or result.dtype.kind in "biu":
+        return True
+    values = np.asarray(result)
+    if values.dtype.kind == "c":
+        values = values.real
+    info = np.iinfo(out_dtype)
+    finite = np.isfinite(values).all()
+    return bool(
+        finite
+        and (values.size == 0 or (values.min() > info.min - 1 and values.max() < info.max + 1))
+    )
+
+
+def out_broadcast(provider) -> None:
+    ndim = provider.ConsumeIntInRange(0, 2)
+    base = [provider.ConsumeIntInRange(0, 3) for _ in range(ndim)]
+    values = {}
+    for name in expressions.VARIABLES:
+        shape = [n if provider.ConsumeBool() else 1 for n in base]
+        dtype = np.float32 if provider.ConsumeBool() else np.float64
+        values[name] = random_view(provider, shape, dtype)
+    form = provider.ConsumeIntInRange(0, 3)
+    if form == 0:  # a constant: numexpr's evaluate('3', out=a) fills a
+        text = ("3", "2.5", "-0.0", "True", "1.5j", "nan")[provider.ConsumeIntInRange(0, 5)]
+    elif form == 1:  # a comparison of bytes arrays (a bool result)
+        values["p"] = random_bytes_operand(
+            provider, [n if provider.ConsumeBool() else 1 for n in base]
+        )
+        text = "p < b'a'" if provider.ConsumeBool() else "contains(p, b'b')"
+    else:
+        tree = expressions.random_tree(ProviderChooser(provider), provider.ConsumeIntInRange(0, 3))
+        text = expressions.text_of(tree)
+    result = nf.evaluate(text, values, {})
+    out = random_out(provider, result.shape)
+    casting = CASTINGS[provider.ConsumeIntInRange(0, len(CASTINGS) - 1)]
+    try:
+        fits = np.broadcast_shapes(result.shape, out.shape) == out.shape
+    except ValueError:
+        fits = False
+    allowed = fits and np.can_cast(result.dtype, out.dtype, casting) and out.flags.writeable
+    try:
+        returned = nf.evaluate(text, values, {}, out=out, casting=casting)
+    except ALLOWED as error:
+        if allowed:
+            raise AssertionError(
+                f"{text}: result {result.dtype}{result.shape} into out {out.dtype}{out.shape} "
+                f"(casting={casting!r}) raised {type(error).__name__}: {error}"
+            ) from error
+        return
+    if not allowed:
+        raise AssertionError(
+            f"{text}: result {result.dtype}{result.shape} into out {out.dtype}{out.shape} "
+            f"(casting={casting!r}, writeable={out.flags.writeable}) was accepted"
+        )
+    if returned is not out:
+        raise AssertionError(f"{text}: evaluate(out=...) returned another object")
+    if _cast_is_exact(result, out.dtype):
+        expected = np.broadcast_to(result, out.shape).astype(out.dtype)
+        got = out
+        if out.dtype.kind == "O":  # Python numbers: compared as the result's dtype
+            got, expected = out.astype(result.dtype), expected.astype(result.dtype)
+        same = np.array_equal(got, expected, equal_nan=got.dtype.kind in "fc")
+        if got.dtype.kind in "fc":  # also the sign of zero
+            same = same and np.array_equal(np.signbit(got.real), np.signbit(expected.real))
+        if not same:
+            raise AssertionError(
+                f"{text}: out {out!r} differs from the broadcast result {expected!r} "
+                f"(casting={casting!r})"
+            )
+
+
 def _names(tree):
     if tree[0] == "var":
         yield tree[1]
@@ -349,7 +456,7 @@ def test_one_input(data: bytes, provider_class=None) -> None:
         provider = atheris.FuzzedDataProvider(data)
     else:
         provider = provider_class(data)
-    mode = provider.ConsumeIntInRange(0, 10)
+    mode = provider.ConsumeIntInRange(0, 11)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         if mode < 4:
@@ -358,8 +465,10 @@ def test_one_input(data: bytes, provider_class=None) -> None:
             call_api(token_soup(provider), VALUES)
         elif mode < 10:
             differential(provider)
-        else:
+        elif mode == 10:
             bytes_differential(provider)
+        else:
+            out_broadcast(provider)
 
 
 def run_random(count: int, seed: int) -> None:
@@ -385,7 +494,15 @@ def main(argv) -> None:
         run_random(count, seed)
         return
     # The harness's own branches (modes, token choices) count as coverage too.
-    for name in ("call_api", "token_soup", "random_view", "differential", "bytes_differential"):
+    for name in (
+        "call_api",
+        "token_soup",
+        "random_view",
+        "differential",
+        "bytes_differential",
+        "random_out",
+        "out_broadcast",
+    ):
         globals()[name] = atheris.instrument_func(globals()[name])
     atheris.Setup(argv, atheris.instrument_func(test_one_input))
     atheris.Fuzz()

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import compilers as _compilers
+
 
 @dataclass
 class Function:
@@ -282,6 +284,26 @@ def _evaluate_binders(expression: str, numpy_fn, torch_fn, extra: dict | None = 
     return binders
 
 
+def _compiler_spellings(name: str, variables: tuple) -> dict:
+    """JAX's and Numba's spellings of a function (compilers.py), n/a where they have none."""
+    arguments = ", ".join(variables)
+
+    def jax_bind(mod, v):
+        return _compilers.jax_call(mod, name, *(v[k] for k in variables))
+
+    def numba_bind(mod, v):
+        return _compilers.numba_call(mod, name, *(v[k] for k in variables))
+
+    return {
+        "jax": (f"{_compilers.JAX_TEXT[name]}({arguments})", jax_bind)
+        if name in _compilers.JAX_TEXT
+        else _na(f"no JAX spelling of {name}"),
+        "numba": (f"{_compilers.NUMBA_TEXT[name]}", numba_bind)
+        if name in _compilers.NUMBA_TEXT
+        else _na(f"no Numba spelling of {name}"),
+    }
+
+
 def _numexpr_lse_axis0(mod, v):
     x = v["x"]
     return lambda: np.log(mod.evaluate("sum(exp(x), axis=0)", local_dict={"x": x}))
@@ -363,6 +385,8 @@ def _build_functions() -> dict:
             output=spec.get("output", "same"),
         )
     table["log(sum(exp(x),axis=0))"].notes.append("x is 2-d: isqrt(n) rows")
+    for function in table.values():
+        function.spellings.update(_compiler_spellings(function.name, function.variables))
     return table
 
 

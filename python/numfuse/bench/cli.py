@@ -18,6 +18,7 @@ examples:
   numfuse-bench --json bench.json --plot bench.png       # the full run, 1e3..1e8 (~10 min)
   numfuse-bench --functions exp,evaluate --sizes 1e6 --dtypes float64 --threads 1
   numfuse-bench --peers numpy,torch --expr 'sqrt(a)*b + 1'
+  numfuse-bench --peers jax,numba --functions exp,softmax   # pip install numfuse[bench-compilers]
 
 functions: exp log erf logsumexp softmax '2*a+3*b' 'exp(a)+tan(b)-sinh(c)'
            'log(sum(exp(x),axis=0))'; groups: ufuncs reductions evaluate all
@@ -27,8 +28,8 @@ functions: exp log erf logsumexp softmax '2*a+3*b' 'exp(a)+tan(b)-sinh(c)'
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="numfuse-bench",
-        description="Benchmark numfuse against NumPy, numexpr, torch and SciPy (whichever are "
-        "installed): Benchee-style reports, JSON, plots.",
+        description="Benchmark numfuse against NumPy, numexpr, torch, SciPy, JAX and Numba "
+        "(whichever are installed): Benchee-style reports, JSON, plots.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -63,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--threads",
         type=int,
         default=None,
-        help="threads for numfuse, numexpr and torch (default: all usable cores)",
+        help="threads for numfuse, numexpr, torch and Numba (default: all usable cores; "
+        "JAX uses XLA's own pool, sized from the machine's cores)",
     )
     parser.add_argument(
         "--time",

@@ -2,15 +2,19 @@
 
 A peer that is not installed (or fails to import) is skipped with a note,
 never an error. NumPy and SciPy run these functions on one thread; numfuse,
-numexpr and torch are set to the same thread count.
+numexpr, torch and Numba are set to the same thread count. JAX (``jax.jit`` on
+the CPU, float64 enabled with ``jax_enable_x64``) runs on XLA's own CPU thread
+pool, which XLA sizes from the machine's cores and offers no call to change once
+running: its count is reported as the machine's usable cores. The compilers are
+optional (``pip install numfuse[bench-compilers]``).
 """
 
 from __future__ import annotations
 
 import importlib
 
-ALL_PEERS = ("numfuse", "numpy", "numexpr", "torch", "scipy")
-THREADED = ("numfuse", "numexpr", "torch")
+ALL_PEERS = ("numfuse", "numpy", "numexpr", "torch", "scipy", "jax", "numba")
+THREADED = ("numfuse", "numexpr", "torch", "numba")
 
 
 class Peer:
@@ -36,6 +40,13 @@ def _import(name: str):
         if name == "scipy":
             module = importlib.import_module("scipy")
             importlib.import_module("scipy.special")  # makes module.special available
+            return module, ""
+        if name == "jax":
+            module = importlib.import_module("jax")
+            module.config.update("jax_enable_x64", True)  # float64 inputs stay float64
+            importlib.import_module("jax.numpy")  # makes module.numpy, .scipy.special,
+            importlib.import_module("jax.scipy.special")  # .nn available
+            importlib.import_module("jax.nn")
             return module, ""
         return importlib.import_module(name), ""
     except Exception as error:  # not installed, or broken: skip with a note
@@ -84,6 +95,12 @@ def set_threads(peers: dict, threads: int):
         previous_torch = torch.get_num_threads()
         torch.set_num_threads(threads)
         restores.append(lambda: torch.set_num_threads(previous_torch))
+    if "numba" in peers and peers["numba"].available:
+        numba = peers["numba"].module
+        previous_numba = numba.get_num_threads()
+        # Numba's pool is fixed at NUMBA_NUM_THREADS (default: the machine's cores).
+        numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+        restores.append(lambda: numba.set_num_threads(previous_numba))
 
     def restore():
         for undo in restores:
@@ -100,6 +117,12 @@ def thread_counts(peers: dict) -> dict:
         counts["numexpr"] = ne.get_num_threads() if hasattr(ne, "get_num_threads") else None
     if "torch" in peers and peers["torch"].available:
         counts["torch"] = peers["torch"].module.get_num_threads()
+    if "numba" in peers and peers["numba"].available:
+        counts["numba"] = peers["numba"].module.get_num_threads()
+    if "jax" in peers and peers["jax"].available:
+        from .machine import usable_cores
+
+        counts["jax"] = usable_cores()  # XLA's CPU pool, sized from the machine
     for name in ("numpy", "scipy"):
         if name in peers and peers[name].available:
             counts[name] = 1  # element-wise ufuncs and scipy.special run on the calling thread

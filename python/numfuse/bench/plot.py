@@ -14,6 +14,8 @@ COLORS = {
     "numexpr": "#1f77b4",
     "torch": "#ff7f0e",
     "scipy": "#2ca02c",
+    "jax": "#9467bd",
+    "numba": "#8c564b",
 }
 STYLES = {"float64": "-", "float32": "--"}
 

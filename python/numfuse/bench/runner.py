@@ -30,6 +30,8 @@ FULL_BUDGET = 0.5  # seconds of samples per peer and case
 QUICK_BUDGET = 0.02
 FULL_BANDWIDTH_BYTES = 256 << 20
 QUICK_BANDWIDTH_BYTES = 64 << 20
+# Peers whose memory tracemalloc cannot see: torch's allocator, XLA's buffers, Numba's NRT.
+OWN_ALLOCATORS = ("torch", "jax", "numba")
 
 
 def parse_sizes(text) -> list:
@@ -207,9 +209,9 @@ def run_case(
             try:
                 call = binder(peer.module, inputs)
                 entry.update(status="ok", **_timing.sample(call, budget, sample_time))
-                if name == "torch":
+                if name in OWN_ALLOCATORS:
                     memory, result = None, call()
-                    entry["memory_note"] = "torch allocates outside tracemalloc"
+                    entry["memory_note"] = f"{name} allocates outside tracemalloc"
                 else:
                     memory, result = _timing.peak_memory(call)
                 entry["memory_bytes"] = memory
@@ -269,8 +271,9 @@ def run(
     ``log(sum(exp(x),axis=0))``; groups ``ufuncs``, ``reductions``, ``evaluate``,
     ``all``); expressions: extra numfuse.evaluate strings (compared with numexpr).
     sizes: element counts (default 1e3..1e8, quick 1e3 and 1e5). peers: a subset
-    of numpy, numexpr, torch, scipy (default all; missing ones are skipped with a
-    note). threads: for numfuse, numexpr and torch (default: all usable cores).
+    of numpy, numexpr, torch, scipy, jax, numba (default all; missing ones are
+    skipped with a note). threads: for numfuse, numexpr, torch and Numba (default:
+    all usable cores; JAX runs on XLA's own pool, see peers.py).
     budget: seconds of samples per peer and case. bandwidth: bytes/s to use for
     the roofline column instead of measuring it. on_case: called with each case's
     record, the whole document so far and a print function that writes above the
