@@ -67,7 +67,7 @@ sanitize: system-deps $(STAMPS)/venv
 	$(call san_package,build/asan)
 	LD_PRELOAD="$$($(CXX) -print-file-name=libasan.so) $$($(CXX) -print-file-name=libstdc++.so)" PYTHONMALLOC=malloc \
 	    ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1:suppressions=$(CURDIR)/tests/sanitizers/ubsan.supp \
-	    PYTHONPATH=build/asan/pkg $(VPY) -m pytest tests -m "not slow" -p no:cacheprovider
+	    PYTHONPATH=$(CURDIR)/build/asan/pkg $(VPY) -m pytest tests -m "not slow" -p no:cacheprovider
 
 sanitize-threads: system-deps $(STAMPS)/venv
 	$(SAN_CMAKE) -B build/tsan -DNUMFUSE_SANITIZE=thread
@@ -75,7 +75,7 @@ sanitize-threads: system-deps $(STAMPS)/venv
 	$(call san_package,build/tsan)
 	LD_PRELOAD="$$($(CXX) -print-file-name=libtsan.so)" OMP_NUM_THREADS=1 \
 	    TSAN_OPTIONS="halt_on_error=1 suppressions=$(CURDIR)/tests/sanitizers/tsan.supp" \
-	    PYTHONPATH=build/tsan/pkg $(VPY) -m pytest $(THREAD_TESTS) -p no:cacheprovider
+	    PYTHONPATH=$(CURDIR)/build/tsan/pkg $(VPY) -m pytest $(THREAD_TESTS) -p no:cacheprovider
 
 # Other builds of the same tree, each a package folder under build/<name>/pkg that pytest
 # runs against (docs/install.md): `make test-clang` (Debian clang + libomp-dev, the
@@ -101,16 +101,16 @@ test-clang: system-deps $(STAMPS)/venv $(STAMPS)/clang-deps
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build build/clang --target _core numfuse_cpp_tests
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ctest --test-dir build/clang --output-on-failure
 	$(call san_package,build/clang)
-	PYTHONPATH=build/clang/pkg $(VPY) -c "import numfuse; c = numfuse.show_config(print_config=False); \
+	PYTHONPATH=$(CURDIR)/build/clang/pkg $(VPY) -c "import numfuse; c = numfuse.show_config(print_config=False); \
 	    print(c['compiler'], c['openmp'])"
-	PYTHONPATH=build/clang/pkg $(ALT_PYTEST)
+	PYTHONPATH=$(CURDIR)/build/clang/pkg $(ALT_PYTEST)
 
 test-no-openmp: system-deps $(STAMPS)/venv
 	$(SAN_CMAKE) -B build/no-openmp -DCMAKE_BUILD_TYPE=Release -DNUMFUSE_OPENMP=OFF \
 	    -DNUMFUSE_WERROR=$(WERROR)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build build/no-openmp --target _core
 	$(call san_package,build/no-openmp)
-	PYTHONPATH=build/no-openmp/pkg $(ALT_PYTEST)
+	PYTHONPATH=$(CURDIR)/build/no-openmp/pkg $(ALT_PYTEST)
 
 # `make wheel`: dist/numfuse-*-manylinux_*_x86_64.whl (CPU only), built from this tree and
 # repaired by auditwheel (which copies the OpenMP runtime into numfuse.libs/ and sets the
