@@ -634,13 +634,20 @@ struct Expit {
     }
     template <class B>
     static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
-        return kernels::expit_kernel(a);
+        return scipy_nan(a, kernels::expit_kernel(a));
     }
     template <class B>
     static B batch_for_f32(const B& a) noexcept {  // float64 without pairs suffices
         using T = typename B::value_type;
         const B e = kernels::exp_kernel(-xsimd::abs(a));
-        return xsimd::select(a >= B(T(0)), B(T(1)) / (B(T(1)) + e), e / (B(T(1)) + e));
+        return scipy_nan(a,
+                         xsimd::select(a >= B(T(0)), B(T(1)) / (B(T(1)) + e), e / (B(T(1)) + e)));
+    }
+    // scipy.special.expit computes 1 / (1 + exp(-x)): a NaN input comes back quieted with
+    // its sign flipped (payload kept), on x86 and aarch64 alike, float32 and float64.
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B scipy_nan(const B& a, const B& y) noexcept {
+        return xsimd::select(xsimd::isnan(a), -(a + a), y);
     }
 };
 

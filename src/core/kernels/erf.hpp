@@ -599,13 +599,14 @@ inline xsimd::batch<float, Arch> erf_kernel(xsimd::batch<float, Arch> x) noexcep
 //   * Max error <= 1 ULP against the correctly rounded erfc, at every level, on the whole
 //     line: the measured maximum is kMaxUlpErfcF64 in tests/cpp/test_erf.cpp (also swept by
 //     benchmarks/cpp/accuracy_harness.cpp). Subnormal results (x in ~[26.55, 27.23]) are
-//     rounded from the exact value (<= 0.5 ULP of the subnormal grid plus 2^-53 relative),
-//     +0 above; scipy.special.erfc flushes some of these to 0.
+//     rounded once onto the subnormal grid, +0 above; scipy.special.erfc flushes some of
+//     them to 0.
 //   * erfc(+inf) = +0, erfc(-inf) = 2, erfc(+-0) = 1, erfc(NaN) = +qNaN 0x7ff8000000000000
 //     for every NaN input (sign and payload dropped), as scipy.special.erfc.
 //   * Hardware floating-point flags are don't-care (the caller masks them).
-//   * One code path for every lane (no data-dependent branch): results do not depend on
-//     the neighbours of a lane, so contiguous, strided and threaded calls agree bit for bit.
+//   * Each lane's result depends on that lane's input only (the one branch, for subnormal
+//     results, recomputes lanes selected by their own value): contiguous, strided and
+//     threaded calls agree bit for bit.
 //
 // Method. a = min(|x|, 27.5), erfc(a) = exp(-a^2) * erfcx(a):
 //   * a^2 = h + l exactly (two_prod); -h - l = k ln2 + r, |r| <= ln2/2, with k*ln2_hi
@@ -616,8 +617,9 @@ inline xsimd::batch<float, Arch> erf_kernel(xsimd::batch<float, Arch> x) noexcep
 //     the last step keeps its rounding error: R = s0 + e0 (c0 = c0hi + c0lo).
 //   * y = R (1 + rh + s) = S + small with S + Se = s0 + s0*rh exactly (two_prod and
 //     fast_two_sum), so the only rounding of order 0.5 ulp is y = RN(S + small); then
-//     y * 2^k1 * 2^k2 (k1 + k2 = k, both factors normal): exact for normal results, one
-//     more rounding for subnormal ones.
+//     y * 2^k1 * 2^k2 (k1 + k2 = k, both factors normal) is exact for normal results;
+//     subnormal ones (rare) are rounded once from S + small onto the subnormal grid
+//     (erfc_subnormal).
 //   * x < 0: erfc(x) = 2 - erfc(|x|), formed as 2 - S*2^k - small*2^k with the exact
 //     difference 2 - S*2^k, rounded once.
 // Coefficient rows: 16 doubles per interval (src/core/kernels/generated/erfc_coefficients.hpp,
@@ -730,6 +732,25 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erfc_horner(const erfc_coefs<Arch>
     }
 }
 
+// (hi + lo) * sc1 * sc2 rounded once onto the subnormal grid, for lanes whose result is below
+// the smallest normal (other lanes: garbage). u = hi*sc1 and v = lo*sc1 are exact (normal);
+// in their domain the subnormal grid is G = 2^-1074 / sc2 and M = 2^52 G has ulp G on
+// [M, 2M), where u + M lies (0 <= u < M there): u + M rounds u onto the grid with error
+// e = u - ((u + M) - M) exact, and adding RN(e + v) rounds the whole sum onto the grid once
+// (RN(e + v) is off by ~2^-53 G at most: only a sum that close to a tie could change).
+template <class Arch>
+NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erfc_subnormal(
+    xsimd::batch<double, Arch> hi, xsimd::batch<double, Arch> lo, xsimd::batch<double, Arch> sc1,
+    xsimd::batch<double, Arch> sc2) noexcept {
+    using B = xsimd::batch<double, Arch>;
+    const B u = hi * sc1, v = lo * sc1;
+    const B shift = B(0x1p-1022) / sc2;  // M, exact: sc2 is a power of two >= 2^-550
+    const B t1 = u + shift;
+    const B e = u - (t1 - shift);
+    const B t2 = t1 + (e + v);
+    return (t2 - shift) * sc2;  // exact
+}
+
 }  // namespace erfc_detail
 
 // erfc(x) for float64 lanes. Max error: kMaxUlpErfcF64 in tests/cpp/test_erf.cpp (contract
@@ -772,7 +793,15 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erfc_kernel(xsimd::batch<double, A
     const auto bias = xsimd::batch<std::int64_t, Arch>(std::int64_t(1023) << 52);
     const B sc1 = detail::as_float<double, Arch>((detail::as_int(z1) << 52) + bias);
     const B sc2 = detail::as_float<double, Arch>((detail::as_int(z2) << 52) + bias);
-    const B pos = ((lead.hi + small) * sc1) * sc2;
+    B pos = ((lead.hi + small) * sc1) * sc2;
+    // Subnormal results (a > ~26.5, rare): rounded once from lead + small instead (the
+    // line above rounds twice, up to 0.75 ulp). pos < DBL_MIN keeps the exact value below
+    // DBL_MIN, as erfc_subnormal requires.
+    const auto below_normal = pos < B(std::numeric_limits<double>::min());
+    if (xsimd::any(below_normal)) {
+        pos = xsimd::select(below_normal,
+                            erfc_detail::erfc_subnormal<Arch>(lead.hi, small, sc1, sc2), pos);
+    }
 
     // x < 0: 2 - erfc(a); erfc(a) <= 1 here, so 2 - S' is exact as a pair.
     const B lead_scaled = (lead.hi * sc1) * sc2;
