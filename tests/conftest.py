@@ -47,10 +47,6 @@ KNOWN_AARCH64_FAILURES: dict[str, str] = {
         "aarch64: the complex loops (C++ library) differ from NumPy's complex math by 1 ULP "
         "in the last bit of some results (open)"
     ),
-    "tests/test_ufunc_api.py::test_out_where_dtype_casting[erfc]": (
-        "aarch64: float64 erfc differs from scipy.special.erfc by more than rtol=1e-15 at one "
-        "point near erfc = 0.177; which side is off is not yet checked against mpmath (open)"
-    ),
 }
 
 

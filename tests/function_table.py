@@ -183,7 +183,19 @@ def _erf(s: Sweep):
 
 def _erfc(s: Sweep):
     n = s.n
-    return [s.u(-6, 27.3 if s.f64 else 10.1), s.u(-1, 1, n // 2), s.logu(s.sub, 1, n // 4, True)]
+    # eighths of binades from 1/8 to 28 (numfuse's interval edges) and their neighbours
+    edges = np.array([m / 8 * 2.0**e for e in range(-3, 5) for m in range(8, 16)])
+    edges = edges[edges <= 28]
+    return [
+        s.u(-6, 27.3 if s.f64 else 10.1),
+        s.u(-1, 1, n // 2),
+        s.logu(s.sub, 1, n // 4, True),
+        s.u(26.5, 27.3, n // 4) if s.f64 else s.u(9.0, 10.1, n // 4),  # subnormal results
+        s.u(-6, -0.4, n // 4),  # 2 - erfc(|x|)
+        edges,
+        np.nextafter(edges, 0),
+        np.nextafter(edges, 30),
+    ]
 
 
 def _expit(s: Sweep):

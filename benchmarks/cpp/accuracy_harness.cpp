@@ -3,14 +3,16 @@
 // One row per function (kFunctions below): its UnaryOp, its long double reference and the
 // input regions it is swept over. Every row is run at every usable instruction-set level
 // (through numfuse_core's unary_loop, the loop the ufuncs run) and, as the level
-// "device_math", through the scalar code that CUDA compiles (src/core/device_math).
+// "device_math", through the scalar code that CUDA compiles (src/core/device_math; rows
+// without such code, erfc, have no device_math column).
 //
 //   float32: every STRIDE-th bit pattern of all 2^32 (both signs; --f32-stride 1 is
 //            exhaustive), against the double libm value, re-checked with the long double
 //            one where the error is within 1e-4 of a half ulp (ties and near-ties);
 //   float64: COUNT random inputs per region (--f64-count), against the x87 long double
-//            function (expl, logl, erfl: 11 more bits than float64; erfl was checked against
-//            mpmath at 50 digits to far below 0.01 float64 ulp), and x * 2/sqrt(pi) in
+//            function (expl, logl, erfl, erfcl: 11 more bits than float64; erfl and erfcl
+//            were checked against mpmath at 50 digits to far below 0.01 float64 ulp, erfcl
+//            also on the subnormal tail, normal in long double), and x * 2/sqrt(pi) in
 //            __float128 where erf(x) is that product (|x| < 2^-100).
 //
 // Prints one line per (function, dtype, level): max ULP, the input where it occurs, how many
@@ -33,7 +35,7 @@
 #include <vector>
 
 #include "device_math/device_math.hpp"
-#include "kernels/erf.hpp"  // the erf interval boundaries, for the "interval edges" region
+#include "kernels/erf.hpp"  // the erf / erfc interval boundaries, for the "interval edges" regions
 #include "numfuse_core.hpp"
 
 namespace {
@@ -102,6 +104,15 @@ double erf_interval_edge(Rng& rng) {
 
 double random_sign(Rng& rng, double v) { return (rng() & 1) ? -v : v; }
 
+double erfc_interval_edge(Rng& rng) {
+    // within 32 ulps of the boundary between intervals k - 1 and k of the erfc table
+    using T = numfuse::kernels::erfc_detail::erfc_table;
+    const std::uint64_t k = 1 + rng() % (T::entries - 2);
+    const std::uint64_t edge = static_cast<std::uint64_t>(T::key0 + static_cast<std::int64_t>(k))
+                               << 49;
+    return from_bits(edge - 32 + rng() % 64);
+}
+
 const std::vector<Function>& functions() {
     static const std::vector<Function> table = {
         {"exp",
@@ -153,6 +164,26 @@ const std::vector<Function>& functions() {
          },
          [](double x) { return dm::erf_scalar(x); },
          [](float x) { return dm::erf_scalar(x); }},
+        {"erfc",
+         core::UnaryOp::erfc,
+         [](long double x) { return erfcl(x); },
+         [](double x) { return static_cast<double>(erfcl(x)); },
+         any_input,
+         {
+             {"[-6,6]", [](Rng& r) { return uniform(r, -6, 6); }},
+             {"[-0.5,0.5]", [](Rng& r) { return uniform(r, -0.5, 0.5); }},
+             {"[0.4,2]", [](Rng& r) { return uniform(r, 0.4, 2); }},
+             {"[2,10]", [](Rng& r) { return uniform(r, 2, 10); }},
+             {"[10,26.5]", [](Rng& r) { return uniform(r, 10, 26.5); }},
+             {"subnormal tail", [](Rng& r) { return uniform(r, 26.5, 27.3); }},
+             {"[-6,-0.4]", [](Rng& r) { return uniform(r, -6, -0.4); }},
+             {"every binade",
+              [](Rng& r) { return random_sign(r, std::exp2(uniform(r, -1074, 5))); }},
+             {"bits", [](Rng& r) { return from_bits(r()); }},
+             {"interval edges", [](Rng& r) { return erfc_interval_edge(r); }},
+         },
+         nullptr,
+         nullptr},
     };
     return table;
 }
@@ -192,6 +223,7 @@ std::vector<Evaluator<T>> evaluators(const Function& f) {
                                 reinterpret_cast<char*>(y.data()), sizeof(T), x.size());
                        }});
     }
+    if (f.device64 == nullptr) return out;  // no scalar / GPU code for this function
     out.push_back({"device_math", [&f](const std::vector<T>& x, std::vector<T>& y) {
                        for (std::size_t i = 0; i < x.size(); ++i) {
                            if constexpr (sizeof(T) == 4) {

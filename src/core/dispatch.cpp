@@ -107,7 +107,6 @@ std::size_t min_elements_per_thread(UnaryOp op) noexcept {
     switch (op) {
         case UnaryOp::exp:
         case UnaryOp::log: return 32768;
-        case UnaryOp::erfc: return 2048;  // scalar long double tail above x = 0.47
         case UnaryOp::erf:
         case UnaryOp::tanh:
         case UnaryOp::expit:
@@ -119,25 +118,6 @@ std::size_t min_elements_per_thread(UnaryOp op) noexcept {
     }
 }
 std::size_t min_elements_per_thread(BinaryOp) noexcept { return 8192; }
-
-// erfc's float64 upper tail runs the C library's long double erfcl on the x87 unit,
-// whose status word FpStatusGuard (MXCSR) does not cover: its flags are don't-care,
-// as all intermediate flags of the kernels are, so this restores them too.
-class X87StatusGuard {
-public:
-    explicit X87StatusGuard(bool active) noexcept : active_(active) {
-        if (active_) std::fegetexceptflag(&saved_, FE_ALL_EXCEPT);
-    }
-    ~X87StatusGuard() {
-        if (active_) std::fesetexceptflag(&saved_, FE_ALL_EXCEPT);
-    }
-    X87StatusGuard(const X87StatusGuard&) = delete;
-    X87StatusGuard& operator=(const X87StatusGuard&) = delete;
-
-private:
-    bool active_;
-    std::fexcept_t saved_{};
-};
 
 // Half precision goes through the f32 kernels in blocks held on the stack.
 constexpr std::size_t half_block = 512;
@@ -548,7 +528,6 @@ unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_
                 out_stride == static_cast<std::ptrdiff_t>(size) && n * size >= streaming_min_bytes;
             const UnaryLoop loop = table[static_cast<int>(dtype)][streaming ? 1 : 0];
             FpStatusGuard guard;
-            X87StatusGuard x87_guard(op == UnaryOp::erfc);
             return parallel::for_ranges_or(
                 n, min_elements_per_thread(op), 64 / size, [&](std::size_t begin, std::size_t end) {
                     const auto offset = static_cast<std::ptrdiff_t>(begin);

@@ -501,33 +501,27 @@ NUMFUSE_EXPR_MATH(Trunc, trunc, xsimd::trunc)
 #undef NUMFUSE_EXPR_MATH
 #undef NUMFUSE_EXPR_MATH64
 
-// erfc: 1 - erf(x) from numfuse's erf kernel where erfc >= 1/2 (x <= 0.47:
-// no cancellation, <= 0.8 ULP); above, glibc's double erfc is up to 2.7 ULP
-// off (measured against mpmath), so those lanes use the x87 long double
-// erfcl rounded once (<= 0.5 ULP, subnormal tail included) -- scalar and
-// slower, but correct. float32 goes through float64.
-inline double erfc_upper(double x) noexcept {
-    return static_cast<double>(std::erfc(static_cast<long double>(x)));
-}
+// erfc: numfuse's float64 erfc kernel (kernels/erf.hpp, <= 1 ULP on the whole line,
+// subnormal tail included, NaN -> +qNaN as scipy.special.erfc); float32 lanes go through
+// the same kernel and are rounded once. apply() (one value) runs the same kernel, so that
+// no path of the loops gives other bits.
 struct Erfc {
     static constexpr bool vectorized = true;
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept {
-        if constexpr (std::is_same_v<T, double>) return a <= 0.47 ? std::erfc(a) : erfc_upper(a);
-        else return std::erfc(a);
+        using B = xsimd::batch<double, NUMFUSE_LEVEL_ARCH>;
+        alignas(64) double lanes[B::size];
+        kernels::erfc_kernel(B(static_cast<double>(a))).store_aligned(lanes);
+        return static_cast<R>(lanes[0]);
     }
     template <class B>
-    static B batch_for_f32(const B& a) noexcept {  // glibc's double erfc: 2.7 ULP of float64
-        return kernels::dd::scalar_lanes((a == a) | !(a == a), a, a,
-                                         [](double v) { return std::erfc(v); });
+    static NUMFUSE_ALWAYS_INLINE B batch_for_f32(const B& a) noexcept {
+        return kernels::erfc_kernel(a);
     }
     template <class B>
-    static B batch(const B& a) noexcept {
-        B res = B(1.0) - kernels::erf_kernel(a);
-        const auto upper = !(a <= B(0.47));  // NaN too
-        if (xsimd::any(upper)) res = kernels::dd::scalar_lanes(upper, a, res, erfc_upper);
-        return res;
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::erfc_kernel(a);
     }
 };
 
@@ -640,13 +634,20 @@ struct Expit {
     }
     template <class B>
     static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
-        return kernels::expit_kernel(a);
+        return scipy_nan(a, kernels::expit_kernel(a));
     }
     template <class B>
     static B batch_for_f32(const B& a) noexcept {  // float64 without pairs suffices
         using T = typename B::value_type;
         const B e = kernels::exp_kernel(-xsimd::abs(a));
-        return xsimd::select(a >= B(T(0)), B(T(1)) / (B(T(1)) + e), e / (B(T(1)) + e));
+        return scipy_nan(a,
+                         xsimd::select(a >= B(T(0)), B(T(1)) / (B(T(1)) + e), e / (B(T(1)) + e)));
+    }
+    // scipy.special.expit computes 1 / (1 + exp(-x)): a NaN input comes back quieted with
+    // its sign flipped (payload kept), on x86 and aarch64 alike, float32 and float64.
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B scipy_nan(const B& a, const B& y) noexcept {
+        return xsimd::select(xsimd::isnan(a), -(a + a), y);
     }
 };
 
