@@ -503,74 +503,6 @@ NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erf_fix(xsimd::batch<double, Arc
 
 namespace erf_detail {
 
-// float <-> double lane conversion: a float batch is two double batches.
-template <class Arch>
-NUMFUSE_ERF_INLINE void widen(xsimd::batch<float, Arch> x, xsimd::batch<double, Arch>& lo,
-                              xsimd::batch<double, Arch>& hi) noexcept {
-    if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) {
-#if defined(__AVX512F__)
-        lo = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
-        hi = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
-#endif
-    } else if constexpr (std::is_base_of<xsimd::avx, Arch>::value) {
-#if defined(__AVX__)
-        lo = _mm256_cvtps_pd(_mm256_castps256_ps128(x));
-        hi = _mm256_cvtps_pd(_mm256_extractf128_ps(x, 1));
-#endif
-    } else if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
-#if defined(__SSE2__)
-        lo = _mm_cvtps_pd(x);
-        hi = _mm_cvtps_pd(_mm_movehl_ps(x, x));
-#endif
-    } else if constexpr (std::is_base_of<xsimd::neon64, Arch>::value) {
-#if defined(__aarch64__)
-        lo = vcvt_f64_f32(vget_low_f32(x));
-        hi = vcvt_high_f64_f32(x);
-#endif
-    } else {
-        constexpr std::size_t N = xsimd::batch<double, Arch>::size;
-        alignas(64) float f[2 * N];
-        alignas(64) double d[2 * N];
-        x.store_aligned(f);
-        for (std::size_t l = 0; l < 2 * N; ++l) d[l] = f[l];
-        lo = xsimd::batch<double, Arch>::load_aligned(d);
-        hi = xsimd::batch<double, Arch>::load_aligned(d + N);
-    }
-}
-
-template <class Arch>
-NUMFUSE_ERF_INLINE xsimd::batch<float, Arch> narrow(xsimd::batch<double, Arch> lo,
-                                                    xsimd::batch<double, Arch> hi) noexcept {
-    if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) {
-#if defined(__AVX512F__)
-        const __m256 l = _mm512_cvtpd_ps(lo), h = _mm512_cvtpd_ps(hi);
-        return _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(l)),
-                                                   _mm256_castps_pd(h), 1));
-#endif
-    } else if constexpr (std::is_base_of<xsimd::avx, Arch>::value) {
-#if defined(__AVX__)
-        return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)),
-                                    _mm256_cvtpd_ps(hi), 1);
-#endif
-    } else if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
-#if defined(__SSE2__)
-        return _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi));
-#endif
-    } else if constexpr (std::is_base_of<xsimd::neon64, Arch>::value) {
-#if defined(__aarch64__)
-        return vcvt_high_f32_f64(vcvt_f32_f64(lo), hi);  // rounds to nearest (FPCR default)
-#endif
-    } else {
-        constexpr std::size_t N = xsimd::batch<double, Arch>::size;
-        alignas(64) float f[2 * N];
-        alignas(64) double d[2 * N];
-        lo.store_aligned(d);
-        hi.store_aligned(d + N);
-        for (std::size_t l = 0; l < 2 * N; ++l) f[l] = static_cast<float>(d[l]);
-        return xsimd::batch<float, Arch>::load_aligned(f);
-    }
-}
-
 template <class Arch>
 NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_f32_half(xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
@@ -587,8 +519,8 @@ template <class Arch>
 inline xsimd::batch<float, Arch> erf_kernel(xsimd::batch<float, Arch> x) noexcept {
     using F = xsimd::batch<float, Arch>;
     xsimd::batch<double, Arch> lo, hi;
-    erf_detail::widen(x, lo, hi);
-    const F y = erf_detail::narrow(erf_detail::erf_f32_half(lo), erf_detail::erf_f32_half(hi));
+    detail::widen(x, lo, hi);
+    const F y = detail::narrow(erf_detail::erf_f32_half(lo), erf_detail::erf_f32_half(hi));
     return xsimd::select(xsimd::isnan(x), F(std::numeric_limits<float>::quiet_NaN()), y);
 }
 
