@@ -35,6 +35,11 @@ SKIPPED_UNDER_EMULATION: dict[str, str] = {
         "the emulated target's), for minutes of host time; CMake's choice of xsimd does not "
         "depend on the interpreter, and the native suite runs these tests"
     ),
+    "tests/test_evaluate_memory.py::test_fused_stages_need_no_temporaries": (
+        "the peak resident set read from /proc/self/status is qemu's own: it also counts the "
+        "code qemu translates while the measured call first runs its paths (3.6-7.4 MiB, "
+        "0 when the same call is repeated), above the 2 MiB bound for temporaries"
+    ),
 }
 
 
