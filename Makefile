@@ -152,7 +152,8 @@ bench-cpp: cpp-test
 # docs/testing.md#aarch64-under-emulation. aarch64-sysroot: an arm64 Python 3.11 from Debian's
 # packages plus PyPI's aarch64 wheels (tools/aarch64/make_sysroot.sh; also installs the cross
 # compiler and qemu-user when missing). aarch64-build: numfuse._core and the C++ tests
-# cross-compiled with tools/aarch64/toolchain.cmake, the package assembled as a plain folder.
+# cross-compiled with tools/aarch64/toolchain.cmake, the package assembled as a plain folder,
+# and the binaries checked for xsimd's float32 division/sqrt estimates (check_no_estimates.sh).
 # test-aarch64 runs the C++ tests and the whole pytest suite (but the slow tests) under
 # qemu-aarch64; test-aarch64-ci (.ci/run) the C++ tests and AARCH64_CI_TESTS.
 # wheel-aarch64 leaves dist/numfuse-*-manylinux_*_aarch64.whl.
@@ -200,7 +201,8 @@ AARCH64_WHEEL_SETTINGS := build-dir=$(AARCH64)/wheel-build \
 	cmake.define.Python_NumPy_INCLUDE_DIR=$(CURDIR)/$(AARCH64)/site/numpy/_core/include
 AARCH64_WHEEL_LDFLAGS := -static-libstdc++ -static-libgcc
 
-.PHONY: aarch64-sysroot aarch64-build test-aarch64 test-aarch64-ci cpp-test-aarch64 wheel-aarch64
+.PHONY: aarch64-sysroot aarch64-build test-aarch64 test-aarch64-ci cpp-test-aarch64 wheel-aarch64 \
+	insn-aarch64
 
 wheel-aarch64: system-deps aarch64-sysroot
 	$(VPY) -c "import auditwheel" 2>/dev/null || $(VPY) -m pip install --quiet "auditwheel>=6.1"
@@ -233,6 +235,7 @@ aarch64-build: system-deps aarch64-sysroot
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(AARCH64_BUILD)
 	rm -rf $(AARCH64_PKG) && mkdir -p $(AARCH64_PKG)/numfuse && cp -r python/numfuse/. $(AARCH64_PKG)/numfuse/ \
 	    && rm -f $(AARCH64_PKG)/numfuse/*.so && cp $(AARCH64_BUILD)/_core*.so $(AARCH64_PKG)/numfuse/
+	tools/aarch64/check_no_estimates.sh $(AARCH64_BUILD)/_core*.so $(AARCH64_BUILD)/tests/cpp/numfuse_cpp_tests
 
 cpp-test-aarch64: aarch64-build
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" ctest --test-dir $(AARCH64_BUILD) --output-on-failure -j2
@@ -242,6 +245,14 @@ test-aarch64: cpp-test-aarch64
 
 test-aarch64-ci: cpp-test-aarch64
 	$(AARCH64_PYTEST) $(AARCH64_CI_TESTS) $(AARCH64_PYTEST_FLAGS)
+
+# Instructions per element of every neon64 unary loop, counted by qemu (time cannot be
+# measured under emulation): tools/aarch64/insn_per_element.{cpp,py}; INSN_N elements.
+INSN_N ?= 4096
+insn-aarch64: aarch64-build
+	aarch64-linux-gnu-g++ -O2 -std=c++17 -no-pie -I src/core tools/aarch64/insn_per_element.cpp \
+	    $(AARCH64_BUILD)/libnumfuse_core.a -fopenmp -o $(AARCH64)/insn_per_element
+	$(VPY) tools/aarch64/insn_per_element.py $(AARCH64)/insn_per_element $(AARCH64)/sysroot $(INSN_N)
 
 .PHONY: accuracy regen regen-check
 
