@@ -87,7 +87,7 @@ NUMFUSE_ALWAYS_INLINE bd<A> even_odd(const bd<A>& z, const bd<A>& even, const bd
 
 // table[j] per lane for a 32-entry table (j in [0, 32)): in-register
 // permutes on AVX-512 (vgatherqpd is slow on CPUs with the gather-data-
-// sampling microcode fix), scalar loads elsewhere.
+// sampling microcode fix), scalar loads put together in registers elsewhere.
 template <class A>
 NUMFUSE_ALWAYS_INLINE bd<A> lookup32(const double* table,
                                      const xsimd::batch<std::int64_t, A>& j) noexcept {
@@ -105,10 +105,28 @@ NUMFUSE_ALWAYS_INLINE bd<A> lookup32(const double* table,
     {
         constexpr std::size_t n = bd<A>::size;
         alignas(64) std::int64_t js[n];
-        alignas(64) double out[n];
         j.store_aligned(js);
-        for (std::size_t k = 0; k < n; ++k) out[k] = table[js[k]];
-        return bd<A>::load_aligned(out);
+#if defined(__AVX__)
+        // The lanes are assembled in registers: storing them to memory and reloading the
+        // vector fails store-to-load forwarding (a stall of ~10 cycles per lookup).
+        if constexpr (n == 4) {
+            return bd<A>(_mm256_set_pd(table[js[3]], table[js[2]], table[js[1]], table[js[0]]));
+        } else
+#endif
+#if defined(__SSE2__)
+            if constexpr (n == 2) {
+            return bd<A>(_mm_set_pd(table[js[1]], table[js[0]]));
+        } else
+#elif defined(__aarch64__)
+        if constexpr (n == 2) {
+            return bd<A>(vsetq_lane_f64(table[js[1]], vdupq_n_f64(table[js[0]]), 1));
+        } else
+#endif
+        {
+            alignas(64) double out[n];
+            for (std::size_t k = 0; k < n; ++k) out[k] = table[js[k]];
+            return bd<A>::load_aligned(out);
+        }
     }
 }
 

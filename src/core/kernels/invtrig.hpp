@@ -12,9 +12,10 @@
 //   float32 uses these in float64 (expr_ops.hpp) and rounds once.
 //
 // Method
-//   atan: t = |x| or 1/|x| (a Newton-refined pair) in [0, 1]; c = j/16
-//   nearest to t; atan t = atan c + atan u, u = (t - c) / (1 + t c),
-//   |u| <= 1/32 (t.hi - c exact, t c an exact product, the quotient a pair);
+//   atan: t = |x| or 1/|x| in [0, 1] (approximate: it only picks c); c = j/16
+//   near t; atan t = atan c + atan u, u = (t - c) / (1 + t c) written in |x| and c
+//   so that one division (a pair quotient of an exact numerator) gives it,
+//   |u| <= 1/32 + 2^-40;
 //   atan u = u + u^3 P(u^2) with P the Taylor series to u^11 (truncation
 //   u^12/13 < 2^-63 relative); atan(j/16) from a 17-entry hi/lo table
 //   (in-register permutes on AVX-512); |x| > 1: pi/2 - that.
@@ -80,41 +81,6 @@ alignas(64) inline constexpr double atan_tab_lo[32] = {
 
 inline constexpr double pio2_hi = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145c07p-54;
 
-// atan(t) for a pair t in [0, 1]: c = j/16 nearest to t, atan(c) from the
-// table, atan u with u = (t - c) / (1 + t c) by its Taylor series.
-template <class A>
-NUMFUSE_ALWAYS_INLINE dd::pair<A> atan_unit(const dd::pair<A>& t) noexcept {
-    using B = xsimd::batch<double, A>;
-    using I = xsimd::batch<std::int64_t, A>;
-    const B shifter(0x1.8p52);
-    const B zj = dd::fmadd(t.hi, B(16.0), shifter);
-    const B c = (zj - shifter) * B(0.0625);
-    const I j = as_int(zj) & I(31);
-    const dd::pair<A> un = dd::fast_two_sum(t.hi - c, t.lo);  // t.hi - c exact
-    const dd::pair<A> tc = dd::two_prod(t.hi, c);
-    const dd::pair<A> ud = dd::add(dd::pair<A>{tc.hi, dd::fmadd(t.lo, c, tc.lo)}, B(1.0));
-    const dd::pair<A> u = dd::div(un, ud);
-    const B z = u.hi * u.hi;
-    const B poly = dd::horner(z, -0x1.5555555555555p-2,  // -1/3
-                              0x1.999999999999ap-3,      // 1/5
-                              -0x1.2492492492492p-3,     // -1/7
-                              0x1.c71c71c71c71cp-4,      // 1/9
-                              -0x1.745d1745d1746p-4);    // -1/11
-    const dd::pair<A> au = dd::fast_two_sum(u.hi, dd::fmadd(u.hi * z, poly, u.lo));
-    const dd::pair<A> ac{dd::lookup32(atan_tab_hi, j), dd::lookup32(atan_tab_lo, j)};
-    return dd::add(ac, au);
-}
-
-// pi/2 - theta where `swap` is set, theta elsewhere.
-template <class A>
-NUMFUSE_ALWAYS_INLINE dd::pair<A> complement_if(const xsimd::batch_bool<double, A>& swap,
-                                                const dd::pair<A>& theta) noexcept {
-    using B = xsimd::batch<double, A>;
-    const dd::pair<A> rest =
-        dd::add(dd::pair<A>{B(pio2_hi), B(pio2_lo)}, dd::pair<A>{-theta.hi, -theta.lo});
-    return {xsimd::select(swap, rest.hi, theta.hi), xsimd::select(swap, rest.lo, theta.lo)};
-}
-
 // asin for a in [0, 1] without a division: s = a (a <= 1/2) or
 // s = sqrt((1 - a) / 2) as a pair (a > 1/2, where asin a = pi/2 - 2 asin s);
 // asin s = s + s^3 P(s^2), P degree-13 minimax on [0, 1/4] (Remez with
@@ -160,25 +126,51 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
     const B a = xsimd::abs(x);
     const auto inf = a > B(0x1.0p60);  // atan = pi/2 - 1/|x| rounds to pi/2 (inf too)
     const B ac = xsimd::select(inf, B(1.0), a);
-    // t = |x| (|x| <= 1) or 1/|x| as a pair: y ~ 1/a, one Newton step, and the
-    // exact residual rho = 1 - th a gives tl = th rho.
     const auto big = ac > B(1.0);
-    const B y = dd::reciprocal_approx(ac);
-    B th, tl;
+    // t = a (a <= 1) or 1/a (a > 1), only to pick c = j/16 near t: any c within
+    // 1/32 + 2^-40 of t keeps |u| in the polynomial's range, so an approximate 1/a does.
+    const B t = xsimd::select(big, dd::reciprocal_approx(ac), ac);
+    const B shifter(0x1.8p52);
+    const B zj = dd::fmadd(t, B(16.0), shifter);
+    const B c = (zj - shifter) * B(0.0625);
+    const I j = detail::as_int(zj) & I(31);
+    // atan t = atan c + atan u with u = (t - c) / (1 + t c): for a <= 1
+    // u = (a - c) / (1 + a c), for a > 1 u = (1 - c a) / (a + c). With (X, Y) = (1, a)
+    // or (a, 1) both are (Y - c X) / (X + c Y). The numerator is exact: a - c by
+    // Sterbenz (c = 0 or a in [c/2, 2c]); 1 - c a has at most 52 significant bits
+    // (a <= 32 where c != 0, c on the 1/16 grid, |1 - c a| <= a/32).
+    const B big_x = xsimd::select(big, ac, B(1.0)), big_y = xsimd::select(big, B(1.0), ac);
+    B num;
     if constexpr (detail::has_fma<A>) {
-        th = dd::fmadd(y, dd::fnmadd(y, ac, B(1.0)), y);
-        tl = th * dd::fnmadd(th, ac, B(1.0));
+        num = dd::fnmadd(c, big_x, big_y);
     } else {
-        const dd::pair<A> p = dd::two_prod(y, ac);
-        th = y;  // the division's quotient: correctly rounded
-        tl = y * ((B(1.0) - p.hi) - p.lo);
+        const dd::pair<A> cx = dd::two_prod(c, big_x);
+        num = (big_y - cx.hi) - cx.lo;
     }
-    const dd::pair<A> t{xsimd::select(big, th, ac), xsimd::select(big, tl, B(0.0))};
-    const dd::pair<A> r = detail::complement_if(big, detail::atan_unit(t));
-    B res = xsimd::select(inf, B(detail::pio2_hi), r.hi + r.lo);
+    const dd::pair<A> cy = dd::two_prod(c, big_y);
+    const dd::pair<A> dx = dd::fast_two_sum(big_x, cy.hi);  // X >= c Y
+    const dd::pair<A> u = dd::div(dd::pair<A>{num, B(0.0)}, dd::pair<A>{dx.hi, dx.lo + cy.lo});
+    // atan u = u + u^3 P(u^2), P the Taylor series to u^11: |u| <= 1/32 + 2^-40, so the
+    // truncation u^12/13 is below 2^-63 relative.
+    const B z = u.hi * u.hi;
+    const B poly = dd::horner(z, -0x1.5555555555555p-2,  // -1/3
+                              0x1.999999999999ap-3,      // 1/5
+                              -0x1.2492492492492p-3,     // -1/7
+                              0x1.c71c71c71c71cp-4,      // 1/9
+                              -0x1.745d1745d1746p-4);    // -1/11
+    const B au_lo = dd::fmadd(u.hi * z, poly, u.lo);
+    // atan c + atan u: atan c >= atan(1/16) > |u| or atan c = 0 (j = 0).
+    const dd::pair<A> s = dd::fast_two_sum(dd::lookup32(detail::atan_tab_hi, j), u.hi);
+    const B s_lo = s.lo + (dd::lookup32(detail::atan_tab_lo, j) + au_lo);
+    // a > 1: pi/2 - atan t (atan t <= pi/4 + 2^-5).
+    const dd::pair<A> cp = dd::fast_two_sum(B(detail::pio2_hi), -s.hi);
+    const B hi = xsimd::select(big, cp.hi, s.hi);
+    const B lo = xsimd::select(big, cp.lo + (B(detail::pio2_lo) - s_lo), s_lo);
+    B res = xsimd::select(inf, B(detail::pio2_hi), hi + lo);
     res = xsimd::copysign(res, x);
     res = xsimd::select(a < B(0x1.0p-27), x, res);
     return xsimd::select(xsimd::isnan(x), x + x, res);

@@ -47,10 +47,12 @@ struct log_parts {
     dd::pair<A> lm;             // log(m) + xl / xh
 };
 
-// xh positive, normal and finite (other lanes give garbage).
-template <class A>
-NUMFUSE_ALWAYS_INLINE log_parts<A> log_core(const xsimd::batch<double, A>& xh,
-                                            const xsimd::batch<double, A>& xl) noexcept {
+// x = xh + xl: xh positive, normal and finite (other lanes give garbage). Without
+// Tail, xl is taken as 0 and its first-order term xl / xh (a division) is skipped.
+template <bool Tail, class A>
+NUMFUSE_ALWAYS_INLINE log_parts<A> log_core_impl(
+    const xsimd::batch<double, A>& xh,
+    [[maybe_unused]] const xsimd::batch<double, A>& xl) noexcept {
     using B = xsimd::batch<double, A>;
     using I = xsimd::batch<std::int64_t, A>;
     const I u = as_int(xh) + I(0x00095f619980c433);  // bits(1.0) - bits(RN(1/sqrt2))
@@ -61,14 +63,33 @@ NUMFUSE_ALWAYS_INLINE log_parts<A> log_core(const xsimd::batch<double, A>& xh,
     const B f = m - B(1.0);  // exact
     const B s = f / (B(2.0) + f);
     const B z = s * s;
-    const B r = z * dd::horner(z, 0x1.5555555555592p-1, 0x1.999999997fee8p-2, 0x1.24924941e0d52p-2,
-                               0x1.c71c52163c669p-3, 0x1.74663c5701af1p-3, 0x1.39a1fb3d036f1p-3,
-                               0x1.2f02e9a30b8bap-3);
+    // P(z) by Estrin (the kernel is latency-bound: 4 dependent FMAs instead of 7).
+    const B z2 = z * z;
+    const B p01 = dd::fmadd(B(0x1.999999997fee8p-2), z, B(0x1.5555555555592p-1));
+    const B p23 = dd::fmadd(B(0x1.c71c52163c669p-3), z, B(0x1.24924941e0d52p-2));
+    const B p45 = dd::fmadd(B(0x1.39a1fb3d036f1p-3), z, B(0x1.74663c5701af1p-3));
+    const B p46 = dd::fmadd(B(0x1.2f02e9a30b8bap-3), z2, p45);
+    const B r = z * dd::fmadd(dd::fmadd(p46, z2, p23), z2, p01);
     const dd::pair<A> f2 = dd::two_prod(f, f);
     const B hh = B(0.5) * f2.hi, hl = B(0.5) * f2.lo;  // f^2/2 exactly
     const dd::pair<A> a = dd::fast_two_sum(f, -hh);      // |f| > f^2/2
-    const B tail = dd::fmadd(s, hh + r, (a.lo - hl) + xl / xh);
+    B lo = a.lo - hl;
+    if constexpr (Tail) lo = lo + xl / xh;
+    const B tail = dd::fmadd(s, hh + r, lo);
     return {e, dd::fast_two_sum(a.hi, tail)};
+}
+
+// log_parts of the pair xh + xl.
+template <class A>
+NUMFUSE_ALWAYS_INLINE log_parts<A> log_core(const xsimd::batch<double, A>& xh,
+                                            const xsimd::batch<double, A>& xl) noexcept {
+    return log_core_impl<true>(xh, xl);
+}
+
+// log_parts of one double.
+template <class A>
+NUMFUSE_ALWAYS_INLINE log_parts<A> log_core(const xsimd::batch<double, A>& x) noexcept {
+    return log_core_impl<false>(x, x);
 }
 
 // log(x) as a pair: E ln2 + lm (E ln2_hi exact: 42-bit ln2_hi).
@@ -94,7 +115,7 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE log_parts<A> log_core_any(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto sub = x < B(0x1.0p-1022);
-    log_parts<A> p = log_core(xsimd::select(sub, x * B(0x1.0p54), x), B(0.0));
+    log_parts<A> p = log_core(xsimd::select(sub, x * B(0x1.0p54), x));
     p.e = p.e - xsimd::select(sub, B(54.0), B(0.0));
     return p;
 }
@@ -136,8 +157,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log2_kernel(
     const auto p = detail::log_core_any(x);
     const dd::pair<A> t =
         dd::mul(p.lm, dd::pair<A>{B(0x1.71547652b82fep+0), B(0x1.777d0ffda0d24p-56)});
-    const dd::pair<A> r = dd::add(t, p.e);
-    return detail::log_specials(x, r.hi + r.lo);
+    // |t| < 1/2 <= |E| unless E = 0: E + t.hi is an exact fast two-sum.
+    const dd::pair<A> r = dd::fast_two_sum(p.e, t.hi);
+    return detail::log_specials(x, r.hi + (r.lo + t.lo));
 }
 
 // log10(x), f64 lanes. Max error <= 1 ULP; exact at powers of ten.
@@ -151,8 +173,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_kernel(
     // E log10(2) as a pair: log10(2) = 0x1.34413509f79ffp-2 - 0x1.9dc1da994fd21p-59.
     const dd::pair<A> el = dd::two_prod(p.e, B(0x1.34413509f79ffp-2));
     const dd::pair<A> e10{el.hi, dd::fmadd(p.e, B(-0x1.9dc1da994fd21p-59), el.lo)};
-    const dd::pair<A> r = dd::add(e10, t);
-    return detail::log_specials(x, r.hi + r.lo);
+    // |t| <= 0.151 < log10(2) <= |E log10(2)| unless E = 0: an exact fast two-sum.
+    const dd::pair<A> r = dd::fast_two_sum(e10.hi, t.hi);
+    return detail::log_specials(x, r.hi + (r.lo + (e10.lo + t.lo)));
 }
 
 // asinh(x), f64 lanes. Max error <= 1 ULP.
@@ -168,7 +191,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(
     dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
     B res = l.hi + l.lo;
     if (xsimd::any(huge)) {
-        auto p = detail::log_core(xsimd::select(huge, a, B(1.0)), B(0.0));
+        auto p = detail::log_core(xsimd::select(huge, a, B(1.0)));
         p.e = p.e + B(1.0);
         l = detail::log_pair(p);
         res = xsimd::select(huge, l.hi + l.lo, res);
@@ -191,8 +214,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(
     dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
     B res = l.hi + l.lo;
     if (xsimd::any(huge)) {
-        auto p =
-            detail::log_core(xsimd::select(huge & (x < detail::inf_of<A>()), x, B(1.0)), B(0.0));
+        auto p = detail::log_core(xsimd::select(huge & (x < detail::inf_of<A>()), x, B(1.0)));
         p.e = p.e + B(1.0);
         l = detail::log_pair(p);
         res = xsimd::select(huge, l.hi + l.lo, res);
