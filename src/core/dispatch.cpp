@@ -395,7 +395,19 @@ UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept {
 namespace {
 std::atomic<std::uint64_t> invalid_nans[unary_op_count][simd_dtype_count] = {};
 std::atomic<std::uint64_t> nan_inputs[unary_op_count][simd_dtype_count] = {};
+std::atomic<bool> quiet_subnormal_underflow[unary_op_count][simd_dtype_count] = {};
 }  // namespace
+
+void set_subnormal_underflow(UnaryOp op, DType dtype, bool raise) noexcept {
+    const int d = static_cast<int>(dtype);
+    if (d < simd_dtype_count) quiet_subnormal_underflow[static_cast<int>(op)][d].store(!raise);
+}
+
+bool subnormal_underflow(UnaryOp op, DType dtype) noexcept {
+    const int d = static_cast<int>(dtype);
+    if (d >= simd_dtype_count) return true;
+    return !quiet_subnormal_underflow[static_cast<int>(op)][d].load(std::memory_order_relaxed);
+}
 
 void set_invalid_nan_bits(UnaryOp op, DType dtype, std::uint64_t bits) noexcept {
     const int d = static_cast<int>(dtype);

@@ -129,9 +129,18 @@ std::uint64_t invalid_nan_bits(UnaryOp op, DType dtype) noexcept;
 // The same for NaN inputs: 0 keeps the kernels' result, nan_input_propagates returns the
 // input NaN itself, any other value is the bits of the NaN to return. Applied on the rare
 // path of the ops whose screen flags NaN lanes (the TableOp ufuncs, arch/unary_loop.hpp).
+// nan_input_negated returns it quieted with its sign flipped (NumPy's AVX-512 float64
+// arccos does that).
 inline constexpr std::uint64_t nan_input_propagates = 1;
+inline constexpr std::uint64_t nan_input_negated = 2;
 void set_nan_input_bits(UnaryOp op, DType dtype, std::uint64_t bits) noexcept;
 std::uint64_t nan_input_bits(UnaryOp op, DType dtype) noexcept;
+// Whether the SIMD loops keep the underflow condition that their rule reports for a
+// subnormal input (f(x) ~ x, as the C library raises it): false where NumPy's own loop on
+// this machine does not report it (its AVX-512 loops for tan, arcsin, sinh, log1p, ...).
+// Set by the Python bindings (src/python/nan_policy.hpp); default true.
+void set_subnormal_underflow(UnaryOp op, DType dtype, bool raise) noexcept;
+bool subnormal_underflow(UnaryOp op, DType dtype) noexcept;
 
 // Runs the active level's loop, split over threads when n is large enough to
 // pay for them (see parallel.hpp). Returns the union of the FpFlag bits for

@@ -20,8 +20,10 @@ namespace numfuse::python {
 // returns one NaN for two inputs outside its domain (-1 and -inf for log, +-inf for
 // sin, 2 and -inf for arcsin, ...: nan_policy.cpp), and it differs from the NaN numfuse's loop
 // returns there, makes the loop return NumPy's; likewise for NaN inputs (NumPy returns
-// them as they are for some functions and one NaN for others). Call once per ufunc at module
+// them as they are for some functions, with the sign flipped or one NaN for others). Also
+// whether NumPy reports underflow for a subnormal input (core::set_subnormal_underflow):
+// its AVX-512 loops do not where the C library does. Call once per ufunc at module
 // initialisation (with the GIL held); a name NumPy lacks (erf) does nothing.
-void probe_numpy_invalid_nan(core::UnaryOp op, const char* numpy_name);
+void probe_numpy_conventions(core::UnaryOp op, const char* numpy_name);
 
 }  // namespace numfuse::python

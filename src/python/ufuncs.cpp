@@ -162,7 +162,7 @@ void add_ufunc(py::module_& m, UnaryUfuncSpec& spec, int nin, const char* name, 
 void register_ufuncs(py::module_& m) {
     if (_import_array() < 0) throw py::error_already_set();
     if (_import_umath() < 0) throw py::error_already_set();
-    // Each ufunc also asks NumPy which NaN its invalid inputs give (nan_policy.hpp).
+    // Each ufunc also asks NumPy which NaNs and conditions it gives (nan_policy.hpp).
 #define NUMFUSE_ADD_UFUNC(op)                                              \
     {                                                                      \
         constexpr int k = static_cast<int>(UnaryOp::op);                   \
@@ -170,7 +170,7 @@ void register_ufuncs(py::module_& m) {
         ufunc_specs[k] = spec_for(info, &loop_for<UnaryOp::op>);           \
         ufunc_docs[k] = docstring_of(info);                                \
         add_ufunc(m, ufunc_specs[k], 1, info.name, ufunc_docs[k].c_str()); \
-        probe_numpy_invalid_nan(UnaryOp::op, info.name);                   \
+        probe_numpy_conventions(UnaryOp::op, info.name);                   \
     }
     NUMFUSE_UNARY_OPS(NUMFUSE_ADD_UFUNC)
 #undef NUMFUSE_ADD_UFUNC

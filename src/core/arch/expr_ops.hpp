@@ -644,10 +644,12 @@ struct Expit {
                          xsimd::select(a >= B(T(0)), B(T(1)) / (B(T(1)) + e), e / (B(T(1)) + e)));
     }
     // scipy.special.expit computes 1 / (1 + exp(-x)): a NaN input comes back quieted with
-    // its sign flipped (payload kept), on x86 and aarch64 alike, float32 and float64.
+    // its sign flipped (payload kept), on x86 and aarch64 alike, float32 and float64. The
+    // sign is flipped by xor: xsimd 8.1's AVX-512 negation is 0 - x, which keeps a NaN's sign.
     template <class B>
     static NUMFUSE_ALWAYS_INLINE B scipy_nan(const B& a, const B& y) noexcept {
-        return xsimd::select(xsimd::isnan(a), -(a + a), y);
+        using T = typename B::value_type;
+        return xsimd::select(xsimd::isnan(a), xsimd::bitwise_xor(a + a, B(T(-0.0))), y);
     }
 };
 

@@ -412,6 +412,8 @@ struct UnaryBatchRunner {
     Bits invalid_nan = 0;
     // nan_input_bits() likewise: 0 keeps the kernels' result for NaN inputs.
     Bits nan_input = 0;
+    // core::subnormal_underflow() of this loop's op and type.
+    bool keep_subnormal_underflow = true;
 
     // Op::finish, then the configured NaN where a non-NaN input gave a NaN (rare path only).
     NUMFUSE_OP_INLINE B finish(const B& x, const B& y) const noexcept {
@@ -424,7 +426,12 @@ struct UnaryBatchRunner {
         if (nan_input == 0) return fixed;
         T input_nan;
         std::memcpy(&input_nan, &nan_input, sizeof input_nan);
-        const B for_nan = nan_input == nan_input_propagates ? x : B(input_nan);
+        const B for_nan = nan_input == nan_input_propagates ? x
+                          : nan_input == nan_input_negated
+                              // (x + x) quiets; the sign is flipped by xor (xsimd 8.1's
+                              // AVX-512 negation is 0 - x, which keeps a NaN's sign).
+                              ? xsimd::bitwise_xor(x + x, B(T(-0.0)))
+                              : B(input_nan);
         return xsimd::select(xsimd::isnan(x), for_nan, fixed);
     }
 
@@ -451,13 +458,20 @@ struct UnaryBatchRunner {
         }
     }
 
-    static unsigned lane_flags(const B& x, const B& y) noexcept {
+    unsigned lane_flags(const B& x, const B& y) const noexcept {
         alignas(64) T xs[width];
         alignas(64) T ys[width];
         x.store_aligned(xs);
         y.store_aligned(ys);
         unsigned bits = fp_none;
-        for (std::size_t k = 0; k < width; ++k) bits |= Op::template flags<T>(xs[k], ys[k]);
+        for (std::size_t k = 0; k < width; ++k) {
+            unsigned lane = Op::template flags<T>(xs[k], ys[k]);
+            if (!keep_subnormal_underflow && xs[k] != T(0) && xs[k] - xs[k] == T(0) &&
+                (xs[k] < T(0) ? -xs[k] : xs[k]) < std::numeric_limits<T>::min()) {
+                lane &= ~static_cast<unsigned>(fp_underflow);
+            }
+            bits |= lane;
+        }
         return bits;
     }
 
@@ -493,6 +507,8 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
         invalid_nan_bits(Id, sizeof(T) == 4 ? DType::f32 : DType::f64));
     run.nan_input = static_cast<typename Runner::Bits>(
         nan_input_bits(Id, sizeof(T) == 4 ? DType::f32 : DType::f64));
+    run.keep_subnormal_underflow =
+        subnormal_underflow(Id, sizeof(T) == 4 ? DType::f32 : DType::f64);
     std::size_t i = 0;
     if (in_stride == elem && out_stride == elem) {
         // Peel a head so that the stores are aligned to the vector width.
@@ -552,7 +568,7 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                             if (xsimd::any(Op::may_raise(x))) {
                                 const B y = run.finish(x, Op::compute_fast(x));
                                 y.store_aligned(dst + k);
-                                run.flags |= Runner::lane_flags(x, y);
+                                run.flags |= run.lane_flags(x, y);
                             }
                         }
                     }
