@@ -127,7 +127,7 @@ bool unary_supported(UnaryOp op, DType dtype) noexcept;
 void set_invalid_nan_bits(UnaryOp op, DType dtype, std::uint64_t bits) noexcept;
 std::uint64_t invalid_nan_bits(UnaryOp op, DType dtype) noexcept;
 // The same for NaN inputs: 0 keeps the kernels' result, nan_input_propagates returns the
-// input NaN itself, any other value is the bits of the NaN to return. Applied on the rare
+// input NaN itself (quieted), any other value is the bits of the NaN to return. Applied on the rare
 // path of the ops whose screen flags NaN lanes (the TableOp ufuncs, arch/unary_loop.hpp).
 // nan_input_negated returns it quieted with its sign flipped (NumPy's AVX-512 float64
 // arccos does that).

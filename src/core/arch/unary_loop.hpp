@@ -426,7 +426,7 @@ struct UnaryBatchRunner {
         if (nan_input == 0) return fixed;
         T input_nan;
         std::memcpy(&input_nan, &nan_input, sizeof input_nan);
-        const B for_nan = nan_input == nan_input_propagates ? x
+        const B for_nan = nan_input == nan_input_propagates ? x + x  // quieted
                           : nan_input == nan_input_negated
                               // (x + x) quiets; the sign is flipped by xor (xsimd 8.1's
                               // AVX-512 negation is 0 - x, which keeps a NaN's sign).
