@@ -19,7 +19,7 @@ namespace numfuse::cuda {
 namespace {
 
 namespace dm = numfuse::device_math;
-using lse::lse_combine;
+using lse::combine;
 using lse::lse_empty;
 using lse::lse_result;
 using lse::LseState;
@@ -173,9 +173,9 @@ int unary_typed(UnaryOp op, const void* x, void* y, std::int64_t n, cudaStream_t
 // The split and the per-lane order of operations are lse_core.hpp's (Plan, lse_fold,
 // the combine tree); reduce_host.cpp runs the same steps on the CPU.
 
-// The fixed combine tree over Lanes consecutive threads (a warp, or the whole block
-// with sm/ss its scratch); the result is valid in the group's first thread.
-template <int Lanes>
+// The fixed combine tree over Lanes consecutive threads (at most a warp, or the whole
+// block with sm/ss its scratch); the result is valid in the group's first thread.
+template <class T, int Lanes>
 __device__ __forceinline__ LseState group_tree(LseState st, double* sm, double* ss) {
     if constexpr (Lanes > 32) {
         sm[threadIdx.x] = st.m;
@@ -183,8 +183,8 @@ __device__ __forceinline__ LseState group_tree(LseState st, double* sm, double* 
         __syncthreads();
         for (int half = Lanes / 2; half >= 32; half /= 2) {
             if (static_cast<int>(threadIdx.x) < half) {
-                const LseState c = lse_combine({sm[threadIdx.x], ss[threadIdx.x]},
-                                               {sm[threadIdx.x + half], ss[threadIdx.x + half]});
+                const LseState c = combine<T>({sm[threadIdx.x], ss[threadIdx.x]},
+                                              {sm[threadIdx.x + half], ss[threadIdx.x + half]});
                 sm[threadIdx.x] = c.m;
                 ss[threadIdx.x] = c.s;
             }
@@ -192,10 +192,11 @@ __device__ __forceinline__ LseState group_tree(LseState st, double* sm, double* 
         }
         st = {sm[threadIdx.x], ss[threadIdx.x]};
     }
-    for (int half = 16; half > 0; half /= 2) {
-        const LseState other{__shfl_down_sync(0xffffffffu, st.m, half),
-                             __shfl_down_sync(0xffffffffu, st.s, half)};
-        st = lse_combine(st, other);
+    constexpr int width = Lanes < 32 ? Lanes : 32;
+    for (int half = width / 2; half > 0; half /= 2) {
+        const LseState other{__shfl_down_sync(0xffffffffu, st.m, half, width),
+                             __shfl_down_sync(0xffffffffu, st.s, half, width)};
+        st = combine<T>(st, other);
     }
     return st;
 }
@@ -222,7 +223,7 @@ __global__ void __launch_bounds__(block_threads)
         const std::int64_t len = end > begin ? end - begin : 0;
         lse::lse_fold(st, x + row * n + begin + lane, lse::lane_count(len, lane, Lanes), Lanes);
     }
-    st = group_tree<Lanes>(st, sm, ss);
+    st = group_tree<T, Lanes>(st, sm, ss);
     if (live && lane == 0) {
         if (out != nullptr) {
             out[item] = lse_result<T>(st);
@@ -247,7 +248,10 @@ __device__ __forceinline__ double group_sum(double s, double* scratch) {
         }
         s = scratch[threadIdx.x];
     }
-    for (int half = 16; half > 0; half /= 2) s += __shfl_down_sync(0xffffffffu, s, half);
+    constexpr int width = Lanes < 32 ? Lanes : 32;
+    for (int half = width / 2; half > 0; half /= 2) {
+        s += __shfl_down_sync(0xffffffffu, s, half, width);
+    }
     if constexpr (Lanes > 32) {
         __syncthreads();
         if (threadIdx.x == 0) scratch[0] = s;
@@ -261,7 +265,8 @@ __device__ __forceinline__ double group_sum(double s, double* scratch) {
 // The maximum over Lanes consecutive threads (NaN ignored), in every thread.
 template <int Lanes>
 __device__ __forceinline__ double group_max(double m, double* scratch) {
-    for (int half = 16; half > 0; half /= 2) {
+    constexpr int width = Lanes < 32 ? Lanes : 32;
+    for (int half = width / 2; half > 0; half /= 2) {
         const double o = __shfl_xor_sync(0xffffffffu, m, half);
         if (o > m) m = o;
     }
@@ -281,7 +286,7 @@ __device__ __forceinline__ double group_max(double m, double* scratch) {
 // each lane keeping its elements in registers (lse_core.hpp, rows_in_registers, gives
 // the order of operations): logsumexp (Norm none) writes out[row]; softmax /
 // log_softmax write the row of y, reading x once. y may be x: every element is read by
-// the thread that writes it, before the group's reductions.
+// the thread that writes it, before it writes.
 template <class T, int Lanes, int Regs, Normalize Norm>
 __global__ void __launch_bounds__(block_threads)
     rows_in_registers(const T* x, T* y, std::int64_t rows, std::int64_t n) {
@@ -292,24 +297,23 @@ __global__ void __launch_bounds__(block_threads)
         static_cast<std::int64_t>(blockIdx.x) * groups + static_cast<int>(threadIdx.x) / Lanes;
     const std::int64_t count = row < rows ? lse::lane_count(n, lane, Lanes) : 0;
     const std::int64_t first = row * n + lane;
-    T v[Regs];
+    double w[Regs];  // the elements, then (softmax) their terms
 #pragma unroll
     for (int k = 0; k < Regs; ++k) {
-        if (k < count) v[k] = x[first + static_cast<std::int64_t>(k) * Lanes];
+        if (k < count) w[k] = static_cast<double>(x[first + static_cast<std::int64_t>(k) * Lanes]);
     }
     double m = lse::neg_inf();
 #pragma unroll
     for (int k = 0; k < Regs; ++k) {
-        if (k<count&& static_cast<double>(v[k])> m) m = static_cast<double>(v[k]);
+        if (k < count && w[k] > m) m = w[k];
     }
     m = group_max<Lanes>(m, scratch);
-    double e[Norm == Normalize::softmax ? Regs : 1];
     double s = 0.0;
 #pragma unroll
     for (int k = 0; k < Regs; ++k) {
         if (k < count) {
-            const double term = lse::lse_term(static_cast<double>(v[k]), m);
-            if constexpr (Norm == Normalize::softmax) e[k] = term;
+            const double term = lse::lse_term<T>(w[k], m);
+            if constexpr (Norm == Normalize::softmax) w[k] = term;
             s += term;
         }
     }
@@ -318,16 +322,20 @@ __global__ void __launch_bounds__(block_threads)
         if (lane == 0 && row < rows) y[row] = lse_result<T>({m, s});
     } else {
         const lse::NormState ns = lse::norm_state({m, s});
+        const bool finite_max = lse::finite_max(ns);
 #pragma unroll
         for (int k = 0; k < Regs; ++k) {
             if (k < count) {
+                const std::int64_t j = first + static_cast<std::int64_t>(k) * Lanes;
                 T r;
                 if constexpr (Norm == Normalize::softmax) {
-                    r = lse::normalized_term<T, false>(v[k], e[k], ns);
+                    // The kept term is exp(x - m) when m is finite; else from x again.
+                    r = finite_max ? lse::softmax_of_term<T>(w[k], ns)
+                                   : lse::normalized<T, false>(x[j], ns);
                 } else {
-                    r = lse::normalized<T, true>(v[k], ns);
+                    r = lse::normalized<T, true>(static_cast<T>(w[k]), ns);
                 }
-                y[first + static_cast<std::int64_t>(k) * Lanes] = r;
+                y[j] = r;
             }
         }
     }
@@ -372,10 +380,10 @@ __global__ void __launch_bounds__(block_threads)
     LseState st = lse_empty();
     if (col < columns) {
         for (std::int64_t c = lane; c < chunks; c += Lanes) {
-            st = lse_combine(st, partial[col * chunks + c]);
+            st = combine<T>(st, partial[col * chunks + c]);
         }
     }
-    st = group_tree<Lanes>(st, sm, ss);
+    st = group_tree<T, Lanes>(st, sm, ss);
     if (col < columns && lane == 0) {
         if constexpr (Norm) {
             norm_out[col] = lse::norm_state(st);
@@ -433,13 +441,27 @@ unsigned blocks_for(std::int64_t items, std::int64_t per_block) {
 template <class T, Normalize Norm>
 void launch_rows_in_registers(const lse::Plan& plan, const T* x, T* y, std::int64_t rows,
                               std::int64_t n, cudaStream_t stream) {
-    constexpr int warp = lse::warp_lanes;
-    if (plan.layout == lse::Layout::warp_rows) {
-        rows_in_registers<T, warp, lse::warp_regs, Norm>
-            <<<blocks_for(rows, block_threads / warp), block_threads, 0, stream>>>(x, y, rows, n);
-    } else {
-        rows_in_registers<T, block_threads, lse::block_regs, Norm>
-            <<<blocks_for(rows, 1), block_threads, 0, stream>>>(x, y, rows, n);
+    constexpr int regs = lse::warp_regs;
+    switch (plan.lanes) {
+        case 4:
+            rows_in_registers<T, 4, regs, Norm>
+                <<<blocks_for(rows, block_threads / 4), block_threads, 0, stream>>>(x, y, rows, n);
+            break;
+        case 8:
+            rows_in_registers<T, 8, regs, Norm>
+                <<<blocks_for(rows, block_threads / 8), block_threads, 0, stream>>>(x, y, rows, n);
+            break;
+        case 16:
+            rows_in_registers<T, 16, regs, Norm>
+                <<<blocks_for(rows, block_threads / 16), block_threads, 0, stream>>>(x, y, rows, n);
+            break;
+        case 32:
+            rows_in_registers<T, 32, regs, Norm>
+                <<<blocks_for(rows, block_threads / 32), block_threads, 0, stream>>>(x, y, rows, n);
+            break;
+        default:
+            rows_in_registers<T, block_threads, lse::block_regs, Norm>
+                <<<blocks_for(rows, 1), block_threads, 0, stream>>>(x, y, rows, n);
     }
 }
 

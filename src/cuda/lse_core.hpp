@@ -22,23 +22,79 @@ using core::lse::LseState;
 using core::lse::neg_inf;
 using core::lse::pos_inf;
 
-struct DeviceMath {
-    NUMFUSE_HD static double exp(double x) { return dm::exp_scalar(x); }
+// exp(d) for the reductions' arguments, which are all d = x - m <= 0 (an element or
+// a partial maximum minus a larger maximum), or NaN. The argument reduction is
+// exp_scalar's (d = k ln2 + r, |r| <= ln2/2, src/core/device_math/exp.hpp) with one
+// exact scaling by 2^k; d < -700 (results near the subnormal range), -inf and NaN
+// go to exp_scalar itself.
+//   float inputs (TermExp<float>): e^r = 1 + (r + r^2 Q(r)) with r^2 Q(r) (<= 0.07) in
+//     float, Q the float fit of exp_scalar(float): relative error ~ 2^-27, far below
+//     the float result's rounding, for a fraction of the double pipe's work.
+//   double inputs (TermExp<double>): exp_scalar's own evaluation (<= 1 ULP; the same
+//     bits as exp_scalar for d in [-700, 0]).
+namespace term_detail {
+
+// 2^k, k in [-1022, 1023].
+NUMFUSE_HD inline double pow2(std::int32_t k) {
+    return dm::double_from_bits(static_cast<std::uint64_t>(static_cast<std::uint32_t>(k + 1023))
+                                << 52);
+}
+
+// k = round(d / ln2) from the shifted sum z = d / ln2 + 1.5 * 2^52: its low 32 bits.
+NUMFUSE_HD inline std::int32_t low_int(double z) {
+    return static_cast<std::int32_t>(static_cast<std::uint32_t>(dm::bits_of(z)));
+}
+
+}  // namespace term_detail
+
+template <class T>
+struct TermExp;
+
+template <>
+struct TermExp<double> {
+    NUMFUSE_HD static double exp(double d) {
+        if (!(d >= -700.0)) return dm::exp_scalar(d);
+        using C = dm::exp_detail::consts<double>;
+        const double z = dm::fma_(d, C::inv_ln2, C::shifter);
+        const double kd = z - C::shifter;
+        const double r1 = dm::fma_(-kd, C::ln2_hi, d);  // exact
+        const double kc = kd * C::ln2_lo;
+        const double rh = r1 - kc;
+        const double rl = (r1 - rh) - kc;
+        const double q = dm::exp_detail::poly(rh);
+        const double s = dm::fma_(rh * rh, q, dm::fma_(rl, rh, rl));
+        const double h = 1.0 + rh;
+        const double hl = (1.0 - h) + rh;
+        const double y = h + (hl + s);
+        return y * term_detail::pow2(term_detail::low_int(z));
+    }
+    NUMFUSE_HD static double log(double x) { return dm::log_scalar(x); }
+};
+
+template <>
+struct TermExp<float> {
+    NUMFUSE_HD static double exp(double d) {
+        if (!(d >= -700.0)) return dm::exp_scalar(d);
+        using C = dm::exp_detail::consts<double>;
+        const double z = dm::fma_(d, C::inv_ln2, C::shifter);
+        const double kd = z - C::shifter;
+        const double r = dm::fma_(-kd, C::ln2_lo, dm::fma_(-kd, C::ln2_hi, d));
+        const float rf = static_cast<float>(r);
+        const float tail = (rf * rf) * dm::exp_detail::poly(rf);  // r^2 Q(r)
+        const double y = 1.0 + (r + static_cast<double>(tail));
+        return y * term_detail::pow2(term_detail::low_int(z));
+    }
     NUMFUSE_HD static double log(double x) { return dm::log_scalar(x); }
 };
 
 template <class T>
-NUMFUSE_HD inline void lse_add(LseState& st, T x) {
-    core::lse::lse_add<DeviceMath>(st, static_cast<double>(x));
-}
-
-NUMFUSE_HD inline LseState lse_combine(LseState a, LseState b) {
-    return core::lse::lse_combine<DeviceMath>(a, b);
+NUMFUSE_HD inline LseState combine(LseState a, LseState b) {
+    return core::lse::lse_combine<TermExp<T>>(a, b);
 }
 
 template <class T>
 NUMFUSE_HD inline T lse_result(LseState st) {
-    return core::lse::lse_result<T, DeviceMath>(st);
+    return core::lse::lse_result<T, TermExp<T>>(st);
 }
 
 // softmax / log_softmax of one element from its line's final state:
@@ -59,21 +115,23 @@ NUMFUSE_HD inline NormState norm_state(LseState st) {
 template <class T, bool Log>
 NUMFUSE_HD inline T normalized(T x, const NormState& ns) {
     const double d = static_cast<double>(x) - ns.m;
-    return static_cast<T>(Log ? d - ns.log_s : dm::exp_scalar(d) * ns.inv_s);
+    return static_cast<T>(Log ? d - ns.log_s : TermExp<T>::exp(d) * ns.inv_s);
 }
 
 // A term of the sum for the line maximum m: exp(x - m), 1 where x == m (also for
 // m = +-inf, as lse_add counts such elements).
+template <class T>
 NUMFUSE_HD inline double lse_term(double x, double m) {
-    return x == m ? 1.0 : dm::exp_scalar(x - m);
+    return x == m ? 1.0 : TermExp<T>::exp(x - m);
 }
 
-// softmax / log_softmax of an element from its term when the line's maximum is
-// finite (the term is then exp(x - m) exactly as normalized() computes it).
-template <class T, bool Log>
-NUMFUSE_HD inline T normalized_term(T x, double term, const NormState& ns) {
-    if (!(ns.m - ns.m == 0.0)) return normalized<T, Log>(x, ns);  // m = +-inf
-    return static_cast<T>(Log ? (static_cast<double>(x) - ns.m) - ns.log_s : term * ns.inv_s);
+// softmax of an element from its term lse_term(x, m) when the line's maximum m is
+// finite: the term is then exp(x - m), exactly as normalized() computes it.
+NUMFUSE_HD inline bool finite_max(const NormState& ns) { return ns.m - ns.m == 0.0; }
+
+template <class T>
+NUMFUSE_HD inline T softmax_of_term(double term, const NormState& ns) {
+    return static_cast<T>(term * ns.inv_s);
 }
 
 // ------------------------------------------------------ per-lane accumulation
@@ -86,17 +144,18 @@ NUMFUSE_HD inline T normalized_term(T x, double term, const NormState& ns) {
 // elements make m = +inf.
 inline constexpr int batch = 8;
 
+template <class T>
 NUMFUSE_HD inline void lse_add_batch(LseState& st, const double (&v)[batch], int count) {
     double m = st.m;
     for (int b = 0; b < batch; ++b) {
         if (b < count && v[b] > m) m = v[b];
     }
     if (m > st.m) {
-        st.s = st.s * DeviceMath::exp(st.m - m);
+        st.s = st.s * TermExp<T>::exp(st.m - m);
         st.m = m;
     }
     for (int b = 0; b < batch; ++b) {
-        if (b < count) st.s += (v[b] == m) ? 1.0 : DeviceMath::exp(v[b] - m);
+        if (b < count) st.s += lse_term<T>(v[b], m);
     }
 }
 
@@ -109,7 +168,7 @@ NUMFUSE_HD inline void lse_fold(LseState& st, const T* x, std::int64_t count, st
         for (int b = 0; b < batch; ++b) {
             v[b] = b < c ? static_cast<double>(x[(k + b) * step]) : 0.0;
         }
-        lse_add_batch(st, v, c);
+        lse_add_batch<T>(st, v, c);
     }
 }
 
@@ -131,7 +190,7 @@ NUMFUSE_HD inline std::int64_t lane_count(std::int64_t len, std::int64_t lane, s
 // ... in order). Combining with an empty state is exact, so lines of one chunk give
 // the same bits whether or not the finishing step runs.
 enum class Layout : int {
-    warp_rows,   // inner == 1, short rows: one warp per row, 8 rows per block
+    warp_rows,   // inner == 1, short rows: 4, 8, 16 or 32 lanes of a warp per row
     block_rows,  // inner == 1: one 256-thread block per (row, chunk)
     columns,  // inner > 1: one thread (lanes == 1) per (column, chunk), coalesced across columns
 };
@@ -140,6 +199,9 @@ inline constexpr std::int64_t warp_row_max = 1024;  // rows up to this length: w
 inline constexpr std::int64_t row_chunk = 16384;  // block_rows chunk length
 inline constexpr std::int64_t max_col_chunks = 4096;  // chunks per column, at most
 inline constexpr int warp_lanes = 32;
+inline constexpr int warp_regs = 32;   // elements per lane kept in registers: warp_rows
+inline constexpr int block_regs = 48;  // block_rows: n <= 12288 in registers
+static_assert(warp_row_max == warp_lanes * warp_regs, "every warp row fits in registers");
 
 struct Plan {
     Layout layout;
@@ -153,8 +215,9 @@ NUMFUSE_HD inline Plan plan_for(std::int64_t outer, std::int64_t n, std::int64_t
     const std::int64_t columns = outer * inner;
     Plan p{};
     if (inner == 1 && n <= warp_row_max) {
+        // 4 to 32 lanes, each with at most warp_regs elements: short rows share a warp.
         p.layout = Layout::warp_rows;
-        p.lanes = warp_lanes;
+        p.lanes = n <= 4 * warp_regs ? 4 : n <= 8 * warp_regs ? 8 : n <= 16 * warp_regs ? 16 : 32;
         p.chunks = 1;
         p.chunk_len = n > 0 ? n : 1;
     } else if (inner == 1) {
@@ -184,9 +247,6 @@ NUMFUSE_HD inline Plan plan_for(std::int64_t outer, std::int64_t n, std::int64_t
 // elements in order and the lanes' sums added in the fixed tree
 // (sums[t] += sums[t + half]). One exp per element and no rescaling; softmax keeps
 // the terms and scales them.
-inline constexpr int warp_regs = 32;   // warp_rows: n <= 1024
-inline constexpr int block_regs = 48;  // block_rows: n <= 12288
-static_assert(warp_row_max == warp_lanes * warp_regs, "every warp row fits in registers");
 
 NUMFUSE_HD inline bool rows_in_registers(const Plan& p, std::int64_t n) {
     return (p.layout == Layout::warp_rows && n <= warp_lanes * warp_regs) ||

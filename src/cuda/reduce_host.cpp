@@ -14,10 +14,11 @@ namespace {
 using lse::LseState;
 
 // The fixed combine tree of a group of `lanes` threads; the result is lanes[0].
+template <class T>
 LseState tree(std::vector<LseState>& lanes) {
     for (std::size_t half = lanes.size() / 2; half > 0; half /= 2) {
         for (std::size_t t = 0; t < half; ++t)
-            lanes[t] = lse::lse_combine(lanes[t], lanes[t + half]);
+            lanes[t] = lse::combine<T>(lanes[t], lanes[t + half]);
     }
     return lanes[0];
 }
@@ -41,7 +42,7 @@ LseState chunk_state(const T* x, std::int64_t n, std::int64_t inner, const lse::
         lse::lse_fold(lanes[static_cast<std::size_t>(t)], first + t,
                       lse::lane_count(len, t, plan.lanes), plan.lanes);
     }
-    return tree(lanes);
+    return tree<T>(lanes);
 }
 
 // A row held in registers (lse::rows_in_registers): the maximum, the lanes' sums of
@@ -55,7 +56,7 @@ void row_in_registers(Normalize norm, const T* x, T* y, std::int64_t n, int lane
     std::vector<double> sums(static_cast<std::size_t>(lanes), 0.0);
     std::vector<double> terms(static_cast<std::size_t>(n));
     for (std::int64_t j = 0; j < n; ++j) {  // lane j % lanes adds its elements in order
-        terms[static_cast<std::size_t>(j)] = lse::lse_term(static_cast<double>(x[j]), m);
+        terms[static_cast<std::size_t>(j)] = lse::lse_term<T>(static_cast<double>(x[j]), m);
         sums[static_cast<std::size_t>(j % lanes)] += terms[static_cast<std::size_t>(j)];
     }
     for (std::size_t half = sums.size() / 2; half > 0; half /= 2) {
@@ -67,9 +68,13 @@ void row_in_registers(Normalize norm, const T* x, T* y, std::int64_t n, int lane
     }
     const lse::NormState ns = lse::norm_state({m, sums[0]});
     for (std::int64_t j = 0; j < n; ++j) {
-        const double term = terms[static_cast<std::size_t>(j)];
-        y[j] = norm == Normalize::log_softmax ? lse::normalized_term<T, true>(x[j], term, ns)
-                                              : lse::normalized_term<T, false>(x[j], term, ns);
+        if (norm == Normalize::log_softmax) {
+            y[j] = lse::normalized<T, true>(x[j], ns);
+        } else if (lse::finite_max(ns)) {
+            y[j] = lse::softmax_of_term<T>(terms[static_cast<std::size_t>(j)], ns);
+        } else {
+            y[j] = lse::normalized<T, false>(x[j], ns);
+        }
     }
 }
 
@@ -96,9 +101,9 @@ void run(Normalize norm, const T* x, T* out, std::int64_t outer, std::int64_t n,
         lanes.assign(static_cast<std::size_t>(plan.finish_lanes), lse::lse_empty());
         for (std::int64_t c = 0; c < plan.chunks; ++c) {
             LseState& lane = lanes[static_cast<std::size_t>(c % plan.finish_lanes)];
-            lane = lse::lse_combine(lane, part[static_cast<std::size_t>(c)]);
+            lane = lse::combine<T>(lane, part[static_cast<std::size_t>(c)]);
         }
-        const LseState st = tree(lanes);
+        const LseState st = tree<T>(lanes);
         if (norm == Normalize::none) {
             out[col] = lse::lse_result<T>(st);
             continue;
