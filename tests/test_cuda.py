@@ -597,7 +597,8 @@ def test_gpu_logsumexp_softmax_match_scipy_and_are_deterministic(shape, axis, dt
         assert np.array_equal(
             on_gpu, getattr(numfuse.cuda, fn)(d, axis=axis).get(), equal_nan=True
         ), fn
-    ref_sm = scipy_special.softmax(x64, axis=axis)
+    with np.errstate(invalid="ignore"):  # all -inf lines: NaN
+        ref_sm = scipy_special.softmax(x64, axis=axis)
     sm = numfuse.cuda.softmax(d, axis=axis).get()
     normal = ref_sm > np.finfo(dtype).tiny * 2**30
     np.testing.assert_allclose(

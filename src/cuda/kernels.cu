@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 // erf's coefficient rows come from a per-block shared-memory copy (see
 // device_math/erf.hpp): unary_kernel<erf> fills it first.
@@ -297,22 +298,25 @@ __global__ void __launch_bounds__(block_threads)
         static_cast<std::int64_t>(blockIdx.x) * groups + static_cast<int>(threadIdx.x) / Lanes;
     const std::int64_t count = row < rows ? lse::lane_count(n, lane, Lanes) : 0;
     const std::int64_t first = row * n + lane;
-    double w[Regs];  // the elements, then (softmax) their terms
+    // The elements, then (softmax) their terms: doubles only where the terms are kept,
+    // so that float rows take half the registers (more blocks per SM) otherwise.
+    using Slot = std::conditional_t<Norm == Normalize::softmax, double, T>;
+    Slot w[Regs];
 #pragma unroll
     for (int k = 0; k < Regs; ++k) {
-        if (k < count) w[k] = static_cast<double>(x[first + static_cast<std::int64_t>(k) * Lanes]);
+        if (k < count) w[k] = x[first + static_cast<std::int64_t>(k) * Lanes];
     }
     double m = lse::neg_inf();
 #pragma unroll
     for (int k = 0; k < Regs; ++k) {
-        if (k < count && w[k] > m) m = w[k];
+        if (k<count&& static_cast<double>(w[k])> m) m = static_cast<double>(w[k]);
     }
     m = group_max<Lanes>(m, scratch);
     double s = 0.0;
 #pragma unroll
     for (int k = 0; k < Regs; ++k) {
         if (k < count) {
-            const double term = lse::lse_term<T>(w[k], m);
+            const double term = lse::lse_term<T>(static_cast<double>(w[k]), m);
             if constexpr (Norm == Normalize::softmax) w[k] = term;
             s += term;
         }
