@@ -369,11 +369,14 @@ def test_device_interpreter_on_host_library_functions(ex):
 @pytest.mark.parametrize(
     "shape, axis",
     [
-        ((300, 7000), None),  # one line of 2.1e6: 129 chunks of 16384 and a tree each
-        ((300, 7000), 1),  # row kernel
+        ((300, 7000), None),  # one line of 2.1e6: 129 chunks of 16384, a 256-lane finish
+        ((300, 7000), 1),  # a block per row; softmax keeps the row in registers
         ((300, 7000), 0),  # column kernel (inner > 1), chunked
-        ((7, 5, 40001), -1),
-        ((70000, 3), 1),  # more rows than grid.y: one thread per row
+        ((7, 5, 40001), -1),  # a block per (row, chunk), 3 chunks, 32-lane finish
+        ((70000, 3), 1),  # a warp per row
+        ((2000, 1000), 1),  # a warp per row, 32 elements per lane in registers
+        ((50, 15000), 1),  # one chunk per row, too long for registers: two passes
+        ((3, 1100, 7), 1),  # columns with a short inner axis
         ((4, 0), 1),  # empty lines: -inf
     ],
 )
@@ -422,6 +425,52 @@ def test_device_reductions_on_host_special_values():
         _testing.reduce_host("softmax", np.array([[1.0, 1.0], [-np.inf, 0.0]]), 1),
         [[0.5, 0.5], [0.0, 1.0]],
     )
+
+
+def special_rows(n: int, dtype) -> np.ndarray:
+    """Rows of length n (>= 8) with -inf, +inf and NaN placed at and away from a batch
+    boundary, all -inf, and one plain row: each reduction layout sees every rule."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((8, n)).astype(dtype)
+    x[0, 0] = x[0, n - 1] = -np.inf  # -inf among finite values: no effect
+    x[1, n // 2] = np.inf  # +inf: result +inf, softmax NaN / 0
+    x[2, 5] = np.nan  # NaN: NaN
+    x[3, :] = -np.inf  # all -inf: -inf, softmax NaN
+    x[4, 1] = np.inf
+    x[4, 2] = np.nan  # +inf and NaN: NaN
+    x[5, :] = 7.0  # all equal: log(n) + 7, softmax exactly 1/n where 1/n is exact
+    x[6, n - 1] = 1e30 if dtype == np.float64 else 1e30  # one dominant element
+    return x
+
+
+@needs_extension
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("n", [8, 1000, 5000, 15000, 40001], ids=lambda n: f"n{n}")
+def test_device_reductions_on_host_special_values_every_layout(n, dtype):
+    # n = 8 / 1000: a warp per row (registers); 5000: a block per row (registers);
+    # 15000: a block per row, two passes; 40001: chunks. The transpose: columns.
+    x = special_rows(n, dtype)
+    with np.errstate(all="ignore"):
+        ref = np.log(np.sum(np.exp(x.astype(np.float64) - 7.0), axis=1)) + 7.0
+        ref[6] = 1e30
+    for rows, axis in ((x, 1), (np.ascontiguousarray(x.T), 0)):
+        got = _testing.reduce_host("logsumexp", rows, axis)
+        np.testing.assert_array_equal(np.isnan(got), [0, 0, 1, 0, 1, 0, 0, 0])
+        assert got[1] == np.inf and got[3] == -np.inf and got[6] == dtype(1e30)
+        finite = [0, 5, 7]
+        np.testing.assert_allclose(got[finite], ref[finite].astype(dtype), rtol=4e-7)
+        sm = _testing.reduce_host("softmax", rows, axis)
+        sm = sm if axis == 1 else sm.T
+        assert np.all(np.isnan(sm[[1, 2, 3, 4]]) | (sm[[1, 2, 3, 4]] == 0))
+        assert np.all(np.isnan(sm[[2, 3, 4]]))
+        assert sm[1, n // 2] != sm[1, n // 2] and np.all(sm[1, : n // 2] == 0)
+        assert sm[6, n - 1] == 1 and np.all(sm[6, : n - 1] == 0)
+        assert sm[0, 0] == 0 and sm[0, n - 1] == 0
+        if n in (8, 1000):
+            assert np.all(sm[5] == dtype(1.0 / n))
+        lsm = _testing.reduce_host("log_softmax", rows, axis)
+        lsm = lsm if axis == 1 else lsm.T
+        assert lsm[0, 0] == -np.inf and np.all(np.isnan(lsm[3]))
 
 
 # ---------------------------------------------------------------- argument checking (no GPU)
@@ -498,29 +547,97 @@ def test_gpu_ufuncs_equal_host_math_bit_for_bit(fn, dtype):
     assert np.array_equal(device_x.get(), got, equal_nan=True)
 
 
+# Every reduction layout of lse_core.hpp's plan: a warp per row (with and without the
+# row in registers), a block per row (registers, two passes), chunked rows, one long
+# line (axis=None, 256-lane finish), columns (chunked, short inner axis, one chunk).
+GPU_REDUCTION_CASES = [
+    ((300, 7000), None),
+    ((300, 7000), 0),
+    ((300, 7000), 1),
+    ((300, 7000), -1),
+    ((20000, 100), 1),
+    ((3000, 1000), 1),
+    ((500, 1500), 1),
+    ((50, 15000), 1),
+    ((7, 5, 40001), -1),
+    ((3, 1100, 7), 1),
+    ((40, 3000), 0),
+    ((1000, 10), 0),
+    ((1,), 0),
+]
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
-@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("shape, axis", GPU_REDUCTION_CASES, ids=str)
 @pytest.mark.gpu
 @pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device")
-def test_gpu_logsumexp_softmax_match_scipy_and_are_deterministic(axis, dtype):
+def test_gpu_logsumexp_softmax_match_scipy_and_are_deterministic(shape, axis, dtype):
     scipy_special = pytest.importorskip("scipy.special")
     rng = np.random.default_rng(5)
-    x = (rng.standard_normal((300, 7000)) * 20).astype(dtype)
-    x[3, 5] = -np.inf
+    x = (rng.standard_normal(shape) * 20).astype(dtype)
+    x.flat[min(17, x.size - 1)] = -np.inf
     d = numfuse.cuda.to_device(x)
     got = numfuse.cuda.logsumexp(d, axis=axis)
     got = got.get() if isinstance(got, numfuse.cuda.DeviceArray) else got
-    ref = scipy_special.logsumexp(x.astype(np.float64), axis=axis)
-    np.testing.assert_allclose(got, ref, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-10)
+    x64 = x.astype(np.float64)
+    with np.errstate(divide="ignore"):
+        ref = scipy_special.logsumexp(x64, axis=axis)
+    scale = np.max(np.abs(x64[np.isfinite(x64)])) if np.isfinite(x64).any() else 1.0
+    rtol = 4 * np.finfo(dtype).eps  # the bound the host tests hold the emulation to
+    np.testing.assert_allclose(got, ref, rtol=rtol, atol=rtol * scale)
     # The GPU and its CPU emulation (checked against SciPy closely above) run the same
     # operations in the same order: equal bit for bit.
     assert np.array_equal(got, _testing.reduce_host("logsumexp", x, axis), equal_nan=True)
     again = numfuse.cuda.logsumexp(d, axis=axis)
     again = again.get() if isinstance(again, numfuse.cuda.DeviceArray) else again
-    assert np.array_equal(got, again)  # bit for bit: fixed reduction tree, no atomics
+    assert np.array_equal(got, again)  # bit for bit: fixed reduction trees, no atomics
     for fn in ("softmax", "log_softmax"):
         on_gpu = getattr(numfuse.cuda, fn)(d, axis=axis).get()
         assert np.array_equal(on_gpu, _testing.reduce_host(fn, x, axis), equal_nan=True), fn
+        assert np.array_equal(
+            on_gpu, getattr(numfuse.cuda, fn)(d, axis=axis).get(), equal_nan=True
+        ), fn
+    with np.errstate(invalid="ignore"):  # all -inf lines: NaN
+        ref_sm = scipy_special.softmax(x64, axis=axis)
+    sm = numfuse.cuda.softmax(d, axis=axis).get()
+    normal = ref_sm > np.finfo(dtype).tiny * 2**30
+    np.testing.assert_allclose(
+        sm[normal], ref_sm[normal], rtol=2e-13 if dtype == np.float64 else 2e-7
+    )
+    # In place: out= the input.
+    numfuse.cuda.softmax(d, axis=axis, out=d)
+    assert np.array_equal(d.get(), sm, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("n", [8, 1000, 5000, 15000, 40001], ids=lambda n: f"n{n}")
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device")
+def test_gpu_reduction_special_values_every_layout_equal_the_emulation(n, dtype):
+    x = special_rows(n, dtype)
+    for rows, axis in ((x, 1), (np.ascontiguousarray(x.T), 0)):
+        d = numfuse.cuda.to_device(rows)
+        for fn in ("logsumexp", "softmax", "log_softmax"):
+            got = getattr(numfuse.cuda, fn)(d, axis=axis).get()
+            assert np.array_equal(got, _testing.reduce_host(fn, rows, axis), equal_nan=True), fn
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not HAVE_GPU, reason="no CUDA device")
+def test_gpu_reductions_refuse_non_contiguous_inputs():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("torch without CUDA")
+    x = torch.randn(64, 48, device="cuda", dtype=torch.float64)
+    for fn in ("logsumexp", "softmax", "log_softmax"):
+        with pytest.raises(ValueError, match="C-contiguous"):
+            getattr(numfuse.cuda, fn)(x.t(), axis=1)
+        with pytest.raises(ValueError, match="C-contiguous"):
+            getattr(numfuse.cuda, fn)(x[:, ::2], axis=1)
+    # A contiguous slice is fine, and torch agrees.
+    torch.testing.assert_close(
+        numfuse.cuda.softmax(x[3:40], axis=1), torch.softmax(x[3:40], dim=1), rtol=1e-14, atol=0
+    )
 
 
 @pytest.mark.gpu

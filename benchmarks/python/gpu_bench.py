@@ -1,6 +1,7 @@
-"""numfuse.cuda on a GPU: exp/log/erf, logsumexp and evaluate vs torch and CuPy.
+"""numfuse.cuda on a GPU: exp/log/erf, logsumexp/softmax and evaluate vs torch and CuPy.
 
     python benchmarks/python/gpu_bench.py [--n 100000000] [--repeat 10] [--device 0]
+                                          [--only unary,reductions,evaluate]
 
 For each float32/float64 case it reports the time per call, the effective memory
 throughput (bytes read + written by an ideal single pass) and that throughput as a
@@ -9,9 +10,11 @@ device-to-device copy of the same number of bytes (cudaMemcpyAsync). Peers are
 timed side by side in the same process on the same data: torch and CuPy, each when
 installed (they are optional). Ratios > 1 mean numfuse is faster.
 
-Issue-6 targets (for the table in the note): exp/log/erf >= 85 % of copy
-bandwidth and at least as fast as torch and CuPy; the 5-operation evaluate >= 2x
-faster than torch eager.
+Targets: exp/log/erf >= 85 % of copy bandwidth and at least as fast as torch and
+CuPy; the 5-operation evaluate >= 2x faster than torch eager; logsumexp and softmax
+over n elements as (sqrt n, sqrt n) axis 0 and 1, (n/100, 100) axis 1, (100, n/100)
+axis 1 and axis=None: >= 85 % of copy bandwidth and at least as fast as torch
+(logsumexp moves n elements, softmax 2n: one read, one write).
 
 Without a CUDA device (or without numfuse._cuda) it says so and exits 0.
 """
@@ -52,7 +55,19 @@ def timed(fn, sync, repeat: int) -> float:
     return best
 
 
-def bench_dtype(dtype, n, dev, rng, sync, repeat, torch, cupy, cupy_special) -> list:
+def reduction_shapes(n: int) -> list:
+    """(shape, axis) cases of n elements: square both ways, short rows, long rows, all."""
+    side = int(round(n**0.5))
+    return [
+        ((side, side), 1),
+        ((side, side), 0),
+        ((n // 100, 100), 1),
+        ((100, n // 100), 1),
+        ((side, side), None),
+    ]
+
+
+def bench_dtype(dtype, n, dev, rng, sync, repeat, torch, cupy, cupy_special, only) -> list:
     """Rows (dtype, operation, seconds, bytes/s, fraction of copy bandwidth, peer ratios)."""
     lib = _loader._cuda
     rows = []
@@ -85,7 +100,7 @@ def bench_dtype(dtype, n, dev, rng, sync, repeat, torch, cupy, cupy_special) -> 
         ratios = {p: timed(fn, sync, repeat) / t for p, fn in peer_fns.items() if fn is not None}
         rows.append((dtype.name, label, t, bw, bw / copy_bw, ratios))
 
-    for fn in ("exp", "log", "erf"):
+    for fn in ("exp", "log", "erf") if "unary" in only else ():
         peer_fns = {}
         if "torch" in peers:
             peer_fns["torch"] = partial(getattr(torch, fn), peers["torch"][0])
@@ -94,21 +109,39 @@ def bench_dtype(dtype, n, dev, rng, sync, repeat, torch, cupy, cupy_special) -> 
             peer_fns["cupy"] = partial(cupy_fn, peers["cupy"][0]) if cupy_fn is not None else None
         case(fn, partial(getattr(nfc, fn), a, out=out), 2 * nbytes, peer_fns)
 
-    # logsumexp over the last axis of a (rows, 10^4) array: reads n elements once.
-    cols = 10_000
-    nrows = n // cols
-    a2 = nfc.DeviceArray((nrows, cols), dtype, dev)
-    lib.copy_device(a2.ptr, a.ptr, nrows * cols * itemsize, 0, dev)
-    peer_fns = {}
-    if "torch" in peers:
-        t2 = peers["torch"][0][: nrows * cols].view(nrows, cols)
-        peer_fns["torch"] = partial(torch.logsumexp, t2, dim=1)
-    if "cupy" in peers and cupy_special is not None and hasattr(cupy_special, "logsumexp"):
-        c2 = peers["cupy"][0][: nrows * cols].reshape(nrows, cols)
-        peer_fns["cupy"] = partial(cupy_special.logsumexp, c2, axis=1)
-    case("logsumexp axis=1", partial(nfc.logsumexp, a2, axis=1), nrows * cols * itemsize, peer_fns)
+    # logsumexp reads n elements once (and writes one per line); softmax reads and
+    # writes n elements.
+    for shape, axis in reduction_shapes(n) if "reductions" in only else ():
+        size = shape[0] * shape[1]
+        x2 = nfc.DeviceArray(shape, dtype, dev)
+        lib.copy_device(x2.ptr, a.ptr, size * itemsize, 0, dev)
+        lines = 1 if axis is None else size // shape[axis]
+        t2 = None
+        if "torch" in peers:
+            t2 = peers["torch"][0][:size].view(*shape)
+            if axis is None:
+                t2 = t2.view(-1)
+        dim = 0 if axis is None else axis
+        where = f"axis={axis} {shape[0]:.0e}x{shape[1]:.0e}".replace("+0", "")
+        lse_out = nfc.DeviceArray(() if axis is None else (lines,), dtype, dev)
+        case(
+            f"logsumexp {where}",
+            partial(nfc.logsumexp, x2, axis=axis, out=lse_out),
+            (size + lines) * itemsize,
+            {"torch": partial(torch.logsumexp, t2, dim=dim)} if t2 is not None else {},
+        )
+        sm_out = nfc.DeviceArray(shape, dtype, dev)
+        case(
+            f"softmax {where}",
+            partial(nfc.softmax, x2, axis=axis, out=sm_out),
+            2 * size * itemsize,
+            {"torch": partial(torch.softmax, t2, dim=dim)} if t2 is not None else {},
+        )
+        del x2, sm_out
 
     # evaluate: 5 operations fused into one pass (2 reads + 1 write).
+    if "evaluate" not in only:
+        return rows
     peer_fns = {}
     if "torch" in peers:
         ta, tb = peers["torch"]
@@ -135,6 +168,11 @@ def main() -> int:
     parser.add_argument("--n", type=float, default=1e8, help="elements per array (default 1e8)")
     parser.add_argument("--repeat", type=int, default=10)
     parser.add_argument("--device", type=int, default=0)
+    parser.add_argument(
+        "--only",
+        default="unary,reductions,evaluate",
+        help="comma-separated groups to run: unary, reductions, evaluate (default all)",
+    )
     args = parser.parse_args()
 
     if not nfc.available():
@@ -168,21 +206,22 @@ def main() -> int:
     def sync():
         lib.device_synchronize(dev)
 
+    only = set(args.only.split(","))
     rows = []
     rng = np.random.default_rng(0)
     for dtype in (np.float32, np.float64):
         rows += bench_dtype(
-            np.dtype(dtype), n, dev, rng, sync, args.repeat, torch, cupy, cupy_special
+            np.dtype(dtype), n, dev, rng, sync, args.repeat, torch, cupy, cupy_special, only
         )
 
     peers_seen = sorted({p for row in rows for p in row[5]})
-    header = f"{'dtype':8} {'operation':44} {'ms':>9} {'GB/s':>8} {'of copy':>8}"
+    header = f"{'dtype':8} {'operation':48} {'ms':>9} {'GB/s':>8} {'of copy':>8}"
     header += "".join(f" {'vs ' + p:>9}" for p in peers_seen)
     print()
     print(header)
     print("-" * len(header))
     for dtype, label, t, bw, frac, ratios in rows:
-        line = f"{dtype:8} {label:44} {t * 1e3:9.3f} {bw / 1e9:8.1f} {frac * 100:7.1f}%"
+        line = f"{dtype:8} {label:48} {t * 1e3:9.3f} {bw / 1e9:8.1f} {frac * 100:7.1f}%"
         for p in peers_seen:
             line += f" {ratios[p]:8.2f}x" if p in ratios else f" {'-':>9}"
         print(line)

@@ -7,6 +7,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <type_traits>
 
 // erf's coefficient rows come from a per-block shared-memory copy (see
 // device_math/erf.hpp): unary_kernel<erf> fills it first.
@@ -19,8 +20,7 @@ namespace numfuse::cuda {
 namespace {
 
 namespace dm = numfuse::device_math;
-using lse::lse_add;
-using lse::lse_combine;
+using lse::combine;
 using lse::lse_empty;
 using lse::lse_result;
 using lse::LseState;
@@ -171,42 +171,187 @@ int unary_typed(UnaryOp op, const void* x, void* y, std::int64_t n, cudaStream_t
 }
 
 // ---------------------------------------------------------------- logsumexp
+// The split and the per-lane order of operations are lse_core.hpp's (Plan, lse_fold,
+// the combine tree); reduce_host.cpp runs the same steps on the CPU.
 
-// Contiguous rows (inner == 1): grid (chunks, outer); each block reduces elements
-// [chunk * chunk_len, ...) of one row with a fixed shared-memory tree.
-template <class T>
+// The fixed combine tree over Lanes consecutive threads (at most a warp, or the whole
+// block with sm/ss its scratch); the result is valid in the group's first thread.
+template <class T, int Lanes>
+__device__ __forceinline__ LseState group_tree(LseState st, double* sm, double* ss) {
+    if constexpr (Lanes > 32) {
+        sm[threadIdx.x] = st.m;
+        ss[threadIdx.x] = st.s;
+        __syncthreads();
+        for (int half = Lanes / 2; half >= 32; half /= 2) {
+            if (static_cast<int>(threadIdx.x) < half) {
+                const LseState c = combine<T>({sm[threadIdx.x], ss[threadIdx.x]},
+                                              {sm[threadIdx.x + half], ss[threadIdx.x + half]});
+                sm[threadIdx.x] = c.m;
+                ss[threadIdx.x] = c.s;
+            }
+            __syncthreads();
+        }
+        st = {sm[threadIdx.x], ss[threadIdx.x]};
+    }
+    constexpr int width = Lanes < 32 ? Lanes : 32;
+    for (int half = width / 2; half > 0; half /= 2) {
+        const LseState other{__shfl_down_sync(0xffffffffu, st.m, half, width),
+                             __shfl_down_sync(0xffffffffu, st.s, half, width)};
+        st = combine<T>(st, other);
+    }
+    return st;
+}
+
+// Contiguous rows (inner == 1): a group of Lanes threads per (row, chunk) item,
+// block_threads / Lanes items per block. Writes the row's result to `out` when
+// out != nullptr (one chunk per row), else the chunk's state to partial[item].
+template <class T, int Lanes>
 __global__ void __launch_bounds__(block_threads)
-    lse_rows_partial(const T* __restrict__ x, LseState* partial, std::int64_t n,
-                     std::int64_t chunk_len) {
+    lse_rows(const T* __restrict__ x, LseState* partial, T* out, std::int64_t items, std::int64_t n,
+             std::int64_t chunks, std::int64_t chunk_len) {
+    constexpr int groups = block_threads / Lanes;
     __shared__ double sm[block_threads];
     __shared__ double ss[block_threads];
-    const std::int64_t row = blockIdx.y;
-    const std::int64_t begin = static_cast<std::int64_t>(blockIdx.x) * chunk_len;
-    const std::int64_t end = begin + chunk_len < n ? begin + chunk_len : n;
-    const T* xr = x + row * n;
+    const int lane = static_cast<int>(threadIdx.x) % Lanes;
+    const std::int64_t item =
+        static_cast<std::int64_t>(blockIdx.x) * groups + static_cast<int>(threadIdx.x) / Lanes;
+    const bool live = item < items;
     LseState st = lse_empty();
-    for (std::int64_t j = begin + threadIdx.x; j < end; j += block_threads) lse_add(st, xr[j]);
-    sm[threadIdx.x] = st.m;
-    ss[threadIdx.x] = st.s;
-    __syncthreads();
-    for (int half = block_threads / 2; half > 0; half /= 2) {
-        if (static_cast<int>(threadIdx.x) < half) {
-            const LseState c = lse_combine({sm[threadIdx.x], ss[threadIdx.x]},
-                                           {sm[threadIdx.x + half], ss[threadIdx.x + half]});
-            sm[threadIdx.x] = c.m;
-            ss[threadIdx.x] = c.s;
+    if (live) {
+        const std::int64_t row = item / chunks, c = item % chunks;
+        const std::int64_t begin = c * chunk_len;
+        const std::int64_t end = begin + chunk_len < n ? begin + chunk_len : n;
+        const std::int64_t len = end > begin ? end - begin : 0;
+        lse::lse_fold(st, x + row * n + begin + lane, lse::lane_count(len, lane, Lanes), Lanes);
+    }
+    st = group_tree<T, Lanes>(st, sm, ss);
+    if (live && lane == 0) {
+        if (out != nullptr) {
+            out[item] = lse_result<T>(st);
+        } else {
+            partial[item] = st;
+        }
+    }
+}
+
+// A sum over Lanes consecutive threads in the fixed tree (sums[t] += sums[t + half]),
+// valid in every thread of the group.
+template <int Lanes>
+__device__ __forceinline__ double group_sum(double s, double* scratch) {
+    if constexpr (Lanes > 32) {
+        scratch[threadIdx.x] = s;
+        __syncthreads();
+        for (int half = Lanes / 2; half >= 32; half /= 2) {
+            if (static_cast<int>(threadIdx.x) < half) {
+                scratch[threadIdx.x] = scratch[threadIdx.x] + scratch[threadIdx.x + half];
+            }
+            __syncthreads();
+        }
+        s = scratch[threadIdx.x];
+    }
+    constexpr int width = Lanes < 32 ? Lanes : 32;
+    for (int half = width / 2; half > 0; half /= 2) {
+        s += __shfl_down_sync(0xffffffffu, s, half, width);
+    }
+    if constexpr (Lanes > 32) {
+        __syncthreads();
+        if (threadIdx.x == 0) scratch[0] = s;
+        __syncthreads();
+        return scratch[0];
+    } else {
+        return __shfl_sync(0xffffffffu, s, 0, Lanes);
+    }
+}
+
+// The maximum over Lanes consecutive threads (NaN ignored), in every thread.
+template <int Lanes>
+__device__ __forceinline__ double group_max(double m, double* scratch) {
+    constexpr int width = Lanes < 32 ? Lanes : 32;
+    for (int half = width / 2; half > 0; half /= 2) {
+        const double o = __shfl_xor_sync(0xffffffffu, m, half);
+        if (o > m) m = o;
+    }
+    if constexpr (Lanes > 32) {
+        if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = m;
+        __syncthreads();
+        m = scratch[0];
+        for (int w = 1; w < Lanes / 32; ++w) {
+            if (scratch[w] > m) m = scratch[w];
         }
         __syncthreads();
     }
-    if (threadIdx.x == 0) partial[row * gridDim.x + blockIdx.x] = {sm[0], ss[0]};
+    return m;
 }
 
-// Strided columns (inner > 1): one thread per (column, chunk), sequential over its
-// chunk of the reduced axis; neighbouring threads read neighbouring columns.
+// Rows of n <= Lanes * Regs elements (one chunk), a group of Lanes threads per row,
+// each lane keeping its elements in registers (lse_core.hpp, rows_in_registers, gives
+// the order of operations): logsumexp (Norm none) writes out[row]; softmax /
+// log_softmax write the row of y, reading x once. y may be x: every element is read by
+// the thread that writes it, before it writes.
+template <class T, int Lanes, int Regs, Normalize Norm>
+__global__ void __launch_bounds__(block_threads)
+    rows_in_registers(const T* x, T* y, std::int64_t rows, std::int64_t n) {
+    constexpr int groups = block_threads / Lanes;
+    __shared__ double scratch[block_threads];
+    const int lane = static_cast<int>(threadIdx.x) % Lanes;
+    const std::int64_t row =
+        static_cast<std::int64_t>(blockIdx.x) * groups + static_cast<int>(threadIdx.x) / Lanes;
+    const std::int64_t count = row < rows ? lse::lane_count(n, lane, Lanes) : 0;
+    const std::int64_t first = row * n + lane;
+    // The elements, then (softmax) their terms: doubles only where the terms are kept,
+    // so that float rows take half the registers (more blocks per SM) otherwise.
+    using Slot = std::conditional_t<Norm == Normalize::softmax, double, T>;
+    Slot w[Regs];
+#pragma unroll
+    for (int k = 0; k < Regs; ++k) {
+        if (k < count) w[k] = x[first + static_cast<std::int64_t>(k) * Lanes];
+    }
+    double m = lse::neg_inf();
+#pragma unroll
+    for (int k = 0; k < Regs; ++k) {
+        if (k<count&& static_cast<double>(w[k])> m) m = static_cast<double>(w[k]);
+    }
+    m = group_max<Lanes>(m, scratch);
+    double s = 0.0;
+#pragma unroll
+    for (int k = 0; k < Regs; ++k) {
+        if (k < count) {
+            const double term = lse::lse_term<T>(static_cast<double>(w[k]), m);
+            if constexpr (Norm == Normalize::softmax) w[k] = term;
+            s += term;
+        }
+    }
+    s = group_sum<Lanes>(s, scratch);
+    if constexpr (Norm == Normalize::none) {
+        if (lane == 0 && row < rows) y[row] = lse_result<T>({m, s});
+    } else {
+        const lse::NormState ns = lse::norm_state({m, s});
+        const bool finite_max = lse::finite_max(ns);
+#pragma unroll
+        for (int k = 0; k < Regs; ++k) {
+            if (k < count) {
+                const std::int64_t j = first + static_cast<std::int64_t>(k) * Lanes;
+                T r;
+                if constexpr (Norm == Normalize::softmax) {
+                    // The kept term is exp(x - m) when m is finite; else from x again.
+                    r = finite_max ? lse::softmax_of_term<T>(w[k], ns)
+                                   : lse::normalized<T, false>(x[j], ns);
+                } else {
+                    r = lse::normalized<T, true>(static_cast<T>(w[k]), ns);
+                }
+                y[j] = r;
+            }
+        }
+    }
+}
+
+// Strided columns (inner > 1): one thread per (column, chunk), folding its chunk of the
+// reduced axis; neighbouring threads read neighbouring columns. Writes the column's
+// result to `out` when out != nullptr (one chunk per column), else partial.
 template <class T>
 __global__ void __launch_bounds__(block_threads)
-    lse_cols_partial(const T* __restrict__ x, LseState* partial, std::int64_t n, std::int64_t inner,
-                     std::int64_t columns, std::int64_t chunks, std::int64_t chunk_len) {
+    lse_cols(const T* __restrict__ x, LseState* partial, T* out, std::int64_t n, std::int64_t inner,
+             std::int64_t columns, std::int64_t chunks, std::int64_t chunk_len) {
     const std::int64_t id = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
     if (id >= columns * chunks) return;
     const std::int64_t col = id % columns;  // fastest: coalesced
@@ -214,45 +359,135 @@ __global__ void __launch_bounds__(block_threads)
     const std::int64_t o = col / inner, i = col % inner;
     const std::int64_t begin = chunk * chunk_len;
     const std::int64_t end = begin + chunk_len < n ? begin + chunk_len : n;
-    const T* xc = x + o * n * inner + i;
     LseState st = lse_empty();
-    for (std::int64_t j = begin; j < end; ++j) lse_add(st, xc[j * inner]);
-    partial[col * chunks + chunk] = st;
+    if (end > begin) lse::lse_fold(st, x + (o * n + begin) * inner + i, end - begin, inner);
+    if (out != nullptr) {
+        out[col] = lse_result<T>(st);
+    } else {
+        partial[col * chunks + chunk] = st;
+    }
 }
 
-// One thread per column: combine its chunks in index order, write the result.
-template <class T>
+// A group of Lanes threads per line: lane t combines the line's chunks t, t + Lanes,
+// ... in order, then the group's tree. Writes the result (Norm false) or the line's
+// (max, sum, log sum) for the normalisation pass (Norm true).
+template <class T, int Lanes, bool Norm>
 __global__ void __launch_bounds__(block_threads)
-    lse_finish(const LseState* partial, T* out, std::int64_t columns, std::int64_t chunks) {
-    const std::int64_t col = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
-    if (col >= columns) return;
-    LseState st = partial[col * chunks];
-    for (std::int64_t c = 1; c < chunks; ++c) st = lse_combine(st, partial[col * chunks + c]);
-    out[col] = lse_result<T>(st);
+    lse_finish(const LseState* __restrict__ partial, T* out, lse::NormState* norm_out,
+               std::int64_t columns, std::int64_t chunks) {
+    constexpr int groups = block_threads / Lanes;
+    __shared__ double sm[block_threads];
+    __shared__ double ss[block_threads];
+    const int lane = static_cast<int>(threadIdx.x) % Lanes;
+    const std::int64_t col =
+        static_cast<std::int64_t>(blockIdx.x) * groups + static_cast<int>(threadIdx.x) / Lanes;
+    LseState st = lse_empty();
+    if (col < columns) {
+        for (std::int64_t c = lane; c < chunks; c += Lanes) {
+            st = combine<T>(st, partial[col * chunks + c]);
+        }
+    }
+    st = group_tree<T, Lanes>(st, sm, ss);
+    if (col < columns && lane == 0) {
+        if constexpr (Norm) {
+            norm_out[col] = lse::norm_state(st);
+        } else {
+            out[col] = lse_result<T>(st);
+        }
+    }
 }
 
-// Same, keeping each line's (max, sum, log sum) for the normalisation pass.
-__global__ void __launch_bounds__(block_threads)
-    lse_finish_norm(const LseState* partial, lse::NormState* out, std::int64_t columns,
-                    std::int64_t chunks) {
-    const std::int64_t col = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
-    if (col >= columns) return;
-    LseState st = partial[col * chunks];
-    for (std::int64_t c = 1; c < chunks; ++c) st = lse_combine(st, partial[col * chunks + c]);
-    out[col] = lse::norm_state(st);
-}
+// y = exp(x - m) / s (softmax) or (x - m) - log s (log_softmax); y may be x.
+// Rows (inner == 1): one block per (row, piece of norm_piece elements).
+inline constexpr std::int64_t norm_piece = block_threads * 16;
 
-// y = exp(x - m) / s (softmax) or (x - m) - log s (log_softmax), element-wise;
-// y may be x (in place).
 template <class T, bool Log>
 __global__ void __launch_bounds__(block_threads)
-    normalize(const T* x, const lse::NormState* __restrict__ state, T* y, std::int64_t total,
-              std::int64_t n, std::int64_t inner) {
-    const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * block_threads;
-    for (std::int64_t k = static_cast<std::int64_t>(blockIdx.x) * block_threads + threadIdx.x;
-         k < total; k += stride) {
-        const std::int64_t col = (k / (n * inner)) * inner + k % inner;
-        y[k] = lse::normalized<T, Log>(x[k], state[col]);
+    normalize_rows(const T* x, const lse::NormState* __restrict__ state, T* y, std::int64_t n,
+                   std::int64_t pieces) {
+    const std::int64_t row = blockIdx.x / pieces;
+    const std::int64_t begin = (blockIdx.x % pieces) * norm_piece;
+    const std::int64_t end = begin + norm_piece < n ? begin + norm_piece : n;
+    const lse::NormState ns = state[row];
+    for (std::int64_t j = begin + threadIdx.x; j < end; j += block_threads) {
+        const std::int64_t k = row * n + j;
+        y[k] = lse::normalized<T, Log>(x[k], ns);
+    }
+}
+
+// Columns (inner > 1): one block per (outer index, piece of 16 positions along the
+// axis, 256 columns); each thread one column, its state read once.
+inline constexpr std::int64_t norm_col_piece = 16;
+
+template <class T, bool Log>
+__global__ void __launch_bounds__(block_threads)
+    normalize_cols(const T* x, const lse::NormState* __restrict__ state, T* y, std::int64_t n,
+                   std::int64_t inner, std::int64_t col_blocks, std::int64_t pieces) {
+    const std::int64_t b = blockIdx.x;
+    const std::int64_t i = (b % col_blocks) * block_threads + threadIdx.x;
+    const std::int64_t rest = b / col_blocks;
+    const std::int64_t begin = (rest % pieces) * norm_col_piece;
+    const std::int64_t o = rest / pieces;
+    if (i >= inner) return;
+    const std::int64_t end = begin + norm_col_piece < n ? begin + norm_col_piece : n;
+    const lse::NormState ns = state[o * inner + i];
+    for (std::int64_t j = begin; j < end; ++j) {
+        const std::int64_t k = (o * n + j) * inner + i;
+        y[k] = lse::normalized<T, Log>(x[k], ns);
+    }
+}
+
+unsigned blocks_for(std::int64_t items, std::int64_t per_block) {
+    return static_cast<unsigned>((items + per_block - 1) / per_block);
+}
+
+// The rows_in_registers kernel for this plan and normalisation.
+template <class T, Normalize Norm>
+void launch_rows_in_registers(const lse::Plan& plan, const T* x, T* y, std::int64_t rows,
+                              std::int64_t n, cudaStream_t stream) {
+    constexpr int regs = lse::warp_regs;
+    switch (plan.lanes) {
+        case 4:
+            rows_in_registers<T, 4, regs, Norm>
+                <<<blocks_for(rows, block_threads / 4), block_threads, 0, stream>>>(x, y, rows, n);
+            break;
+        case 8:
+            rows_in_registers<T, 8, regs, Norm>
+                <<<blocks_for(rows, block_threads / 8), block_threads, 0, stream>>>(x, y, rows, n);
+            break;
+        case 16:
+            rows_in_registers<T, 16, regs, Norm>
+                <<<blocks_for(rows, block_threads / 16), block_threads, 0, stream>>>(x, y, rows, n);
+            break;
+        case 32:
+            rows_in_registers<T, 32, regs, Norm>
+                <<<blocks_for(rows, block_threads / 32), block_threads, 0, stream>>>(x, y, rows, n);
+            break;
+        default:
+            rows_in_registers<T, block_threads, lse::block_regs, Norm>
+                <<<blocks_for(rows, 1), block_threads, 0, stream>>>(x, y, rows, n);
+    }
+}
+
+template <class T>
+void launch_finish(const lse::Plan& plan, const LseState* partial, T* out, lse::NormState* norm_out,
+                   std::int64_t columns, cudaStream_t stream) {
+    constexpr int warp = lse::warp_lanes;
+    if (plan.finish_lanes == warp) {
+        const unsigned blocks = blocks_for(columns, block_threads / warp);
+        if (norm_out != nullptr) {
+            lse_finish<T, warp, true><<<blocks, block_threads, 0, stream>>>(partial, out, norm_out,
+                                                                            columns, plan.chunks);
+        } else {
+            lse_finish<T, warp, false><<<blocks, block_threads, 0, stream>>>(partial, out, norm_out,
+                                                                             columns, plan.chunks);
+        }
+    } else if (norm_out != nullptr) {
+        lse_finish<T, block_threads, true><<<blocks_for(columns, 1), block_threads, 0, stream>>>(
+            partial, out, norm_out, columns, plan.chunks);
+    } else {
+        lse_finish<T, block_threads, false><<<blocks_for(columns, 1), block_threads, 0, stream>>>(
+            partial, out, norm_out, columns, plan.chunks);
     }
 }
 
@@ -260,29 +495,44 @@ template <class T>
 int lse_typed(Normalize norm, const void* xv, void* outv, std::int64_t outer, std::int64_t n,
               std::int64_t inner, cudaStream_t stream) {
     const T* x = static_cast<const T*>(xv);
+    T* out = static_cast<T*>(outv);
     const std::int64_t columns = outer * inner;
     if (columns == 0) return 0;
     const lse::Plan plan = lse::plan_for(outer, n, inner);
-    const std::int64_t chunks = plan.chunks, chunk_len = plan.chunk_len;
-    LseState* partial = nullptr;
-    cudaError_t err =
-        cudaMallocAsync(reinterpret_cast<void**>(&partial),
-                        static_cast<std::size_t>(columns * chunks) * sizeof(LseState), stream);
-    if (err != cudaSuccess) return static_cast<int>(err);
-    if (plan.rows) {
-        const dim3 grid(static_cast<unsigned>(chunks), static_cast<unsigned>(outer));
-        lse_rows_partial<T><<<grid, block_threads, 0, stream>>>(x, partial, n, chunk_len);
-    } else {
-        const std::int64_t threads = columns * chunks;
-        const std::int64_t blocks = (threads + block_threads - 1) / block_threads;
-        lse_cols_partial<T><<<static_cast<unsigned>(blocks), block_threads, 0, stream>>>(
-            x, partial, n, inner, columns, chunks, chunk_len);
+    if (lse::rows_in_registers(plan, n)) {
+        if (norm == Normalize::none) {
+            launch_rows_in_registers<T, Normalize::none>(plan, x, out, outer, n, stream);
+        } else if (norm == Normalize::softmax) {
+            launch_rows_in_registers<T, Normalize::softmax>(plan, x, out, outer, n, stream);
+        } else {
+            launch_rows_in_registers<T, Normalize::log_softmax>(plan, x, out, outer, n, stream);
+        }
+        return static_cast<int>(cudaGetLastError());
     }
-    const unsigned finish_blocks =
-        static_cast<unsigned>((columns + block_threads - 1) / block_threads);
+
+    // One chunk per line and a plain logsumexp: the reducing kernel writes the result.
+    const bool direct = norm == Normalize::none && plan.chunks == 1;
+    LseState* partial = nullptr;
+    cudaError_t err = cudaSuccess;
+    if (!direct) {
+        err = cudaMallocAsync(reinterpret_cast<void**>(&partial),
+                              static_cast<std::size_t>(columns * plan.chunks) * sizeof(LseState),
+                              stream);
+        if (err != cudaSuccess) return static_cast<int>(err);
+    }
+    T* direct_out = direct ? out : nullptr;
+    // (warp_rows always fit in registers: warp_row_max == warp_lanes * warp_regs.)
+    if (plan.layout != lse::Layout::columns) {
+        const std::int64_t items = outer * plan.chunks;
+        lse_rows<T, block_threads><<<blocks_for(items, 1), block_threads, 0, stream>>>(
+            x, partial, direct_out, items, n, plan.chunks, plan.chunk_len);
+    } else {
+        lse_cols<T><<<blocks_for(columns * plan.chunks, block_threads), block_threads, 0, stream>>>(
+            x, partial, direct_out, n, inner, columns, plan.chunks, plan.chunk_len);
+    }
+    if (direct) return static_cast<int>(cudaGetLastError());
     if (norm == Normalize::none) {
-        lse_finish<T><<<finish_blocks, block_threads, 0, stream>>>(partial, static_cast<T*>(outv),
-                                                                   columns, chunks);
+        launch_finish<T>(plan, partial, out, nullptr, columns, stream);
     } else {
         lse::NormState* norm_states = nullptr;
         err = cudaMallocAsync(reinterpret_cast<void**>(&norm_states),
@@ -291,15 +541,29 @@ int lse_typed(Normalize norm, const void* xv, void* outv, std::int64_t outer, st
             cudaFreeAsync(partial, stream);
             return static_cast<int>(err);
         }
-        lse_finish_norm<<<finish_blocks, block_threads, 0, stream>>>(partial, norm_states, columns,
-                                                                     chunks);
-        const std::int64_t total = columns * n;
-        if (norm == Normalize::softmax) {
-            normalize<T, false><<<grid_for(total), block_threads, 0, stream>>>(
-                x, norm_states, static_cast<T*>(outv), total, n, inner);
+        launch_finish<T>(plan, partial, nullptr, norm_states, columns, stream);
+        const bool log = norm == Normalize::log_softmax;
+        if (inner == 1) {
+            const std::int64_t pieces = n > 0 ? (n + norm_piece - 1) / norm_piece : 1;
+            const unsigned blocks = blocks_for(outer * pieces, 1);
+            if (log) {
+                normalize_rows<T, true>
+                    <<<blocks, block_threads, 0, stream>>>(x, norm_states, out, n, pieces);
+            } else {
+                normalize_rows<T, false>
+                    <<<blocks, block_threads, 0, stream>>>(x, norm_states, out, n, pieces);
+            }
         } else {
-            normalize<T, true><<<grid_for(total), block_threads, 0, stream>>>(
-                x, norm_states, static_cast<T*>(outv), total, n, inner);
+            const std::int64_t col_blocks = (inner + block_threads - 1) / block_threads;
+            const std::int64_t pieces = n > 0 ? (n + norm_col_piece - 1) / norm_col_piece : 1;
+            const unsigned blocks = blocks_for(outer * pieces * col_blocks, 1);
+            if (log) {
+                normalize_cols<T, true><<<blocks, block_threads, 0, stream>>>(
+                    x, norm_states, out, n, inner, col_blocks, pieces);
+            } else {
+                normalize_cols<T, false><<<blocks, block_threads, 0, stream>>>(
+                    x, norm_states, out, n, inner, col_blocks, pieces);
+            }
         }
         cudaFreeAsync(norm_states, stream);
     }

@@ -86,9 +86,9 @@ def _reduce(fn: str, x, axis, keepdims, out, device, stream):
 def logsumexp(x, axis=None, keepdims=False, out=None, *, device=None, stream=None):
     """log(sum(exp(x))) over one axis (or all), deterministic on the GPU.
 
-    The same reduction order on every run and every GPU: each row is split into
-    chunks by its length only, chunks reduce in a fixed shared-memory tree, chunk
-    results combine in index order; no floating-point atomics.
+    The same reduction order on every run and every GPU: the split into rows, chunks
+    and threads depends on the shape only, partial results combine in fixed trees; no
+    floating-point atomics (docs/gpu.md, Reductions).
     """
     return _reduce("logsumexp", x, axis, keepdims, out, device, stream)
 
