@@ -117,12 +117,23 @@ inline double abs_mask() noexcept {
 // Hides a value from the optimiser. GCC 12 rewrites fma(a, b, c*d) into fma(c, d, a*b)
 // (even with -ffp-contract=off), which moves the rounding to the wrong product; the
 // barrier keeps the operation order written here. Costs no instruction.
+// On an xsimd batch the barrier takes its register (`.data`): clang cannot tie a struct
+// operand to a register.
 template <class Arch, class R>
 inline R opaque(R v) noexcept {
-#if defined(__GNUC__) && defined(__aarch64__)
-    __asm__("" : "+w"(v));  // any FP/SIMD register
-#elif defined(__GNUC__)
-    __asm__("" : "+v"(v));  // any SSE/AVX register
+#if defined(__GNUC__)
+    auto& reg = [&]() -> auto& {
+        if constexpr (std::is_arithmetic<R>::value) {
+            return v;
+        } else {
+            return v.data;
+        }
+    }();
+#if defined(__aarch64__)
+    __asm__("" : "+w"(reg));  // any FP/SIMD register
+#else
+    __asm__("" : "+v"(reg));  // any SSE/AVX register
+#endif
 #endif
     return v;
 }
