@@ -12,11 +12,10 @@
 //   sin_f32_kernel / cos_f32_kernel(batch<float>): float32 lanes, <= 1 float32
 //   ULP (every float32 with |x| < 2^18 checked at AVX2+FMA: max 0.755 / 0.756
 //   ULP; benchmarks/cpp/accuracy_harness.cpp --f32-stride 1 sweeps all 2^32).
-//   |x| < 2^-12 returns x for sin (so +-0 and subnormals are kept). On FMA levels lanes with |x| < 2^17 are
-//   computed in float32 arithmetic; the others (and every lane without FMA) go
-//   through detail::sincos_f32: float32 values in float64 lanes, ~2^-32
-//   relative (<= 0.5 + 2^-8 ULP after the rounding), lanes with |x| >= 1.5e6
-//   and inf/NaN through sin_kernel / cos_kernel.
+//   |x| < 2^-12 returns x for sin (so +-0 and subnormals are kept). On FMA levels lanes with |x| <
+//   2^17 are computed in float32 arithmetic; the others (and every lane without FMA) go through
+//   detail::sincos_f32: float32 values in float64 lanes, ~2^-32 relative (<= 0.5 + 2^-8 ULP after
+//   the rounding), lanes with |x| >= 1.5e6 and inf/NaN through sin_kernel / cos_kernel.
 //
 // Method
 //   x = k pi/2 + r, |r| <= pi/4 (1 + 2^-40): k from the 1.5*2^52 shifter.
