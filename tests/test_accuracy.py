@@ -120,6 +120,45 @@ def test_mpmath_sweep_within_1_ulp(name, dtype, level):
     assert distance.max() <= 1, f"{name}({x[worst]!r}) = {got[worst]!r}, exact {expected[worst]!r}"
 
 
+_half_pi_cache: dict = {}
+
+
+def near_half_pi_multiples() -> tuple[np.ndarray, dict]:
+    """float32 inputs next to k pi/2 (the deepest cancellation in the reduction) for k up
+    to 2^17 2/pi, and around 2^17, where float32 sin/cos switch from float32 lanes to
+    float64; with their correctly rounded sin and cos."""
+    if not _half_pi_cache:
+        k = np.unique(np.concatenate([np.arange(1, 1500), np.geomspace(1500, 83500, 1500)]))
+        centre = (k.astype(np.int64) * (np.pi / 2)).astype(np.float32)
+        edge = np.float32(2.0**17)
+        parts = [centre, np.nextafter(centre, np.float32(np.inf)), np.nextafter(centre, 0)]
+        parts.append(edge + np.arange(-8, 8, dtype=np.float32) * np.spacing(edge))
+        x = np.concatenate(parts).astype(np.float32)
+        x = np.concatenate([x, -x])
+        _half_pi_cache["x"] = x
+        _half_pi_cache["sin"] = correctly_rounded(mpmath.sin, x)
+        _half_pi_cache["cos"] = correctly_rounded(mpmath.cos, x)
+    return _half_pi_cache["x"], _half_pi_cache
+
+
+@pytest.mark.parametrize("name", ["sin", "cos"])
+def test_float32_trig_near_multiples_of_half_pi(name, level):
+    x, exact = near_half_pi_multiples()
+    got = FUNCTIONS[name][0](x)
+    distance = ulp_distance(got, exact[name])
+    worst = int(np.argmax(distance))
+    assert distance.max() <= 1, (
+        f"{name}({x[worst]!r}) = {got[worst]!r}, exact {exact[name][worst]!r}"
+    )
+
+
+def test_float32_log2_of_powers_of_two_is_exact(level):
+    """log2(2^k) = k for every float32 power of two, subnormal ones included."""
+    k = np.arange(-149, 128)
+    x = np.ldexp(np.float32(1), k).astype(np.float32)
+    np.testing.assert_array_equal(numfuse.log2(x), k.astype(np.float32))
+
+
 def special_inputs(dtype) -> np.ndarray:
     info = np.finfo(dtype)
     bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]

@@ -33,6 +33,12 @@ Fits (r, t, z are the reduced arguments of the kernels):
                -> log f64 SSE2/AVX2
   log32_t16  : as log64_t16, degree 3, float
   log32_gen  : as log64_gen for float, z * (degree 2)
+  log2_32_f64: log2(1+f)/f on [1/sqrt2-1, sqrt2-1], degree 11 (float64 lanes)
+               -> the float32 log2 (log.hpp)
+  expm1_f32  : (e^r - 1 - r)/r^2 on |r| <= ln2/2, degree 5, relative to e^r - 1
+               -> the float32 tanh (hyperbolic.hpp)
+  sin32/cos32: (sin r - r)/r^3, (cos r - 1 + r^2/2)/r^4 in z = r^2 <= (1.01 pi/4)^2,
+               degree 2, float -> the float32 sin / cos lanes (trig.hpp)
   log64_bits : the AVX-512 float64 log's cells (invc per cell, -log(invc) as hi + lo)
                and R(t) of degree 7, weighted by the cells' smallest |log x| (~40 s)
 Tables:
@@ -293,6 +299,61 @@ def fit_log_gen(name, deg, single):
     )
 
 
+def fit_f32_extra(name, deg):
+    """The float32 kernels' own fits (literals in log.hpp, hyperbolic.hpp, trig.hpp)."""
+    if name == "log2_32_f64":
+        # P(f) ~ log2(1+f)/f on [1/sqrt2 - 1, sqrt2 - 1] (+2^-20), relative error, float64
+        a = mp.sqrt(2) / 2 - 1 - mp.mpf(2) ** -20
+        b = mp.sqrt(2) - 1 + mp.mpf(2) ** -20
+
+        def g(f):
+            return mp.log(1 + f) / LN2 / f
+
+        def w(f):
+            return 1 / g(f)
+
+        single, note = False, "P(f) ~ log2(1+f)/f, relative error of log2(1+f)"
+    elif name == "expm1_f32":
+        # Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/2 (1 + 2^-12), relative to e^r - 1
+        b = LN2 / 2 * (1 + mp.mpf(2) ** -12)
+        a = -b
+
+        def g(r):
+            return (mp.expm1(r) - r) / r**2
+
+        def w(r):
+            return r**2 / abs(mp.expm1(r))
+
+        single, note = False, "Q(r) ~ (e^r-1-r)/r^2, relative error of e^r - 1"
+    elif name == "sin32":
+        # S(z) ~ (sin r - r)/r^3, z = r^2 <= (1.01 pi/4)^2, relative to sin r
+        a, b = mp.mpf(10) ** -30, (mp.pi / 4 * mp.mpf("1.01")) ** 2
+
+        def g(z):
+            return (mp.sin(mp.sqrt(z)) - mp.sqrt(z)) / (mp.sqrt(z) * z)
+
+        def w(z):
+            return mp.sqrt(z) * z / mp.sin(mp.sqrt(z))
+
+        single, note = True, "S(z) ~ (sin r - r)/r^3, error relative to sin r"
+    else:  # cos32
+        # C(z) ~ (cos r - 1 + z/2)/z^2, relative to cos r (from 1e-12: cancellation below)
+        a, b = mp.mpf(10) ** -12, (mp.pi / 4 * mp.mpf("1.01")) ** 2
+
+        def g(z):
+            return (mp.cos(mp.sqrt(z)) - 1 + z / 2) / (z * z)
+
+        def w(z):
+            return z * z / mp.cos(mp.sqrt(z))
+
+        single, note = True, "C(z) ~ (cos r - 1 + z/2)/z^2, error relative to cos r"
+    c, _ = remez(g, w, a, b, deg, grid=2000)
+    rnd = to_float if single else to_double
+    cr = [rnd(x) for x in c]
+    err = check(lambda t: mp.polyval(cr[::-1], t), g, w, a, b, grid=4000)
+    emit(name, cr, single, note, err)
+
+
 def split_grid(v, grid_exp):
     hi = mp.nint(v * mp.mpf(2) ** grid_exp) / mp.mpf(2) ** grid_exp
     return hi, v - hi
@@ -498,6 +559,9 @@ def main():
         fit_log_t("log32_t16", mp.mpf(0.0476), 3, True)
     if run("log32_gen"):
         fit_log_gen("log32_gen", 2, True)
+    for name, deg in (("log2_32_f64", 11), ("expm1_f32", 5), ("sin32", 2), ("cos32", 2)):
+        if run(name):
+            fit_f32_extra(name, deg)
     if run("tables"):
         tables()
     if run("log64_bits"):

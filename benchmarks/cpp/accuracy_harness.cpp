@@ -22,6 +22,8 @@
 // this harness sweeps more inputs than the tests can afford and is how those bounds were set.
 //
 //   build/cpp/benchmarks/accuracy_harness [--function NAME] [--f32-stride N] [--f64-count N]
+// (log2, sin, cos, tanh: the float32 rows are what matter -- their float32 kernels are their
+// own; the float64 rows are swept more thoroughly by tests/test_evaluate_accuracy.py.)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -181,6 +183,50 @@ const std::vector<Function>& functions() {
               [](Rng& r) { return random_sign(r, std::exp2(uniform(r, -1074, 5))); }},
              {"bits", [](Rng& r) { return from_bits(r()); }},
              {"interval edges", [](Rng& r) { return erfc_interval_edge(r); }},
+         },
+         nullptr,
+         nullptr},
+        {"log2",
+         core::UnaryOp::log2,
+         [](long double x) { return log2l(x); },
+         [](double x) { return std::log2(x); },
+         positive_input,
+         {
+             {"bits", [](Rng& r) { return from_bits(r() & ~(1ull << 63)); }},
+             {"near 1", [](Rng& r) { return uniform(r, 1 - 1.0 / 16, 1 + 1.0 / 16); }},
+         },
+         nullptr,
+         nullptr},
+        {"sin",
+         core::UnaryOp::sin,
+         [](long double x) { return sinl(x); },
+         [](double x) { return std::sin(x); },
+         any_input,
+         {
+             {"[-10,10]", [](Rng& r) { return uniform(r, -10, 10); }},
+             {"bits", [](Rng& r) { return from_bits(r()); }},
+         },
+         nullptr,
+         nullptr},
+        {"cos",
+         core::UnaryOp::cos,
+         [](long double x) { return cosl(x); },
+         [](double x) { return std::cos(x); },
+         any_input,
+         {
+             {"[-10,10]", [](Rng& r) { return uniform(r, -10, 10); }},
+             {"bits", [](Rng& r) { return from_bits(r()); }},
+         },
+         nullptr,
+         nullptr},
+        {"tanh",
+         core::UnaryOp::tanh,
+         [](long double x) { return tanhl(x); },
+         [](double x) { return std::tanh(x); },
+         any_input,
+         {
+             {"[-5,5]", [](Rng& r) { return uniform(r, -5, 5); }},
+             {"bits", [](Rng& r) { return from_bits(r()); }},
          },
          nullptr,
          nullptr},

@@ -475,14 +475,33 @@ struct Invert {
             return f32_fn(a);                                               \
         }                                                                   \
     };
+// Rows whose float32 kernel takes float32 batches itself (f32_native, see has_f32_native).
+#define NUMFUSE_EXPR_MATH64_F32(Name, std_fn, batch_fn, f32_fn)            \
+    struct Name {                                                          \
+        static constexpr bool vectorized = true;                           \
+        static constexpr bool f32_via_f64 = true;                          \
+        static constexpr bool f32_native = true;                           \
+        template <class R, class T>                                        \
+        static R apply(T a) noexcept {                                     \
+            return std::std_fn(a);                                         \
+        }                                                                  \
+        template <class B>                                                 \
+        static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {        \
+            if constexpr (std::is_same_v<typename B::value_type, float>) { \
+                return f32_fn(a);                                          \
+            } else {                                                       \
+                return batch_fn(a);                                        \
+            }                                                              \
+        }                                                                  \
+    };
 // float32 through float64 needs only ~2^-40 relative accuracy in float64: the
 // second kernel of each row is what float32 uses -- xsimd's float64 functions
 // (2-3 float64 ULP, far below a float32 half-ulp; the accuracy test checks
 // every float32 op, huge trig arguments included) where those are right for
 // every float32 input, numfuse's own otherwise.
 NUMFUSE_EXPR_MATH(Sqrt, sqrt, kernels::detail::square_root)
-NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel, kernels::sin_f32_kernel)
-NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel, kernels::cos_f32_kernel)
+NUMFUSE_EXPR_MATH64_F32(Sin, sin, kernels::sin_kernel, kernels::sin_f32_kernel)
+NUMFUSE_EXPR_MATH64_F32(Cos, cos, kernels::cos_kernel, kernels::cos_f32_kernel)
 NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan)
 NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel, xsimd::asin)
 NUMFUSE_EXPR_MATH64(Arccos, acos, kernels::acos_kernel, xsimd::acos)
@@ -500,6 +519,7 @@ NUMFUSE_EXPR_MATH(Floor, floor, xsimd::floor)
 NUMFUSE_EXPR_MATH(Trunc, trunc, xsimd::trunc)
 #undef NUMFUSE_EXPR_MATH
 #undef NUMFUSE_EXPR_MATH64
+#undef NUMFUSE_EXPR_MATH64_F32
 
 // erfc: numfuse's float64 erfc kernel (kernels/erf.hpp, <= 1 ULP on the whole line,
 // subnormal tail included, NaN -> +qNaN as scipy.special.erfc); float32 lanes go through
@@ -594,13 +614,14 @@ struct Log2 {
             return std::log2(a);
         }
     }
+    static constexpr bool f32_native = true;
     template <class B>
     static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
-        return kernels::log2_kernel(a);
-    }
-    template <class B>
-    static B batch_for_f32(const B& a) noexcept {
-        return xsimd::log2(a);
+        if constexpr (std::is_same_v<typename B::value_type, float>) {
+            return kernels::log2_f32_kernel(a);
+        } else {
+            return kernels::log2_kernel(a);
+        }
     }
 };
 
@@ -849,6 +870,13 @@ struct computes_f32_in_f64 : std::false_type {};
 template <class F>
 struct computes_f32_in_f64<F, std::void_t<decltype(F::f32_via_f64)>>
     : std::bool_constant<F::f32_via_f64> {};
+// F::f32_native: F::batch takes float32 batches too (a float32 kernel of its own, which may
+// widen inside): real float32 lanes go through it, not through float64 (complex64 still does).
+template <class F, class = void>
+struct has_f32_native : std::false_type {};
+template <class F>
+struct has_f32_native<F, std::void_t<decltype(F::f32_native)>> : std::bool_constant<F::f32_native> {
+};
 
 // float32 lanes of an op whose accurate kernel is float64-only: widened in
 // chunks into float64 scratch, computed, rounded once on the way back (the
@@ -1007,8 +1035,8 @@ unsigned numeric_kernel(char* out_bytes, const char* a_bytes, const char* b_byte
                                 (arity < 3 || std::is_same_v<R, CA>);
     constexpr bool complex_math = computes_f32_in_f64<F>::value || std::is_same_v<F, Exp> ||
                                   std::is_same_v<F, Log> || std::is_same_v<F, Sqrt>;
-    if constexpr (computes_f32_in_f64<F>::value && std::is_same_v<R, float> && same_types &&
-                  arity < 3) {
+    if constexpr (computes_f32_in_f64<F>::value && !has_f32_native<F>::value &&
+                  std::is_same_v<R, float> && same_types && arity < 3) {
         f32_through_f64<Arch, F, arity>(out, a, b, n);
     } else if constexpr (complex_math && arity == 1 && std::is_same_v<R, c64> &&
                          std::is_same_v<A, c64>) {

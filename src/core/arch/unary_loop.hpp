@@ -168,7 +168,8 @@ struct ErfOp : OrScreen<ErfOp> {
 };
 
 // The other ufunc rows compute what evaluate computes: the functor F of arch/expr_ops.hpp
-// (float64 through F::batch; float32 widened to float64, through F::batch_for_f32 where it
+// (float64 through F::batch; float32 through F::batch too where F has its own float32
+// kernel (F::f32_native), else widened to float64, through F::batch_for_f32 where it
 // exists, else F::batch, and rounded once), so numfuse.tanh(x) and evaluate("tanh(x)") are
 // the same bits. Their values need no repair (finish keeps them); Rule says which lanes may
 // raise (Rule::may_raise, conservative and cheap) and which condition a finite input that
@@ -185,7 +186,8 @@ NUMFUSE_OP_INLINE D table_compute_f32_half(const D& v) noexcept {
 }
 template <class F, class B>
 NUMFUSE_OP_INLINE B table_compute(const B& x) noexcept {
-    if constexpr (std::is_same<typename B::value_type, double>::value) {
+    if constexpr (std::is_same<typename B::value_type, double>::value ||
+                  expr_ops::has_f32_native<F>::value) {
         return F::batch(x);
     } else {
         xsimd::batch<double, typename B::arch_type> lo, hi;

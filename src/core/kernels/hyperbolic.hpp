@@ -12,7 +12,7 @@
 //     expit(x) underflows gradually (subnormals) for x < -708.4. NaN -> NaN.
 //   float32 uses these in float64 (expr_ops.hpp) and rounds once; tanh has
 //   its own float32 kernel, tanh_f32_kernel(batch<double>) on float32 values in
-//   float64 lanes: ~2^-42 relative, <= 0.5 + 2^-17 float32 ULP after the caller
+//   float64 lanes: ~2^-30 relative, <= 0.5 + 2^-6 float32 ULP after the caller
 //   rounds, +-0 and |x| < 2^-12 return x, +-inf -> +-1, NaN -> NaN.
 //
 // Method
@@ -31,9 +31,12 @@
 //     tanh  = E / (E + 2), E = expm1(2|x|)               (|x| < 19.1, else +-1)
 //     expit = 1 / (1 + e) (x >= 0) or e / (1 + e) (x < 0), e = e^-|x|
 //             (x < -40: expit = e^x (1 - e^x) rounds like e^x: exp_kernel).
-//     tanh for float32 values: (1 - e) / (1 + e), e = exp_kernel(-2|x|) (|x| <= 19.5;
-//             1 - e is exact and e is within an ulp, so for |x| >= 2^-12 the
-//             relative error stays below 2^-42; below, tanh rounds to x in float32).
+//     tanh for float32 values: -E / (2 + E), E = e^y - 1 = 2^k (1 + p) - 1 for
+//             y = -2 min(|x|, 10) = k ln2 + r, p = e^r - 1 = r + r^2 Q(r) (degree-5
+//             minimax, relative 2^-32: no cancellation, as e^y - 1 is formed from p
+//             and the exact 2^k - 1 in one fused multiply-add); relative error
+//             below 2^-30 before the caller's rounding (|x| < 2^-12: x, which is
+//             what tanh rounds to in float32).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -234,9 +237,23 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_f32_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const B a = xsimd::min(xsimd::abs(x), B(19.5));  // e^-39: no special lanes in exp_kernel
-    const B e = exp_kernel(-(a + a));
-    B res = xsimd::copysign(detail::divide(B(1.0) - e, B(1.0) + e), x);
+    // y = -2|x| = k ln2 + r; beyond |x| = 10, tanh rounds to +-1 in float32 (above 9.02)
+    const B y = B(-2.0) * xsimd::min(xsimd::abs(x), B(10.0));
+    const B shifter(0x1.8p52);
+    const B kd = dd::fmadd(y, B(0x1.71547652b82fep+0), shifter) - shifter;  // in [-29, 0]
+    const B r = (y - kd * B(0x1.62e42fefa38p-1)) - kd * B(0x1.ef35793c7673p-45);  // first exact
+    // Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12): tools/explog_remez.py
+    // expm1_f32, degree 5, relative error of r + r^2 Q(r) vs e^r - 1: 2^-31.96.
+    const B q = detail::horner(r, 0x1.00000025f7f99p-1,  // 0.50000000442013281532
+                               0x1.555554ef79b2ep-3,  // 0.16666666370221022708
+                               0x1.5554b1170079dp-5,  // 0.04166636073934102541
+                               0x1.111189770d58ep-7,  // 0.0083333893981983007959
+                               0x1.6d7210c54fa5cp-10,  // 0.0013940642105151534666
+                               0x1.a032c2cfb41dp-13);  // 0.00019845880750902914272
+    const B p = dd::fmadd(r * r, q, r);  // e^r - 1
+    const B s = detail::pow2i(kd);
+    const B em1 = dd::fmadd(s, p, s - B(1.0));  // e^y - 1 (s - 1 exact)
+    B res = xsimd::copysign(detail::divide(-em1, em1 + B(2.0)), x);
     res = xsimd::select(xsimd::abs(x) < B(0x1.0p-12), x, res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }

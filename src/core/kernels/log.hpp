@@ -13,6 +13,10 @@
 //     see detail::nan_result) -- both as NumPy 2.x does.
 //   Floating-point status flags raised inside are meaningless (the caller
 //   computes flags explicitly).
+//   log2_f32_kernel(batch<float>): log2 x per float32 lane, <= 0.5 + 2^-9 ULP
+//   (exhaustive over all 2^32 inputs: max 0.5016 ULP), log2(2^k) = k exactly;
+//   log2(+-0) = -inf, x < 0 and -inf -> 0xffc00000, +inf -> +inf, NaN -> the
+//   input quieted (as glibc's log2f, NumPy's float32 log2 on x86-64).
 //
 // Methods
 //   AVX-512 f64: integer reduction: x = z 2^k with z in [0.640625, 1.28125), k and
@@ -36,6 +40,11 @@
 //     own minimax P of degree 6 f64 / 2 f32); f^2/2 split so that f - f^2/2
 //     is exact to ~2^-80 and E ln2_hi + f - f^2/2 summed as an exact pair.
 //     No table, no FMA needed.
+//
+//   log2 f32: x = m 2^e as in the SSE2 / AVX2 kernel (float32 integer arithmetic),
+//     f = m - 1 exact; f and e widened to float64, log2 x = e + f P(f) with P of
+//     degree 11 (relative error 2^-33.2) in one fused multiply-add, rounded once
+//     to float32. No table, no division; the same code at every level.
 //
 // Coefficients and tables: tools/explog_remez.py (own Remez exchange in
 // mpmath; the fit named beside each polynomial), as exact hex floats.
@@ -104,9 +113,15 @@ inline B log_poly_gen(const B& z, float) noexcept {
     return horner(z, NUMFUSE_LOG32_GEN);
 }
 
-// Portable kernel (SSE2, AVX2+FMA; any xsimd arch).
+// x = m 2^e with m in [1/sqrt2, sqrt2) (the bounds rounded to T), e integral, for positive
+// finite x, subnormals included (scaled into the normal range first); other lanes: garbage.
 template <class T, class A>
-inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
+struct log_split {
+    xsimd::batch<T, A> e, m;
+};
+
+template <class T, class A>
+inline log_split<T, A> log_reduce(const xsimd::batch<T, A>& x) noexcept {
     using B = xsimd::batch<T, A>;
     using I = xsimd::batch<int_of_t<T>, A>;
     using U = xsimd::batch<std::make_unsigned_t<int_of_t<T>>, A>;
@@ -118,8 +133,17 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     const U eb = bit_cast<U>(u) >> C::mant_bits;
     B e = as_float<T, A>(bit_cast<I>(eb) | I(C::magic_bits)) - B(C::magic_bias);
     e = e - xsimd::select(sub, B(C::sub_exp), B(T(0)));
-    const B m = as_float<T, A>((u & I(C::mant_mask)) + I(C::m_base));  // in [1/sqrt2, sqrt2)
-    const B f = m - B(T(1));  // exact
+    return {e, as_float<T, A>((u & I(C::mant_mask)) + I(C::m_base))};
+}
+
+// Portable kernel (SSE2, AVX2+FMA; any xsimd arch).
+template <class T, class A>
+inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
+    using B = xsimd::batch<T, A>;
+    using C = log_consts<T>;
+    const log_split<T, A> em = log_reduce(x);
+    const B e = em.e;
+    const B f = em.m - B(T(1));  // exact
     const B s = detail::divide(f, B(T(2)) + f);  // correctly rounded on neon64 too
     const B z = s * s;
     const B r = z * log_poly_gen(z, T());
@@ -387,6 +411,43 @@ inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Ar
         (void)x;
         return y;
     }
+}
+
+// log2(x), f32 lanes, for the float32 log2 ufunc and evaluate (contract at the top).
+template <class Arch>
+inline xsimd::batch<float, Arch> log2_f32_kernel(const xsimd::batch<float, Arch>& x) noexcept {
+    using F = xsimd::batch<float, Arch>;
+    using D = xsimd::batch<double, Arch>;
+    const detail::log_split<float, Arch> em = detail::log_reduce(x);
+    const F f = em.m - F(1.0f);  // exact
+    D f0, f1, e0, e1;
+    detail::widen(f, f0, f1);
+    detail::widen(em.e, e0, e1);
+    // P(f) ~ log2(1 + f) / f on [1/sqrt2 - 1, sqrt2 - 1] (+2^-20): tools/explog_remez.py
+    // log2_32_f64, degree 11, relative error 2^-33.2.
+    const auto log2_half = [](const D& fd, const D& ed) {
+        const D p = detail::horner(fd, 0x1.71547652ef952p+0,  // 1.4426950409393453079
+                                   -0x1.7154767baf033p-1,  // -0.7213475252133377813
+                                   0x1.ec709c00f0f65p-2,  // 0.48089832072968469179
+                                   -0x1.715435eb405f5p-2,  // -0.36067280052529265832
+                                   0x1.277732cdcdce1p-2,  // 0.28854064351203417838
+                                   -0x1.ec8d73f5cbe0fp-3,  // -0.24050417512761199101
+                                   0x1.a615cb9eb2d11p-3,  // 0.20609625890788454972
+                                   -0x1.6eb0290279e4fp-3,  // -0.17904693640524491083
+                                   0x1.45a28cbdca51bp-3,  // 0.15900144533342416842
+                                   -0x1.417ff2aab4989p-3,  // -0.15698232253505420286
+                                   0x1.3d261d2876e89p-3,  // 0.15485785274255572941
+                                   -0x1.61ac9ab92ac67p-4);  // -0.086346248996663640951
+        return xsimd::fma(fd, p, ed);  // e + log2(m): no cancellation (e = 0 where m ~ 1)
+    };
+    F res = detail::narrow(log2_half(f0, e0), log2_half(f1, e1));
+    const F inf(std::numeric_limits<float>::infinity());
+    res = xsimd::select(x < F(0.0f),
+                        detail::from_bits<float, Arch>(detail::log_consts<float>::neg_nan),
+                        res);  // x < 0, -inf
+    res = xsimd::select(x == F(0.0f), -inf, res);
+    res = xsimd::select(x == inf, inf, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);  // the input quieted, as float64 would
 }
 
 }  // namespace numfuse::kernels

@@ -9,10 +9,13 @@
 //     +-inf -> NaN, NaN -> NaN; huge arguments (sin(1e22), tan(1e300)) are
 //     reduced exactly (Payne-Hanek) and stay within 1 ULP, where glibc (and
 //     so NumPy) is 8-14 ULP off at the worst case 6381956970095103 * 2^797.
-//   sin_f32_kernel / cos_f32_kernel(batch<double>): lanes that hold float32
-//   values, computed in float64 to ~2^-32 relative and rounded to float32 by
-//   the caller: <= 0.5 + 2^-8 float32 ULP. Lanes with |x| >= 1.5e6 (and
-//   inf/NaN) go through sin_kernel / cos_kernel; |x| < 2^-12 returns x for sin.
+//   sin_f32_kernel / cos_f32_kernel(batch<float>): float32 lanes, <= 1 float32
+//   ULP (every float32 with |x| < 2^18 checked at AVX2+FMA: max 0.755 / 0.756
+//   ULP; benchmarks/cpp/accuracy_harness.cpp --f32-stride 1 sweeps all 2^32).
+//   |x| < 2^-12 returns x for sin (so +-0 and subnormals are kept). On FMA levels lanes with |x| <
+//   2^17 are computed in float32 arithmetic; the others (and every lane without FMA) go through
+//   detail::sincos_f32: float32 values in float64 lanes, ~2^-32 relative (<= 0.5 + 2^-8 ULP after
+//   the rounding), lanes with |x| >= 1.5e6 and inf/NaN through sin_kernel / cos_kernel.
 //
 // Method
 //   x = k pi/2 + r, |r| <= pi/4 (1 + 2^-40): k from the 1.5*2^52 shifter.
@@ -34,7 +37,14 @@
 //   (rcp14 and one cubic Newton step on AVX-512, a division elsewhere) and
 //   one fused Newton step that folds in the low part. One rounding at the
 //   end in every case.
-//   The float32 kernels need far less: r = x - k pi/2 in one double (x - k C1
+//   float32 lanes (FMA): k from the 1.5*2^23 shifter, pi/2 = P1 + P2 + P3 in
+//   float32 pieces; x - k P1 exact in one FMA, k P2 an exact product, so r = h + rl
+//   to ~2^-56 absolute (float32 inputs below 2^17 stay above ~2^-26 from a
+//   multiple of pi/2, as the exhaustive check confirms). sin(r) = h + (h z S(z) +
+//   rl (1 - z/2)), cos(r) = (1 - z/2 as an exact pair) + (z^2 C(z) - zl/2 - h rl)
+//   with z = h^2 (zl its rounding error), S and C degree-2 minimax in z; one
+//   rounding at the end; the quadrant from the bits of k (swap, sign flip).
+//   The float32-in-float64 path needs far less: r = x - k pi/2 in one double (x - k C1
 //   exact as above, then one rounded step with the rest of pi/2; without FMA
 //   the exact P1 step and one rounded step with P2 + P3 + P4), and Taylor
 //   polynomials in z = r^2: sin to r^11 (truncation < 2^-37 relative), cos to
@@ -54,6 +64,19 @@ namespace numfuse::kernels {
 namespace detail {
 
 inline constexpr double trig_fast_limit = 1.5e6;  // |k| < 2^20: k * Pi exact
+
+// The reduction's constants, shared by the float64 and float32-in-float64 kernels.
+inline constexpr double trig_shifter = 0x1.8p52;  // x + shifter rounds x to an integer
+inline constexpr double trig_two_over_pi = 0x1.45f306dc9c883p-1;
+// pi/2 = C1 + C2 + C3 (53 bits each; FMA levels)
+inline constexpr double trig_pio2_c1 = 0x1.921fb54442d18p+0;
+inline constexpr double trig_pio2_c2 = 0x1.1a62633145c07p-54;
+inline constexpr double trig_pio2_c3 = 0x1.f1976b7ed8fbcp-110;
+// pi/2 = P1 + P2 + P3 (32 bits each: k Pi exact for |k| < 2^21) + P4 (no FMA)
+inline constexpr double trig_pio2_p1 = 0x1.921fb544p+0;
+inline constexpr double trig_pio2_p2 = 0x1.0b4611a6p-34;
+inline constexpr double trig_pio2_p3 = 0x1.3198a2ep-69;
+inline constexpr double trig_pio2_p4 = 0x1.b839a252049c1p-104;
 
 // The bits of 2/pi (mpmath), 64 per limb, most significant first, after one
 // zero limb: bit i of 2/pi (weight 2^-i) is bit i + 63 of this stream.
@@ -142,28 +165,43 @@ struct trig_reduced {
     xsimd::batch_bool<double, A> cos_negative;  // bit 1 of k + 1: k mod 4 in {1, 2}
 };
 
+// k mod 4 as three masks, from k (integral, |k| < 2^51): bits 0 and 1 of k, and bit 1
+// of k + 1.
+template <class A>
+struct trig_quadrant {
+    xsimd::batch_bool<double, A> odd, second;  // bits 0 and 1 of k
+    xsimd::batch_bool<double, A> cos_negative;  // bit 1 of k + 1: k mod 4 in {1, 2}
+};
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE trig_quadrant<A> trig_quadrant_of(
+    const xsimd::batch<double, A>& kd) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B shifter(trig_shifter);
+    const B q = kd - (dd::fmadd(kd, B(0.25), shifter) - shifter) * B(4.0);  // in {-2, ..., 2}
+    return {xsimd::abs(q) == B(1.0), (q < B(0.0)) | (q == B(2.0)), (q > B(0.5)) | (q < B(-1.5))};
+}
+
 template <class A>
 NUMFUSE_ALWAYS_INLINE trig_reduced<A> trig_reduce(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const B shifter(0x1.8p52);
-    B zk = dd::fmadd(x, B(0x1.45f306dc9c883p-1), shifter);  // k = round(2x/pi) in the low bits
+    const B shifter(trig_shifter);
+    B zk = dd::fmadd(x, B(trig_two_over_pi), shifter);  // k = round(2x/pi) in the low bits
     B kd = zk - shifter;
     dd::pair<A> r;
     if constexpr (detail::has_fma<A>) {
-        // pi/2 = C1 + C2 + C3 (53 bits each). x - k C1 is exact in one fused
-        // multiply-add: both lie on the grid of ulp(min(|x|, 1)) and the
-        // difference is below 1 in magnitude.
-        const B r1 = dd::fmadd(-kd, B(0x1.921fb54442d18p+0), x);
-        const dd::pair<A> t = dd::two_prod(kd, B(0x1.1a62633145c07p-54));
+        // x - k C1 is exact in one fused multiply-add: both lie on the grid of
+        // ulp(min(|x|, 1)) and the difference is below 1 in magnitude.
+        const B r1 = dd::fmadd(-kd, B(trig_pio2_c1), x);
+        const dd::pair<A> t = dd::two_prod(kd, B(trig_pio2_c2));
         const dd::pair<A> h = dd::two_sum(r1, -t.hi);
         // left unnormalized (|lo| << |hi| still): saves the renormalization's latency
-        r = {h.hi, dd::fmadd(kd, B(0x1.f1976b7ed8fbcp-110), h.lo - t.lo)};
+        r = {h.hi, dd::fmadd(kd, B(trig_pio2_c3), h.lo - t.lo)};
     } else {
-        // pi/2 = P1 + P2 + P3 (32 bits each: k Pi exact for |k| < 2^21) + P4.
-        const B t1 = x - kd * B(0x1.921fb544p+0);  // exact (Sterbenz)
-        const dd::pair<A> h1 = dd::two_sum(t1, -(kd * B(0x1.0b4611a6p-34)));
-        const dd::pair<A> h2 = dd::two_sum(h1.hi, -(kd * B(0x1.3198a2ep-69)));
-        const B lo = (h1.lo + h2.lo) - kd * B(0x1.b839a252049c1p-104);
+        const B t1 = x - kd * B(trig_pio2_p1);  // exact (Sterbenz)
+        const dd::pair<A> h1 = dd::two_sum(t1, -(kd * B(trig_pio2_p2)));
+        const dd::pair<A> h2 = dd::two_sum(h1.hi, -(kd * B(trig_pio2_p3)));
+        const B lo = (h1.lo + h2.lo) - kd * B(trig_pio2_p4);
         r = dd::fast_two_sum(h2.hi, lo);
     }
     const auto slow =
@@ -190,9 +228,8 @@ NUMFUSE_ALWAYS_INLINE trig_reduced<A> trig_reduce(const xsimd::batch<double, A>&
     } else
 #endif
     {
-        const B q = kd - (dd::fmadd(kd, B(0.25), shifter) - shifter) * B(4.0);  // in {-2, ..., 2}
-        return {r, xsimd::abs(q) == B(1.0), (q < B(0.0)) | (q == B(2.0)),
-                (q > B(0.5)) | (q < B(-1.5))};
+        const trig_quadrant<A> q = trig_quadrant_of(kd);
+        return {r, q.odd, q.second, q.cos_negative};
     }
 }
 
@@ -334,17 +371,16 @@ template <bool Cos, class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sincos_f32(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const B shifter(0x1.8p52);
-    const B zk = dd::fmadd(x, B(0x1.45f306dc9c883p-1), shifter);
-    const B kd = zk - shifter;
+    const B shifter(trig_shifter);
+    const B kd = dd::fmadd(x, B(trig_two_over_pi), shifter) - shifter;
     B r;
     if constexpr (detail::has_fma<A>) {
-        r = dd::fmadd(-kd, B(0x1.921fb54442d18p+0), x);  // exact
-        r = dd::fmadd(-kd, B(0x1.1a62633145c07p-54), r);
+        r = dd::fmadd(-kd, B(trig_pio2_c1), x);  // exact
+        r = dd::fmadd(-kd, B(trig_pio2_c2), r);
     } else {
-        r = x - kd * B(0x1.921fb544p+0);  // exact (Sterbenz, k P1 exact)
-        r = r - kd * B(0x1.0b4611a6p-34);  // k P2 exact; one rounding
-        r = r - kd * B(0x1.3198a2e037073p-69);
+        r = x - kd * B(trig_pio2_p1);  // exact (Sterbenz, k P1 exact)
+        r = r - kd * B(trig_pio2_p2);  // k P2 exact; one rounding
+        r = r - kd * B(trig_pio2_p3 + trig_pio2_p4);
     }
     const B z = r * r;
     // Taylor coefficients 1/n! with alternating signs.
@@ -353,13 +389,12 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sincos_f32(
     const B cp = dd::horner(z, -0.5, 1.0 / 24.0, -1.0 / 720.0, 1.0 / 40320.0, -1.0 / 3628800.0);
     const B s = dd::fmadd(r * z, sp, r);
     const B c = dd::fmadd(z, cp, B(1.0));
-    const B q = kd - (dd::fmadd(kd, B(0.25), shifter) - shifter) * B(4.0);  // in {-2, ..., 2}
-    const auto odd = xsimd::abs(q) == B(1.0);
+    const trig_quadrant<A> q = trig_quadrant_of(kd);
     B res;
     if constexpr (Cos) {
-        res = negate_if((q > B(0.5)) | (q < B(-1.5)), xsimd::select(odd, s, c));
+        res = negate_if(q.cos_negative, xsimd::select(q.odd, s, c));
     } else {
-        res = negate_if((q < B(0.0)) | (q == B(2.0)), xsimd::select(odd, c, s));
+        res = negate_if(q.second, xsimd::select(q.odd, c, s));
         res = xsimd::select(xsimd::abs(x) < B(0x1.0p-12), x, res);  // keeps +-0
     }
     const auto slow = !(xsimd::abs(x) < B(trig_fast_limit));  // inf and NaN too
@@ -375,16 +410,99 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sincos_f32(
 
 }  // namespace detail
 
+namespace detail {
+
+// Native float32 lanes take |x| below this (|k| < 2^17); larger, inf and NaN lanes go
+// through sincos_f32 in float64.
+inline constexpr float trig_f32_lane_limit = 0x1.0p17f;
+
+// sin(x) or cos(x) of float32 lanes in float32 arithmetic, FMA levels only (see the
+// contract above); lanes with |x| >= trig_f32_lane_limit (inf, NaN) hold garbage.
+template <bool Cos, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sincos_f32_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    using I = xsimd::batch<std::int32_t, A>;
+    const F shifter(0x1.8p23f);
+    const F zk = xsimd::fma(x, F(0x1.45f306p-1f), shifter);  // k = round(2x/pi) in the low bits
+    const F kd = zk - shifter;
+    // pi/2 = P1 + P2 + P3 (float32 pieces, |rest| < 2^-76). x - k P1 is exact in one
+    // fused multiply-add (both on the 2^-23 grid, or k = 0, and the difference below 1);
+    // k P2 as an exact product, the sum with it exact: r = h + rl to ~2^-56 absolute.
+    const F r1 = xsimd::fma(-kd, F(0x1.921fb6p+0f), x);
+    const F th = kd * F(-0x1.777a5cp-25f);
+    const F tl = xsimd::fms(kd, F(-0x1.777a5cp-25f), th);
+    const F h = r1 - th;
+    const F hb = h - r1;
+    const F hl = (r1 - (h - hb)) - (th + hb);  // r1 - th = h + hl exactly
+    const F rl = xsimd::fma(-kd, F(-0x1.ee59dap-50f), hl - tl);
+    const F z = h * h;
+    F main, other;  // sin(r) and cos(r)
+    {
+        // S(z) ~ (sin r - r) / r^3, C(z) ~ (cos r - 1 + z/2) / z^2 on r^2 <= (1.01 pi/4)^2:
+        // minimax of degree 2 (weighted errors of the results 2^-27.7 and 2^-30.2).
+        const F sp = detail::horner(z, -0x1.555544p-3f,  // -0.16666653752326965332
+                                    0x1.1106d4p-7f,  // 0.0083321128040552139282
+                                    -0x1.9920c2p-13f);  // -0.00019508741388563066721
+        const F cp = detail::horner(z, 0x1.55554ap-5f,  // 0.041666645556688308716
+                                    -0x1.6c0bc4p-10f,  // -0.0013887251261621713638
+                                    0x1.99cb8p-16f);  // 0.000024425680749118328094
+        // sin(h + rl) = h + (h z S + rl (1 - z/2)), rounded once
+        const F sin_r = h + xsimd::fma(h * z, sp, xsimd::fma(rl * F(-0.5f), z, rl));
+        // cos(h + rl) = (1 - z/2) + (z^2 C - zl/2 - h rl): z = h^2 - zl exactly, 1 - z/2 as
+        // wh + we exactly
+        const F zl = xsimd::fms(h, h, z);
+        const F hz = F(0.5f) * z;
+        const F wh = F(1.0f) - hz;
+        const F we = (F(1.0f) - wh) - hz;
+        const F cos_r = wh + xsimd::fma(z * z, cp, we - xsimd::fma(h, rl, F(0.5f) * zl));
+        main = Cos ? cos_r : sin_r;
+        other = Cos ? sin_r : cos_r;
+    }
+    // k mod 4: odd k swaps sin and cos; the sign from bit 1 of k (sin) or k + 1 (cos)
+    const I kb = as_int(zk);
+    const I v = xsimd::select((kb & I(1)) == I(1), as_int(other), as_int(main));
+    const I sign = ((Cos ? kb + I(1) : kb) & I(2)) << 30;
+    return as_float<float, A>(v ^ sign);
+}
+
+// sin or cos of float32 lanes: float32 arithmetic where the level has FMA, float64
+// (sincos_f32) for the lanes it leaves (and for all lanes without FMA).
+template <bool Cos, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sincos_f32_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    using D = xsimd::batch<double, A>;
+    const auto via_f64 = [](const F& v) {
+        D lo, hi;
+        widen(v, lo, hi);
+        return narrow(sincos_f32<Cos>(lo), sincos_f32<Cos>(hi));
+    };
+    if constexpr (has_fma<A>) {
+        F res = sincos_f32_lanes<Cos>(x);
+        const F ax = xsimd::abs(x);
+        if constexpr (!Cos) res = xsimd::select(ax < F(0x1.0p-12f), x, res);  // keeps +-0
+        const auto slow = !(ax < F(trig_f32_lane_limit));  // inf and NaN too
+        if (xsimd::any(slow)) res = xsimd::select(slow, via_f64(x), res);
+        return res;
+    } else {
+        return via_f64(x);
+    }
+}
+
+}  // namespace detail
+
+// sin(x), cos(x) for float32 lanes (contract above).
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sin_f32_kernel(
-    const xsimd::batch<double, A>& x) noexcept {
-    return detail::sincos_f32<false>(x);
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sin_f32_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    return detail::sincos_f32_kernel<false>(x);
 }
 
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cos_f32_kernel(
-    const xsimd::batch<double, A>& x) noexcept {
-    return detail::sincos_f32<true>(x);
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> cos_f32_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    return detail::sincos_f32_kernel<true>(x);
 }
 
 }  // namespace numfuse::kernels
