@@ -8,6 +8,7 @@
 //   has_fma<Arch>         xsimd::fma and xsimd::fms are real fused multiply-adds on Arch
 //   int_of_t<T>           same-width signed integer (int32_t / int64_t)
 //   as_int(b), as_float(b)  bit casts between batch<T> and batch<int_of_t<T>>
+//   fused_madd, fused_msub  a*b+c, a*b-c rounded once on every FMA level (AVX-512 too)
 //   horner(x, c0, c1, ...)  c0 + x*(c1 + x*(c2 + ...)) with xsimd::fma
 //   widen(x, lo, hi), narrow(lo, hi)  a float batch <-> two double batches (lanes in order;
 //                         narrow rounds to nearest)
@@ -78,6 +79,38 @@ inline xsimd::batch<T, A> as_float(const xsimd::batch<int_of_t<T>, A>& x) noexce
 template <class T, class A>
 inline xsimd::batch<T, A> from_bits(int_of_t<T> bits) noexcept {
     return as_float<T, A>(xsimd::batch<int_of_t<T>, A>(bits));
+}
+
+// a * b + c and a * b - c with one rounding on every level with FMA (has_fma). xsimd
+// 8.1's AVX-512 fma/fms are the generic unfused a * b +- c, so the instructions are named
+// there. Kernels whose exactness rests on a fused operation use these.
+template <class T, class A>
+inline xsimd::batch<T, A> fused_madd(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b,
+                                     const xsimd::batch<T, A>& c) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        if constexpr (sizeof(T) == 8) {
+            return _mm512_fmadd_pd(a, b, c);
+        } else {
+            return _mm512_fmadd_ps(a, b, c);
+        }
+    } else
+#endif
+        return xsimd::fma(a, b, c);
+}
+template <class T, class A>
+inline xsimd::batch<T, A> fused_msub(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b,
+                                     const xsimd::batch<T, A>& c) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        if constexpr (sizeof(T) == 8) {
+            return _mm512_fmsub_pd(a, b, c);
+        } else {
+            return _mm512_fmsub_ps(a, b, c);
+        }
+    } else
+#endif
+        return xsimd::fms(a, b, c);
 }
 
 // Horner's scheme: horner(x, c0, c1, ..., cn) = c0 + x (c1 + x (... + x cn)).

@@ -424,18 +424,19 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sincos_f32_lanes(
     using F = xsimd::batch<float, A>;
     using I = xsimd::batch<std::int32_t, A>;
     const F shifter(0x1.8p23f);
-    const F zk = xsimd::fma(x, F(0x1.45f306p-1f), shifter);  // k = round(2x/pi) in the low bits
+    const F zk =
+        detail::fused_madd(x, F(0x1.45f306p-1f), shifter);  // k = round(2x/pi) in the low bits
     const F kd = zk - shifter;
     // pi/2 = P1 + P2 + P3 (float32 pieces, |rest| < 2^-76). x - k P1 is exact in one
     // fused multiply-add (both on the 2^-23 grid, or k = 0, and the difference below 1);
     // k P2 as an exact product, the sum with it exact: r = h + rl to ~2^-56 absolute.
-    const F r1 = xsimd::fma(-kd, F(0x1.921fb6p+0f), x);
+    const F r1 = detail::fused_madd(-kd, F(0x1.921fb6p+0f), x);
     const F th = kd * F(-0x1.777a5cp-25f);
-    const F tl = xsimd::fms(kd, F(-0x1.777a5cp-25f), th);
+    const F tl = detail::fused_msub(kd, F(-0x1.777a5cp-25f), th);
     const F h = r1 - th;
     const F hb = h - r1;
     const F hl = (r1 - (h - hb)) - (th + hb);  // r1 - th = h + hl exactly
-    const F rl = xsimd::fma(-kd, F(-0x1.ee59dap-50f), hl - tl);
+    const F rl = detail::fused_madd(-kd, F(-0x1.ee59dap-50f), hl - tl);
     const F z = h * h;
     F main, other;  // sin(r) and cos(r)
     {
@@ -448,14 +449,15 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sincos_f32_lanes(
                                     -0x1.6c0bc4p-10f,  // -0.0013887251261621713638
                                     0x1.99cb8p-16f);  // 0.000024425680749118328094
         // sin(h + rl) = h + (h z S + rl (1 - z/2)), rounded once
-        const F sin_r = h + xsimd::fma(h * z, sp, xsimd::fma(rl * F(-0.5f), z, rl));
+        const F sin_r = h + detail::fused_madd(h * z, sp, detail::fused_madd(rl * F(-0.5f), z, rl));
         // cos(h + rl) = (1 - z/2) + (z^2 C - zl/2 - h rl): z = h^2 - zl exactly, 1 - z/2 as
         // wh + we exactly
-        const F zl = xsimd::fms(h, h, z);
+        const F zl = detail::fused_msub(h, h, z);
         const F hz = F(0.5f) * z;
         const F wh = F(1.0f) - hz;
         const F we = (F(1.0f) - wh) - hz;
-        const F cos_r = wh + xsimd::fma(z * z, cp, we - xsimd::fma(h, rl, F(0.5f) * zl));
+        const F cos_r =
+            wh + detail::fused_madd(z * z, cp, we - detail::fused_madd(h, rl, F(0.5f) * zl));
         main = Cos ? cos_r : sin_r;
         other = Cos ? sin_r : cos_r;
     }
