@@ -35,6 +35,11 @@ SKIPPED_UNDER_EMULATION: dict[str, str] = {
         "the emulated target's), for minutes of host time; CMake's choice of xsimd does not "
         "depend on the interpreter, and the native suite runs these tests"
     ),
+    "tests/test_patch.py::test_numpys_own_umath_tests_pass_while_patched": (
+        "runs NumPy's whole test_umath module (thousands of tests) in a subprocess: more than "
+        "15 minutes under qemu; the patched loops are the same kernels the accuracy and ufunc "
+        "tests check here, and the native suite runs it"
+    ),
     "tests/test_evaluate_memory.py::test_fused_stages_need_no_temporaries": (
         "the peak resident set read from /proc/self/status is qemu's own: it also counts the "
         "code qemu translates while the measured call first runs its paths (3.6-7.4 MiB, "
