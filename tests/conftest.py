@@ -17,6 +17,10 @@ import pytest
 import numfuse
 
 EMULATOR = os.environ.get("NUMFUSE_TEST_EMULATOR", "")
+# Timeouts in the tests detect hangs; they are no speed bound. Under the emulator (software
+# floating point, every guest thread and child interpreter on the host's cores) they are
+# multiplied by this.
+HANG_SCALE = 10 if EMULATOR else 1
 if os.environ.get("NUMFUSE_TEST_PYTHON"):
     # The host kernel cannot execute an aarch64 binary (no binfmt_misc on CI machines): tests
     # that start `sys.executable` start the wrapper script, which runs it under qemu.

@@ -11,6 +11,7 @@ import textwrap
 import pytest
 
 import numfuse
+from conftest import HANG_SCALE
 
 pytest.importorskip("matplotlib")
 
@@ -26,7 +27,7 @@ def run_bench(*args, env_extra=None, cwd=None):
         text=True,
         env=env,
         cwd=cwd,
-        timeout=300,
+        timeout=300 * HANG_SCALE,
     )
 
 

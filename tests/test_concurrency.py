@@ -18,10 +18,11 @@ import numpy as np
 import pytest
 
 import numfuse as nf
+from conftest import HANG_SCALE
 
 THREADS = 16
 CALLS = 500
-JOIN_TIMEOUT = 300
+JOIN_TIMEOUT = 300 * HANG_SCALE
 
 
 def make_inputs(seed: int):
@@ -150,7 +151,7 @@ def test_shared_compiled_object_memo_across_types():
     assert not failures
 
 
-CHILD_TIMEOUT = 60
+CHILD_TIMEOUT = 60 * HANG_SCALE
 
 
 def _wait_for_child(pid: int) -> int:

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import numfuse
+from conftest import HANG_SCALE
 
 da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
@@ -299,6 +300,10 @@ def test_importing_numfuse_does_not_import_dask():
         "print(sorted(m for m in sys.modules if m == 'dask' or m.startswith('dask.')))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60 * HANG_SCALE,
     )
     assert out.stdout.strip() == "[]"

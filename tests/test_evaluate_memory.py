@@ -16,6 +16,8 @@ import textwrap
 
 import pytest
 
+from conftest import HANG_SCALE
+
 pytestmark = [
     pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc"),
     # ASan's quarantine and shadow memory make resident memory meaningless here.
@@ -69,7 +71,10 @@ def extra_bytes(kind: str, ex: str, shape: str) -> int:
     except OSError as error:
         pytest.skip(f"cannot reset the peak RSS here: {error}")
     completed = subprocess.run(
-        [sys.executable, "-c", CHILD, kind, ex, shape], capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", CHILD, kind, ex, shape],
+        capture_output=True,
+        text=True,
+        timeout=300 * HANG_SCALE,
     )
     assert completed.returncode == 0, completed.stderr
     extra = int(completed.stdout.split()[-1])

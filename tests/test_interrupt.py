@@ -16,7 +16,9 @@ import textwrap
 
 import pytest
 
-CHILD_TIMEOUT = 120
+from conftest import HANG_SCALE
+
+CHILD_TIMEOUT = 120 * HANG_SCALE
 LATENCY_LIMIT = 0.5  # seconds from SIGINT to KeyboardInterrupt
 
 PRELUDE = textwrap.dedent(

@@ -16,6 +16,7 @@ import sys
 import pytest
 
 import numfuse
+from conftest import HANG_SCALE
 
 PACKAGE = pathlib.Path(numfuse.__file__).parent
 
@@ -116,7 +117,11 @@ def test_import_numfuse_loads_no_back_end():
         "'numfuse._cuda', 'numfuse._dask', 'dask')) or m == 'dask'))\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60 * HANG_SCALE,
     )
     assert out.stdout.strip() == "[]"
 
@@ -130,4 +135,4 @@ def test_numfuse_cuda_and_devices_are_imported_on_first_use():
         "import numfuse.cuda as nfc\n"
         "assert nfc is numfuse.cuda and isinstance(nfc.available(), bool)\n"
     )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60 * HANG_SCALE)

@@ -9,6 +9,8 @@ import sys
 
 import pytest
 
+from conftest import HANG_SCALE
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOTEBOOK = os.path.join(ROOT, "notebooks", "tour.ipynb")
 GENERATOR = os.path.join(ROOT, "notebooks", "make_tour.py")
@@ -59,7 +61,7 @@ def test_tour_runs_top_to_bottom(jupyter_env):
     notebook = nbformat.read(NOTEBOOK, as_version=4)
     client = nbclient.NotebookClient(
         notebook,
-        timeout=240,
+        timeout=240 * HANG_SCALE,
         kernel_name="numfuse-test",
         resources={"metadata": {"path": str(jupyter_env)}},
     )

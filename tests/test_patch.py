@@ -19,6 +19,7 @@ import pytest
 import scipy.special
 
 import numfuse
+from conftest import HANG_SCALE
 from function_table import CORE, FUNCTIONS, Sweep, arguments
 from numfuse import _core
 
@@ -206,7 +207,12 @@ def _run_python(code_or_args, env_extra=None, cwd=None):
     env = dict(os.environ, **(env_extra or {}))
     args = code_or_args if isinstance(code_or_args, list) else ["-c", code_or_args]
     return subprocess.run(
-        [sys.executable, *args], capture_output=True, text=True, env=env, cwd=cwd, timeout=600
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=600 * HANG_SCALE,
     )
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import numfuse
-from conftest import needs_openmp
+from conftest import HANG_SCALE, needs_openmp
 from numfuse import _core
 
 BIG = np.linspace(-3, 3, 4_000_000)  # 60+ times the per-thread minimum
@@ -58,7 +58,11 @@ def test_default_is_automatic_and_main_thread_uses_openmp_count():
     )
     env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60 * HANG_SCALE,
     )
     assert out.returncode == 0, out.stderr
     setting, count, team = out.stdout.split()
@@ -177,7 +181,11 @@ def test_environment_count_is_explicit_in_worker_threads():
     env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
     env["NUMFUSE_NUM_THREADS"] = "2"
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60 * HANG_SCALE,
     )
     assert out.returncode == 0, out.stderr
     expected_team = "2" if _core._has_openmp() else "1"
@@ -212,7 +220,11 @@ def test_forked_child_runs_serially_even_with_an_explicit_count(omp_num_threads)
     if omp_num_threads:
         env["OMP_NUM_THREADS"] = omp_num_threads
     out = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60 * HANG_SCALE,
     )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["2", "1"]

@@ -54,7 +54,7 @@ struct LogaddexpOp {
     template <class B>
     static inline auto may_raise(const B& a, const B& b) noexcept {
         using T = typename B::value_type;
-        return !(xsimd::abs(a - b) <= B(sizeof(T) == 4 ? T(87) : T(708)));
+        return ~(xsimd::abs(a - b) <= B(sizeof(T) == 4 ? T(87) : T(708)));
     }
     template <class T>
     static unsigned flags(T a, T b, T) noexcept {

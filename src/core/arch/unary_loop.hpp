@@ -68,7 +68,7 @@ struct ExpOp {
     NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
         return kernels::exp_kernel(x);
     }
-    // AVX-512: without the clamp and the NaN fixup; batches holding |x| > 708 (87) or
+    // Without the clamp and the NaN fixup; batches holding |x| > 708 (87) or
     // NaN, which the test for floating-point conditions flags anyway, are recomputed.
     template <class B>
     NUMFUSE_OP_INLINE static B compute_fast(const B& x) noexcept {
@@ -237,7 +237,7 @@ template <class B>
 NUMFUSE_OP_INLINE auto abs_outside(const B& x, typename B::value_type lo,
                                    typename B::value_type hi) noexcept {
     const B ax = xsimd::abs(x);
-    return !((ax >= B(lo)) & (ax <= B(hi)));
+    return ~((ax >= B(lo)) & (ax <= B(hi)));
 }
 
 template <class T>
@@ -316,7 +316,7 @@ struct QuietRule {
 struct ArccosRule : QuietRule {
     template <class B>
     NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
-        return !(xsimd::abs(x) <= B(1));
+        return ~(xsimd::abs(x) <= B(1));
     }
 };
 
@@ -324,7 +324,7 @@ struct ArccosRule : QuietRule {
 struct ArccoshRule : QuietRule {
     template <class B>
     NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
-        return !(x >= B(1));
+        return ~(x >= B(1));
     }
 };
 
@@ -333,7 +333,7 @@ struct LogRule : QuietRule {
     static constexpr unsigned inf_flag = fp_divide_by_zero;
     template <class B>
     NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
-        return !(x > B(0));
+        return ~(x > B(0));
     }
 };
 
@@ -346,7 +346,7 @@ struct Log1pRule : LogRule {
     template <class B>
     NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
         using T = typename B::value_type;
-        return (!(x > B(T(-1)))) | (xsimd::abs(x) < B(tiny_of<T>()));
+        return (~(x > B(T(-1)))) | (xsimd::abs(x) < B(tiny_of<T>()));
     }
 };
 

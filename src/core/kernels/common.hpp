@@ -18,6 +18,9 @@
 //                         (NumPy 2.x's SIMD float32 exp/log loops return it
 //                         for every NaN); on aarch64, where NumPy's float32
 //                         exp/log are the C library's, the input quieted.
+//
+// Masks (batch_bool) are negated with ~, never !: xsimd 8.1 defines !m as m == false, which
+// on AVX goes through 128-bit integer compares (five instructions); ~m is one xor.
 #pragma once
 
 #include <xsimd/xsimd.hpp>

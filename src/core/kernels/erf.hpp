@@ -499,7 +499,7 @@ NUMFUSE_ERF_INLINE xsimd::batch_bool<double, Arch> erf_special(
     xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B ax = x & B(erf_detail::abs_mask<Arch>());
-    return !(ax >= B(0x1p-1000));  // ordered >=: false for NaN
+    return ~(ax >= B(0x1p-1000));  // ordered >=: false for NaN
 }
 
 template <class Arch>

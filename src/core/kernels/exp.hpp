@@ -92,15 +92,19 @@ inline B exp_poly_gen(const B& r, float) noexcept {
     return horner(r, NUMFUSE_EXP32_GEN);
 }
 
-// Portable kernel (SSE2, AVX2+FMA; any xsimd arch).
+// Portable kernel (SSE2, AVX2+FMA; any xsimd arch), in two parts. exp_generic_reduce:
+// for lanes with |x| <= hi_clamp, e^x = y * 2^k with y = e^r in [0.7, 1.42] and k in the
+// low bits of z (z - shifter = kd = k); NaN lanes give garbage.
 template <class T, class A>
-inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
+struct ExpGenericParts {
+    xsimd::batch<T, A> y, z, kd;
+};
+
+template <class T, class A>
+inline ExpGenericParts<T, A> exp_generic_reduce(const xsimd::batch<T, A>& xc) noexcept {
     using B = xsimd::batch<T, A>;
-    using I = xsimd::batch<int_of_t<T>, A>;
     using C = exp_consts<T>;
     const B shifter(C::shifter);
-    // NaN lanes become garbage here and are replaced at the end.
-    const B xc = xsimd::min(xsimd::max(x, B(C::lo_clamp)), B(C::hi_clamp));
     const B z = xsimd::fma(xc, B(C::inv_ln2), shifter);  // k = round(x/ln2) in the low bits
     const B kd = z - shifter;
     const B r1 = xsimd::fnma(kd, B(C::ln2_hi), xc);       // exact: k*ln2_hi exact, Sterbenz
@@ -112,19 +116,47 @@ inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
         xsimd::fma(rh * rh, q, xsimd::fma(rl, rh, rl));  // e^r - 1 - rh, e^rh rl ~ rl (1 + rh)
     const B h = B(T(1)) + rh;                             // 1 + rh as an exact pair (|rh| < 1)
     const B hl = (B(T(1)) - h) + rh;
-    const B y = h + (hl + s);                             // e^r in [0.7, 1.42]
-    const I bias_bits(static_cast<int_of_t<T>>(C::bias) << C::mant_bits);
+    return {h + (hl + s), z, kd};
+}
+
+// y * 2^k with 2^k built from z's low bits: exact scaling while 2^k is normal (|x| <= fast_lim).
+template <class T, class A>
+inline xsimd::batch<T, A> exp_generic_scale_normal(const ExpGenericParts<T, A>& p) noexcept {
+    using C = exp_consts<T>;
+    const xsimd::batch<int_of_t<T>, A> bias_bits(static_cast<int_of_t<T>>(C::bias)
+                                                 << C::mant_bits);
+    return p.y * as_float<T, A>((as_int(p.z) << C::mant_bits) + bias_bits);
+}
+
+// exp_generic for lanes with |x| <= fast_lim only (bit for bit equal there); other lanes
+// (huge, inf, NaN) hold garbage. No clamp, no NaN fixup, no test for a wide k: see
+// exp_kernel_nofix.
+template <class T, class A>
+inline xsimd::batch<T, A> exp_generic_core(const xsimd::batch<T, A>& x) noexcept {
+    return exp_generic_scale_normal(exp_generic_reduce(x));
+}
+
+template <class T, class A>
+inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
+    using B = xsimd::batch<T, A>;
+    using C = exp_consts<T>;
+    // NaN lanes become garbage here and are replaced at the end.
+    const B xc = xsimd::min(xsimd::max(x, B(C::lo_clamp)), B(C::hi_clamp));
+    const ExpGenericParts<T, A> p = exp_generic_reduce(xc);
     B res;
     if (xsimd::any(xsimd::abs(x) > B(C::fast_lim))) {
         // 2^k = 2^k1 * 2^k2 with k1 = round(k/2): both factors normal, the
         // first product exact, so the result is rounded once.
-        const B z1 = xsimd::fma(kd, B(T(0.5)), shifter);
-        const B z2 = (kd - (z1 - shifter)) + shifter;
+        const B shifter(C::shifter);
+        const xsimd::batch<int_of_t<T>, A> bias_bits(static_cast<int_of_t<T>>(C::bias)
+                                                     << C::mant_bits);
+        const B z1 = xsimd::fma(p.kd, B(T(0.5)), shifter);
+        const B z2 = (p.kd - (z1 - shifter)) + shifter;
         const B s1 = as_float<T, A>((as_int(z1) << C::mant_bits) + bias_bits);
         const B s2 = as_float<T, A>((as_int(z2) << C::mant_bits) + bias_bits);
-        res = (y * s1) * s2;
+        res = (p.y * s1) * s2;
     } else {
-        res = y * as_float<T, A>((as_int(z) << C::mant_bits) + bias_bits);
+        res = exp_generic_scale_normal(p);
     }
     return nan_result(x, res);
 }
@@ -287,7 +319,8 @@ inline xsimd::batch<float, Arch> exp_kernel(xsimd::batch<float, Arch> x) noexcep
 //   y = exp_kernel_nofix(x);
 //   if (xsimd::any(exp_special(x))) y = exp_kernel(x);  // the flagged batch, recomputed
 // equals exp_kernel(x) bit for bit. exp_special is true where |x| > 708 (87 for float)
-// or x is NaN: there exp_kernel_nofix may give garbage (AVX-512: no clamp, no NaN fixup);
+// or x is NaN: there exp_kernel_nofix may give garbage (no clamp, no NaN fixup, and on SSE2/AVX2
+// no test for a 2^k that needs two factors);
 // below the limit e^x is a finite normal number, so no floating-point condition arises.
 template <class Arch, class T>
 inline xsimd::batch<T, Arch> exp_kernel_nofix(xsimd::batch<T, Arch> x) noexcept {
@@ -301,14 +334,14 @@ inline xsimd::batch<T, Arch> exp_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
     } else
 #endif
     {
-        return exp_kernel(x);
+        return detail::exp_generic_core(x);
     }
 }
 
 template <class Arch, class T>
 inline auto exp_special(xsimd::batch<T, Arch> x) noexcept {
     using B = xsimd::batch<T, Arch>;
-    return !(xsimd::abs(x) <= B(detail::exp_consts<T>::fast_lim));  // ordered <=: true for NaN
+    return ~(xsimd::abs(x) <= B(detail::exp_consts<T>::fast_lim));  // ordered <=: true for NaN
 }
 
 }  // namespace numfuse::kernels

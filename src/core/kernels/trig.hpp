@@ -205,7 +205,7 @@ NUMFUSE_ALWAYS_INLINE trig_reduced<A> trig_reduce(const xsimd::batch<double, A>&
         r = dd::fast_two_sum(h2.hi, lo);
     }
     const auto slow =
-        !(xsimd::abs(x) < B(trig_fast_limit));  // also inf / NaN (fixed by the callers)
+        ~(xsimd::abs(x) < B(trig_fast_limit));  // also inf / NaN (fixed by the callers)
     if (xsimd::any(slow)) {
         constexpr std::size_t n = B::size;
         alignas(64) double xs[n], rh[n], rl[n], kq[n];
@@ -397,7 +397,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sincos_f32(
         res = negate_if(q.second, xsimd::select(q.odd, c, s));
         res = xsimd::select(xsimd::abs(x) < B(0x1.0p-12), x, res);  // keeps +-0
     }
-    const auto slow = !(xsimd::abs(x) < B(trig_fast_limit));  // inf and NaN too
+    const auto slow = ~(xsimd::abs(x) < B(trig_fast_limit));  // inf and NaN too
     if (xsimd::any(slow)) {
         if constexpr (Cos) {
             res = xsimd::select(slow, cos_kernel(x), res);
@@ -484,7 +484,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sincos_f32_kernel(
         F res = sincos_f32_lanes<Cos>(x);
         const F ax = xsimd::abs(x);
         if constexpr (!Cos) res = xsimd::select(ax < F(0x1.0p-12f), x, res);  // keeps +-0
-        const auto slow = !(ax < F(trig_f32_lane_limit));  // inf and NaN too
+        const auto slow = ~(ax < F(trig_f32_lane_limit));  // inf and NaN too
         if (xsimd::any(slow)) res = xsimd::select(slow, via_f64(x), res);
         return res;
     } else {
