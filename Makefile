@@ -19,7 +19,7 @@ SOURCES := $(shell find src python -type f -not -name '*.pyc' 2>/dev/null) CMake
 WERROR ?= OFF
 
 .PHONY: demo test test-slow fuzz fuzz-smoke sanitize sanitize-threads pytest cpp-test bench bench-cpp install system-deps clean \
-	lint lint-python lint-cpp lint-stubs format FORCE test-clang test-no-openmp wheel wheel-check
+	bench-compilers bench-readme lint lint-python lint-cpp lint-stubs format FORCE test-clang test-no-openmp wheel wheel-check
 
 demo: install
 	$(VPY) benchmarks/python/compare.py --quick
@@ -144,6 +144,24 @@ cpp-test: system-deps $(STAMPS)/venv
 
 bench: install
 	$(VPY) benchmarks/python/compare.py
+
+# JAX and Numba, the optional compiler peers: pyproject's bench-compilers extra, installed
+# into the venv (the other peers come with requirements-dev.txt). Not part of `make test`.
+bench-compilers: install
+	$(VPY) -c "import tomllib; print('\\n'.join(tomllib.load(open('pyproject.toml', 'rb'))\
+	    ['project']['optional-dependencies']['bench-compilers']))" \
+	    | xargs -d '\n' $(VPY) -m pip install --quiet
+
+# The README's and docs/benchmarks.md's generated benchmark tables and the plot
+# (docs/benchmarks.md#the-readmes-table), every peer included.
+BENCH_README_FLAGS := --functions exp,log,erf,logsumexp,softmax --sizes 1e3,1e6,1e8 \
+	--dtypes float64
+bench-readme: bench-compilers
+	@mkdir -p build
+	$(VENV)/bin/numfuse-bench $(BENCH_README_FLAGS) --json build/bench.json \
+	    --plot benchmarks/cockpit.png --no-progress
+	$(VPY) benchmarks/python/readme_table.py build/bench.json --write README.md
+	$(VPY) benchmarks/python/readme_table.py build/bench.json --write docs/benchmarks.md
 
 bench-cpp: cpp-test
 	$(CPP_BUILD)/benchmarks/bench_kernels

@@ -4,6 +4,7 @@ broadcast into out=, and no user array kept alive by a call."""
 from __future__ import annotations
 
 import gc
+import re
 import weakref
 
 import numpy as np
@@ -59,6 +60,78 @@ def test_syntax_errors_are_expression_errors_numexpr_code_catches(text):
             numexpr.evaluate(text)
         except (SyntaxError, ValueError, TypeError) as theirs:
             assert isinstance(error, type(theirs)), (type(theirs), type(error))
+
+
+# str where numfuse computes with bytes: (text, values, numfuse's class, numexpr's outcome:
+# the exception class it raises, or None where it computes a result).
+STR_USES = [
+    pytest.param(
+        "u == b'ab'",
+        {"u": np.array(["ab", "c"])},
+        nf.UnsupportedDtypeError,
+        ValueError,
+        id="U-array",
+    ),
+    pytest.param(
+        "u + 1",
+        {"u": np.array([["x"], ["yz"]]).T},
+        nf.UnsupportedDtypeError,
+        ValueError,
+        id="U-array-view",
+    ),
+    pytest.param(
+        "s == k",
+        {"s": np.array([b"ab"]), "k": "ab"},
+        nf.UnsupportedDtypeError,
+        ValueError,
+        id="str-value",
+    ),
+    # numexpr encodes an ASCII str literal to bytes; numfuse asks for the bytes literal.
+    pytest.param("s == 'ab'", {"s": np.array([b"ab"])}, nf.ExpressionError, None, id="literal"),
+    pytest.param(
+        "contains(s, u'a')", {"s": np.array([b"ab"])}, nf.ExpressionError, None, id="u-literal"
+    ),
+    pytest.param(
+        "s < '\u00e9'",
+        {"s": np.array([b"ab"])},
+        nf.ExpressionError,
+        ValueError,
+        id="non-ascii-literal",
+    ),
+]
+
+
+@pytest.mark.parametrize("text, values, ours, theirs", STR_USES)
+def test_str_raises_what_typeerror_and_valueerror_catch(text, values, ours, theirs):
+    errors = []
+    with pytest.raises(ours) as caught:
+        nf.evaluate(text, values, {})
+    errors.append(caught.value)
+    with pytest.raises(ours) as caught:
+        nf.compile(text)(**values)
+    errors.append(caught.value)
+    errors.append(nf.validate(text, values, {}))
+    for error in errors:
+        assert type(error) is ours, type(error)
+        assert isinstance(error, TypeError) and isinstance(error, ValueError)
+        # The message says how to convert.
+        assert re.search(r"astype\('S'\)|\.encode\(\)|bytes literal such as b'abc'", str(error))
+    if ours is nf.ExpressionError:  # the caret points at the literal (its prefix included)
+        quote = text.index("'")
+        assert errors[0].offset == quote + 1 - (text[quote - 1] == "u")
+    if numexpr is None:
+        return
+    try:
+        result = numexpr.evaluate(text, values, {})
+    except Exception as error:
+        assert theirs is not None, f"numexpr raised {error!r}"
+        assert isinstance(error, theirs), repr(error)
+        assert isinstance(errors[0], theirs)  # numexpr's except clause catches numfuse's error
+    else:
+        assert theirs is None, f"numexpr computed {result!r}"
+        # numfuse's spelling of the same comparison gives numexpr's result.
+        spelled = text.replace("u'a'", "b'a'").replace("'ab'", "b'ab'")
+        np.testing.assert_array_equal(nf.evaluate(spelled, values, {}), result)
 
 
 def test_expression_error_is_the_one_class_everywhere():

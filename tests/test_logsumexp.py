@@ -111,6 +111,38 @@ def test_unaligned_input():
             assert_same(getattr(nf, name)(x, axis=axis), scipy_quiet(name, x, axis=axis))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_short_axis_softmax_any_lane_layout(level, dtype):
+    # softmax over a short axis runs one group per lane. Full batches of groups a whole
+    # number of elements apart load with the level's gather where it has one (AVX2,
+    # AVX-512); partial batches and strides that are not a whole number of elements go
+    # through a stack buffer. Every layout of the same groups gives the same bits.
+    groups, item = 203, np.dtype(dtype).itemsize  # 203: a partial last batch at every width
+    data = (RNG.standard_normal((groups, 5)) * 4).astype(dtype)
+    data[7, 2], data[40] = np.nan, -np.inf  # special groups inside full batches
+    buffer = np.zeros(groups * (5 * item + 3) + 8, np.uint8)
+    odd = np.ndarray((groups, 5), dtype, buffer, offset=1, strides=(5 * item + 3, item))
+    odd[...] = data
+    wide = np.zeros((groups, 3, 5), dtype)
+    wide[:, 1] = data
+    far = np.zeros((groups * 997, 5), dtype)[::997]
+    far[...] = data
+    layouts = {
+        "stride not a whole number of elements": odd,
+        "reversed groups": data[::-1].copy()[::-1],
+        "groups with gaps": wide[:, 1],
+        "groups far apart": far,
+        "reversed steps": data[:, ::-1].copy()[:, ::-1],
+    }
+    for name in ("softmax", "log_softmax"):
+        expected = getattr(nf, name)(data, axis=1)
+        assert_same(expected, scipy_quiet(name, data, axis=1))
+        for layout, x in layouts.items():
+            np.testing.assert_array_equal(x, data)
+            got = getattr(nf, name)(x, axis=1)
+            assert got.tobytes() == expected.tobytes(), (name, layout)
+
+
 def test_long_reductions_cross_chunks(level):
     # More than one fixed chunk per output (kReduceChunk = 65536 elements).
     x = RNG.standard_normal(200_003) * 10

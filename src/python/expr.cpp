@@ -246,10 +246,10 @@ Input convert_python_scalar(const std::string& name, PyObject* obj) {
 // cannot read it as it is; `forced` as in convert_input.
 Input convert_array(const std::string& name, PyObject* obj, const Type* forced) {
     if (PyUnicode_Check(obj)) {
-        throw py::type_error("variable '" + name +
-                             "' is a str; numfuse.evaluate compares byte strings: pass bytes "
-                             "(e.g. " +
-                             name + ".encode())");
+        raise_dtype_error("variable '" + name +
+                          "' is a str; numfuse.evaluate compares byte strings: pass bytes "
+                          "(e.g. " +
+                          name + ".encode())");
     }
     // bytes values become 0-d S arrays (np.array(b'') is S1).
     PyObject* raw = PyArray_FROM_O(obj);

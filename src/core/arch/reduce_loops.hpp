@@ -9,8 +9,10 @@
 #include <xsimd/xsimd.hpp>
 
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/exp.hpp"
 #include "kernels/log.hpp"
@@ -87,6 +89,55 @@ inline void store_lanes(const Batch<T>& value, char* p, std::ptrdiff_t stride,
         std::memcpy(p + static_cast<std::ptrdiff_t>(k) * stride, &buffer[k], sizeof(T));
     }
 }
+
+// Full batches of lanes at one fixed stride, read with the level's gather instruction where
+// it has one (AVX2, AVX-512). load_lanes assembles a strided batch from scalar stores into a
+// stack buffer, and its vector reload cannot be forwarded from those stores: a stall per
+// batch, the largest single cost of softmax over a short last axis, where the lanes (one per
+// group) lie a group's length apart. Partial batches, contiguous lanes, strides that are not
+// a whole number of elements and levels without a gather go through load_lanes. Either way
+// the batch holds the same elements.
+template <class T>
+class StridedLanes {
+    static constexpr std::size_t width = Batch<T>::size;
+    using IndexValue = std::conditional_t<sizeof(T) == 4, std::int32_t, std::int64_t>;
+    using Index = xsimd::batch<IndexValue, Arch>;
+    static constexpr bool has_gather = std::is_base_of<xsimd::avx2, Arch>::value;
+
+public:
+    explicit StridedLanes(std::ptrdiff_t stride) noexcept : stride_(stride) {
+        if constexpr (has_gather) {
+            const auto element = static_cast<std::ptrdiff_t>(sizeof(T));
+            const std::ptrdiff_t step = stride / element;
+            const std::ptrdiff_t magnitude = step < 0 ? -step : step;
+            gather_ = stride % element == 0 && step != 1 &&
+                      magnitude <= static_cast<std::ptrdiff_t>(
+                                       std::numeric_limits<IndexValue>::max() / width);
+            if (gather_) {
+                alignas(64) IndexValue offsets[width];
+                for (std::size_t k = 0; k < width; ++k) {
+                    offsets[k] = static_cast<IndexValue>(step * static_cast<std::ptrdiff_t>(k));
+                }
+                index_ = Index::load_aligned(offsets);
+            }
+        }
+    }
+
+    // The lanes at p, p + stride, ...: as load_lanes(p, stride, count, pad).
+    Batch<T> load(const char* p, std::size_t count, T pad) const noexcept {
+        if constexpr (has_gather) {
+            if (gather_ && count == width) {
+                return Batch<T>::gather(reinterpret_cast<const T*>(p), index_);
+            }
+        }
+        return load_lanes<T>(p, stride_, count, pad);
+    }
+
+private:
+    std::ptrdiff_t stride_;
+    bool gather_ = false;
+    Index index_{};
+};
 
 // s + c += y with the rounding error of the addition kept in c (TwoSum:
 // exact for any magnitudes, six additions, no branch).
@@ -557,6 +608,7 @@ NUMFUSE_REDUCE_FLATTEN void short_softmax_impl(const char* a, std::ptrdiff_t a_l
     constexpr std::size_t width = B::size;
     const B nan(std::numeric_limits<T>::quiet_NaN());
     const B inf(std::numeric_limits<T>::infinity());
+    const StridedLanes<T> groups(a_lane);
     for (std::size_t j = 0; j < lanes; j += width) {
         const std::size_t count = lanes - j < width ? lanes - j : width;
         const char* pa = a + static_cast<std::ptrdiff_t>(j) * a_lane;
@@ -565,7 +617,7 @@ NUMFUSE_REDUCE_FLATTEN void short_softmax_impl(const char* a, std::ptrdiff_t a_l
         B m(lowest<T>());
         auto nan_seen = xsimd::isnan(m);  // all false (m is finite)
         for (std::size_t r = 0; r < steps; ++r) {
-            x[r] = load_lanes<T>(pa + static_cast<std::ptrdiff_t>(r) * a_step, a_lane, count, T(0));
+            x[r] = groups.load(pa + static_cast<std::ptrdiff_t>(r) * a_step, count, T(0));
             m = xsimd::select(x[r] > m, x[r], m);
             // Not x != x: xsimd 8.1 compiles != to an ordered compare on AVX/AVX-512 (false for
             // NaN).

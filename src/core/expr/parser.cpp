@@ -161,9 +161,11 @@ private:
 
     // A string literal whose prefix (letters before the quote) is `prefix`
     // and whose opening quote is at `i`: bytes literals (b'..', rb'..', with
-    // Python's escapes unless raw) become a bytes token; str literals are a
-    // TypeError (numfuse compares byte strings only). Returns the index after
-    // the closing quote.
+    // Python's escapes unless raw) become a bytes token. str literals are a
+    // syntax error: the grammar has bytes literals only, and the syntax error's
+    // class (numfuse.ExpressionError) is both the ValueError numexpr raises for
+    // str it cannot encode and the TypeError numfuse documents for str.
+    // Returns the index after the closing quote.
     std::size_t scan_string(const std::string& prefix, std::size_t i, int column,
                             std::vector<Token>& tokens) {
         std::string lower;
@@ -173,10 +175,10 @@ private:
                          lower == "rf" || lower == "fr";
         if (!bytes && !str) syntax_error("invalid string prefix '" + prefix + "'", column);
         if (str) {
-            throw ExprError(ErrorKind::type,
-                            "str literals are not supported: numfuse.evaluate compares byte "
-                            "strings only; write a bytes literal such as b'abc'",
-                            column);
+            syntax_error(
+                "str literals are not supported: numfuse.evaluate compares byte strings "
+                "only; write a bytes literal such as b'abc'",
+                column);
         }
         const bool raw = lower.find('r') != std::string::npos;
         const std::size_t n = text_.size();

@@ -15,7 +15,7 @@
 //   atom       := NUMBER | BYTES | NAME | "True" | "False" | NAME "(" arguments ")"
 //               | "(" expression ")"
 //   BYTES      := Python's bytes literal: b'..', b"..", rb'..', b'''..''' (escapes as
-//                 Python's; str literals '..' are a TypeError)
+//                 Python's; str literals '..' are a syntax error)
 //   arguments  := expression { "," expression } { "," keyword "=" value }
 //
 // The parser is recursive descent with an explicit depth limit, so hostile
