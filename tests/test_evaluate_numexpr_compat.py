@@ -86,11 +86,6 @@ STR_USES = [
         ValueError,
         id="str-value",
     ),
-    # numexpr encodes an ASCII str literal to bytes; numfuse asks for the bytes literal.
-    pytest.param("s == 'ab'", {"s": np.array([b"ab"])}, nf.ExpressionError, None, id="literal"),
-    pytest.param(
-        "contains(s, u'a')", {"s": np.array([b"ab"])}, nf.ExpressionError, None, id="u-literal"
-    ),
     pytest.param(
         "s < '\u00e9'",
         {"s": np.array([b"ab"])},
@@ -121,17 +116,34 @@ def test_str_raises_what_typeerror_and_valueerror_catch(text, values, ours, thei
         assert errors[0].offset == quote + 1 - (text[quote - 1] == "u")
     if numexpr is None:
         return
-    try:
-        result = numexpr.evaluate(text, values, {})
-    except Exception as error:
-        assert theirs is not None, f"numexpr raised {error!r}"
-        assert isinstance(error, theirs), repr(error)
-        assert isinstance(errors[0], theirs)  # numexpr's except clause catches numfuse's error
-    else:
-        assert theirs is None, f"numexpr computed {result!r}"
-        # numfuse's spelling of the same comparison gives numexpr's result.
-        spelled = text.replace("u'a'", "b'a'").replace("'ab'", "b'ab'")
-        np.testing.assert_array_equal(nf.evaluate(spelled, values, {}), result)
+    with pytest.raises(theirs):  # numexpr raises `theirs` there; ours is one too
+        numexpr.evaluate(text, values, {})
+    assert isinstance(errors[0], theirs)
+
+
+# ASCII str literals are bytes, as numexpr reads them: the same result as the b'..' spelling
+# and as numexpr, in evaluate and compiled objects.
+ASCII_STR_LITERALS = [
+    ("s == 'ab'", "s == b'ab'"),
+    ("'ab' <= s", "b'ab' <= s"),
+    ("contains(s, u'a')", "contains(s, b'a')"),
+    ("s != r'a\\b'", "s != rb'a\\b'"),
+    ("s == 'a\\x62'", "s == b'ab'"),
+    ("s == '\\u0061b'", "s == b'ab'"),
+    ("s > ''", "s > b''"),
+    ('s == """ab"""', "s == b'ab'"),
+]
+
+
+@pytest.mark.parametrize("text, spelled", ASCII_STR_LITERALS)
+def test_ascii_str_literals_are_bytes_as_in_numexpr(text, spelled):
+    values = {"s": np.array([b"ab", b"a", b"", b"a\\b", b"abc", b"b"])}
+    expected = nf.evaluate(spelled, values, {})
+    np.testing.assert_array_equal(nf.evaluate(text, values, {}), expected)
+    np.testing.assert_array_equal(nf.compile(text)(**values), expected)
+    assert nf.validate(text, values, {}) is None
+    if numexpr is not None and "\\u" not in text:
+        np.testing.assert_array_equal(numexpr.evaluate(text, values, {}), expected)
 
 
 def test_expression_error_is_the_one_class_everywhere():

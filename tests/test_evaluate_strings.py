@@ -285,8 +285,13 @@ def test_validate():
         ("1.5 < s", "bytes can only be compared with bytes, got float64 and bytes"),
         ("contains(x, b'a')", "contains(haystack, needle) takes bytes operands"),
         ("contains(s)", "contains() takes 2 arguments"),
-        ("s == 'abc'", "str literals are not supported"),
-        ("contains(s, u'a')", "str literals are not supported"),
+        ("s == '\u00e9'", "str literals are encoded as ASCII"),
+        ("contains(s, u'\\xe9')", "str literals are encoded as ASCII"),
+        ("s == '\\u00e9'", "str literals are encoded as ASCII"),
+        ("s == '\\N{DIGIT ONE}'", "N{...} escapes are not supported in str literals"),
+        ("s == '\\200'", "str literals are encoded as ASCII"),
+        ("s == '\\u00'", "truncated .u escape in a str literal"),
+        ("s == f'a'", "f-strings are not supported"),
     ],
 )
 def test_errors(text, message):

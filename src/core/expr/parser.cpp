@@ -160,26 +160,35 @@ private:
     }
 
     // A string literal whose prefix (letters before the quote) is `prefix`
-    // and whose opening quote is at `i`: bytes literals (b'..', rb'..', with
-    // Python's escapes unless raw) become a bytes token. str literals are a
-    // syntax error: the grammar has bytes literals only, and the syntax error's
-    // class (numfuse.ExpressionError) is both the ValueError numexpr raises for
-    // str it cannot encode and the TypeError numfuse documents for str.
-    // Returns the index after the closing quote.
+    // and whose opening quote is at `i` becomes a bytes token: bytes literals
+    // (b'..', rb'..', with Python's escapes unless raw) as Python reads them;
+    // str literals ('..', r'..', u'..') as numexpr reads them, encoded to ASCII,
+    // so that a str literal holding anything else (a character or escape above
+    // 0x7f) is a syntax error that names the bytes literal to write (numexpr's
+    // UnicodeEncodeError there is a ValueError, which numfuse.ExpressionError
+    // also is). f-strings are a syntax error. Returns the index after the
+    // closing quote.
     std::size_t scan_string(const std::string& prefix, std::size_t i, int column,
                             std::vector<Token>& tokens) {
         std::string lower;
         for (char ch : prefix) lower.push_back(static_cast<char>(ch | 0x20));
         const bool bytes = lower == "b" || lower == "rb" || lower == "br";
-        const bool str = lower.empty() || lower == "r" || lower == "u" || lower == "f" ||
-                         lower == "rf" || lower == "fr";
-        if (!bytes && !str) syntax_error("invalid string prefix '" + prefix + "'", column);
-        if (str) {
-            syntax_error(
-                "str literals are not supported: numfuse.evaluate compares byte strings "
-                "only; write a bytes literal such as b'abc'",
-                column);
+        const bool str = lower.empty() || lower == "r" || lower == "u";
+        if (lower == "f" || lower == "rf" || lower == "fr") {
+            syntax_error("f-strings are not supported", column);
         }
+        if (!bytes && !str) syntax_error("invalid string prefix '" + prefix + "'", column);
+        const char* const what = str ? "str literal" : "bytes literal";
+        const auto non_ascii = [&](std::size_t at) {
+            if (str) {
+                syntax_error(
+                    "str literals are encoded as ASCII (as numexpr does); for other text "
+                    "write a bytes literal such as b'abc' with the encoding's bytes, e.g. "
+                    "b'\\xc3\\xa9' for UTF-8 'e-acute'",
+                    column);
+            }
+            syntax_error("bytes literals can only contain ASCII characters", static_cast<int>(at));
+        };
         const bool raw = lower.find('r') != std::string::npos;
         const std::size_t n = text_.size();
         const char quote = text_[i];
@@ -187,26 +196,23 @@ private:
         i += triple ? 3 : 1;
         std::string value;
         while (true) {
-            if (i >= n) syntax_error("unterminated bytes literal", column);
+            if (i >= n) syntax_error(std::string("unterminated ") + what, column);
             const char ch = text_[i];
             if (ch == quote &&
                 (!triple || (i + 2 < n && text_[i + 1] == quote && text_[i + 2] == quote))) {
                 i += triple ? 3 : 1;
                 break;
             }
-            if (static_cast<unsigned char>(ch) >= 0x80) {
-                syntax_error("bytes literals can only contain ASCII characters",
-                             static_cast<int>(i));
-            }
+            if (static_cast<unsigned char>(ch) >= 0x80) non_ascii(i);
             if ((ch == '\n' || ch == '\r') && !triple) {
-                syntax_error("unterminated bytes literal", column);
+                syntax_error(std::string("unterminated ") + what, column);
             }
             if (ch != '\\') {
                 value.push_back(ch);
                 ++i;
                 continue;
             }
-            if (i + 1 >= n) syntax_error("unterminated bytes literal", column);
+            if (i + 1 >= n) syntax_error(std::string("unterminated ") + what, column);
             const char e = text_[i + 1];
             if (raw) {
                 // Raw: the backslash stays, and keeps the next character
@@ -216,10 +222,50 @@ private:
                 i += 2;
                 continue;
             }
+            if (str && (e == 'u' || e == 'U' || e == 'N')) {
+                i = scan_str_escape(i, value, non_ascii);
+                continue;
+            }
+            const std::size_t at = i;
             i = scan_escape(i, value);
+            // \x80-\xff and octal above 0177 are those code points in a str: not ASCII.
+            if (str && !value.empty() && static_cast<unsigned char>(value.back()) >= 0x80) {
+                non_ascii(at);
+            }
         }
         tokens.push_back({TokenKind::bytes, std::move(value), column});
         return i;
+    }
+
+    // The escapes only str literals have, at the backslash at `i`: \uXXXX and
+    // \UXXXXXXXX append their code point when it is ASCII (above 0x7f: non_ascii);
+    // \N{name} is a syntax error. Returns the index after the escape.
+    template <class NonAscii>
+    std::size_t scan_str_escape(std::size_t i, std::string& value, const NonAscii& non_ascii) {
+        const std::size_t n = text_.size();
+        const char e = text_[i + 1];
+        if (e == 'N') {
+            syntax_error("\\N{...} escapes are not supported in str literals: write the character",
+                         static_cast<int>(i));
+        }
+        const std::size_t digits = e == 'u' ? 4 : 8;
+        unsigned long code = 0;
+        for (std::size_t k = 0; k < digits; ++k) {
+            const std::size_t j = i + 2 + k;
+            const char h = j < n ? text_[j] : '\0';
+            int d = -1;
+            if (h >= '0' && h <= '9') d = h - '0';
+            if (h >= 'a' && h <= 'f') d = h - 'a' + 10;
+            if (h >= 'A' && h <= 'F') d = h - 'A' + 10;
+            if (d < 0) {
+                syntax_error(std::string("truncated \\") + e + " escape in a str literal",
+                             static_cast<int>(i));
+            }
+            code = code * 16 + static_cast<unsigned long>(d);
+        }
+        if (code >= 0x80) non_ascii(i);
+        value.push_back(static_cast<char>(code));
+        return i + 2 + digits;
     }
 
     // Python's escapes in bytes literals, at the backslash at `i`; appends

@@ -15,7 +15,8 @@
 //   atom       := NUMBER | BYTES | NAME | "True" | "False" | NAME "(" arguments ")"
 //               | "(" expression ")"
 //   BYTES      := Python's bytes literal: b'..', b"..", rb'..', b'''..''' (escapes as
-//                 Python's; str literals '..' are a syntax error)
+//                 Python's), or a str literal '..', r'..', u'..' encoded as ASCII (as
+//                 numexpr does; anything else in it, and f-strings, a syntax error)
 //   arguments  := expression { "," expression } { "," keyword "=" value }
 //
 // The parser is recursive descent with an explicit depth limit, so hostile
