@@ -159,6 +159,24 @@ def test_float32_log2_of_powers_of_two_is_exact(level):
     np.testing.assert_array_equal(numfuse.log2(x), k.astype(np.float32))
 
 
+_next_to_one_cache: dict = {}
+
+
+def test_float32_arccosh_next_to_one(level):
+    """The 2048 float32 values just above 1, where float32 arccosh's own kernel (plain float64,
+    its rounding of x + sqrt(x^2 - 1) against a result near 2^-11) has its largest error."""
+    if not _next_to_one_cache:
+        k = np.arange(1, 2049, dtype=np.float32)
+        x = (np.float32(1) + k * np.float32(2.0**-23)).astype(np.float32)
+        _next_to_one_cache["x"] = x
+        _next_to_one_cache["exact"] = correctly_rounded(mpmath.acosh, x)
+    x, exact = _next_to_one_cache["x"], _next_to_one_cache["exact"]
+    got = numfuse.arccosh(x)
+    distance = ulp_distance(got, exact)
+    worst = int(np.argmax(distance))
+    assert distance.max() <= 1, f"arccosh({x[worst]!r}) = {got[worst]!r}, exact {exact[worst]!r}"
+
+
 def special_inputs(dtype) -> np.ndarray:
     info = np.finfo(dtype)
     bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]

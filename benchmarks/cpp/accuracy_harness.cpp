@@ -22,8 +22,8 @@
 // this harness sweeps more inputs than the tests can afford and is how those bounds were set.
 //
 //   build/cpp/benchmarks/accuracy_harness [--function NAME] [--f32-stride N] [--f64-count N]
-// (log2, sin, cos, tanh: the float32 rows are what matter -- their float32 kernels are their
-// own; the float64 rows are swept more thoroughly by tests/test_evaluate_accuracy.py.)
+// (log2, sin, cos, tanh, arccosh: the float32 rows are what matter -- their float32 kernels
+// are their own; the float64 rows are swept more thoroughly by tests/test_evaluate_accuracy.py.)
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -95,6 +95,7 @@ struct Function {
 
 bool any_input(double x) { return !std::isnan(x); }
 bool positive_input(double x) { return x > 0; }  // log: NaN for x < 0, -inf at 0 (tested exactly)
+bool at_least_one(double x) { return x >= 1; }  // arccosh: NaN below 1 (tested exactly)
 
 double erf_interval_edge(Rng& rng) {
     // near the boundary between intervals k - 1 and k of the float64 table
@@ -227,6 +228,22 @@ const std::vector<Function>& functions() {
          {
              {"[-5,5]", [](Rng& r) { return uniform(r, -5, 5); }},
              {"bits", [](Rng& r) { return from_bits(r()); }},
+         },
+         nullptr,
+         nullptr},
+        {"arccosh",
+         core::UnaryOp::arccosh,
+         [](long double x) { return acoshl(x); },
+         [](double x) { return std::acosh(x); },
+         at_least_one,
+         {
+             {"[1,100]", [](Rng& r) { return uniform(r, 1, 100); }},
+             {"near 1", [](Rng& r) { return 1 + std::exp2(uniform(r, -52, -4)); }},
+             {"bits",
+              [](Rng& r) {
+                  return from_bits(0x3ff0000000000000ull +
+                                   r() % (0x7ff0000000000000ull - 0x3ff0000000000000ull));
+              }},
          },
          nullptr,
          nullptr},

@@ -458,41 +458,34 @@ struct Invert {
             return batch_fn(a);                   \
         }                                         \
     };
-#define NUMFUSE_EXPR_MATH64(Name, std_fn, batch_fn, f32_fn)                 \
-    struct Name {                                                           \
-        static constexpr bool vectorized = true;                            \
-        static constexpr bool f32_via_f64 = true;                           \
-        template <class R, class T>                                         \
-        static R apply(T a) noexcept {                                      \
-            return std::std_fn(a);                                          \
-        }                                                                   \
-        template <class B>                                                  \
-        static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {         \
-            return batch_fn(a);                                             \
-        }                                                                   \
-        template <class B>                                                  \
-        static NUMFUSE_ALWAYS_INLINE B batch_for_f32(const B& a) noexcept { \
-            return f32_fn(a);                                               \
-        }                                                                   \
-    };
-// Rows whose float32 kernel takes float32 batches itself (f32_native, see has_f32_native).
-#define NUMFUSE_EXPR_MATH64_F32(Name, std_fn, batch_fn, f32_fn)            \
-    struct Name {                                                          \
-        static constexpr bool vectorized = true;                           \
-        static constexpr bool f32_via_f64 = true;                          \
-        static constexpr bool f32_native = true;                           \
-        template <class R, class T>                                        \
-        static R apply(T a) noexcept {                                     \
-            return std::std_fn(a);                                         \
-        }                                                                  \
-        template <class B>                                                 \
-        static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {        \
-            if constexpr (std::is_same_v<typename B::value_type, float>) { \
-                return f32_fn(a);                                          \
-            } else {                                                       \
-                return batch_fn(a);                                        \
-            }                                                              \
-        }                                                                  \
+// The float32 kernel f32_fn takes F32Lane batches: double (float32 values widened to float64
+// lanes, rounded once by the caller; batch_for_f32) or float (f32_native: a float32 kernel of
+// its own, which batch runs on float32 lanes; batch_for_f32, unused there, is batch_fn).
+#define NUMFUSE_EXPR_MATH64(Name, std_fn, batch_fn, f32_fn, F32Lane)                     \
+    struct Name {                                                                        \
+        static constexpr bool vectorized = true;                                         \
+        static constexpr bool f32_via_f64 = true;                                        \
+        static constexpr bool f32_native = std::is_same_v<F32Lane, float>;               \
+        template <class R, class T>                                                      \
+        static R apply(T a) noexcept {                                                   \
+            return std::std_fn(a);                                                       \
+        }                                                                                \
+        template <class B>                                                               \
+        static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {                      \
+            if constexpr (f32_native && std::is_same_v<typename B::value_type, float>) { \
+                return f32_fn(a);                                                        \
+            } else {                                                                     \
+                return batch_fn(a);                                                      \
+            }                                                                            \
+        }                                                                                \
+        template <class B>                                                               \
+        static NUMFUSE_ALWAYS_INLINE B batch_for_f32(const B& a) noexcept {              \
+            if constexpr (f32_native) {                                                  \
+                return batch_fn(a);                                                      \
+            } else {                                                                     \
+                return f32_fn(a);                                                        \
+            }                                                                            \
+        }                                                                                \
     };
 // float32 through float64 needs only ~2^-40 relative accuracy in float64: the
 // second kernel of each row is what float32 uses -- xsimd's float64 functions
@@ -500,18 +493,18 @@ struct Invert {
 // every float32 op, huge trig arguments included) where those are right for
 // every float32 input, numfuse's own otherwise.
 NUMFUSE_EXPR_MATH(Sqrt, sqrt, kernels::detail::square_root)
-NUMFUSE_EXPR_MATH64_F32(Sin, sin, kernels::sin_kernel, kernels::sin_f32_kernel)
-NUMFUSE_EXPR_MATH64_F32(Cos, cos, kernels::cos_kernel, kernels::cos_f32_kernel)
-NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan)
-NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel, xsimd::asin)
-NUMFUSE_EXPR_MATH64(Arccos, acos, kernels::acos_kernel, xsimd::acos)
-NUMFUSE_EXPR_MATH64(Arctan, atan, kernels::atan_kernel, xsimd::atan)
-NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel, xsimd::sinh)
-NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel, xsimd::cosh)
-NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, kernels::tanh_f32_kernel)
-NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel, xsimd::asinh)
-NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel, kernels::acosh_kernel)
-NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel, xsimd::atanh)
+NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel, kernels::sin_f32_kernel, float)
+NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel, kernels::cos_f32_kernel, float)
+NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan, double)
+NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel, xsimd::asin, double)
+NUMFUSE_EXPR_MATH64(Arccos, acos, kernels::acos_kernel, xsimd::acos, double)
+NUMFUSE_EXPR_MATH64(Arctan, atan, kernels::atan_kernel, xsimd::atan, double)
+NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel, xsimd::sinh, double)
+NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel, xsimd::cosh, double)
+NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, kernels::tanh_f32_kernel, double)
+NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel, xsimd::asinh, double)
+NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel, kernels::acosh_f32_kernel, double)
+NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel, xsimd::atanh, double)
 NUMFUSE_EXPR_MATH(Exp, exp, kernels::exp_kernel)
 NUMFUSE_EXPR_MATH(Log, log, kernels::log_kernel)
 NUMFUSE_EXPR_MATH(Ceil, ceil, xsimd::ceil)
@@ -519,7 +512,6 @@ NUMFUSE_EXPR_MATH(Floor, floor, xsimd::floor)
 NUMFUSE_EXPR_MATH(Trunc, trunc, xsimd::trunc)
 #undef NUMFUSE_EXPR_MATH
 #undef NUMFUSE_EXPR_MATH64
-#undef NUMFUSE_EXPR_MATH64_F32
 
 // erfc: numfuse's float64 erfc kernel (kernels/erf.hpp, <= 1 ULP on the whole line,
 // subnormal tail included, NaN -> +qNaN as scipy.special.erfc); float32 lanes go through

@@ -11,7 +11,11 @@
 //     of 2 (log2) and of 10 (log10) that are doubles; subnormals exact to
 //     the same bound; asinh(+-0, +-inf) = x; acosh(1) = +0, acosh(x < 1) =
 //     NaN, acosh(+inf) = +inf; atanh(+-1) = +-inf, atanh(|x| > 1) = NaN.
-//   float32 uses these in float64 (expr_ops.hpp) and rounds once.
+//   float32 uses these in float64 (expr_ops.hpp) and rounds once; arccosh has
+//   its own float32 kernel, acosh_f32_kernel(batch<double>) on float32 values in
+//   float64 lanes: relative error below 2^-41 before the caller's rounding
+//   (exhaustive over every float32 x >= 1: the float32 results of acosh_kernel,
+//   bit for bit), special values as acosh_kernel's.
 //
 // Method
 //   One core: for x = xh + xl > 0 (a pair, xh normal), x = 2^E m with m in
@@ -27,6 +31,10 @@
 //     acosh(x) = core(x + sqrt(x^2 - 1))       (x > 2^28: as asinh)
 //     atanh(x) = core((1 + |x|) / (1 - |x|)) / 2
 //   and rounds once.
+//   acosh for float32 values, in plain float64 (no pairs): y = x + sqrt(d (2 + d)),
+//   d = x - 1 exact, log y = E ln2 + 2s + s z P(z) with the core's reduction and P.
+//   The rounding of y is the largest error: 2^-53 against log y >= 2^-11 (at
+//   x = 1 + 2^-23, the smallest float32 above 1), so 2^-42 relative.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -47,6 +55,39 @@ struct log_parts {
     dd::pair<A> lm;             // log(m) + xl / xh
 };
 
+// z P(z) for z = s^2, s = f / (2 + f): log(1 + f) = 2s + s z P(z) (P: log.hpp's degree-6
+// minimax, relative error 2^-59.3), P by Estrin (the kernels are latency-bound: 4 dependent
+// FMAs instead of 7).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log_atanh_tail(
+    const xsimd::batch<double, A>& z) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B z2 = z * z;
+    const B p01 = dd::fmadd(B(0x1.999999997fee8p-2), z, B(0x1.5555555555592p-1));
+    const B p23 = dd::fmadd(B(0x1.c71c52163c669p-3), z, B(0x1.24924941e0d52p-2));
+    const B p45 = dd::fmadd(B(0x1.39a1fb3d036f1p-3), z, B(0x1.74663c5701af1p-3));
+    const B p46 = dd::fmadd(B(0x1.2f02e9a30b8bap-3), z2, p45);
+    return z * dd::fmadd(dd::fmadd(p46, z2, p23), z2, p01);
+}
+
+// x = 2^E (1 + f) with 1 + f in [1/sqrt2, sqrt2), f exact, for x positive, normal and
+// finite (other lanes give garbage), from the bits.
+template <class A>
+struct log_reduced {
+    xsimd::batch<double, A> e, f;
+};
+template <class A>
+NUMFUSE_ALWAYS_INLINE log_reduced<A> log_reduce_normal(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    using U = xsimd::batch<std::uint64_t, A>;
+    const I u = as_int(x) + I(0x00095f619980c433);  // bits(1.0) - bits(RN(1/sqrt2))
+    const I eb = bit_cast<I>(bit_cast<U>(u) >> 52);  // E + 1023
+    const B e = as_float<double, A>(eb | I(0x4330000000000000)) - B(0x1.0p52 + 1023.0);
+    const B m = as_float<double, A>((u & I(0x000fffffffffffff)) + I(0x3fe6a09e667f3bcd));
+    return {e, m - B(1.0)};
+}
+
 // x = xh + xl: xh positive, normal and finite (other lanes give garbage). Without
 // Tail, xl is taken as 0 and its first-order term xl / xh (a division) is skipped.
 template <bool Tail, class A>
@@ -54,22 +95,9 @@ NUMFUSE_ALWAYS_INLINE log_parts<A> log_core_impl(
     const xsimd::batch<double, A>& xh,
     [[maybe_unused]] const xsimd::batch<double, A>& xl) noexcept {
     using B = xsimd::batch<double, A>;
-    using I = xsimd::batch<std::int64_t, A>;
-    const I u = as_int(xh) + I(0x00095f619980c433);  // bits(1.0) - bits(RN(1/sqrt2))
-    using U = xsimd::batch<std::uint64_t, A>;
-    const I eb = bit_cast<I>(bit_cast<U>(u) >> 52);  // E + 1023
-    const B e = as_float<double, A>(eb | I(0x4330000000000000)) - B(0x1.0p52 + 1023.0);
-    const B m = as_float<double, A>((u & I(0x000fffffffffffff)) + I(0x3fe6a09e667f3bcd));
-    const B f = m - B(1.0);  // exact
+    const auto [e, f] = log_reduce_normal(xh);
     const B s = f / (B(2.0) + f);
-    const B z = s * s;
-    // P(z) by Estrin (the kernel is latency-bound: 4 dependent FMAs instead of 7).
-    const B z2 = z * z;
-    const B p01 = dd::fmadd(B(0x1.999999997fee8p-2), z, B(0x1.5555555555592p-1));
-    const B p23 = dd::fmadd(B(0x1.c71c52163c669p-3), z, B(0x1.24924941e0d52p-2));
-    const B p45 = dd::fmadd(B(0x1.39a1fb3d036f1p-3), z, B(0x1.74663c5701af1p-3));
-    const B p46 = dd::fmadd(B(0x1.2f02e9a30b8bap-3), z2, p45);
-    const B r = z * dd::fmadd(dd::fmadd(p46, z2, p23), z2, p01);
+    const B r = log_atanh_tail(s * s);
     const dd::pair<A> f2 = dd::two_prod(f, f);
     const B hh = B(0.5) * f2.hi, hl = B(0.5) * f2.lo;  // f^2/2 exactly
     const dd::pair<A> a = dd::fast_two_sum(f, -hh);      // |f| > f^2/2
@@ -222,6 +250,27 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(
     res = xsimd::select(x == B(1.0), B(0.0), res);
     res = xsimd::select(x < B(1.0), detail::nan_of<A>(), res);
     res = xsimd::select(x == detail::inf_of<A>(), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// acosh(x) for float32 values held in f64 lanes (see the contract above).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_f32_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    // y = x + sqrt(x^2 - 1) with x^2 - 1 = d (2 + d), d = x - 1 (exact below 2^53; above,
+    // its rounding moves the result by ~2^-52 of ln(2x) > 37): y in [1, 2^130) for float32
+    // x >= 1, one rounding off its value.
+    const B d = x - B(1.0);
+    const B y = x + detail::square_root(dd::fmadd(d, d, d + d));
+    // log y = E ln2 + log m, y = 2^E m with m in [1/sqrt2, sqrt2) from the bits (E >= 0 and
+    // log m >= -ln2/2: the sum cancels at most one bit), log m = 2s + s z P(z).
+    const detail::log_reduced<A> p = detail::log_reduce_normal(y);
+    const B s = p.f / (B(2.0) + p.f);
+    const B lm = dd::fmadd(s, detail::log_atanh_tail(s * s), s + s);
+    B res = dd::fmadd(p.e, B(0x1.62e42fefa39efp-1), lm);
+    res = xsimd::select(x == detail::inf_of<A>(), x, res);
+    res = xsimd::select(x < B(1.0), detail::nan_of<A>(), res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
