@@ -123,8 +123,7 @@ inline ExpGenericParts<T, A> exp_generic_reduce(const xsimd::batch<T, A>& xc) no
 template <class T, class A>
 inline xsimd::batch<T, A> exp_generic_scale_normal(const ExpGenericParts<T, A>& p) noexcept {
     using C = exp_consts<T>;
-    const xsimd::batch<int_of_t<T>, A> bias_bits(static_cast<int_of_t<T>>(C::bias)
-                                                 << C::mant_bits);
+    const xsimd::batch<int_of_t<T>, A> bias_bits(static_cast<int_of_t<T>>(C::bias) << C::mant_bits);
     return p.y * as_float<T, A>((as_int(p.z) << C::mant_bits) + bias_bits);
 }
 
