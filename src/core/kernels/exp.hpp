@@ -92,9 +92,9 @@ inline B exp_poly_gen(const B& r, float) noexcept {
     return horner(r, NUMFUSE_EXP32_GEN);
 }
 
-// Portable kernel (SSE2, AVX2+FMA; any xsimd arch), in two parts. exp_generic_reduce:
-// for lanes with |x| <= hi_clamp, e^x = y * 2^k with y = e^r in [0.7, 1.42] and k in the
-// low bits of z (z - shifter = kd = k); NaN lanes give garbage.
+// The portable kernel's fast form in two parts (exp_generic below is the full kernel, the same
+// arithmetic). exp_generic_reduce: for lanes with |x| <= hi_clamp, e^x = y * 2^k with y = e^r in
+// [0.7, 1.42] and k in the low bits of z (z - shifter = kd = k); NaN lanes give garbage.
 template <class T, class A>
 struct ExpGenericParts {
     xsimd::batch<T, A> y, z, kd;
@@ -135,27 +135,41 @@ inline xsimd::batch<T, A> exp_generic_core(const xsimd::batch<T, A>& x) noexcept
     return exp_generic_scale_normal(exp_generic_reduce(x));
 }
 
+// Portable kernel (SSE2, AVX2+FMA; any xsimd arch). Its arithmetic is exp_generic_reduce +
+// exp_generic_scale_normal written out, not called: through the parts struct GCC allocates the
+// logsumexp loops (reduce_loops.hpp), which inline this kernel several times, worse.
 template <class T, class A>
 inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
     using B = xsimd::batch<T, A>;
+    using I = xsimd::batch<int_of_t<T>, A>;
     using C = exp_consts<T>;
+    const B shifter(C::shifter);
     // NaN lanes become garbage here and are replaced at the end.
     const B xc = xsimd::min(xsimd::max(x, B(C::lo_clamp)), B(C::hi_clamp));
-    const ExpGenericParts<T, A> p = exp_generic_reduce(xc);
+    const B z = xsimd::fma(xc, B(C::inv_ln2), shifter);  // k = round(x/ln2) in the low bits
+    const B kd = z - shifter;
+    const B r1 = xsimd::fnma(kd, B(C::ln2_hi), xc);       // exact: k*ln2_hi exact, Sterbenz
+    const B kc = kd * B(C::ln2_lo);
+    const B rh = r1 - kc;                                 // r = rh + rl exactly (to ~2^-100)
+    const B rl = (r1 - rh) - kc;
+    const B q = exp_poly_gen(rh, T());
+    const B s =
+        xsimd::fma(rh * rh, q, xsimd::fma(rl, rh, rl));  // e^r - 1 - rh, e^rh rl ~ rl (1 + rh)
+    const B h = B(T(1)) + rh;                             // 1 + rh as an exact pair (|rh| < 1)
+    const B hl = (B(T(1)) - h) + rh;
+    const B y = h + (hl + s);                             // e^r in [0.7, 1.42]
+    const I bias_bits(static_cast<int_of_t<T>>(C::bias) << C::mant_bits);
     B res;
     if (xsimd::any(xsimd::abs(x) > B(C::fast_lim))) {
         // 2^k = 2^k1 * 2^k2 with k1 = round(k/2): both factors normal, the
         // first product exact, so the result is rounded once.
-        const B shifter(C::shifter);
-        const xsimd::batch<int_of_t<T>, A> bias_bits(static_cast<int_of_t<T>>(C::bias)
-                                                     << C::mant_bits);
-        const B z1 = xsimd::fma(p.kd, B(T(0.5)), shifter);
-        const B z2 = (p.kd - (z1 - shifter)) + shifter;
+        const B z1 = xsimd::fma(kd, B(T(0.5)), shifter);
+        const B z2 = (kd - (z1 - shifter)) + shifter;
         const B s1 = as_float<T, A>((as_int(z1) << C::mant_bits) + bias_bits);
         const B s2 = as_float<T, A>((as_int(z2) << C::mant_bits) + bias_bits);
-        res = (p.y * s1) * s2;
+        res = (y * s1) * s2;
     } else {
-        res = exp_generic_scale_normal(p);
+        res = y * as_float<T, A>((as_int(z) << C::mant_bits) + bias_bits);
     }
     return nan_result(x, res);
 }
