@@ -15,6 +15,7 @@ itself never evaluates Python.
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -524,7 +525,7 @@ def test_compiled_contiguous_fast_path_matches_general_path():
     np.testing.assert_array_equal(c(x[:1], x), c(np.zeros(10) + x[0], x))  # broadcasting
     with pytest.raises(ValueError):
         c(x, x[:3])
-    r = numfuse.compile("sum(x * 2)")  # reductions take the general path
+    r = numfuse.compile("sum(x * 2)")  # a line plan (see the next test)
     assert r(np.arange(5.0)) == 20.0
     k = numfuse.compile("x ** y")
     with pytest.raises(ValueError):
@@ -532,6 +533,128 @@ def test_compiled_contiguous_fast_path_matches_general_path():
     s = numfuse.compile("x + 1", signature=[("x", np.float32)])
     assert s(np.arange(3, dtype=np.float32)).dtype == np.float32
     assert s(np.arange(3.0)).dtype == np.float32  # cast by the general path
+
+
+def _strided_copy(a):
+    # The same values in a non-contiguous view: compiled calls then take the
+    # general path (shapes, strides, gathers) instead of the contiguous one.
+    view = np.empty(2 * a.size, dtype=a.dtype)[::2]
+    view[...] = a
+    return view
+
+
+LINE_PLANS = [
+    "exp(x)/sum(exp(x))",
+    "log(sum(exp(x - max(x)))) + max(x)",
+    "x - mean(x, keepdims=True)",
+    "(x - mean(x)) / sqrt(mean((x - mean(x))**2))",
+    "sum(x * y)",
+    "sum(x, axis=0)",
+    "sum(x, axis=-1, keepdims=True)",
+    "prod(x / 4 + 1)",
+    "min(x) + max(y) * 2",
+    "logsumexp(x) - y",
+    "sum(sum(x))",
+    "sum(x) + 1",
+    "mean(x * y) / 3",
+]
+
+
+@pytest.mark.parametrize("text", LINE_PLANS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32, np.complex128])
+def test_compiled_line_plans_match_general_path(text, dtype):
+    # Plans whose stages reduce everything before the last (softmax and its
+    # kin) run on the contiguous fast path too: same values, bits, dtype,
+    # shape and errors as the general path, for lengths on both sides of the
+    # block and reduction-chunk edges (140000: two chunks, two threads).
+    rng = np.random.default_rng(11)
+    c = numfuse.compile(text)
+    for n in [1, 7, 1000, 2049, 65536 + 5, 140000]:
+        values = rng.standard_normal(n) * 3
+        x, y = values.astype(dtype), (values[::-1] / 2).astype(dtype)
+        if dtype == np.complex128:
+            x = x + 1j * (rng.standard_normal(n) / 4)
+        names = [name for name in ("x", "y") if name in c.input_names]
+        args = {"x": x, "y": y}
+        try:
+            want = c(*[_strided_copy(args[name]) for name in names])
+        except (TypeError, ValueError) as error:  # no such reduction for this type
+            with pytest.raises(type(error), match=re.escape(str(error).splitlines()[0])):
+                c(*[args[name] for name in names])
+            return
+        got = c(*[args[name] for name in names])
+        assert got.dtype == want.dtype and got.shape == want.shape, (n, got.shape, want.shape)
+        assert got.tobytes() == want.tobytes(), (n, got, want)
+        assert c(**{name: args[name] for name in names}).tobytes() == want.tobytes()
+    # Empty inputs take execute()'s rules for empty reductions (np.sum: 0, np.max: error).
+    empty = np.empty(0, dtype=dtype)
+    names = c.input_names
+    try:
+        want = c(*[_strided_copy(empty) for _ in names])
+    except (TypeError, ValueError) as error:
+        with pytest.raises(type(error)):
+            c(*[empty for _ in names])
+    else:
+        got = c(*[empty for _ in names])
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+SCALARS = [
+    2.5,
+    -3,
+    True,
+    1.5 - 2j,
+    np.float32(0.75),
+    np.float64(-1.25),
+    np.int32(7),
+    np.int64(-9),
+    np.bool_(False),
+    np.complex64(1 + 1j),
+    np.array(3.5),
+    np.array(2, dtype=np.int32),
+    np.int8(3),  # widened: the general path
+    np.float16(0.5),  # the general path
+    2**70,  # beyond int64: the general path's OverflowError
+]
+
+
+@pytest.mark.parametrize(
+    "text", ["x * s + 1", "exp(x) / s", "sum(x * s) - s", "where(x > s, x, s)"]
+)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.int64])
+def test_compiled_calls_with_scalars_match_general_path(text, dtype):
+    # Scalars next to 1-d arrays stay on the fast path with NumPy's type rules
+    # (Python scalars weak, NumPy scalars and 0-d arrays strong): the same
+    # values, dtype, shape and errors as the general path. The memo changes
+    # plan whenever an argument's kind (array, weak or strong scalar) changes.
+    c = numfuse.compile(text)
+    x = (np.random.default_rng(4).standard_normal(300) * 4).astype(dtype)
+    assert c.input_names == ["s", "x"]
+    for s in SCALARS + SCALARS[::-1]:
+        try:
+            want = c(s, _strided_copy(x))
+        except (TypeError, ValueError, OverflowError) as error:
+            with pytest.raises(type(error)):
+                c(s, x)
+            continue
+        for got in (c(s, x), c(x=x, s=s), numfuse.evaluate(text, {"x": x, "s": s})):
+            assert got.dtype == want.dtype and got.shape == want.shape, (s, got.dtype, want.dtype)
+            assert got.tobytes() == want.tobytes(), s
+    assert c(np.float64(1.0), 2.0).shape == ()  # no array: the general path, a 0-d result
+
+
+def test_compiled_softmax_against_numpy():
+    x = np.random.default_rng(2).standard_normal(1000) * 20
+    c = numfuse.compile("exp(x)/sum(exp(x))")
+    e = np.exp(x)
+    np.testing.assert_allclose(c(x), e / e.sum(), rtol=4e-16 * 8)
+    assert numfuse.compile("sum(x)")(x).shape == ()
+    assert numfuse.compile("sum(x, axis=0, keepdims=True)")(x).shape == (1,)
+    with pytest.raises(ValueError, match="out of bounds"):
+        numfuse.compile("sum(x, axis=1)")(x)
+    s = numfuse.compile("exp(x)/sum(exp(x))", signature=[("x", np.float64)])
+    np.testing.assert_array_equal(s(x), c(x))
 
 
 def test_large_contiguous_results_stream_out():

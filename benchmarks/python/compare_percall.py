@@ -5,7 +5,8 @@ per call. Each case is timed as the minimum over many short batches of calls, al
 interleaved batch by batch in one process, so that the ratios hold on a busy machine.
 Prints a Markdown table and a PASS/FAIL line per target of issue 17:
 
-- ``evaluate("2*a + 3*b")`` no slower than NumPy's ``2*a + 3*b``;
+- ``evaluate("2*a + 3*b")`` no slower than NumPy's ``2*a + 3*b`` (a row with Python-float
+  locals, ``s*x + t``, is shown beside it);
 - ``evaluate("exp(x)")`` at most 1.5x ``np.exp(x)``;
 - a compiled ``exp(x)`` at most 1.1x ``np.exp(x)``, called positionally or with keywords;
 - a compiled softmax ``exp(x)/sum(exp(x))`` faster than NumPy's two passes.
@@ -52,7 +53,9 @@ def main() -> None:
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal(args.n), rng.standard_normal(args.n)
     x = a.copy()
-    names = {"a": a, "b": b, "x": x}  # evaluate's local_dict (lambdas have no such locals)
+    s, t = 1.5, -0.25  # Python floats, as scale/offset locals usually are
+    # evaluate's local_dict (lambdas have no such locals)
+    names = {"a": a, "b": b, "x": x, "s": s, "t": t}
     exp_compiled = numfuse.compile("exp(x)")
     softmax_compiled = numfuse.compile("exp(x)/sum(exp(x))")
 
@@ -64,6 +67,10 @@ def main() -> None:
     cases = {
         ("2*a + 3*b", "NumPy"): lambda: 2 * a + 3 * b,
         ("2*a + 3*b", "numfuse.evaluate"): lambda: numfuse.evaluate("2*a + 3*b", names),
+        ("s*x + t (Python floats s, t)", "NumPy"): lambda: s * x + t,
+        ("s*x + t (Python floats s, t)", "numfuse.evaluate"): lambda: numfuse.evaluate(
+            "s*x + t", names
+        ),
         ("exp(x)", "NumPy"): lambda: np.exp(x),
         ("exp(x)", "numfuse.evaluate"): lambda: numfuse.evaluate("exp(x)", names),
         ("exp(x)", "compiled c(x)"): lambda: exp_compiled(x),
@@ -78,6 +85,9 @@ def main() -> None:
     if numexpr is not None:
         numexpr.set_num_threads(args.threads)
         cases[("2*a + 3*b", "numexpr")] = lambda: numexpr.evaluate("2*a + 3*b", names)
+        cases[("s*x + t (Python floats s, t)", "numexpr")] = lambda: numexpr.evaluate(
+            "s*x + t", names
+        )
         cases[("exp(x)", "numexpr")] = lambda: numexpr.evaluate("exp(x)", names)
         cases[("softmax exp(x)/sum(exp(x))", "numexpr")] = lambda: (
             numexpr.evaluate("exp(x)", names) / numexpr.evaluate("sum(exp(x))", names)

@@ -209,34 +209,41 @@ bool is_weak_python_scalar(PyObject* obj) {
            PyComplex_CheckExact(obj);
 }
 
+// The engine type and value of a weak Python scalar (is_weak_python_scalar);
+// false for an int outside int64.
+bool read_python_scalar(PyObject* obj, Type* type, expr::Scalar* value) {
+    if (PyBool_Check(obj)) {
+        const bool v = obj == Py_True;
+        std::memcpy(value->bytes, &v, sizeof v);
+        *type = Type::b;
+    } else if (PyLong_Check(obj)) {
+        int overflow = 0;
+        const long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
+        if (overflow) return false;
+        const std::int64_t w = v;
+        std::memcpy(value->bytes, &w, sizeof w);
+        *type = Type::l;
+    } else if (PyFloat_Check(obj)) {
+        const double v = PyFloat_AS_DOUBLE(obj);
+        std::memcpy(value->bytes, &v, sizeof v);
+        *type = Type::d;
+    } else {
+        const std::complex<double> v(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj));
+        std::memcpy(value->bytes, &v, sizeof v);
+        *type = Type::z;
+    }
+    return true;
+}
+
 // A weak Python scalar, stored in Input::scalar; view.data is set by the
 // caller once the Input has its final address (see pin_scalar).
 Input convert_python_scalar(const std::string& name, PyObject* obj) {
     Input in;
     in.spec.name = name;
     in.spec.weak = true;
-    if (PyBool_Check(obj)) {
-        const bool v = obj == Py_True;
-        std::memcpy(in.scalar.bytes, &v, sizeof v);
-        in.spec.type = Type::b;
-    } else if (PyLong_Check(obj)) {
-        int overflow = 0;
-        const long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
-        if (overflow) {
-            throw ExprError(ErrorKind::overflow,
-                            "Python integer in '" + name + "' does not fit in int64");
-        }
-        const std::int64_t w = v;
-        std::memcpy(in.scalar.bytes, &w, sizeof w);
-        in.spec.type = Type::l;
-    } else if (PyFloat_Check(obj)) {
-        const double v = PyFloat_AS_DOUBLE(obj);
-        std::memcpy(in.scalar.bytes, &v, sizeof v);
-        in.spec.type = Type::d;
-    } else {
-        const std::complex<double> v(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj));
-        std::memcpy(in.scalar.bytes, &v, sizeof v);
-        in.spec.type = Type::z;
+    if (!read_python_scalar(obj, &in.spec.type, &in.scalar)) {
+        throw ExprError(ErrorKind::overflow,
+                        "Python integer in '" + name + "' does not fit in int64");
     }
     in.view.type = in.spec.type;
     return in;
@@ -723,7 +730,8 @@ public:
         check_signature_names(used, names_);
         try {
             plan_ = expr::cached_plan(text, specs);
-            flat_ = expr::is_flat(*plan_);
+            fixed_ = std::make_shared<const FastPlan>(FastPlan{
+                plan_, expr::contiguous_form(*plan_, std::vector<char>(names_.size(), 0))});
         } catch (const ExprError& error) {
             raise_expr_error(error, text);
         }
@@ -764,6 +772,9 @@ public:
 
 private:
     static constexpr std::size_t max_fast_inputs = 16;
+    // What each fast-path argument is: 0 a 1-d array, else one value, weak
+    // (a Python scalar, NEP 50) or strong (a NumPy scalar or 0-d array).
+    static constexpr char weak_scalar = 1, strong_scalar = 2;
 
     py::object call_contiguous_keywords(const py::kwargs& kwargs) const {
         const std::size_t count = names_.size();
@@ -781,81 +792,124 @@ private:
     }
 
     // The common call c(x, y, ...) with 1-d C-contiguous, aligned, native
-    // arrays of one length and engine types: no conversions, no broadcasting,
-    // no cache key, no shape bookkeeping. Returns a null object when the call
-    // is anything else (the general path then handles it, errors included).
+    // arrays of one length and engine types, and (without a signature)
+    // scalars: no conversions, no broadcasting, no cache key, no shape
+    // bookkeeping. Returns a null object when the call is anything else (the
+    // general path then handles it, errors included).
     py::object call_contiguous(const py::args& args) const {
         const std::size_t count = names_.size();
         if (count == 0 || count > max_fast_inputs || args.size() != count) return py::object();
         const char* data[max_fast_inputs];
         Type types[max_fast_inputs];
+        char scalar[max_fast_inputs];
+        expr::Scalar values[max_fast_inputs];
         npy_intp n = -1;
         for (std::size_t k = 0; k < count; ++k) {
             PyObject* obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(k));
-            if (!PyArray_CheckExact(obj)) return py::object();
+            if (!PyArray_CheckExact(obj)) {
+                if (plan_) return py::object();  // the signature casts: the general path
+                if (is_weak_python_scalar(obj)) {
+                    if (!read_python_scalar(obj, &types[k], &values[k])) return py::object();
+                    scalar[k] = weak_scalar;
+                } else if (PyArray_IsScalar(obj, Generic)) {
+                    PyArray_Descr* descr = PyArray_DescrFromScalar(obj);
+                    const bool exact = exact_type_for_descr(descr, &types[k]) &&
+                                       PyDataType_ELSIZE(descr) <= sizeof values[k].bytes &&
+                                       PyArray_ISNBO(descr->byteorder);
+                    if (exact) PyArray_ScalarAsCtype(obj, values[k].bytes);
+                    Py_DECREF(descr);
+                    if (!exact) return py::object();
+                    scalar[k] = strong_scalar;
+                } else {
+                    return py::object();
+                }
+                data[k] = reinterpret_cast<const char*>(values[k].bytes);
+                continue;
+            }
             auto* arr = reinterpret_cast<PyArrayObject*>(obj);
-            if (PyArray_NDIM(arr) != 1 || !PyArray_IS_C_CONTIGUOUS(arr) ||
-                !PyArray_ISALIGNED(arr) || !PyArray_ISNOTSWAPPED(arr)) {
+            const int ndim = PyArray_NDIM(arr);
+            if (ndim > 1 || !PyArray_IS_C_CONTIGUOUS(arr) || !PyArray_ISALIGNED(arr) ||
+                !PyArray_ISNOTSWAPPED(arr)) {
                 return py::object();
             }
-            const npy_intp length = PyArray_DIM(arr, 0);
-            if (n >= 0 && length != n) return py::object();
-            n = length;
             Type t;
             if (!exact_type_for_descr(PyArray_DESCR(arr), &t)) return py::object();
             if (plan_ && types_[k] != t) return py::object();
             types[k] = t;
             data[k] = static_cast<const char*>(PyArray_DATA(arr));
+            if (ndim == 0) {  // a 0-d array: a strong scalar, as NumPy scalars are
+                if (plan_) return py::object();  // (the signature's form has arrays only)
+                scalar[k] = strong_scalar;
+                continue;
+            }
+            const npy_intp length = PyArray_DIM(arr, 0);
+            if (n >= 0 && length != n) return py::object();
+            n = length;
+            scalar[k] = 0;
         }
+        if (n <= 0) return py::object();  // no array, or empty ones (execute()'s rules)
         // The plan: fixed by the signature, else the one memoised for the
         // last types seen.
-        const FlatPlan found = plan_ ? FlatPlan{plan_, flat_} : memoised_plan(types, count);
-        if (!found.flat) return py::object();
-        const std::shared_ptr<const Plan>& plan = found.plan;
-        PyObject* fresh = PyArray_SimpleNew(1, &n, npy_type_of(plan->result_type));
+        const std::shared_ptr<const FastPlan> found =
+            plan_ ? fixed_ : memoised_plan(types, scalar, count);
+        if (!found || found->form.kind == expr::ContiguousForm::Kind::none) return py::object();
+        const std::vector<std::ptrdiff_t>& shape = found->form.result_shape;  // at most 1-d
+        npy_intp dims[1] = {shape.empty() || shape[0] < 0 ? n : shape[0]};
+        PyObject* fresh = PyArray_SimpleNew(static_cast<int>(shape.size()), dims,
+                                            npy_type_of(found->plan->result_type));
         if (fresh == nullptr) throw py::error_already_set();
         py::object result = py::reinterpret_steal<py::object>(fresh);
         char* out = static_cast<char*>(PyArray_DATA(reinterpret_cast<PyArrayObject*>(fresh)));
         // The GIL is only worth releasing for work longer than its round trip.
         run_engine(text_, n >= 4096, static_cast<std::size_t>(n), [&] {
-            expr::execute_contiguous(*plan, data, static_cast<std::size_t>(n), out);
+            expr::execute_contiguous(*found->plan, found->form, data, static_cast<std::size_t>(n),
+                                     out);
         });
         return result;
     }
 
-    struct FlatPlan {
+    // A plan and how the fast path runs it (shared: a call that released the
+    // GIL keeps its plan while another call replaces the memo).
+    struct FastPlan {
         std::shared_ptr<const Plan> plan;
-        bool flat = false;  // plan runs through execute_contiguous
+        expr::ContiguousForm form;
     };
 
-    // The plan for these input types (no signature): the memoised one when
-    // they are the last call's types, else compiled and memoised. A null plan
-    // when compiling fails (the general path then raises the error). Called
-    // with the GIL held, which orders the memo's accesses; the mutex is there
-    // too because no tool can see that (ThreadSanitizer), and it costs nothing.
-    FlatPlan memoised_plan(const Type* types, std::size_t count) const {
+    // The plan for these input types, `scalar` marking the single values
+    // (no signature): the memoised one when they are the last call's,
+    // else compiled and memoised. Null when compiling fails (the general path
+    // then raises the error). Called with the GIL held, which orders the
+    // memo's accesses; the mutex is there too because no tool can see that
+    // (ThreadSanitizer), and it costs nothing.
+    std::shared_ptr<const FastPlan> memoised_plan(const Type* types, const char* scalar,
+                                                  std::size_t count) const {
         {
             const std::lock_guard<std::mutex> lock(memo_mutex_);
-            if (memo_plan_ && std::equal(types, types + count, memo_types_.begin())) {
-                return {memo_plan_, memo_flat_};
+            if (memo_ && std::equal(types, types + count, memo_types_.begin()) &&
+                std::equal(scalar, scalar + count, memo_scalar_.begin())) {
+                return memo_;
             }
         }
         std::vector<InputSpec> specs(count);
         for (std::size_t k = 0; k < count; ++k) {
             specs[k].name = names_[k];
             specs[k].type = types[k];
+            specs[k].weak = scalar[k] == weak_scalar;
         }
-        FlatPlan found;
+        std::shared_ptr<const Plan> plan;
         try {
-            found.plan = expr::cached_plan(text_, specs);
+            plan = expr::cached_plan(text_, specs);
         } catch (const ExprError&) {
-            return {};
+            return nullptr;
         }
-        found.flat = expr::is_flat(*found.plan);
+        std::vector<char> scalar_input(count);
+        for (std::size_t k = 0; k < count; ++k) scalar_input[k] = scalar[k] != 0;
+        auto found = std::make_shared<const FastPlan>(
+            FastPlan{plan, expr::contiguous_form(*plan, scalar_input)});
         const std::lock_guard<std::mutex> lock(memo_mutex_);
         memo_types_.assign(types, types + count);
-        memo_plan_ = found.plan;
-        memo_flat_ = found.flat;
+        memo_scalar_.assign(scalar, scalar + count);
+        memo_ = found;
         return found;
     }
 
@@ -863,12 +917,12 @@ private:
     std::vector<std::string> names_;
     std::vector<Type> types_;
     std::shared_ptr<const Plan> plan_;
-    bool flat_ = false;  // plan_ runs through execute_contiguous
+    std::shared_ptr<const FastPlan> fixed_;  // plan_ and its form (with a signature)
     // Memo of the last call's plan (no signature); touched only under the GIL.
     mutable std::vector<Type> memo_types_;
-    mutable std::shared_ptr<const Plan> memo_plan_;
+    mutable std::vector<char> memo_scalar_;
+    mutable std::shared_ptr<const FastPlan> memo_;
     mutable std::mutex memo_mutex_;
-    mutable bool memo_flat_ = false;
 };
 
 // numfuse.validate: compiles for these values and checks their shapes

@@ -194,14 +194,30 @@ std::vector<std::ptrdiff_t> result_shape(const Plan& plan,
 // copies inputs that overlap the output any other way. Thread-safe.
 void execute(const Plan& plan, const std::vector<ArrayView>& inputs, const ArrayView& out);
 
-// The fast path for compiled objects: true when `plan` is one element-wise
-// stage over caller inputs (no reductions), so execute_contiguous runs it.
-bool is_flat(const Plan& plan) noexcept;
-// Plans over bytes inputs are never flat.
-// Runs a flat plan over n elements of 1-d contiguous inputs (input k at
-// inputs[k], of plan.input_types[k]) into a fresh contiguous `out` (which
-// must alias no input). Throws ExprError as execute does.
-void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t n, char* out);
+// The fast path for compiled objects: how a plan runs over 1-d C-contiguous
+// inputs that all have one length n >= 1, and scalars, without shapes,
+// strides or owned arrays per call. `flat`: one element-wise stage over
+// caller inputs (as `2*a + 3*b`). `line`: every stage but the last reduces
+// everything to one value, which later stages read as a scalar (softmax
+// `exp(x)/sum(exp(x))`, `log(sum(exp(x - max(x))))`). Plans over bytes are
+// neither.
+struct ContiguousForm {
+    enum class Kind : std::uint8_t { none, flat, line };
+    Kind kind = Kind::none;
+    std::vector<char> scalar_input;  // per plan input: one element, else n
+    std::vector<char> line_stage;    // per stage: iterates over the n elements, else over one
+    std::vector<std::ptrdiff_t> result_shape;  // (), (1,) or (n,), with -1 standing for n
+};
+// `scalar_input`: which inputs are single values (the others are 1-d arrays);
+// Kind::none when no input is an array.
+ContiguousForm contiguous_form(const Plan& plan, const std::vector<char>& scalar_input);
+// Runs the plan over n >= 1 elements (n = 0 is an ExprError: execute() has
+// the empty-reduction rules): inputs[k] holds input k's n contiguous elements
+// (its one element where form.scalar_input[k]) of plan.input_types[k]; `out`
+// is fresh, contiguous, of form.result_shape and aliases no input. Same bits
+// as execute(); throws ExprError as it does.
+void execute_contiguous(const Plan& plan, const ContiguousForm& form, const char* const* inputs,
+                        std::size_t n, char* out);
 
 // Elements per VM block of element-wise stages (tests use it to exercise block edges).
 std::size_t block_elements(const Program& program) noexcept;

@@ -34,6 +34,8 @@ std::size_t block_elements(const Program& program) noexcept {
     return std::max<std::size_t>(1, block_bytes / (program.max_item ? program.max_item : 8));
 }
 
+namespace {
+
 bool is_flat(const Plan& plan) noexcept {
     if (plan.stages.size() != 1) return false;
     const Stage& stage = plan.stages[0];
@@ -41,10 +43,125 @@ bool is_flat(const Plan& plan) noexcept {
     for (const auto& in : stage.inputs) {
         if (in.from_stage) return false;
     }
-    for (const Type t : plan.input_types) {
-        if (t == Type::s) return false;  // execute_contiguous knows only type sizes
-    }
     return true;
+}
+
+// The line form's checks, on the geometry of arrays of length 2 (scalars:
+// shape ()): every shape a line plan meets is (), (1,) or (n,), so n = 2
+// stands for every n >= 1.
+bool trace_line(const Plan& plan, ContiguousForm& form) {
+    std::vector<Shape> shapes;
+    for (const char scalar : form.scalar_input) shapes.push_back(scalar ? Shape{} : Shape{2});
+    std::vector<StageGeometry> geometry;
+    try {
+        geometry = plan_geometry(plan, shapes);
+    } catch (const ExprError&) {
+        return false;  // bad axes: the general path raises the error
+    }
+    const std::size_t stages = plan.stages.size();
+    form.line_stage.assign(stages, 0);
+    for (std::size_t s = 0; s < stages; ++s) {
+        const Stage& stage = plan.stages[s];
+        const StageGeometry& g = geometry[s];
+        // Only the last stage may be element-wise: an earlier one would hand
+        // a whole array to the next.
+        if (stage.reduce == ReduceKind::none && s + 1 != stages) return false;
+        bool reads_array = false;
+        for (const auto& in : stage.inputs) {
+            reads_array |= !in.from_stage && !form.scalar_input[in.index];
+        }
+        if (g.iteration.size() > 1 || element_count(g.iteration) != (reads_array ? 2u : 1u)) {
+            return false;
+        }
+        if (stage.reduce != ReduceKind::none && element_count(g.out_shape) != 1) return false;
+        form.line_stage[s] = reads_array;
+    }
+    for (const auto d : geometry.back().out_shape) form.result_shape.push_back(d == 2 ? -1 : d);
+    return true;
+}
+
+// A line plan: each stage over a Space built here (one dim of n elements or
+// of one), reductions into a Scalar that later stages read as a scalar.
+void execute_line(const Plan& plan, const ContiguousForm& form, const char* const* inputs,
+                  std::size_t n, char* out) {
+    const OpKernelTable& kernels = active_kernels();
+    const std::size_t stages = plan.stages.size();
+    std::vector<Scalar> values(stages);  // each reduction stage's one value
+    for (std::size_t s = 0; s < stages; ++s) {
+        const Stage& stage = plan.stages[s];
+        const std::size_t count = form.line_stage[s] ? n : 1;
+        Space space;
+        space.shape.assign(1, static_cast<std::ptrdiff_t>(count));
+        space.operands.reserve(stage.inputs.size() + 1);
+        for (const auto& in : stage.inputs) {
+            Operand op;
+            if (in.from_stage) {
+                op.base = reinterpret_cast<const char*>(values[in.index].bytes);
+                op.item = type_size(plan.stages[in.index].out_type);
+                op.strides.assign(1, 0);
+                op.mode = Operand::scalar;
+            } else if (form.scalar_input[in.index]) {
+                op.base = inputs[in.index];
+                op.item = type_size(plan.input_types[in.index]);
+                op.strides.assign(1, 0);
+                op.mode = Operand::scalar;
+            } else {
+                op.base = inputs[in.index];
+                op.item = type_size(plan.input_types[in.index]);
+                op.strides.assign(1, static_cast<std::ptrdiff_t>(op.item));
+                op.mode = Operand::contiguous;
+            }
+            space.operands.push_back(std::move(op));
+        }
+        const bool last = s + 1 == stages;
+        char* const target = last ? out : reinterpret_cast<char*>(values[s].bytes);
+        if (stage.reduce == ReduceKind::none) {
+            Operand op;
+            op.base = target;
+            op.item = type_size(plan.result_type);
+            op.strides.assign(1, static_cast<std::ptrdiff_t>(op.item));
+            op.mode = Operand::contiguous;
+            space.operands.push_back(std::move(op));
+            run_elementwise_space(stage.program, space, kernels);
+        } else {
+            ReduceLayout layout;  // one output (m = 1), a run of `count`
+            layout.l = count;
+            run_reduction_space(stage, layout, space, target, kernels);
+        }
+    }
+}
+
+}  // namespace
+
+ContiguousForm contiguous_form(const Plan& plan, const std::vector<char>& scalar_input) {
+    ContiguousForm form;
+    if (scalar_input.size() != plan.input_types.size()) return form;
+    for (const Type t : plan.input_types) {
+        if (t == Type::s) return form;  // the runners know only type sizes
+    }
+    if (std::find(scalar_input.begin(), scalar_input.end(), 0) == scalar_input.end()) return form;
+    form.scalar_input = scalar_input;
+    if (is_flat(plan)) {
+        form.kind = ContiguousForm::Kind::flat;
+        form.line_stage.assign(1, 1);
+        form.result_shape.assign(1, -1);
+    } else if (trace_line(plan, form)) {
+        form.kind = ContiguousForm::Kind::line;
+    } else {
+        form = ContiguousForm();
+    }
+    return form;
+}
+
+void execute_contiguous(const Plan& plan, const ContiguousForm& form, const char* const* inputs,
+                        std::size_t n, char* out) {
+    if (n == 0) value_error("execute_contiguous: no elements (the general path handles n = 0)");
+    switch (form.kind) {
+        case ContiguousForm::Kind::flat: return execute_flat(plan, form, inputs, n, out);
+        case ContiguousForm::Kind::line: return execute_line(plan, form, inputs, n, out);
+        case ContiguousForm::Kind::none: break;
+    }
+    value_error("execute_contiguous: the plan has no contiguous form");
 }
 
 std::vector<std::ptrdiff_t> result_shape(const Plan& plan, const std::vector<Shape>& shapes) {

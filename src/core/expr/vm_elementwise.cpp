@@ -27,9 +27,16 @@ void run_elementwise(const Stage& stage, const StageGeometry& g,
     operands.push_back(out_op);
     std::vector<int> perm(ndim);
     std::iota(perm.begin(), perm.end(), 0);
-    const Space space = make_space(g.iteration, perm, std::move(operands));
+    run_elementwise_space(stage.program, make_space(g.iteration, perm, std::move(operands)),
+                          kernels);
+}
+
+void run_elementwise_space(const Program& program, const Space& space,
+                           const OpKernelTable& kernels) {
+    const std::size_t n = element_count(space.shape);
+    if (n == 0) return;
     const Operand& target = space.operands.back();
-    const BlockRunner prototype(stage.program, space, kernels);
+    const BlockRunner prototype(program, space, kernels);
     const std::size_t block = prototype.block();
     // Blocks start at multiples of block x item bytes (2 KiB) from the base, so
     // an aligned base makes every block's stores aligned.
@@ -73,12 +80,11 @@ void run_elementwise(const Stage& stage, const StageGeometry& g,
     raise_runtime_flags(flags);
 }
 
-}  // namespace numfuse::expr::vm
-namespace numfuse::expr {
-
-using namespace vm;
-
-void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t n, char* out) {
+// The flat form of execute_contiguous: no Space, no vectors; registers point
+// straight into the input arrays and the output, scalar inputs are filled
+// once per thread as constants are.
+void execute_flat(const Plan& plan, const ContiguousForm& form, const char* const* inputs,
+                  std::size_t n, char* out) {
     if (n == 0) return;
     const Stage& stage = plan.stages[0];
     const Program& program = stage.program;
@@ -86,8 +92,12 @@ void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t
     const std::size_t block = block_elements(program);
     const std::size_t reg_bytes = block * program.max_item;
     const std::size_t out_item = type_size(plan.result_type);
+    const auto filled = [&](const Register& r) {
+        return r.kind == RegisterKind::constant ||
+               (r.kind == RegisterKind::input && form.scalar_input[stage.inputs[r.input].index]);
+    };
     std::size_t buffers = static_cast<std::size_t>(program.slots);
-    for (const auto& r : program.registers) buffers += r.kind == RegisterKind::constant;
+    for (const auto& r : program.registers) buffers += filled(r);
     const std::size_t fill_count = std::min(n, block);
     const bool streaming = n * out_item >= core::streaming_min_bytes &&
                            reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
@@ -109,6 +119,11 @@ void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t
                 } else if (reg.kind == RegisterKind::constant) {
                     char* p = base + (next++) * reg_bytes;
                     fill_value(p, reg.value.bytes, type_size(reg.type), fill_count);
+                    regs[r] = p;
+                } else if (filled(reg)) {
+                    const int index = stage.inputs[reg.input].index;
+                    char* p = base + (next++) * reg_bytes;
+                    fill_value(p, inputs[index], type_size(plan.input_types[index]), fill_count);
                     regs[r] = p;
                 } else {
                     const int index = stage.inputs[reg.input].index;
@@ -143,4 +158,4 @@ void execute_contiguous(const Plan& plan, const char* const* inputs, std::size_t
     raise_runtime_flags(flags);
 }
 
-}  // namespace numfuse::expr
+}  // namespace numfuse::expr::vm

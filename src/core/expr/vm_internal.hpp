@@ -251,9 +251,31 @@ void run_elementwise(const Stage& stage, const StageGeometry& g,
                      const std::vector<ArrayView>& stage_outputs, const ArrayView& out,
                      const OpKernelTable& kernels);
 
+// The same over a Space built by the caller, whose operands are the stage's
+// inputs and whose last one is the output (execute_contiguous's line plans).
+void run_elementwise_space(const Program& program, const Space& space,
+                           const OpKernelTable& kernels);
+
+// execute_contiguous for ContiguousForm::Kind::flat plans.
+void execute_flat(const Plan& plan, const ContiguousForm& form, const char* const* inputs,
+                  std::size_t n, char* out);
+
+// Which iteration order a reduction uses.
+struct ReduceLayout {
+    bool columns = false;  // reduced dims outermost, accumulate rows of M outputs
+    std::size_t m = 1;     // output elements
+    std::size_t l = 1;     // elements reduced into each output
+    std::vector<int> perm;
+};
+
 // A reduction stage into the contiguous `result` (vm_reduce.cpp).
 void run_reduction(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
                    const std::vector<ArrayView>& stage_outputs, char* result,
                    const OpKernelTable& kernels);
+// The same over a Space of the stage's inputs built by the caller, already in
+// `layout`'s order: the work units, block edges and hence the result's bits
+// depend only on layout.m and layout.l.
+void run_reduction_space(const Stage& stage, const ReduceLayout& layout, const Space& space,
+                         char* result, const OpKernelTable& kernels);
 
 }  // namespace numfuse::expr::vm

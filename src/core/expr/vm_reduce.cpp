@@ -157,14 +157,6 @@ struct LogSumExp {
     static T finish(const Acc& acc, std::size_t) { return core::lse::lse_result<T, Math>(acc); }
 };
 
-// Which iteration order a reduction uses.
-struct ReduceLayout {
-    bool columns = false;  // reduced dims outermost, accumulate rows of M outputs
-    std::size_t m = 1;     // output elements
-    std::size_t l = 1;     // elements reduced into each output
-    std::vector<int> perm;
-};
-
 ReduceLayout reduce_layout(const StageGeometry& g) {
     ReduceLayout layout;
     const int ndim = static_cast<int>(g.iteration.size());
@@ -194,12 +186,9 @@ ReduceLayout reduce_layout(const StageGeometry& g) {
 }
 
 template <class R, class T, class Out>
-void run_reduction_typed(const Stage& stage, const StageGeometry& g,
-                         const std::vector<ArrayView>& inputs,
-                         const std::vector<ArrayView>& stage_outputs, Out* result,
-                         const OpKernelTable& kernels) {
+void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const Space& space,
+                         Out* result, const OpKernelTable& kernels) {
     using Acc = typename R::Acc;
-    const ReduceLayout layout = reduce_layout(g);
     const std::size_t m = layout.m, l = layout.l;
     // NumPy raises for min/max over an empty axis even when the result is empty too
     // (np.min(np.empty((0, 0)), axis=0)), so this comes before the m == 0 return.
@@ -213,9 +202,6 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
         for (std::size_t k = 0; k < m; ++k) result[k] = R::finish(R::init(), 0);
         return;
     }
-    const std::size_t ndim = g.iteration.size();
-    const Space space =
-        make_space(g.iteration, layout.perm, stage_operands(stage, inputs, stage_outputs, ndim));
     const BlockRunner prototype(stage.program, space, kernels, reduce_block_bytes);
     const std::size_t block = prototype.block();
     interrupt::Scope* const scope = interrupt::current();
@@ -314,56 +300,52 @@ void run_reduction_typed(const Stage& stage, const StageGeometry& g,
 }
 
 template <ReduceKind K, class T>
-void reduce_as(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
-               const std::vector<ArrayView>& stage_outputs, char* result,
+void reduce_as(const Stage& stage, const ReduceLayout& layout, const Space& space, char* result,
                const OpKernelTable& kernels) {
     if constexpr (K == ReduceKind::sum) {
-        run_reduction_typed<SumLike<T, false>, T>(stage, g, inputs, stage_outputs,
+        run_reduction_typed<SumLike<T, false>, T>(stage, layout, space,
                                                   reinterpret_cast<T*>(result), kernels);
     } else if constexpr (K == ReduceKind::mean) {
-        run_reduction_typed<SumLike<T, true>, T>(stage, g, inputs, stage_outputs,
-                                                 reinterpret_cast<T*>(result), kernels);
+        run_reduction_typed<SumLike<T, true>, T>(stage, layout, space, reinterpret_cast<T*>(result),
+                                                 kernels);
     } else if constexpr (K == ReduceKind::prod) {
-        run_reduction_typed<ProdLike<T>, T>(stage, g, inputs, stage_outputs,
-                                            reinterpret_cast<T*>(result), kernels);
+        run_reduction_typed<ProdLike<T>, T>(stage, layout, space, reinterpret_cast<T*>(result),
+                                            kernels);
     } else if constexpr (K == ReduceKind::min || K == ReduceKind::max) {
         run_reduction_typed<Extremum<T, K == ReduceKind::max>, T>(
-            stage, g, inputs, stage_outputs, reinterpret_cast<T*>(result), kernels);
+            stage, layout, space, reinterpret_cast<T*>(result), kernels);
     } else {
-        run_reduction_typed<LogSumExp<T>, T>(stage, g, inputs, stage_outputs,
-                                             reinterpret_cast<T*>(result), kernels);
+        run_reduction_typed<LogSumExp<T>, T>(stage, layout, space, reinterpret_cast<T*>(result),
+                                             kernels);
     }
 }
 
 template <ReduceKind K>
-void reduce_kind(Type t, const Stage& stage, const StageGeometry& g,
-                 const std::vector<ArrayView>& inputs, const std::vector<ArrayView>& stage_outputs,
+void reduce_kind(Type t, const Stage& stage, const ReduceLayout& layout, const Space& space,
                  char* result, const OpKernelTable& kernels) {
     constexpr bool extremum = K == ReduceKind::min || K == ReduceKind::max;
     switch (t) {
         case Type::b:
             if constexpr (extremum)
-                return reduce_as<K, bool>(stage, g, inputs, stage_outputs, result, kernels);
+                return reduce_as<K, bool>(stage, layout, space, result, kernels);
             break;
         case Type::i:
             if constexpr (extremum)
-                return reduce_as<K, std::int32_t>(stage, g, inputs, stage_outputs, result, kernels);
+                return reduce_as<K, std::int32_t>(stage, layout, space, result, kernels);
             break;
         case Type::l:
             if constexpr (K != ReduceKind::mean && K != ReduceKind::logsumexp)
-                return reduce_as<K, std::int64_t>(stage, g, inputs, stage_outputs, result, kernels);
+                return reduce_as<K, std::int64_t>(stage, layout, space, result, kernels);
             break;
-        case Type::f: return reduce_as<K, float>(stage, g, inputs, stage_outputs, result, kernels);
-        case Type::d: return reduce_as<K, double>(stage, g, inputs, stage_outputs, result, kernels);
+        case Type::f: return reduce_as<K, float>(stage, layout, space, result, kernels);
+        case Type::d: return reduce_as<K, double>(stage, layout, space, result, kernels);
         case Type::c:
             if constexpr (!extremum && K != ReduceKind::logsumexp)
-                return reduce_as<K, std::complex<float>>(stage, g, inputs, stage_outputs, result,
-                                                         kernels);
+                return reduce_as<K, std::complex<float>>(stage, layout, space, result, kernels);
             break;
         case Type::z:
             if constexpr (!extremum && K != ReduceKind::logsumexp)
-                return reduce_as<K, std::complex<double>>(stage, g, inputs, stage_outputs, result,
-                                                          kernels);
+                return reduce_as<K, std::complex<double>>(stage, layout, space, result, kernels);
             break;
         case Type::s:
         case Type::w: break;  // the compiler never reduces bytes
@@ -375,9 +357,16 @@ void reduce_kind(Type t, const Stage& stage, const StageGeometry& g,
 void run_reduction(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
                    const std::vector<ArrayView>& stage_outputs, char* result,
                    const OpKernelTable& kernels) {
+    const ReduceLayout layout = reduce_layout(g);
+    const Space space = make_space(
+        g.iteration, layout.perm, stage_operands(stage, inputs, stage_outputs, g.iteration.size()));
+    run_reduction_space(stage, layout, space, result, kernels);
+}
+
+void run_reduction_space(const Stage& stage, const ReduceLayout& layout, const Space& space,
+                         char* result, const OpKernelTable& kernels) {
     const auto run = [&](auto kind) {
-        reduce_kind<decltype(kind)::value>(stage.out_type, stage, g, inputs, stage_outputs, result,
-                                           kernels);
+        reduce_kind<decltype(kind)::value>(stage.out_type, stage, layout, space, result, kernels);
     };
     using K = ReduceKind;
     switch (stage.reduce) {
