@@ -223,6 +223,11 @@ def test_expit_edges_within_1_ulp(dtype, level):
     # handful are the correctly rounded value (the reference rounds twice: it may miss by 1)
     if dtype == np.float32:
         assert int((distance > 0).sum()) <= 2
+    else:
+        # float64 carries e^-x to ~2^-57 and corrects 1 / (1 + e^-x) with an exact residual:
+        # a few percent of the results miss the correctly rounded value, not one in five
+        # (as when the residual is rounded)
+        assert (distance > 0).mean() < 0.05
     # the subnormal and zero results of both kernels are the correctly rounded ones
     small = exact < np.finfo(dtype).tiny
     assert small.sum() > 50

@@ -383,14 +383,14 @@ struct Log10Op : TableOp<expr_ops::Log10, LogRule> {};
 struct Log2Op : TableOp<expr_ops::Log2, LogRule> {};
 struct Expm1Op : TableOp<expr_ops::Expm1, Expm1Rule> {};
 struct ErfcOp : TableOp<expr_ops::Erfc, QuietRule> {};
-// expit: batches whose every |x| is within the cores' range (104 float32, 708 float64) run
+// expit: batches whose every |x| is within the cores' range (104 float32, 700 float64) run
 // the core alone (no clamp, no NaN select); the others, NaN included, are recomputed by the
 // full kernel, which equals the core bit for bit within that range.
 struct ExpitRule : QuietRule {
     template <class B>
     NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
         using T = typename B::value_type;
-        return ~(xsimd::abs(x) <= B(sizeof(T) == 4 ? T(104) : T(708)));  // true for NaN
+        return ~(xsimd::abs(x) <= B(sizeof(T) == 4 ? T(104) : T(700)));  // true for NaN
     }
 };
 struct ExpitCore {
