@@ -177,6 +177,63 @@ def test_float32_arccosh_next_to_one(level):
     assert distance.max() <= 1, f"arccosh({x[worst]!r}) = {got[worst]!r}, exact {exact[worst]!r}"
 
 
+_expit_cache: dict = {}
+
+
+def expit_edges(dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs where expit's float32 kernel (plain float64) or float64 kernel (pairs) is most
+    likely to go wrong, with their correctly rounded values: float32 -- a dense grid of
+    [-105, 20] and the inputs next to where the result becomes subnormal (x ~ -87.34), the
+    smallest subnormal (-103.28), 0 (-103.97) and 1 (17.33); float64 -- around 0 and
+    +-1e-300, the x < -40 and x < -708 (subnormal) regions, the exp limit and large x."""
+    key = np.dtype(dtype).char
+    if key not in _expit_cache:
+        rng = np.random.default_rng(16)
+        if dtype == np.float32:
+            edges = np.array([-87.336544, -87.33655, -103.27893, -103.97208, 17.328680, 16.635532])
+            edge_x = edges.astype(np.float32)
+            steps = np.arange(-200, 201, dtype=np.float32)
+            near = [e + steps * np.spacing(e) for e in edge_x]
+            parts = [np.linspace(-105, 20, 12001), rng.uniform(-10, 10, 4000)] + near
+            parts.append(np.float32(2.0) ** -np.arange(1, 150, dtype=np.float32))
+        else:
+            tiny = np.array([1e-300, 5e-324, 2.2250738585072014e-308, 1e-20, 2.0**-54])
+            parts = [
+                np.concatenate([tiny, -tiny]),
+                rng.uniform(-1e-3, 1e-3, 500),
+                rng.uniform(-45, -35, 800),
+                rng.uniform(-746, -700, 1200),
+                np.linspace(-709.0, -707.0, 401),
+                rng.uniform(30, 800, 400),
+                rng.uniform(-40, 40, 1500),
+            ]
+        x = np.concatenate([np.asarray(part, np.float64) for part in parts]).astype(dtype)
+        _expit_cache[key] = (x, correctly_rounded(lambda v: 1 / (1 + mpmath.exp(-v)), x))
+    return _expit_cache[key]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_expit_edges_within_1_ulp(dtype, level):
+    x, exact = expit_edges(dtype)
+    got = numfuse.expit(x)
+    distance = ulp_distance(got, exact)
+    worst = int(np.argmax(distance))
+    assert distance.max() <= 1, f"expit({x[worst]!r}) = {got[worst]!r}, exact {exact[worst]!r}"
+    # float32: rounded once from a value within 2^-39.6 of the exact one, so all but a
+    # handful are the correctly rounded value (the reference rounds twice: it may miss by 1)
+    if dtype == np.float32:
+        assert int((distance > 0).sum()) <= 2
+    else:
+        # float64 carries e^-x to ~2^-57 and corrects 1 / (1 + e^-x) with an exact residual:
+        # a few percent of the results miss the correctly rounded value, not one in five
+        # (as when the residual is rounded)
+        assert (distance > 0).mean() < 0.05
+    # the subnormal and zero results of both kernels are the correctly rounded ones
+    small = exact < np.finfo(dtype).tiny
+    assert small.sum() > 50
+    assert ulp_distance(got[small], exact[small]).max() <= (0 if dtype == np.float32 else 1)
+
+
 def special_inputs(dtype) -> np.ndarray:
     info = np.finfo(dtype)
     bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]

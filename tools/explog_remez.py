@@ -37,6 +37,8 @@ Fits (r, t, z are the reduced arguments of the kernels):
                -> the float32 log2 (log.hpp)
   expm1_f32  : (e^r - 1 - r)/r^2 on |r| <= ln2/2, degree 5, relative to e^r - 1
                -> the float32 tanh (hyperbolic.hpp)
+  expit_f32  : (e^r - 1 - r)/r^2 on |r| <= ln2/2 (+margin), degree 6, relative error of
+               e^r, float64 coefficients -> the float32 expit (hyperbolic.hpp, as Q(-w))
   sin32/cos32: (sin r - r)/r^3, (cos r - 1 + r^2/2)/r^4 in z = r^2 <= (1.01 pi/4)^2,
                degree 2, float -> the float32 sin / cos lanes (trig.hpp)
   log64_bits : the AVX-512 float64 log's cells (invc per cell, -log(invc) as hi + lo)
@@ -546,6 +548,8 @@ def main():
         fit_exp("exp32_t16", LN2 / 32 * m, 2, True)
     if run("exp32_gen"):
         fit_exp("exp32_gen", LN2 / 2 * m, 4, True)
+    if run("expit_f32"):
+        fit_exp("expit_f32", LN2 / 2 * m, 6, False)
     if run("log64_t16"):
         # weighted by the smallest result each t can belong to (see fit_log_t)
         fit_log_t("log64_t16", mp.mpf(0.0437), 7, False, inner="cells")

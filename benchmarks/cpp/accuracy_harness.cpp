@@ -22,7 +22,7 @@
 // this harness sweeps more inputs than the tests can afford and is how those bounds were set.
 //
 //   build/cpp/benchmarks/accuracy_harness [--function NAME] [--f32-stride N] [--f64-count N]
-// (log2, sin, cos, tanh, arccosh: the float32 rows are what matter -- their float32 kernels
+// (log2, sin, cos, tanh, arccosh, expit: the float32 rows are what matter -- their float32 kernels
 // are their own; the float64 rows are swept more thoroughly by tests/test_evaluate_accuracy.py.)
 #include <algorithm>
 #include <cmath>
@@ -244,6 +244,20 @@ const std::vector<Function>& functions() {
                   return from_bits(0x3ff0000000000000ull +
                                    r() % (0x7ff0000000000000ull - 0x3ff0000000000000ull));
               }},
+         },
+         nullptr,
+         nullptr},
+        {"expit",
+         core::UnaryOp::expit,
+         [](long double x) { return x >= 0 ? 1 / (1 + expl(-x)) : expl(x) / (1 + expl(x)); },
+         [](double x) { return x >= 0 ? 1 / (1 + std::exp(-x)) : std::exp(x) / (1 + std::exp(x)); },
+         any_input,
+         {
+             {"[-10,10]", [](Rng& r) { return uniform(r, -10, 10); }},
+             {"[-40,40]", [](Rng& r) { return uniform(r, -40, 40); }},
+             {"[-708,-40]", [](Rng& r) { return uniform(r, -708, -40); }},
+             {"[-746,-700]", [](Rng& r) { return uniform(r, -746, -700); }},
+             {"bits", [](Rng& r) { return from_bits(r()); }},
          },
          nullptr,
          nullptr},

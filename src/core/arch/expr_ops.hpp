@@ -634,8 +634,8 @@ struct Log10 {
     }
 };
 
-// scipy.special.expit (kernels/hyperbolic.hpp: 1 / (1 + e^-x), e^x / (1 + e^x)
-// below 0, so large negative x gives subnormals, not 0).
+// scipy.special.expit (kernels/hyperbolic.hpp: 1 / (1 + e^-x), and e^x below -708, so
+// large negative x gives subnormals, not 0); float32 through its own kernel in float64 lanes.
 struct Expit {
     static constexpr bool vectorized = true;
     static constexpr bool f32_via_f64 = true;
@@ -650,11 +650,8 @@ struct Expit {
         return scipy_nan(a, kernels::expit_kernel(a));
     }
     template <class B>
-    static B batch_for_f32(const B& a) noexcept {  // float64 without pairs suffices
-        using T = typename B::value_type;
-        const B e = kernels::exp_kernel(-xsimd::abs(a));
-        return scipy_nan(a,
-                         xsimd::select(a >= B(T(0)), B(T(1)) / (B(T(1)) + e), e / (B(T(1)) + e)));
+    static NUMFUSE_ALWAYS_INLINE B batch_for_f32(const B& a) noexcept {
+        return scipy_nan(a, kernels::expit_f32_kernel(a));
     }
     // scipy.special.expit computes 1 / (1 + exp(-x)): a NaN input comes back quieted with
     // its sign flipped (payload kept), on x86 and aarch64 alike, float32 and float64. The

@@ -383,7 +383,40 @@ struct Log10Op : TableOp<expr_ops::Log10, LogRule> {};
 struct Log2Op : TableOp<expr_ops::Log2, LogRule> {};
 struct Expm1Op : TableOp<expr_ops::Expm1, Expm1Rule> {};
 struct ErfcOp : TableOp<expr_ops::Erfc, QuietRule> {};
-struct ExpitOp : TableOp<expr_ops::Expit, QuietRule> {};
+// expit: batches whose every |x| is within the cores' range (104 float32, 700 float64) run
+// the core alone (no clamp, no NaN select); the others, NaN included, are recomputed by the
+// full kernel, which equals the core bit for bit within that range.
+struct ExpitRule : QuietRule {
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+        using T = typename B::value_type;
+        return ~(xsimd::abs(x) <= B(sizeof(T) == 4 ? T(104) : T(700)));  // true for NaN
+    }
+};
+struct ExpitCore {
+    template <class B>
+    NUMFUSE_OP_INLINE static B batch(const B& a) noexcept {
+        return kernels::expit_core(a);
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static B batch_for_f32(const B& a) noexcept {
+        return kernels::expit_f32_core(a);
+    }
+};
+struct ExpitOp : TableOp<expr_ops::Expit, ExpitRule> {
+    template <class B>
+    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+        return ExpitRule::may_raise(x);
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static B compute_fast(const B& x) noexcept {
+        return table_compute<ExpitCore>(x);
+    }
+    template <class B>
+    NUMFUSE_OP_INLINE static B finish(const B& x, const B&) noexcept {
+        return table_compute<expr_ops::Expit>(x);
+    }
+};
 
 // Op::single (optional): the deferred loop takes one batch per iteration instead of two.
 template <class Op, class = void>

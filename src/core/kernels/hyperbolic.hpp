@@ -10,10 +10,13 @@
 //     expit(+inf) = 1, expit(-inf) = +0; sinh/cosh overflow to inf exactly
 //     where the true value exceeds DBL_MAX (|x| > 710.4758600739439);
 //     expit(x) underflows gradually (subnormals) for x < -708.4. NaN -> NaN.
-//   float32 uses these in float64 (expr_ops.hpp) and rounds once; tanh has
-//   its own float32 kernel, tanh_f32_kernel(batch<double>) on float32 values in
-//   float64 lanes: ~2^-30 relative, <= 0.5 + 2^-6 float32 ULP after the caller
-//   rounds, +-0 and |x| < 2^-12 return x, +-inf -> +-1, NaN -> NaN.
+//   float32 uses these in float64 (expr_ops.hpp) and rounds once; tanh and expit
+//   have their own float32 kernels on float32 values in float64 lanes:
+//     tanh_f32_kernel(batch<double>): ~2^-30 relative, <= 0.5 + 2^-6 float32 ULP
+//     after the caller rounds, +-0 and |x| < 2^-12 return x, +-inf -> +-1, NaN -> NaN.
+//     expit_f32_kernel(batch<double>): relative error below 2^-39.6 before the
+//     caller's one rounding (<= 0.5 + 2^-15 float32 ULP, subnormal results included),
+//     +-inf -> 1 / +0, NaN -> NaN.
 //
 // Method
 //   One core: e^r - 1 for x = k ln2 + r, |r| <= ln2/2 (1 + 2^-12), as a
@@ -29,8 +32,28 @@
 //             division, no cancellation: see sinh_cosh_core)
 //     sinh, cosh = 2^(k-1) ((1 + p) -+ 2^-2k / (1 + p)^2)   (|x| > 18)
 //     tanh  = E / (E + 2), E = expm1(2|x|)               (|x| < 19.1, else +-1)
-//     expit = 1 / (1 + e) (x >= 0) or e / (1 + e) (x < 0), e = e^-|x|
-//             (x < -40: expit = e^x (1 - e^x) rounds like e^x: exp_kernel).
+//     expit = 1 / (1 + E), E = e^-x = 2^k (h + t) for -700 <= x <= 708: -x = k ln2 + r as
+//             in expm1_core (r = rh + rl), e^r = h + t with h = 1 + rh (exact) and
+//             t = rh^2 Q(rh) + rl (1 + rh) (the same Q; t's rounding, below 2^-57
+//             relative to e^r, is the largest error), d = 1 + E as an exact two-sum
+//             plus the rest, then q = 1/d_hi, q + q (1 - q d_hi - q d_lo) rounded once
+//             (1 - q d_hi exact). E's relative error reaches the result scaled by
+//             E / (1 + E) <= 1: about 0.5 + 2^-3.5 ULP in all (the accuracy harness
+//             measures 0.585). x < -700: expit = e^x (1 - e^x) rounds like e^x (exp_kernel;
+//             subnormal results below -708.4; the core's correction term would be
+//             subnormal there); x > 708: 1.
+//     expit for float32 values: the same 1 / (1 + E) in plain float64: -x = k ln2 + r
+//             with one multiply-add by RN(ln2) (error below 2^-46 for |x| <= 105, with
+//             or without FMA),
+//             e^r = P(w) = 1 - w + w^2 Q(-w), w = -r, Q of degree 6 (relative error
+//             2^-39.67 of e^r) by Horner's scheme (its last two steps round: 2^-53 +
+//             2^-54.5), 1 + E = 1 + 2^k P(w) in one fused multiply-add, the division:
+//             with w's rounding below 5 roundings of 2^-53, so the relative error
+//             before the float32 rounding is below 2^-39.67 + 2^-46 + 2^-50.6 < 2^-39.6
+//             (w's rounding included), and E's
+//             error again reaches the result scaled by E / (1 + E) <= 1. Rounded once to
+//             float32 the result is the correctly rounded one unless the exact value lies
+//             within 2^-39.6 (relative) of a midpoint between two floats.
 //     tanh for float32 values: -E / (2 + E), E = e^y - 1 = 2^k (1 + p) - 1 for
 //             y = -2 min(|x|, 10) = k ln2 + r, p = e^r - 1 = r + r^2 Q(r) (degree-5
 //             minimax, relative 2^-32: no cancellation, as e^y - 1 is formed from p
@@ -258,23 +281,94 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_f32_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
-// expit(x) = 1 / (1 + e^-x), f64 lanes. Max error <= 1 ULP.
+// expit for -700 <= x <= 708 (other lanes, NaN included, give garbage): the method above.
+// expit_kernel selects the others around it; the ufunc loop runs this core alone on batches
+// whose every |x| is within the limit and recomputes the rest with expit_kernel.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expit_core(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    // -x = k ln2 + r: k = round(-x / ln2) with k + 1023 (2^k's exponent field) in the low bits
+    const B shifter(0x1.8p52 + 1023.0);
+    const B z = dd::fnmadd(x, B(0x1.71547652b82fep+0), shifter);
+    const B kd = z - shifter;
+    const B r1 = dd::fnmadd(kd, B(0x1.62e42fefa38p-1), -x);  // exact (ln2_hi: 42 bits)
+    const B rh = dd::fnmadd(kd, B(0x1.ef35793c7673p-45), r1);  // r = rh + rl (ln2_lo)
+    const B rl = dd::fnmadd(kd, B(0x1.ef35793c7673p-45), r1 - rh);
+    // e^r = h + t: 1 + rh as the exact pair (h, hl), t = hl + rh^2 Q(rh) + rl (1 + rh) with
+    // exp.hpp's degree-10 Q (fit exp64_gen).
+    const B q = dd::horner(rh, NUMFUSE_EXP64_GEN);
+    const B tail = dd::fmadd(rh * rh, q, dd::fmadd(rl, rh, rl));
+    const B h = B(1.0) + rh;
+    const B t = ((B(1.0) - h) + rh) + tail;
+    const dd::pair<A> er = dd::fast_two_sum(h, t);
+    const B s = detail::as_float<double, A>(detail::as_int(z) << 52);  // 2^k, normal for |x| <= 708
+    // E = e^-x = s (er.hi + er.lo) (exact products), d = 1 + E as a pair, 1 / d: one
+    // division and one correction by the residual 1 - inv d (its first part exact).
+    const B eh = s * er.hi;
+    const dd::pair<A> d0 = dd::fast_two_sum(xsimd::max(eh, B(1.0)), xsimd::min(eh, B(1.0)));
+    const B dl = d0.lo + s * er.lo;
+    const B inv = B(1.0) / d0.hi;
+    // 1 - inv d0.hi is a double (inv = RN(1 / d0.hi)): one fused operation, or the exact
+    // product (Dekker's) where the level has no FMA, of operands scaled by 2^+-200 (exactly)
+    // where d0.hi is too large for Dekker's split
+    B residual;
+    if constexpr (detail::has_fma<A>) {
+        residual = dd::fnmadd(inv, d0.hi, B(1.0));
+    } else {
+        const auto big = d0.hi > B(0x1.0p900);
+        const dd::pair<A> p = dd::two_prod(inv * xsimd::select(big, B(0x1.0p200), B(1.0)),
+                                           d0.hi * xsimd::select(big, B(0x1.0p-200), B(1.0)));
+        residual = (B(1.0) - p.hi) - p.lo;
+    }
+    return dd::fmadd(dd::fnmadd(inv, dl, residual), inv, inv);
+}
+
+// expit(x) = 1 / (1 + e^-x), f64 lanes. Max error <= 1 ULP (contract at the top).
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expit_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const B na = -xsimd::min(xsimd::abs(x), B(40.0));  // e^na >= 2^-58: normal
-    const auto parts = detail::expm1_core(na);
-    const B s = detail::pow2i(parts.k);
-    const dd::pair<A> ph = dd::fast_two_sum(s, s * parts.p.hi);
-    const dd::pair<A> e{ph.hi, dd::fmadd(s, parts.p.lo, ph.lo)};  // e^-|x|
-    const dd::pair<A> d = dd::add(e, B(1.0));
-    const auto neg = x < B(0.0);
-    const dd::pair<A> num{xsimd::select(neg, e.hi, B(1.0)), xsimd::select(neg, e.lo, B(0.0))};
-    const dd::pair<A> q = dd::div(num, d);
-    B res = q.hi + q.lo;
-    const auto far = x < B(-40.0);
+    B res = expit_core(xsimd::min(xsimd::max(x, B(-700.0)), B(708.0)));
+    const auto far = x < B(-700.0);  // e^x (1 - e^x) rounds like e^x, subnormal below -708.4
     if (xsimd::any(far)) res = xsimd::select(far, exp_kernel(x), res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// expit for float32 values held in f64 lanes with |x| <= 105 (other lanes, NaN included,
+// give garbage): 1 / (1 + e^-x), see the contract at the top. expit_f32_kernel clamps; the
+// ufunc loop runs this core alone on batches whose every |x| is within the limit.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expit_f32_core(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    // -x = k ln2 + r, w = -r = x + k ln2, |k| <= 152: 2^k and e^-x below 2^152
+    const B shifter(0x1.8p52 + 1023.0);
+    const B z = dd::fnmadd(x, B(0x1.71547652b82fep+0), shifter);  // k + 1023 in the low bits
+    const B kd = z - shifter;
+    const B w = dd::fmadd(kd, B(0x1.62e42fefa39efp-1), x);  // RN(ln2): error below 2^-46
+    // e^r = P(w) = 1 - w + w^2 Q(-w), Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12):
+    // tools/explog_remez.py expit_f32 (degree 6, relative error of e^r 2^-39.67); P's
+    // coefficients are Q's with the odd-degree ones negated, shifted up by two.
+    const B e_r = dd::horner(w, 1.0, -1.0,
+                             0x1.000000005e0a1p-1,  // 0.50000000004276412557
+                             -0x1.5555557ddc0e7p-3,  // -0.16666666784613612395
+                             0x1.5555541e0c621p-5,  // 0.041666664401770477089
+                             -0x1.1110a24f3142cp-7,  // -0.0083332817579365378591
+                             0x1.6c18d37e529fbp-10,  // 0.0013889197430950728489
+                             -0x1.a1857aa150facp-13,  // -0.00019908971902726552063
+                             0x1.9e8918b22193dp-16);  // 0.000024708243195914156195
+    const B s = detail::as_float<double, A>(detail::as_int(z) << 52);  // 2^k
+    return B(1.0) / dd::fmadd(s, e_r, B(1.0));  // 1 / (1 + E), E = 2^k e^r
+}
+
+// expit(x) for float32 values held in f64 lanes (see the contract above).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expit_f32_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    // beyond |x| = 104 expit rounds to 0 or 1 in float32; at 105 the core gives 2^-151.5 or 1
+    const B res = expit_f32_core(xsimd::min(xsimd::max(x, B(-105.0)), B(105.0)));
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
