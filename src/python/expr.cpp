@@ -814,7 +814,8 @@ private:
                 } else if (PyArray_IsScalar(obj, Generic)) {
                     PyArray_Descr* descr = PyArray_DescrFromScalar(obj);
                     const bool exact = exact_type_for_descr(descr, &types[k]) &&
-                                       PyDataType_ELSIZE(descr) <= sizeof values[k].bytes &&
+                                       static_cast<std::size_t>(PyDataType_ELSIZE(descr)) <=
+                                           sizeof values[k].bytes &&
                                        PyArray_ISNBO(descr->byteorder);
                     if (exact) PyArray_ScalarAsCtype(obj, values[k].bytes);
                     Py_DECREF(descr);
