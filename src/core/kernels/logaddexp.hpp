@@ -34,8 +34,8 @@
 //      subnormal m). D = eps 2^-k = T_j (1 + p) - (1 - e^m) 2^-k cancels in exact pair
 //      arithmetic; its error is below 2^-97 (measured: 2^-101.7), so |D| >= 2^-38 (2^-64
 //      for float32) certifies eps to 2^-59 (2^-33) relative. result = log1p(eps): eps
-//      rounded once where |eps| < 2^-60 (subnormal results included), eps - eps^2/2 +
-//      eps^3/3 below 2^-20, else the log core (logpair.hpp) of the pair 1 + eps.
+//      rounded once where |eps| < 2^-60 (onto the subnormal grid directly below 2^-1022),
+//      eps - eps^2/2 + eps^3/3 below 2^-20, else the log core (logpair.hpp) of 1 + eps.
 //   3. The lanes pass 2 cannot certify (e^x + e^y agrees with 1 to more than ~38 bits
 //      beyond |m|'s scale: random inputs essentially never, but the nearest double s to
 //      log(1 - e^m) typically does) compute D in 192-bit fixed point (logaddexp_eps_fixed,
@@ -467,13 +467,25 @@ NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double
 // before the final rounding.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_log1p_eps(
-    const dd::pair<A>& d, const xsimd::batch<double, A>& k) noexcept {
+    const dd::pair<A>& d0, const xsimd::batch<double, A>& k) noexcept {
     using B = xsimd::batch<double, A>;
+    const dd::pair<A> d = dd::fast_two_sum(d0.hi, d0.lo);  // |lo| <= ulp(hi) / 2
     const B e_hi = logaddexp_scale(d.hi, k), e_lo = logaddexp_scale(d.lo, k);
-    // |eps| < 2^-60: log1p(eps) = eps (1 - eps/2 + ...) is eps to 2^-61, rounded once (the
-    // pair summed, then scaled: a second rounding only where eps is subnormal, 0.5 + 2^-52
-    // ULP in all).
-    const B tiny = logaddexp_scale(d.hi + d.lo, k);
+    // |eps| < 2^-60: log1p(eps) = eps (1 - eps/2 + ...) is eps to 2^-61, rounded once: the
+    // pair summed then scaled exactly where eps is normal; below 2^-1022 the pair is rounded
+    // onto the subnormal grid directly, in units of 2^-1074 (|u| < 2^52, rounded to an
+    // integer by adding 2^52), u.lo breaking u.hi's ties (a second rounding would be off by
+    // up to 0.75 ULP just below 2^-1022).
+    const B normal_tiny = logaddexp_scale(d.hi + d.lo, k);
+    const B u_hi = logaddexp_scale(d.hi, k + B(1074.0));
+    const B sign = xsimd::copysign(B(1.0), u_hi);
+    const B ua = xsimd::abs(u_hi), la = logaddexp_scale(d.lo, k + B(1074.0)) * sign;
+    const B qa = (ua + B(0x1.0p52)) - B(0x1.0p52);
+    const B w = ua - qa;  // exact, |w| <= 1/2
+    const B step = xsimd::select((w == B(0.5)) & (la > B(0.0)), B(1.0), B(0.0)) -
+                   xsimd::select((w == B(-0.5)) & (la < B(0.0)), B(1.0), B(0.0));
+    const B subnormal = xsimd::copysign((qa + step) * B(0x1.0p-1074), u_hi);
+    const B tiny = xsimd::select(xsimd::abs(e_hi) < B(0x1.0p-1022), subnormal, normal_tiny);
     // |eps| < 2^-20: eps - eps^2/2 + eps^3/3 (drops eps^4/4 < 2^-60 eps). The log core of
     // 1 + eps would lose the second-order term of its low part here (1 + eps's rounding
     // error, up to 2^-53, squared: 2^-55 relative where eps ~ 2^-52).
