@@ -32,7 +32,7 @@ TEST(FixedPoint, Ln2HasItsDigits) {
     constexpr auto three = fx::ln2<3>();
     for (int i = 0; i < 3; ++i) EXPECT_EQ(three.w[i], ln2_digits[i]) << i;
     constexpr fx::Pair p = fx::to_pair(three);
-    EXPECT_EQ(p.hi, 0x1.62e42fefa39efp-1);  // RN(ln 2) (its 54th bit is 0: truncation is RN)
+    EXPECT_EQ(p.hi, 0x1.62e42fefa39efp-1);  // RN(ln 2): its 54th bit is 0
     EXPECT_EQ(p.lo, 0x1.abc9e3b39803fp-56);
 }
 
@@ -94,11 +94,12 @@ std::vector<NearZeroPair> near_zero_pairs(std::size_t count) {
 }
 
 TEST(LogaddexpExact, PassesAgree) {
-    // Pass 3 at 192 and 384 bits: the same eps to the pair's precision wherever the first
-    // certifies it; pass 2, where it certifies, to its own (2^-59 relative).
+    // Pass 3 at 128, 192 and 384 bits: the same eps to the pair's precision wherever the
+    // narrower certifies it; pass 2, where it certifies, to its own (2^-59 relative).
     using B = xsimd::batch<double, Arch>;
-    int certified_by_pass2 = 0;
+    int certified_by_pass2 = 0, certified_at_128 = 0;
     for (const NearZeroPair& p : near_zero_pairs(2000)) {
+        const kd::LogaddexpExactEps e128 = kd::logaddexp_eps_fixed<Arch, 2>(p.m, p.s);
         const kd::LogaddexpExactEps e3 = kd::logaddexp_eps_fixed<Arch, 3>(p.m, p.s);
         const kd::LogaddexpExactEps e6 = kd::logaddexp_eps_fixed<Arch, 6>(p.m, p.s);
         ASSERT_TRUE(e3.certified) << p.m << " " << p.s;
@@ -107,6 +108,12 @@ TEST(LogaddexpExact, PassesAgree) {
         const long double eps3 = std::ldexp(static_cast<long double>(e3.hi) + e3.lo, e3.exponent);
         const long double eps6 = std::ldexp(static_cast<long double>(e6.hi) + e6.lo, e6.exponent);
         EXPECT_LE(std::fabs(eps3 - eps6), std::fabs(eps6) * 0x1p-60L) << p.m << " " << p.s;
+        if (e128.certified) {
+            ++certified_at_128;
+            const long double eps128 =
+                std::ldexp(static_cast<long double>(e128.hi) + e128.lo, e128.exponent);
+            EXPECT_LE(std::fabs(eps128 - eps6), std::fabs(eps6) * 0x1p-58L) << p.m << " " << p.s;
+        }
         const kd::LogaddexpEps<Arch> e2 = kd::logaddexp_eps_dd<double>(B(p.m), B(p.s));
         if (e2.certified.get(0)) {
             ++certified_by_pass2;
@@ -117,6 +124,7 @@ TEST(LogaddexpExact, PassesAgree) {
         }
     }
     EXPECT_GT(certified_by_pass2, 200);  // the perturbed pairs
+    EXPECT_GT(certified_at_128, 1000);
 }
 
 }  // namespace

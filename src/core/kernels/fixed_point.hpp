@@ -14,7 +14,8 @@
 //   unit keeps its own copy, compiled with its own flags, so the linker can never hand the
 //   AVX-512 copy to the SSE2 path (the reason the kernels are templates on the
 //   architecture and the loops live in per-level namespaces). Constants are plain data.
-//   Needs unsigned __int128 (GCC, Clang: every compiler numfuse supports).
+//   Needs unsigned __int128, __builtin_clzll and a constant-evaluated __builtin_bit_cast
+//   (GCC >= 11, Clang >= 9: the compilers numfuse builds with).
 #pragma once
 
 #include <cstddef>
@@ -29,42 +30,26 @@ struct Fraction {
     std::uint64_t w[N] = {};  // most significant limb first
 };
 
-// 2^e as a double for e in [-1074, 1023], exact (square-and-multiply on powers of two).
+// 2^e as a double for e in [-1074, 1023], from its bits (GCC >= 11 and Clang constant-
+// evaluate __builtin_bit_cast).
 static constexpr double pow2(int e) noexcept {
-    double result = 1.0;
-    double base = e < 0 ? 0.5 : 2.0;
-    unsigned k = static_cast<unsigned>(e < 0 ? -e : e);
-    // 2^-1074 = 2^-1024 2^-50: keep every partial product a representable power of two.
-    while (k != 0) {
-        if (k & 1u) result *= base;
-        k >>= 1;
-        if (k != 0) base *= base;
-    }
-    return result;
+    const std::uint64_t bits =
+        e >= -1022 ? static_cast<std::uint64_t>(e + 1023) << 52 : std::uint64_t(1) << (e + 1074);
+    return __builtin_bit_cast(double, bits);
 }
 
 // d = mantissa 2^exponent with mantissa < 2^53 an integer and, for normal d, >= 2^52;
-// d finite and > 0. (Binary search with exact power-of-two comparisons: constexpr without
-// bit casts.)
+// d finite and > 0 (the sign is ignored).
 struct Decomposed {
     std::uint64_t mantissa;
     int exponent;
 };
 static constexpr Decomposed decompose(double d) noexcept {
-    int lo = -1074, hi = 1023;  // 2^lo <= d < 2^(hi + 1)
-    while (lo < hi) {
-        const int mid = lo + (hi - lo + 1) / 2;
-        if (d >= pow2(mid)) {
-            lo = mid;
-        } else {
-            hi = mid - 1;
-        }
-    }
-    const int exponent = (lo - 52 < -1074 ? -1074 : lo - 52);
-    // d / 2^exponent is an integer below 2^53: exact in two steps when 2^-exponent overflows.
-    const int half = -exponent / 2;
-    const double scaled = (d * pow2(half)) * pow2(-exponent - half);
-    return {static_cast<std::uint64_t>(scaled), exponent};
+    const auto bits = __builtin_bit_cast(std::uint64_t, d);
+    const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
+    const std::uint64_t fraction = bits & ((std::uint64_t(1) << 52) - 1);
+    if (biased == 0) return {fraction, -1074};  // subnormal
+    return {fraction | (std::uint64_t(1) << 52), biased - 1075};
 }
 
 template <int N>
@@ -224,22 +209,20 @@ static constexpr SplitTop<N> split_top(const Fraction<N>& a, int bits) noexcept 
     int limb = 0;
     while (limb < N && a.w[limb] == 0) ++limb;
     if (limb == N) return {0.0, a};
-    int lead = 63;  // the leading 1's position in its limb
-    while (((a.w[limb] >> lead) & 1u) == 0) --lead;
-    // The leading bit has weight 2^-(64 limb + 64 - lead); collect `bits` bits from there.
-    const int first = 64 * limb + (63 - lead);  // bit index from the point, 0 = 2^-1
-    std::uint64_t top = 0;
+    const int lead = 63 - __builtin_clzll(a.w[limb]);  // the leading 1's position in its limb
+    // 64 bits from the leading 1 on, then the top `bits` of them.
+    std::uint64_t window = a.w[limb] << (63 - lead);
+    if (lead != 63 && limb + 1 < N) window |= a.w[limb + 1] >> (lead + 1);
+    const std::uint64_t top = window >> (64 - bits);
+    // Clear those bits: [first, first + bits) from the point, 0 = 2^-1.
+    const int first = 64 * limb + (63 - lead);
     Fraction<N> rest = a;
-    for (int k = 0; k < bits; ++k) {
-        const int index = first + k;
-        if (index >= 64 * N) {
-            top <<= 1;
-            continue;
-        }
-        const int l = index / 64, b = 63 - index % 64;
-        const std::uint64_t bit = (a.w[l] >> b) & 1u;
-        top = (top << 1) | bit;
-        rest.w[l] &= ~(std::uint64_t(1) << b);
+    for (int l = limb; l < N && l <= (first + bits - 1) / 64; ++l) {
+        const int from = first > 64 * l ? first - 64 * l : 0;     // within limb l, from the top
+        const int to = first + bits < 64 * (l + 1) ? first + bits - 64 * l : 64;
+        const std::uint64_t span =
+            to - from == 64 ? ~std::uint64_t(0) : ((std::uint64_t(1) << (to - from)) - 1);
+        rest.w[l] &= ~(span << (64 - to));
     }
     // top's last bit has weight 2^-(first + bits).
     return {static_cast<double>(top) * pow2(-(first + bits)), rest};
