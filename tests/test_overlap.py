@@ -59,7 +59,7 @@ def _layouts(v):
         "reversed": (v[::-1], v),
         "partial_behind": (v[h // 2 : h // 2 + h], v[:h]),
         "partial_ahead": (v[:h], v[h // 2 : h // 2 + h]),
-        "wider_output_stride": (v[1 : 1 + h // 2], v[: h : 2][: h // 2]),
+        "wider_output_stride": (v[1 : 1 + h // 2], v[:h:2][: h // 2]),
     }
 
 

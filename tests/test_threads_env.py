@@ -112,9 +112,7 @@ def test_numfuse_num_threads_environment_variable():
 
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5", "2 ", "", "99999999999999999999"])
 def test_invalid_numfuse_num_threads_warns_and_uses_automatic(value):
-    code = (
-        "import numfuse; print(numfuse.get_num_threads(), numfuse._core._num_threads_setting())"
-    )
+    code = "import numfuse; print(numfuse.get_num_threads(), numfuse._core._num_threads_setting())"
     result = subprocess.run(
         [sys.executable, "-W", "always", "-c", code],
         env=dict(os.environ, NUMFUSE_NUM_THREADS=value),
