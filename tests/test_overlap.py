@@ -11,6 +11,7 @@ while NumPy is patched, and for numfuse's own reductions and evaluate with out=.
 from __future__ import annotations
 
 import importlib.util
+import math
 import os
 import subprocess
 import sys
@@ -153,34 +154,70 @@ def test_binary_output_overlapping_either_input(name, dtype, team, threads):
         np.testing.assert_array_equal(dst, expected, err_msg=f"{layout} both")
 
 
-def _in_order_accumulate(ufunc, x):
-    """out[0] = x[0], out[i] = f(out[i-1], x[i]) one element at a time (no overlap)."""
-    out = np.empty_like(x)
-    acc = x[:1].copy()
-    out[0] = acc[0]
-    for i in range(1, len(x)):
-        ufunc(acc, x[i : i + 1], out=acc)
-        out[i] = acc[0]
-    return out
+def _prefix_log_sum_exp(x, positions):
+    """log(sum(exp(x[:i + 1]))) at the given positions, in float64 with an exact sum."""
+    values = []
+    for i in positions:
+        head = x[: i + 1].astype(np.float64)
+        m = head.max()
+        values.append(m + np.log(math.fsum(np.exp(head - m))))
+    return np.array(values)
 
 
 @pytest.mark.parametrize("team", (1, 2, 7))
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", BINARY_UFUNCS)
-def test_reduce_and_accumulate_run_in_order(name, dtype, team, threads):
+def test_reduce_and_accumulate_are_the_running_log_sum_exp(name, dtype, team, threads):
+    """reduce and accumulate hand the loop its own output as the first operand (at stride 0,
+    or one element back): the result is the log-sum-exp of everything so far, within a few
+    eps, for any team size and through out= aliasing the input."""
     numfuse.set_num_threads(team)
     ufunc = getattr(numfuse, name)
     x = np.random.default_rng(4).uniform(-10, 10, 20_000).astype(dtype)
-    expected = _in_order_accumulate(ufunc, x)
-    np.testing.assert_array_equal(ufunc.accumulate(x), expected)
-    assert ufunc.reduce(x) == expected[-1]
-    out = np.empty(1, dtype)
-    ufunc.reduce(x, out=out[0:1].reshape(()))
-    assert out[0] == expected[-1]
-    # accumulate into its own input (out=x): still element by element
+    x[:50] -= 30  # the running maximum moves
+    positions = [0, 1, 2, 49, 50, 51, 999, 5000, 12345, len(x) - 1]
+    exact = _prefix_log_sum_exp(x, positions)
+    eps = np.finfo(dtype).eps
+    accumulated = ufunc.accumulate(x)
+    assert accumulated.dtype == dtype
+    np.testing.assert_allclose(accumulated[positions], exact, rtol=4 * eps, atol=4 * eps)
+    assert ufunc.reduce(x) == accumulated[-1]
+    out = np.empty((), dtype)
+    ufunc.reduce(x, out=out)
+    assert out == accumulated[-1]
     y = x.copy()
     ufunc.accumulate(y, out=y)
-    np.testing.assert_array_equal(y, expected)
+    np.testing.assert_array_equal(y, accumulated)
+    # reduce over an axis of a 2-d array: the same values per column and per row
+    table = x.reshape(200, 100)
+    np.testing.assert_array_equal(ufunc.reduce(table, axis=1), ufunc.reduce(table.copy(), axis=1))
+    rows = [ufunc.reduce(row) for row in table]
+    np.testing.assert_allclose(ufunc.reduce(table, axis=1), rows, rtol=4 * eps)
+
+
+def test_reduce_and_accumulate_special_values():
+    f = numfuse.logaddexp
+    inf, nan = np.inf, np.nan
+    cases = [
+        ([1.0, -inf, 2.0], [1.0, 1.0, np.logaddexp(1.0, 2.0)]),
+        ([-inf, -inf], [-inf, -inf]),
+        ([-inf, 3.0], [-inf, 3.0]),
+        ([1.0, inf, 2.0], [1.0, inf, inf]),
+        ([inf, inf], [inf, inf]),
+        ([inf, -inf], [inf, inf]),
+        ([1.0, nan, 2.0], [1.0, nan, nan]),
+        ([-0.0, -inf], [-0.0, 0.0]),
+    ]
+    for values, expected in cases:
+        x = np.array(values)
+        with np.errstate(invalid="ignore"):
+            got = f.accumulate(x)
+        np.testing.assert_allclose(got, expected, rtol=2e-16)
+        assert np.signbit(got[-1]) == np.signbit(expected[-1])
+    with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
+        f.reduce(np.array([1.0, nan]))
+    with np.errstate(under="raise"), pytest.raises(FloatingPointError):
+        f.reduce(np.array([0.0, -800.0]))
 
 
 # ---------------------------------------------------------- numfuse's own outputs

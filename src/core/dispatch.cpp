@@ -583,9 +583,10 @@ unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_
         return fp_none;
     }
     if (dtype != DType::f32 && dtype != DType::f64 && dtype != DType::f16) return fp_none;
-    const auto& table =
-        level_tables().binary[static_cast<int>(active_level())][static_cast<int>(op)];
-    const BinaryLoop loop = table[dtype == DType::f64 ? 1 : 0];
+    const auto& row = level_tables()
+                          .binary[static_cast<int>(active_level())][static_cast<int>(op)]
+                                 [dtype == DType::f64 ? 1 : 0];
+    const BinaryLoop loop = row[0];
     const std::size_t size = element_size(dtype);
     const Sharing a_sharing = sharing_of(a, a_stride, out, out_stride, n, size);
     const Sharing b_sharing = sharing_of(b, b_stride, out, out_stride, n, size);
@@ -611,8 +612,14 @@ unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_
         }
         // No memory for the copies: element by element is right too.
     }
-    // Element by element, in order: reduce (the output is an operand at stride 0) and
-    // accumulate (an operand is the output one element back) come here.
+    // Reduce (a is the output, both at stride 0) and accumulate (a is the output one
+    // element back), with b read no later than its element's turn: the fold.
+    const bool folds_into_out = (a == out && a_stride == 0 && out_stride == 0) ||
+                                (a_stride == out_stride && a + out_stride == out);
+    if (folds_into_out && b_sharing != Sharing::in_order && dtype != DType::f16) {
+        return row[1](a, a_stride, b, b_stride, out, out_stride, n);
+    }
+    // Any other overlap: element by element, in order.
     unsigned flags = fp_none;
     for (std::size_t i = 0; i < n; ++i) {
         const auto k = static_cast<std::ptrdiff_t>(i);
