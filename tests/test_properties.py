@@ -434,3 +434,50 @@ def test_evaluate_arithmetic_is_numpys_for_every_dtype(data, dtypes, text):
     else:
         same = np.array_equal(got, expected, equal_nan=True)
     assert same, f"{text} {dtypes}: numfuse {got!r} numpy {expected!r} inputs {values}"
+
+
+@st.composite
+def overlapping_views(draw, dtype):
+    """Two 1-d views of one buffer of `dtype` with the same length: offsets, steps (any
+    sign) and lengths drawn so that they overlap in every way (behind, ahead, crossing,
+    reversed, partly), large enough to be threaded (the buffer's values come from a
+    drawn seed: far more elements than Hypothesis draws quickly)."""
+    n = draw(st.sampled_from([1, 7, 1000, 70_001, 300_007]))
+    steps = st.sampled_from([1, 2, 3, -1, -2])
+    in_step, out_step = draw(steps), draw(steps)
+    span = n * max(abs(in_step), abs(out_step)) + draw(st.integers(0, 40))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    buffer = (rng.uniform(-5, 5, span) * 10.0 ** rng.integers(-30, 3, span)).astype(dtype)
+
+    def view(step):
+        extent = (n - 1) * abs(step) + 1
+        start = draw(st.integers(0, span - extent))
+        if step < 0:
+            start += extent - 1
+        stop = start + n * step
+        return buffer[start : stop if stop >= 0 else None : step]
+
+    return buffer, view(in_step), view(out_step)
+
+
+@settings(PROFILE)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(FLOAT_DTYPES),
+    name=st.sampled_from(UFUNCS + ["logaddexp"]),
+    team=st.sampled_from([1, 2, 3, 7]),
+)
+def test_overlapping_out_gives_the_copy_first_result(data, dtype, name, team):
+    buffer, src, dst = data.draw(overlapping_views(dtype))
+    ufunc = getattr(nf, name)
+    args = (src,) if ufunc.nin == 1 else (src, src[::-1])
+    previous = nf._core._num_threads_setting()
+    nf.set_num_threads(team)
+    try:
+        with np.errstate(all="ignore"):
+            expected = ufunc(*(a.copy() for a in args))
+            ufunc(*args, out=dst)
+    finally:
+        nf.set_num_threads(previous)
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    assert np.array_equal(dst.copy().view(bits), expected.view(bits))
