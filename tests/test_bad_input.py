@@ -399,7 +399,9 @@ def test_evaluate_unknown_keyword():
 
 
 def test_thread_and_level_settings():
-    with pytest.raises(ValueError, match=r"n must be from 1 to \d+ \(numfuse.MAX_THREADS\) or None, got -1"):
+    with pytest.raises(
+        ValueError, match=r"n must be from 1 to \d+ \(numfuse.MAX_THREADS\) or None, got -1"
+    ):
         nf.set_num_threads(-1)
     with pytest.raises(TypeError):
         nf.set_num_threads("a")
