@@ -19,6 +19,10 @@ Three kinds of input, chosen by the first byte:
   exactly when NumPy's rules allow it (np.broadcast_shapes, np.can_cast, writeable),
   return `out`, and leave in it the result broadcast and cast as NumPy's astype does;
   otherwise it must raise a documented exception.
+* overlap: a ufunc of the function table or a random expression with `out=` a view of
+  the same buffer as its input (behind, ahead, reversed, crossing; steps of both signs;
+  sometimes long enough to be threaded), compared bit for bit with the result computed
+  from copies (NumPy's rule: an overlapping out= gives the copy-first result).
 
 Only the documented exception types may escape evaluate/validate/compile (the README's
 "Types" paragraph): SyntaxError, KeyError, TypeError, ValueError (numpy's AxisError is
@@ -443,6 +447,51 @@ def out_broadcast(provider) -> None:
             )
 
 
+UFUNC_NAMES = [row[0] for row in nf._core._function_table() if row[3]]
+
+
+def out_overlap(provider) -> None:
+    n = (1, 5, 64, 300, 70_001)[provider.ConsumeIntInRange(0, 4)]
+    in_step = (1, 2, -1, -2, 3)[provider.ConsumeIntInRange(0, 4)]
+    out_step = (1, 2, -1, -2, 3)[provider.ConsumeIntInRange(0, 4)]
+    span = n * 3 + provider.ConsumeIntInRange(0, 8)
+    dtype = np.float32 if provider.ConsumeBool() else np.float64
+    rng = np.random.default_rng(provider.ConsumeIntInRange(0, 2**31))
+    buffer = rng.uniform(-3, 3, span).astype(dtype)
+
+    def view(step):
+        extent = (n - 1) * abs(step) + 1
+        start = provider.ConsumeIntInRange(0, span - extent)
+        if step < 0:
+            start += extent - 1
+        stop = start + n * step
+        return buffer[start : stop if stop >= 0 else None : step]
+
+    src, dst = view(in_step), view(out_step)
+    if provider.ConsumeBool():
+        name = UFUNC_NAMES[provider.ConsumeIntInRange(0, len(UFUNC_NAMES) - 1)]
+        ufunc = getattr(nf, name)
+        args = (src,) if ufunc.nin == 1 else (src, src[::-1])
+        expected = ufunc(*(a.copy() for a in args))
+        ufunc(*args, out=dst)
+        text = f"{name} ufunc"
+    else:
+        tree = expressions.random_tree(ProviderChooser(provider), provider.ConsumeIntInRange(0, 3))
+        text = expressions.text_of(tree)
+        values = {name: src for name in expressions.VARIABLES}
+        expected = nf.evaluate(text, {k: v.copy() for k, v in values.items()}, {})
+        if expected.shape != dst.shape or not np.can_cast(expected.dtype, dst.dtype, "same_kind"):
+            return
+        nf.evaluate(text, values, {}, out=dst)
+        expected = expected.astype(dst.dtype)
+    bits = np.uint32 if dst.dtype == np.float32 else np.uint64
+    if not np.array_equal(dst.copy().view(bits), np.ascontiguousarray(expected).view(bits)):
+        raise AssertionError(
+            f"{text}: out= overlapping its input (n={n}, steps {in_step}/{out_step}) differs "
+            "from the copy-first result"
+        )
+
+
 def _names(tree):
     if tree[0] == "var":
         yield tree[1]
@@ -456,7 +505,7 @@ def test_one_input(data: bytes, provider_class=None) -> None:
         provider = atheris.FuzzedDataProvider(data)
     else:
         provider = provider_class(data)
-    mode = provider.ConsumeIntInRange(0, 11)
+    mode = provider.ConsumeIntInRange(0, 12)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         if mode < 4:
@@ -467,8 +516,10 @@ def test_one_input(data: bytes, provider_class=None) -> None:
             differential(provider)
         elif mode == 10:
             bytes_differential(provider)
-        else:
+        elif mode == 11:
             out_broadcast(provider)
+        else:
+            out_overlap(provider)
 
 
 def run_random(count: int, seed: int) -> None:
@@ -502,6 +553,7 @@ def main(argv) -> None:
         "bytes_differential",
         "random_out",
         "out_broadcast",
+        "out_overlap",
     ):
         globals()[name] = atheris.instrument_func(globals()[name])
     atheris.Setup(argv, atheris.instrument_func(test_one_input))
