@@ -321,6 +321,10 @@ def test_evaluate_shape_mismatch():
         (b"x + 1", TypeError, "expression must be a str, got bytes (decode bytes first)"),
         (5, TypeError, "expression must be a str, got int"),
         (None, TypeError, "expression must be a str, got NoneType"),
+        # Unhashable ones used to say "unhashable type: 'list'" (the names cache).
+        (["x"], TypeError, "expression must be a str, got list"),
+        (bytearray(b"x"), TypeError, "expression must be a str, got bytearray (decode bytes"),
+        ({"x": 1}, TypeError, "expression must be a str, got dict"),
         ("x +", SyntaxError, "unexpected end of expression"),
         ("x\x00 + 1", SyntaxError, "unexpected character"),
         # Found by this audit: a lone surrogate used to give pybind11's
@@ -342,6 +346,15 @@ def test_evaluate_bad_expressions(ex, error, message):
         nf.evaluate(ex, {"x": X3})
     result = nf.validate(ex, {"x": X3})
     assert isinstance(result, error) and message in str(result)
+
+
+@pytest.mark.parametrize("ex", [["x"], b"x", 5, None, {"x": 1}], ids=repr)
+def test_compile_and_disassemble_need_a_str(ex):
+    message = f"expression must be a str, got {type(ex).__name__}"
+    with pytest.raises(TypeError, match=re.escape(message)):
+        nf.compile(ex)
+    with pytest.raises(TypeError, match=re.escape(message)):
+        nf.disassemble(ex, {"x": X3})
 
 
 @pytest.mark.parametrize("ex", ["x\ud800", 5, None])
