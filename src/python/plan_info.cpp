@@ -178,6 +178,8 @@ Plan stage_plan(const Plan& plan, std::size_t index, ReduceKind reduce,
     }
     stage.reduce = reduce;
     stage.all_axes = !axes.has_value();
+    // The 0-d rule of one integer axis (Stage::axis_int) holds for the stage's own axis.
+    stage.axis_int = stage.axis_int && axes.has_value() && *axes == stage.axes;
     stage.axes = axes.value_or(std::vector<int>{});
     stage.keepdims = keepdims;
     sub.result_type = stage.out_type;

@@ -62,6 +62,7 @@ struct IrNode {
     ReduceKind reduce_kind = ReduceKind::none;
     bool all_axes = true;
     std::vector<int> axes;
+    bool axis_int = false;
     bool keepdims = false;
 };
 

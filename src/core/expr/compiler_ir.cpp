@@ -30,6 +30,7 @@ std::string node_key(const IrNode& n) {
         key += std::to_string(static_cast<int>(n.reduce_kind));
         key.push_back(n.all_axes ? 'A' : 'a');
         for (int a : n.axes) key += "," + std::to_string(a);
+        key.push_back(n.axis_int ? 'I' : 'T');
         key.push_back(n.keepdims ? 'K' : 'k');
     }
     return key;

@@ -445,6 +445,7 @@ Value Compiler::reduction(const AstNode& n) {
     node.reduce_kind = kind;
     node.all_axes = !n.axis_given || n.axis_none;
     node.axes = n.axes;
+    node.axis_int = n.axis_int;
     node.keepdims = n.keepdims;
     return {intern(std::move(node)), in, false};
 }

@@ -120,6 +120,10 @@ struct Stage {
     ReduceKind reduce = ReduceKind::none;
     bool all_axes = true;    // axis=None
     std::vector<int> axes;   // as written (may be negative); resolved at run time
+    // axis= was one integer, not a tuple: then, as in NumPy, a 0-d operand accepts
+    // axis 0 and -1 (reducing its one element) for sum, prod, min and max (logsumexp
+    // takes (0,) and (-1,) too, as numfuse.logsumexp; mean neither, as np.mean).
+    bool axis_int = false;
     bool keepdims = false;
     Type out_type = Type::d;
 };

@@ -660,6 +660,7 @@ private:
                 expect(")", "')' closing the axis tuple");
             } else {
                 node.axes.push_back(axis_integer());
+                node.axis_int = true;
             }
         } else if (key.text == "keepdims") {
             const Token value = next();

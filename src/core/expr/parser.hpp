@@ -48,6 +48,7 @@ struct AstNode {
     bool axis_given = false;
     bool axis_none = true;
     std::vector<int> axes;
+    bool axis_int = false;  // axis= was one integer, not a tuple (see Stage::axis_int)
     bool keepdims = false;
 };
 
