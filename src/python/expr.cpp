@@ -26,6 +26,7 @@
 #include "interruptible.hpp"
 #include "expr/array_views.hpp"
 #include "expr/expr.hpp"
+#include "numfuse_core.hpp"
 
 namespace py = pybind11;
 
@@ -728,13 +729,9 @@ public:
             types_.push_back(spec.type);
         }
         check_signature_names(used, names_);
-        try {
-            plan_ = expr::cached_plan(text, specs);
-            fixed_ = std::make_shared<const FastPlan>(FastPlan{
-                plan_, expr::contiguous_form(*plan_, std::vector<char>(names_.size(), 0))});
-        } catch (const ExprError& error) {
-            raise_expr_error(error, text);
-        }
+        signature_ = true;
+        specs_ = specs;
+        fixed_ = signature_plan_for_level();
     }
 
     py::object call(py::args args, py::kwargs kwargs) const {
@@ -748,13 +745,14 @@ public:
         }
         const CallArguments call = parse_call_arguments(names_, args, kwargs);
         return run_plan(text_, names_, call.values, call.out, call.order, call.casting,
-                        plan_ ? &types_ : nullptr, plan_);
+                        signature_ ? &types_ : nullptr,
+                        signature_ ? signature_plan()->plan : nullptr);
     }
 
     const std::string& text() const { return text_; }
     const std::vector<std::string>& names() const { return names_; }
     py::object signature() const {
-        if (!plan_) return py::none();
+        if (!signature_) return py::none();
         py::list sig;
         for (std::size_t k = 0; k < names_.size(); ++k) {
             sig.append(py::make_tuple(names_[k], py::str(expr::type_name(types_[k]))));
@@ -762,12 +760,12 @@ public:
         return sig;
     }
     py::object disassemble() const {
-        if (!plan_) {
+        if (!signature_) {
             throw py::value_error(
                 "this compiled expression has no signature; its types (and "
                 "program) are chosen at each call");
         }
-        return disassembly(*plan_);
+        return disassembly(*signature_plan()->plan);
     }
 
 private:
@@ -807,7 +805,7 @@ private:
         for (std::size_t k = 0; k < count; ++k) {
             PyObject* obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(k));
             if (!PyArray_CheckExact(obj)) {
-                if (plan_) return py::object();  // the signature casts: the general path
+                if (signature_) return py::object();  // the signature casts: the general path
                 if (is_weak_python_scalar(obj)) {
                     if (!read_python_scalar(obj, &types[k], &values[k])) return py::object();
                     scalar[k] = weak_scalar;
@@ -835,11 +833,11 @@ private:
             }
             Type t;
             if (!exact_type_for_descr(PyArray_DESCR(arr), &t)) return py::object();
-            if (plan_ && types_[k] != t) return py::object();
+            if (signature_ && types_[k] != t) return py::object();
             types[k] = t;
             data[k] = static_cast<const char*>(PyArray_DATA(arr));
             if (ndim == 0) {  // a 0-d array: a strong scalar, as NumPy scalars are
-                if (plan_) return py::object();  // (the signature's form has arrays only)
+                if (signature_) return py::object();  // (the signature's form has arrays only)
                 scalar[k] = strong_scalar;
                 continue;
             }
@@ -852,7 +850,7 @@ private:
         // The plan: fixed by the signature, else the one memoised for the
         // last types seen.
         const std::shared_ptr<const FastPlan> found =
-            plan_ ? fixed_ : memoised_plan(types, scalar, count);
+            signature_ ? signature_plan() : memoised_plan(types, scalar, count);
         if (!found || found->form.kind == expr::ContiguousForm::Kind::none) return py::object();
         const std::vector<std::ptrdiff_t>& shape = found->form.result_shape;  // at most 1-d
         npy_intp dims[1] = {shape.empty() || shape[0] < 0 ? n : shape[0]};
@@ -876,8 +874,31 @@ private:
         expr::ContiguousForm form;
     };
 
+    // The signature's plan for the active level (its constants folded with that level's
+    // kernels, Plan::level): compiled at construction, fetched again after set_level.
+    std::shared_ptr<const FastPlan> signature_plan() const {
+        {
+            const std::lock_guard<std::mutex> lock(memo_mutex_);
+            if (fixed_->plan->level == core::active_level()) return fixed_;
+        }
+        std::shared_ptr<const FastPlan> found = signature_plan_for_level();
+        const std::lock_guard<std::mutex> lock(memo_mutex_);
+        fixed_ = found;
+        return found;
+    }
+
+    std::shared_ptr<const FastPlan> signature_plan_for_level() const {
+        try {
+            std::shared_ptr<const Plan> plan = expr::cached_plan(text_, specs_);
+            return std::make_shared<const FastPlan>(
+                FastPlan{plan, expr::contiguous_form(*plan, std::vector<char>(names_.size(), 0))});
+        } catch (const ExprError& error) {
+            raise_expr_error(error, text_);
+        }
+    }
+
     // The plan for these input types, `scalar` marking the single values
-    // (no signature): the memoised one when they are the last call's,
+    // (no signature): the memoised one when they and the level are the last call's,
     // else compiled and memoised. Null when compiling fails (the general path
     // then raises the error). Called with the GIL held, which orders the
     // memo's accesses; the mutex is there too because no tool can see that
@@ -886,7 +907,8 @@ private:
                                                   std::size_t count) const {
         {
             const std::lock_guard<std::mutex> lock(memo_mutex_);
-            if (memo_ && std::equal(types, types + count, memo_types_.begin()) &&
+            if (memo_ && memo_->plan->level == core::active_level() &&
+                std::equal(types, types + count, memo_types_.begin()) &&
                 std::equal(scalar, scalar + count, memo_scalar_.begin())) {
                 return memo_;
             }
@@ -917,8 +939,10 @@ private:
     std::string text_;
     std::vector<std::string> names_;
     std::vector<Type> types_;
-    std::shared_ptr<const Plan> plan_;
-    std::shared_ptr<const FastPlan> fixed_;  // plan_ and its form (with a signature)
+    bool signature_ = false;
+    std::vector<InputSpec> specs_;  // the signature's
+    // The signature's plan and its form, for the level of the last call (signature_plan).
+    mutable std::shared_ptr<const FastPlan> fixed_;
     // Memo of the last call's plan (no signature); touched only under the GIL.
     mutable std::vector<Type> memo_types_;
     mutable std::vector<char> memo_scalar_;

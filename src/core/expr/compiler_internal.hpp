@@ -78,8 +78,9 @@ Scalar scalar_of(T v) {
 // One compilation: AST -> IR (lowering, with folding and CSE) -> Plan (codegen).
 class Compiler {
 public:
-    Compiler(const std::string& text, const std::vector<InputSpec>& inputs)
-        : text_(text), inputs_(inputs), kernels_(active_kernels()) {}
+    // Folds constants with `level`'s kernels (Plan::level).
+    Compiler(const std::string& text, const std::vector<InputSpec>& inputs, core::Level level)
+        : text_(text), inputs_(inputs), level_(level), kernels_(level_kernels(level)) {}
     std::shared_ptr<const Plan> compile();
 
 private:
@@ -133,6 +134,7 @@ private:
 
     const std::string& text_;
     const std::vector<InputSpec>& inputs_;
+    const core::Level level_;
     const OpKernelTable& kernels_;
     const detail::Ast* ast_ = nullptr;
     std::vector<IrNode> nodes_;

@@ -18,6 +18,7 @@ std::shared_ptr<const Plan> Compiler::compile() {
     const Value root = compile_node(ast.root);
     auto plan = std::make_shared<Plan>();
     plan->text = text_;
+    plan->level = level_;
     if (root.type == Type::s) {
         type_error(
             "the result would be bytes; numfuse.evaluate computes numbers and booleans "

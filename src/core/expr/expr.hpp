@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "expr/opcodes.hpp"
+#include "numfuse_core.hpp"
 
 namespace numfuse::expr {
 
@@ -130,6 +131,11 @@ struct Stage {
 
 struct Plan {
     std::string text;
+    // The instruction-set level whose kernels folded the constants (compile_plan uses
+    // the active one). execute() runs the active level's kernels, so a plan gives one
+    // level's bits throughout only where this is the active level: cached_plan keys
+    // on the level, and callers that hold a plan fetch it again after set_level.
+    core::Level level = core::Level{};
     std::vector<std::string> input_names;
     std::vector<Type> input_types;
     std::vector<std::size_t> input_items;  // element size of bytes inputs, else 0
@@ -155,11 +161,13 @@ struct InputSpec {
     std::size_t item = 0;  // element size of a bytes input (Type::s, at least 1)
 };
 
-// Compiles without the cache. Names the expression uses but `inputs` lacks
+// Compiles without the cache, folding constants with the kernels of the active
+// instruction-set level (Plan::level). Names the expression uses but `inputs` lacks
 // are an ExprError(name), except inf and nan, which are constants.
 std::shared_ptr<const Plan> compile_plan(const std::string& text,
                                          const std::vector<InputSpec>& inputs);
-// Same, through a process-wide LRU cache keyed by text and input specs.
+// Same, through a process-wide LRU cache keyed by text, input specs and the active
+// level (so a plan fetched after numfuse.set_level has that level's folded constants).
 std::shared_ptr<const Plan> cached_plan(const std::string& text,
                                         const std::vector<InputSpec>& inputs);
 void set_cache_capacity(std::size_t entries);

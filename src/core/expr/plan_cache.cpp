@@ -26,8 +26,11 @@ PlanCache& plan_cache() {
     return cache;
 }
 
-std::string cache_key(const std::string& text, const std::vector<InputSpec>& inputs) {
+std::string cache_key(const std::string& text, const std::vector<InputSpec>& inputs,
+                      core::Level level) {
     std::string key = text;
+    key.push_back('\0');
+    key += std::to_string(static_cast<int>(level));
     key.push_back('\0');
     for (const auto& spec : inputs) {
         key += spec.name;
@@ -54,16 +57,27 @@ std::vector<std::string> expression_names(const std::string& text) {
     return names;
 }
 
+namespace {
+
+std::shared_ptr<const Plan> compile_at(const std::string& text,
+                                       const std::vector<InputSpec>& inputs, core::Level level) {
+    detail::Compiler compiler(text, inputs, level);
+    return compiler.compile();
+}
+
+}  // namespace
+
 std::shared_ptr<const Plan> compile_plan(const std::string& text,
                                          const std::vector<InputSpec>& inputs) {
-    detail::Compiler compiler(text, inputs);
-    return compiler.compile();
+    return compile_at(text, inputs, core::active_level());
 }
 
 std::shared_ptr<const Plan> cached_plan(const std::string& text,
                                         const std::vector<InputSpec>& inputs) {
     PlanCache& cache = plan_cache();
-    std::string key = cache_key(text, inputs);
+    // The level read once: the key and the folding agree even if set_level runs meanwhile.
+    const core::Level level = core::active_level();
+    std::string key = cache_key(text, inputs, level);
     {
         std::lock_guard<std::mutex> lock(cache.mutex);
         const auto found = cache.index.find(key);
@@ -74,7 +88,7 @@ std::shared_ptr<const Plan> cached_plan(const std::string& text,
     }
     // Compile outside the lock: two threads may compile the same text once
     // each; the second insert simply finds the entry present.
-    std::shared_ptr<const Plan> plan = compile_plan(text, inputs);
+    std::shared_ptr<const Plan> plan = compile_at(text, inputs, level);
     std::lock_guard<std::mutex> lock(cache.mutex);
     const auto found = cache.index.find(key);
     if (found != cache.index.end()) return found->second->second;
