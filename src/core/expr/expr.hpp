@@ -141,6 +141,11 @@ struct Plan {
     std::vector<std::size_t> input_items;  // element size of bytes inputs, else 0
     std::vector<Stage> stages;  // in execution order; the last gives the result
     Type result_type = Type::d;
+    // Compiled for the values of its weak Python ints (InputSpec::int_value), folded as
+    // constants, not only for their classes: the expression computes with them before
+    // they meet an array (i32 + (k + 1)), so NumPy's range check needs the value. The
+    // cache then keys on the values; callers that memoise plans compare them too.
+    bool value_keyed = false;
 };
 
 // Limits that keep hostile input from exhausting the stack or the memory.
@@ -152,14 +157,42 @@ inline constexpr int max_nesting_depth = 400;
 // ExprError(syntax) with the column of the first error.
 std::vector<std::string> expression_names(const std::string& text);
 
+// The NumPy dtype of an integer array before the widening above (int8/int16/uint8/
+// uint16 -> int32, uint32 -> int64). NumPy's rule for Python ints (NEP 50) checks them
+// against the array's own dtype: uint8 + 300 is an OverflowError though the engine
+// computes uint8 in int32. `none`: the engine type's own (int32, int64), or no integer.
+enum class IntDtype : std::uint8_t { none, int8, uint8, int16, uint16, int32, uint32, int64 };
+const char* int_dtype_name(IntDtype dtype) noexcept;
+
+// Where a weak Python int lies (InputSpec::int_range).
+enum class PyIntRange : std::uint8_t {
+    unknown,        // not a Python int, or the caller does not say: no range checks
+    int64,          // within int64 (type l): InputSpec::int_value holds it
+    above_int64,    // beyond int64 (type d: the value rounded to float64)
+    below_int64,    //
+    above_float64,  // beyond float64 too (Python's float() raises; type d, holding +-inf)
+    below_float64,  //
+};
+
 // How an input enters the type rules. Python scalars are "weak" (NumPy's
-// NEP 50): they take the type of the arrays they meet.
+// NEP 50): they take the type of the arrays they meet. For a Python int, NumPy 2 checks
+// that its value fits the dtype it meets (OverflowError otherwise; comparisons are exact
+// instead): the compiler makes the same checks from int_range and int_value
+// (docs/evaluate.md, Python integers).
 struct InputSpec {
     std::string name;
     Type type = Type::d;
     bool weak = false;
     std::size_t item = 0;  // element size of a bytes input (Type::s, at least 1)
+    IntDtype int_dtype = IntDtype::none;         // an integer array's own dtype
+    PyIntRange int_range = PyIntRange::unknown;  // a weak Python int's range
+    std::int64_t int_value = 0;                  // its value, when within int64
 };
+
+// The class of a weak Python int: ints of one class fit the same integer dtypes, and a
+// plan depends only on the classes of its Python ints, unless Plan::value_keyed. -1 when
+// `range` is unknown.
+int python_int_class(PyIntRange range, std::int64_t value) noexcept;
 
 // Compiles without the cache, folding constants with the kernels of the active
 // instruction-set level (Plan::level). Names the expression uses but `inputs` lacks
