@@ -2,7 +2,8 @@
 
 Random shapes (0-d, empty, broadcasting), views with negative and non-unit strides,
 transposes, unaligned buffers (a byte offset into a bytearray), float32 / float64,
-special values, and out= arrays that alias or overlap the input.
+special values, and out= arrays that alias or overlap the input; Python ints of every
+magnitude against every integer dtype (NumPy 2's rule, tests/python_int_table.py).
 
 Budget: about 30 s in all with the "numfuse" profile below; NUMFUSE_HYPOTHESIS_EXAMPLES
 scales the number of examples for longer runs (e.g. NUMFUSE_HYPOTHESIS_EXAMPLES=5000).
@@ -24,6 +25,9 @@ from hypothesis.extra import numpy as hnp
 import numfuse as nf
 from conftest import ulp_distance
 from function_table import FUNCTIONS, UFUNCS
+from python_int_table import DTYPES as PYINT_DTYPES
+from python_int_table import OPERATIONS as PYINT_OPERATIONS
+from python_int_table import boundaries, expression, literal, numpy_outcome, same_result
 
 sys.path.insert(0, str(Path(__file__).parent / "fuzz"))
 import expressions  # noqa: E402  (tests/fuzz/expressions.py)
@@ -481,3 +485,56 @@ def test_overlapping_out_gives_the_copy_first_result(data, dtype, name, team):
         nf.set_num_threads(previous)
     bits = np.uint32 if dtype == np.float32 else np.uint64
     assert np.array_equal(dst.copy().view(bits), expected.view(bits))
+
+
+@st.composite
+def python_ints(draw):
+    """Python ints of every magnitude: small, within int64, beyond int64 and uint64, beyond
+    float64, and the bounds of every integer dtype +-1."""
+    return draw(
+        st.one_of(
+            st.integers(-300, 300),
+            st.integers(-(2**64), 2**64),
+            st.integers(-(2**1100), 2**1100),
+            st.sampled_from(boundaries()),
+            st.sampled_from(boundaries()).map(lambda k: k + 1),
+        )
+    )
+
+
+@settings(PROFILE)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(PYINT_DTYPES),
+    template=st.sampled_from(list(PYINT_OPERATIONS)),
+    k=python_ints(),
+    int_first=st.booleans(),
+    form=st.sampled_from(["name", "literal", "compiled"]),
+)
+def test_python_int_operands_follow_numpy_2(data, dtype, template, k, int_first, form):
+    """A Python int of any magnitude against an array of any integer dtype (bool and the
+    floats too), in any form and operand order: NumPy 2's result or its exception
+    (tests/python_int_table.py)."""
+    dtype = np.dtype(dtype)
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=5))
+    if dtype.kind == "f":
+        elements = st.floats(-1e6, 1e6, width=dtype.itemsize * 8)
+    else:  # any value of the dtype, its extremes included
+        elements = hnp.from_dtype(dtype)
+    x = data.draw(hnp.arrays(dtype, shape, elements=elements))
+    # NumPy refuses ints to negative int powers element by element (not for an empty
+    # array); evaluate refuses a negative literal exponent when it compiles.
+    assume(x.size or "**" not in template)
+    expected = numpy_outcome(template, x, k, int_first)
+    text = expression(template, literal(k) if form == "literal" else "k", int_first)
+    values = {"x": x} if form == "literal" else {"x": x, "k": k}
+    try:
+        if form == "compiled":
+            got = nf.compile(text)(**values)
+        else:
+            got = nf.evaluate(text, values)
+    except (OverflowError, ValueError, TypeError) as error:
+        assert type(error) is expected, f"{text} with x {x!r}: {error!r}, NumPy {expected!r}"
+        return
+    assert not isinstance(expected, type), f"{text} with x {x!r}: {got!r}, NumPy raises {expected}"
+    assert same_result(got, expected), f"{text} with x {x!r}: {got!r}, NumPy {expected!r}"

@@ -98,10 +98,10 @@ def _softmax(x: np.ndarray, axes: list[int], out: np.ndarray, log: bool) -> None
 # the compiled plan's stages (numfuse/_dask.py schedules them; src/python/plan_info.cpp)
 def _plan_stages(
     ex: str, names: list[str], values: list[object]
-) -> tuple[list[tuple[str, str, bool]], list[dict[str, object]]]: ...
+) -> tuple[list[tuple[str, str, bool, int | None]], list[dict[str, object]]]: ...
 def _plan_run_stage(
     ex: str,
-    inputs: list[tuple[str, str, bool]],
+    inputs: list[tuple[str, str, bool, int | None]],
     stage: int,
     arrays: list[np.ndarray],
     reduce: str,

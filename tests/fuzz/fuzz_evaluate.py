@@ -12,6 +12,10 @@ Three kinds of input, chosen by the first byte:
 * bytes differential: a comparison or contains() between random S arrays (element
   sizes 1..6, NULs, broadcasting, reversed views), b'..' literals and bytes values,
   compared with NumPy's own comparison (contains: Python's `in`).
+* Python ints: an operation of tests/python_int_table.py between an array of any
+  integer dtype (bool, the floats) and a Python int of any magnitude (at a dtype's
+  bounds, beyond int64, uint64 and float64), bound to a name or written as a literal,
+  in either order: NumPy 2's result or its exception (NEP 50's range rule).
 * out=: the result of a random expression (or a constant, or a bytes comparison)
   written into a random `out`: the result's shape, a larger shape it broadcasts to, or a
   shape it does not broadcast to; any dtype (the engine's, float16, uint8, S, U, object);
@@ -50,6 +54,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/python_int_table.py
 USE_ATHERIS = __name__ == "__main__" and "--random" not in sys.argv
 if USE_ATHERIS:
     import atheris
@@ -60,10 +65,12 @@ if USE_ATHERIS:
         import expressions
 
         import numfuse as nf
+        import python_int_table
 else:
     import expressions  # noqa: E402
 
     import numfuse as nf  # noqa: E402
+    import python_int_table  # noqa: E402
 
 ALLOWED = (SyntaxError, KeyError, TypeError, ValueError, OverflowError)
 
@@ -79,6 +86,11 @@ VALUES = {
     "f": np.float32(1.5),
     "s": 2.5,
     "n": 7,
+    # Python ints beyond int32, int64 and float64, and a negative one (NumPy 2's range rule)
+    "k": 2**40,
+    "kb": 2**70,
+    "kh": -(2**1100),
+    "kn": -1,
     "e": np.empty((0, 6)),
     "m": RNG_ARRAYS.standard_normal((3, 1, 6))[:, :, ::-1],
     "u": np.arange(6, dtype=np.uint16),
@@ -150,6 +162,11 @@ TOKENS = (
         "1.5j",
         "9223372036854775807",
         "9223372036854775808",
+        "18446744073709551616",
+        "0x10000000000000000",
+        "0o2000000000000000000000",
+        "1" + "0" * 400,
+        "2**63",
         "(0, 1)",
         "(-1,)",
         " ",
@@ -298,6 +315,35 @@ BYTES_OPS = {
     ">=": np.greater_equal,
 }
 BYTES_ALPHABET = (0, 0, ord("a"), ord("b"), 0xFF)
+
+
+def python_int_differential(provider) -> None:
+    """An operation between an array and a Python int (tests/python_int_table.py): NumPy 2's
+    result or its exception, the int bound to a name or written as a literal."""
+    table = python_int_table
+    dtype = table.DTYPES[provider.ConsumeIntInRange(0, len(table.DTYPES) - 1)]
+    x = table.array_of(dtype)[: provider.ConsumeIntInRange(1, 8)]
+    templates = list(table.OPERATIONS)
+    template = templates[provider.ConsumeIntInRange(0, len(templates) - 1)]
+    bounds = table.boundaries()
+    k = bounds[provider.ConsumeIntInRange(0, len(bounds) - 1)]
+    k += provider.ConsumeIntInRange(-2, 2)
+    if provider.ConsumeBool():  # any magnitude, either sign
+        k = (-1) ** provider.ConsumeIntInRange(0, 1) * provider.ConsumeIntInRange(0, 2**64) ** (
+            provider.ConsumeIntInRange(1, 20)
+        )
+    int_first = provider.ConsumeBool()
+    literal = provider.ConsumeBool()
+    expected = table.numpy_outcome(template, x, k, int_first)
+    text = table.expression(template, table.literal(k) if literal else "k", int_first)
+    try:
+        got = nf.evaluate(text, {"x": x} if literal else {"x": x, "k": k}, {})
+    except (OverflowError, ValueError, TypeError) as error:
+        if type(error) is not expected:
+            raise AssertionError(f"{text} with x {x!r}: {error!r}, NumPy {expected!r}") from error
+        return
+    if isinstance(expected, type) or not table.same_result(got, expected):
+        raise AssertionError(f"{text} with x {x!r}: {got!r}, NumPy {expected!r}")
 
 
 def random_bytes_operand(provider, shape):
@@ -505,7 +551,7 @@ def test_one_input(data: bytes, provider_class=None) -> None:
         provider = atheris.FuzzedDataProvider(data)
     else:
         provider = provider_class(data)
-    mode = provider.ConsumeIntInRange(0, 12)
+    mode = provider.ConsumeIntInRange(0, 13)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         if mode < 4:
@@ -518,6 +564,8 @@ def test_one_input(data: bytes, provider_class=None) -> None:
             bytes_differential(provider)
         elif mode == 11:
             out_broadcast(provider)
+        elif mode == 12:
+            python_int_differential(provider)
         else:
             out_overlap(provider)
 
@@ -551,6 +599,7 @@ def main(argv) -> None:
         "random_view",
         "differential",
         "bytes_differential",
+        "python_int_differential",
         "random_out",
         "out_broadcast",
         "out_overlap",
