@@ -227,7 +227,18 @@ def _logaddexp(s: Sweep, dtype):
     a = s.u(-800 if s.f64 else -110, 800 if s.f64 else 110)
     b = a + s.u(-40, 40, n)
     c = s.u(-3, 3, n // 2)
-    return np.concatenate([a, c]).astype(dtype), np.concatenate([b, -c]).astype(dtype)
+    # Results next to zero: e^x + e^y near 1, x from -0.69 to the smallest normals, y the
+    # nearest value to log(1 - e^x) and perturbations of it (tests/test_logaddexp.py has more)
+    x = -s.logu(s.sub * 2**60, 0.69, n // 2).astype(dtype)
+    with np.errstate(all="ignore"):
+        y = np.log(-np.expm1(x.astype(np.float64))) * (
+            1 + s.u(-1, 1, n // 2) * s.logu(1e-17, 1e-3, n // 2)
+        )
+    y = np.minimum(y.astype(dtype), x)
+    return (
+        np.concatenate([a, c, x]).astype(dtype),
+        np.concatenate([b, -c, y]).astype(dtype),
+    )
 
 
 # ------------------------------------------------------------------ references
@@ -244,7 +255,12 @@ def _expit_exact(x):
 
 
 def _logaddexp_exact(a, b):
-    return mpmath.log(mpmath.exp(a) + mpmath.exp(b))
+    # max + log1p(e^(min - max)), but log1p(expm1(max) + e^min) for max in (-1, 1): where the
+    # result is near zero that keeps its digits (e^max would round to 1 for a tiny max).
+    m, s = max(a, b), min(a, b)
+    if abs(m) < 1:
+        return mpmath.log1p(mpmath.expm1(m) + mpmath.exp(s))
+    return m + mpmath.log1p(mpmath.exp(s - m))
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import pytest
 import scipy.special
 
 import numfuse
+from conftest import ulp_distance
 from function_table import BINARY_UFUNCS, CORE, FUNCTIONS, UFUNCS
 
 # (numfuse ufunc, NumPy / SciPy reference) per ufunc of the function table; the
@@ -511,6 +512,57 @@ def test_binary_special_values_and_conditions_as_numpy(ours, reference, dtype, l
         lhs[11], rhs[11] = x, y
         pair = np.stack([lhs, rhs])
         assert _raised(lambda p: ours(*p), pair) == _raised(lambda p: reference(*p), pair), (x, y)
+
+
+@pytest.mark.parametrize("name", UFUNCS + BINARY_UFUNCS)
+def test_identity_as_numpy_or_scipy(name):
+    ours = getattr(numfuse, name)
+    theirs = getattr(scipy.special if CORE[name].loops.startswith("d") else np, name)
+    assert (ours.identity is None) == (theirs.identity is None)
+    if theirs.identity is not None:
+        assert type(ours.identity) is type(theirs.identity)
+        assert ours.identity == theirs.identity
+
+
+def _assert_within_1_ulp(got, expected):
+    got, expected = np.asarray(got), np.asarray(expected)
+    assert got.dtype == expected.dtype and got.shape == expected.shape
+    assert ulp_distance(got, expected).max(initial=0) <= 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(("ours", "reference"), BINARY_PAIRS, ids=BINARY_UFUNCS)
+def test_binary_reductions_as_numpy(ours, reference, dtype):
+    """reduce, accumulate, reduceat and outer as the NumPy ufunc's, identity-based forms
+    included (an empty reduce, several axes at once, where=, initial=). Values within 1 ULP
+    (NumPy's own logaddexp is up to a few ULP off), on non-negative arguments, where no
+    partial result cancels (next to zero NumPy is far off: tests/test_logaddexp.py)."""
+    rng = np.random.default_rng(17)
+    a = rng.uniform(0, 4, (3, 4, 5)).astype(dtype)
+    b = rng.uniform(0, 4, 7).astype(dtype)
+    mask = rng.random(a.shape) < 0.6
+    for kwargs in (
+        {},
+        {"axis": 1},
+        {"axis": None},
+        {"axis": (0, 2)},
+        {"axis": 1, "keepdims": True},
+        {"axis": 2, "where": mask},
+        {"axis": None, "where": mask},
+        {"axis": 0, "initial": dtype(1.5)},
+    ):
+        _assert_within_1_ulp(ours.reduce(a, **kwargs), reference.reduce(a, **kwargs))
+    for empty in (np.empty(0, dtype), np.empty((0, 3), dtype)):
+        np.testing.assert_array_equal(ours.reduce(empty), reference.reduce(empty))
+        assert ours.reduce(empty).dtype == reference.reduce(empty).dtype
+    np.testing.assert_array_equal(
+        ours.reduce(a, axis=1, where=np.zeros(a.shape, bool)),
+        reference.reduce(a, axis=1, where=np.zeros(a.shape, bool)),
+    )
+    _assert_within_1_ulp(ours.accumulate(b), reference.accumulate(b))
+    _assert_within_1_ulp(ours.accumulate(a, axis=2), reference.accumulate(a, axis=2))
+    _assert_within_1_ulp(ours.reduceat(b, [0, 3, 4, 6]), reference.reduceat(b, [0, 3, 4, 6]))
+    _assert_within_1_ulp(ours.outer(b, b[:4]), reference.outer(b, b[:4]))
 
 
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.longdouble])

@@ -7,7 +7,9 @@
 // src/python/ufuncs.cpp), the GPU interpreter's families and the CUDA ufunc
 // kernels (src/cuda). docs/adding-a-function.md walks through adding a row.
 //
-// Columns of X(name, arity, types, Functor, libm, ufunc, gpu, summary):
+// Columns of a row, R(X, name, arity, types, Functor, libm, ufunc, identity, gpu, summary);
+// NUMFUSE_FUNCTIONS(X) hands X every column but identity, which only the ufunc
+// registration reads (FunctionInfo::identity):
 //   name     as users write it: evaluate("name(x)"), and numfuse.name for a ufunc.
 //   arity    1 or 2.
 //   types    the type rule; bool operands compute in float32, integers in float64
@@ -28,6 +30,10 @@
 //            decides result types): numpy "efdgFDG" as np.exp, scipy "dfg" as
 //            scipy.special (float_only rules drop the complex loops; float_pair rows
 //            take NumPy's "efdg", as np.logaddexp).
+//   identity none | minus_inf: the ufunc's identity as NumPy's generate_umath.py gives it
+//            (None: no identity, reduce neither of an empty array nor over several axes at
+//            once; MinusInfinity: -inf, and reorderable, as np.logaddexp). none where ufunc
+//            is no and for the one-argument ufuncs.
 //   gpu      none | device_math | libdevice: how the GPU computes it. device_math is
 //            numfuse's own device code (device_math::name_scalar, the same source the
 //            CPU tests check); libdevice is CUDA's libm.
@@ -39,47 +45,48 @@
 
 // clang-format off
 #define NUMFUSE_FUNCTION_ROWS(R, X) \
-/*    name       ar types             Functor   libm       ufunc  gpu          summary */ \
-    R(X, sqrt,      1, float_complex,    Sqrt,     sqrt,      no,    libdevice,   "Square root") \
-    R(X, sin,       1, float_complex,    Sin,      sin,       numpy, libdevice,   "Sine") \
-    R(X, cos,       1, float_complex,    Cos,      cos,       numpy, libdevice,   "Cosine") \
-    R(X, tan,       1, float_complex,    Tan,      tan,       numpy, libdevice,   "Tangent") \
-    R(X, arcsin,    1, float_complex,    Arcsin,   asin,      numpy, libdevice,   "Inverse sine") \
-    R(X, arccos,    1, float_complex,    Arccos,   acos,      numpy, libdevice,   "Inverse cosine") \
-    R(X, arctan,    1, float_complex,    Arctan,   atan,      numpy, libdevice,   "Inverse tangent") \
-    R(X, sinh,      1, float_complex,    Sinh,     sinh,      numpy, libdevice,   "Hyperbolic sine") \
-    R(X, cosh,      1, float_complex,    Cosh,     cosh,      numpy, libdevice,   "Hyperbolic cosine") \
-    R(X, tanh,      1, float_complex,    Tanh,     tanh,      numpy, libdevice,   "Hyperbolic tangent") \
-    R(X, arcsinh,   1, float_complex,    Arcsinh,  asinh,     numpy, libdevice,   "Inverse hyperbolic sine") \
-    R(X, arccosh,   1, float_complex,    Arccosh,  acosh,     numpy, libdevice,   "Inverse hyperbolic cosine") \
-    R(X, arctanh,   1, float_complex,    Arctanh,  atanh,     numpy, libdevice,   "Inverse hyperbolic tangent") \
-    R(X, exp,       1, float_complex,    Exp,      exp,       numpy, device_math, "Exponential") \
-    R(X, log,       1, float_complex,    Log,      log,       numpy, device_math, "Natural logarithm") \
-    R(X, log1p,     1, float_complex,    Log1p,    log1p,     numpy, libdevice,   "log(1 + x)") \
-    R(X, log10,     1, float_complex,    Log10,    log10,     numpy, libdevice,   "Base-10 logarithm") \
-    R(X, log2,      1, float_complex,    Log2,     log2,      numpy, libdevice,   "Base-2 logarithm") \
-    R(X, expm1,     1, float_complex,    Expm1,    expm1,     numpy, libdevice,   "exp(x) - 1") \
-    R(X, erf,       1, float_only,       Erf,      erf,       scipy, device_math, "Error function") \
-    R(X, erfc,      1, float_only,       Erfc,     erfc,      scipy, libdevice,   "Complementary error function") \
-    R(X, expit,     1, float_only,       Expit,    expit,     scipy, none,        "Logistic sigmoid 1 / (1 + exp(-x))") \
-    R(X, ceil,      1, rounding,         Ceil,     ceil,      no,    libdevice,   "Ceiling") \
-    R(X, floor,     1, rounding,         Floor,    floor,     no,    libdevice,   "Floor") \
-    R(X, trunc,     1, rounding,         Trunc,    trunc,     no,    libdevice,   "Truncation toward zero") \
-    R(X, round,     1, rounding_complex, Round,    rint,      no,    libdevice,   "Round half to even") \
-    R(X, arctan2,   2, float_pair,       Arctan2,  atan2,     no,    libdevice,   "Quadrant-aware arctan(x1 / x2)") \
-    R(X, hypot,     2, float_pair,       Hypot,    hypot,     no,    libdevice,   "sqrt(x1**2 + x2**2)") \
-    R(X, nextafter, 2, float_pair,       Nextafter, nextafter, no,   none,        "Next float after x1 toward x2") \
-    R(X, copysign,  2, float_pair,       Copysign, copysign,  no,    libdevice,   "x1 with the sign of x2") \
-    R(X, logaddexp, 2, float_pair,       Logaddexp, logaddexp, numpy, none,        "log(exp(x1) + exp(x2))")
+/*    name       ar types             Functor   libm       ufunc  identity   gpu          summary */ \
+    R(X, sqrt,      1, float_complex,    Sqrt,     sqrt,      no,    none,      libdevice,   "Square root") \
+    R(X, sin,       1, float_complex,    Sin,      sin,       numpy, none,      libdevice,   "Sine") \
+    R(X, cos,       1, float_complex,    Cos,      cos,       numpy, none,      libdevice,   "Cosine") \
+    R(X, tan,       1, float_complex,    Tan,      tan,       numpy, none,      libdevice,   "Tangent") \
+    R(X, arcsin,    1, float_complex,    Arcsin,   asin,      numpy, none,      libdevice,   "Inverse sine") \
+    R(X, arccos,    1, float_complex,    Arccos,   acos,      numpy, none,      libdevice,   "Inverse cosine") \
+    R(X, arctan,    1, float_complex,    Arctan,   atan,      numpy, none,      libdevice,   "Inverse tangent") \
+    R(X, sinh,      1, float_complex,    Sinh,     sinh,      numpy, none,      libdevice,   "Hyperbolic sine") \
+    R(X, cosh,      1, float_complex,    Cosh,     cosh,      numpy, none,      libdevice,   "Hyperbolic cosine") \
+    R(X, tanh,      1, float_complex,    Tanh,     tanh,      numpy, none,      libdevice,   "Hyperbolic tangent") \
+    R(X, arcsinh,   1, float_complex,    Arcsinh,  asinh,     numpy, none,      libdevice,   "Inverse hyperbolic sine") \
+    R(X, arccosh,   1, float_complex,    Arccosh,  acosh,     numpy, none,      libdevice,   "Inverse hyperbolic cosine") \
+    R(X, arctanh,   1, float_complex,    Arctanh,  atanh,     numpy, none,      libdevice,   "Inverse hyperbolic tangent") \
+    R(X, exp,       1, float_complex,    Exp,      exp,       numpy, none,      device_math, "Exponential") \
+    R(X, log,       1, float_complex,    Log,      log,       numpy, none,      device_math, "Natural logarithm") \
+    R(X, log1p,     1, float_complex,    Log1p,    log1p,     numpy, none,      libdevice,   "log(1 + x)") \
+    R(X, log10,     1, float_complex,    Log10,    log10,     numpy, none,      libdevice,   "Base-10 logarithm") \
+    R(X, log2,      1, float_complex,    Log2,     log2,      numpy, none,      libdevice,   "Base-2 logarithm") \
+    R(X, expm1,     1, float_complex,    Expm1,    expm1,     numpy, none,      libdevice,   "exp(x) - 1") \
+    R(X, erf,       1, float_only,       Erf,      erf,       scipy, none,      device_math, "Error function") \
+    R(X, erfc,      1, float_only,       Erfc,     erfc,      scipy, none,      libdevice,   "Complementary error function") \
+    R(X, expit,     1, float_only,       Expit,    expit,     scipy, none,      none,        "Logistic sigmoid 1 / (1 + exp(-x))") \
+    R(X, ceil,      1, rounding,         Ceil,     ceil,      no,    none,      libdevice,   "Ceiling") \
+    R(X, floor,     1, rounding,         Floor,    floor,     no,    none,      libdevice,   "Floor") \
+    R(X, trunc,     1, rounding,         Trunc,    trunc,     no,    none,      libdevice,   "Truncation toward zero") \
+    R(X, round,     1, rounding_complex, Round,    rint,      no,    none,      libdevice,   "Round half to even") \
+    R(X, arctan2,   2, float_pair,       Arctan2,  atan2,     no,    none,      libdevice,   "Quadrant-aware arctan(x1 / x2)") \
+    R(X, hypot,     2, float_pair,       Hypot,    hypot,     no,    none,      libdevice,   "sqrt(x1**2 + x2**2)") \
+    R(X, nextafter, 2, float_pair,       Nextafter, nextafter, no,   none,      none,        "Next float after x1 toward x2") \
+    R(X, copysign,  2, float_pair,       Copysign, copysign,  no,    none,      libdevice,   "x1 with the sign of x2") \
+    R(X, logaddexp, 2, float_pair,       Logaddexp, logaddexp, numpy, minus_inf, none,        "log(exp(x1) + exp(x2))")
 // clang-format on
 
 // Every row: X(name, arity, types, Functor, libm, ufunc, gpu, summary).
 #define NUMFUSE_FUNCTIONS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_EVERY_ROW, X)
-#define NUMFUSE_FN_EVERY_ROW(X, ...) X(__VA_ARGS__)
+#define NUMFUSE_FN_EVERY_ROW(X, name, arity, types, Functor, libm, ufunc, identity, gpu, summary) \
+    X(name, arity, types, Functor, libm, ufunc, gpu, summary)
 
 // The one-argument ufuncs: X(name), in table order (the UnaryOp enum).
 #define NUMFUSE_UNARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_UFUNC_ROW, X)
-#define NUMFUSE_FN_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, gpu, summary) \
+#define NUMFUSE_FN_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, identity, gpu, summary) \
     NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_1_##arity(X(name)))
 #define NUMFUSE_FN_IF_UFUNC_no(...)
 #define NUMFUSE_FN_IF_UFUNC_numpy(...) __VA_ARGS__
@@ -91,13 +98,15 @@
 
 // The two-argument ufuncs: X(name), in table order (the BinaryOp enum).
 #define NUMFUSE_BINARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_BINARY_UFUNC_ROW, X)
-#define NUMFUSE_FN_BINARY_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, gpu, summary) \
+#define NUMFUSE_FN_BINARY_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, identity, gpu, \
+                                    summary)                                                    \
     NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_2_##arity(X(name)))
 
 // The ufuncs the GPU runs with numfuse's own device code (numfuse.cuda.name): X(name).
 #define NUMFUSE_GPU_UNARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_GPU_UFUNC_ROW, X)
-#define NUMFUSE_FN_GPU_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, gpu, summary) \
-    NUMFUSE_FN_IF_UFUNC_##ufunc(                                                            \
+#define NUMFUSE_FN_GPU_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, identity, gpu, \
+                                 summary)                                                    \
+    NUMFUSE_FN_IF_UFUNC_##ufunc(                                                             \
         NUMFUSE_FN_IF_ARITY_1_##arity(NUMFUSE_FN_IF_DEVICE_MATH_##gpu(X(name))))
 #define NUMFUSE_FN_IF_DEVICE_MATH_none(...)
 #define NUMFUSE_FN_IF_DEVICE_MATH_libdevice(...)
@@ -147,12 +156,14 @@ enum class TypeRule : unsigned char {
     rounding_complex
 };
 enum class GpuForm : unsigned char { none, device_math, libdevice };
+enum class UfuncIdentity : unsigned char { none, minus_inf };
 
 struct FunctionInfo {
     const char* name;
     int arity;
     TypeRule types;
     const char* ufunc_loops;  // "" when not a ufunc; else NumPy type characters in order
+    UfuncIdentity identity;
     GpuForm gpu;
     const char* summary;
 };
@@ -172,9 +183,15 @@ struct FunctionInfo {
 #define NUMFUSE_FN_SCIPY_LOOPS_rounding "dfg"
 
 inline constexpr FunctionInfo function_table[] = {
-#define NUMFUSE_FN_INFO(name, arity, types, Functor, libm, ufunc, gpu, summary) \
-    {#name, arity, TypeRule::types, NUMFUSE_FN_LOOPS_##ufunc(types), GpuForm::gpu, summary},
-    NUMFUSE_FUNCTIONS(NUMFUSE_FN_INFO)
+#define NUMFUSE_FN_INFO(X, name, arity, types, Functor, libm, ufunc, identity, gpu, summary) \
+    {#name,                                                                                  \
+     arity,                                                                                  \
+     TypeRule::types,                                                                        \
+     NUMFUSE_FN_LOOPS_##ufunc(types),                                                        \
+     UfuncIdentity::identity,                                                                \
+     GpuForm::gpu,                                                                           \
+     summary},
+    NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_INFO, unused)
 #undef NUMFUSE_FN_INFO
 };
 inline constexpr int function_count =

@@ -16,6 +16,7 @@
 #include <numpy/ufuncobject.h>
 
 #include <cfenv>
+#include <limits>
 #include <string>
 
 #include "bindings.hpp"
@@ -150,11 +151,26 @@ std::string docstring_of(const core::FunctionInfo& info) {
 UnaryUfuncSpec ufunc_specs[core::unary_op_count + core::binary_op_count];
 std::string ufunc_docs[core::unary_op_count + core::binary_op_count];
 
-void add_ufunc(py::module_& m, UnaryUfuncSpec& spec, int nin, const char* name, const char* doc) {
-    PyObject* ufunc = PyUFunc_FromFuncAndData(spec.loops, spec.data, spec.types, spec.count, nin, 1,
-                                              PyUFunc_None, name, doc, 0);
+// The ufunc of a row, with the row's identity as NumPy's generate_umath.py registers it:
+// PyUFunc_None (no identity, not reorderable) or PyUFunc_IdentityValue with the value
+// (reorderable: reduce of an empty array and over several axes at once).
+void add_ufunc(py::module_& m, UnaryUfuncSpec& spec, int nin, const core::FunctionInfo& info,
+               const char* doc) {
+    py::object identity_value;
+    int identity = PyUFunc_None;
+    switch (info.identity) {
+        case core::UfuncIdentity::none: break;
+        case core::UfuncIdentity::minus_inf:
+            identity = PyUFunc_IdentityValue;
+            identity_value = py::float_(-std::numeric_limits<double>::infinity());
+            break;
+    }
+    // NumPy keeps its own reference to identity_value.
+    PyObject* ufunc = PyUFunc_FromFuncAndDataAndSignatureAndIdentity(
+        spec.loops, spec.data, spec.types, spec.count, nin, 1, identity, info.name, doc, 0, nullptr,
+        identity_value ? identity_value.ptr() : nullptr);
     if (ufunc == nullptr) throw py::error_already_set();
-    m.add_object(name, py::reinterpret_steal<py::object>(ufunc));
+    m.add_object(info.name, py::reinterpret_steal<py::object>(ufunc));
 }
 
 }  // namespace
@@ -163,14 +179,14 @@ void register_ufuncs(py::module_& m) {
     if (_import_array() < 0) throw py::error_already_set();
     if (_import_umath() < 0) throw py::error_already_set();
     // Each ufunc also asks NumPy which NaNs and conditions it gives (nan_policy.hpp).
-#define NUMFUSE_ADD_UFUNC(op)                                              \
-    {                                                                      \
-        constexpr int k = static_cast<int>(UnaryOp::op);                   \
-        const core::FunctionInfo& info = *core::ufunc_info(UnaryOp::op);   \
-        ufunc_specs[k] = spec_for(info, &loop_for<UnaryOp::op>);           \
-        ufunc_docs[k] = docstring_of(info);                                \
-        add_ufunc(m, ufunc_specs[k], 1, info.name, ufunc_docs[k].c_str()); \
-        probe_numpy_conventions(UnaryOp::op, info.name);                   \
+#define NUMFUSE_ADD_UFUNC(op)                                            \
+    {                                                                    \
+        constexpr int k = static_cast<int>(UnaryOp::op);                 \
+        const core::FunctionInfo& info = *core::ufunc_info(UnaryOp::op); \
+        ufunc_specs[k] = spec_for(info, &loop_for<UnaryOp::op>);         \
+        ufunc_docs[k] = docstring_of(info);                              \
+        add_ufunc(m, ufunc_specs[k], 1, info, ufunc_docs[k].c_str());    \
+        probe_numpy_conventions(UnaryOp::op, info.name);                 \
     }
     NUMFUSE_UNARY_OPS(NUMFUSE_ADD_UFUNC)
 #undef NUMFUSE_ADD_UFUNC
@@ -181,7 +197,7 @@ void register_ufuncs(py::module_& m) {
         const core::FunctionInfo& info = *core::ufunc_info(core::BinaryOp::op);        \
         ufunc_specs[k] = spec_for(info, &binary_loop_for<core::BinaryOp::op>);         \
         ufunc_docs[k] = docstring_of(info);                                            \
-        add_ufunc(m, ufunc_specs[k], 2, info.name, ufunc_docs[k].c_str());             \
+        add_ufunc(m, ufunc_specs[k], 2, info, ufunc_docs[k].c_str());                  \
     }
     NUMFUSE_BINARY_OPS(NUMFUSE_ADD_BINARY_UFUNC)
 #undef NUMFUSE_ADD_BINARY_UFUNC

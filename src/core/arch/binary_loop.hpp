@@ -22,35 +22,16 @@
 
 namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE {
 
-// Each operation: compute(a, b) (the evaluate functor's kernel: float64 lanes directly,
-// float32 lanes widened, computed in float64 and rounded once), a cheap per-batch test
-// that is true wherever a floating-point condition may arise, and the exact per-element
-// rule for the conditions NumPy reports.
+// Each operation: compute<Out>(out, a, b, n), the evaluate functor's array kernel on
+// float64 values (float32 ones widened; Out is the type the results are rounded to), a
+// cheap per-batch test that is true wherever a floating-point condition may arise, and the
+// exact per-element rule for the conditions NumPy reports.
 struct LogaddexpOp {
     // Reduce and accumulate are a log-sum-exp (binary_fold).
     static constexpr bool folds_as_log_sum_exp = true;
-    template <class B>
-    static inline B compute(const B& a, const B& b) noexcept {
-        if constexpr (std::is_same<typename B::value_type, double>::value) {
-            return expr_ops::Logaddexp::batch(a, b);
-        } else {
-            using D = xsimd::batch<double, typename B::arch_type>;
-            constexpr std::size_t width = B::size;
-            alignas(64) float fa[width], fb[width];
-            alignas(64) double wa[width], wb[width];
-            a.store_aligned(fa);
-            b.store_aligned(fb);
-            for (std::size_t k = 0; k < width; ++k) {
-                wa[k] = static_cast<double>(fa[k]);
-                wb[k] = static_cast<double>(fb[k]);
-            }
-            for (std::size_t k = 0; k < width; k += D::size) {
-                expr_ops::Logaddexp::batch(D::load_aligned(wa + k), D::load_aligned(wb + k))
-                    .store_aligned(wa + k);
-            }
-            for (std::size_t k = 0; k < width; ++k) fa[k] = static_cast<float>(wa[k]);
-            return B::load_aligned(fa);
-        }
+    template <class Arch, class Out>
+    static void compute(double* out, const double* a, const double* b, std::size_t n) noexcept {
+        expr_ops::Logaddexp::array<Arch, Out>(out, a, b, n);
     }
     // NumPy's npy_logaddexp computes d = a - b, then log1p(exp(-|d|)): conditions arise
     // only where |d| exceeds exp's underflow limit, d overflows, or an input is NaN.
@@ -60,7 +41,7 @@ struct LogaddexpOp {
         return ~(xsimd::abs(a - b) <= B(sizeof(T) == 4 ? T(87) : T(708)));
     }
     template <class T>
-    static unsigned flags(T a, T b, T) noexcept {
+    static unsigned flags(T a, T b) noexcept {
         if (a != a || b != b) return fp_invalid;  // NumPy's compares raise it
         if (a == b) return fp_none;               // a + log(2), infinities included
         const bool finite = a - a == T(0) && b - b == T(0);
@@ -72,71 +53,98 @@ struct LogaddexpOp {
     }
 };
 
+// The conditions of n contiguous elements: the batch screen (the tail padded with 1, which
+// raises nothing), the exact rule only on the elements of flagged batches.
 template <class Arch, class Op, class T>
-struct BinaryBatchRunner {
+unsigned binary_flags(const T* a, const T* b, std::size_t n) noexcept {
     using B = xsimd::batch<T, Arch>;
-    static constexpr std::size_t width = B::size;
+    constexpr std::size_t width = B::size;
     unsigned flags = fp_none;
-
-    B operator()(const B& a, const B& b) noexcept {
-        const B y = Op::compute(a, b);
-        if (xsimd::any(Op::may_raise(a, b))) {
-            alignas(64) T as[width], bs[width], ys[width];
-            a.store_aligned(as);
-            b.store_aligned(bs);
-            y.store_aligned(ys);
-            for (std::size_t k = 0; k < width; ++k) {
-                flags |= Op::template flags<T>(as[k], bs[k], ys[k]);
-            }
+    for (std::size_t i = 0; i < n; i += width) {
+        const std::size_t count = n - i < width ? n - i : width;
+        B x, y;
+        if (count == width) {
+            x = B::load_unaligned(a + i), y = B::load_unaligned(b + i);
+        } else {
+            alignas(64) T xa[width], xb[width];
+            for (std::size_t k = 0; k < width; ++k) xa[k] = xb[k] = T(1);
+            std::memcpy(xa, a + i, count * sizeof(T));
+            std::memcpy(xb, b + i, count * sizeof(T));
+            x = B::load_aligned(xa), y = B::load_aligned(xb);
         }
-        return y;
-    }
-
-    // Up to `count` (<= width) elements through stack buffers (strides of any sign, 0 for
-    // a broadcast operand); unused lanes hold 1, which raises nothing.
-    void buffered(const char* a, std::ptrdiff_t a_stride, const char* b, std::ptrdiff_t b_stride,
-                  char* out, std::ptrdiff_t out_stride, std::size_t count) noexcept {
-        alignas(64) T as[width], bs[width];
-        for (std::size_t k = 0; k < width; ++k) as[k] = bs[k] = T(1);
-        for (std::size_t k = 0; k < count; ++k) {
-            const auto i = static_cast<std::ptrdiff_t>(k);
-            std::memcpy(&as[k], a + i * a_stride, sizeof(T));
-            std::memcpy(&bs[k], b + i * b_stride, sizeof(T));
-        }
-        const B y = (*this)(B::load_aligned(as), B::load_aligned(bs));
-        y.store_aligned(as);
-        for (std::size_t k = 0; k < count; ++k) {
-            std::memcpy(out + static_cast<std::ptrdiff_t>(k) * out_stride, &as[k], sizeof(T));
+        if (xsimd::any(Op::may_raise(x, y))) {
+            for (std::size_t k = i; k < i + count; ++k) flags |= Op::template flags<T>(a[k], b[k]);
         }
     }
-};
+    return flags;
+}
 
 // out[i] = Op(a[i], b[i]) for n elements; see BinaryLoop in numfuse_core.hpp. Contiguous
-// operands load and store directly (out may be a or b: each batch is read before it is
-// written); any other strides go through the stack buffers.
+// float64 operands go to the array kernel directly (out may be a or b: the kernel allows
+// it); any other strides, and float32 (widened to float64 and rounded once on the way
+// back), through stack buffers of `chunk` elements. Conditions are taken from the inputs
+// before anything is written.
 template <class Arch, class Op, class T>
 unsigned binary_loop(const char* a, std::ptrdiff_t a_stride, const char* b, std::ptrdiff_t b_stride,
                      char* out, std::ptrdiff_t out_stride, std::size_t n) noexcept {
-    using Runner = BinaryBatchRunner<Arch, Op, T>;
-    using B = typename Runner::B;
-    constexpr std::size_t width = Runner::width;
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
-    Runner run;
-    std::size_t i = 0;
-    if (a_stride == elem && b_stride == elem && out_stride == elem) {
-        const T* pa = reinterpret_cast<const T*>(a);
-        const T* pb = reinterpret_cast<const T*>(b);
-        T* po = reinterpret_cast<T*>(out);
-        for (; i + width <= n; i += width) {
-            run(B::load_unaligned(pa + i), B::load_unaligned(pb + i)).store_unaligned(po + i);
+    const bool contiguous = a_stride == elem && b_stride == elem && out_stride == elem;
+    constexpr std::size_t chunk = 256;
+    if constexpr (std::is_same<T, double>::value) {
+        if (contiguous) {
+            // By chunks, so that the inputs the screen reads are still in cache for the kernel.
+            const auto* pa = reinterpret_cast<const double*>(a);
+            const auto* pb = reinterpret_cast<const double*>(b);
+            auto* po = reinterpret_cast<double*>(out);
+            unsigned flags = fp_none;
+            for (std::size_t start = 0; start < n; start += 4 * chunk) {
+                const std::size_t count = n - start < 4 * chunk ? n - start : 4 * chunk;
+                flags |= binary_flags<Arch, Op, double>(pa + start, pb + start, count);
+                Op::template compute<Arch, double>(po + start, pa + start, pb + start, count);
+            }
+            return flags;
         }
     }
-    for (; i < n; i += width) {
-        const auto at = static_cast<std::ptrdiff_t>(i);
-        run.buffered(a + at * a_stride, a_stride, b + at * b_stride, b_stride,
-                     out + at * out_stride, out_stride, n - i < width ? n - i : width);
+    // float64 values are gathered straight into the kernel's buffers; float32 ones next to
+    // them, then widened.
+    using Gathered = std::conditional_t<std::is_same<T, double>::value, char, T>;
+    alignas(64) double wa[chunk], wb[chunk];
+    alignas(64) Gathered ga[std::is_same<T, double>::value ? 1 : chunk];
+    alignas(64) Gathered gb[std::is_same<T, double>::value ? 1 : chunk];
+    T* ta = nullptr;
+    T* tb = nullptr;
+    if constexpr (std::is_same<T, double>::value) {
+        (void)ga, (void)gb;
+        ta = wa, tb = wb;
+    } else {
+        ta = ga, tb = gb;
     }
-    return run.flags;
+    unsigned flags = fp_none;
+    for (std::size_t start = 0; start < n; start += chunk) {
+        const std::size_t count = n - start < chunk ? n - start : chunk;
+        const auto at = static_cast<std::ptrdiff_t>(start);
+        const char* pa = a + at * a_stride;
+        const char* pb = b + at * b_stride;
+        for (std::size_t k = 0; k < count; ++k) {
+            const auto i = static_cast<std::ptrdiff_t>(k);
+            std::memcpy(&ta[k], pa + i * a_stride, sizeof(T));
+            std::memcpy(&tb[k], pb + i * b_stride, sizeof(T));
+        }
+        flags |= binary_flags<Arch, Op, T>(ta, tb, count);
+        if constexpr (!std::is_same<T, double>::value) {
+            for (std::size_t k = 0; k < count; ++k) {
+                wa[k] = static_cast<double>(ta[k]);
+                wb[k] = static_cast<double>(tb[k]);
+            }
+        }
+        Op::template compute<Arch, T>(wa, wa, wb, count);
+        char* po = out + at * out_stride;
+        for (std::size_t k = 0; k < count; ++k) {
+            const T r = static_cast<T>(wa[k]);
+            std::memcpy(po + static_cast<std::ptrdiff_t>(k) * out_stride, &r, sizeof(T));
+        }
+    }
+    return flags;
 }
 
 template <class Op, class = void>
@@ -151,18 +159,19 @@ struct folds_as_log_sum_exp<Op, std::enable_if_t<Op::folds_as_log_sum_exp>> : st
 // * logaddexp (folds_as_log_sum_exp): out[i] is log(exp(a[0]) + sum of exp(b[j]), j <= i)
 //   from lse::RunningLse, within a few eps of the exact value however long the run, where
 //   a chain of n logaddexp calls adds a rounding per step (as np.add.reduce sums pairwise
-//   rather than in order); and each step is a few operations on the chain, where the pair
+//   rather than in order); and each step is a few operations on the chain, where the
 //   kernel's latency would be the whole cost. Special values are the fold's (NaN sticks,
 //   +inf wins, -inf adds nothing). Conditions: invalid for a NaN element (NumPy's
 //   comparisons raise it), overflow where an element minus the running maximum overflows,
 //   underflow where an element lies further below the running maximum than exp reaches
 //   (the fold's own partial results are at least that maximum).
-// * Any other operation: element by element, each step lane 0 of a broadcast batch (the
-//   bits binary_loop gives for the same two values), the accumulator in a register.
+// * Any other operation: binary_loop element by element, in order.
 template <class Arch, class Op, class T>
-unsigned binary_fold(const char* a, std::ptrdiff_t, const char* b, std::ptrdiff_t b_stride,
-                     char* out, std::ptrdiff_t out_stride, std::size_t n) noexcept {
+unsigned binary_fold(const char* a, std::ptrdiff_t a_stride, const char* b,
+                     std::ptrdiff_t b_stride, char* out, std::ptrdiff_t out_stride,
+                     std::size_t n) noexcept {
     if constexpr (folds_as_log_sum_exp<Op>::value) {
+        (void)a_stride;
         // -log(smallest normal): exp of anything further down underflows.
         constexpr double exp_floor = sizeof(T) == 4 ? 87.33654475055310898657
                                                     : 708.39641853226410622;
@@ -191,19 +200,11 @@ unsigned binary_fold(const char* a, std::ptrdiff_t, const char* b, std::ptrdiff_
         }
         return flags;
     } else {
-        using B = xsimd::batch<T, Arch>;
-        T acc;
-        std::memcpy(&acc, a, sizeof acc);
         unsigned flags = fp_none;
         for (std::size_t i = 0; i < n; ++i) {
             const auto k = static_cast<std::ptrdiff_t>(i);
-            T x;
-            std::memcpy(&x, b + k * b_stride, sizeof x);
-            const B va(acc), vb(x);
-            const T r = Op::compute(va, vb).get(0);
-            if (xsimd::any(Op::may_raise(va, vb))) flags |= Op::template flags<T>(acc, x, r);
-            acc = r;
-            std::memcpy(out + k * out_stride, &acc, sizeof acc);
+            flags |= binary_loop<Arch, Op, T>(a + k * a_stride, a_stride, b + k * b_stride,
+                                              b_stride, out + k * out_stride, out_stride, 1);
         }
         return flags;
     }

@@ -38,6 +38,7 @@
 #include "kernels/hyperbolic.hpp"
 #include "kernels/invtrig.hpp"
 #include "kernels/log.hpp"
+#include "kernels/logaddexp.hpp"
 #include "kernels/logpair.hpp"
 #include "kernels/trig.hpp"
 
@@ -359,23 +360,16 @@ struct Copysign {
     }
 };
 
-// NumPy's npy_logaddexp formula for scalars (exact for equal arguments,
-// incl. infinities); batches (float64, float32 through float64) use the
-// <= 1 ULP pair kernel of kernels/logpair.hpp (this formula: 2.6 ULP).
+// logaddexp over arrays (kernels/logaddexp.hpp): float64 directly, float32 widened to
+// float64 (f32_through_f64) and rounded once. An array kernel, not a batch one: the lanes
+// whose result lies next to zero are gathered across batches and recomputed in higher
+// precision. The ufunc loop (binary_loop.hpp) calls the same function: the same bits.
 struct Logaddexp {
-    static constexpr bool vectorized = true;
+    static constexpr bool array_kernel = true;
     static constexpr bool f32_via_f64 = true;
-    template <class B>
-    static NUMFUSE_ALWAYS_INLINE B batch(const B& x, const B& y) noexcept {
-        return kernels::logaddexp_kernel(x, y);
-    }
-    template <class R, class T>
-    static R apply(T x, T y) noexcept {
-        if (x == y) return x + T(0.693147180559945309417232121458176568L);
-        const T d = x - y;
-        if (d > 0) return x + std::log1p(std::exp(-d));
-        if (d <= 0) return y + std::log1p(std::exp(d));
-        return d;  // NaN
+    template <class Arch, class Out>
+    static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
+        kernels::logaddexp_array<Out, Arch>(out, a, b, n);
     }
 };
 
@@ -859,9 +853,9 @@ struct ufunc_of {
         static constexpr bool exists = true;         \
         static constexpr UnaryOp op = UnaryOp::name; \
     };
-#define NUMFUSE_EXPR_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, gpu, summary) \
+#define NUMFUSE_EXPR_UFUNC_ROW(name, arity, types, Functor, libm, ufunc, gpu, summary) \
     NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_1_##arity(NUMFUSE_EXPR_UFUNC_OF(name, Functor)))
-NUMFUSE_FUNCTION_ROWS(NUMFUSE_EXPR_UFUNC_ROW, unused)
+NUMFUSE_FUNCTIONS(NUMFUSE_EXPR_UFUNC_ROW)
 #undef NUMFUSE_EXPR_UFUNC_ROW
 #undef NUMFUSE_EXPR_UFUNC_OF
 
@@ -886,6 +880,13 @@ struct has_batch_for_f32 : std::false_type {};
 template <class F>
 struct has_batch_for_f32<F, std::void_t<decltype(&F::template batch_for_f32<xsimd::batch<double>>)>>
     : std::true_type {};
+// F::array_kernel: F::template array<Arch, Out>(out, a, b, n) computes whole float64 arrays
+// (Out: the type the results are rounded to), two arguments.
+template <class F, class = void>
+struct has_array_kernel : std::false_type {};
+template <class F>
+struct has_array_kernel<F, std::void_t<decltype(F::array_kernel)>>
+    : std::bool_constant<F::array_kernel> {};
 template <class F, class = void>
 struct computes_f32_in_f64 : std::false_type {};
 template <class F>
@@ -915,7 +916,10 @@ void f32_through_f64(float* out, const float* a, const float* b, std::size_t n) 
         if constexpr (arity == 2) {
             for (std::size_t j = 0; j < m; ++j) xb[j] = static_cast<double>(b[k0 + j]);
         }
-        if constexpr (has_batch<F>::value) {
+        if constexpr (has_array_kernel<F>::value) {
+            static_assert(arity == 2, "array kernels take two arguments");
+            F::template array<Arch, float>(xa, xa, xb, m);
+        } else if constexpr (has_batch<F>::value) {
             const std::size_t padded = (m + V::size - 1) / V::size * V::size;
             for (std::size_t j = m; j < padded; ++j) xa[j] = xb[j] = 1.0;
             for (std::size_t j = 0; j < padded; j += V::size) {
@@ -1061,8 +1065,11 @@ unsigned numeric_kernel(char* out_bytes, const char* a_bytes, const char* b_byte
                                 (arity < 3 || std::is_same_v<R, CA>);
     constexpr bool complex_math = computes_f32_in_f64<F>::value || std::is_same_v<F, Exp> ||
                                   std::is_same_v<F, Log> || std::is_same_v<F, Sqrt>;
-    if constexpr (computes_f32_in_f64<F>::value && !has_f32_native<F>::value &&
-                  std::is_same_v<R, float> && same_types && arity < 3) {
+    if constexpr (has_array_kernel<F>::value && std::is_same_v<R, double> && same_types &&
+                  arity == 2) {
+        F::template array<Arch, double>(out, a, b, n);
+    } else if constexpr (computes_f32_in_f64<F>::value && !has_f32_native<F>::value &&
+                         std::is_same_v<R, float> && same_types && arity < 3) {
         f32_through_f64<Arch, F, arity>(out, a, b, n);
     } else if constexpr (complex_math && arity == 1 && std::is_same_v<R, c64> &&
                          std::is_same_v<A, c64>) {

@@ -130,6 +130,19 @@ NUMFUSE_ALWAYS_INLINE bd<A> lookup32(const double* table,
     }
 }
 
+// table[j] per lane for a 16-entry table (j in [0, 16)): one in-register permute of its
+// two halves on AVX-512 (half of lookup32's work), lookup32's scalar loads elsewhere.
+template <class A>
+NUMFUSE_ALWAYS_INLINE bd<A> lookup16(const double* table,
+                                     const xsimd::batch<std::int64_t, A>& j) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        return bd<A>(_mm512_permutex2var_pd(_mm512_load_pd(table), j, _mm512_load_pd(table + 8)));
+    } else
+#endif
+        return lookup32(table, j);
+}
+
 // s + e == a + b exactly (Knuth's two-sum, any magnitudes).
 template <class A>
 NUMFUSE_ALWAYS_INLINE pair<A> two_sum(const bd<A>& a, const bd<A>& b) noexcept {

@@ -2,7 +2,8 @@
 //
 // Contract
 //   log1p_kernel / log2_kernel / log10_kernel / asinh_kernel /
-//   acosh_kernel / atanh_kernel / logaddexp_kernel (batch<double>): per lane.
+//   acosh_kernel / atanh_kernel (batch<double>): per lane. (logaddexp, built on the
+//   log core here, is kernels/logaddexp.hpp.)
 //   Max error <= 1 ULP over the whole domain at every level (enforced against
 //   mpmath by tests/test_evaluate_accuracy.py, which prints the measured maxima).
 //   Valid range: all inputs; special values as NumPy (glibc):
@@ -44,7 +45,6 @@
 
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
-#include "kernels/hyperbolic.hpp"
 
 namespace numfuse::kernels {
 namespace detail {
@@ -292,35 +292,6 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
     res = xsimd::copysign(res, x);
     res = xsimd::select(a < B(0x1.0p-27), x, res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
-}
-
-// logaddexp(x, y) = log(e^x + e^y), f64 lanes. Max error <= 1 ULP.
-// m = max(x, y), d = -|x - y| (an exact pair), E = e^d as a pair
-// (hyperbolic.hpp's core), L = log(1 + E) as a pair (log_core), m + L
-// rounded once -- no cancellation loss even where m ~ -L. Equal arguments
-// give x + ln2 (so infinities are exact), as NumPy's npy_logaddexp.
-template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_kernel(
-    const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y) noexcept {
-    using B = xsimd::batch<double, A>;
-    const B m = xsimd::max(x, y), s = xsimd::min(x, y);
-    const dd::pair<A> d = dd::two_sum(s, -m);  // <= 0
-    const B dc = xsimd::max(d.hi, B(-746.0));   // e^d below 2^-1076: E = 0
-    const auto parts = detail::expm1_core(dc);
-    const B p2 = detail::pow2i(xsimd::max(parts.k, B(-1022.0)));
-    // E = 2^k (1 + p) (1 + dl): pair
-    const dd::pair<A> e1 = dd::fast_two_sum(p2, p2 * parts.p.hi);
-    const B el =
-        dd::fmadd(p2, parts.p.lo, e1.lo) + e1.hi * xsimd::select(d.hi > B(-746.0), d.lo, B(0.0));
-    const dd::pair<A> u = dd::fast_two_sum(B(1.0), e1.hi);  // 1 + E in [1, 2]
-    const dd::pair<A> l = detail::log_pair(detail::log_core(u.hi, u.lo + el));
-    const dd::pair<A> r = dd::add(l, m);
-    const B m0 = m + B(0.0);  // m + log1p(0), as NumPy: -0 becomes +0
-    B res = xsimd::select(d.hi < B(-746.0), m0, r.hi + r.lo);
-    res = xsimd::select(m == B(std::numeric_limits<double>::infinity()), m0, res);
-    res = xsimd::select(s == -B(std::numeric_limits<double>::infinity()), m0, res);
-    res = xsimd::select(x == y, x + B(0x1.62e42fefa39efp-1), res);  // ln2: inf + ln2 = inf
-    return xsimd::select(xsimd::isnan(x) | xsimd::isnan(y), x + y, res);
 }
 
 }  // namespace numfuse::kernels
