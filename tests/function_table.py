@@ -312,6 +312,29 @@ FUNCTIONS: dict[str, Function] = {
 # fmt: on
 
 
+# Arguments outside each function's domain: where NumPy returns a NaN for a non-NaN input
+# (an invalid operation), finite and infinite ones since kernels make those NaNs on
+# different paths. Every row of the table is here; () where no argument gives a NaN
+# (test_evaluate_accuracy.py checks that claim on the special values).
+INF = float("inf")
+# fmt: off
+INVALID: dict[str, tuple] = {
+    "sqrt":    (-1.0, -0.5, -INF),       "sin":     (INF, -INF),      "cos":   (INF, -INF),
+    "tan":     (INF, -INF),              "arcsin":  (2.0, -1.5, INF, -INF),
+    "arccos":  (2.0, -1.5, INF, -INF),   "arctan":  (),               "sinh":  (),
+    "cosh":    (),                       "tanh":    (),               "arcsinh": (),
+    "arccosh": (0.5, -1.0, 0.0, -INF),   "arctanh": (2.0, -1.5, INF, -INF),
+    "exp":     (),                       "log":     (-1.0, -1e-30, -INF),
+    "log1p":   (-2.0, -1.5, -INF),       "log10":   (-1.0, -INF),     "log2":  (-1.0, -INF),
+    "expm1":   (),                       "erf":     (),               "erfc":  (),
+    "expit":   (),                       "ceil":    (),               "floor": (),
+    "trunc":   (),                       "round":   (),
+    # Two arguments: no pair of non-NaN arguments gives a NaN.
+    "arctan2": (), "hypot": (), "nextafter": (), "copysign": (), "logaddexp": (),
+}
+# fmt: on
+
+
 def arguments(name: str, sweep: Sweep, dtype) -> tuple[np.ndarray, ...]:
     """The domain sweep of a table function: one array per operand."""
     domain = FUNCTIONS[name].domain

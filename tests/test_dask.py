@@ -254,7 +254,10 @@ def test_plan_stages_describe_the_compiled_program():
 
     ex = "x / sum(exp(x - max(x, axis=1, keepdims=True)), axis=-1, keepdims=True) + s"
     inputs, stages = _core._plan_stages(ex, ["x", "s"], [np.zeros((1, 1), np.float32), 2.0])
-    assert inputs == [("x", "float32", False), ("s", "float64", True)]
+    # (name, dtype, weak, the Python int or None: its value decides NumPy's range checks)
+    assert inputs == [("x", "float32", False, None), ("s", "float64", True, None)]
+    ints, _ = _core._plan_stages("x + k", ["x", "k"], [np.zeros(1, np.int32), 7])
+    assert ints[1] == ("k", "int64", True, 7)
     assert [st["reduce"] for st in stages] == ["max", "sum", "none"]
     assert [st["inputs"] for st in stages] == [
         [(False, 0)],

@@ -687,6 +687,52 @@ def test_disassemble_shows_x_macro_opcodes_cse_and_folding():
     assert len(program) == 12 and len(temporaries) <= 3, program
 
 
+def _level_dependent_constant(levels):
+    """(function, value) whose evaluate bits differ between the first two of `levels`
+    (the kernels of the levels may round a few arguments differently), or None."""
+    values = np.random.default_rng(26).uniform(0.1, 5.0, 4096)
+    for function in ("exp", "sin", "log", "erf", "expm1"):
+        results = []
+        for level in levels[:2]:
+            numfuse.set_level(level)
+            results.append(numfuse.evaluate(f"{function}(values)"))
+        differ = np.flatnonzero(results[0].view(np.uint64) != results[1].view(np.uint64))
+        if differ.size:
+            return function, float(values[differ[0]])
+    return None
+
+
+def test_folded_constants_have_the_bits_of_the_level_that_runs():
+    """A plan folds constant subexpressions (exp(c)) with the VM's kernels at compile time.
+    After set_level, evaluate and compiled objects (with and without a signature) fetch
+    the plan of the new level, so a folded constant has the bits the new level computes,
+    as if it were computed at run time (docs/evaluate.md, Levels)."""
+    levels = numfuse.usable_levels()
+    if len(levels) < 2:
+        pytest.skip("one usable instruction-set level")
+    previous = numfuse.get_level()
+    try:
+        found = _level_dependent_constant(levels)
+        if found is None:
+            pytest.skip(f"no sampled argument whose bits differ between {levels[:2]}")
+        function, c = found
+        ex = f"y * {function}({c!r})"  # folded to one constant times y
+        y = np.ones(5)
+        plain = numfuse.compile(ex)
+        typed = numfuse.compile(ex, [("y", np.float64)])
+        bits = {}
+        for level in (levels[0], levels[1], levels[0]):  # each level after the other
+            numfuse.set_level(level)
+            # The level's own value: the same kernel, at run time, on an array.
+            expected = numfuse.evaluate(f"{function}(v)", {"v": np.full(5, c)})
+            bits[level] = expected.view(np.uint64)[0]
+            for got in (numfuse.evaluate(ex), plain(y), typed(y), plain(y=y), typed(y[::-1])):
+                assert (got.view(np.uint64) == bits[level]).all(), (level, function, c)
+        assert bits[levels[0]] != bits[levels[1]]
+    finally:
+        numfuse.set_level(previous)
+
+
 @needs_openmp
 def test_thread_api():
     assert numfuse.detect_number_of_cores() >= 1

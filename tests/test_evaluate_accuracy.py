@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import numfuse
-from function_table import CORE, FUNCTIONS, Sweep, arguments
+from function_table import CORE, FUNCTIONS, INVALID, Sweep, arguments
 
 # random points per op and dtype, on top of the fixed hard cases (more: set
 # NUMFUSE_ACCURACY_POINTS, e.g. for a long sweep from the script mode)
@@ -329,6 +329,61 @@ def test_binary_special_values_as_numpy(name, dtype, level):
         expected = _numpy_reference(name)(a, b)
         got = numfuse.evaluate(EXPRESSION[name], local_dict={"a": a, "b": b})
     _assert_special_as_numpy(got, expected, np.array([a, b]), name)
+
+
+# ------------------------------------------------------------ the NaN of invalid inputs
+def _bits(a):
+    return np.asarray(a).view(np.uint32 if np.asarray(a).dtype == np.float32 else np.uint64)
+
+
+def _nan_inputs(dtype):
+    """+NaN, -NaN and a NaN with a payload, of `dtype`."""
+    bits = [0x7FC00000, 0xFFC00000, 0x7FC12345] if dtype == np.float32 else None
+    if bits is None:
+        bits = [0x7FF8000000000000, 0xFFF8000000000000, 0x7FF800000ABCDEF1]
+    return np.array(bits, np.uint32 if dtype == np.float32 else np.uint64).view(dtype)
+
+
+def test_invalid_table_covers_the_function_table():
+    assert set(INVALID) == set(CORE)
+    # The rows without invalid arguments: NumPy returns no NaN for non-NaN special values.
+    for name, invalid in INVALID.items():
+        if invalid or CORE[name].arity != 1:
+            continue
+        for dtype in DTYPES:
+            x = _special_values(dtype)
+            x = x[~np.isnan(x)]
+            with np.errstate(all="ignore"):
+                assert not np.isnan(_numpy_reference(name)(x)).any(), name
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("name", [n for n in INVALID if CORE[n].arity == 1])
+def test_nan_of_invalid_and_nan_inputs_is_the_ufuncs(name, dtype, level):
+    """evaluate returns, bit for bit, the NaN numfuse's ufunc of the same function returns
+    on this CPU, which is NumPy's (src/python/nan_policy.hpp): for arguments outside the
+    domain and for NaN arguments, at every level, in SIMD lanes and in a loop's tail; so
+    signbit/copysign of the result agree with NumPy's (docs/accuracy.md)."""
+    row = CORE[name]
+    ordinary = 1.5 if name == "arccosh" else 0.5
+    bad = np.concatenate([np.array(INVALID[name], dtype), _nan_inputs(dtype)])
+    for value in bad:
+        x = np.full(37, ordinary, dtype)
+        x[1::3] = value  # among ordinary arguments: lanes of full batches and of the tail
+        with np.errstate(all="ignore"):
+            numpy = _numpy_reference(name)(x)
+            ufunc = getattr(numfuse, name)(x) if row.is_ufunc else numpy
+        for got in (numfuse.evaluate(f"{name}(x)"), numfuse.compile(f"{name}(x)")(x)):
+            np.testing.assert_array_equal(got[0::3], ufunc[0::3])
+            assert np.isnan(got[1::3]).all(), (name, value)
+            assert (_bits(got[1::3]) == _bits(ufunc[1::3])).all(), (
+                f"{name}({value}): {_bits(got[1]):x}, the ufunc's {_bits(ufunc[1]):x}"
+            )
+            assert (np.signbit(got[1::3]) == np.signbit(numpy[1::3])).all(), (name, value)
+        if dtype == np.float64 and np.isfinite(value):
+            # A constant argument: folded at compile time through the same kernel.
+            folded = numfuse.evaluate(f"{name}({float(value)!r})")
+            assert _bits(folded) == _bits(ufunc[1]), (name, value)
 
 
 # ------------------------------------------------------------ complex64

@@ -116,6 +116,50 @@ def test_special_values_and_empty():
         numfuse.evaluate("max(empty, axis=0)")
 
 
+def _zero_d_reference(kind, x, axis, keepdims):
+    """NumPy's reduction of a 0-d operand (numfuse.logsumexp's for logsumexp, which follows
+    SciPy): its value, or the exception class it raises."""
+    try:
+        if kind == "logsumexp" and axis == ():
+            return np.asarray(x, dtype=np.float64)  # over no axes: the identity
+        if kind == "logsumexp":
+            # The axes it accepts and its value; the shape is NumPy's () (SciPy's
+            # logsumexp, and so numfuse.logsumexp, make 0-d operands 1-d: atleast_1d).
+            return numfuse.logsumexp(x, axis=axis, keepdims=keepdims).reshape(())
+        return getattr(np, kind)(x, axis=axis, keepdims=keepdims)
+    except ValueError:  # np.exceptions.AxisError, or a duplicate axis
+        return ValueError
+
+
+ZERO_D_AXES = [None, 0, -1, 1, -2, (), (0,), (-1,), (0, -1)]
+
+
+@pytest.mark.parametrize("kind", ["sum", "prod", "min", "max", "mean", "logsumexp"])
+@pytest.mark.parametrize("axis", ZERO_D_AXES, ids=repr)
+@pytest.mark.parametrize("keepdims", [False, True])
+@pytest.mark.parametrize(
+    "x", [np.array(-2.5), np.float64(3.0), np.array(7, dtype=np.int32)], ids=repr
+)
+def test_zero_d_reductions_accept_numpys_axes(kind, axis, keepdims, x):
+    """A 0-d operand: NumPy's sum/prod/min/max take axis=0 and axis=-1 (not (0,), not 1);
+    np.mean takes neither; numfuse.logsumexp (as SciPy) takes (0,) too."""
+    if kind == "logsumexp" and x.dtype.kind == "i":
+        x = x.astype(np.float64)
+    expected = _zero_d_reference(kind, x, axis, keepdims)
+    ex = f"{kind}(x, axis={_axis_text(axis) if axis != () else '()'}, keepdims={keepdims})"
+    if expected is ValueError:
+        with pytest.raises(ValueError, match="axis"):
+            numfuse.evaluate(ex)
+        return
+    for actual in (numfuse.evaluate(ex), numfuse.compile(ex)(x)):
+        assert actual.shape == np.shape(expected) == ()
+        assert actual.dtype == np.asarray(expected).dtype
+        np.testing.assert_array_equal(actual, expected)
+    # Inside an expression, as a fused stage whose result later operands broadcast against.
+    combined = numfuse.evaluate(f"x - {ex}")
+    np.testing.assert_array_equal(combined, x - expected)
+
+
 def test_axis_errors():
     x = X2
     with pytest.raises(ValueError, match="out of bounds"):

@@ -2,7 +2,8 @@
 
 Random shapes (0-d, empty, broadcasting), views with negative and non-unit strides,
 transposes, unaligned buffers (a byte offset into a bytearray), float32 / float64,
-special values, and out= arrays that alias or overlap the input.
+special values, and out= arrays that alias or overlap the input; Python ints of every
+magnitude against every integer dtype (NumPy 2's rule, tests/python_int_table.py).
 
 Budget: about 30 s in all with the "numfuse" profile below; NUMFUSE_HYPOTHESIS_EXAMPLES
 scales the number of examples for longer runs (e.g. NUMFUSE_HYPOTHESIS_EXAMPLES=5000).
@@ -24,6 +25,9 @@ from hypothesis.extra import numpy as hnp
 import numfuse as nf
 from conftest import ulp_distance
 from function_table import FUNCTIONS, UFUNCS
+from python_int_table import DTYPES as PYINT_DTYPES
+from python_int_table import OPERATIONS as PYINT_OPERATIONS
+from python_int_table import boundaries, expression, literal, numpy_outcome, same_result
 
 sys.path.insert(0, str(Path(__file__).parent / "fuzz"))
 import expressions  # noqa: E402  (tests/fuzz/expressions.py)
@@ -434,3 +438,103 @@ def test_evaluate_arithmetic_is_numpys_for_every_dtype(data, dtypes, text):
     else:
         same = np.array_equal(got, expected, equal_nan=True)
     assert same, f"{text} {dtypes}: numfuse {got!r} numpy {expected!r} inputs {values}"
+
+
+@st.composite
+def overlapping_views(draw, dtype):
+    """Two 1-d views of one buffer of `dtype` with the same length: offsets, steps (any
+    sign) and lengths drawn so that they overlap in every way (behind, ahead, crossing,
+    reversed, partly), large enough to be threaded (the buffer's values come from a
+    drawn seed: far more elements than Hypothesis draws quickly)."""
+    n = draw(st.sampled_from([1, 7, 1000, 70_001, 300_007]))
+    steps = st.sampled_from([1, 2, 3, -1, -2])
+    in_step, out_step = draw(steps), draw(steps)
+    span = n * max(abs(in_step), abs(out_step)) + draw(st.integers(0, 40))
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    buffer = (rng.uniform(-5, 5, span) * 10.0 ** rng.integers(-30, 3, span)).astype(dtype)
+
+    def view(step):
+        extent = (n - 1) * abs(step) + 1
+        start = draw(st.integers(0, span - extent))
+        if step < 0:
+            start += extent - 1
+        stop = start + n * step
+        return buffer[start : stop if stop >= 0 else None : step]
+
+    return buffer, view(in_step), view(out_step)
+
+
+@settings(PROFILE)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(FLOAT_DTYPES),
+    name=st.sampled_from(UFUNCS + ["logaddexp"]),
+    team=st.sampled_from([1, 2, 3, 7]),
+)
+def test_overlapping_out_gives_the_copy_first_result(data, dtype, name, team):
+    buffer, src, dst = data.draw(overlapping_views(dtype))
+    ufunc = getattr(nf, name)
+    args = (src,) if ufunc.nin == 1 else (src, src[::-1])
+    previous = nf._core._num_threads_setting()
+    nf.set_num_threads(team)
+    try:
+        with np.errstate(all="ignore"):
+            expected = ufunc(*(a.copy() for a in args))
+            ufunc(*args, out=dst)
+    finally:
+        nf.set_num_threads(previous)
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    assert np.array_equal(dst.copy().view(bits), expected.view(bits))
+
+
+@st.composite
+def python_ints(draw):
+    """Python ints of every magnitude: small, within int64, beyond int64 and uint64, beyond
+    float64, and the bounds of every integer dtype +-1."""
+    return draw(
+        st.one_of(
+            st.integers(-300, 300),
+            st.integers(-(2**64), 2**64),
+            st.integers(-(2**1100), 2**1100),
+            st.sampled_from(boundaries()),
+            st.sampled_from(boundaries()).map(lambda k: k + 1),
+        )
+    )
+
+
+@settings(PROFILE)
+@given(
+    data=st.data(),
+    dtype=st.sampled_from(PYINT_DTYPES),
+    template=st.sampled_from(list(PYINT_OPERATIONS)),
+    k=python_ints(),
+    int_first=st.booleans(),
+    form=st.sampled_from(["name", "literal", "compiled"]),
+)
+def test_python_int_operands_follow_numpy_2(data, dtype, template, k, int_first, form):
+    """A Python int of any magnitude against an array of any integer dtype (bool and the
+    floats too), in any form and operand order: NumPy 2's result or its exception
+    (tests/python_int_table.py)."""
+    dtype = np.dtype(dtype)
+    shape = data.draw(hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=5))
+    if dtype.kind == "f":
+        elements = st.floats(-1e6, 1e6, width=dtype.itemsize * 8)
+    else:  # any value of the dtype, its extremes included
+        elements = hnp.from_dtype(dtype)
+    x = data.draw(hnp.arrays(dtype, shape, elements=elements))
+    # NumPy refuses ints to negative int powers element by element (not for an empty
+    # array); evaluate refuses a negative literal exponent when it compiles.
+    assume(x.size or "**" not in template)
+    expected = numpy_outcome(template, x, k, int_first)
+    text = expression(template, literal(k) if form == "literal" else "k", int_first)
+    values = {"x": x} if form == "literal" else {"x": x, "k": k}
+    try:
+        if form == "compiled":
+            got = nf.compile(text)(**values)
+        else:
+            got = nf.evaluate(text, values)
+    except (OverflowError, ValueError, TypeError) as error:
+        assert type(error) is expected, f"{text} with x {x!r}: {error!r}, NumPy {expected!r}"
+        return
+    assert not isinstance(expected, type), f"{text} with x {x!r}: {got!r}, NumPy raises {expected}"
+    assert same_result(got, expected), f"{text} with x {x!r}: {got!r}, NumPy {expected!r}"

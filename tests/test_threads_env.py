@@ -108,3 +108,62 @@ def test_numfuse_num_threads_environment_variable():
         run_python("import numfuse; print(numfuse.get_num_threads())", NUMFUSE_NUM_THREADS="3")
         == "3"
     )
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5", "2 ", "", "99999999999999999999"])
+def test_invalid_numfuse_num_threads_warns_and_uses_automatic(value):
+    code = "import numfuse; print(numfuse.get_num_threads(), numfuse._core._num_threads_setting())"
+    result = subprocess.run(
+        [sys.executable, "-W", "always", "-c", code],
+        env=dict(os.environ, NUMFUSE_NUM_THREADS=value),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    count, setting = result.stdout.split()
+    assert setting == "None" and int(count) >= 1
+    assert f"NUMFUSE_NUM_THREADS={value!r} is not a thread count" in result.stderr
+
+
+def test_numfuse_num_threads_above_the_cap_warns():
+    value = str(numfuse.MAX_THREADS + 1)
+    result = subprocess.run(
+        [sys.executable, "-W", "always", "-c", "import numfuse"],
+        env=dict(os.environ, NUMFUSE_NUM_THREADS=value),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert f"NUMFUSE_NUM_THREADS={value!r}" in result.stderr
+
+
+def test_valid_numfuse_num_threads_does_not_warn():
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", "import numfuse"],
+        env=dict(os.environ, NUMFUSE_NUM_THREADS="2"),
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("n", [0, -1, "max+1", 10**6, 2**40])
+def test_set_num_threads_refuses_counts_out_of_range(n):
+    if n == "max+1":
+        n = numfuse.MAX_THREADS + 1
+    before = numfuse.get_num_threads()
+    with pytest.raises((ValueError, TypeError)) as info:
+        numfuse.set_num_threads(n)
+    if isinstance(info.value, ValueError) and n > 0:
+        assert "MAX_THREADS" in str(info.value)
+    assert numfuse.get_num_threads() == before
+
+
+def test_max_threads_is_at_least_the_processor_count():
+    assert numfuse.MAX_THREADS >= max(64, numfuse._core._processor_count())
+    previous = numfuse._core._num_threads_setting()
+    numfuse.set_num_threads(numfuse.MAX_THREADS)
+    try:
+        assert numfuse._core._num_threads_setting() == numfuse.MAX_THREADS
+    finally:
+        numfuse.set_num_threads(previous)

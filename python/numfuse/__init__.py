@@ -18,7 +18,7 @@ from __future__ import annotations
 import importlib
 import os
 
-from . import _config, _patch
+from . import _config, _core, _patch
 from ._config import __version__, detect_number_of_cores, show_config
 from ._core import (
     arccos,
@@ -65,8 +65,11 @@ from ._reduce import log_softmax, logsumexp, softmax
 
 # numexpr's module attributes: processors, and (via __getattr__) threads in use.
 ncores = detect_number_of_cores()
+# The most threads set_num_threads accepts (numexpr's name for its own cap).
+MAX_THREADS = _core._max_thread_count()
 
 _config.check_arch_request()
+_config.check_threads_request()
 
 # NUMFUSE_PATCH_NUMPY=1 (or scipy): existing NumPy code gets numfuse's loops (docs/patching.md).
 _patch.patch_from_environment(os.environ.get("NUMFUSE_PATCH_NUMPY"))
@@ -84,6 +87,7 @@ def __getattr__(name):
 
 
 __all__ = [
+    "MAX_THREADS",
     "ExpressionError",
     "NumExpr",
     "UnsupportedDtypeError",

@@ -43,6 +43,20 @@ def check_arch_request() -> None:
         )
 
 
+def check_threads_request() -> None:
+    """Tell the user when NUMFUSE_NUM_THREADS holds something that is not a thread count."""
+    found = _core._num_threads_environment()
+    if found is None or found[1]:
+        return
+    warnings.warn(
+        f"NUMFUSE_NUM_THREADS={found[0]!r} is not a thread count numfuse can use (an integer "
+        f"from 1 to {_core._max_thread_count()}); using the automatic count "
+        f"({get_num_threads()} threads here)",
+        RuntimeWarning,
+        stacklevel=3,
+    )
+
+
 # _OPENMP macro values (yyyymm) and the OpenMP specification they name.
 _OPENMP_SPECS = {
     200505: "2.5",

@@ -51,14 +51,21 @@ def _remember(ex, names, out, order, casting):
     _last.call = (ex, names, out, order, casting)
 
 
+def _check_str(ex):
+    """The one check of an expression's type, before any lookup that hashes it (a list
+    would otherwise say "unhashable type"). numexpr raises ValueError here; numfuse keeps
+    the TypeError of a wrong argument type and names the type."""
+    if not isinstance(ex, str):
+        raise TypeError(
+            f"expression must be a str, got {type(ex).__name__}"
+            + (" (decode bytes first)" if isinstance(ex, (bytes, bytearray)) else "")
+        )
+
+
 def _names(ex):
+    _check_str(ex)
     names = _names_cache.get(ex)
     if names is None:
-        if not isinstance(ex, str):
-            raise TypeError(
-                f"expression must be a str, got {type(ex).__name__}"
-                + (" (decode bytes first)" if isinstance(ex, (bytes, bytearray)) else "")
-            )
         _check_encodable(ex)
         names = tuple(_core._expr_names(ex))
         if len(_names_cache) >= _NAMES_CACHE_LIMIT:

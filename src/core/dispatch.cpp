@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <new>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -433,19 +435,46 @@ std::uint64_t invalid_nan_bits(UnaryOp op, DType dtype) noexcept {
 
 namespace {
 
-// True when writing `out` changes elements of `in` still to be read: the two ranges
-// overlap other than element for element (same start, same nonzero stride).
-bool depends_on_output(const char* in, std::ptrdiff_t in_stride, const char* out,
-                       std::ptrdiff_t out_stride, std::size_t n, std::size_t size) noexcept {
-    if (in == out && in_stride == out_stride && out_stride != 0) return false;
+// How a loop's input shares memory with its output. NumPy's contract for an
+// inner loop is the result of running it element by element, in order, and
+// NumPy passes overlapping operands only where that order is what it wants:
+// the output trailing a 1-d input (its trivial loop: np.exp(x[1:], out=x[:-1])),
+// and reduce / accumulate, whose operand is the output itself at stride 0 or
+// one element back; it copies every other overlap first. Threads and SIMD
+// blocks give that result only in the first two cases below.
+enum class Sharing {
+    // No byte in common, element for element (in place), or one element:
+    // any order, any threads.
+    none,
+    // Each output element lands only on input elements before its own (same
+    // direction, the output behind, its stride no longer than the input's):
+    // reading a block of inputs before writing that block's outputs, block
+    // after block, is the in-order result.
+    trailing,
+    // Any other overlap (an output element lands on an input still to be
+    // read): element by element, in order.
+    in_order,
+};
+
+Sharing sharing_of(const char* in, std::ptrdiff_t in_stride, const char* out,
+                   std::ptrdiff_t out_stride, std::size_t n, std::size_t size) noexcept {
+    if (n <= 1 || (in == out && in_stride == out_stride && out_stride != 0)) return Sharing::none;
     const auto span = [&](const char* p, std::ptrdiff_t stride) {
         const char* last = p + static_cast<std::ptrdiff_t>(n - 1) * stride;
         return std::make_pair(std::min(p, last), std::max(p, last) + size);
     };
     const auto [in_lo, in_hi] = span(in, in_stride);
     const auto [out_lo, out_hi] = span(out, out_stride);
-    return in_lo < out_hi && out_lo < in_hi;
+    if (!(in_lo < out_hi && out_lo < in_hi)) return Sharing::none;
+    const auto in_step = static_cast<std::size_t>(in_stride < 0 ? -in_stride : in_stride);
+    const auto out_step = static_cast<std::size_t>(out_stride < 0 ? -out_stride : out_stride);
+    const bool behind = (in_stride > 0 && out_stride > 0 && out <= in) ||
+                        (in_stride < 0 && out_stride < 0 && out >= in);
+    return behind && out_step >= size && out_step <= in_step ? Sharing::trailing
+                                                             : Sharing::in_order;
 }
+
+Sharing worst(Sharing a, Sharing b) noexcept { return a > b ? a : b; }
 
 std::size_t element_size(DType dtype) noexcept {
     switch (dtype) {
@@ -456,69 +485,152 @@ std::size_t element_size(DType dtype) noexcept {
     }
 }
 
+// Elements per block of a trailing call: inputs are copied a block at a time
+// (bounded memory), and a block is long enough for every thread to get work.
+constexpr std::size_t trailing_block = std::size_t{1} << 18;
+
+// An input copied a block at a time into contiguous memory (see Sharing::trailing).
+struct CopiedInput {
+    const char* data;
+    std::ptrdiff_t stride;
+    std::size_t size;
+    std::unique_ptr<char[]> buffer;  // null: used in place
+
+    CopiedInput(const char* p, std::ptrdiff_t s, std::size_t item, bool copy) noexcept
+        : data(p), stride(s), size(item) {
+        if (copy) buffer.reset(new (std::nothrow) char[trailing_block * item]);
+    }
+    bool failed(bool copy) const noexcept { return copy && !buffer; }
+    // The input elements [begin, begin + count) as (pointer, stride).
+    std::pair<const char*, std::ptrdiff_t> block(std::size_t begin, std::size_t count) const {
+        const char* from = data + static_cast<std::ptrdiff_t>(begin) * stride;
+        if (!buffer) return {from, stride};
+        for (std::size_t k = 0; k < count; ++k) {
+            std::memcpy(buffer.get() + k * size, from + static_cast<std::ptrdiff_t>(k) * stride,
+                        size);
+        }
+        return {buffer.get(), static_cast<std::ptrdiff_t>(size)};
+    }
+};
+
+// The threaded loops of apply_unary / apply_binary over operands that do not
+// overlap the output (or only element for element).
+unsigned run_unary(const UnaryLoop (&table)[simd_dtype_count][2], UnaryOp op, DType dtype, const char* in,
+                   std::ptrdiff_t in_stride, char* out, std::ptrdiff_t out_stride,
+                   std::size_t n) {
+    if (dtype == DType::f16) {
+        const UnaryLoop loop = table[static_cast<int>(DType::f32)][0];
+        return parallel::for_ranges_or(n, min_elements_per_thread(op), half_block,
+                                       [&](std::size_t begin, std::size_t end) {
+                                           return apply_half(loop, in, in_stride, out, out_stride,
+                                                             begin, end);
+                                       });
+    }
+    const std::size_t size = element_size(dtype);
+    const bool streaming =
+        out_stride == static_cast<std::ptrdiff_t>(size) && n * size >= streaming_min_bytes;
+    const UnaryLoop loop = table[static_cast<int>(dtype)][streaming ? 1 : 0];
+    return parallel::for_ranges_or(
+        n, min_elements_per_thread(op), 64 / size, [&](std::size_t begin, std::size_t end) {
+            const auto offset = static_cast<std::ptrdiff_t>(begin);
+            return loop(in + offset * in_stride, in_stride, out + offset * out_stride, out_stride,
+                        end - begin);
+        });
+}
+
+unsigned run_binary(BinaryLoop loop, BinaryOp op, DType dtype, const char* a,
+                    std::ptrdiff_t a_stride, const char* b, std::ptrdiff_t b_stride, char* out,
+                    std::ptrdiff_t out_stride, std::size_t n) {
+    if (dtype == DType::f16) {
+        return parallel::for_ranges_or(n, min_elements_per_thread(op), half_block,
+                                       [&](std::size_t begin, std::size_t end) {
+                                           return apply_half_binary(loop, a, a_stride, b, b_stride,
+                                                                    out, out_stride, begin, end);
+                                       });
+    }
+    return parallel::for_ranges_or(
+        n, min_elements_per_thread(op), 64 / element_size(dtype),
+        [&](std::size_t begin, std::size_t end) {
+            const auto k = static_cast<std::ptrdiff_t>(begin);
+            return loop(a + k * a_stride, a_stride, b + k * b_stride, b_stride,
+                        out + k * out_stride, out_stride, end - begin);
+        });
+}
+
 }  // namespace
 
 unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_stride,
                       const char* b, std::ptrdiff_t b_stride, char* out, std::ptrdiff_t out_stride,
                       std::size_t n) {
     if (n == 0) return fp_none;
-    // NumPy's reduce and accumulate hand the loop an operand that is the output itself at
-    // stride 0 (reduce) or the output one element back (accumulate): each element depends
-    // on the one written just before it, so such calls run element by element, in order.
-    const std::size_t size = element_size(dtype);
-    if (n > 1 && (depends_on_output(a, a_stride, out, out_stride, n, size) ||
-                  depends_on_output(b, b_stride, out, out_stride, n, size))) {
-        unsigned flags = fp_none;
+    if (dtype == DType::longdouble) {
+        // The C++ library, element by element in order: right for any overlap.
         for (std::size_t i = 0; i < n; ++i) {
             const auto k = static_cast<std::ptrdiff_t>(i);
-            flags |= apply_binary(op, dtype, a + k * a_stride, a_stride, b + k * b_stride, b_stride,
-                                  out + k * out_stride, out_stride, 1);
-        }
-        return flags;
-    }
-    const auto& table =
-        level_tables().binary[static_cast<int>(active_level())][static_cast<int>(op)];
-    const auto run = [&](BinaryLoop loop, std::size_t alignment) {
-        FpStatusGuard guard;
-        return parallel::for_ranges_or(
-            n, min_elements_per_thread(op), alignment, [&](std::size_t begin, std::size_t end) {
-                const auto k = static_cast<std::ptrdiff_t>(begin);
-                return loop(a + k * a_stride, a_stride, b + k * b_stride, b_stride,
-                            out + k * out_stride, out_stride, end - begin);
-            });
-    };
-    switch (dtype) {
-        case DType::f32: return run(table[0], 64 / sizeof(float));
-        case DType::f64: return run(table[1], 64 / sizeof(double));
-        case DType::f16: {
-            const BinaryLoop loop = table[0];
-            FpStatusGuard guard;
-            return parallel::for_ranges_or(n, min_elements_per_thread(op), half_block,
-                                           [&](std::size_t begin, std::size_t end) {
-                                               return apply_half_binary(loop, a, a_stride, b,
-                                                                        b_stride, out, out_stride,
-                                                                        begin, end);
-                                           });
-        }
-        case DType::longdouble:
-            for (std::size_t i = 0; i < n; ++i) {
-                const auto k = static_cast<std::ptrdiff_t>(i);
-                long double x, y;
-                std::memcpy(&x, a + k * a_stride, sizeof x);
-                std::memcpy(&y, b + k * b_stride, sizeof y);
-                long double r = x;
-                switch (op) {
-                    // clang-format off
+            long double x, y;
+            std::memcpy(&x, a + k * a_stride, sizeof x);
+            std::memcpy(&y, b + k * b_stride, sizeof y);
+            long double r = x;
+            switch (op) {
+                // clang-format off
 #define NUMFUSE_BINARY_SCALAR_CASE(name) case BinaryOp::name: r = scalar_libm::name(x, y); break;
-                    NUMFUSE_BINARY_OPS(NUMFUSE_BINARY_SCALAR_CASE)
+                NUMFUSE_BINARY_OPS(NUMFUSE_BINARY_SCALAR_CASE)
 #undef NUMFUSE_BINARY_SCALAR_CASE
-                    // clang-format on
-                }
-                std::memcpy(out + k * out_stride, &r, sizeof r);
+                // clang-format on
             }
-            return fp_none;
-        default: return fp_none;
+            std::memcpy(out + k * out_stride, &r, sizeof r);
+        }
+        return fp_none;
     }
+    if (dtype != DType::f32 && dtype != DType::f64 && dtype != DType::f16) return fp_none;
+    const auto& row = level_tables()
+                          .binary[static_cast<int>(active_level())][static_cast<int>(op)]
+                                 [dtype == DType::f64 ? 1 : 0];
+    const BinaryLoop loop = row[0];
+    const std::size_t size = element_size(dtype);
+    const Sharing a_sharing = sharing_of(a, a_stride, out, out_stride, n, size);
+    const Sharing b_sharing = sharing_of(b, b_stride, out, out_stride, n, size);
+    const Sharing sharing = worst(a_sharing, b_sharing);
+    FpStatusGuard guard;
+    if (sharing == Sharing::none) {
+        return run_binary(loop, op, dtype, a, a_stride, b, b_stride, out, out_stride, n);
+    }
+    if (sharing == Sharing::trailing) {
+        const bool copy_a = a_sharing == Sharing::trailing, copy_b = b_sharing == Sharing::trailing;
+        CopiedInput ca(a, a_stride, size, copy_a), cb(b, b_stride, size, copy_b);
+        if (!ca.failed(copy_a) && !cb.failed(copy_b)) {
+            unsigned flags = fp_none;
+            for (std::size_t begin = 0; begin < n; begin += trailing_block) {
+                const std::size_t count = std::min(trailing_block, n - begin);
+                const auto [pa, sa] = ca.block(begin, count);
+                const auto [pb, sb] = cb.block(begin, count);
+                flags |= run_binary(loop, op, dtype, pa, sa, pb, sb,
+                                    out + static_cast<std::ptrdiff_t>(begin) * out_stride,
+                                    out_stride, count);
+            }
+            return flags;
+        }
+        // No memory for the copies: element by element is right too.
+    }
+    // Reduce (a is the output, both at stride 0) and accumulate (a is the output one
+    // element back), with b read no later than its element's turn: the fold.
+    const bool folds_into_out = (a == out && a_stride == 0 && out_stride == 0) ||
+                                (a_stride == out_stride && a + out_stride == out);
+    if (folds_into_out && b_sharing != Sharing::in_order && dtype != DType::f16) {
+        return row[1](a, a_stride, b, b_stride, out, out_stride, n);
+    }
+    // Any other overlap: element by element, in order.
+    unsigned flags = fp_none;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto k = static_cast<std::ptrdiff_t>(i);
+        if (dtype == DType::f16) {
+            flags |= apply_half_binary(loop, a, a_stride, b, b_stride, out, out_stride, i, i + 1);
+        } else {
+            flags |= loop(a + k * a_stride, a_stride, b + k * b_stride, b_stride,
+                          out + k * out_stride, out_stride, 1);
+        }
+    }
+    return flags;
 }
 
 bool unary_supported(UnaryOp op, DType dtype) noexcept {
@@ -530,32 +642,8 @@ bool unary_supported(UnaryOp op, DType dtype) noexcept {
 unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_stride, char* out,
                      std::ptrdiff_t out_stride, std::size_t n) {
     if (n == 0 || !unary_supported(op, dtype)) return fp_none;
-    const auto& table =
-        level_tables().tables[static_cast<int>(active_level())][static_cast<int>(op)];
+    // The C++ library's loops run element by element in order: right for any overlap.
     switch (dtype) {
-        case DType::f32:
-        case DType::f64: {
-            const std::size_t size = dtype == DType::f32 ? sizeof(float) : sizeof(double);
-            const bool streaming =
-                out_stride == static_cast<std::ptrdiff_t>(size) && n * size >= streaming_min_bytes;
-            const UnaryLoop loop = table[static_cast<int>(dtype)][streaming ? 1 : 0];
-            FpStatusGuard guard;
-            return parallel::for_ranges_or(
-                n, min_elements_per_thread(op), 64 / size, [&](std::size_t begin, std::size_t end) {
-                    const auto offset = static_cast<std::ptrdiff_t>(begin);
-                    return loop(in + offset * in_stride, in_stride, out + offset * out_stride,
-                                out_stride, end - begin);
-                });
-        }
-        case DType::f16: {
-            const UnaryLoop loop = table[static_cast<int>(DType::f32)][0];
-            FpStatusGuard guard;
-            return parallel::for_ranges_or(n, min_elements_per_thread(op), half_block,
-                                           [&](std::size_t begin, std::size_t end) {
-                                               return apply_half(loop, in, in_stride, out,
-                                                                 out_stride, begin, end);
-                                           });
-        }
         case DType::longdouble:
             apply_scalar<long double>(op, in, in_stride, out, out_stride, n);
             return fp_none;
@@ -568,8 +656,37 @@ unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_
         case DType::clongdouble:
             apply_scalar<std::complex<long double>>(op, in, in_stride, out, out_stride, n);
             return fp_none;
+        default: break;
     }
-    return fp_none;
+    const auto& table =
+        level_tables().tables[static_cast<int>(active_level())][static_cast<int>(op)];
+    const std::size_t size = element_size(dtype);
+    const Sharing sharing = sharing_of(in, in_stride, out, out_stride, n, size);
+    FpStatusGuard guard;
+    if (sharing == Sharing::none) {
+        return run_unary(table, op, dtype, in, in_stride, out, out_stride, n);
+    }
+    if (sharing == Sharing::trailing) {
+        CopiedInput copied(in, in_stride, size, true);
+        if (!copied.failed(true)) {
+            unsigned flags = fp_none;
+            for (std::size_t begin = 0; begin < n; begin += trailing_block) {
+                const std::size_t count = std::min(trailing_block, n - begin);
+                const auto [p, s] = copied.block(begin, count);
+                flags |= run_unary(table, op, dtype, p, s,
+                                   out + static_cast<std::ptrdiff_t>(begin) * out_stride,
+                                   out_stride, count);
+            }
+            return flags;
+        }
+    }
+    unsigned flags = fp_none;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto k = static_cast<std::ptrdiff_t>(i);
+        flags |= run_unary(table, op, dtype, in + k * in_stride, in_stride, out + k * out_stride,
+                           out_stride, 1);
+    }
+    return flags;
 }
 
 }  // namespace numfuse::core

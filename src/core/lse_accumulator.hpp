@@ -123,4 +123,54 @@ NUMFUSE_HD inline P merge_compensated(const P& p, const P& q) noexcept {
     return {m, sum, error + p.c * scale_p + q.c * scale_q};
 }
 
+#if !defined(__CUDACC__)
+// ------------------------------------------------------ a running value
+// logaddexp's reduce and accumulate (arch/binary_loop.hpp): log(sum of exp) of the
+// elements so far, one element at a time, the (m, s, c) state above in double (s + c:
+// the sum of exp(x - m), c the TwoSum errors). After each element the value is within a
+// few eps of the exact log-sum-exp of all elements so far, however many there are (a fold
+// of logaddexp would add a rounding per element). m is NaN once a NaN was added.
+struct RunningLse {
+    double m;
+    double s;
+    double c;
+};
+
+inline RunningLse running_lse_start(double first) noexcept {
+    if (first == neg_inf()) return {first, 0.0, 0.0};
+    return {first, 1.0, 0.0};
+}
+
+inline void running_lse_add(RunningLse& st, double x) noexcept {
+    if (x != x || st.m != st.m) {
+        st.m = x + st.m;  // NaN from now on
+        return;
+    }
+    if (x > st.m) {
+        if (st.m == neg_inf() || x == pos_inf()) {
+            st = {x, 1.0, 0.0};
+            return;
+        }
+        const double scale = exp_difference<StdMath>(st.m, x);
+        st.s *= scale;
+        st.c *= scale;
+        st.m = x;
+        x = st.m;  // adds exp(0) = 1 below
+    }
+    if (x == neg_inf()) return;
+    const double y = x == st.m ? 1.0 : exp_difference<StdMath>(x, st.m);
+    double sum, error;
+    two_sum(st.s, y, sum, error);
+    st.s = sum;
+    st.c += error;
+}
+
+inline double running_lse_value(const RunningLse& st) noexcept {
+    if (st.m != st.m || st.m == neg_inf() || st.m == pos_inf()) return st.m;
+    double hi, lo;
+    two_sum(st.s, st.c, hi, lo);
+    return st.m + (std::log(hi) + lo / hi);
+}
+#endif
+
 }  // namespace numfuse::core::lse

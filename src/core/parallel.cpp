@@ -2,8 +2,18 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
+#include <memory>
+#include <mutex>
 #include <thread>
+#include <vector>
+
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+#include <immintrin.h>
+#endif
 
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -16,17 +26,17 @@
 namespace numfuse::parallel {
 namespace {
 
-// NUMFUSE_NUM_THREADS as an explicit count, else 0 (automatic).
-int initial_setting() noexcept {
-    if (const char* env = std::getenv("NUMFUSE_NUM_THREADS")) {
-        char* end = nullptr;
-        const long value = std::strtol(env, &end, 10);
-        if (end != env && *end == '\0' && value >= 1 && value <= 4096) {
-            return static_cast<int>(value);
-        }
-    }
-    return 0;
+// NUMFUSE_NUM_THREADS as an explicit count, else 0 (automatic): a plain
+// decimal integer from 1 to max_thread_count(), nothing else.
+int parse_thread_setting(const char* text) noexcept {
+    if (text == nullptr) return 0;
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (end == text || *end != '\0' || value < 1 || value > max_thread_count()) return 0;
+    return static_cast<int>(value);
 }
+
+int initial_setting() noexcept { return parse_thread_setting(std::getenv("NUMFUSE_NUM_THREADS")); }
 
 std::atomic<int>& setting() noexcept {
     static std::atomic<int> value{initial_setting()};
@@ -65,9 +75,15 @@ ExplicitOrigin& explicit_origin() noexcept {
 // count set before the fork (whatever the limit was then) must not ask for a
 // team that would wait forever: in the child the limit always caps it.
 std::atomic<bool> forked_child{false};
+// Counts fork()s into children: a pool made before the last one has no
+// threads here any more.
+std::atomic<unsigned> fork_epoch{0};
 
 #if defined(__unix__) || defined(__APPLE__)
-extern "C" void numfuse_parallel_note_fork_child() { forked_child.store(true); }
+extern "C" void numfuse_parallel_note_fork_child() {
+    forked_child.store(true);
+    fork_epoch.fetch_add(1);
+}
 #endif
 
 std::atomic<std::thread::id>& recorded_main() noexcept {
@@ -76,8 +92,227 @@ std::atomic<std::thread::id>& recorded_main() noexcept {
 }
 
 thread_local int peak_team = 1;
+thread_local bool in_job = false;
+
+// ------------------------------------------------------------------ the pool
+//
+// One pool per calling thread (as OpenMP keeps one team per thread that
+// starts one), made on its first parallel call; its workers live as long as
+// that thread. A job is published by bumping `ticket_`, which holds the job's
+// generation (high 32 bits) and the next unclaimed chunk (low 32 bits):
+// claiming a chunk is one compare-and-swap that also proves the job is still
+// the current one, so a worker that wakes late can neither run a chunk of a
+// finished job nor delay the caller, who waits only for chunks that some
+// thread has claimed. Job parameters are atomics written before the ticket
+// (release) and read after a successful claim (acquire).
+
+void cpu_relax() noexcept {
+#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
+    _mm_pause();
+#elif defined(__aarch64__)
+    asm volatile("yield");
+#endif
+}
+
+// How long an idle worker watches for the next job before it sleeps: long
+// enough that back-to-back calls find it awake, short enough that on a busy
+// machine it gives its core back almost at once.
+constexpr auto worker_spin = std::chrono::microseconds(50);
+// How long the caller spins for claimed chunks before yielding its core to
+// the thread that holds one (it may be the one the OS put aside).
+constexpr auto caller_spin = std::chrono::microseconds(20);
+
+class Pool {
+public:
+    Pool() = default;
+    Pool(const Pool&) = delete;
+    Pool& operator=(const Pool&) = delete;
+    ~Pool() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        wake_.notify_all();
+        for (auto& worker : workers_) worker->join();
+    }
+
+    unsigned run(std::size_t n, std::size_t chunk, int threads, ChunkFunction fn, void* body) {
+        grow(threads - 1);
+        const std::size_t chunks = (n + chunk - 1) / chunk;
+        fn_.store(fn, std::memory_order_relaxed);
+        body_.store(body, std::memory_order_relaxed);
+        n_.store(n, std::memory_order_relaxed);
+        chunk_.store(chunk, std::memory_order_relaxed);
+        chunks_.store(chunks, std::memory_order_relaxed);
+        helpers_.store(threads - 1, std::memory_order_relaxed);
+        done_.store(0, std::memory_order_relaxed);
+        flags_.store(0, std::memory_order_relaxed);
+        const std::uint64_t generation = ++generation_ & 0xffffffffu;
+        // seq_cst, with the sleepers_ load after it: a worker going to sleep
+        // either sees this ticket or is seen in sleepers_ (and woken).
+        ticket_.store(generation << 32, std::memory_order_seq_cst);
+        if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+            std::lock_guard<std::mutex> lock(mutex_);
+            wake_.notify_all();
+        }
+        unsigned flags = claim_and_run(generation, true);
+        // Only chunks that another thread claimed are still running.
+        const auto start = std::chrono::steady_clock::now();
+        unsigned polls = 0;
+        while (done_.load(std::memory_order_acquire) < chunks) {
+            if (++polls % 64 == 0 && std::chrono::steady_clock::now() - start > caller_spin) {
+                std::this_thread::yield();
+            } else {
+                cpu_relax();
+            }
+        }
+        return flags | flags_.load(std::memory_order_relaxed);
+    }
+
+    unsigned epoch() const noexcept { return epoch_; }
+
+private:
+    // Claims chunks of job `generation` until none is left. The caller gets
+    // the OR of its chunks' results back; a worker adds each chunk's result to
+    // flags_ before counting the chunk done (after that the job may be over).
+    unsigned claim_and_run(std::uint64_t generation, bool caller) noexcept {
+        unsigned flags = 0;
+        std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
+        for (;;) {
+            if ((ticket >> 32) != generation) return flags;
+            const std::uint64_t index = ticket & 0xffffffffu;
+            if (index >= chunks_.load(std::memory_order_relaxed)) return flags;
+            if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel,
+                                               std::memory_order_acquire)) {
+                continue;
+            }
+            const std::size_t n = n_.load(std::memory_order_relaxed);
+            const std::size_t chunk = chunk_.load(std::memory_order_relaxed);
+            const std::size_t begin = static_cast<std::size_t>(index) * chunk;
+            const std::size_t end = std::min(n, begin + chunk);
+            const bool was_in_job = in_job;
+            in_job = true;
+            const unsigned result =
+                fn_.load(std::memory_order_relaxed)(body_.load(std::memory_order_relaxed), begin, end);
+            in_job = was_in_job;
+            if (caller) {
+                flags |= result;
+            } else if (result != 0) {
+                flags_.fetch_or(result, std::memory_order_relaxed);
+            }
+            done_.fetch_add(1, std::memory_order_release);
+            ticket = ticket_.load(std::memory_order_acquire);
+        }
+    }
+
+    void grow(int wanted) {
+        while (static_cast<int>(workers_.size()) < wanted) {
+            const int index = static_cast<int>(workers_.size());
+            try {
+                workers_.push_back(std::make_unique<std::thread>([this, index] { work(index); }));
+            } catch (...) {
+                // No more threads to be had (a process limit): the caller and
+                // the workers that exist share the chunks.
+                return;
+            }
+        }
+    }
+
+    void work(int index) {
+        in_job = true;  // a loop inside a chunk runs serially
+        std::uint64_t seen = 0;
+        for (;;) {
+            std::uint64_t generation = wait_for_job(seen);
+            if (generation == stop_generation) return;
+            seen = generation;
+            if (index < helpers_.load(std::memory_order_relaxed)) claim_and_run(generation, false);
+        }
+    }
+
+    static constexpr std::uint64_t stop_generation = ~std::uint64_t{0};
+
+    // The generation of the next job after `seen` (spinning first, then
+    // asleep), or stop_generation.
+    std::uint64_t wait_for_job(std::uint64_t seen) {
+        const auto published = [&] { return ticket_.load(std::memory_order_seq_cst) >> 32; };
+        const auto start = std::chrono::steady_clock::now();
+        for (unsigned polls = 1;; ++polls) {
+            const std::uint64_t generation = published();
+            if (generation != seen) return generation;
+            if (polls % 64 == 0 && std::chrono::steady_clock::now() - start > worker_spin) break;
+            cpu_relax();
+        }
+        std::unique_lock<std::mutex> lock(mutex_);
+        sleepers_.fetch_add(1, std::memory_order_seq_cst);
+        std::uint64_t generation = seen;
+        wake_.wait(lock, [&] {
+            generation = published();
+            return stop_ || generation != seen;
+        });
+        sleepers_.fetch_sub(1, std::memory_order_relaxed);
+        return stop_ ? stop_generation : generation;
+    }
+
+    std::atomic<std::uint64_t> ticket_{0};
+    std::uint64_t generation_ = 0;  // the owner's count of jobs
+    std::atomic<ChunkFunction> fn_{nullptr};
+    std::atomic<void*> body_{nullptr};
+    std::atomic<std::size_t> n_{0}, chunk_{1}, chunks_{0};
+    std::atomic<int> helpers_{0};
+    std::atomic<std::size_t> done_{0};
+    std::atomic<unsigned> flags_{0};
+    std::atomic<int> sleepers_{0};
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    bool stop_ = false;  // under mutex_
+    const unsigned epoch_ = fork_epoch.load();
+    std::vector<std::unique_ptr<std::thread>> workers_;
+};
+
+// The calling thread's pool. A thread's pool is stopped and joined when the
+// thread ends; the main thread's is left to the end of the process (its
+// workers sleep; joining them from exit handlers buys nothing), and so is one
+// made before a fork (its threads do not exist in the child).
+struct PoolHolder {
+    Pool* pool = nullptr;
+    ~PoolHolder() {
+        if (pool != nullptr && !on_main_thread() && pool->epoch() == fork_epoch.load()) {
+            delete pool;
+        }
+    }
+};
+thread_local PoolHolder pool_holder;
+
+Pool& calling_threads_pool() {
+    Pool*& pool = pool_holder.pool;
+    if (pool != nullptr && pool->epoch() != fork_epoch.load()) pool = nullptr;  // left behind
+    if (pool == nullptr) pool = new Pool();
+    return *pool;
+}
 
 }  // namespace
+
+unsigned run_chunks(std::size_t n, std::size_t chunk, int threads, ChunkFunction fn,
+                    void* body) noexcept {
+    if (n == 0) return 0u;
+    if (threads <= 1 || chunk >= n) {
+        const bool was_in_job = in_job;
+        in_job = true;
+        const unsigned flags = fn(body, 0, n);
+        in_job = was_in_job;
+        return flags;
+    }
+    Pool* pool = nullptr;
+    try {
+        pool = &calling_threads_pool();
+    } catch (...) {
+        pool = nullptr;
+    }
+    if (pool == nullptr) return fn(body, 0, n);
+    return pool->run(n, chunk, threads, fn, body);
+}
+
+bool inside_job() noexcept { return in_job; }
 
 void mark_main_thread() noexcept {
     recorded_main().store(std::this_thread::get_id(), std::memory_order_relaxed);
@@ -101,6 +336,7 @@ bool on_main_thread() noexcept {
 
 int thread_count() noexcept {
     int n = setting().load(std::memory_order_relaxed);
+    if (in_job) return 1;
 #ifdef _OPENMP
     if (omp_in_parallel()) return 1;
     const int openmp_now = omp_get_max_threads();
@@ -121,7 +357,7 @@ int thread_count() noexcept {
     // setting (set_num_threads still validates and records it).
     n = 1;
 #endif
-    return n < 1 ? 1 : n;
+    return std::clamp(n, 1, max_thread_count());
 }
 
 int set_thread_count(int n) noexcept {
@@ -131,8 +367,16 @@ int set_thread_count(int n) noexcept {
 #ifdef _OPENMP
     origin.openmp_limit.store(omp_get_max_threads(), std::memory_order_relaxed);
 #endif
-    setting().store(n < 1 ? 1 : n, std::memory_order_relaxed);
+    setting().store(std::clamp(n, 1, max_thread_count()), std::memory_order_relaxed);
     return previous;
+}
+
+int max_thread_count() noexcept { return std::max(64, processor_count()); }
+
+const char* thread_count_environment(bool* accepted) noexcept {
+    const char* text = std::getenv("NUMFUSE_NUM_THREADS");
+    if (accepted != nullptr) *accepted = text != nullptr && parse_thread_setting(text) > 0;
+    return text;
 }
 
 int use_automatic_thread_count() noexcept {

@@ -1,18 +1,24 @@
-// The one place in numfuse that speaks OpenMP.
+// Threads for numfuse's loops, and the one place in numfuse that speaks OpenMP.
 //
-// Work is split into at most `thread_count()` contiguous ranges whose
-// boundaries are multiples of `alignment` elements (so no two threads write
-// the same cache line of a contiguous output). Small jobs never start
-// threads: a range is only split when every thread gets at least
-// `min_per_thread` elements.
+// A job of n elements is cut into chunks whose boundaries are multiples of
+// `alignment` elements (so no two threads write the same cache line of a
+// contiguous output), a few per thread. The calling thread and the workers
+// of its pool (parallel.cpp) claim chunks from one counter until none is
+// left, so a thread that the OS has descheduled (a busy machine: more
+// runnable processes than cores) delays the call by at most the chunk it
+// holds: the threads that run take the work of the one that does not, and
+// the caller never waits for a worker that has not started. Idle workers
+// spin briefly, then sleep, so they do not burn a core that another process
+// needs. Small jobs never wake a worker: a range is only split when every
+// thread gets at least `min_per_thread` elements.
+//
+// OpenMP is used for what the rest of the ecosystem controls threads with:
+// omp_get_max_threads() (OMP_NUM_THREADS, threadpoolctl) sets the automatic
+// count below, and a call inside another library's OpenMP region runs alone.
 #pragma once
 
-#if defined(__SANITIZE_THREAD__)
-#include <sanitizer/tsan_interface.h>
-#endif
-
 #include <cstddef>
-#include <vector>
+#include <type_traits>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -38,19 +44,29 @@ namespace numfuse::parallel {
 //   force (torch.set_num_threads on a libgomp torch shares) does not undo the
 //   user's later explicit count.
 // * In a child made by fork(): never more than omp_get_max_threads() (which
-//   module.cpp's atfork handler sets to 1: libgomp's pool does not survive
-//   fork, and asking for a team there hangs).
-// * 1 inside another library's active OpenMP parallel region.
+//   module.cpp's atfork handler sets to 1: no thread of the parent's pools
+//   survives fork; a child that raises the limit again gets a new pool).
+// * 1 inside another library's active OpenMP parallel region, and inside a
+//   chunk of numfuse's own (inside_job()).
+// * Never more than max_thread_count().
 //
 // The count for the calling thread now (>= 1).
 int thread_count() noexcept;
-// Makes the count explicit: n threads from every thread (n < 1 is clamped
-// to 1). Returns the calling thread's previous count.
+// The most threads a count may ask for: 64, or the processor count where
+// that is larger (set_num_threads refuses more, NUMFUSE_NUM_THREADS ignores
+// more, as numexpr refuses more than its MAX_THREADS).
+int max_thread_count() noexcept;
+// Makes the count explicit: n threads from every thread (n is clamped to
+// [1, max_thread_count()]). Returns the calling thread's previous count.
 int set_thread_count(int n) noexcept;
 // Back to the automatic rule. Returns the calling thread's previous count.
 int use_automatic_thread_count() noexcept;
 // The explicit count, or 0 when the automatic rule is in force.
 int explicit_thread_count() noexcept;
+// NUMFUSE_NUM_THREADS as found at start-up: nullptr when unset; else its
+// text, and whether it was taken as the explicit count (an integer from 1 to
+// max_thread_count(); anything else is ignored, and the Python layer warns).
+const char* thread_count_environment(bool* accepted) noexcept;
 // Records the calling thread as the main thread where the platform cannot
 // tell (on Linux the main thread is the one whose tid equals the pid).
 void mark_main_thread() noexcept;
@@ -66,19 +82,6 @@ int processor_count() noexcept;
 // True when the library was built with OpenMP.
 bool has_openmp() noexcept;
 
-// ThreadSanitizer annotations (no-ops in other builds); see for_ranges_or.
-inline char tsan_fork_token = 0, tsan_join_token = 0;
-inline void tsan_acquire([[maybe_unused]] void* token) noexcept {
-#if defined(__SANITIZE_THREAD__)
-    __tsan_acquire(token);
-#endif
-}
-inline void tsan_release([[maybe_unused]] void* token) noexcept {
-#if defined(__SANITIZE_THREAD__)
-    __tsan_release(token);
-#endif
-}
-
 // How many threads a job of n elements gets.
 inline int threads_for(std::size_t n, std::size_t min_per_thread) noexcept {
     const int limit = thread_count();
@@ -87,47 +90,51 @@ inline int threads_for(std::size_t n, std::size_t min_per_thread) noexcept {
     return fit < static_cast<std::size_t>(limit) ? static_cast<int>(fit) : limit;
 }
 
+// Chunks of [0, n) for a team of `threads`: about chunks_per_thread per
+// thread (enough that a stalled thread's share is taken over by the others),
+// never smaller than a quarter of min_per_thread (so the per-chunk cost of a
+// body stays small), rounded up to the alignment.
+inline constexpr std::size_t chunks_per_thread = 8;
+inline std::size_t chunk_size(std::size_t n, int threads, std::size_t min_per_thread,
+                              std::size_t alignment) noexcept {
+    const std::size_t team = static_cast<std::size_t>(threads);
+    std::size_t chunk = (n + team * chunks_per_thread - 1) / (team * chunks_per_thread);
+    if (chunk < min_per_thread / 4) chunk = min_per_thread / 4;
+    if (alignment == 0) alignment = 1;
+    chunk = (chunk + alignment - 1) / alignment * alignment;
+    return chunk == 0 ? 1 : chunk;
+}
+
+// One chunk of a job: body(begin, end) through a plain function pointer, so
+// the pool (parallel.cpp) is not a template.
+using ChunkFunction = unsigned (*)(void* body, std::size_t begin, std::size_t end);
+
+// Runs fn(body, begin, end) over [0, n) in chunks of `chunk` elements on the
+// calling thread and up to threads - 1 workers of the calling thread's pool;
+// returns the bitwise OR of the results. Returns once every chunk is done.
+unsigned run_chunks(std::size_t n, std::size_t chunk, int threads, ChunkFunction fn,
+                    void* body) noexcept;
+
+// True on a pool worker, and on a caller while it runs its own chunks: a
+// loop started there runs serially (thread_count() is 1).
+bool inside_job() noexcept;
+
 // Calls body(begin, end) -> unsigned over a partition of [0, n) and returns
 // the bitwise OR of the results. body must be safe to call concurrently on
-// disjoint ranges and must not throw.
+// disjoint ranges, must not throw, and its results must not depend on how
+// [0, n) is cut (the cut depends on the team and on which thread runs when).
 template <class Body>
-unsigned for_ranges_or(std::size_t n, std::size_t min_per_thread,
-                       [[maybe_unused]] std::size_t alignment, Body&& body) {
+unsigned for_ranges_or(std::size_t n, std::size_t min_per_thread, std::size_t alignment,
+                       Body&& body) {
     const int threads = threads_for(n, min_per_thread);
-    if (threads <= 1) {
-        note_team_size(1);
-        return n ? body(std::size_t{0}, n) : 0u;
-    }
-    unsigned result = 0;
-#ifdef _OPENMP
-    // ThreadSanitizer builds: libgomp is not instrumented, so its fork and join
-    // barriers are announced to TSan by hand (no-ops otherwise).
-    tsan_release(&tsan_fork_token);
-    // One result slot per thread, combined after the join (no OpenMP reduction, whose
-    // combining step TSan could not order).
-    std::vector<unsigned> partial(static_cast<std::size_t>(threads), 0u);
-#pragma omp parallel num_threads(threads)
-    {
-        tsan_acquire(&tsan_fork_token);
-        const auto t = static_cast<std::size_t>(omp_get_thread_num());
-        const auto team = static_cast<std::size_t>(omp_get_num_threads());
-        // Thread 0 is the caller: its thread_local records the real team.
-        if (t == 0) note_team_size(static_cast<int>(team));
-        // Equal shares rounded to the alignment; the last thread takes the rest.
-        std::size_t share = (n + team - 1) / team;
-        share = (share + alignment - 1) / alignment * alignment;
-        const std::size_t begin = t * share < n ? t * share : n;
-        const std::size_t end = (t + 1 == team) ? n : (begin + share < n ? begin + share : n);
-        if (begin < end) partial[t] = body(begin, end);  // t < team <= threads
-        tsan_release(&tsan_join_token);
-    }
-    tsan_acquire(&tsan_join_token);
-    for (const unsigned r : partial) result |= r;
-#else
-    note_team_size(1);
-    result = body(std::size_t{0}, n);
-#endif
-    return result;
+    note_team_size(threads);
+    if (threads <= 1) return n ? body(std::size_t{0}, n) : 0u;
+    using B = std::remove_reference_t<Body>;
+    const ChunkFunction call = [](void* b, std::size_t begin, std::size_t end) -> unsigned {
+        return (*static_cast<B*>(b))(begin, end);
+    };
+    return run_chunks(n, chunk_size(n, threads, min_per_thread, alignment), threads, call,
+                      const_cast<void*>(static_cast<const void*>(&body)));
 }
 
 }  // namespace numfuse::parallel

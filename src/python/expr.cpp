@@ -24,8 +24,10 @@
 #include "bindings.hpp"
 #include "expr_error.hpp"
 #include "interruptible.hpp"
+#include "weak_scalar.hpp"
 #include "expr/array_views.hpp"
 #include "expr/expr.hpp"
+#include "numfuse_core.hpp"
 
 namespace py = pybind11;
 
@@ -201,50 +203,12 @@ void fill_view_from_array(Input& in, PyArrayObject* array, Type type) {
     in.view.strides.assign(PyArray_STRIDES(array), PyArray_STRIDES(array) + ndim);
 }
 
-// True for the Python scalars evaluate treats as weak (NEP 50). np.float64 /
-// np.complex128 subclass float / complex but are NumPy scalars (strong):
-// hence the exact checks.
-bool is_weak_python_scalar(PyObject* obj) {
-    return PyBool_Check(obj) || PyLong_Check(obj) || PyFloat_CheckExact(obj) ||
-           PyComplex_CheckExact(obj);
-}
-
-// The engine type and value of a weak Python scalar (is_weak_python_scalar);
-// false for an int outside int64.
-bool read_python_scalar(PyObject* obj, Type* type, expr::Scalar* value) {
-    if (PyBool_Check(obj)) {
-        const bool v = obj == Py_True;
-        std::memcpy(value->bytes, &v, sizeof v);
-        *type = Type::b;
-    } else if (PyLong_Check(obj)) {
-        int overflow = 0;
-        const long long v = PyLong_AsLongLongAndOverflow(obj, &overflow);
-        if (overflow) return false;
-        const std::int64_t w = v;
-        std::memcpy(value->bytes, &w, sizeof w);
-        *type = Type::l;
-    } else if (PyFloat_Check(obj)) {
-        const double v = PyFloat_AS_DOUBLE(obj);
-        std::memcpy(value->bytes, &v, sizeof v);
-        *type = Type::d;
-    } else {
-        const std::complex<double> v(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj));
-        std::memcpy(value->bytes, &v, sizeof v);
-        *type = Type::z;
-    }
-    return true;
-}
-
-// A weak Python scalar, stored in Input::scalar; view.data is set by the
-// caller once the Input has its final address (see pin_scalar).
+// A weak Python scalar (weak_scalar.hpp), stored in Input::scalar; view.data is set by
+// the caller once the Input has its final address (see pin_scalar).
 Input convert_python_scalar(const std::string& name, PyObject* obj) {
     Input in;
     in.spec.name = name;
-    in.spec.weak = true;
-    if (!read_python_scalar(obj, &in.spec.type, &in.scalar)) {
-        throw ExprError(ErrorKind::overflow,
-                        "Python integer in '" + name + "' does not fit in int64");
-    }
+    if (!read_weak_scalar(obj, &in.spec, &in.scalar)) throw py::error_already_set();
     in.view.type = in.spec.type;
     return in;
 }
@@ -265,6 +229,10 @@ Input convert_array(const std::string& name, PyObject* obj, const Type* forced) 
     auto* arr = reinterpret_cast<PyArrayObject*>(raw);
     int target = 0;
     Type type = type_for_descr(PyArray_DESCR(arr), &target);
+    const expr::IntDtype int_dtype =
+        forced == nullptr
+            ? int_dtype_of(PyArray_DESCR(arr)->kind, PyDataType_ELSIZE(PyArray_DESCR(arr)))
+            : expr::IntDtype::none;
     if (forced != nullptr && type == Type::s) {
         throw py::type_error("variable '" + name + "' holds bytes; the signature declares " +
                              expr::type_name(*forced));
@@ -287,6 +255,7 @@ Input convert_array(const std::string& name, PyObject* obj, const Type* forced) 
     in.spec.name = name;
     in.owner = array;
     in.spec.type = type;
+    in.spec.int_dtype = int_dtype;
     fill_view_from_array(in, arr, type);
     return in;
 }
@@ -556,7 +525,8 @@ py::list disassembly(const Plan& plan) {
     return lines;
 }
 
-Type type_from_dtype(py::handle dtype_like) {
+// A signature's dtype: the engine type, and in *int_dtype the integer dtype it widens.
+Type type_from_dtype(py::handle dtype_like, expr::IntDtype* int_dtype) {
     PyArray_Descr* descr = nullptr;
     if (!PyArray_DescrConverter(dtype_like.ptr(), &descr)) throw py::error_already_set();
     int target = 0;
@@ -567,6 +537,7 @@ Type type_from_dtype(py::handle dtype_like) {
         Py_DECREF(descr);
         throw;
     }
+    *int_dtype = int_dtype_of(descr->kind, PyDataType_ELSIZE(descr));
     Py_DECREF(descr);
     if (t == Type::s) {
         throw py::type_error(
@@ -608,7 +579,7 @@ std::vector<InputSpec> parse_signature(const py::object& signature) {
         }
         InputSpec spec;
         spec.name = pair[0].cast<std::string>();
-        spec.type = type_from_dtype(pair[1]);
+        spec.type = type_from_dtype(pair[1], &spec.int_dtype);
         specs.push_back(spec);
     }
     return specs;
@@ -728,13 +699,9 @@ public:
             types_.push_back(spec.type);
         }
         check_signature_names(used, names_);
-        try {
-            plan_ = expr::cached_plan(text, specs);
-            fixed_ = std::make_shared<const FastPlan>(FastPlan{
-                plan_, expr::contiguous_form(*plan_, std::vector<char>(names_.size(), 0))});
-        } catch (const ExprError& error) {
-            raise_expr_error(error, text);
-        }
+        signature_ = true;
+        specs_ = specs;
+        fixed_ = signature_plan_for_level();
     }
 
     py::object call(py::args args, py::kwargs kwargs) const {
@@ -748,13 +715,14 @@ public:
         }
         const CallArguments call = parse_call_arguments(names_, args, kwargs);
         return run_plan(text_, names_, call.values, call.out, call.order, call.casting,
-                        plan_ ? &types_ : nullptr, plan_);
+                        signature_ ? &types_ : nullptr,
+                        signature_ ? signature_plan()->plan : nullptr);
     }
 
     const std::string& text() const { return text_; }
     const std::vector<std::string>& names() const { return names_; }
     py::object signature() const {
-        if (!plan_) return py::none();
+        if (!signature_) return py::none();
         py::list sig;
         for (std::size_t k = 0; k < names_.size(); ++k) {
             sig.append(py::make_tuple(names_[k], py::str(expr::type_name(types_[k]))));
@@ -762,12 +730,12 @@ public:
         return sig;
     }
     py::object disassemble() const {
-        if (!plan_) {
+        if (!signature_) {
             throw py::value_error(
                 "this compiled expression has no signature; its types (and "
                 "program) are chosen at each call");
         }
-        return disassembly(*plan_);
+        return disassembly(*signature_plan()->plan);
     }
 
 private:
@@ -803,13 +771,22 @@ private:
         Type types[max_fast_inputs];
         char scalar[max_fast_inputs];
         expr::Scalar values[max_fast_inputs];
+        std::int64_t ints[max_fast_inputs];  // a Python int's value, else 0
         npy_intp n = -1;
         for (std::size_t k = 0; k < count; ++k) {
             PyObject* obj = PyTuple_GET_ITEM(args.ptr(), static_cast<Py_ssize_t>(k));
+            ints[k] = 0;
             if (!PyArray_CheckExact(obj)) {
-                if (plan_) return py::object();  // the signature casts: the general path
+                if (signature_) return py::object();  // the signature casts: the general path
                 if (is_weak_python_scalar(obj)) {
-                    if (!read_python_scalar(obj, &types[k], &values[k])) return py::object();
+                    InputSpec spec;
+                    if (!read_weak_scalar(obj, &spec, &values[k])) throw py::error_already_set();
+                    // Ints beyond int64 (rare) take the general path.
+                    if (spec.type == Type::d && spec.int_range != expr::PyIntRange::unknown) {
+                        return py::object();
+                    }
+                    types[k] = spec.type;
+                    ints[k] = spec.int_value;
                     scalar[k] = weak_scalar;
                 } else if (PyArray_IsScalar(obj, Generic)) {
                     PyArray_Descr* descr = PyArray_DescrFromScalar(obj);
@@ -835,11 +812,11 @@ private:
             }
             Type t;
             if (!exact_type_for_descr(PyArray_DESCR(arr), &t)) return py::object();
-            if (plan_ && types_[k] != t) return py::object();
+            if (signature_ && types_[k] != t) return py::object();
             types[k] = t;
             data[k] = static_cast<const char*>(PyArray_DATA(arr));
             if (ndim == 0) {  // a 0-d array: a strong scalar, as NumPy scalars are
-                if (plan_) return py::object();  // (the signature's form has arrays only)
+                if (signature_) return py::object();  // (the signature's form has arrays only)
                 scalar[k] = strong_scalar;
                 continue;
             }
@@ -852,7 +829,7 @@ private:
         // The plan: fixed by the signature, else the one memoised for the
         // last types seen.
         const std::shared_ptr<const FastPlan> found =
-            plan_ ? fixed_ : memoised_plan(types, scalar, count);
+            signature_ ? signature_plan() : memoised_plan(types, scalar, ints, count);
         if (!found || found->form.kind == expr::ContiguousForm::Kind::none) return py::object();
         const std::vector<std::ptrdiff_t>& shape = found->form.result_shape;  // at most 1-d
         npy_intp dims[1] = {shape.empty() || shape[0] < 0 ? n : shape[0]};
@@ -876,18 +853,61 @@ private:
         expr::ContiguousForm form;
     };
 
+    // The signature's plan for the active level (its constants folded with that level's
+    // kernels, Plan::level): compiled at construction, fetched again after set_level.
+    std::shared_ptr<const FastPlan> signature_plan() const {
+        {
+            const std::lock_guard<std::mutex> lock(memo_mutex_);
+            if (fixed_->plan->level == core::active_level()) return fixed_;
+        }
+        std::shared_ptr<const FastPlan> found = signature_plan_for_level();
+        const std::lock_guard<std::mutex> lock(memo_mutex_);
+        fixed_ = found;
+        return found;
+    }
+
+    std::shared_ptr<const FastPlan> signature_plan_for_level() const {
+        try {
+            std::shared_ptr<const Plan> plan = expr::cached_plan(text_, specs_);
+            return std::make_shared<const FastPlan>(
+                FastPlan{plan, expr::contiguous_form(*plan, std::vector<char>(names_.size(), 0))});
+        } catch (const ExprError& error) {
+            raise_expr_error(error, text_);
+        }
+    }
+
     // The plan for these input types, `scalar` marking the single values
-    // (no signature): the memoised one when they are the last call's,
+    // (no signature): the memoised one when they and the level are the last call's,
     // else compiled and memoised. Null when compiling fails (the general path
     // then raises the error). Called with the GIL held, which orders the
     // memo's accesses; the mutex is there too because no tool can see that
     // (ThreadSanitizer), and it costs nothing.
     std::shared_ptr<const FastPlan> memoised_plan(const Type* types, const char* scalar,
+                                                  const std::int64_t* ints,
                                                   std::size_t count) const {
+        // A Python int's class decides the plan (its NumPy range checks), its value too
+        // where the plan is value-keyed: both are part of the memo's key.
+        const auto is_python_int = [&](std::size_t k) {
+            return scalar[k] == weak_scalar && types[k] == Type::l;
+        };
+        const auto same_ints = [&](bool value_keyed) {
+            for (std::size_t k = 0; k < count; ++k) {
+                if (!is_python_int(k)) continue;
+                if (value_keyed
+                        ? ints[k] != memo_ints_[k]
+                        : expr::python_int_class(expr::PyIntRange::int64, ints[k]) !=
+                              expr::python_int_class(expr::PyIntRange::int64, memo_ints_[k])) {
+                    return false;
+                }
+            }
+            return true;
+        };
         {
             const std::lock_guard<std::mutex> lock(memo_mutex_);
-            if (memo_ && std::equal(types, types + count, memo_types_.begin()) &&
-                std::equal(scalar, scalar + count, memo_scalar_.begin())) {
+            if (memo_ && memo_->plan->level == core::active_level() &&
+                std::equal(types, types + count, memo_types_.begin()) &&
+                std::equal(scalar, scalar + count, memo_scalar_.begin()) &&
+                same_ints(memo_->plan->value_keyed)) {
                 return memo_;
             }
         }
@@ -896,6 +916,10 @@ private:
             specs[k].name = names_[k];
             specs[k].type = types[k];
             specs[k].weak = scalar[k] == weak_scalar;
+            if (is_python_int(k)) {
+                specs[k].int_range = expr::PyIntRange::int64;
+                specs[k].int_value = ints[k];
+            }
         }
         std::shared_ptr<const Plan> plan;
         try {
@@ -910,6 +934,7 @@ private:
         const std::lock_guard<std::mutex> lock(memo_mutex_);
         memo_types_.assign(types, types + count);
         memo_scalar_.assign(scalar, scalar + count);
+        memo_ints_.assign(ints, ints + count);
         memo_ = found;
         return found;
     }
@@ -917,11 +942,14 @@ private:
     std::string text_;
     std::vector<std::string> names_;
     std::vector<Type> types_;
-    std::shared_ptr<const Plan> plan_;
-    std::shared_ptr<const FastPlan> fixed_;  // plan_ and its form (with a signature)
+    bool signature_ = false;
+    std::vector<InputSpec> specs_;  // the signature's
+    // The signature's plan and its form, for the level of the last call (signature_plan).
+    mutable std::shared_ptr<const FastPlan> fixed_;
     // Memo of the last call's plan (no signature); touched only under the GIL.
     mutable std::vector<Type> memo_types_;
     mutable std::vector<char> memo_scalar_;
+    mutable std::vector<std::int64_t> memo_ints_;
     mutable std::shared_ptr<const FastPlan> memo_;
     mutable std::mutex memo_mutex_;
 };

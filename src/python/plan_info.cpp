@@ -19,6 +19,7 @@
 
 #include "bindings.hpp"
 #include "expr_error.hpp"
+#include "weak_scalar.hpp"
 #include "expr/expr.hpp"
 
 namespace py = pybind11;
@@ -33,8 +34,10 @@ using expr::Plan;
 using expr::ReduceKind;
 using expr::Type;
 
-// (name, NumPy dtype name, weak): an input as the compiler typed it.
-using InputDescription = std::tuple<std::string, std::string, bool>;
+// (name, NumPy dtype name, weak, the Python int or None): an input as the compiler typed
+// it; a Python int is kept, since its value decides NumPy's range checks (and may be
+// folded into the plan: Plan::value_keyed).
+using InputDescription = std::tuple<std::string, std::string, bool, py::object>;
 
 Type type_of_dtype_name(const std::string& name) {
     for (int t = 0; t < expr::type_count; ++t) {
@@ -63,27 +66,20 @@ Type type_of_array_dtype(const py::dtype& dtype) {
                          "' for numfuse.evaluate");
 }
 
-// Python scalars are weak (NEP 50); anything else is typed by its dtype.
+// Python scalars are weak (NEP 50, weak_scalar.hpp, as evaluate reads them); anything else
+// is typed by its dtype.
 InputSpec spec_of(const std::string& name, py::handle value) {
     InputSpec spec;
     spec.name = name;
     PyObject* obj = value.ptr();
-    if (PyBool_Check(obj)) {
-        spec.type = Type::b;
-        spec.weak = true;
-    } else if (PyLong_Check(obj)) {
-        spec.type = Type::l;
-        spec.weak = true;
-    } else if (PyFloat_CheckExact(obj)) {
-        spec.type = Type::d;
-        spec.weak = true;
-    } else if (PyComplex_CheckExact(obj)) {
-        spec.type = Type::z;
-        spec.weak = true;
+    if (is_weak_python_scalar(obj)) {
+        expr::Scalar unused;
+        if (!read_weak_scalar(obj, &spec, &unused)) throw py::error_already_set();
     } else {
         const py::array array = py::array::ensure(value);
         if (!array) throw py::error_already_set();
         spec.type = type_of_array_dtype(array.dtype());
+        spec.int_dtype = int_dtype_of(array.dtype().kind(), array.dtype().itemsize());
     }
     return spec;
 }
@@ -91,11 +87,15 @@ InputSpec spec_of(const std::string& name, py::handle value) {
 std::vector<InputSpec> specs_of(const std::vector<InputDescription>& inputs) {
     std::vector<InputSpec> specs;
     specs.reserve(inputs.size());
-    for (const auto& [name, dtype, weak] : inputs) {
+    for (const auto& [name, dtype, weak, python_int] : inputs) {
         InputSpec spec;
-        spec.name = name;
-        spec.type = type_of_dtype_name(dtype);
-        spec.weak = weak;
+        if (!python_int.is_none()) {
+            spec = spec_of(name, python_int);
+        } else {
+            spec.name = name;
+            spec.type = type_of_dtype_name(dtype);
+            spec.weak = weak;
+        }
         specs.push_back(spec);
     }
     return specs;
@@ -140,8 +140,10 @@ py::tuple plan_stages(const std::string& text, const std::vector<std::string>& n
     const auto plan = plan_for(text, specs);
     py::list inputs;
     for (std::size_t k = 0; k < specs.size(); ++k) {
-        inputs.append(
-            py::make_tuple(specs[k].name, expr::type_name(plan->input_types[k]), specs[k].weak));
+        const bool python_int = specs[k].int_range != expr::PyIntRange::unknown;
+        inputs.append(py::make_tuple(specs[k].name, expr::type_name(plan->input_types[k]),
+                                     specs[k].weak,
+                                     python_int ? py::object(values[k]) : py::object(py::none())));
     }
     py::list stages;
     for (const auto& stage : plan->stages) {
@@ -178,6 +180,8 @@ Plan stage_plan(const Plan& plan, std::size_t index, ReduceKind reduce,
     }
     stage.reduce = reduce;
     stage.all_axes = !axes.has_value();
+    // The 0-d rule of one integer axis (Stage::axis_int) holds for the stage's own axis.
+    stage.axis_int = stage.axis_int && axes.has_value() && *axes == stage.axes;
     stage.axes = axes.value_or(std::vector<int>{});
     stage.keepdims = keepdims;
     sub.result_type = stage.out_type;
@@ -249,7 +253,8 @@ py::array run_stage(const std::string& text, const std::vector<InputDescription>
 void register_plan_info(py::module_& m) {
     m.def("_plan_stages", &plan_stages, py::arg("ex"), py::arg("names"), py::arg("values"),
           "(inputs, stages) of the plan compiled for these values: inputs as (name, dtype, "
-          "weak), stages in execution order as dicts (reduce, all_axes, axes, keepdims, "
+          "weak, the Python int or None), stages in execution order as dicts (reduce, all_axes, "
+          "axes, keepdims, "
           "inputs as (from_stage, index), input_dtypes, out_dtype, passthrough).");
     m.def("_plan_run_stage", &run_stage, py::arg("ex"), py::arg("inputs"), py::arg("stage"),
           py::arg("arrays"), py::arg("reduce"), py::arg("axes"), py::arg("keepdims"),

@@ -43,15 +43,17 @@ void register_runtime(py::module_& m) {
         "set_num_threads",
         [](std::optional<int> n) {
             if (!n) return parallel::use_automatic_thread_count();
-            if (*n < 1) {
-                throw py::value_error("set_num_threads: n must be >= 1 or None, got " +
-                                      std::to_string(*n));
+            if (*n < 1 || *n > parallel::max_thread_count()) {
+                throw py::value_error("set_num_threads: n must be from 1 to " +
+                                      std::to_string(parallel::max_thread_count()) +
+                                      " (numfuse.MAX_THREADS) or None, got " + std::to_string(*n));
             }
             return parallel::set_thread_count(*n);
         },
         py::arg("n"),
         "Set how many threads numfuse uses for large arrays; returns the previous count\n"
-        "(of the calling thread, as get_num_threads() gave it).\n\n"
+        "(of the calling thread, as get_num_threads() gave it). n is at most\n"
+        "numfuse.MAX_THREADS (64, or the processor count where larger); more raise ValueError.\n\n"
         "set_num_threads(n) makes the count explicit: every call, from any thread, uses up to\n"
         "n threads. set_num_threads(None) restores the automatic rule, which is the default\n"
         "unless NUMFUSE_NUM_THREADS is set: calls made on the process's main thread use\n"
@@ -77,6 +79,17 @@ void register_runtime(py::module_& m) {
           "The most threads any parallel loop started by the calling thread ran on since the\n"
           "previous _peak_team_size() call (1: serial); resets the record.");
     m.def("_processor_count", &parallel::processor_count);
+    m.def("_max_thread_count", &parallel::max_thread_count,
+          "The most threads set_num_threads and NUMFUSE_NUM_THREADS accept.");
+    m.def(
+        "_num_threads_environment",
+        []() -> std::optional<std::pair<std::string, bool>> {
+            bool accepted = false;
+            const char* text = parallel::thread_count_environment(&accepted);
+            if (text == nullptr) return std::nullopt;
+            return std::make_pair(std::string(text), accepted);
+        },
+        "NUMFUSE_NUM_THREADS as found at start-up and whether it was taken, or None.");
     m.def("_has_openmp", &parallel::has_openmp);
     m.def("_compiler", &compiler_description);
     // The _OPENMP macro this module was compiled with (yyyymm of the OpenMP

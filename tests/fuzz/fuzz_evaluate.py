@@ -12,6 +12,10 @@ Three kinds of input, chosen by the first byte:
 * bytes differential: a comparison or contains() between random S arrays (element
   sizes 1..6, NULs, broadcasting, reversed views), b'..' literals and bytes values,
   compared with NumPy's own comparison (contains: Python's `in`).
+* Python ints: an operation of tests/python_int_table.py between an array of any
+  integer dtype (bool, the floats) and a Python int of any magnitude (at a dtype's
+  bounds, beyond int64, uint64 and float64), bound to a name or written as a literal,
+  in either order: NumPy 2's result or its exception (NEP 50's range rule).
 * out=: the result of a random expression (or a constant, or a bytes comparison)
   written into a random `out`: the result's shape, a larger shape it broadcasts to, or a
   shape it does not broadcast to; any dtype (the engine's, float16, uint8, S, U, object);
@@ -19,6 +23,10 @@ Three kinds of input, chosen by the first byte:
   exactly when NumPy's rules allow it (np.broadcast_shapes, np.can_cast, writeable),
   return `out`, and leave in it the result broadcast and cast as NumPy's astype does;
   otherwise it must raise a documented exception.
+* overlap: a ufunc of the function table or a random expression with `out=` a view of
+  the same buffer as its input (behind, ahead, reversed, crossing; steps of both signs;
+  sometimes long enough to be threaded), compared bit for bit with the result computed
+  from copies (NumPy's rule: an overlapping out= gives the copy-first result).
 
 Only the documented exception types may escape evaluate/validate/compile (the README's
 "Types" paragraph): SyntaxError, KeyError, TypeError, ValueError (numpy's AxisError is
@@ -46,6 +54,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/python_int_table.py
 USE_ATHERIS = __name__ == "__main__" and "--random" not in sys.argv
 if USE_ATHERIS:
     import atheris
@@ -56,10 +65,12 @@ if USE_ATHERIS:
         import expressions
 
         import numfuse as nf
+        import python_int_table
 else:
     import expressions  # noqa: E402
 
     import numfuse as nf  # noqa: E402
+    import python_int_table  # noqa: E402
 
 ALLOWED = (SyntaxError, KeyError, TypeError, ValueError, OverflowError)
 
@@ -75,6 +86,11 @@ VALUES = {
     "f": np.float32(1.5),
     "s": 2.5,
     "n": 7,
+    # Python ints beyond int32, int64 and float64, and a negative one (NumPy 2's range rule)
+    "k": 2**40,
+    "kb": 2**70,
+    "kh": -(2**1100),
+    "kn": -1,
     "e": np.empty((0, 6)),
     "m": RNG_ARRAYS.standard_normal((3, 1, 6))[:, :, ::-1],
     "u": np.arange(6, dtype=np.uint16),
@@ -146,6 +162,11 @@ TOKENS = (
         "1.5j",
         "9223372036854775807",
         "9223372036854775808",
+        "18446744073709551616",
+        "0x10000000000000000",
+        "0o2000000000000000000000",
+        "1" + "0" * 400,
+        "2**63",
         "(0, 1)",
         "(-1,)",
         " ",
@@ -296,6 +317,35 @@ BYTES_OPS = {
 BYTES_ALPHABET = (0, 0, ord("a"), ord("b"), 0xFF)
 
 
+def python_int_differential(provider) -> None:
+    """An operation between an array and a Python int (tests/python_int_table.py): NumPy 2's
+    result or its exception, the int bound to a name or written as a literal."""
+    table = python_int_table
+    dtype = table.DTYPES[provider.ConsumeIntInRange(0, len(table.DTYPES) - 1)]
+    x = table.array_of(dtype)[: provider.ConsumeIntInRange(1, 8)]
+    templates = list(table.OPERATIONS)
+    template = templates[provider.ConsumeIntInRange(0, len(templates) - 1)]
+    bounds = table.boundaries()
+    k = bounds[provider.ConsumeIntInRange(0, len(bounds) - 1)]
+    k += provider.ConsumeIntInRange(-2, 2)
+    if provider.ConsumeBool():  # any magnitude, either sign
+        k = (-1) ** provider.ConsumeIntInRange(0, 1) * provider.ConsumeIntInRange(0, 2**64) ** (
+            provider.ConsumeIntInRange(1, 20)
+        )
+    int_first = provider.ConsumeBool()
+    literal = provider.ConsumeBool()
+    expected = table.numpy_outcome(template, x, k, int_first)
+    text = table.expression(template, table.literal(k) if literal else "k", int_first)
+    try:
+        got = nf.evaluate(text, {"x": x} if literal else {"x": x, "k": k}, {})
+    except (OverflowError, ValueError, TypeError) as error:
+        if type(error) is not expected:
+            raise AssertionError(f"{text} with x {x!r}: {error!r}, NumPy {expected!r}") from error
+        return
+    if isinstance(expected, type) or not table.same_result(got, expected):
+        raise AssertionError(f"{text} with x {x!r}: {got!r}, NumPy {expected!r}")
+
+
 def random_bytes_operand(provider, shape):
     """An S array of `shape` (maybe a reversed view) with random bytes, NULs included."""
     itemsize = provider.ConsumeIntInRange(1, 6)
@@ -443,6 +493,51 @@ def out_broadcast(provider) -> None:
             )
 
 
+UFUNC_NAMES = [row[0] for row in nf._core._function_table() if row[3]]
+
+
+def out_overlap(provider) -> None:
+    n = (1, 5, 64, 300, 70_001)[provider.ConsumeIntInRange(0, 4)]
+    in_step = (1, 2, -1, -2, 3)[provider.ConsumeIntInRange(0, 4)]
+    out_step = (1, 2, -1, -2, 3)[provider.ConsumeIntInRange(0, 4)]
+    span = n * 3 + provider.ConsumeIntInRange(0, 8)
+    dtype = np.float32 if provider.ConsumeBool() else np.float64
+    rng = np.random.default_rng(provider.ConsumeIntInRange(0, 2**31))
+    buffer = rng.uniform(-3, 3, span).astype(dtype)
+
+    def view(step):
+        extent = (n - 1) * abs(step) + 1
+        start = provider.ConsumeIntInRange(0, span - extent)
+        if step < 0:
+            start += extent - 1
+        stop = start + n * step
+        return buffer[start : stop if stop >= 0 else None : step]
+
+    src, dst = view(in_step), view(out_step)
+    if provider.ConsumeBool():
+        name = UFUNC_NAMES[provider.ConsumeIntInRange(0, len(UFUNC_NAMES) - 1)]
+        ufunc = getattr(nf, name)
+        args = (src,) if ufunc.nin == 1 else (src, src[::-1])
+        expected = ufunc(*(a.copy() for a in args))
+        ufunc(*args, out=dst)
+        text = f"{name} ufunc"
+    else:
+        tree = expressions.random_tree(ProviderChooser(provider), provider.ConsumeIntInRange(0, 3))
+        text = expressions.text_of(tree)
+        values = {name: src for name in expressions.VARIABLES}
+        expected = nf.evaluate(text, {k: v.copy() for k, v in values.items()}, {})
+        if expected.shape != dst.shape or not np.can_cast(expected.dtype, dst.dtype, "same_kind"):
+            return
+        nf.evaluate(text, values, {}, out=dst)
+        expected = expected.astype(dst.dtype)
+    bits = np.uint32 if dst.dtype == np.float32 else np.uint64
+    if not np.array_equal(dst.copy().view(bits), np.ascontiguousarray(expected).view(bits)):
+        raise AssertionError(
+            f"{text}: out= overlapping its input (n={n}, steps {in_step}/{out_step}) differs "
+            "from the copy-first result"
+        )
+
+
 def _names(tree):
     if tree[0] == "var":
         yield tree[1]
@@ -456,7 +551,7 @@ def test_one_input(data: bytes, provider_class=None) -> None:
         provider = atheris.FuzzedDataProvider(data)
     else:
         provider = provider_class(data)
-    mode = provider.ConsumeIntInRange(0, 11)
+    mode = provider.ConsumeIntInRange(0, 13)
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         if mode < 4:
@@ -467,8 +562,12 @@ def test_one_input(data: bytes, provider_class=None) -> None:
             differential(provider)
         elif mode == 10:
             bytes_differential(provider)
-        else:
+        elif mode == 11:
             out_broadcast(provider)
+        elif mode == 12:
+            python_int_differential(provider)
+        else:
+            out_overlap(provider)
 
 
 def run_random(count: int, seed: int) -> None:
@@ -500,8 +599,10 @@ def main(argv) -> None:
         "random_view",
         "differential",
         "bytes_differential",
+        "python_int_differential",
         "random_out",
         "out_broadcast",
+        "out_overlap",
     ):
         globals()[name] = atheris.instrument_func(globals()[name])
     atheris.Setup(argv, atheris.instrument_func(test_one_input))

@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "arch/expr_ops.hpp"
+#include "lse_accumulator.hpp"
 #include "numfuse_core.hpp"
 
 #ifndef NUMFUSE_LEVEL_NAMESPACE
@@ -26,6 +27,8 @@ namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE {
 // cheap per-batch test that is true wherever a floating-point condition may arise, and the
 // exact per-element rule for the conditions NumPy reports.
 struct LogaddexpOp {
+    // Reduce and accumulate are a log-sum-exp (binary_fold).
+    static constexpr bool folds_as_log_sum_exp = true;
     template <class Arch, class Out>
     static void compute(double* out, const double* a, const double* b, std::size_t n) noexcept {
         expr_ops::Logaddexp::array<Arch, Out>(out, a, b, n);
@@ -144,15 +147,82 @@ unsigned binary_loop(const char* a, std::ptrdiff_t a_stride, const char* b, std:
     return flags;
 }
 
-// One level's table: [op][dtype], a row per two-argument ufunc of the function table
-// (functions.hpp), whose loop operation is <Functor>Op above.
-inline void fill_binary_table(BinaryLoop (&table)[binary_op_count][simd_dtype_count]) noexcept {
-#define NUMFUSE_FILL_BINARY(name, arity, types, Functor, libm, ufunc, gpu, summary)             \
-    NUMFUSE_FN_IF_UFUNC_##ufunc(                                                                \
-        NUMFUSE_FN_IF_ARITY_2_##arity(table[static_cast<int>(BinaryOp::name)][0] =              \
-                                          &binary_loop<NUMFUSE_LEVEL_ARCH, Functor##Op, float>; \
-                                      table[static_cast<int>(BinaryOp::name)][1] =              \
-                                          &binary_loop<NUMFUSE_LEVEL_ARCH, Functor##Op, double>;))
+template <class Op, class = void>
+struct folds_as_log_sum_exp : std::false_type {};
+template <class Op>
+struct folds_as_log_sum_exp<Op, std::enable_if_t<Op::folds_as_log_sum_exp>> : std::true_type {};
+
+// The fold that NumPy's reduce and accumulate ask of a loop whose first operand is its own
+// output (reduce: a == out, both at stride 0; accumulate: a one element behind out):
+// out[i] = Op(out[i - 1], b[i]), out[-1] = a[0], for i in [0, n). The BinaryLoop
+// signature, a_stride unused.
+// * logaddexp (folds_as_log_sum_exp): out[i] is log(exp(a[0]) + sum of exp(b[j]), j <= i)
+//   from lse::RunningLse, within a few eps of the exact value however long the run, where
+//   a chain of n logaddexp calls adds a rounding per step (as np.add.reduce sums pairwise
+//   rather than in order); and each step is a few operations on the chain, where the
+//   kernel's latency would be the whole cost. Special values are the fold's (NaN sticks,
+//   +inf wins, -inf adds nothing). Conditions: invalid for a NaN element (NumPy's
+//   comparisons raise it), overflow where an element minus the running maximum overflows,
+//   underflow where an element lies further below the running maximum than exp reaches
+//   (the fold's own partial results are at least that maximum).
+// * Any other operation: binary_loop element by element, in order.
+template <class Arch, class Op, class T>
+unsigned binary_fold(const char* a, std::ptrdiff_t a_stride, const char* b,
+                     std::ptrdiff_t b_stride, char* out, std::ptrdiff_t out_stride,
+                     std::size_t n) noexcept {
+    if constexpr (folds_as_log_sum_exp<Op>::value) {
+        (void)a_stride;
+        // -log(smallest normal): exp of anything further down underflows.
+        constexpr double exp_floor = sizeof(T) == 4 ? 87.33654475055310898657
+                                                    : 708.39641853226410622;
+        T first;
+        std::memcpy(&first, a, sizeof first);
+        unsigned flags = first != first ? fp_invalid : fp_none;
+        lse::RunningLse state = lse::running_lse_start(static_cast<double>(first));
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto k = static_cast<std::ptrdiff_t>(i);
+            T x;
+            std::memcpy(&x, b + k * b_stride, sizeof x);
+            const T d = x - static_cast<T>(state.m);
+            if (x != x) {
+                flags |= fp_invalid;
+            } else if (d - d != T(0)) {
+                // inf - inf is NaN: an infinite element or maximum raises nothing.
+                if (x - x == T(0) && state.m - state.m == 0.0) flags |= fp_overflow;
+            } else if (static_cast<double>(d) < -exp_floor || static_cast<double>(d) > exp_floor) {
+                flags |= fp_underflow;
+            }
+            lse::running_lse_add(state, static_cast<double>(x));
+            if (out_stride != 0 || i + 1 == n) {
+                const T value = static_cast<T>(lse::running_lse_value(state));
+                std::memcpy(out + k * out_stride, &value, sizeof value);
+            }
+        }
+        return flags;
+    } else {
+        unsigned flags = fp_none;
+        for (std::size_t i = 0; i < n; ++i) {
+            const auto k = static_cast<std::ptrdiff_t>(i);
+            flags |= binary_loop<Arch, Op, T>(a + k * a_stride, a_stride, b + k * b_stride,
+                                              b_stride, out + k * out_stride, out_stride, 1);
+        }
+        return flags;
+    }
+}
+
+// One level's table: [op][dtype][loop, fold], a row per two-argument ufunc of the function
+// table (functions.hpp), whose loop operation is <Functor>Op above.
+template <class Op, class T>
+void fill_binary_row(BinaryLoop (&row)[2]) noexcept {
+    row[0] = &binary_loop<NUMFUSE_LEVEL_ARCH, Op, T>;
+    row[1] = &binary_fold<NUMFUSE_LEVEL_ARCH, Op, T>;
+}
+
+inline void fill_binary_table(BinaryLoop (&table)[binary_op_count][simd_dtype_count][2]) noexcept {
+#define NUMFUSE_FILL_BINARY(name, arity, types, Functor, libm, ufunc, gpu, summary)         \
+    NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_2_##arity(                              \
+        fill_binary_row<Functor##Op, float>(table[static_cast<int>(BinaryOp::name)][0]);    \
+        fill_binary_row<Functor##Op, double>(table[static_cast<int>(BinaryOp::name)][1]);))
     NUMFUSE_FUNCTIONS(NUMFUSE_FILL_BINARY)
 #undef NUMFUSE_FILL_BINARY
 }

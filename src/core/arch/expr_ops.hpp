@@ -16,7 +16,8 @@
 // through xsimd. The others are scalar loops: complex types (complex64
 // transcendental functions in complex128, rounded once), integer ops, and
 // arctan2, hypot, nextafter, pow (C library, <= 1 ULP measured; float32
-// through float64).
+// through float64). The functions that are ufuncs return the ufunc's NaNs for
+// invalid and NaN inputs (NumPy's on this machine: nan_fixup.hpp).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -30,6 +31,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "arch/nan_fixup.hpp"
 #include "expr/kernel_table.hpp"
 #include "kernels/erf.hpp"
 #include "kernels/exp.hpp"
@@ -838,6 +840,36 @@ struct Cast {
     }
 };
 
+// The ufunc of a function-table kernel, generated from the table's rows: the VM returns
+// the NaNs that ufunc returns (nan_fixup.hpp), so evaluate('log(x)') and numfuse.log(x)
+// agree bit for bit on invalid and NaN inputs.
+template <class F>
+struct ufunc_of {
+    static constexpr bool exists = false;
+};
+#define NUMFUSE_EXPR_UFUNC_OF(name, Functor)         \
+    template <>                                      \
+    struct ufunc_of<Functor> {                       \
+        static constexpr bool exists = true;         \
+        static constexpr UnaryOp op = UnaryOp::name; \
+    };
+#define NUMFUSE_EXPR_UFUNC_ROW(name, arity, types, Functor, libm, ufunc, gpu, summary) \
+    NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_1_##arity(NUMFUSE_EXPR_UFUNC_OF(name, Functor)))
+NUMFUSE_FUNCTIONS(NUMFUSE_EXPR_UFUNC_ROW)
+#undef NUMFUSE_EXPR_UFUNC_ROW
+#undef NUMFUSE_EXPR_UFUNC_OF
+
+// The NaN policy of F's ufunc for lanes of type T; inactive (the kernel's NaNs) for the
+// other kernels.
+template <class F, class T>
+NanPolicy<T> nan_policy_of() noexcept {
+    if constexpr (ufunc_of<F>::exists) {
+        return NanPolicy<T>::of(ufunc_of<F>::op);
+    } else {
+        return NanPolicy<T>{};
+    }
+}
+
 // ------------------------------------------------------------ the loop
 template <class F, class = void>
 struct has_batch : std::false_type {};
@@ -876,6 +908,7 @@ template <class Arch, class F, int arity>
 void f32_through_f64(float* out, const float* a, const float* b, std::size_t n) noexcept {
     using V = xsimd::batch<double, Arch>;
     constexpr std::size_t chunk = 256;
+    const NanPolicy<double> nan_policy = nan_policy_of<F, float>().widened();
     alignas(64) double xa[chunk], xb[chunk];
     for (std::size_t k0 = 0; k0 < n; k0 += chunk) {
         const std::size_t m = n - k0 < chunk ? n - k0 : chunk;
@@ -891,9 +924,11 @@ void f32_through_f64(float* out, const float* a, const float* b, std::size_t n) 
             for (std::size_t j = m; j < padded; ++j) xa[j] = xb[j] = 1.0;
             for (std::size_t j = 0; j < padded; j += V::size) {
                 if constexpr (arity == 1 && has_batch_for_f32<F>::value) {
-                    F::batch_for_f32(V::load_aligned(xa + j)).store_aligned(xa + j);
+                    const V x = V::load_aligned(xa + j);
+                    nan_policy.apply(x, F::batch_for_f32(x)).store_aligned(xa + j);
                 } else if constexpr (arity == 1) {
-                    F::batch(V::load_aligned(xa + j)).store_aligned(xa + j);
+                    const V x = V::load_aligned(xa + j);
+                    nan_policy.apply(x, F::batch(x)).store_aligned(xa + j);
                 } else {
                     F::batch(V::load_aligned(xa + j), V::load_aligned(xb + j))
                         .store_aligned(xa + j);
@@ -1011,6 +1046,8 @@ unsigned numeric_kernel(char* out_bytes, const char* a_bytes, const char* b_byte
     constexpr int arity = std::is_void_v<B> ? 1 : (std::is_void_v<C> ? 2 : 3);
     using BA = std::conditional_t<std::is_void_v<B>, A, B>;
     using CA = std::conditional_t<std::is_void_v<C>, A, C>;
+    static_assert(!ufunc_of<F>::exists || has_batch<F>::value,
+                  "a ufunc's VM kernel has a batch form: its NaN policy is applied there");
     R* out = reinterpret_cast<R*>(out_bytes);
     const A* a = reinterpret_cast<const A*>(a_bytes);
     const BA* b = reinterpret_cast<const BA*>(b_bytes);
@@ -1045,10 +1082,12 @@ unsigned numeric_kernel(char* out_bytes, const char* a_bytes, const char* b_byte
     } else if constexpr (has_batch<F>::value && simd_type && same_types) {
         using V = xsimd::batch<R, Arch>;
         constexpr std::size_t width = V::size;
-        auto compute = [](const R* x, const R* y, const R* z) noexcept {
+        const NanPolicy<R> nan_policy = nan_policy_of<F, R>();
+        auto compute = [&nan_policy](const R* x, const R* y, const R* z) noexcept {
             if constexpr (arity == 1) {
                 (void)y, (void)z;
-                return F::batch(V::load_unaligned(x));
+                const V xv = V::load_unaligned(x);
+                return nan_policy.apply(xv, F::batch(xv));
             } else if constexpr (arity == 2) {
                 (void)z;
                 return F::batch(V::load_unaligned(x), V::load_unaligned(y));

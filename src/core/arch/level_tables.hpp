@@ -15,7 +15,8 @@ namespace numfuse::core {
 
 // [operation][dtype: f32, f64][streaming stores: no, yes]
 using UnaryTable = UnaryLoop[unary_op_count][simd_dtype_count][2];
-using BinaryTable = BinaryLoop[binary_op_count][simd_dtype_count];
+// [operation][dtype: f32, f64][element-wise loop, in-order fold (binary_fold)]
+using BinaryTable = BinaryLoop[binary_op_count][simd_dtype_count][2];
 
 struct LevelKernelFill {
     void (*unary)(UnaryTable& table) noexcept;

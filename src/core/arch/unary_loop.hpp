@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "arch/expr_ops.hpp"
+#include "arch/nan_fixup.hpp"
 #include "kernels/erf.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/log.hpp"
@@ -438,36 +439,17 @@ struct op_padding<Op, std::void_t<decltype(Op::padding)>> {
 template <class Arch, class Op, class T>
 struct UnaryBatchRunner {
     using B = xsimd::batch<T, Arch>;
-    using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
     static constexpr std::size_t width = B::size;
 
     unsigned flags = fp_none;
-    // invalid_nan_bits() of this loop's op and type, read once per call: 0 keeps the
-    // kernels' NaN for invalid lanes.
-    Bits invalid_nan = 0;
-    // nan_input_bits() likewise: 0 keeps the kernels' result for NaN inputs.
-    Bits nan_input = 0;
+    // NumPy's NaNs of this loop's op and type (nan_fixup.hpp), read once per call.
+    NanPolicy<T> nan_policy;
     // core::subnormal_underflow() of this loop's op and type.
     bool keep_subnormal_underflow = true;
 
-    // Op::finish, then the configured NaN where a non-NaN input gave a NaN (rare path only).
+    // Op::finish, then NumPy's NaNs (rare path only).
     NUMFUSE_OP_INLINE B finish(const B& x, const B& y) const noexcept {
-        const B r = Op::finish(x, y);
-        if (invalid_nan == 0 && nan_input == 0) return r;
-        T nan;
-        std::memcpy(&nan, &invalid_nan, sizeof nan);
-        // isnan, not r != r: xsimd's AVX != is an ordered compare (false for NaN).
-        const B fixed = invalid_nan == 0 ? r : xsimd::select(xsimd::isnan(r) & (x == x), B(nan), r);
-        if (nan_input == 0) return fixed;
-        T input_nan;
-        std::memcpy(&input_nan, &nan_input, sizeof input_nan);
-        const B for_nan = nan_input == nan_input_propagates ? x + x  // quieted
-                          : nan_input == nan_input_negated
-                              // (x + x) quiets; the sign is flipped by xor (xsimd 8.1's
-                              // AVX-512 negation is 0 - x, which keeps a NaN's sign).
-                              ? xsimd::bitwise_xor(x + x, B(T(-0.0)))
-                              : B(input_nan);
-        return xsimd::select(xsimd::isnan(x), for_nan, fixed);
+        return nan_policy.apply(x, Op::finish(x, y));
     }
 
     // Both forced inline: in the big per-level translation unit GCC otherwise keeps the
@@ -538,10 +520,7 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
     constexpr std::size_t width = Runner::width;
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
     Runner run;
-    run.invalid_nan = static_cast<typename Runner::Bits>(
-        invalid_nan_bits(Id, sizeof(T) == 4 ? DType::f32 : DType::f64));
-    run.nan_input = static_cast<typename Runner::Bits>(
-        nan_input_bits(Id, sizeof(T) == 4 ? DType::f32 : DType::f64));
+    run.nan_policy = NanPolicy<T>::of(Id);
     run.keep_subnormal_underflow =
         subnormal_underflow(Id, sizeof(T) == 4 ? DType::f32 : DType::f64);
     std::size_t i = 0;

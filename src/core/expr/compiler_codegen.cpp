@@ -21,6 +21,7 @@ void Compiler::build_stages(int root, Plan& plan) {
         stage.reduce = nodes_[r].reduce_kind;
         stage.all_axes = nodes_[r].all_axes;
         stage.axes = nodes_[r].axes;
+        stage.axis_int = nodes_[r].axis_int;
         stage.keepdims = nodes_[r].keepdims;
         stage.out_type = nodes_[r].type;
         stage.program = generate(nodes_[r].args[0], stage_of, stage.inputs);

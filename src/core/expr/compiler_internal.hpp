@@ -8,7 +8,10 @@
 // Type rules are NumPy's (NEP 50): arrays and NumPy scalars are "strong";
 // Python numbers (literals and Python-scalar inputs) are "weak" and take the
 // kind-compatible type of whatever strong operand they meet; arithmetic
-// between weak operands stays weak, as Python arithmetic would.
+// between weak operands stays weak, as Python arithmetic would. A Python int
+// must fit the dtype it meets (NumPy 2's OverflowError), one checked in
+// Compiler::cast for literals and names alike, except in comparisons, which are
+// exact (Compiler::compare).
 #pragma once
 
 #include <cstdint>
@@ -34,15 +37,59 @@ Kind kind_of(Type t) noexcept;
 // NumPy's promotion table restricted to the engine's types.
 Type promote_strong(Type a, Type b) noexcept;
 
+// ------------------------------------------------------------------ Python ints
+// Where a Python int lies between the bounds of the integer dtypes (in order): two ints
+// of one class fit the same dtypes, so NumPy's range check of a name needs only its
+// class (the plan cache keys on it, InputSpec), and a literal's class is its value's.
+enum class IntClass : std::uint8_t {
+    none,  // not a Python int, or one whose range the caller did not give: unchecked
+    below_float64,
+    below_int64,
+    from_int64_min,   // [-2^63, -2^31)
+    from_int32_min,   // [-2^31, -2^15)
+    from_int16_min,   // [-2^15, -2^7)
+    from_int8_min,    // [-2^7, 0)
+    from_zero,        // [0, 2^7)
+    from_int8_end,    // [2^7, 2^8)
+    from_uint8_end,   // [2^8, 2^15)
+    from_int16_end,   // [2^15, 2^16)
+    from_uint16_end,  // [2^16, 2^31)
+    from_int32_end,   // [2^31, 2^32)
+    from_uint32_end,  // [2^32, 2^63)
+    int64_end,        // 2^63 exactly, as a literal or folded (its negative is int64's min)
+    above_int64,
+    above_float64,
+};
+IntClass int_class_of(std::int64_t value) noexcept;
+IntClass int_class_of(PyIntRange range, std::int64_t value) noexcept;
+// The class of a Python int beyond int64, from its value rounded to float64 (+-inf
+// beyond float64's range).
+IntClass big_int_class(double rounded) noexcept;
+bool is_big_int_class(IntClass c) noexcept;  // beyond int64
+// NumPy's range check: every int of class `c` fits `dtype` (an integer dtype).
+bool int_class_fits(IntClass c, IntDtype dtype) noexcept;
+bool int_class_fits_float64(IntClass c) noexcept;
+
 struct Value {
     int node = -1;
     Type type = Type::d;
     bool weak = false;
+    // A weak Python int: its class (an int beyond int64 has type d, its value rounded).
+    IntClass int_class = IntClass::none;
+    // A strong integer: the NumPy dtype it stands for (none: its type's own).
+    IntDtype int_dtype = IntDtype::none;
 };
+
+// The NumPy dtype of an integer value: its own (a widened input's) or its type's.
+IntDtype numpy_int_dtype(const Value& v) noexcept;
+// The NumPy dtype of the integer type `t` two operands compute in (NumPy's promotion of
+// their dtypes; none when `t` is not an integer type).
+IntDtype result_int_dtype(const Value& a, const Value& b, Type t) noexcept;
 
 // A weak (Python) operand meeting a strong one.
 Type promote_weak(Type weak, Type strong) noexcept;
 
+// NumPy's result type of two operands (a Python int beyond int64 counts as an int).
 Type promote(const Value& a, const Value& b) noexcept;
 
 // The float type a math function computes in (NumPy's loop choice; bool and
@@ -62,6 +109,7 @@ struct IrNode {
     ReduceKind reduce_kind = ReduceKind::none;
     bool all_axes = true;
     std::vector<int> axes;
+    bool axis_int = false;
     bool keepdims = false;
 };
 
@@ -77,24 +125,35 @@ Scalar scalar_of(T v) {
 // One compilation: AST -> IR (lowering, with folding and CSE) -> Plan (codegen).
 class Compiler {
 public:
-    Compiler(const std::string& text, const std::vector<InputSpec>& inputs)
-        : text_(text), inputs_(inputs), kernels_(active_kernels()) {}
+    // Folds constants with `level`'s kernels (Plan::level).
+    Compiler(const std::string& text, const std::vector<InputSpec>& inputs, core::Level level)
+        : text_(text), inputs_(inputs), level_(level), kernels_(level_kernels(level)) {}
     std::shared_ptr<const Plan> compile();
 
 private:
     // ---------------------------------------------------------------- IR (compiler_ir.cpp)
     int intern(IrNode node);
     Value constant(Type type, const Scalar& value, bool weak);
+    // A Python int constant: int64, or beyond int64 (type d, `rounded` its value).
+    Value python_int(std::int64_t value);
+    // `exact_int64_end`: the value is 2^63 exactly (IntClass::int64_end).
+    Value big_python_int(double rounded, bool exact_int64_end = false);
     bool is_constant(const Value& v) const { return nodes_[v.node].kind == IrNode::constant_node; }
     // Emits family_<result><arg types>, folding it when every argument is a
     // constant (through the same kernel the VM would run, so folding can
     // never disagree with run-time evaluation).
     Value emit(const std::string& family, Type result, const std::vector<Value>& args, int column,
                bool weak = false);
-    Value cast(const Value& v, Type to, int column);
+    // `dtype`: the NumPy dtype an integer `to` stands for (none: its own). A Python int
+    // converted to it must fit (NumPy 2's OverflowError; check_python_int).
+    Value cast(const Value& v, Type to, int column, IntDtype dtype = IntDtype::none);
+    void check_python_int(const Value& v, Type to, IntDtype dtype, int column);
+    // How a Python int reads in messages ("1099511627776"; empty beyond int64).
+    std::string describe_python_int(const Value& v) const;
 
     // ---------------------------------------------------------------- lowering
     // (compiler_lower.cpp)
+    std::shared_ptr<const Plan> compile_once();
     Value compile_node(int index);
     // compile_node for an operand of anything but the bytes operations: a
     // bytes operand is a TypeError that says where bytes may appear.
@@ -130,8 +189,15 @@ private:
     void topo(int id, std::vector<char>& seen, std::vector<int>& order,
               const std::vector<int>& stage_of);
 
+    // Thrown (and caught by compile()) when the plan needs the values of the weak
+    // Python ints, not only their classes (Plan::value_keyed).
+    struct NeedsValues {};
+
     const std::string& text_;
     const std::vector<InputSpec>& inputs_;
+    // Python int names are constants of their values (Plan::value_keyed).
+    bool values_known_ = false;
+    const core::Level level_;
     const OpKernelTable& kernels_;
     const detail::Ast* ast_ = nullptr;
     std::vector<IrNode> nodes_;

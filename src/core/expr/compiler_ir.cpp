@@ -1,6 +1,8 @@
 // The compiler's IR pass: hash-consed nodes (a common subexpression is one
 // node), emission by opcode name and constant folding through the VM's kernels.
+#include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -30,6 +32,7 @@ std::string node_key(const IrNode& n) {
         key += std::to_string(static_cast<int>(n.reduce_kind));
         key.push_back(n.all_axes ? 'A' : 'a');
         for (int a : n.axes) key += "," + std::to_string(a);
+        key.push_back(n.axis_int ? 'I' : 'T');
         key.push_back(n.keepdims ? 'K' : 'k');
     }
     return key;
@@ -53,9 +56,69 @@ Value Compiler::constant(Type type, const Scalar& value, bool weak) {
     return {intern(std::move(node)), type, weak};
 }
 
+Value Compiler::python_int(std::int64_t value) {
+    Value v = constant(Type::l, scalar_of(value), true);
+    v.int_class = int_class_of(value);
+    return v;
+}
+
+Value Compiler::big_python_int(double rounded, bool exact_int64_end) {
+    Value v = constant(Type::d, scalar_of(rounded), true);
+    v.int_class = exact_int64_end ? IntClass::int64_end : big_int_class(rounded);
+    return v;
+}
+
+namespace {
+
+// Python's exact result of `family` on two Python ints where the int64 kernel can wrap
+// (add, sub, mul, neg, abs, pow): false when it fits int64 (the kernel's result is
+// exact), else true with *rounded its value rounded to float64 (+-inf beyond that) and
+// *int64_end whether it is 2^63 exactly.
+bool python_int_leaves_int64(const std::string& family, std::int64_t a, std::int64_t b,
+                             double* rounded, bool* int64_end) {
+    __extension__ typedef __int128 Wide;  // GCC and Clang: exact products of two int64
+    Wide r = 0;
+    if (family == "add") {
+        r = Wide{a} + b;
+    } else if (family == "sub") {
+        r = Wide{a} - b;
+    } else if (family == "mul") {
+        r = Wide{a} * b;
+    } else if (family == "neg") {
+        r = -Wide{a};
+    } else if (family == "abs") {
+        r = a < 0 ? -Wide{a} : Wide{a};
+    } else if (family == "pow") {
+        // b >= 0 here (ints to negative int powers are refused before folding). Square
+        // and multiply in 128 bits; past them, in long double, the one inexact case.
+        Wide result = 1, base = a;
+        bool overflow = false;
+        for (std::int64_t e = b; e > 0 && !overflow; e >>= 1) {
+            if (e & 1) overflow = __builtin_mul_overflow(result, base, &result);
+            if (e > 1 && !overflow) overflow = __builtin_mul_overflow(base, base, &base);
+        }
+        if (overflow) {
+            *rounded = static_cast<double>(
+                std::pow(static_cast<long double>(a), static_cast<long double>(b)));
+            *int64_end = false;
+            return true;
+        }
+        r = result;
+    } else {
+        return false;
+    }
+    if (r >= INT64_MIN && r <= INT64_MAX) return false;
+    *rounded = static_cast<double>(r);
+    *int64_end = r == Wide{INT64_MAX} + 1;
+    return true;
+}
+
+}  // namespace
+
 // Emits family_<result><arg types>, folding it when every argument is a
 // constant (through the same kernel the VM would run, so folding can
-// never disagree with run-time evaluation).
+// never disagree with run-time evaluation; arithmetic between Python ints is
+// Python's, exact: a result beyond int64 becomes a Python int beyond int64).
 Value Compiler::emit(const std::string& family, Type result, const std::vector<Value>& args,
                      int column, bool weak) {
     std::string name = family + "_" + type_letter(result);
@@ -71,6 +134,15 @@ Value Compiler::emit(const std::string& family, Type result, const std::vector<V
     }
     bool all_constant = true;
     for (const auto& a : args) all_constant = all_constant && is_constant(a);
+    // An operation between Python ints (k + 1) is a Python int whose class the checks
+    // need: with a name among the operands, only the names' values tell it, so the plan
+    // is compiled for them, the names folded as constants (Plan::value_keyed).
+    const bool python_int_result = weak && is_integer(result) && family != "cast";
+    if (python_int_result && !all_constant) {
+        for (const auto& a : args) {
+            if (a.int_class != IntClass::none && !is_constant(a)) throw NeedsValues{};
+        }
+    }
     if (all_constant) {
         Scalar out;
         const char* p[3] = {nullptr, nullptr, nullptr};
@@ -85,7 +157,27 @@ Value Compiler::emit(const std::string& family, Type result, const std::vector<V
             throw ExprError(ErrorKind::value,
                             "Integers to negative integer powers are not allowed.", column);
         }
-        return constant(result, out, weak);
+        if (python_int_result && result == Type::l) {
+            std::int64_t x[2] = {0, 0};
+            for (std::size_t k = 0; k < args.size() && k < 2; ++k) {
+                std::memcpy(&x[k], p[k], sizeof x[k]);
+            }
+            double rounded = 0.0;
+            bool int64_end = false;
+            if (python_int_leaves_int64(family, x[0], x[1], &rounded, &int64_end)) {
+                return big_python_int(rounded, int64_end);
+            }
+            std::int64_t value;
+            std::memcpy(&value, out.bytes, sizeof value);
+            return python_int(value);
+        }
+        Value folded = constant(result, out, weak);
+        if (python_int_result && result == Type::i) {
+            std::int32_t value;
+            std::memcpy(&value, out.bytes, sizeof value);
+            folded.int_class = int_class_of(value);
+        }
+        return folded;
     }
     IrNode node;
     node.kind = IrNode::op_node;
@@ -95,18 +187,50 @@ Value Compiler::emit(const std::string& family, Type result, const std::vector<V
     return {intern(std::move(node)), result, weak};
 }
 
-Value Compiler::cast(const Value& v, Type to, int column) {
-    if (v.type == to) return v;
-    if (v.weak && is_constant(v) && v.type == Type::l && to == Type::i) {
+std::string Compiler::describe_python_int(const Value& v) const {
+    const IrNode& node = nodes_[v.node];
+    if (v.type != Type::l) return {};
+    if (node.kind == IrNode::constant_node) {
         std::int64_t x;
-        std::memcpy(&x, nodes_[v.node].value.bytes, sizeof x);
-        if (x < INT32_MIN || x > INT32_MAX) {
-            throw ExprError(ErrorKind::overflow,
-                            "Python integer " + std::to_string(x) + " out of bounds for int32",
-                            column);
-        }
+        std::memcpy(&x, node.value.bytes, sizeof x);
+        return std::to_string(x);
     }
-    Value r = emit("cast", to, {v}, column, v.weak);
+    if (node.kind == IrNode::input_node) {
+        return std::to_string(inputs_[static_cast<std::size_t>(node.input)].int_value);
+    }
+    return {};
+}
+
+// NumPy 2's rule for a Python int (NEP 50): converted to the dtype of the operation, it
+// must fit it, or the operation is an OverflowError (float64: Python's own float()).
+void Compiler::check_python_int(const Value& v, Type to, IntDtype dtype, int column) {
+    if (!v.weak || v.int_class == IntClass::none || to == Type::b) return;
+    if (is_integer(to)) {
+        const IntDtype d =
+            dtype != IntDtype::none ? dtype : (to == Type::i ? IntDtype::int32 : IntDtype::int64);
+        if (int_class_fits(v.int_class, d)) return;
+        const std::string value = describe_python_int(v);
+        throw ExprError(ErrorKind::overflow,
+                        value.empty()
+                            ? std::string("Python integer out of bounds for ") + int_dtype_name(d) +
+                                  " (it lies beyond int64)"
+                            : "Python integer " + value + " out of bounds for " + int_dtype_name(d),
+                        column);
+    }
+    if (!int_class_fits_float64(v.int_class)) {
+        throw ExprError(ErrorKind::overflow, "Python int too large to convert to float", column);
+    }
+}
+
+Value Compiler::cast(const Value& v, Type to, int column, IntDtype dtype) {
+    check_python_int(v, to, dtype, column);
+    Value r = v.type == to ? v : emit("cast", to, {v}, column, v.weak);
+    if (r.weak && v.int_class != IntClass::none && is_integer(to)) {
+        r.int_class = v.int_class;  // the value, converted: it fits
+    } else if (r.type != v.type) {
+        r.int_class = IntClass::none;
+    }
+    if (!r.weak && is_integer(to) && dtype != IntDtype::none) r.int_dtype = dtype;
     return r;
 }
 

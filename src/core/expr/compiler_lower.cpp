@@ -13,11 +13,35 @@
 namespace numfuse::expr::detail {
 
 std::shared_ptr<const Plan> Compiler::compile() {
+    try {
+        return compile_once();
+    } catch (const NeedsValues&) {
+        // Arithmetic between Python ints, a name among them: again, with the values.
+    }
+    values_known_ = true;
+    nodes_.clear();
+    interned_.clear();
+    try {
+        return compile_once();
+    } catch (const NeedsValues&) {
+        // Cannot happen: the names within int64 are constants now, and arithmetic
+        // between a Python int beyond int64 and another int is refused before emit.
+        throw ExprError(ErrorKind::value, "internal error: a Python int without its value");
+    }
+}
+
+std::shared_ptr<const Plan> Compiler::compile_once() {
     const detail::Ast ast = detail::parse_expression(text_);
     ast_ = &ast;
-    const Value root = compile_node(ast.root);
+    Value root = compile_node(ast.root);
+    // A Python int as the result is NumPy's default integer, int64: it must fit.
+    if (root.weak && root.int_class != IntClass::none && root.type == Type::d) {
+        root = cast(root, Type::l, ast.nodes[static_cast<std::size_t>(ast.root)].column);
+    }
     auto plan = std::make_shared<Plan>();
     plan->text = text_;
+    plan->level = level_;
+    plan->value_keyed = values_known_;
     if (root.type == Type::s) {
         type_error(
             "the result would be bytes; numfuse.evaluate computes numbers and booleans "
@@ -86,24 +110,35 @@ Value Compiler::bytes_op(const std::string& family, const Value& a, const Value&
 Value Compiler::number(const AstNode& n) {
     switch (n.number_type) {
         case Type::b: return constant(Type::b, scalar_of<bool>(n.int_value != 0), true);
-        case Type::l: return constant(Type::l, scalar_of<std::int64_t>(n.int_value), true);
-        case Type::d: return constant(Type::d, scalar_of<double>(n.real_value), true);
+        case Type::l: return python_int(n.int_value);
+        case Type::d:
+            if (n.big_int)
+                return big_python_int(n.real_value, n.real_value == 0x1p63 && n.int_value == 1);
+            return constant(Type::d, scalar_of<double>(n.real_value), true);
         default: return constant(Type::z, scalar_of(std::complex<double>(0.0, n.imag_value)), true);
     }
 }
 
 Value Compiler::name(const AstNode& n) {
     for (std::size_t k = 0; k < inputs_.size(); ++k) {
-        if (inputs_[k].name == n.text) {
-            if (inputs_[k].type == Type::s && inputs_[k].item == 0) {
+        const InputSpec& spec = inputs_[k];
+        if (spec.name == n.text) {
+            if (spec.type == Type::s && spec.item == 0) {
                 type_error("bytes input '" + n.text + "' has no element size", n.column);
+            }
+            const bool is_python_int = spec.weak && spec.int_range != PyIntRange::unknown;
+            if (is_python_int && values_known_ && spec.int_range == PyIntRange::int64) {
+                return python_int(spec.int_value);
             }
             IrNode node;
             node.kind = IrNode::input_node;
-            node.type = inputs_[k].type;
+            node.type = spec.type;
             node.input = static_cast<int>(k);
-            node.item = inputs_[k].type == Type::s ? inputs_[k].item : 0;
-            return {intern(std::move(node)), inputs_[k].type, inputs_[k].weak};
+            node.item = spec.type == Type::s ? spec.item : 0;
+            Value v{intern(std::move(node)), spec.type, spec.weak};
+            if (is_python_int) v.int_class = int_class_of(spec.int_range, spec.int_value);
+            if (!spec.weak && is_integer(spec.type)) v.int_dtype = spec.int_dtype;
+            return v;
         }
     }
     if (n.text == "inf") {
@@ -123,13 +158,28 @@ Value Compiler::unary(const AstNode& n) {
             type_error("the boolean negative, the '-' operator, is not supported; use '~'",
                        n.column);
         }
-        return emit("neg", v.type, {v}, n.column, v.weak);
+        // -(2^63) of a literal or folded constant is int64's min, a Python int in int64.
+        if (v.int_class == IntClass::int64_end && is_constant(v)) return python_int(INT64_MIN);
+        Value r = emit("neg", v.type, {v}, n.column, v.weak);
+        r.int_dtype = v.int_dtype;
+        if (is_big_int_class(v.int_class)) {  // -(a Python int beyond int64), rounded
+            r.int_class = static_cast<IntClass>(static_cast<int>(IntClass::above_float64) -
+                                                static_cast<int>(v.int_class) +
+                                                static_cast<int>(IntClass::below_float64));
+        }
+        return r;
     }
     // '~'
+    if (is_big_int_class(v.int_class)) {
+        throw ExprError(ErrorKind::overflow,
+                        "Python integer out of bounds for int64 (it lies beyond int64)", n.column);
+    }
     if (!(v.type == Type::b || is_integer(v.type))) {
         type_error(std::string("'~' is not supported for ") + type_name(v.type), n.column);
     }
-    return emit("invert", v.type, {v}, n.column, v.weak);
+    Value r = emit("invert", v.type, {v}, n.column, v.weak);
+    r.int_dtype = v.int_dtype;
+    return r;
 }
 
 Value Compiler::binary(const AstNode& n) {
@@ -141,26 +191,34 @@ Value Compiler::binary(const AstNode& n) {
 Value Compiler::binary_op(const std::string& op, Value a, Value b, int column) {
     const bool weak = a.weak && b.weak;
     Type t = promote(a, b);
+    // Both operands converted to `to`, the NumPy dtype of an integer result noted.
+    IntDtype dtype = IntDtype::none;
     auto both = [&](Type to) {
-        a = cast(a, to, column);
-        b = cast(b, to, column);
+        dtype = result_int_dtype(a, b, to);
+        a = cast(a, to, column, dtype);
+        b = cast(b, to, column, dtype);
+    };
+    auto result = [&](const std::string& family, Type to) {
+        Value r = emit(family, to, {a, b}, column, weak);
+        if (!r.weak) r.int_dtype = dtype;
+        return r;
     };
     if (op == "+" || op == "*") {
         both(t);
-        if (t == Type::b) return emit(op == "+" ? "or" : "and", t, {a, b}, column, weak);
-        return emit(op == "+" ? "add" : "mul", t, {a, b}, column, weak);
+        if (t == Type::b) return result(op == "+" ? "or" : "and", t);
+        return result(op == "+" ? "add" : "mul", t);
     }
     if (op == "-") {
         if (t == Type::b) {
             type_error("the boolean subtract, the '-' operator, is not supported; use '^'", column);
         }
         both(t);
-        return emit("sub", t, {a, b}, column, weak);
+        return result("sub", t);
     }
     if (op == "/") {
         if (t == Type::b || is_integer(t)) t = Type::d;
         both(t);
-        return emit("div", t, {a, b}, column, weak);
+        return result("div", t);
     }
     if (op == "//" || op == "%") {
         if (t == Type::b) t = Type::i;
@@ -168,7 +226,7 @@ Value Compiler::binary_op(const std::string& op, Value a, Value b, int column) {
             type_error(std::string("'") + op + "' is not supported for complex numbers", column);
         }
         both(t);
-        return emit(op == "//" ? "floordiv" : "mod", t, {a, b}, column, weak);
+        return result(op == "//" ? "floordiv" : "mod", t);
     }
     if (op == "**") return power(a, b, t, column, weak);
     if (op == "&" || op == "|" || op == "^") {
@@ -178,7 +236,7 @@ Value Compiler::binary_op(const std::string& op, Value a, Value b, int column) {
                        column);
         }
         both(t);
-        return emit(op == "&" ? "and" : (op == "|" ? "or" : "xor"), t, {a, b}, column, weak);
+        return result(op == "&" ? "and" : (op == "|" ? "or" : "xor"), t);
     }
     // << >>
     if (t == Type::b) t = Type::i;
@@ -188,7 +246,7 @@ Value Compiler::binary_op(const std::string& op, Value a, Value b, int column) {
                    column);
     }
     both(t);
-    return emit(op == "<<" ? "lshift" : "rshift", t, {a, b}, column, weak);
+    return result(op == "<<" ? "lshift" : "rshift", t);
 }
 
 Value Compiler::power(Value a, Value b, Type t, int column, bool weak) {
@@ -199,8 +257,13 @@ Value Compiler::power(Value a, Value b, Type t, int column, bool weak) {
         std::memcpy(&e, nodes_[b.node].value.bytes, sizeof e);
         if (b.type == Type::l && e < 0) t = Type::d;
     }
-    a = cast(a, t, column);
-    b = cast(b, t, column);
+    const IntDtype dtype = result_int_dtype(a, b, t);
+    a = cast(a, t, column, dtype);
+    b = cast(b, t, column, dtype);
+    const auto with_dtype = [&](Value r) {
+        if (!r.weak) r.int_dtype = dtype;
+        return r;
+    };
     if (is_constant(b) && !is_constant(a)) {
         // x**2 is x*x and x**0.5 is sqrt(x), exactly as NumPy's fast paths (and
         // numexpr's rewrites): sqrt keeps -0.0, gives NaN for -inf and is exact
@@ -254,10 +317,10 @@ Value Compiler::power(Value a, Value b, Type t, int column, bool weak) {
             }
             default: break;
         }
-        if (two) return emit("mul", t, {a, a}, column, weak);
-        if (half) return emit("sqrt", t, {a}, column, weak);
+        if (two) return with_dtype(emit("mul", t, {a, a}, column, weak));
+        if (half) return with_dtype(emit("sqrt", t, {a}, column, weak));
     }
-    return emit("pow", t, {a, b}, column, weak);
+    return with_dtype(emit("pow", t, {a, b}, column, weak));
 }
 
 Value Compiler::compare(const AstNode& n) {
@@ -270,6 +333,28 @@ Value Compiler::compare(const AstNode& n) {
         if (n.text == p.first) family = p.second;
     }
     if (a.type == Type::s || b.type == Type::s) return bytes_op(family, a, b, n.column);
+    // NumPy 2 compares a Python int with an integer array exactly, whatever the int's
+    // magnitude: one beyond the array's type is above (or below) every element, so the
+    // answer is the same for all of them (one that fits is compared in the array's type
+    // below, as any other operands).
+    const bool a_array = !a.weak && is_integer(a.type), b_array = !b.weak && is_integer(b.type);
+    if ((a_array && b.weak && b.int_class != IntClass::none) ||
+        (b_array && a.weak && a.int_class != IntClass::none)) {
+        const Value& array = a_array ? a : b;
+        const Value& number = a_array ? b : a;
+        const IntDtype own = array.type == Type::i ? IntDtype::int32 : IntDtype::int64;
+        if (!int_class_fits(number.int_class, own)) {
+            const bool above = number.int_class > IntClass::from_zero;
+            // array OP number, the operands swapped back if the number came first.
+            std::string op = family;
+            if (!a_array) {
+                if (op[0] == 'l') op[0] = 'g';
+                else if (op[0] == 'g') op[0] = 'l';
+            }
+            const bool holds = op == "ne" || (op[0] == 'l' && above) || (op[0] == 'g' && !above);
+            return emit(holds ? "eq" : "ne", Type::b, {array, array}, n.column);
+        }
+    }
     const bool weak = a.weak && b.weak;
     const Type t = promote(a, b);
     a = cast(a, t, n.column);
@@ -319,9 +404,12 @@ Value Compiler::call(const AstNode& n) {
         Value x = compile_numeric(n.args[1]);
         Value y = compile_numeric(n.args[2]);
         const Type t = promote(x, y);
-        x = cast(x, t, n.column);
-        y = cast(y, t, n.column);
-        return emit("where", t, {c, x, y}, n.column);
+        const IntDtype dtype = result_int_dtype(x, y, t);
+        x = cast(x, t, n.column, dtype);
+        y = cast(y, t, n.column, dtype);
+        Value r = emit("where", t, {c, x, y}, n.column);
+        r.int_dtype = dtype;
+        return r;
     }
     if (const core::FunctionInfo* info = core::find_function(f.c_str())) {
         return table_function(n, *info);
@@ -332,7 +420,10 @@ Value Compiler::call(const AstNode& n) {
         Value b = compile_numeric(n.args[1]);
         Type t = promote(a, b);
         if (f == "fmod" && t == Type::b) t = Type::i;
-        return emit(f, t, {cast(a, t, n.column), cast(b, t, n.column)}, n.column);
+        const IntDtype dtype = result_int_dtype(a, b, t);
+        Value r = emit(f, t, {cast(a, t, n.column, dtype), cast(b, t, n.column, dtype)}, n.column);
+        r.int_dtype = dtype;
+        return r;
     }
     if (f == "complex") {
         check_arity(n, 2);
@@ -347,22 +438,27 @@ Value Compiler::call(const AstNode& n) {
     check_arity(n, 1);
     const Value v = compile_numeric(n.args[0]);
     const Type t = v.type;
+    // An integer result of an integer operand keeps its NumPy dtype.
+    const auto same_dtype = [&](Value r) {
+        if (r.type == v.type) r.int_dtype = v.int_dtype;
+        return r;
+    };
     if (f == "copy") return v;
-    if (f == "ones_like") return emit("oneslike", t, {v}, n.column);
+    if (f == "ones_like") return same_dtype(emit("oneslike", t, {v}, n.column));
     if (f == "negative") {
         if (t == Type::b) type_error("the boolean negative is not supported", n.column);
-        return emit("neg", t, {v}, n.column);
+        return same_dtype(emit("neg", t, {v}, n.column));
     }
     if (f == "real" || f == "imag") return real_or_imag(f, v, n.column);
     if (f == "conj") return is_complex(t) ? emit("conj", t, {v}, n.column) : v;
     if (f == "abs" || f == "absolute") {
         if (t == Type::b) return v;
         if (is_complex(t)) return emit("abs", t == Type::c ? Type::f : Type::d, {v}, n.column);
-        return emit("abs", t, {v}, n.column);
+        return same_dtype(emit("abs", t, {v}, n.column));
     }
     if (f == "sign") {
         if (t == Type::b) type_error("sign() is not supported for bool", n.column);
-        return emit("sign", t, {v}, n.column);
+        return same_dtype(emit("sign", t, {v}, n.column));
     }
     if (f == "isnan" || f == "isinf" || f == "isfinite") {
         if (t == Type::b || is_integer(t)) {
@@ -445,8 +541,11 @@ Value Compiler::reduction(const AstNode& n) {
     node.reduce_kind = kind;
     node.all_axes = !n.axis_given || n.axis_none;
     node.axes = n.axes;
+    node.axis_int = n.axis_int;
     node.keepdims = n.keepdims;
-    return {intern(std::move(node)), in, false};
+    Value r{intern(std::move(node)), in, false};
+    if (kind == ReduceKind::min || kind == ReduceKind::max) r.int_dtype = v.int_dtype;
+    return r;
 }
 
 }  // namespace numfuse::expr::detail

@@ -1,5 +1,8 @@
 // The compiler's types pass: the engine's element types, opcode names, and
 // NumPy's promotion rules (see compiler_internal.hpp).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 
@@ -43,6 +46,25 @@ Opcode find_opcode(const std::string& name) noexcept {
     }();
     const auto found = table.find(name);
     return found == table.end() ? Opcode::count : found->second;
+}
+
+const char* int_dtype_name(IntDtype dtype) noexcept {
+    switch (dtype) {
+        case IntDtype::none: break;
+        case IntDtype::int8: return "int8";
+        case IntDtype::uint8: return "uint8";
+        case IntDtype::int16: return "int16";
+        case IntDtype::uint16: return "uint16";
+        case IntDtype::int32: return "int32";
+        case IntDtype::uint32: return "uint32";
+        case IntDtype::int64: return "int64";
+    }
+    return "none";
+}
+
+int python_int_class(PyIntRange range, std::int64_t value) noexcept {
+    if (range == PyIntRange::unknown) return -1;
+    return static_cast<int>(detail::int_class_of(range, value));
 }
 
 const char* reduce_name(ReduceKind kind) noexcept {
@@ -93,6 +115,123 @@ Type promote_strong(Type a, Type b) noexcept {
     return Type::d;  // int32/int64 with float32 or float64 -> float64
 }
 
+// ------------------------------------------------------------------ Python ints
+IntClass int_class_of(std::int64_t value) noexcept {
+    // The first value of each class from from_int64_min on, in order.
+    static constexpr std::int64_t starts[] = {INT64_MIN,
+                                              -(std::int64_t{1} << 31),
+                                              -(1 << 15),
+                                              -(1 << 7),
+                                              0,
+                                              1 << 7,
+                                              1 << 8,
+                                              1 << 15,
+                                              1 << 16,
+                                              std::int64_t{1} << 31,
+                                              std::int64_t{1} << 32};
+    int k = 0;
+    while (k + 1 < static_cast<int>(sizeof starts / sizeof *starts) && value >= starts[k + 1]) {
+        ++k;
+    }
+    return static_cast<IntClass>(static_cast<int>(IntClass::from_int64_min) + k);
+}
+
+IntClass int_class_of(PyIntRange range, std::int64_t value) noexcept {
+    switch (range) {
+        case PyIntRange::unknown: return IntClass::none;
+        case PyIntRange::int64: return int_class_of(value);
+        case PyIntRange::above_int64: return IntClass::above_int64;
+        case PyIntRange::below_int64: return IntClass::below_int64;
+        case PyIntRange::above_float64: return IntClass::above_float64;
+        case PyIntRange::below_float64: return IntClass::below_float64;
+    }
+    return IntClass::none;
+}
+
+IntClass big_int_class(double rounded) noexcept {
+    if (std::isinf(rounded)) return rounded > 0 ? IntClass::above_float64 : IntClass::below_float64;
+    return rounded > 0 ? IntClass::above_int64 : IntClass::below_int64;
+}
+
+bool is_big_int_class(IntClass c) noexcept {
+    return c == IntClass::below_float64 || c == IntClass::below_int64 || c == IntClass::int64_end ||
+           c == IntClass::above_int64 || c == IntClass::above_float64;
+}
+
+bool int_class_fits(IntClass c, IntDtype dtype) noexcept {
+    IntClass first = IntClass::from_int64_min, last = IntClass::from_uint32_end;  // int64
+    switch (dtype) {
+        case IntDtype::int8: first = IntClass::from_int8_min, last = IntClass::from_zero; break;
+        case IntDtype::uint8: first = IntClass::from_zero, last = IntClass::from_int8_end; break;
+        case IntDtype::int16:
+            first = IntClass::from_int16_min, last = IntClass::from_uint8_end;
+            break;
+        case IntDtype::uint16: first = IntClass::from_zero, last = IntClass::from_int16_end; break;
+        case IntDtype::int32:
+            first = IntClass::from_int32_min, last = IntClass::from_uint16_end;
+            break;
+        case IntDtype::uint32: first = IntClass::from_zero, last = IntClass::from_int32_end; break;
+        case IntDtype::none:
+        case IntDtype::int64: break;
+    }
+    return c >= first && c <= last;
+}
+
+bool int_class_fits_float64(IntClass c) noexcept {
+    return c != IntClass::below_float64 && c != IntClass::above_float64;
+}
+
+IntDtype numpy_int_dtype(const Value& v) noexcept {
+    if (v.type == Type::i) return v.int_dtype == IntDtype::none ? IntDtype::int32 : v.int_dtype;
+    if (v.type == Type::l) return v.int_dtype == IntDtype::none ? IntDtype::int64 : v.int_dtype;
+    return IntDtype::none;
+}
+
+namespace {
+
+// NumPy's promotion of two integer dtypes (no uint64 among the engine's).
+IntDtype promote_int_dtypes(IntDtype a, IntDtype b) noexcept {
+    const auto is_unsigned = [](IntDtype d) {
+        return d == IntDtype::uint8 || d == IntDtype::uint16 || d == IntDtype::uint32;
+    };
+    const auto bits = [](IntDtype d) {
+        switch (d) {
+            case IntDtype::int8:
+            case IntDtype::uint8: return 8;
+            case IntDtype::int16:
+            case IntDtype::uint16: return 16;
+            case IntDtype::int32:
+            case IntDtype::uint32: return 32;
+            default: return 64;
+        }
+    };
+    const auto make = [](bool unsigned_, int width) {
+        switch (width) {
+            case 8: return unsigned_ ? IntDtype::uint8 : IntDtype::int8;
+            case 16: return unsigned_ ? IntDtype::uint16 : IntDtype::int16;
+            case 32: return unsigned_ ? IntDtype::uint32 : IntDtype::int32;
+            default: return IntDtype::int64;
+        }
+    };
+    if (is_unsigned(a) == is_unsigned(b)) return make(is_unsigned(a), std::max(bits(a), bits(b)));
+    const IntDtype u = is_unsigned(a) ? a : b, i = is_unsigned(a) ? b : a;
+    // Signed wide enough for both: the signed one when wider, else twice the unsigned.
+    return bits(u) < bits(i) ? i : make(false, 2 * bits(u));
+}
+
+}  // namespace
+
+IntDtype result_int_dtype(const Value& a, const Value& b, Type t) noexcept {
+    if (!is_integer(t)) return IntDtype::none;
+    const bool a_int = !a.weak && is_integer(a.type), b_int = !b.weak && is_integer(b.type);
+    if (a_int && b_int) return promote_int_dtypes(numpy_int_dtype(a), numpy_int_dtype(b));
+    if (a_int) return numpy_int_dtype(a);
+    if (b_int) return numpy_int_dtype(b);
+    // No integer array: bools computing in int32 are NumPy's int8 (bool // bool); with a
+    // Python int, the default integer.
+    return t == Type::i ? IntDtype::int8 : IntDtype::int64;
+}
+
 // A weak (Python) operand meeting a strong one.
 Type promote_weak(Type weak, Type strong) noexcept {
     switch (kind_of(weak)) {
@@ -110,9 +249,13 @@ Type promote_weak(Type weak, Type strong) noexcept {
 }
 
 Type promote(const Value& a, const Value& b) noexcept {
-    if (a.weak && !b.weak) return promote_weak(a.type, b.type);
-    if (b.weak && !a.weak) return promote_weak(b.type, a.type);
-    return promote_strong(a.type, b.type);
+    // A Python int beyond int64 (type d) promotes as the int it is; cast() then
+    // converts it to the result's type or reports that it does not fit.
+    const Type ta = is_big_int_class(a.int_class) ? Type::l : a.type;
+    const Type tb = is_big_int_class(b.int_class) ? Type::l : b.type;
+    if (a.weak && !b.weak) return promote_weak(ta, tb);
+    if (b.weak && !a.weak) return promote_weak(tb, ta);
+    return promote_strong(ta, tb);
 }
 
 // The float type a math function computes in (NumPy's loop choice; bool and

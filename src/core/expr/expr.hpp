@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "expr/opcodes.hpp"
+#include "numfuse_core.hpp"
 
 namespace numfuse::expr {
 
@@ -120,17 +121,31 @@ struct Stage {
     ReduceKind reduce = ReduceKind::none;
     bool all_axes = true;    // axis=None
     std::vector<int> axes;   // as written (may be negative); resolved at run time
+    // axis= was one integer, not a tuple: then, as in NumPy, a 0-d operand accepts
+    // axis 0 and -1 (reducing its one element) for sum, prod, min and max (logsumexp
+    // takes (0,) and (-1,) too, as numfuse.logsumexp; mean neither, as np.mean).
+    bool axis_int = false;
     bool keepdims = false;
     Type out_type = Type::d;
 };
 
 struct Plan {
     std::string text;
+    // The instruction-set level whose kernels folded the constants (compile_plan uses
+    // the active one). execute() runs the active level's kernels, so a plan gives one
+    // level's bits throughout only where this is the active level: cached_plan keys
+    // on the level, and callers that hold a plan fetch it again after set_level.
+    core::Level level = core::Level{};
     std::vector<std::string> input_names;
     std::vector<Type> input_types;
     std::vector<std::size_t> input_items;  // element size of bytes inputs, else 0
     std::vector<Stage> stages;  // in execution order; the last gives the result
     Type result_type = Type::d;
+    // Compiled for the values of its weak Python ints (InputSpec::int_value), folded as
+    // constants, not only for their classes: the expression computes with them before
+    // they meet an array (i32 + (k + 1)), so NumPy's range check needs the value. The
+    // cache then keys on the values; callers that memoise plans compare them too.
+    bool value_keyed = false;
 };
 
 // Limits that keep hostile input from exhausting the stack or the memory.
@@ -142,20 +157,50 @@ inline constexpr int max_nesting_depth = 400;
 // ExprError(syntax) with the column of the first error.
 std::vector<std::string> expression_names(const std::string& text);
 
+// The NumPy dtype of an integer array before the widening above (int8/int16/uint8/
+// uint16 -> int32, uint32 -> int64). NumPy's rule for Python ints (NEP 50) checks them
+// against the array's own dtype: uint8 + 300 is an OverflowError though the engine
+// computes uint8 in int32. `none`: the engine type's own (int32, int64), or no integer.
+enum class IntDtype : std::uint8_t { none, int8, uint8, int16, uint16, int32, uint32, int64 };
+const char* int_dtype_name(IntDtype dtype) noexcept;
+
+// Where a weak Python int lies (InputSpec::int_range).
+enum class PyIntRange : std::uint8_t {
+    unknown,        // not a Python int, or the caller does not say: no range checks
+    int64,          // within int64 (type l): InputSpec::int_value holds it
+    above_int64,    // beyond int64 (type d: the value rounded to float64)
+    below_int64,    //
+    above_float64,  // beyond float64 too (Python's float() raises; type d, holding +-inf)
+    below_float64,  //
+};
+
 // How an input enters the type rules. Python scalars are "weak" (NumPy's
-// NEP 50): they take the type of the arrays they meet.
+// NEP 50): they take the type of the arrays they meet. For a Python int, NumPy 2 checks
+// that its value fits the dtype it meets (OverflowError otherwise; comparisons are exact
+// instead): the compiler makes the same checks from int_range and int_value
+// (docs/evaluate.md, Python integers).
 struct InputSpec {
     std::string name;
     Type type = Type::d;
     bool weak = false;
     std::size_t item = 0;  // element size of a bytes input (Type::s, at least 1)
+    IntDtype int_dtype = IntDtype::none;         // an integer array's own dtype
+    PyIntRange int_range = PyIntRange::unknown;  // a weak Python int's range
+    std::int64_t int_value = 0;                  // its value, when within int64
 };
 
-// Compiles without the cache. Names the expression uses but `inputs` lacks
+// The class of a weak Python int: ints of one class fit the same integer dtypes, and a
+// plan depends only on the classes of its Python ints, unless Plan::value_keyed. -1 when
+// `range` is unknown.
+int python_int_class(PyIntRange range, std::int64_t value) noexcept;
+
+// Compiles without the cache, folding constants with the kernels of the active
+// instruction-set level (Plan::level). Names the expression uses but `inputs` lacks
 // are an ExprError(name), except inf and nan, which are constants.
 std::shared_ptr<const Plan> compile_plan(const std::string& text,
                                          const std::vector<InputSpec>& inputs);
-// Same, through a process-wide LRU cache keyed by text and input specs.
+// Same, through a process-wide LRU cache keyed by text, input specs and the active
+// level (so a plan fetched after numfuse.set_level has that level's folded constants).
 std::shared_ptr<const Plan> cached_plan(const std::string& text,
                                         const std::vector<InputSpec>& inputs);
 void set_cache_capacity(std::size_t entries);

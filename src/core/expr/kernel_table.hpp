@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "expr/expr.hpp"
+#include "numfuse_core.hpp"
 
 namespace numfuse::expr {
 
@@ -31,6 +32,8 @@ enum RuntimeFlag : unsigned {
     runtime_negative_int_power = 1u,  // ValueError: integers to negative integer powers
 };
 
+// The table of an instruction-set level the CPU runs (core::usable_levels()).
+const OpKernelTable& level_kernels(core::Level level) noexcept;
 // The table of the active instruction-set level (numfuse.set_level).
 const OpKernelTable& active_kernels() noexcept;
 

@@ -555,6 +555,35 @@ private:
         syntax_error("unexpected '" + t.text + "'", t.column);
     }
 
+    // The integer of these digits (base 2, 8, 10 or 16, no sign, no prefix) rounded to
+    // the nearest float64 as Python's float(int) rounds it (to nearest, ties to even;
+    // +inf where that raises): strtod rounds decimal and hexadecimal digits correctly, and
+    // binary and octal digits are rewritten as hexadecimal first.
+    static double rounded_integer(const std::string& digits, int base) {
+        std::string text;
+        if (base == 10) {
+            text = digits;
+        } else if (base == 16) {
+            text = "0x" + digits;
+        } else {
+            const int bits_per_digit = base == 2 ? 1 : 3;
+            std::string bits;
+            for (char ch : digits) {
+                const int d = ch - '0';
+                for (int k = bits_per_digit - 1; k >= 0; --k)
+                    bits.push_back((d >> k) & 1 ? '1' : '0');
+            }
+            bits.insert(0, (4 - bits.size() % 4) % 4, '0');
+            text = "0x";
+            for (std::size_t k = 0; k < bits.size(); k += 4) {
+                const int nibble = (bits[k] - '0') * 8 + (bits[k + 1] - '0') * 4 +
+                                   (bits[k + 2] - '0') * 2 + (bits[k + 3] - '0');
+                text.push_back("0123456789abcdef"[nibble]);
+            }
+        }
+        return std::strtod(text.c_str(), nullptr);  // HUGE_VAL (+inf) beyond float64
+    }
+
     int number(const Token& t) {
         AstNode node;
         node.kind = NodeKind::number;
@@ -585,15 +614,22 @@ private:
             errno = 0;
             char* end = nullptr;
             const unsigned long long value = std::strtoull(digits.c_str() + skip, &end, base);
-            if (errno == ERANGE || *end != '\0' || end == digits.c_str() + skip ||
-                value > static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max())) {
-                if (end != nullptr && *end != '\0')
-                    syntax_error("invalid number literal", t.column);
-                throw ExprError(ErrorKind::overflow,
-                                "integer constant " + t.text + " does not fit in int64", t.column);
+            if (*end != '\0' || end == digits.c_str() + skip) {
+                syntax_error("invalid number literal", t.column);
             }
-            node.number_type = Type::l;
-            node.int_value = static_cast<std::int64_t>(value);
+            if (errno == ERANGE ||
+                value > static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max())) {
+                // A Python int beyond int64: what NumPy does with it depends on what it
+                // meets (the compiler's checks), so it is kept, rounded to float64.
+                node.number_type = Type::d;
+                node.big_int = true;
+                node.real_value = rounded_integer(digits.substr(skip), base);
+                // 2^63 exactly (int_value 1): its negative is int64's min.
+                node.int_value = errno != ERANGE && value == 0x8000000000000000ULL ? 1 : 0;
+            } else {
+                node.number_type = Type::l;
+                node.int_value = static_cast<std::int64_t>(value);
+            }
         }
         return add(std::move(node));
     }
@@ -660,6 +696,7 @@ private:
                 expect(")", "')' closing the axis tuple");
             } else {
                 node.axes.push_back(axis_integer());
+                node.axis_int = true;
             }
         } else if (key.text == "keepdims") {
             const Token value = next();

@@ -39,8 +39,12 @@ struct AstNode {
     int column = 0;
     std::string text;            // name, operator, function, attribute or bytes value
     std::vector<int> args;       // child node indices
-    // number: type b (True/False), l (int), d (float) or z (imaginary)
+    // number: type b (True/False), l (int), d (float) or z (imaginary); an int literal
+    // beyond int64 is type d with big_int set, real_value its value rounded (+inf beyond
+    // float64's range, where Python's float() raises) and int_value 1 if it is 2^63
+    // exactly (-9223372036854775808 is int64's min), else 0
     Type number_type = Type::l;
+    bool big_int = false;
     std::int64_t int_value = 0;
     double real_value = 0.0;
     double imag_value = 0.0;
@@ -48,6 +52,7 @@ struct AstNode {
     bool axis_given = false;
     bool axis_none = true;
     std::vector<int> axes;
+    bool axis_int = false;  // axis= was one integer, not a tuple (see Stage::axis_int)
     bool keepdims = false;
 };
 

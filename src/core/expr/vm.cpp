@@ -24,11 +24,13 @@ namespace numfuse::expr {
 
 using namespace vm;
 
-const OpKernelTable& active_kernels() noexcept {
+const OpKernelTable& level_kernels(core::Level level) noexcept {
     static const core::PerLevelTables<OpKernelTable> tables(
         [](const core::LevelKernelFill& fill, OpKernelTable& table) { fill.expr(table); });
-    return tables[core::active_level()];
+    return tables[level];
 }
+
+const OpKernelTable& active_kernels() noexcept { return level_kernels(core::active_level()); }
 
 std::size_t block_elements(const Program& program) noexcept {
     return std::max<std::size_t>(1, block_bytes / (program.max_item ? program.max_item : 8));

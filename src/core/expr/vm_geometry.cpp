@@ -62,7 +62,16 @@ std::vector<StageGeometry> plan_geometry(const Plan& plan, const std::vector<Sha
         if (stage.reduce == ReduceKind::none) {
             g.out_shape = g.iteration;
         } else {
-            if (stage.all_axes) {
+            // A 0-d operand viewed as one element: NumPy's sum/prod/min/max take one
+            // integer axis 0 or -1 (np.sum(np.float64(3), axis=-1) is 3.0; a tuple (0,) and
+            // np.mean's axis=0 are AxisErrors), numfuse.logsumexp and SciPy's the tuples
+            // (0,) and (-1,) too.
+            const bool one_element_axis =
+                stage.axes.size() == 1 && (stage.axes[0] == 0 || stage.axes[0] == -1);
+            const bool zero_d_axis = ndim == 0 && one_element_axis &&
+                                     (stage.reduce == ReduceKind::logsumexp ||
+                                      (stage.axis_int && stage.reduce != ReduceKind::mean));
+            if (stage.all_axes || zero_d_axis) {
                 std::fill(g.reduced.begin(), g.reduced.end(), 1);
             } else {
                 for (int axis : stage.axes) {
