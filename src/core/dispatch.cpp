@@ -515,16 +515,15 @@ struct CopiedInput {
 
 // The threaded loops of apply_unary / apply_binary over operands that do not
 // overlap the output (or only element for element).
-unsigned run_unary(const UnaryLoop (&table)[simd_dtype_count][2], UnaryOp op, DType dtype, const char* in,
-                   std::ptrdiff_t in_stride, char* out, std::ptrdiff_t out_stride,
+unsigned run_unary(const UnaryLoop (&table)[simd_dtype_count][2], UnaryOp op, DType dtype,
+                   const char* in, std::ptrdiff_t in_stride, char* out, std::ptrdiff_t out_stride,
                    std::size_t n) {
     if (dtype == DType::f16) {
         const UnaryLoop loop = table[static_cast<int>(DType::f32)][0];
-        return parallel::for_ranges_or(n, min_elements_per_thread(op), half_block,
-                                       [&](std::size_t begin, std::size_t end) {
-                                           return apply_half(loop, in, in_stride, out, out_stride,
-                                                             begin, end);
-                                       });
+        return parallel::for_ranges_or(
+            n, min_elements_per_thread(op), half_block, [&](std::size_t begin, std::size_t end) {
+                return apply_half(loop, in, in_stride, out, out_stride, begin, end);
+            });
     }
     const std::size_t size = element_size(dtype);
     const bool streaming =
@@ -548,13 +547,13 @@ unsigned run_binary(BinaryLoop loop, BinaryOp op, DType dtype, const char* a,
                                                                     out, out_stride, begin, end);
                                        });
     }
-    return parallel::for_ranges_or(
-        n, min_elements_per_thread(op), 64 / element_size(dtype),
-        [&](std::size_t begin, std::size_t end) {
-            const auto k = static_cast<std::ptrdiff_t>(begin);
-            return loop(a + k * a_stride, a_stride, b + k * b_stride, b_stride,
-                        out + k * out_stride, out_stride, end - begin);
-        });
+    return parallel::for_ranges_or(n, min_elements_per_thread(op), 64 / element_size(dtype),
+                                   [&](std::size_t begin, std::size_t end) {
+                                       const auto k = static_cast<std::ptrdiff_t>(begin);
+                                       return loop(a + k * a_stride, a_stride, b + k * b_stride,
+                                                   b_stride, out + k * out_stride, out_stride,
+                                                   end - begin);
+                                   });
 }
 
 }  // namespace
@@ -583,9 +582,8 @@ unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_
         return fp_none;
     }
     if (dtype != DType::f32 && dtype != DType::f64 && dtype != DType::f16) return fp_none;
-    const auto& row = level_tables()
-                          .binary[static_cast<int>(active_level())][static_cast<int>(op)]
-                                 [dtype == DType::f64 ? 1 : 0];
+    const auto& row = level_tables().binary[static_cast<int>(active_level())][static_cast<int>(op)]
+                                           [dtype == DType::f64 ? 1 : 0];
     const BinaryLoop loop = row[0];
     const std::size_t size = element_size(dtype);
     const Sharing a_sharing = sharing_of(a, a_stride, out, out_stride, n, size);

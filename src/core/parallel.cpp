@@ -192,8 +192,8 @@ private:
             const std::size_t end = std::min(n, begin + chunk);
             const bool was_in_job = in_job;
             in_job = true;
-            const unsigned result =
-                fn_.load(std::memory_order_relaxed)(body_.load(std::memory_order_relaxed), begin, end);
+            const unsigned result = fn_.load(std::memory_order_relaxed)(
+                body_.load(std::memory_order_relaxed), begin, end);
             in_job = was_in_job;
             if (caller) {
                 flags |= result;
