@@ -167,14 +167,13 @@ struct folds_as_log_sum_exp<Op, std::enable_if_t<Op::folds_as_log_sum_exp>> : st
 //   (the fold's own partial results are at least that maximum).
 // * Any other operation: binary_loop element by element, in order.
 template <class Arch, class Op, class T>
-unsigned binary_fold(const char* a, std::ptrdiff_t a_stride, const char* b,
-                     std::ptrdiff_t b_stride, char* out, std::ptrdiff_t out_stride,
-                     std::size_t n) noexcept {
+unsigned binary_fold(const char* a, std::ptrdiff_t a_stride, const char* b, std::ptrdiff_t b_stride,
+                     char* out, std::ptrdiff_t out_stride, std::size_t n) noexcept {
     if constexpr (folds_as_log_sum_exp<Op>::value) {
         (void)a_stride;
         // -log(smallest normal): exp of anything further down underflows.
-        constexpr double exp_floor = sizeof(T) == 4 ? 87.33654475055310898657
-                                                    : 708.39641853226410622;
+        constexpr double exp_floor =
+            sizeof(T) == 4 ? 87.33654475055310898657 : 708.39641853226410622;
         T first;
         std::memcpy(&first, a, sizeof first);
         unsigned flags = first != first ? fp_invalid : fp_none;
@@ -219,9 +218,9 @@ void fill_binary_row(BinaryLoop (&row)[2]) noexcept {
 }
 
 inline void fill_binary_table(BinaryLoop (&table)[binary_op_count][simd_dtype_count][2]) noexcept {
-#define NUMFUSE_FILL_BINARY(name, arity, types, Functor, libm, ufunc, gpu, summary)         \
-    NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_2_##arity(                              \
-        fill_binary_row<Functor##Op, float>(table[static_cast<int>(BinaryOp::name)][0]);    \
+#define NUMFUSE_FILL_BINARY(name, arity, types, Functor, libm, ufunc, gpu, summary)      \
+    NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_2_##arity(                           \
+        fill_binary_row<Functor##Op, float>(table[static_cast<int>(BinaryOp::name)][0]); \
         fill_binary_row<Functor##Op, double>(table[static_cast<int>(BinaryOp::name)][1]);))
     NUMFUSE_FUNCTIONS(NUMFUSE_FILL_BINARY)
 #undef NUMFUSE_FILL_BINARY
