@@ -568,21 +568,19 @@ def test_binary_reductions_as_numpy(ours, reference, dtype):
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.longdouble])
 def test_logaddexp_reduce_and_accumulate_see_every_earlier_element(dtype):
     # NumPy hands the loop the output as an operand (stride 0 for reduce, one element back
-    # for accumulate): every element must see the ones before it. float32/float64 keep a
-    # running log-sum-exp (a few eps from the exact prefix values, docs/api.md); float16 and
-    # long double fold logaddexp element by element, in order.
+    # for accumulate): every element must see the ones before it. accumulate is the chain
+    # of calls bit for bit; reduce of float32/float64 is the running log-sum-exp, a few eps
+    # from the exact value (docs/api.md), of float16 and long double the chain's last value.
     for size in (2, 7, 64, 1000):
         arr = (np.arange(3 * size) % 5).astype(dtype)
-        accumulated = numfuse.logaddexp.accumulate(arr)
+        chain = np.array(list(itertools.accumulate(arr, numfuse.logaddexp)), dtype=dtype)
+        np.testing.assert_array_equal(numfuse.logaddexp.accumulate(arr), chain)
+        reduced = numfuse.logaddexp.reduce(arr)
         if dtype in (np.float32, np.float64):
-            exact = [
-                math.log(math.fsum(math.exp(v) for v in arr[: i + 1])) for i in range(len(arr))
-            ]
-            eps = np.finfo(dtype).eps
-            np.testing.assert_allclose(accumulated, exact, rtol=4 * eps)
+            exact = math.log(math.fsum(math.exp(v) for v in arr))
+            np.testing.assert_allclose(reduced, exact, rtol=4 * np.finfo(dtype).eps)
         else:
-            expected = np.array(list(itertools.accumulate(arr, numfuse.logaddexp)), dtype=dtype)
-            np.testing.assert_array_equal(accumulated, expected)
-        assert numfuse.logaddexp.reduce(arr) == accumulated[-1]
+            assert reduced == chain[-1]
         with numfuse.patched(["logaddexp"]):
-            np.testing.assert_array_equal(np.logaddexp.accumulate(arr), accumulated)
+            np.testing.assert_array_equal(np.logaddexp.accumulate(arr), chain)
+            assert np.logaddexp.reduce(arr) == reduced

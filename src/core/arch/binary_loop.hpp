@@ -152,61 +152,64 @@ struct folds_as_log_sum_exp : std::false_type {};
 template <class Op>
 struct folds_as_log_sum_exp<Op, std::enable_if_t<Op::folds_as_log_sum_exp>> : std::true_type {};
 
+// reduce of a log-sum-exp fold (binary_fold): the value after all n elements, at out.
+template <class T>
+unsigned log_sum_exp_reduce(const char* a, const char* b, std::ptrdiff_t b_stride, char* out,
+                            std::size_t n) noexcept {
+    // -log(smallest normal): exp of anything further down underflows.
+    constexpr double exp_floor = sizeof(T) == 4 ? 87.33654475055310898657 : 708.39641853226410622;
+    T first;
+    std::memcpy(&first, a, sizeof first);
+    unsigned flags = first != first ? fp_invalid : fp_none;
+    lse::RunningLse state = lse::running_lse_start(static_cast<double>(first));
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto k = static_cast<std::ptrdiff_t>(i);
+        T x;
+        std::memcpy(&x, b + k * b_stride, sizeof x);
+        const T d = x - static_cast<T>(state.m);
+        if (x != x) {
+            flags |= fp_invalid;
+        } else if (d - d != T(0)) {
+            // inf - inf is NaN: an infinite element or maximum raises nothing.
+            if (x - x == T(0) && state.m - state.m == 0.0) flags |= fp_overflow;
+        } else if (static_cast<double>(d) < -exp_floor || static_cast<double>(d) > exp_floor) {
+            flags |= fp_underflow;
+        }
+        lse::running_lse_add(state, static_cast<double>(x));
+    }
+    const T value = static_cast<T>(lse::running_lse_value(state));
+    std::memcpy(out, &value, sizeof value);
+    return flags;
+}
+
 // The fold that NumPy's reduce and accumulate ask of a loop whose first operand is its own
 // output (reduce: a == out, both at stride 0; accumulate: a one element behind out):
 // out[i] = Op(out[i - 1], b[i]), out[-1] = a[0], for i in [0, n). The BinaryLoop
-// signature, a_stride unused.
-// * logaddexp (folds_as_log_sum_exp): out[i] is log(exp(a[0]) + sum of exp(b[j]), j <= i)
-//   from lse::RunningLse, within a few eps of the exact value however long the run, where
-//   a chain of n logaddexp calls adds a rounding per step (as np.add.reduce sums pairwise
-//   rather than in order); and each step is a few operations on the chain, where the
-//   kernel's latency would be the whole cost. Special values are the fold's (NaN sticks,
-//   +inf wins, -inf adds nothing). Conditions: invalid for a NaN element (NumPy's
-//   comparisons raise it), overflow where an element minus the running maximum overflows,
-//   underflow where an element lies further below the running maximum than exp reaches
-//   (the fold's own partial results are at least that maximum).
-// * Any other operation: binary_loop element by element, in order.
+// signature, a_stride unused by the reduce form.
+// * reduce of logaddexp (folds_as_log_sum_exp, out_stride 0): the result is
+//   log(exp(a[0]) + sum of exp(b[j])) from lse::RunningLse, within a few eps of the exact
+//   value however long the run, where a chain of n logaddexp calls adds a rounding per
+//   step (as np.add.reduce sums pairwise rather than in order); each step is a few
+//   operations on the chain, where the kernel's latency would be the whole cost. Special
+//   values are the fold's (NaN sticks, +inf wins, -inf adds nothing). Conditions: invalid
+//   for a NaN element (NumPy's comparisons raise it), overflow where an element minus the
+//   running maximum overflows, underflow where an element lies further below the running
+//   maximum than exp reaches (the fold's own partial results are at least that maximum).
+// * accumulate, and any other operation: binary_loop element by element, in order: every
+//   out[i] is the bits of the chained calls (NumPy's test_umath checks accumulate so).
 template <class Arch, class Op, class T>
 unsigned binary_fold(const char* a, std::ptrdiff_t a_stride, const char* b, std::ptrdiff_t b_stride,
                      char* out, std::ptrdiff_t out_stride, std::size_t n) noexcept {
     if constexpr (folds_as_log_sum_exp<Op>::value) {
-        (void)a_stride;
-        // -log(smallest normal): exp of anything further down underflows.
-        constexpr double exp_floor =
-            sizeof(T) == 4 ? 87.33654475055310898657 : 708.39641853226410622;
-        T first;
-        std::memcpy(&first, a, sizeof first);
-        unsigned flags = first != first ? fp_invalid : fp_none;
-        lse::RunningLse state = lse::running_lse_start(static_cast<double>(first));
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto k = static_cast<std::ptrdiff_t>(i);
-            T x;
-            std::memcpy(&x, b + k * b_stride, sizeof x);
-            const T d = x - static_cast<T>(state.m);
-            if (x != x) {
-                flags |= fp_invalid;
-            } else if (d - d != T(0)) {
-                // inf - inf is NaN: an infinite element or maximum raises nothing.
-                if (x - x == T(0) && state.m - state.m == 0.0) flags |= fp_overflow;
-            } else if (static_cast<double>(d) < -exp_floor || static_cast<double>(d) > exp_floor) {
-                flags |= fp_underflow;
-            }
-            lse::running_lse_add(state, static_cast<double>(x));
-            if (out_stride != 0 || i + 1 == n) {
-                const T value = static_cast<T>(lse::running_lse_value(state));
-                std::memcpy(out + k * out_stride, &value, sizeof value);
-            }
-        }
-        return flags;
-    } else {
-        unsigned flags = fp_none;
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto k = static_cast<std::ptrdiff_t>(i);
-            flags |= binary_loop<Arch, Op, T>(a + k * a_stride, a_stride, b + k * b_stride,
-                                              b_stride, out + k * out_stride, out_stride, 1);
-        }
-        return flags;
+        if (out_stride == 0) return log_sum_exp_reduce<T>(a, b, b_stride, out, n);
     }
+    unsigned flags = fp_none;
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto k = static_cast<std::ptrdiff_t>(i);
+        flags |= binary_loop<Arch, Op, T>(a + k * a_stride, a_stride, b + k * b_stride, b_stride,
+                                          out + k * out_stride, out_stride, 1);
+    }
+    return flags;
 }
 
 // One level's table: [op][dtype][loop, fold], a row per two-argument ufunc of the function
