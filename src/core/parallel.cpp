@@ -253,14 +253,16 @@ private:
         return stop_ ? stop_generation : generation;
     }
 
-    std::atomic<std::uint64_t> ticket_{0};
+    // The claim counter and the completion counter on lines of their own: every claim and
+    // every completion moves its line between cores, and nothing else should move with it.
+    alignas(64) std::atomic<std::uint64_t> ticket_{0};
     std::uint64_t generation_ = 0;  // the owner's count of jobs
     std::atomic<ChunkFunction> fn_{nullptr};
     std::atomic<void*> body_{nullptr};
     std::atomic<std::size_t> n_{0}, chunk_{1}, chunks_{0};
     std::atomic<int> helpers_{0};
-    std::atomic<std::size_t> done_{0};
-    std::atomic<unsigned> flags_{0};
+    alignas(64) std::atomic<std::size_t> done_{0};
+    alignas(64) std::atomic<unsigned> flags_{0};
     std::atomic<int> sleepers_{0};
     std::mutex mutex_;
     std::condition_variable wake_;
@@ -371,7 +373,12 @@ int set_thread_count(int n) noexcept {
     return previous;
 }
 
-int max_thread_count() noexcept { return std::max(64, processor_count()); }
+// Read once: omp_get_num_procs() asks the OS for the affinity mask on every call, and
+// thread_count() runs on every ufunc call.
+int max_thread_count() noexcept {
+    static const int limit = std::max(64, processor_count());
+    return limit;
+}
 
 const char* thread_count_environment(bool* accepted) noexcept {
     const char* text = std::getenv("NUMFUSE_NUM_THREADS");

@@ -93,7 +93,7 @@ inline int threads_for(std::size_t n, std::size_t min_per_thread) noexcept {
 // Chunks of [0, n) for a team of `threads`: about chunks_per_thread per
 // thread (enough that a stalled thread's share is taken over by the others),
 // never smaller than a quarter of min_per_thread (so the per-chunk cost of a
-// body stays small), rounded up to the alignment.
+// body and of its claim stays small), rounded up to the alignment.
 inline constexpr std::size_t chunks_per_thread = 8;
 inline std::size_t chunk_size(std::size_t n, int threads, std::size_t min_per_thread,
                               std::size_t alignment) noexcept {
