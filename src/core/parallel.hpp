@@ -90,16 +90,21 @@ inline int threads_for(std::size_t n, std::size_t min_per_thread) noexcept {
     return fit < static_cast<std::size_t>(limit) ? static_cast<int>(fit) : limit;
 }
 
-// Chunks of [0, n) for a team of `threads`: about chunks_per_thread per
-// thread (enough that a stalled thread's share is taken over by the others),
-// never smaller than a quarter of min_per_thread (so the per-chunk cost of a
-// body and of its claim stays small), rounded up to the alignment.
+// Chunks of [0, n) for a team of `threads`: a whole number of chunks per
+// thread, as many as n allows with every chunk at least min_per_thread
+// elements (the work that pays for a claim, which moves a cache line between
+// cores), at most chunks_per_thread (enough that a stalled thread's share is
+// taken over by the others); rounded up to the alignment. Just above the
+// threading threshold that is one chunk per thread, the static split.
 inline constexpr std::size_t chunks_per_thread = 8;
 inline std::size_t chunk_size(std::size_t n, int threads, std::size_t min_per_thread,
                               std::size_t alignment) noexcept {
     const std::size_t team = static_cast<std::size_t>(threads);
-    std::size_t chunk = (n + team * chunks_per_thread - 1) / (team * chunks_per_thread);
-    if (chunk < min_per_thread / 4) chunk = min_per_thread / 4;
+    std::size_t per_thread = min_per_thread ? n / (team * min_per_thread) : chunks_per_thread;
+    if (per_thread < 1) per_thread = 1;
+    if (per_thread > chunks_per_thread) per_thread = chunks_per_thread;
+    const std::size_t chunks = team * per_thread;
+    std::size_t chunk = (n + chunks - 1) / chunks;
     if (alignment == 0) alignment = 1;
     chunk = (chunk + alignment - 1) / alignment * alignment;
     return chunk == 0 ? 1 : chunk;
