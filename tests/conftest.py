@@ -96,6 +96,17 @@ def threads():
     numfuse.set_num_threads(previous)
 
 
+def ulp_of(value, info):
+    """Unit in the last place of the mpmath value `value` in the format `info` (np.finfo),
+    subnormal spacing at the bottom."""
+    import mpmath
+
+    if value == 0:
+        return mpmath.ldexp(1, int(info.minexp) - info.nmant)
+    exponent = max(int(mpmath.floor(mpmath.log(abs(value), 2))), int(info.minexp))
+    return mpmath.ldexp(1, exponent - info.nmant)
+
+
 def ulp_distance(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     """Number of representable values between two same-dtype float arrays.
 

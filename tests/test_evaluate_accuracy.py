@@ -27,6 +27,7 @@ import numpy as np
 import pytest
 
 import numfuse
+from conftest import ulp_of
 from function_table import CORE, FUNCTIONS, INVALID, Sweep, arguments
 
 # random points per op and dtype, on top of the fixed hard cases (more: set
@@ -74,12 +75,7 @@ OPS = sorted(EXACT)
 DTYPES = [np.float32, np.float64]
 
 
-def _ulp(value: mpmath.mpf, info) -> mpmath.mpf:
-    """Unit in the last place of `value` in the output format (subnormal spacing at the bottom)."""
-    if value == 0:
-        return mpmath.ldexp(1, int(info.minexp) - info.nmant)
-    exponent = max(int(mpmath.floor(mpmath.log(abs(value), 2))), int(info.minexp))
-    return mpmath.ldexp(1, exponent - info.nmant)
+_ulp = ulp_of
 
 
 @functools.cache

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 import numfuse
+from conftest import ulp_of
 from function_table import FUNCTIONS
 
 DTYPES = [np.float32, np.float64]
@@ -101,11 +102,7 @@ def _deepest_cancellations(dtype, count: int = 24) -> tuple[np.ndarray, np.ndarr
     return _mixed_order(rng, x[pick], y[pick])
 
 
-def _ulp(value: mpmath.mpf, info) -> mpmath.mpf:
-    if value == 0:
-        return mpmath.ldexp(1, int(info.minexp) - info.nmant)
-    exponent = max(int(mpmath.floor(mpmath.log(abs(value), 2))), int(info.minexp))
-    return mpmath.ldexp(1, exponent - info.nmant)
+_ulp = ulp_of
 
 
 @functools.cache

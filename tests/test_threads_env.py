@@ -110,16 +110,20 @@ def test_numfuse_num_threads_environment_variable():
     )
 
 
+def _import_with(code, warnings_flag, **env):
+    return subprocess.run(
+        [sys.executable, "-W", warnings_flag, "-c", code],
+        env=dict(os.environ, **env),
+        capture_output=True,
+        text=True,
+    )
+
+
 @pytest.mark.parametrize("value", ["0", "-1", "abc", "1.5", "2 ", "", "99999999999999999999"])
 def test_invalid_numfuse_num_threads_warns_and_uses_automatic(value):
     code = "import numfuse; print(numfuse.get_num_threads(), numfuse._core._num_threads_setting())"
-    result = subprocess.run(
-        [sys.executable, "-W", "always", "-c", code],
-        env=dict(os.environ, NUMFUSE_NUM_THREADS=value),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    result = _import_with(code, "always", NUMFUSE_NUM_THREADS=value)
+    assert result.returncode == 0, result.stderr
     count, setting = result.stdout.split()
     assert setting == "None" and int(count) >= 1
     assert f"NUMFUSE_NUM_THREADS={value!r} is not a thread count" in result.stderr
@@ -127,23 +131,13 @@ def test_invalid_numfuse_num_threads_warns_and_uses_automatic(value):
 
 def test_numfuse_num_threads_above_the_cap_warns():
     value = str(numfuse.MAX_THREADS + 1)
-    result = subprocess.run(
-        [sys.executable, "-W", "always", "-c", "import numfuse"],
-        env=dict(os.environ, NUMFUSE_NUM_THREADS=value),
-        capture_output=True,
-        text=True,
-        check=True,
-    )
+    result = _import_with("import numfuse", "always", NUMFUSE_NUM_THREADS=value)
+    assert result.returncode == 0, result.stderr
     assert f"NUMFUSE_NUM_THREADS={value!r}" in result.stderr
 
 
 def test_valid_numfuse_num_threads_does_not_warn():
-    result = subprocess.run(
-        [sys.executable, "-W", "error", "-c", "import numfuse"],
-        env=dict(os.environ, NUMFUSE_NUM_THREADS="2"),
-        capture_output=True,
-        text=True,
-    )
+    result = _import_with("import numfuse", "error", NUMFUSE_NUM_THREADS="2")
     assert result.returncode == 0, result.stderr
 
 
