@@ -35,6 +35,15 @@
 #include <arm_neon.h>
 #endif
 
+// For kernels that run inside the loops' hot paths: left to its heuristics GCC keeps a
+// function out of line once its translation unit is large (each per-level unit holds
+// every kernel), and a call per batch spills the tables the kernel keeps in registers.
+#if defined(__GNUC__)
+#define NUMFUSE_ALWAYS_INLINE inline __attribute__((always_inline))
+#else
+#define NUMFUSE_ALWAYS_INLINE inline
+#endif
+
 namespace numfuse::kernels::detail {
 
 template <class Arch>

@@ -21,14 +21,9 @@
 
 #include "kernels/common.hpp"
 
-// The pair helpers and the kernels built on them are small functions on
-// registers; left to its heuristics GCC calls them out of line, passing the pairs
-// through memory.
-#if defined(__GNUC__)
-#define NUMFUSE_ALWAYS_INLINE inline __attribute__((always_inline))
-#else
-#define NUMFUSE_ALWAYS_INLINE inline
-#endif
+// The pair helpers and the kernels built on them are small functions on registers;
+// left to its heuristics GCC calls them out of line, passing the pairs through memory:
+// they are NUMFUSE_ALWAYS_INLINE (common.hpp).
 
 namespace numfuse::kernels::dd {
 

@@ -527,7 +527,7 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_f32_half(xsimd::batch<double, 
 // erf(x) for float32 lanes, evaluated in double and rounded once. Max error: kMaxUlpF32 in
 // tests/cpp/test_erf.cpp.
 template <class Arch>
-inline xsimd::batch<float, Arch> erf_kernel(xsimd::batch<float, Arch> x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_kernel(xsimd::batch<float, Arch> x) noexcept {
     using F = xsimd::batch<float, Arch>;
     xsimd::batch<double, Arch> lo, hi;
     detail::widen(x, lo, hi);

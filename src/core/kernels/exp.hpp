@@ -317,7 +317,7 @@ inline xsimd::batch<double, Arch> exp_kernel(xsimd::batch<double, Arch> x) noexc
 
 // exp(x), f32 lanes. Max error <= 1 ULP (contract at the top).
 template <class Arch>
-inline xsimd::batch<float, Arch> exp_kernel(xsimd::batch<float, Arch> x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> exp_kernel(xsimd::batch<float, Arch> x) noexcept {
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<Arch>) {
         return detail::exp_f32_avx512(x);

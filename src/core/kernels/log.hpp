@@ -343,7 +343,7 @@ inline xsimd::batch<double, Arch> log_kernel(xsimd::batch<double, Arch> x) noexc
 
 // log(x), f32 lanes. Max error <= 1 ULP (contract at the top).
 template <class Arch>
-inline xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, Arch> x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, Arch> x) noexcept {
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<Arch>) {
         return detail::log_f32_avx512(x);
@@ -415,7 +415,8 @@ inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Ar
 
 // log2(x), f32 lanes, for the float32 log2 ufunc and evaluate (contract at the top).
 template <class Arch>
-inline xsimd::batch<float, Arch> log2_f32_kernel(const xsimd::batch<float, Arch>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log2_f32_kernel(
+    const xsimd::batch<float, Arch>& x) noexcept {
     using F = xsimd::batch<float, Arch>;
     using D = xsimd::batch<double, Arch>;
     const detail::log_split<float, Arch> em = detail::log_reduce(x);
