@@ -214,6 +214,17 @@ def test_results_do_not_depend_on_layout(dtype, level):
     in_place = x.copy()
     numfuse.logaddexp(in_place, y, out=in_place)
     np.testing.assert_array_equal(in_place.view(bits), whole)
+    # accumulate is an in-order chain with its own one-pair path (binary_fold): each step
+    # must be the array kernel's bits, near-zero pairs included.
+    for kind in ("near_zero", "deepest"):
+        xs, ys, _ = _cases(dtype, kind)
+        expected = numfuse.logaddexp(xs, ys).view(bits)
+        pairs = np.stack([xs, ys], axis=1)
+        steps = np.array([numfuse.logaddexp.accumulate(pair)[1] for pair in pairs], dtype)
+        np.testing.assert_array_equal(steps.view(bits), expected)
+        np.testing.assert_array_equal(
+            numfuse.logaddexp.accumulate(pairs, axis=1)[:, 1].view(bits), expected
+        )
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -33,6 +33,11 @@ struct LogaddexpOp {
     static void compute(double* out, const double* a, const double* b, std::size_t n) noexcept {
         expr_ops::Logaddexp::array<Arch, Out>(out, a, b, n);
     }
+    // One pair, the same bits as compute (binary_fold's in-order chains).
+    template <class Arch, class Out>
+    static double one(double a, double b) noexcept {
+        return kernels::logaddexp_one<Out, Arch>(a, b);
+    }
     // NumPy's npy_logaddexp computes d = a - b, then log1p(exp(-|d|)): conditions arise
     // only where |d| exceeds exp's underflow limit, d overflows, or an input is NaN.
     template <class B>
@@ -195,19 +200,29 @@ unsigned log_sum_exp_reduce(const char* a, const char* b, std::ptrdiff_t b_strid
 //   for a NaN element (NumPy's comparisons raise it), overflow where an element minus the
 //   running maximum overflows, underflow where an element lies further below the running
 //   maximum than exp reaches (the fold's own partial results are at least that maximum).
-// * accumulate, and any other operation: binary_loop element by element, in order: every
-//   out[i] is the bits of the chained calls (NumPy's test_umath checks accumulate so).
+// * accumulate, and any other operation: element by element, in order, each result what
+//   binary_loop gives for that pair (Op::one: the kernel on one pair, the same bits), so
+//   every out[i] is the bits of the chained calls (NumPy's test_umath checks accumulate so).
+//   Each step's latency is the whole cost: the conditions' screen and rule stay off the
+//   chain.
 template <class Arch, class Op, class T>
 unsigned binary_fold(const char* a, std::ptrdiff_t a_stride, const char* b, std::ptrdiff_t b_stride,
                      char* out, std::ptrdiff_t out_stride, std::size_t n) noexcept {
     if constexpr (folds_as_log_sum_exp<Op>::value) {
         if (out_stride == 0) return log_sum_exp_reduce<T>(a, b, b_stride, out, n);
     }
+    using B = xsimd::batch<T, Arch>;
     unsigned flags = fp_none;
     for (std::size_t i = 0; i < n; ++i) {
         const auto k = static_cast<std::ptrdiff_t>(i);
-        flags |= binary_loop<Arch, Op, T>(a + k * a_stride, a_stride, b + k * b_stride, b_stride,
-                                          out + k * out_stride, out_stride, 1);
+        T x, y;
+        // Read after the previous step's store: a may be out one element back.
+        std::memcpy(&x, a + k * a_stride, sizeof x);
+        std::memcpy(&y, b + k * b_stride, sizeof y);
+        if (xsimd::any(Op::may_raise(B(x), B(y)))) flags |= Op::template flags<T>(x, y);
+        const T r = static_cast<T>(
+            Op::template one<Arch, T>(static_cast<double>(x), static_cast<double>(y)));
+        std::memcpy(out + k * out_stride, &r, sizeof r);
     }
     return flags;
 }

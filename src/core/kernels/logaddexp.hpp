@@ -732,6 +732,23 @@ NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const d
 
 }  // namespace detail
 
+// logaddexp(a, b) of one pair: bit for bit logaddexp_array's result for it (a lane's result
+// depends on that lane alone). For in-order chains (accumulate: each result an argument of
+// the next call), where logaddexp_array's set-up for one element costs more than the
+// element. The pair is broadcast to every lane (no store to reload on the chain); a
+// near-zero pair is then recomputed in every lane, which costs the same as in one.
+template <class Out, class A>
+double logaddexp_one(double a, double b) noexcept {
+    using B = xsimd::batch<double, A>;
+    alignas(64) double r[B::size];
+    const detail::LogaddexpFirst<A> first = detail::logaddexp_first<Out>(B(a), B(b));
+    if (!xsimd::any(first.near_zero)) return first.result.get(0);
+    detail::LogaddexpNearZeroLanes<Out, A> lanes(r);
+    lanes.add(first.m, first.s, first.near_zero, 0);
+    lanes.finish();
+    return r[0];
+}
+
 // out[k] = logaddexp(a[k], b[k]) for k < n (see the contract). The first pass runs over
 // blocks and only notes whether a block has near-zero lanes; those blocks are scanned
 // again afterwards (the near-zero test recomputed from the results, bit for bit the
