@@ -60,6 +60,14 @@ from ._evaluate import (
     re_evaluate,
     validate,
 )
+from ._numexpr_surface import (
+    detect_number_of_threads,
+    get_vml_version,
+    print_versions,
+    set_vml_accuracy_mode,
+    set_vml_num_threads,
+    use_vml,
+)
 from ._patch import is_patched, patch_numpy, patched, restore_numpy
 from ._reduce import log_softmax, logsumexp, softmax
 
@@ -87,8 +95,8 @@ def __getattr__(name):
 
 
 __all__ = [
-    "MAX_THREADS",
     "ExpressionError",
+    "MAX_THREADS",
     "NumExpr",
     "UnsupportedDtypeError",
     "__version__",
@@ -103,6 +111,7 @@ __all__ = [
     "cos",
     "cosh",
     "detect_number_of_cores",
+    "detect_number_of_threads",
     "devices",
     "disassemble",
     "erf",
@@ -113,6 +122,7 @@ __all__ = [
     "expm1",
     "get_level",
     "get_num_threads",
+    "get_vml_version",
     "is_patched",
     "log",
     "log10",
@@ -124,10 +134,13 @@ __all__ = [
     "ncores",
     "patch_numpy",
     "patched",
+    "print_versions",
     "re_evaluate",
     "restore_numpy",
     "set_level",
     "set_num_threads",
+    "set_vml_accuracy_mode",
+    "set_vml_num_threads",
     "show_config",
     "sin",
     "sinh",
@@ -135,5 +148,6 @@ __all__ = [
     "tan",
     "tanh",
     "usable_levels",
+    "use_vml",
     "validate",
 ]

@@ -392,6 +392,12 @@ int use_automatic_thread_count() noexcept {
     return previous;
 }
 
+int start_thread_count() noexcept {
+    const int environment = initial_setting();
+    if (environment > 0) return environment;
+    return std::clamp(openmp_baseline(), 1, max_thread_count());
+}
+
 int explicit_thread_count() noexcept { return setting().load(std::memory_order_relaxed); }
 
 int take_peak_team_size() noexcept {

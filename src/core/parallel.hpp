@@ -63,6 +63,10 @@ int set_thread_count(int n) noexcept;
 int use_automatic_thread_count() noexcept;
 // The explicit count, or 0 when the automatic rule is in force.
 int explicit_thread_count() noexcept;
+// The count the process starts with on its main thread: NUMFUSE_NUM_THREADS where it was
+// taken, else omp_get_max_threads() at start-up (OMP_NUM_THREADS, else the processor
+// count), at most max_thread_count(); what numexpr calls detect_number_of_threads().
+int start_thread_count() noexcept;
 // NUMFUSE_NUM_THREADS as found at start-up: nullptr when unset; else its
 // text, and whether it was taken as the explicit count (an integer from 1 to
 // max_thread_count(); anything else is ignored, and the Python layer warns).

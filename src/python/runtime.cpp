@@ -79,6 +79,9 @@ void register_runtime(py::module_& m) {
           "The most threads any parallel loop started by the calling thread ran on since the\n"
           "previous _peak_team_size() call (1: serial); resets the record.");
     m.def("_processor_count", &parallel::processor_count);
+    m.def("_start_thread_count", &parallel::start_thread_count,
+          "The thread count the process started with on its main thread (see\n"
+          "numfuse.detect_number_of_threads).");
     m.def("_max_thread_count", &parallel::max_thread_count,
           "The most threads set_num_threads and NUMFUSE_NUM_THREADS accept.");
     m.def(
