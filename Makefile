@@ -19,7 +19,8 @@ SOURCES := $(shell find src python -type f -not -name '*.pyc' 2>/dev/null) CMake
 WERROR ?= OFF
 
 .PHONY: demo test test-slow fuzz fuzz-smoke sanitize sanitize-threads pytest cpp-test bench bench-cpp install system-deps clean \
-	bench-compilers bench-readme lint lint-python lint-cpp lint-stubs format FORCE test-clang test-no-openmp wheel wheel-check
+	bench-compilers bench-readme lint lint-python lint-cpp lint-stubs format FORCE test-clang test-no-openmp wheel wheel-check \
+	test-pythons wheel-pythons
 
 demo: install
 	$(VPY) benchmarks/python/compare.py --quick
@@ -111,6 +112,21 @@ test-no-openmp: system-deps $(STAMPS)/venv
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build build/no-openmp --target _core
 	$(call san_package,build/no-openmp)
 	PYTHONPATH=$(CURDIR)/build/no-openmp/pkg $(ALT_PYTEST)
+
+# `make test-pythons` (docs/testing.md#newer-pythons): numfuse built and tested under Python
+# 3.13 and 3.14 (Debian sid's, in a debootstrap'd tree under build/pythons) with the newest
+# NumPy and SciPy wheels for each; one summary line per version. `make wheel-pythons` also
+# leaves a wheel per version in dist/ (not repaired by auditwheel: sid's glibc is newer than
+# any manylinux policy). PYTHON_VERSIONS picks the versions.
+PYTHONS_TESTS ?= $(AARCH64_CI_TESTS) tests/test_patch.py tests/test_overlap.py \
+	tests/test_evaluate_python_ints.py tests/test_logaddexp.py tests/test_float16.py \
+	tests/test_evaluate_numexpr_compat.py tests/test_threads_env.py tests/test_concurrency.py \
+	tests/test_stubs.py
+test-pythons:
+	PYTHONS_TESTS="$(PYTHONS_TESTS)" tools/pythons/test_pythons.sh
+
+wheel-pythons:
+	PYTHONS_WHEELS=1 PYTHONS_TESTS="$(PYTHONS_TESTS)" tools/pythons/test_pythons.sh
 
 # `make wheel`: dist/numfuse-*-manylinux_*_x86_64.whl (CPU only), built from this tree and
 # repaired by auditwheel (which copies the OpenMP runtime into numfuse.libs/ and sets the

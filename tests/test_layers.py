@@ -23,7 +23,7 @@ PACKAGE = pathlib.Path(numfuse.__file__).parent
 HELPERS = {"numfuse._axes", "numfuse._config", "numfuse._dispatch", "numfuse._frames"}
 HELPERS |= {"numfuse._interop"}
 FRONT_ENDS = {"numfuse", "numfuse.__main__", "numfuse._evaluate", "numfuse._patch"}
-FRONT_ENDS |= {"numfuse._reduce"}
+FRONT_ENDS |= {"numfuse._reduce", "numfuse._numexpr_surface"}
 EXTENSIONS = {"numfuse._core", "numfuse._cuda"}
 
 

@@ -14,6 +14,7 @@ import sys
 import numpy as np
 
 from . import _core
+from ._config import __version__
 
 # numexpr: whether VML is in use. numfuse never uses VML.
 use_vml = False
@@ -55,8 +56,6 @@ def detect_number_of_threads() -> int:
 def print_versions() -> None:
     """numexpr's version report: numfuse, NumPy, Python, the platform, the CPU level and the
     thread counts. `show_config()` prints everything numfuse knows."""
-    from . import __version__
-
     rows = [
         ("numfuse", __version__),
         ("NumPy", np.__version__),
