@@ -1,0 +1,101 @@
+"""What a trace depends on outside its arguments, read again on every call.
+
+From the bytecode of the function (and of the Python functions it reaches through its
+globals and closures, three levels deep): every global name it loads, every closure cell,
+and ``module.attr`` for the attributes it loads from modules other than NumPy, SciPy,
+numfuse and math (whose functions and constants are taken as fixed). A call compares each
+value by identity with the one the cached traces saw; any difference drops them all.
+"""
+
+from __future__ import annotations
+
+import dis
+import operator
+import types
+
+_MISSING = object()
+_FIXED_MODULES = ("numpy", "scipy", "numfuse", "math", "builtins")
+_DEPTH = 3
+
+
+def _code_objects(code):
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            yield from _code_objects(const)
+
+
+def _global_loads(code):
+    """(name, [attribute, ...]) for every LOAD_GLOBAL, with the LOAD_ATTRs right after it."""
+    loads = []
+    current = None
+    for instruction in dis.get_instructions(code):
+        if instruction.opname == "LOAD_GLOBAL":
+            current = [instruction.argval, []]
+            loads.append(current)
+        elif instruction.opname in ("LOAD_ATTR", "LOAD_METHOD") and current is not None:
+            if not current[1]:  # one level: module.attr
+                current[1].append(instruction.argval)
+            current = None
+        else:
+            current = None
+    return loads
+
+
+class Watch:
+    """The values a function's traces depend on, and a fast comparison with them."""
+
+    def __init__(self, function):
+        self.globals_names = []  # (globals dict, name)
+        self.cells = []
+        self.attributes = []  # (globals dict, name, attribute)
+        self._collect(function, 0, set())
+        self.globals_names = _unique(self.globals_names)
+        self.snapshot = None
+
+    def _collect(self, function, depth, seen):
+        if id(function) in seen or depth > _DEPTH:
+            return
+        seen.add(id(function))
+        namespace = function.__globals__
+        for code in _code_objects(function.__code__):
+            for name, attributes in _global_loads(code):
+                self.globals_names.append((namespace, name))
+                value = namespace.get(name, _MISSING)
+                if isinstance(value, types.ModuleType) and attributes:
+                    if value.__name__.split(".")[0] not in _FIXED_MODULES:
+                        self.attributes.append((namespace, name, attributes[0]))
+                if isinstance(value, types.FunctionType):
+                    self._collect(value, depth + 1, seen)
+        for cell in function.__closure__ or ():
+            self.cells.append(cell)
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(value, types.FunctionType):
+                self._collect(value, depth + 1, seen)
+
+    def read(self) -> tuple:
+        values = [ns.get(name, _MISSING) for ns, name in self.globals_names]
+        for cell in self.cells:
+            try:
+                values.append(cell.cell_contents)
+            except ValueError:
+                values.append(_MISSING)
+        for ns, name, attribute in self.attributes:
+            values.append(getattr(ns.get(name), attribute, _MISSING))
+        return tuple(values)
+
+    def unchanged(self, snapshot) -> bool:
+        return snapshot is not None and all(map(operator.is_, self.read(), snapshot))
+
+
+def _unique(pairs):
+    seen = set()
+    out = []
+    for ns, name in pairs:
+        if (id(ns), name) not in seen:
+            seen.add((id(ns), name))
+            out.append((ns, name))
+    return out
