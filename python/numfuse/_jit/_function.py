@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import operator
 import threading
 
 import numpy as np
@@ -23,19 +24,22 @@ class _Unkeyable(Exception):
     pass
 
 
+_array_key = operator.attrgetter("__class__", "dtype", "shape")
+
+
 def _key(value):
     """The part of a call's signature one argument contributes (see docs/jit.md)."""
     kind = type(value)
-    if kind is np.ndarray:
-        return (value.dtype, value.shape)
+    if (
+        kind is np.ndarray
+        or isinstance(value, np.generic)
+        or (kind.__module__.startswith("dask.") and hasattr(value, "chunks"))
+    ):
+        return _array_key(value)  # as the all-arrays path
     if kind is float or kind is complex:
         return (kind, repr(value))  # NaN equal to itself, -0.0 apart from 0.0
     if kind is int or kind is bool:
         return (kind, value)
-    if isinstance(value, np.generic):
-        return (kind, value.dtype)
-    if kind.__module__.startswith("dask.") and hasattr(value, "chunks"):
-        return (kind, value.dtype, value.shape, value.chunks)
     try:
         hash(value)
     except TypeError:
@@ -57,7 +61,7 @@ def _is_array(value) -> bool:
 class _Entry:
     """One signature: where its arrays are among the arguments, and its block tree."""
 
-    __slots__ = ("positions", "names", "root", "padding")
+    __slots__ = ("positions", "names", "root", "padding", "direct")
 
     def __init__(self, positions, names, root, slots):
         self.positions = positions  # indices of array arguments
@@ -65,6 +69,7 @@ class _Entry:
         self.root = root
         # the slots after the inputs, of the longest path traced so far
         self.padding = [None] * (slots - len(positions) - len(names))
+        self.direct = _direct(root, positions, names)
 
 
 class JitFunction:
@@ -90,18 +95,29 @@ class JitFunction:
         return self if instance is None else functools.partial(self, instance)
 
     def __call__(self, *args, **kwargs):
-        try:
-            key = tuple([_key(a) for a in args])
-            if kwargs:
-                key += tuple(sorted((name, _key(v)) for name, v in kwargs.items()))
-        except _Unkeyable:
-            return self._function(*args, **kwargs)
+        try:  # all arguments arrays (the common call): (type, dtype, shape) each, in C
+            key = tuple(map(_array_key, args))
+        except AttributeError:
+            key = None
+        if key is None or kwargs:
+            try:
+                key = tuple([_key(a) for a in args])
+                if kwargs:
+                    key += tuple(sorted((name, _key(v)) for name, v in kwargs.items()))
+            except _Unkeyable:
+                return self._function(*args, **kwargs)
         watch = self._watch
-        if watch is not None and not watch.unchanged(self._snapshot):
+        if watch is not None and not watch.unchanged():
             return self._trace(key, args, kwargs, fresh=True)
         entry = self._entries.get(key)
         if entry is None:
             return self._trace(key, args, kwargs)
+        direct = entry.direct
+        if direct is not None:  # one fused expression of positional arrays and constants
+            compiled, picks = direct
+            if picks is None:  # the arguments themselves, in order
+                return compiled(*args)
+            return compiled(*[args[v] if is_arg else v for is_arg, v in picks])
         env = [args[i] for i in entry.positions]
         if entry.names:
             env += [kwargs[name] for name in entry.names]
@@ -127,9 +143,11 @@ class JitFunction:
         result = self._function(*traced_args, **traced_kwargs)
         items, value = trace.finish(result)
         with self._lock:
-            if fresh or self._snapshot is None or snapshot != self._snapshot:
+            if fresh or self._snapshot is None or not _same_values(snapshot, self._snapshot):
                 self._entries = {}
                 self._snapshot = snapshot
+                if self._watch is not None:
+                    self._watch.remember(snapshot)
             entry = self._entries.get(key)
             if entry is None:
                 if len(self._entries) >= _MAX_SIGNATURES:
@@ -137,6 +155,7 @@ class JitFunction:
                 self._entries[key] = _Entry(positions, names, _program.build(items), len(trace.env))
             else:
                 _program.merge(entry.root, items)
+                entry.direct = None
                 extra = len(trace.env) - len(positions) - len(names) - len(entry.padding)
                 if extra > 0:
                     entry.padding = entry.padding + [None] * extra
@@ -155,6 +174,31 @@ class JitFunction:
 
     def __repr__(self):
         return f"<numfuse.jit of {self._function!r}>"
+
+
+def _same_values(a, b) -> bool:
+    return len(a) == len(b) and all(map(operator.is_, a, b))
+
+
+def _direct(root, positions, names):
+    """(compiled, picks) when the whole program is one fused expression returned as is,
+    over positional array arguments and constants: the call then skips env and steps."""
+    if names or type(root.end) is not _program.Return or len(root.steps) != 1:
+        return None
+    (step,) = root.steps
+    ref = root.end.template
+    if type(step) is not _program.Segment or step.foreign or step.scalar:
+        return None
+    if type(ref) is not _program.Ref or ref.slot != step.out:
+        return None
+    if any(is_slot and v >= len(positions) for is_slot, v in step.inputs):
+        return None
+    picks = [(True, positions[v]) if is_slot else (False, v) for is_slot, v in step.inputs]
+    if picks == [(True, i) for i in range(len(positions))] and positions == list(
+        range(len(positions))
+    ):
+        picks = None  # every argument is an array, each an input in order
+    return step.compiled, picks
 
 
 def _describe_key(key) -> str:

@@ -10,7 +10,6 @@ value by identity with the one the cached traces saw; any difference drops them 
 from __future__ import annotations
 
 import dis
-import operator
 import types
 
 _MISSING = object()
@@ -51,7 +50,7 @@ class Watch:
         self.attributes = []  # (globals dict, name, attribute)
         self._collect(function, 0, set())
         self.globals_names = _unique(self.globals_names)
-        self.snapshot = None
+        self._checks = None  # nothing remembered: unchanged() is False until remember()
 
     def _collect(self, function, depth, seen):
         if id(function) in seen or depth > _DEPTH:
@@ -76,19 +75,59 @@ class Watch:
             if isinstance(value, types.FunctionType):
                 self._collect(value, depth + 1, seen)
 
-    def read(self) -> tuple:
-        values = [ns.get(name, _MISSING) for ns, name in self.globals_names]
+    def read(self) -> list:
+        values = []
+        for namespace, names in self._groups():
+            values += map(namespace.get, names)  # a missing name reads as None
         for cell in self.cells:
             try:
                 values.append(cell.cell_contents)
             except ValueError:
                 values.append(_MISSING)
-        for ns, name, attribute in self.attributes:
-            values.append(getattr(ns.get(name), attribute, _MISSING))
-        return tuple(values)
+        for namespace, name, attribute in self.attributes:
+            values.append(getattr(namespace.get(name), attribute, _MISSING))
+        return values
 
-    def unchanged(self, snapshot) -> bool:
-        return snapshot is not None and all(map(operator.is_, self.read(), snapshot))
+    def _groups(self):
+        groups = self.__dict__.get("groups")
+        if groups is None:
+            by_namespace = {}
+            for namespace, name in self.globals_names:
+                by_namespace.setdefault(id(namespace), (namespace, []))[1].append(name)
+            groups = self.groups = list(by_namespace.values())
+        return groups
+
+    def remember(self, snapshot) -> None:
+        """Make `snapshot` (a read()) the values later calls compare with."""
+        checks = []
+        values = iter(snapshot)
+        for namespace, names in self._groups():
+            get = namespace.get
+            checks += [(get, name, next(values)) for name in names]
+        self._checks = checks
+        self._cells = [(cell, next(values)) for cell in self.cells]
+        self._attributes = [(ns, name, attr, next(values)) for ns, name, attr in self.attributes]
+
+    def unchanged(self) -> bool:
+        """Whether every watched value is still the one remembered (by identity)."""
+        checks = self._checks
+        if checks is None:
+            return False
+        for get, name, value in checks:
+            if get(name) is not value:
+                return False
+        if self._cells or self._attributes:
+            for cell, value in self._cells:
+                try:
+                    if cell.cell_contents is not value:
+                        return False
+                except ValueError:
+                    if value is not _MISSING:
+                        return False
+            for namespace, name, attribute, value in self._attributes:
+                if getattr(namespace.get(name), attribute, _MISSING) is not value:
+                    return False
+        return True
 
 
 def _unique(pairs):
