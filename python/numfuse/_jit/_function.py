@@ -204,10 +204,12 @@ def _direct(root, positions, names):
 def _describe_key(key) -> str:
     parts = []
     for item in key:
-        if type(item) is tuple and len(item) == 2 and isinstance(item[0], np.dtype):
-            parts.append(f"{item[0]}{list(item[1])}")
+        if type(item) is tuple and len(item) == 3 and isinstance(item[1], np.dtype):
+            kind, dtype, shape = item
+            name = "" if kind is np.ndarray else f"{kind.__module__}.{kind.__name__} "
+            parts.append(f"{name}{dtype}{list(shape)}")
         else:
-            parts.append(repr(item))
+            parts.append(repr(item[-1]) if type(item) is tuple else repr(item))
     return "(" + ", ".join(parts) + ")"
 
 

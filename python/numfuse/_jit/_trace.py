@@ -30,7 +30,20 @@ _NO_CONST = _ops.NO_CONST
 # A fused formula longer or deeper than this is cut: its largest operand is materialised
 # first (the engine's limits are 100000 characters and 400 levels of nesting).
 _MAX_TEXT = 20000
-_MAX_DEPTH = 200
+_MAX_DEPTH = 300
+_nestings: dict = {}
+
+
+def _nesting(template: str) -> int:
+    """How deep `template` nests its operands (parentheses and calls), plus one."""
+    depth = _nestings.get(template)
+    if depth is None:
+        level = depth = 0
+        for char in template:
+            level += (char == "(") - (char == ")")
+            depth = max(depth, level)
+        depth = _nestings[template] = depth + 1
+    return depth
 
 
 class GraphBreakError(TypeError):
@@ -129,7 +142,7 @@ class Trace:
         node.shape = np.broadcast_shapes(*[d[1] for d in arrays]) if shape is None else shape
         sub = [n for n in nodes if type(n) is Tracer and n.slot is None and n.const is _NO_CONST]
         node.textsize = len(template) + sum(n.textsize for n in sub)
-        node.depth = 1 + max((n.depth for n in sub), default=0)
+        node.depth = _nesting(template) + max((n.depth for n in sub), default=0)
         if node.textsize > _MAX_TEXT or node.depth > _MAX_DEPTH:
             self.materialize([max(sub, key=lambda n: n.textsize)])
             return self.fused(template, call, operands, shape, what)
