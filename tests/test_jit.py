@@ -194,6 +194,34 @@ def test_changed_global_through_a_helper_and_a_module():
     same(jitted(X), f(X))
 
 
+def test_changed_attribute_of_a_global_object_is_seen():
+    namespace = {"np": np, "cfg": types.SimpleNamespace(alpha=0.5, beta=np.ones(50))}
+    exec("def f(x):\n    return x * cfg.alpha + cfg.beta\n", namespace)
+    f = namespace["f"]
+    jitted = nf.jit(f)
+    same(jitted(X), f(X))
+    namespace["cfg"].alpha = 4.0
+    same(jitted(X), f(X))
+    namespace["cfg"].beta = np.zeros(50)
+    same(jitted(X), f(X))
+
+
+def test_objects_as_arguments_run_the_plain_function():
+    class Layer:
+        def __init__(self, scale):
+            self.scale = scale
+
+        @nf.jit
+        def forward(self, x):
+            return np.tanh(x) * self.scale
+
+    layer = Layer(2.0)
+    same(layer.forward(X), np.tanh(X) * 2.0)
+    layer.scale = 3.0  # an attribute the trace could not watch: no trace is kept
+    same(layer.forward(X), np.tanh(X) * 3.0)
+    assert "not called yet" in Layer.forward.explain()
+
+
 def test_changed_closure_value_is_seen():
     scale = 2.0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import operator
 import threading
+import types
 
 import numpy as np
 
@@ -40,13 +41,22 @@ def _key(value):
         return (kind, repr(value))  # NaN equal to itself, -0.0 apart from 0.0
     if kind is int or kind is bool:
         return (kind, value)
-    try:
-        hash(value)
-    except TypeError:
-        raise _Unkeyable from None
-    if isinstance(value, (list, dict, set)) or hasattr(value, "__array__"):
-        raise _Unkeyable
-    return (kind, value)
+    if _immutable(value):
+        return (kind, value)
+    raise _Unkeyable  # a list, a dict, an object with attributes: the plain function runs
+
+
+_IMMUTABLE = (type(None), str, bytes, type(Ellipsis), np.dtype, np.ufunc, types.BuiltinFunctionType)
+
+
+def _immutable(value) -> bool:
+    """Whether a non-array argument can key a trace: values that cannot change later."""
+    if isinstance(value, (tuple, frozenset)):
+        return all(_immutable(v) for v in value)
+    return type(value) in _PYTHON_NUMBERS or isinstance(value, _IMMUTABLE)
+
+
+_PYTHON_NUMBERS = (bool, int, float, complex)
 
 
 def _is_array(value) -> bool:

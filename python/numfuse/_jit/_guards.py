@@ -2,9 +2,10 @@
 
 From the bytecode of the function (and of the Python functions it reaches through its
 globals and closures, three levels deep): every global name it loads, every closure cell,
-and ``module.attr`` for the attributes it loads from modules other than NumPy, SciPy,
-numfuse and math (whose functions and constants are taken as fixed). A call compares each
-value by identity with the one the cached traces saw; any difference drops them all.
+and ``name.attr`` for each attribute it loads right after a global (``config.ALPHA``),
+except on NumPy, SciPy, numfuse and math (whose functions and constants are taken as
+fixed) and except callables (what they return is traced). A call compares each value by
+identity with the one the cached traces saw; any difference drops them all.
 """
 
 from __future__ import annotations
@@ -50,6 +51,10 @@ class Watch:
         self.attributes = []  # (globals dict, name, attribute)
         self._collect(function, 0, set())
         self.globals_names = _unique(self.globals_names)
+        seen_attributes = {}
+        for ns, name, attribute in self.attributes:
+            seen_attributes.setdefault((id(ns), name, attribute), (ns, name, attribute))
+        self.attributes = list(seen_attributes.values())
         self._checks = None  # nothing remembered: unchanged() is False until remember()
 
     def _collect(self, function, depth, seen):
@@ -60,10 +65,9 @@ class Watch:
         for code in _code_objects(function.__code__):
             for name, attributes in _global_loads(code):
                 self.globals_names.append((namespace, name))
+                if attributes:
+                    self.attributes.append((namespace, name, attributes[0]))
                 value = namespace.get(name, _MISSING)
-                if isinstance(value, types.ModuleType) and attributes:
-                    if value.__name__.split(".")[0] not in _FIXED_MODULES:
-                        self.attributes.append((namespace, name, attributes[0]))
                 if isinstance(value, types.FunctionType):
                     self._collect(value, depth + 1, seen)
         for cell in function.__closure__ or ():
@@ -85,7 +89,7 @@ class Watch:
             except ValueError:
                 values.append(_MISSING)
         for namespace, name, attribute in self.attributes:
-            values.append(getattr(namespace.get(name), attribute, _MISSING))
+            values.append(_attribute(namespace.get(name), attribute))
         return values
 
     def _groups(self):
@@ -106,7 +110,11 @@ class Watch:
             checks += [(get, name, next(values)) for name in names]
         self._checks = checks
         self._cells = [(cell, next(values)) for cell in self.cells]
-        self._attributes = [(ns, name, attr, next(values)) for ns, name, attr in self.attributes]
+        self._attributes = [
+            (ns, name, attr, value)
+            for (ns, name, attr), value in zip(self.attributes, values)
+            if value is not _UNWATCHED
+        ]
 
     def unchanged(self) -> bool:
         """Whether every watched value is still the one remembered (by identity)."""
@@ -125,9 +133,27 @@ class Watch:
                     if value is not _MISSING:
                         return False
             for namespace, name, attribute, value in self._attributes:
-                if getattr(namespace.get(name), attribute, _MISSING) is not value:
+                if _attribute(namespace.get(name), attribute) is not value:
                     return False
         return True
+
+
+_UNWATCHED = object()
+
+
+def _attribute(base, name):
+    """``base.name`` as a watched value: _UNWATCHED for the functions and constants of
+    NumPy, SciPy, numfuse and math, and for anything callable (methods are new objects
+    on every read; what a call returns is traced, not watched)."""
+    if base is None or (
+        isinstance(base, types.ModuleType) and base.__name__.split(".")[0] in _FIXED_MODULES
+    ):
+        return _UNWATCHED
+    try:
+        value = getattr(base, name)
+    except Exception:  # noqa: BLE001 - a missing or failing attribute: its absence is watched
+        return _MISSING
+    return _UNWATCHED if callable(value) else value
 
 
 def _unique(pairs):
