@@ -404,6 +404,20 @@ def test_unsupported_arguments_run_the_plain_function():
     same(jitted([X, Y], X), f([X, Y], X))
 
 
+def test_other_array_types_run_the_plain_function():
+    torch = pytest.importorskip("torch")
+
+    def f(x):
+        return x * 2 + 1
+
+    jitted = nf.jit(f)
+    for values in (X, Y):
+        tensor = torch.from_numpy(values)
+        result = jitted(tensor)
+        assert isinstance(result, torch.Tensor)
+        np.testing.assert_array_equal(result.numpy(), values * 2 + 1)
+
+
 def test_long_chains_are_split():
     def f(x):
         for _ in range(300):

@@ -65,9 +65,10 @@ def test_formula_matches_plain_function(name, function, domains, dtype, shape):
         "huber",
     ],
 )
-def test_formula_fuses_without_breaks(name):
+@pytest.mark.parametrize("shape", [(4, 9), (30,)], ids=str)
+def test_formula_fuses_without_breaks(name, shape):
     function, domains = next((f, d) for n, f, d in FORMULAS if n == name)
     jitted = nf.jit(function, strict=True)  # strict: any graph break raises
-    args = inputs(domains, (4, 9), np.float64)
+    args = inputs(domains, shape, np.float64)
     assert_same(jitted(*args), function(*args), np.float64)
     assert "numpy " not in jitted.explain()

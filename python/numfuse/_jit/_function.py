@@ -142,6 +142,10 @@ class JitFunction:
             return self._function(*args, **kwargs)
 
     def _trace(self, key, args, kwargs, fresh=False):
+        if not all(_is_array(v) or _immutable(v) for v in (*args, *kwargs.values())):
+            # an array type the tracer does not stand in for (a torch tensor, a list):
+            # nothing is cached, the plain function answers
+            return self._function(*args, **kwargs)
         snapshot = self._watch.read() if self._watch is not None else None
         trace = Trace(self._strict, getattr(self._function, "__qualname__", "function"))
         positions = [i for i, a in enumerate(args) if _is_array(a)]
@@ -197,7 +201,7 @@ def _direct(root, positions, names):
         return None
     (step,) = root.steps
     ref = root.end.template
-    if type(step) is not _program.Segment or step.foreign or step.scalar:
+    if type(step) is not _program.Segment or step.foreign or step.scalar or step.shape:
         return None
     if type(ref) is not _program.Ref or ref.slot != step.out:
         return None

@@ -45,7 +45,7 @@ def fill(template, env):
 class Segment:
     """One fused expression: ``env[out] = compiled(*inputs)``."""
 
-    __slots__ = ("compiled", "text", "inputs", "out", "scalar", "foreign", "origin")
+    __slots__ = ("compiled", "text", "inputs", "out", "scalar", "foreign", "origin", "shape")
 
     def __init__(self, text, inputs, out, scalar, foreign, origin):
         from .. import _core
@@ -58,6 +58,7 @@ class Segment:
         self.scalar = scalar
         self.foreign = foreign  # a dask array among the inputs: numfuse.evaluate dispatches
         self.origin = origin
+        self.shape = None  # NumPy's shape when the engine's lacks leading ones (a view)
 
     def run(self, env):
         values = [env[v] if is_slot else v for is_slot, v in self.inputs]
@@ -66,6 +67,8 @@ class Segment:
             result = _evaluate.evaluate(self.text, local_dict=dict(zip(names, values)))
         else:
             result = self.compiled(*values)
+        if self.shape is not None:
+            result = result.reshape(self.shape)
         env[self.out] = result[()] if self.scalar else result
 
     def describe(self) -> str:

@@ -159,7 +159,7 @@ class Trace:
         else:
             axes = _ops.normalize_axes(axis, node.ndim)
             shape = _ops.reduced_shape(node.shape, axes, keepdims)
-        template = _ops.reduction_template(name, axes, keepdims)
+        template = _ops.reduction_template(name, axes, keepdims, node.ndim)
         return self.fused(template, call, (node,), shape, name)
 
     # -- running things
@@ -174,6 +174,9 @@ class Trace:
             slot = self.new_slot(None)
             step = Segment(text, inputs, slot, node.scalar, self.foreign, None)
             step.run(self.env)
+            if np.shape(self.env[slot]) != node.shape:  # a full reduction's missing ones
+                step.shape = node.shape
+                step.run(self.env)
             self.items.append(step)
             node.slot = slot
             node.args = ()
