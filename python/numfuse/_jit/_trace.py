@@ -72,7 +72,6 @@ class Trace:
         self.env = []
         self.pending = weakref.WeakValueDictionary()  # id -> fused node not yet computed
         self.foreign = False  # a dask array among the inputs
-        self.breaks = 0
 
     # -- slots and leaves
 
@@ -188,7 +187,6 @@ class Trace:
             raise GraphBreakError(
                 f"numfuse.jit(strict=True) cannot fuse {reason} in {self.name}\n  at {origin}"
             )
-        self.breaks += 1
         return origin
 
     def eager(self, function, args, kwargs, reason, view=False):

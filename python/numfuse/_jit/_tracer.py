@@ -209,7 +209,10 @@ class Tracer:
         self.trace.mutate(operator.setitem, (self, index, value), "item assignment")
 
     def __getattr__(self, name):
-        # Any other ndarray attribute or method: NumPy's, on the computed array.
+        # Any other ndarray attribute or method: NumPy's, on the computed array. Protocol
+        # probes (__array_interface__, __deepcopy__, ...) are not traced.
+        if name.startswith("__"):
+            raise AttributeError(name)
         attribute = getattr(np.ndarray, name)  # AttributeError as NumPy's for unknown names
         trace = self.trace
         if not callable(attribute):
