@@ -24,6 +24,9 @@ HELPERS = {"numfuse._axes", "numfuse._config", "numfuse._dispatch", "numfuse._fr
 HELPERS |= {"numfuse._interop"}
 FRONT_ENDS = {"numfuse", "numfuse.__main__", "numfuse._evaluate", "numfuse._patch"}
 FRONT_ENDS |= {"numfuse._reduce", "numfuse._numexpr_surface"}
+# numfuse.jit: a front end over _evaluate's engine and _reduce's functions
+FRONT_ENDS |= {f"numfuse._jit{m}" for m in ("", "._function", "._guards", "._ops")}
+FRONT_ENDS |= {f"numfuse._jit{m}" for m in ("._program", "._trace", "._tracer")}
 EXTENSIONS = {"numfuse._core", "numfuse._cuda"}
 
 

@@ -60,6 +60,7 @@ from ._evaluate import (
     re_evaluate,
     validate,
 )
+from ._jit import jit
 from ._numexpr_surface import (
     detect_number_of_threads,
     get_vml_version,
@@ -124,6 +125,7 @@ __all__ = [
     "get_num_threads",
     "get_vml_version",
     "is_patched",
+    "jit",
     "log",
     "log10",
     "log1p",

@@ -1,0 +1,311 @@
+"""What the tracer can hand to the engine, and NumPy's verdict on every fused operation.
+
+Each fusable operation is a pair: the NumPy callable the user's code called, and an
+expression template in the engine's language (``"exp({0})"``). The tracer never infers a
+result type itself: it asks NumPy (the callable run on one-element stand-ins of the operands'
+dtypes and ndims), and fuses an operation only when the engine, run on a few sample values of
+the same operand types, returns NumPy's dtype and NumPy's values. That verdict is cached per
+(template, operand types) for the life of the process. So a type rule on which the engine
+and NumPy differ (math on bool or int8, ``%`` of negative ints, ...) is found by asking, not
+by a second type table, and that operation runs in NumPy instead (a graph break).
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+import threading
+import warnings
+
+import numpy as np
+
+from .. import _core, _reduce
+
+# dtypes the engine computes in as is; anything else (int8, uint*, float16, ...) the engine
+# would widen, so operations on it run in NumPy.
+ENGINE_DTYPES = frozenset(np.dtype(t) for t in ("?", "i4", "i8", "f4", "f8", "c8", "c16"))
+PYTHON_SCALARS = (bool, int, float, complex)
+NO_CONST = object()  # a Tracer's const when it is not a constant
+
+# ufunc -> engine template. The engine's own names, reached as np.*, numfuse.* or
+# scipy.special.* (each of those is a distinct ufunc object).
+_UFUNC_TEMPLATES = {
+    np.add: "({0} + {1})",
+    np.subtract: "({0} - {1})",
+    np.multiply: "({0} * {1})",
+    np.true_divide: "({0} / {1})",
+    np.floor_divide: "({0} // {1})",
+    np.remainder: "({0} % {1})",
+    np.power: "({0} ** {1})",
+    np.bitwise_and: "({0} & {1})",
+    np.bitwise_or: "({0} | {1})",
+    np.bitwise_xor: "({0} ^ {1})",
+    np.left_shift: "({0} << {1})",
+    np.right_shift: "({0} >> {1})",
+    np.less: "({0} < {1})",
+    np.less_equal: "({0} <= {1})",
+    np.equal: "({0} == {1})",
+    np.not_equal: "({0} != {1})",
+    np.greater: "({0} > {1})",
+    np.greater_equal: "({0} >= {1})",
+    np.negative: "(-{0})",
+    np.positive: "(+{0})",
+    np.invert: "(~{0})",
+    np.square: "({0} ** 2)",
+    np.absolute: "abs({0})",
+    np.conjugate: "conj({0})",
+}
+_SAME_NAME_UFUNCS = (
+    "isinf isnan isfinite signbit sin cos tan arcsin arccos arctan arctan2 hypot nextafter "
+    "copysign maximum minimum sinh cosh tanh arcsinh arccosh arctanh log log10 log1p log2 exp "
+    "expm1 sqrt trunc ceil floor fmod sign logaddexp"
+).split()
+for _name in _SAME_NAME_UFUNCS:
+    _UFUNC_TEMPLATES[getattr(np, _name)] = (
+        f"{_name}({{0}})" if getattr(np, _name).nin == 1 else f"{_name}({{0}}, {{1}})"
+    )
+for _name in ("erf", "erfc", "expit", "logaddexp", *_SAME_NAME_UFUNCS):
+    _ufunc = getattr(_core, _name, None)
+    if isinstance(_ufunc, np.ufunc) and _ufunc.nin in (1, 2):
+        _UFUNC_TEMPLATES[_ufunc] = (
+            f"{_name}({{0}})" if _ufunc.nin == 1 else f"{_name}({{0}}, {{1}})"
+        )
+_scipy_added = False
+
+
+def _add_scipy_ufuncs() -> None:
+    """SciPy's erf/erfc/expit, once SciPy is imported (numfuse never imports it)."""
+    global _scipy_added
+    special = sys.modules.get("scipy.special")
+    if special is None:
+        return
+    for name in ("erf", "erfc", "expit"):
+        _UFUNC_TEMPLATES[getattr(special, name)] = f"{name}({{0}})"
+    _scipy_added = True
+
+
+def ufunc_template(ufunc) -> str | None:
+    template = _UFUNC_TEMPLATES.get(ufunc)
+    if template is None and not _scipy_added:
+        _add_scipy_ufuncs()
+        template = _UFUNC_TEMPLATES.get(ufunc)
+    return template
+
+
+# Reductions: NumPy function -> engine name. Methods map through REDUCTION_METHODS.
+REDUCTIONS = {
+    np.sum: "sum",
+    np.prod: "prod",
+    np.min: "min",
+    np.max: "max",
+    np.amin: "min",
+    np.amax: "max",
+    np.mean: "mean",
+}
+REDUCTION_METHODS = {"sum": np.sum, "prod": np.prod, "min": np.min, "max": np.max, "mean": np.mean}
+NUMFUSE_REDUCTIONS = {
+    "logsumexp": _reduce.logsumexp,
+    "softmax": _reduce.softmax,
+    "log_softmax": _reduce.log_softmax,
+}
+
+
+def normalize_axes(axis, ndim: int) -> tuple:
+    """NumPy's axis argument as a sorted tuple of non-negative axes (NumPy's errors)."""
+    if axis is None:
+        return tuple(range(ndim))
+    return tuple(sorted(np.lib.array_utils.normalize_axis_tuple(axis, ndim)))
+
+
+def reduced_shape(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
+    if keepdims:
+        return tuple(1 if d in axes else s for d, s in enumerate(shape))
+    return tuple(s for d, s in enumerate(shape) if d not in axes)
+
+
+def reduction_template(name: str, axes: tuple, keepdims: bool, ndim: int) -> str:
+    """``sum({0}, axis=(0, 1), keepdims=True)``; softmax and log_softmax as formulas.
+
+    A reduction over every axis is written without ``axis=`` or ``keepdims=`` (the engine's
+    fast path for calls whose reductions take everything): its 0-d result broadcasts as the
+    all-ones shape does, so only the final result may lack leading ones, which the
+    segment restores with a reshape (see _program.Segment).
+    """
+    if len(axes) == ndim:
+        if name == "softmax":
+            return "(exp(({0} - max({0}))) / sum(exp(({0} - max({0})))))"
+        if name == "log_softmax":
+            shifted = "({0} - where(isfinite(max({0})), max({0}), 0))"
+            return f"({shifted} - log(sum(exp({shifted}))))"
+        return f"{name}({{0}})"
+    ax = f"axis={axes!r}" if axes else "axis=()"
+    kd = f"keepdims={keepdims}"
+    if name == "softmax":
+        shifted = f"({{0}} - max({{0}}, {ax}, keepdims=True))"
+        return f"(exp({shifted}) / sum(exp({shifted}), {ax}, keepdims=True))"
+    if name == "log_softmax":
+        # numfuse.log_softmax's shift: 0 for a group whose max is not finite, so +inf
+        # entries give NaN and the others -inf, as SciPy.
+        top = f"max({{0}}, {ax}, keepdims=True)"
+        shifted = f"({{0}} - where(isfinite({top}), {top}, 0))"
+        return f"({shifted} - log(sum(exp({shifted}), {ax}, keepdims=True)))"
+    return f"{name}({{0}}, {ax}, {kd})"
+
+
+# ------------------------------------------------------------------ NumPy's answer
+
+
+def standin(dtype, shape: tuple) -> np.ndarray:
+    """A one-element-per-axis array of `dtype` with `shape`'s ndim (zero-size axes kept)."""
+    return np.ones(tuple(1 if s else 0 for s in shape), dtype)
+
+
+def numpy_result(call, operands):
+    """NumPy's result dtype, and whether NumPy returns a scalar, for `call(*operands)`.
+
+    `operands` are (dtype, shape) pairs for arrays and plain values for Python scalars.
+    NumPy's own exception propagates (an OverflowError for ``int32_array + 2**40``, an
+    AxisError, a broadcasting ValueError with NumPy's message).
+    """
+    shapes = [op[1] for op in operands if type(op) is tuple]
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        # NumPy's message: run the call on zero-stride stand-ins of the real shapes
+        # (it raises before computing anything).
+        full = [
+            np.broadcast_to(np.ones((), op[0]), op[1]) if type(op) is tuple else op
+            for op in operands
+        ]
+        call(*full)
+        raise
+    args = [standin(*op) if type(op) is tuple else op for op in operands]
+    with np.errstate(all="ignore"):
+        result = call(*args)
+    return np.asarray(result).dtype, isinstance(result, np.generic)
+
+
+# ------------------------------------------------------------------ the engine's answer
+
+# Sample operands for the verdict: signed zeros, infinities, NaN and negative numbers for
+# floats; zero and negative divisors, shifts and exponents for integers (NumPy raising on
+# a sample means the operation is left to NumPy).
+_SAMPLES = (
+    np.array([-2.5, -1.0, -0.0, 0.5, 3.0, 7.25, np.nan, np.inf, -np.inf]),
+    np.array([1.5, -2.0, 3.0, 0.0, -0.0, 1.25, 1.0, np.nan, 2.0]),
+    np.array([0.75, -0.5, 2.0, 1.0, -3.0, 4.5, -np.inf, 0.0, np.nan]),
+)
+_INT_SAMPLES = (
+    np.array([-7, -1, 0, 1, 3, 100, 2, -2, 5]),
+    np.array([2, -3, 1, 0, 5, -1, 1, 3, 2]),
+    np.array([1, 0, -4, 2, 2, 7, -1, 0, 3]),
+)
+_PYTHON_SAMPLES = {bool: True, int: 2, float: 1.5, complex: 1.5 - 0.5j}
+_verdicts: dict = {}
+_verdicts_lock = threading.Lock()
+
+
+def _sample(index: int, operand):
+    if type(operand) is not tuple:  # a Python number's type, or a NumPy constant itself
+        return _PYTHON_SAMPLES.get(type(operand), operand)
+    dtype, shape = operand
+    samples = _SAMPLES if dtype.kind in "fc" else _INT_SAMPLES
+    base = samples[index % len(samples)]
+    if dtype.kind == "c":
+        base = base + 0.5j * samples[(index + 1) % len(samples)]
+    if not shape:
+        return np.asarray(base[1]).astype(dtype)
+    return base.reshape((base.size,) + (1,) * (len(shape) - 1)).astype(dtype)
+
+
+def _same(engine, reference) -> bool:
+    engine = np.asarray(engine)
+    reference = np.asarray(reference)
+    if engine.shape != reference.shape and engine.size == reference.size:
+        # a full reduction written without keepdims: NumPy's leading ones come back by a
+        # reshape (_program.Segment)
+        if [d for d in engine.shape if d != 1] == [d for d in reference.shape if d != 1]:
+            engine = engine.reshape(reference.shape)
+    if engine.dtype != reference.dtype or engine.shape != reference.shape:
+        return False
+    if reference.dtype.kind in "fc":
+        close = np.allclose(engine, reference, rtol=1e-4, atol=1e-6, equal_nan=True)
+        zeros = np.signbit(engine.real[engine.real == 0]) == np.signbit(
+            reference.real[engine.real == 0]
+        )
+        return bool(close and np.all(zeros))
+    return bool(np.array_equal(engine, reference))
+
+
+def engine_agrees(template: str, call, operands) -> bool:
+    """Whether the engine computes `template` on these operand types as NumPy's `call`
+    does (same dtype, shape and values on sample data); cached per template and types."""
+    key = (
+        template,
+        tuple(
+            (op[0], len(op[1]))
+            if type(op) is tuple
+            else type(op)
+            if type(op) in PYTHON_SCALARS
+            else (type(op), np.asarray(op).dtype, repr(op))
+            for op in operands
+        ),
+    )
+    verdict = _verdicts.get(key)
+    if verdict is None:
+        names = [f"v{i}" for i in range(len(operands))]
+        try:
+            # (sample values warn, e.g. complex to float casts; once per process per key)
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                samples = [_sample(i, op) for i, op in enumerate(operands)]
+                reference = call(*samples)
+            compiled = _core.CompiledExpression(template.format(*names), None)
+            bound = dict(zip(names, samples))
+            engine = compiled(*[bound[n] for n in compiled.input_names])
+            verdict = _same(engine, reference)
+        except Exception:  # noqa: BLE001 - either side refusing means: run it in NumPy
+            verdict = False
+        with _verdicts_lock:
+            _verdicts[key] = verdict
+    return verdict
+
+
+def astype_template(source: np.dtype, target: np.dtype) -> str | None:
+    """An engine spelling of ``x.astype(target)`` (None: NumPy does it)."""
+    if target == source:
+        return "copy({0})"
+    if target == np.bool_:
+        return "({0} != 0)"
+    return None  # widening casts go through a strong one (see _trace.Tracer.astype)
+
+
+def is_engine_dtype(dtype) -> bool:
+    return dtype in ENGINE_DTYPES
+
+
+# operator name -> ufunc, for the Tracer's dunder methods
+BINARY_OPERATORS = {
+    "add": np.add,
+    "sub": np.subtract,
+    "mul": np.multiply,
+    "truediv": np.true_divide,
+    "floordiv": np.floor_divide,
+    "mod": np.remainder,
+    "pow": np.power,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+    "lshift": np.left_shift,
+    "rshift": np.right_shift,
+}
+COMPARISONS = {
+    "lt": np.less,
+    "le": np.less_equal,
+    "eq": np.equal,
+    "ne": np.not_equal,
+    "gt": np.greater,
+    "ge": np.greater_equal,
+}
+UNARY_OPERATORS = {"neg": np.negative, "pos": np.positive, "invert": np.invert, "abs": np.absolute}
+INPLACE = {f"i{name}": getattr(operator, f"i{name}") for name in BINARY_OPERATORS}
