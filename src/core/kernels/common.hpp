@@ -1,4 +1,4 @@
-// Shared helpers for the hand-written SIMD kernels (exp, log, erf).
+// Shared helpers for the hand-written SIMD kernels (every family in kernels/).
 //
 // Header-only, no state. Everything lives in numfuse::kernels::detail and is
 // meant to stay small and stable: other kernels may include this file.
