@@ -1,5 +1,7 @@
 """The Python layer's structure: modules import in one direction only.
 
+(And the C++ side of the same arrow: only src/python includes Python, pybind11 or NumPy.)
+
 Bottom to top: helpers, front ends, back ends. A front end reaches a back end
 only through numfuse._dispatch (the back end registers itself), so the import
 graph of numfuse's modules has no cycle, and ``import numfuse`` loads neither
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -139,3 +142,32 @@ def test_numfuse_cuda_and_devices_are_imported_on_first_use():
         "assert nfc is numfuse.cuda and isinstance(nfc.available(), bool)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60 * HANG_SCALE)
+
+
+SOURCES = pathlib.Path(__file__).resolve().parent.parent / "src"
+# An include of Python, pybind11 or NumPy, or of a file of the bindings from elsewhere.
+PYTHON_INCLUDE = re.compile(
+    r'^[ \t]*#[ \t]*include[ \t]*[<"](?:Python\.h|pybind11/|numpy/|(?:\.\./)+python/)', re.M
+)
+
+
+def _includes_python(path: pathlib.Path) -> bool:
+    return bool(PYTHON_INCLUDE.search(path.read_text(errors="replace")))
+
+
+def test_only_the_bindings_include_python():
+    # src/core and src/cuda know nothing of Python: the bindings (src/python, the CUDA
+    # module's in src/python/cuda) are the only code that includes it.
+    sources = [
+        path
+        for path in sorted(SOURCES.rglob("*"))
+        if path.suffix in {".cpp", ".hpp", ".h", ".cu", ".cuh"}
+    ]
+    bindings = [path for path in sources if path.relative_to(SOURCES).parts[0] == "python"]
+    assert any(_includes_python(path) for path in bindings)  # the pattern finds what it should
+    outside = [
+        str(path.relative_to(SOURCES))
+        for path in sources
+        if path not in bindings and _includes_python(path)
+    ]
+    assert outside == []

@@ -6,7 +6,7 @@
 //
 // * `signal_pending`, a lock-free flag that a signal handler may set (the
 //   Python binding chains a SIGINT hook in front of CPython's own handler,
-//   see src/python/interrupt.cpp); the core never sets it.
+//   see src/python/interruptible.cpp); the core never sets it.
 // * a `Scope` on the calling thread, installed by whoever owns the call, with
 //   a `poll` function. Only the thread that installed the scope (the caller,
 //   which is thread 0 of every OpenMP team it starts) runs `poll`, and only

@@ -10,13 +10,4 @@
     "the xsimd headers found by the compiler are not the version CMake chose (see its numfuse: xsimd message)"
 #endif
 
-namespace numfuse {
-
-// "major.minor.patch" of the xsimd numfuse was compiled with.
-extern const char* const xsimd_version;
-#define NUMFUSE_STR2(x) #x
-#define NUMFUSE_STR(x) NUMFUSE_STR2(x)
-const char* const xsimd_version = NUMFUSE_STR(XSIMD_VERSION_MAJOR) "." NUMFUSE_STR(
-    XSIMD_VERSION_MINOR) "." NUMFUSE_STR(XSIMD_VERSION_PATCH);
-
-}  // namespace numfuse
+// Nothing else: the check above is the whole unit (no symbol of it is used).

@@ -1,5 +1,5 @@
 // Host-side entry points of the CUDA kernels (src/cuda/*.cu), callable from code
-// compiled by the host compiler (src/cuda/module.cpp): raw device pointers, sizes
+// compiled by the host compiler (src/python/cuda/module.cpp): raw device pointers, sizes
 // and a stream, no CUDA types in the signatures. Each returns a cudaError_t as an
 // int (0 = success); the caller turns errors into Python exceptions.
 //

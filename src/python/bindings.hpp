@@ -39,7 +39,7 @@ private:
 
 // Thread count, instruction-set levels, build information.
 void register_runtime(pybind11::module_& m);
-// exp, log, erf as numpy.ufunc objects.
+// The function table's ufuncs (functions.hpp) as numpy.ufunc objects, and _function_table().
 void register_ufuncs(pybind11::module_& m);
 // evaluate / compile / disassemble: the expression engine.
 void register_expr(pybind11::module_& m);

@@ -3,8 +3,8 @@
 // to run one stage on NumPy arrays with its reduction changed (partial
 // reductions of blocks). Only the core's public API (expr/expr.hpp) is used.
 //
-// The GIL: released around core::execute, as in expr.cpp; the arrays are held
-// by the py::array handles of this frame.
+// The GIL: released around core::execute, as in evaluate (expr_evaluate.cpp); the
+// arrays are held by the py::array handles of this frame.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "dtype_rules.hpp"
 #include "expr_error.hpp"
 #include "weak_scalar.hpp"
 #include "expr/expr.hpp"
@@ -46,24 +47,17 @@ Type type_of_dtype_name(const std::string& name) {
     throw py::type_error("no expression type for dtype '" + name + "'");
 }
 
-// The type the engine computes an array of this dtype in (numexpr's widening:
-// 8/16-bit integers -> int32, uint32 -> int64, float16 -> float32). The same
-// rule as type_for_descr in expr.cpp, which has already accepted these values
-// with its detailed messages: numfuse/_dask.py validates with evaluate first.
+// The type the engine computes an array of this dtype in: the rule evaluate applies
+// (dtype_rules.hpp), and evaluate has already accepted these values with its detailed
+// messages (numfuse/_dask.py validates with evaluate first). Byte strings are not taken:
+// the Dask back end has no stages for them.
 Type type_of_array_dtype(const py::dtype& dtype) {
-    const char kind = dtype.kind();
-    const auto size = dtype.itemsize();
-    if (kind == 'b') return Type::b;
-    if (kind == 'i' || kind == 'u') {
-        if (size <= 2 || (kind == 'i' && size == 4)) return Type::i;
-        if (size <= 8 && !(kind == 'u' && size == 8)) return Type::l;
+    Type type;
+    if (!engine_type_of(dtype.kind(), dtype.itemsize(), &type) || type == Type::s) {
+        throw py::type_error("unsupported array dtype '" + py::str(dtype).cast<std::string>() +
+                             "' for numfuse.evaluate");
     }
-    if (kind == 'f' && size <= 4) return Type::f;
-    if (kind == 'f' && size == 8) return Type::d;
-    if (kind == 'c' && size == 8) return Type::c;
-    if (kind == 'c' && size == 16) return Type::z;
-    throw py::type_error("unsupported array dtype '" + py::str(dtype).cast<std::string>() +
-                         "' for numfuse.evaluate");
+    return type;
 }
 
 // Python scalars are weak (NEP 50, weak_scalar.hpp, as evaluate reads them); anything else

@@ -1,6 +1,7 @@
 // Python scalars as the expression engine's weak inputs (NumPy's NEP 50): the one
-// reading of them, shared by evaluate/compile/validate (expr.cpp) and the plan stages of
-// the Dask back end (plan_info.cpp), so both compile the same plan for the same values.
+// reading of them, shared by evaluate/compile/validate (expr_conversion.cpp,
+// expr_compiled.cpp) and the plan stages of the Dask back end (plan_info.cpp), so both
+// compile the same plan for the same values. The dtype rule of arrays: dtype_rules.hpp.
 //
 // A Python int carries its range (InputSpec::int_range, int_value), which the compiler's
 // NumPy range checks read; one beyond int64 enters as float64 holding its value rounded
@@ -72,17 +73,6 @@ inline bool read_weak_scalar(PyObject* obj, expr::InputSpec* spec, expr::Scalar*
         spec->type = expr::Type::z;
     }
     return true;
-}
-
-// The NumPy dtype of an integer array before the engine widens it (InputSpec::int_dtype):
-// none for the engine's own int32 and int64, and for other kinds.
-inline expr::IntDtype int_dtype_of(char kind, std::int64_t size) noexcept {
-    if (kind == 'i' && size == 1) return expr::IntDtype::int8;
-    if (kind == 'i' && size == 2) return expr::IntDtype::int16;
-    if (kind == 'u' && size == 1) return expr::IntDtype::uint8;
-    if (kind == 'u' && size == 2) return expr::IntDtype::uint16;
-    if (kind == 'u' && size == 4) return expr::IntDtype::uint32;
-    return expr::IntDtype::none;
 }
 
 }  // namespace numfuse::python

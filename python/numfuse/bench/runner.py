@@ -9,6 +9,7 @@ threads. The result is one JSON-ready dict holding every figure.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import math
 import os
@@ -182,19 +183,9 @@ def run_case(
 ) -> dict:
     """Time one (function, size, dtype) case against every peer; returns its record."""
     inputs = function.inputs(n, dtype)
-    shape = function.shape(n)
     moved = function.bytes_moved(n, dtype)
-    case = {
-        "function": function.name,
-        "kind": function.kind,
-        "dtype": dtype,
-        "n": n,
-        "shape": list(shape),
-        "elements": int(np.prod(shape)),
-        "bytes_moved": moved,
-        "notes": list(function.notes),
-        "results": {},
-    }
+    case = _case_record(function, n, dtype, moved, list(function.notes))
+    case["results"] = {}
     reference = None
     for name, peer in peers.items():
         if progress is not None:
@@ -289,112 +280,86 @@ def run(
     budget = budget if budget is not None else (QUICK_BUDGET if quick else FULL_BUDGET)
     loaded = _peers.load(peers)
     threads = threads if threads is not None else _machine.usable_cores()
-    restore_threads = _peers.set_threads(loaded, threads)
+    with _threads_set(loaded, threads):
+        if bandwidth is None:
+            measured = _machine.measure_bandwidth(
+                QUICK_BANDWIDTH_BYTES if quick else FULL_BANDWIDTH_BYTES
+            )
+        else:
+            measured = {"bytes_per_s": float(bandwidth), "method": "given by the caller"}
+
+        busy_before = _machine.busy_cores()
+        doc = {
+            "schema": SCHEMA,
+            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "command": command or "numfuse.bench.run(...)",
+            "options": {
+                "functions": [f.name for f in chosen],
+                "sizes": sizes,
+                "dtypes": dtypes,
+                "quick": quick,
+                "budget_s": budget,
+                "sample_time_s": sample_time,
+            },
+            "machine": _machine.machine_info(),
+            "bandwidth": measured,
+            "versions": _peers.library_versions(loaded),
+            "peers": {name: peer.describe() for name, peer in loaded.items()},
+            "threads": {
+                "requested": threads,
+                **_peers.thread_counts(loaded),
+                "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
+            },
+            "busy_cores": {"before": busy_before, "after": None},
+            "cases": [],
+        }
+        total = len(chosen) * len(sizes) * len(dtypes) * len(loaded)
+        bar = _ProgressBar(total, progress)
+        try:
+            for function in chosen:
+                for dtype in dtypes:
+                    for n in sizes:
+                        need = _estimate_bytes(function, n, dtype)
+                        free = _available_memory()
+                        if free is not None and need > 0.8 * free:
+                            case = _skipped_case(
+                                function,
+                                n,
+                                dtype,
+                                loaded,
+                                f"needs ~{need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB available",
+                            )
+                            for _ in loaded:
+                                bar.advance()
+                        else:
+                            case = run_case(
+                                function,
+                                n,
+                                dtype,
+                                loaded,
+                                budget,
+                                sample_time,
+                                measured["bytes_per_s"],
+                                bar,
+                            )
+                        doc["cases"].append(case)
+                        if on_case is not None:
+                            on_case(case, doc, bar.print)
+        finally:
+            bar.close()
+        doc["busy_cores"]["after"] = _machine.busy_cores()
+        doc["duration_s"] = time.perf_counter() - started
+        return doc
+
+
+@contextlib.contextmanager
+def _threads_set(loaded: dict, threads: int):
+    """The peers' thread counts set to `threads` while the block runs, restored after."""
+    restore = _peers.set_threads(loaded, threads)
     try:
-        return _run(
-            chosen,
-            sizes,
-            dtypes,
-            loaded,
-            threads,
-            quick,
-            budget,
-            sample_time,
-            bandwidth,
-            progress,
-            on_case,
-            command,
-            started,
-        )
+        yield
     finally:
-        restore_threads()
-
-
-def _run(
-    chosen,
-    sizes,
-    dtypes,
-    loaded,
-    threads,
-    quick,
-    budget,
-    sample_time,
-    bandwidth,
-    progress,
-    on_case,
-    command,
-    started,
-) -> dict:
-    """run()'s body, with the thread counts already set."""
-    if bandwidth is None:
-        measured = _machine.measure_bandwidth(
-            QUICK_BANDWIDTH_BYTES if quick else FULL_BANDWIDTH_BYTES
-        )
-    else:
-        measured = {"bytes_per_s": float(bandwidth), "method": "given by the caller"}
-
-    busy_before = _machine.busy_cores()
-    doc = {
-        "schema": SCHEMA,
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "command": command or "numfuse.bench.run(...)",
-        "options": {
-            "functions": [f.name for f in chosen],
-            "sizes": sizes,
-            "dtypes": dtypes,
-            "quick": quick,
-            "budget_s": budget,
-            "sample_time_s": sample_time,
-        },
-        "machine": _machine.machine_info(),
-        "bandwidth": measured,
-        "versions": _peers.library_versions(loaded),
-        "peers": {name: peer.describe() for name, peer in loaded.items()},
-        "threads": {
-            "requested": threads,
-            **_peers.thread_counts(loaded),
-            "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
-        },
-        "busy_cores": {"before": busy_before, "after": None},
-        "cases": [],
-    }
-    total = len(chosen) * len(sizes) * len(dtypes) * len(loaded)
-    bar = _ProgressBar(total, progress)
-    try:
-        for function in chosen:
-            for dtype in dtypes:
-                for n in sizes:
-                    need = _estimate_bytes(function, n, dtype)
-                    free = _available_memory()
-                    if free is not None and need > 0.8 * free:
-                        case = _skipped_case(
-                            function,
-                            n,
-                            dtype,
-                            loaded,
-                            f"needs ~{need / 2**30:.1f} GiB, {free / 2**30:.1f} GiB available",
-                        )
-                        for _ in loaded:
-                            bar.advance()
-                    else:
-                        case = run_case(
-                            function,
-                            n,
-                            dtype,
-                            loaded,
-                            budget,
-                            sample_time,
-                            measured["bytes_per_s"],
-                            bar,
-                        )
-                    doc["cases"].append(case)
-                    if on_case is not None:
-                        on_case(case, doc, bar.print)
-    finally:
-        bar.close()
-    doc["busy_cores"]["after"] = _machine.busy_cores()
-    doc["duration_s"] = time.perf_counter() - started
-    return doc
+        restore()
 
 
 def _estimate_bytes(function, n: int, dtype) -> int:
@@ -403,16 +368,23 @@ def _estimate_bytes(function, n: int, dtype) -> int:
     return (len(function.variables) + 4) * n * itemsize
 
 
-def _skipped_case(function, n, dtype, loaded, reason) -> dict:
+def _case_record(function, n: int, dtype: str, bytes_moved: int, notes: list) -> dict:
+    """The fields every case record starts with, timed or skipped."""
+    shape = function.shape(n)
     return {
         "function": function.name,
         "kind": function.kind,
         "dtype": dtype,
         "n": n,
-        "shape": list(function.shape(n)),
-        "elements": n,
-        "bytes_moved": 0,
-        "notes": [f"skipped: {reason}"],
-        "fastest": None,
-        "results": {name: {"peer": name, "status": "skipped", "note": reason} for name in loaded},
+        "shape": list(shape),
+        "elements": int(np.prod(shape)),
+        "bytes_moved": bytes_moved,
+        "notes": notes,
     }
+
+
+def _skipped_case(function, n, dtype, loaded, reason) -> dict:
+    case = _case_record(function, n, dtype, 0, [f"skipped: {reason}"])
+    case["fastest"] = None
+    case["results"] = {name: {"peer": name, "status": "skipped", "note": reason} for name in loaded}
+    return case

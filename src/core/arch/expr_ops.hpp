@@ -1,7 +1,7 @@
 // The expression VM's kernels, instantiated once per instruction-set level.
 //
 // Included only by the per-level translation units (sse2.cpp, avx2_fma.cpp,
-// avx512.cpp) after NUMFUSE_LEVEL_NAMESPACE / NUMFUSE_LEVEL_ARCH are defined.
+// avx512.cpp; neon64.cpp on aarch64) after NUMFUSE_LEVEL_NAMESPACE / NUMFUSE_LEVEL_ARCH are set.
 // Every opcode row of expr/opcodes.hpp becomes one expr_kernel<...>
 // instantiation here; fill_expr_table() is generated from the same rows.
 //

@@ -17,6 +17,7 @@
 
 #include "arch/expr_ops.hpp"
 #include "arch/nan_fixup.hpp"
+#include "kernels/common.hpp"
 #include "kernels/erf.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/log.hpp"
@@ -29,12 +30,6 @@
 
 #ifndef NUMFUSE_LEVEL_NAMESPACE
 #error "define NUMFUSE_LEVEL_NAMESPACE before including unary_loop.hpp"
-#endif
-
-#if defined(__GNUC__)
-#define NUMFUSE_OP_INLINE inline __attribute__((always_inline))
-#else
-#define NUMFUSE_OP_INLINE inline
 #endif
 
 namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE {
@@ -51,36 +46,36 @@ template <class Op>
 struct OrScreen {
     static constexpr bool deferrable = true;
     template <class B>
-    NUMFUSE_OP_INLINE static auto screen_init() noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto screen_init() noexcept {
         return typename B::batch_bool_type(false);
     }
     template <class B, class M>
-    NUMFUSE_OP_INLINE static M screen(const M& acc, const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static M screen(const M& acc, const B& x) noexcept {
         return acc | Op::may_raise(x);
     }
     template <class M>
-    NUMFUSE_OP_INLINE static bool screened_may_raise(const M& acc) noexcept {
+    NUMFUSE_ALWAYS_INLINE static bool screened_may_raise(const M& acc) noexcept {
         return xsimd::any(acc);
     }
 };
 
 struct ExpOp {
     template <class B>
-    NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B compute(const B& x) noexcept {
         return kernels::exp_kernel(x);
     }
     // Without the clamp and the NaN fixup; batches holding |x| > 708 (87) or
     // NaN, which the test for floating-point conditions flags anyway, are recomputed.
     template <class B>
-    NUMFUSE_OP_INLINE static B compute_fast(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
         return kernels::exp_kernel_nofix(x);
     }
     template <class B>
-    NUMFUSE_OP_INLINE static B finish(const B& x, const B&) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B&) noexcept {
         return compute(x);
     }
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         // Below the limit the result is a finite normal number: no flags; true for NaN.
         return kernels::exp_special(x);
     }
@@ -98,21 +93,21 @@ struct ExpOp {
 
 struct LogOp : OrScreen<LogOp> {
     template <class B>
-    NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B compute(const B& x) noexcept {
         return kernels::log_kernel(x);
     }
     // AVX-512: the special-value fixup (vfixupimm) runs only for batches holding
     // x <= 0, +inf or NaN, which the test for floating-point conditions finds anyway.
     template <class B>
-    NUMFUSE_OP_INLINE static B compute_fast(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
         return kernels::log_kernel_nofix(x);
     }
     template <class B>
-    NUMFUSE_OP_INLINE static B finish(const B& x, const B& y) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
         return kernels::log_fix(x, y);
     }
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         return kernels::log_special(x);  // true at least where x <= 0
     }
     template <class T>
@@ -131,13 +126,13 @@ struct ErfOp : OrScreen<ErfOp> {
     // halves in registers, and two interleaved batches would spill them.
     static constexpr bool single = true;
     template <class B>
-    NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B compute(const B& x) noexcept {
         return kernels::erf_kernel(x);
     }
     // float64: tiny and NaN lanes are repaired on the rare path (erf raises no
     // floating-point conditions, so that path only fixes values; flags stay none).
     template <class B>
-    NUMFUSE_OP_INLINE static B compute_fast(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
         if constexpr (std::is_same<typename B::value_type, double>::value) {
             return kernels::erf_kernel_nofix(x);
         } else {
@@ -145,7 +140,7 @@ struct ErfOp : OrScreen<ErfOp> {
         }
     }
     template <class B>
-    NUMFUSE_OP_INLINE static B finish(const B& x, const B& y) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
         if constexpr (std::is_same<typename B::value_type, double>::value) {
             return kernels::erf_fix(x, y);
         } else {
@@ -154,7 +149,7 @@ struct ErfOp : OrScreen<ErfOp> {
         }
     }
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         if constexpr (std::is_same<typename B::value_type, double>::value) {
             return kernels::erf_special(x);
         } else {
@@ -178,7 +173,7 @@ struct ErfOp : OrScreen<ErfOp> {
 // Rule::subnormal_underflow<T> is whether NumPy reports underflow for a subnormal input
 // (sin, arcsin, ... yes; cos, tanh no in float64; scipy.special's never).
 template <class F, class D>
-NUMFUSE_OP_INLINE D table_compute_f32_half(const D& v) noexcept {
+NUMFUSE_ALWAYS_INLINE D table_compute_f32_half(const D& v) noexcept {
     if constexpr (expr_ops::has_batch_for_f32<F>::value) {
         return F::batch_for_f32(v);
     } else {
@@ -186,7 +181,7 @@ NUMFUSE_OP_INLINE D table_compute_f32_half(const D& v) noexcept {
     }
 }
 template <class F, class B>
-NUMFUSE_OP_INLINE B table_compute(const B& x) noexcept {
+NUMFUSE_ALWAYS_INLINE B table_compute(const B& x) noexcept {
     if constexpr (std::is_same<typename B::value_type, double>::value ||
                   expr_ops::has_f32_native<F>::value) {
         return F::batch(x);
@@ -202,20 +197,20 @@ template <class F, class Rule>
 struct TableOp {
     static constexpr bool deferrable = false;
     template <class B>
-    NUMFUSE_OP_INLINE static B compute(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B compute(const B& x) noexcept {
         return table_compute<F>(x);
     }
     template <class B>
-    NUMFUSE_OP_INLINE static B compute_fast(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
         return table_compute<F>(x);
     }
     template <class B>
-    NUMFUSE_OP_INLINE static B finish(const B&, const B& y) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B finish(const B&, const B& y) noexcept {
         return y;
     }
     // NaN lanes too: the rare path gives them NumPy's NaN (nan_input_bits).
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         return Rule::may_raise(x) | xsimd::isnan(x);
     }
     template <class T>
@@ -235,8 +230,8 @@ struct TableOp {
 
 // Lanes outside [lo, hi] in magnitude (NaN included): the usual may_raise.
 template <class B>
-NUMFUSE_OP_INLINE auto abs_outside(const B& x, typename B::value_type lo,
-                                   typename B::value_type hi) noexcept {
+NUMFUSE_ALWAYS_INLINE auto abs_outside(const B& x, typename B::value_type lo,
+                                       typename B::value_type hi) noexcept {
     const B ax = xsimd::abs(x);
     return ~((ax >= B(lo)) & (ax <= B(hi)));
 }
@@ -259,7 +254,7 @@ struct TrigRule {
         return sizeof(T) == 4 || Float64Underflows;
     }
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         using T = typename B::value_type;
         return abs_outside(x, tiny_of<T>(), huge_of<T>());
     }
@@ -275,7 +270,7 @@ struct OddRule {
         return true;
     }
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         using T = typename B::value_type;
         // Limit 1: |x| >= 1 flagged (arctanh(+-1) divides by zero); 1 - eps/2 is below 1.
         const T below_one = T(1) - std::numeric_limits<T>::epsilon() / T(2);
@@ -292,7 +287,7 @@ struct HyperbolicRule {
         return Odd;
     }
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         using T = typename B::value_type;
         const T big = sizeof(T) == 4 ? T(88) : T(709);
         return abs_outside(x, Odd ? tiny_of<T>() : T(0), big);
@@ -308,7 +303,7 @@ struct QuietRule {
         return false;
     }
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B&) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B&) noexcept {
         return typename B::batch_bool_type(false);
     }
 };
@@ -316,7 +311,7 @@ struct QuietRule {
 // arccos: |x| > 1 is invalid; nothing underflows.
 struct ArccosRule : QuietRule {
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         return ~(xsimd::abs(x) <= B(1));
     }
 };
@@ -324,7 +319,7 @@ struct ArccosRule : QuietRule {
 // arccosh: x < 1 is invalid.
 struct ArccoshRule : QuietRule {
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         return ~(x >= B(1));
     }
 };
@@ -333,7 +328,7 @@ struct ArccoshRule : QuietRule {
 struct LogRule : QuietRule {
     static constexpr unsigned inf_flag = fp_divide_by_zero;
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         return ~(x > B(0));
     }
 };
@@ -345,7 +340,7 @@ struct Log1pRule : LogRule {
         return true;
     }
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         using T = typename B::value_type;
         return (~(x > B(T(-1)))) | (xsimd::abs(x) < B(tiny_of<T>()));
     }
@@ -359,7 +354,7 @@ struct Expm1Rule : QuietRule {
         return true;
     }
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         using T = typename B::value_type;
         return (x > B(sizeof(T) == 4 ? T(88) : T(709))) | (xsimd::abs(x) < B(tiny_of<T>()));
     }
@@ -389,32 +384,32 @@ struct ErfcOp : TableOp<expr_ops::Erfc, QuietRule> {};
 // full kernel, which equals the core bit for bit within that range.
 struct ExpitRule : QuietRule {
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         using T = typename B::value_type;
         return ~(xsimd::abs(x) <= B(sizeof(T) == 4 ? T(104) : T(700)));  // true for NaN
     }
 };
 struct ExpitCore {
     template <class B>
-    NUMFUSE_OP_INLINE static B batch(const B& a) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B batch(const B& a) noexcept {
         return kernels::expit_core(a);
     }
     template <class B>
-    NUMFUSE_OP_INLINE static B batch_for_f32(const B& a) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B batch_for_f32(const B& a) noexcept {
         return kernels::expit_f32_core(a);
     }
 };
 struct ExpitOp : TableOp<expr_ops::Expit, ExpitRule> {
     template <class B>
-    NUMFUSE_OP_INLINE static auto may_raise(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         return ExpitRule::may_raise(x);
     }
     template <class B>
-    NUMFUSE_OP_INLINE static B compute_fast(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
         return table_compute<ExpitCore>(x);
     }
     template <class B>
-    NUMFUSE_OP_INLINE static B finish(const B& x, const B&) noexcept {
+    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B&) noexcept {
         return table_compute<expr_ops::Expit>(x);
     }
 };
@@ -448,13 +443,13 @@ struct UnaryBatchRunner {
     bool keep_subnormal_underflow = true;
 
     // Op::finish, then NumPy's NaNs (rare path only).
-    NUMFUSE_OP_INLINE B finish(const B& x, const B& y) const noexcept {
+    NUMFUSE_ALWAYS_INLINE B finish(const B& x, const B& y) const noexcept {
         return nan_policy.apply(x, Op::finish(x, y));
     }
 
     // Both forced inline: in the big per-level translation unit GCC otherwise keeps the
     // erf pair out of line (a call per 16 elements that reloads erf's 28 table registers).
-    NUMFUSE_OP_INLINE B operator()(const B& x) noexcept {
+    NUMFUSE_ALWAYS_INLINE B operator()(const B& x) noexcept {
         B y = Op::compute_fast(x);
         if (xsimd::any(Op::may_raise(x))) {
             y = finish(x, y);
@@ -465,7 +460,7 @@ struct UnaryBatchRunner {
 
     // Two batches with one test for floating-point conditions: the test is a
     // compare and a branch per batch, worth sharing in the unrolled loop.
-    NUMFUSE_OP_INLINE void pair(const B& x0, const B& x1, B& y0, B& y1) noexcept {
+    NUMFUSE_ALWAYS_INLINE void pair(const B& x0, const B& x1, B& y0, B& y1) noexcept {
         y0 = Op::compute_fast(x0);
         y1 = Op::compute_fast(x1);
         if (xsimd::any(Op::may_raise(x0) | Op::may_raise(x1))) {
@@ -632,5 +627,3 @@ inline void fill_unary_table(UnaryLoop (&table)[unary_op_count][simd_dtype_count
 }
 
 }  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE
-
-#undef NUMFUSE_OP_INLINE

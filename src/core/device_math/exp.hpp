@@ -34,23 +34,25 @@ struct consts;
 template <>
 struct consts<double> {
     using I = std::int64_t;
-    static constexpr double inv_ln2 = 0x1.71547652b82fep+0;  // 1/ln2
-    static constexpr double ln2_hi = 0x1.62e42fefa38p-1;     // ln2 on the 2^-42 grid
-    static constexpr double ln2_lo = 0x1.ef35793c7673p-45;   // RN(ln2 - ln2_hi)
-    static constexpr double shifter = 0x1.8p52;              // 1.5 * 2^52
-    static constexpr double lo_clamp = -746.0;               // e^-746 rounds to +0
-    static constexpr double hi_clamp = 710.0;                // e^710 overflows
+    // The reduction constants and clamps: generated/explog_coefficients.hpp (exp_constants),
+    // shared with the SIMD kernel (kernels/exp.hpp).
+    static constexpr double inv_ln2 = NUMFUSE_EXP64_INV_LN2;
+    static constexpr double ln2_hi = NUMFUSE_EXP64_LN2_HI;
+    static constexpr double ln2_lo = NUMFUSE_EXP64_LN2_LO;
+    static constexpr double shifter = NUMFUSE_EXP64_SHIFTER;
+    static constexpr double lo_clamp = NUMFUSE_EXP64_LO_CLAMP;
+    static constexpr double hi_clamp = NUMFUSE_EXP64_HI_CLAMP;
 };
 
 template <>
 struct consts<float> {
     using I = std::int32_t;
-    static constexpr float inv_ln2 = 0x1.715476p+0f;
-    static constexpr float ln2_hi = 0x1.62e4p-1f;   // ln2 on the 2^-16 grid
-    static constexpr float ln2_lo = 0x1.7f7d1cp-20f;
-    static constexpr float shifter = 0x1.8p23f;
-    static constexpr float lo_clamp = -104.0f;
-    static constexpr float hi_clamp = 89.0f;
+    static constexpr float inv_ln2 = NUMFUSE_EXP32_INV_LN2;
+    static constexpr float ln2_hi = NUMFUSE_EXP32_LN2_HI;
+    static constexpr float ln2_lo = NUMFUSE_EXP32_LN2_LO;
+    static constexpr float shifter = NUMFUSE_EXP32_SHIFTER;
+    static constexpr float lo_clamp = NUMFUSE_EXP32_LO_CLAMP;
+    static constexpr float hi_clamp = NUMFUSE_EXP32_HI_CLAMP;
 };
 
 // Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12): the fits exp64_gen / exp32_gen

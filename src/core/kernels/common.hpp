@@ -1,4 +1,4 @@
-// Shared helpers for the hand-written SIMD kernels (exp, log, erf).
+// Shared helpers for the hand-written SIMD kernels (every family in kernels/).
 //
 // Header-only, no state. Everything lives in numfuse::kernels::detail and is
 // meant to stay small and stable: other kernels may include this file.
@@ -163,9 +163,8 @@ inline xsimd::batch<T, A> square_root(const xsimd::batch<T, A>& a) noexcept {
 // (lo: the first half of the lanes). One conversion instruction per half where the level
 // has one; exact widening, narrowing rounded to nearest.
 template <class A>
-inline __attribute__((always_inline)) void widen(const xsimd::batch<float, A>& x,
-                                                 xsimd::batch<double, A>& lo,
-                                                 xsimd::batch<double, A>& hi) noexcept {
+NUMFUSE_ALWAYS_INLINE void widen(const xsimd::batch<float, A>& x, xsimd::batch<double, A>& lo,
+                                 xsimd::batch<double, A>& hi) noexcept {
     if constexpr (is_avx512<A>) {
 #if defined(__AVX512F__)
         lo = _mm512_cvtps_pd(_mm512_castps512_ps256(x));
@@ -198,8 +197,8 @@ inline __attribute__((always_inline)) void widen(const xsimd::batch<float, A>& x
 }
 
 template <class A>
-inline __attribute__((always_inline)) xsimd::batch<float, A> narrow(
-    const xsimd::batch<double, A>& lo, const xsimd::batch<double, A>& hi) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> narrow(const xsimd::batch<double, A>& lo,
+                                                    const xsimd::batch<double, A>& hi) noexcept {
     if constexpr (is_avx512<A>) {
 #if defined(__AVX512F__)
         const __m256 l = _mm512_cvtpd_ps(lo), h = _mm512_cvtpd_ps(hi);

@@ -56,12 +56,12 @@
 #include "kernels/generated/erf_coefficients.hpp"
 #include "kernels/generated/erfc_coefficients.hpp"
 
+// NUMFUSE_ALWAYS_INLINE (kernels/common.hpp) for functions; a lambda takes the bare
+// attribute (after its parameter list, where `inline` cannot go).
 #if defined(__GNUC__)
-#define NUMFUSE_ERF_INLINE inline __attribute__((always_inline))
 #define NUMFUSE_ERF_NOINLINE __attribute__((noinline))
 #define NUMFUSE_ERF_LAMBDA_INLINE __attribute__((always_inline))
 #else
-#define NUMFUSE_ERF_INLINE inline
 #define NUMFUSE_ERF_NOINLINE
 #define NUMFUSE_ERF_LAMBDA_INLINE
 #endif
@@ -69,6 +69,28 @@
 namespace numfuse::kernels {
 
 namespace erf_detail {
+
+// The coefficient rows of four lanes turned into coefficient columns on AVX2 (erf's and
+// erfc's float64 tables): p[l] points at lane l's row of `width` doubles (32-byte aligned,
+// width a multiple of 4); c[j] gets coefficient j of the four lanes. Four 256-bit row
+// loads and a 4x4 transpose per 4 coefficients: AVX2's gathers are slower.
+template <int width, class B>
+NUMFUSE_ALWAYS_INLINE void rows_to_columns_avx2([[maybe_unused]] const double* const* p,
+                                                [[maybe_unused]] B* c) noexcept {
+    static_assert(width % 4 == 0 && B::size == 4, "rows of 4-lane groups");
+#if defined(__AVX2__)
+    for (int g = 0; g < width; g += 4) {
+        const __m256d r0 = _mm256_load_pd(p[0] + g), r1 = _mm256_load_pd(p[1] + g);
+        const __m256d r2 = _mm256_load_pd(p[2] + g), r3 = _mm256_load_pd(p[3] + g);
+        const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+        const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+        c[g + 0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+        c[g + 1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+        c[g + 2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+        c[g + 3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+    }
+#endif
+}
 
 // The coefficient tables (src/core/kernels/generated/erf_coefficients.hpp, shared with
 // src/core/device_math/erf.hpp) as 16-entry columns: entry k belongs to interval k.
@@ -201,7 +223,7 @@ struct erf_coefs {
     // Coefficient j of the row: 0 = m, 1 = c0, 2 = c1hi, 3 = c1lo, 4 + i = c_{i+2}.
     // AVX-512 permutes at the point of use (the 2 x 16 column registers per coefficient
     // are memory operands; materialising all rows up front would spill).
-    NUMFUSE_ERF_INLINE B operator[](int j) const noexcept {
+    NUMFUSE_ALWAYS_INLINE B operator[](int j) const noexcept {
         if constexpr (in_registers) {
 #if defined(__AVX512F__)
             const double* tab = j == 0   ? Tab::m
@@ -226,7 +248,7 @@ struct erf_coefs {
         }
     }
 
-    NUMFUSE_ERF_INLINE explicit erf_coefs(B r) noexcept {
+    NUMFUSE_ALWAYS_INLINE explicit erf_coefs(B r) noexcept {
         constexpr std::size_t N = B::size;
         if constexpr (in_registers) {
 #if defined(__AVX512F__)
@@ -239,18 +261,7 @@ struct erf_coefs {
             const double* p[N];
             for (std::size_t l = 0; l < N; ++l) p[l] = rows + (k[l] & 15u) * width;
             if constexpr (std::is_base_of<xsimd::avx2, Arch>::value) {
-#if defined(__AVX2__)
-                for (int g = 0; g < width; g += 4) {
-                    const __m256d r0 = _mm256_load_pd(p[0] + g), r1 = _mm256_load_pd(p[1] + g);
-                    const __m256d r2 = _mm256_load_pd(p[2] + g), r3 = _mm256_load_pd(p[3] + g);
-                    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-                    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-                    c[g + 0] = _mm256_permute2f128_pd(t0, t2, 0x20);
-                    c[g + 1] = _mm256_permute2f128_pd(t1, t3, 0x20);
-                    c[g + 2] = _mm256_permute2f128_pd(t0, t2, 0x31);
-                    c[g + 3] = _mm256_permute2f128_pd(t1, t3, 0x31);
-                }
-#endif
+                rows_to_columns_avx2<width>(p, c);
             } else if constexpr (lane_pairs) {
                 p2[0] = p[0];
                 p2[1] = p[1];
@@ -274,8 +285,8 @@ private:
 
 // Horner in u over c_{J+2}, c_{J+3}, ..., c_D: c_{J+2} + u*(c_{J+3} + ...), unrolled.
 template <class Tab, class Arch, int J>
-NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> horner(const erf_coefs<Tab, Arch>& k,
-                                                     xsimd::batch<double, Arch> u) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> horner(const erf_coefs<Tab, Arch>& k,
+                                                        xsimd::batch<double, Arch> u) noexcept {
     if constexpr (J == Tab::degree - 2) {
         return k[4 + J];
     } else {
@@ -320,7 +331,7 @@ inline constexpr bool split_c1 =
 // erf on ax = |x| (NaN allowed: garbage there, the caller overwrites it).
 // Split: keep c1 as c1hi + c1lo (float64); otherwise c1hi only (float32 via double).
 template <class Tab, bool Split, class Arch>
-NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_abs(xsimd::batch<double, Arch> ax) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs(xsimd::batch<double, Arch> ax) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B two52(0x1p52);
     ax = xsimd::min(ax, B(Tab::xmax));
@@ -361,7 +372,8 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_abs(xsimd::batch<double, Arch>
 //   * AVX-512: chained lookups (see the comment in the body).
 // avx2_fma and avx512 run the same operations in the same order (bit-identical).
 template <class Tab, class Arch>
-NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_abs_fma(xsimd::batch<double, Arch> x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs_fma(
+    xsimd::batch<double, Arch> x) noexcept {
     static_assert(Tab::degree == 11, "erf_abs_fma is written for c1..c11");
     using B = xsimd::batch<double, Arch>;
     const B two52(0x1p52);
@@ -457,7 +469,7 @@ NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erf_fix_tiny(
 // erf(x) for float64 lanes. Max error: kMaxUlpF64Sse2 / kMaxUlpF64Fma in tests/cpp/test_erf.cpp
 // (contract at the top).
 template <class Arch>
-NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Arch> x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B sign_mask(-0.0);
     const B ax = x & B(erf_detail::abs_mask<Arch>());
@@ -480,7 +492,7 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Ar
 // (true for |x| < 2^-1000, including 0, and for NaN): one compare instead of
 // erf_kernel's three compares and a blend; the fixup runs out of line.
 template <class Arch>
-NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel_nofix(
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_kernel_nofix(
     xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B sign_mask(-0.0);
@@ -495,7 +507,7 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_kernel_nofix(
 }
 
 template <class Arch>
-NUMFUSE_ERF_INLINE xsimd::batch_bool<double, Arch> erf_special(
+NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<double, Arch> erf_special(
     xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B ax = x & B(erf_detail::abs_mask<Arch>());
@@ -515,7 +527,8 @@ NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erf_fix(xsimd::batch<double, Arc
 namespace erf_detail {
 
 template <class Arch>
-NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erf_f32_half(xsimd::batch<double, Arch> x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_f32_half(
+    xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B sign_mask(-0.0);
     B y = erf_abs<erf_table_f32, false, Arch>(x & B(abs_mask<Arch>()));
@@ -589,7 +602,7 @@ struct erfc_coefs {
     static constexpr bool avx2 = !gather && std::is_base_of<xsimd::avx2, Arch>::value;
     static constexpr bool lane_pairs = !gather && !avx2 && B::size == 2;
 
-    NUMFUSE_ERF_INLINE B operator[](int j) const noexcept {
+    NUMFUSE_ALWAYS_INLINE B operator[](int j) const noexcept {
         if constexpr (gather) {
 #if defined(__AVX512F__)
             return _mm512_i64gather_pd(offsets, erfc_table::rows + j, 8);
@@ -610,7 +623,7 @@ struct erfc_coefs {
     }
 
     // a: |x| clamped to [0, amax] (NaN lanes may hold anything: their index is clamped).
-    NUMFUSE_ERF_INLINE explicit erfc_coefs(B a) noexcept {
+    NUMFUSE_ALWAYS_INLINE explicit erfc_coefs(B a) noexcept {
         constexpr std::size_t N = B::size;
         constexpr std::int64_t last = erfc_table::entries - 1;
         if constexpr (gather) {
@@ -631,18 +644,7 @@ struct erfc_coefs {
                 p[l] = erfc_table::rows + k * width;
             }
             if constexpr (avx2) {
-#if defined(__AVX2__)
-                for (int g = 0; g < width; g += 4) {
-                    const __m256d r0 = _mm256_load_pd(p[0] + g), r1 = _mm256_load_pd(p[1] + g);
-                    const __m256d r2 = _mm256_load_pd(p[2] + g), r3 = _mm256_load_pd(p[3] + g);
-                    const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
-                    const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
-                    c[g + 0] = _mm256_permute2f128_pd(t0, t2, 0x20);
-                    c[g + 1] = _mm256_permute2f128_pd(t1, t3, 0x20);
-                    c[g + 2] = _mm256_permute2f128_pd(t0, t2, 0x31);
-                    c[g + 3] = _mm256_permute2f128_pd(t1, t3, 0x31);
-                }
-#endif
+                erf_detail::rows_to_columns_avx2<width>(p, c);
             } else if constexpr (lane_pairs) {
                 p2[0] = p[0];
                 p2[1] = p[1];
@@ -666,8 +668,8 @@ private:
 
 // P(t) = c1 + t*(c2 + ... + t*cD) by Horner, unrolled (coefficient J is row entry 2 + J).
 template <class Arch, int J>
-NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erfc_horner(const erfc_coefs<Arch>& k,
-                                                          xsimd::batch<double, Arch> t) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erfc_horner(
+    const erfc_coefs<Arch>& k, xsimd::batch<double, Arch> t) noexcept {
     if constexpr (J == erfc_table::degree) {
         return k[2 + J];
     } else {
@@ -699,7 +701,8 @@ NUMFUSE_ERF_NOINLINE xsimd::batch<double, Arch> erfc_subnormal(
 // erfc(x) for float64 lanes. Max error: kMaxUlpErfcF64 in tests/cpp/test_erf.cpp (contract
 // and method above).
 template <class Arch>
-NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erfc_kernel(xsimd::batch<double, Arch> x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erfc_kernel(
+    xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     using C = detail::exp_consts<double>;
     using T = erfc_detail::erfc_table;
@@ -759,6 +762,5 @@ NUMFUSE_ERF_INLINE xsimd::batch<double, Arch> erfc_kernel(xsimd::batch<double, A
 
 }  // namespace numfuse::kernels
 
-#undef NUMFUSE_ERF_INLINE
 #undef NUMFUSE_ERF_NOINLINE
 #undef NUMFUSE_ERF_LAMBDA_INLINE

@@ -55,12 +55,14 @@ struct exp_consts;
 
 template <>
 struct exp_consts<double> {
-    static constexpr double inv_ln2 = 0x1.71547652b82fep+0;    // 1/ln2
-    static constexpr double ln2_hi = 0x1.62e42fefa38p-1;       // ln2 on the 2^-42 grid (42 bits)
-    static constexpr double ln2_lo = 0x1.ef35793c7673p-45;     // RN(ln2 - ln2_hi)
-    static constexpr double shifter = 0x1.8p52;                // 1.5 * 2^52
-    static constexpr double lo_clamp = -746.0;                 // e^-746 < 2^-1075: rounds to +0
-    static constexpr double hi_clamp = 710.0;                  // e^710 > DBL_MAX: overflows
+    // The reduction constants and clamps: generated/explog_coefficients.hpp (exp_constants),
+    // shared with device_math/exp.hpp.
+    static constexpr double inv_ln2 = NUMFUSE_EXP64_INV_LN2;
+    static constexpr double ln2_hi = NUMFUSE_EXP64_LN2_HI;
+    static constexpr double ln2_lo = NUMFUSE_EXP64_LN2_LO;
+    static constexpr double shifter = NUMFUSE_EXP64_SHIFTER;
+    static constexpr double lo_clamp = NUMFUSE_EXP64_LO_CLAMP;
+    static constexpr double hi_clamp = NUMFUSE_EXP64_HI_CLAMP;
     static constexpr double fast_lim = 708.0;                  // |x| < 708: 2^k normal
     static constexpr int mant_bits = 52;
     static constexpr std::int64_t bias = 1023;
@@ -68,12 +70,12 @@ struct exp_consts<double> {
 
 template <>
 struct exp_consts<float> {
-    static constexpr float inv_ln2 = 0x1.715476p+0f;           // 1/ln2
-    static constexpr float ln2_hi = 0x1.62e4p-1f;              // ln2 on the 2^-16 grid (16 bits)
-    static constexpr float ln2_lo = 0x1.7f7d1cp-20f;           // RN(ln2 - ln2_hi)
-    static constexpr float shifter = 0x1.8p23f;                // 1.5 * 2^23
-    static constexpr float lo_clamp = -104.0f;                 // e^-104 < 2^-150: rounds to +0
-    static constexpr float hi_clamp = 89.0f;                   // e^89 > FLT_MAX: overflows
+    static constexpr float inv_ln2 = NUMFUSE_EXP32_INV_LN2;
+    static constexpr float ln2_hi = NUMFUSE_EXP32_LN2_HI;
+    static constexpr float ln2_lo = NUMFUSE_EXP32_LN2_LO;
+    static constexpr float shifter = NUMFUSE_EXP32_SHIFTER;
+    static constexpr float lo_clamp = NUMFUSE_EXP32_LO_CLAMP;
+    static constexpr float hi_clamp = NUMFUSE_EXP32_HI_CLAMP;
     static constexpr float fast_lim = 87.0f;                   // |x| < 87: 2^k normal
     static constexpr int mant_bits = 23;
     static constexpr std::int32_t bias = 127;

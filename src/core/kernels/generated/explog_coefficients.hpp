@@ -5,7 +5,8 @@
 // (src/core/kernels/exp.hpp, log.hpp) and the scalar / GPU code
 // (src/core/device_math/exp.hpp, log.hpp): exact hex literals with their decimal
 // value, from tools/data/explog_coefficients.json, fitted by tools/explog_remez.py
-// (Remez exchange in mpmath). _C<i> is the coefficient of degree i.
+// (Remez exchange in mpmath). _C<i> is the coefficient of degree i. Also exp's
+// reduction constants and clamps (exp_constants), shared the same way.
 // Plain macros (no types, no includes): usable from host, nvcc and NVRTC code.
 #pragma once
 
@@ -32,6 +33,20 @@
 #define NUMFUSE_EXP64_GEN_C9 0x1.af6bfb5af8bbcp-26  /* 2.5112054085381415e-08 */
 #define NUMFUSE_EXP64_GEN_C10 0x1.1e3d20147f8afp-29  /* 2.0826611635350764e-09 */
 #define NUMFUSE_EXP64_GEN NUMFUSE_EXP64_GEN_C0, NUMFUSE_EXP64_GEN_C1, NUMFUSE_EXP64_GEN_C2, NUMFUSE_EXP64_GEN_C3, NUMFUSE_EXP64_GEN_C4, NUMFUSE_EXP64_GEN_C5, NUMFUSE_EXP64_GEN_C6, NUMFUSE_EXP64_GEN_C7, NUMFUSE_EXP64_GEN_C8, NUMFUSE_EXP64_GEN_C9, NUMFUSE_EXP64_GEN_C10
+
+// exp_constants: exp's argument reduction x = k ln2 + r (k = round(x/ln2) by the shifter trick, ln2 split so k*ln2_hi is exact) and the clamps of its argument
+#define NUMFUSE_EXP64_INV_LN2 0x1.71547652b82fep+0  /* 1.4426950408889634: 1/ln2 */
+#define NUMFUSE_EXP64_LN2_HI 0x1.62e42fefa3800p-1  /* 0.69314718055989033: ln2 on the 2^-42 grid (42 bits) */
+#define NUMFUSE_EXP64_LN2_LO 0x1.ef35793c76730p-45  /* 5.4979230187083712e-14: RN(ln2 - ln2_hi) */
+#define NUMFUSE_EXP64_SHIFTER 0x1.8000000000000p+52  /* 6755399441055744: 1.5 * 2^52 */
+#define NUMFUSE_EXP64_LO_CLAMP (-0x1.7500000000000p+9)  /* -746: e^-746 < 2^-1075 rounds to +0 */
+#define NUMFUSE_EXP64_HI_CLAMP 0x1.6300000000000p+9  /* 710: e^710 > DBL_MAX overflows */
+#define NUMFUSE_EXP32_INV_LN2 0x1.715476p+0f  /* 1.44269502: 1/ln2 */
+#define NUMFUSE_EXP32_LN2_HI 0x1.62e4p-1f  /* 0.693145752: ln2 on the 2^-16 grid (16 bits) */
+#define NUMFUSE_EXP32_LN2_LO 0x1.7f7d1cp-20f  /* 1.42860677e-06: RN(ln2 - ln2_hi) */
+#define NUMFUSE_EXP32_SHIFTER 0x1.8p+23f  /* 12582912: 1.5 * 2^23 */
+#define NUMFUSE_EXP32_LO_CLAMP (-0x1.ap+6f)  /* -104: e^-104 < 2^-150 rounds to +0 */
+#define NUMFUSE_EXP32_HI_CLAMP 0x1.64p+6f  /* 89: e^89 > FLT_MAX overflows */
 
 // log32_gen (f32): P(z) ~ (2 atanh(s) - 2 s)/s^3, z = s^2 in [0, 0.0294373], relative error of 2 s + s^3 P vs log1p
 // max error with these rounded coefficients: 2^-30.18

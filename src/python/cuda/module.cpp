@@ -1,5 +1,9 @@
 // numfuse._cuda: the optional GPU extension (built only where CMake finds nvcc).
 //
+// The bindings half of it: it lives with the other bindings in src/python (the only code
+// that includes pybind11), while the kernels, the device programs and the NVRTC compiler
+// it drives stay in src/cuda, which knows nothing of Python.
+//
 // Thin: raw device pointers, sizes and streams in, kernel launches out. The
 // Python layer (python/numfuse/cuda/_arrays.py, _api.py) reads __cuda_array_interface__ /
 // DLPack, checks dtypes and shapes, allocates results and picks the stream.
@@ -18,7 +22,7 @@
 #include <string>
 
 // The CPU module's ExprError -> Python exception mapping (src/python, shared by both).
-#include "../python/expr_error.hpp"
+#include "../expr_error.hpp"
 #include "device_math/device_math.hpp"
 #include "jit.hpp"
 #include "launch.hpp"
