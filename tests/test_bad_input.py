@@ -7,6 +7,7 @@ must match, so a crash, a hang, a silent answer or a vague message all fail the 
 from __future__ import annotations
 
 import re
+import sys
 import threading
 
 import numpy as np
@@ -274,6 +275,40 @@ def test_evaluate_unknown_names():
         nf.compile("x + y")(x=X3)
     with pytest.raises(TypeError, match="unexpected keyword argument 'w'"):
         nf.compile("x + 1")(x=X3, w=X3)
+
+
+velocity = np.arange(3.0)  # a module global for the misspelling test below
+
+
+def test_undefined_name_says_where_it_looked_and_suggests():
+    """numexpr's KeyError, with a message: where numfuse looked, a close name, and why a
+    comprehension's frame does not see the enclosing function's variables."""
+
+    def misspelled():
+        return nf.evaluate("velocty * 2")
+
+    with pytest.raises(KeyError) as caught:
+        misspelled()
+    text = str(caught.value)
+    assert "'velocty' is not defined" in text
+    assert "the caller's local and global variables" in text
+    assert "did you mean 'velocity'?" in text
+
+    def in_comprehension():
+        x = np.arange(3.0)
+        return [nf.evaluate("x * i") for i in range(2)] if x.size else None
+
+    if sys.version_info >= (3, 12):  # comprehensions are inlined (PEP 709): x is seen
+        assert len(in_comprehension()) == 2
+    else:
+        with pytest.raises(KeyError) as caught:
+            in_comprehension()
+        assert "inside a listcomp" in str(caught.value)
+        assert "local_dict=" in str(caught.value)
+    with pytest.raises(KeyError, match="looked in local_dict and the caller's global variables"):
+        nf.evaluate("a + 1", local_dict={"b": 1})
+    with pytest.raises(KeyError, match=r"looked in local_dict and global_dict; did you mean 'ab'"):
+        nf.evaluate("abc + 1", {"ab": 1}, {})
 
 
 def test_evaluate_out_errors():

@@ -117,14 +117,15 @@ def evaluate(
         names, compiled = _entry(ex)
     if compiled is not None and out is None:
         # The common call: all names found, all arrays or scalars.
+        found_locals, found_globals = local_dict, global_dict
         if local_dict is None or global_dict is None:
             frame = sys._getframe(depth)
             if local_dict is None:
-                local_dict = frame.f_locals
+                found_locals = frame.f_locals
             if global_dict is None:
-                global_dict = frame.f_globals
+                found_globals = frame.f_globals
             del frame
-        values = _core._plain_values(names, local_dict, global_dict)
+        values = _core._plain_values(names, found_locals, found_globals)
         if values is not None:
             _last.call = (ex, names, None, order, casting)
             if order == "K" and casting == "same_kind":
