@@ -239,10 +239,17 @@ def test_run_command_runs_an_unmodified_script_patched(tmp_path):
     assert done.stdout.split() == ["True", "False", "['a',", "'--b']", "__main__"]
     done = _run_python(["-m", "numfuse", "run", "--scipy", "--functions", "exp,erf", str(script)])
     assert done.stdout.split()[:2] == ["True", "True"], done.stderr
-    failed = _run_python(["-m", "numfuse", "run", "--functions", "nope", str(script)])
-    assert failed.returncode != 0 and "'nope'" in failed.stderr
     usage = _run_python(["-m", "numfuse", "run"])
     assert usage.returncode == 2 and "usage" in usage.stderr
+    # mistakes get one line after the usage, never a traceback
+    for args, message in (
+        (["--functions", "nope", str(script)], "no ufunc 'nope'"),
+        ([str(tmp_path / "nosuch.py")], "no such file"),
+        (["-m", "nosuch_module_of_numfuse"], "no module named 'nosuch_module_of_numfuse'"),
+    ):
+        failed = _run_python(["-m", "numfuse", "run", *args])
+        assert failed.returncode == 2, failed.stderr
+        assert message in failed.stderr and "Traceback" not in failed.stderr
 
 
 @pytest.mark.skipif(

@@ -54,9 +54,24 @@ def main(argv: list[str] | None = None) -> int:
     elif not args:
         return _fail("give a script (script.py [args...]) or -m module [args...]")
 
+    if module is None and not os.path.isfile(args[0]):
+        return _fail(f"no such file: {args[0]!r}")
+    if module is not None:
+        import importlib.util
+
+        try:
+            found = importlib.util.find_spec(module)
+        except (ImportError, ValueError):  # a parent package that is missing; '' or '.x'
+            found = None
+        if found is None:
+            return _fail(f"no module named {module!r}")
+
     from . import patch_numpy
 
-    patch_numpy(functions=functions, scipy=scipy)
+    try:
+        patch_numpy(functions=functions, scipy=scipy)
+    except (ValueError, ImportError) as error:  # unknown names; --scipy without SciPy
+        return _fail(str(error))
     if module is not None:
         sys.argv = [module, *args]
         runpy.run_module(module, run_name="__main__", alter_sys=True)
