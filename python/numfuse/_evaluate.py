@@ -102,10 +102,60 @@ def evaluate(
     casting="same_kind",
     **kwargs,
 ):
-    """Evaluate a numexpr-style array expression, fused and blockwise.
+    """Evaluate a numexpr-style array expression in one fused, blockwise pass on all cores.
 
-    Names are looked up in ``local_dict`` then ``global_dict`` (by default the
-    caller's locals and globals). The grammar: docs/evaluate.md.
+    ``numfuse.evaluate("2*a + 3*b")`` computes what NumPy computes for ``2*a + 3*b`` (the
+    same dtypes, broadcasting and NumPy 2's rules for Python scalars) without the
+    temporaries: the expression is parsed by numfuse's own C++ parser (never Python's
+    ``eval``), compiled once (plans are cached) and run in cache-sized blocks on every
+    core.
+
+    Parameters
+    ----------
+    ex : str
+        The expression: numbers, names, ``+ - * / // % **``, comparisons, ``& | ~``,
+        ``where(c, x, y)``, the math functions (exp, log, erf, sin, ... as ``numfuse``'s
+        ufuncs), and reductions anywhere inside: ``sum``, ``prod``, ``min``, ``max``,
+        ``mean``, ``logsumexp`` with ``axis=`` and ``keepdims=``.
+    local_dict, global_dict : mapping, optional
+        Where names are looked up, in that order; by default the caller's local and
+        global variables. An undefined name is a ``KeyError`` saying where it looked.
+    out : ndarray, optional
+        Where to write the result (it may be one of the inputs).
+    order : {'K', 'C', 'F', 'A'}, optional
+        The result's memory layout, as in NumPy.
+    casting : {'no', 'equiv', 'safe', 'same_kind', 'unsafe'}, optional
+        How the result may be cast into ``out``.
+    optimization, truediv, sanitize
+        numexpr's keywords: accepted and ignored (numfuse always optimises, divides as
+        Python 3 does and never evaluates Python code).
+
+    Returns
+    -------
+    ndarray
+        NumPy's dtype and shape for the same formula; a reduction to a single value is a
+        0-d array, as numexpr returns it.
+
+    Raises
+    ------
+    ExpressionError
+        Malformed text (a ``SyntaxError`` that is also a ``ValueError`` and a ``TypeError``,
+        with the column and a caret).
+    KeyError, TypeError, ValueError, OverflowError
+        An undefined name; an operation the types do not support; shapes that do not
+        broadcast; a Python int out of range for the array's integer type.
+
+    Examples
+    --------
+    >>> import numpy as np, numfuse as nf
+    >>> a = np.arange(4.0)
+    >>> nf.evaluate("2*a + 1")
+    array([1., 3., 5., 7.])
+    >>> nf.evaluate("log(sum(exp(a)))")
+    array(3.4401897)
+
+    The grammar, the differences from NumPy and numexpr, and the threads:
+    docs/evaluate.md in numfuse's source distribution.
     """
     depth = 1
     if kwargs:
@@ -169,7 +219,13 @@ def _evaluate_foreign(ex, names, values, out, order, casting):
 
 
 def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
-    """Evaluate this thread's last expression again, with the names' current values."""
+    """Evaluate this thread's last expression again, with the names' current values.
+
+    The last ``evaluate`` or ``validate`` call of the calling thread, with its ``order``,
+    ``casting`` and ``out=`` (held through a weak reference: a new array is returned once
+    that ``out`` is gone); names are looked up again in ``local_dict``/``global_dict`` or
+    the caller's variables. ``RuntimeError`` when the thread has made no such call.
+    """
     try:
         ex, names, out_ref, order, casting = _last.call
     except AttributeError:
