@@ -311,6 +311,27 @@ def test_undefined_name_says_where_it_looked_and_suggests():
         nf.evaluate("abc + 1", {"ab": 1}, {})
 
 
+@pytest.mark.parametrize(
+    "ex, error, message",
+    [
+        ("cbrt(x)", nf.ExpressionError, r"unknown function 'cbrt'; write x\*\*\(1/3\)"),
+        ("exp2(x)", nf.ExpressionError, r"unknown function 'exp2'; write 2\*\*x"),
+        ("atan2(x, x)", nf.ExpressionError, r"write arctan2\(y, x\)"),
+        ("lg(x)", nf.ExpressionError, "unknown function 'lg'; did you mean 'log'"),
+        ("sinhh(x)", nf.ExpressionError, "did you mean 'sinh'"),
+        ("max(x, x)", TypeError, r"max\(\) takes 1 argument \(2 given\).*write maximum\(x, y\)"),
+        ("min(x, x)", TypeError, r"write minimum\(x, y\)"),
+    ],
+)
+def test_errors_say_what_to_write_instead(ex, error, message):
+    with pytest.raises(error, match=message):
+        nf.evaluate(ex, {"x": X3})
+    # a name far from every function gets no suggestion
+    with pytest.raises(nf.ExpressionError) as caught:
+        nf.evaluate("foo(x)", {"x": X3})
+    assert "did you mean" not in str(caught.value)
+
+
 def test_evaluate_out_errors():
     with pytest.raises(ValueError, match="out is read-only"):
         nf.evaluate("x + 1", {"x": X3}, out=read_only(3))

@@ -8,6 +8,7 @@
 #include <string>
 #include <utility>
 
+#include "expr/suggest.hpp"
 #include "expr/compiler_internal.hpp"
 
 namespace numfuse::expr::detail {
@@ -386,7 +387,7 @@ void Compiler::check_arity(const AstNode& n, std::size_t expected) {
     if (n.args.size() != expected) {
         type_error(n.text + "() takes " + std::to_string(expected) + " argument" +
                        (expected == 1 ? "" : "s") + " (" + std::to_string(n.args.size()) +
-                       " given)",
+                       " given)" + arity_hint(n.text, n.args.size()),
                    n.column);
     }
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <unordered_set>
 
+#include "expr/suggest.hpp"
 #include "functions.hpp"
 #include <utility>
 
@@ -637,7 +638,9 @@ private:
     int call(const Token& name) {
         const bool reduction = reduction_functions().count(name.text) != 0;
         if (!reduction && elementwise_functions().count(name.text) == 0) {
-            syntax_error("unknown function '" + name.text + "'", name.column);
+            std::unordered_set<std::string> known = elementwise_functions();
+            known.insert(reduction_functions().begin(), reduction_functions().end());
+            syntax_error(unknown_function_message(name.text, known), name.column);
         }
         DepthGuard guard(*this);
         expect("(", "'('");
