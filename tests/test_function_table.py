@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import numfuse
-from function_table import BINARY_UFUNCS, CORE, FUNCTIONS, UFUNCS
+from function_table import BINARY_UFUNCS, CORE, FUNCTIONS, INVALID, UFUNCS
 
 # The opcode rows each type rule expands to (type letters after the name).
 OPCODE_SUFFIXES = {
@@ -73,6 +73,29 @@ def test_ufunc_rows_are_ufuncs_with_the_table_loop_order(name):
     assert (ufunc.nin, ufunc.nout) == (arity, 1)
     assert ufunc.types == [t * arity + "->" + t for t in CORE[name].loops]
     assert CORE[name].summary in ufunc.__doc__
+
+
+@pytest.mark.parametrize("name", sorted(CORE))
+def test_invalid_column_names_arguments_outside_the_domain(name):
+    # The C++ row's invalid arguments (the NaN policy probes NumPy with them) are NaN
+    # arguments of the reference, and a row without them has none in the tests' table.
+    row = CORE[name]
+    assert bool(row.invalid) == bool(INVALID[name]), name
+    if row.invalid and row.arity == 1:
+        with np.errstate(all="ignore"):
+            assert np.isnan(FUNCTIONS[name].reference(np.array(row.invalid))).all(), name
+
+
+@pytest.mark.parametrize("name", sorted(CORE))
+def test_threads_and_bench_columns(name):
+    row = CORE[name]
+    assert (row.threads > 1000) if row.is_ufunc else (row.threads == 0), name
+    lo, hi = row.bench_domain
+    assert lo < hi, name
+    with np.errstate(all="ignore"):
+        x = np.linspace(lo, hi, 101)[1:-1]  # inside: arctanh(+-1) is infinite
+        y = FUNCTIONS[name].reference(*([x] * row.arity))
+    assert np.isfinite(y).all(), f"{name}: its benchmark domain leaves its domain"
 
 
 def test_only_ufunc_rows_are_ufuncs():

@@ -21,9 +21,9 @@ from conftest import HANG_SCALE
 PACKAGE = pathlib.Path(numfuse.__file__).parent
 
 HELPERS = {"numfuse._axes", "numfuse._config", "numfuse._dispatch", "numfuse._frames"}
-HELPERS |= {"numfuse._interop"}
+HELPERS |= {"numfuse._interop", "numfuse._table"}
 FRONT_ENDS = {"numfuse", "numfuse.__main__", "numfuse._evaluate", "numfuse._patch"}
-FRONT_ENDS |= {"numfuse._reduce"}
+FRONT_ENDS |= {"numfuse._reduce", "numfuse._ufuncs"}
 EXTENSIONS = {"numfuse._core", "numfuse._cuda"}
 
 

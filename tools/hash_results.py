@@ -129,7 +129,7 @@ def hash_level() -> dict[str, str]:
         real_inputs[dt] = np.concatenate([_specials(dt), _random(dt, rng)])
     cplx_inputs = {dt: _complex(dt, rng) for dt in (np.complex64, np.complex128, np.clongdouble)}
 
-    for name, arity, _types, is_ufunc, loops, _gpu, _summary in table:
+    for name, arity, _types, is_ufunc, loops, *_ in table:
         if not is_ufunc:
             continue
         uf = getattr(numfuse, name)

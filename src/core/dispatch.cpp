@@ -29,6 +29,7 @@
 #include "half.hpp"
 #include "numfuse_core.hpp"
 #include "parallel.hpp"
+#include "scalar_libm.hpp"
 #include "streaming.hpp"
 
 namespace numfuse::core {
@@ -100,26 +101,41 @@ std::atomic<int>& active_level_setting() noexcept {
     return setting;
 }
 
-// Elements per thread below which splitting a job costs more than it saves
-// (fork/join of a warm OpenMP team is a few microseconds). A tuning choice per
-// kernel, by its cost per element: ufuncs without an entry here take the default
-// (exp, log: about 1 ns per float64). All stay above 1000 elements per thread, so
-// that small calls never pay for a fork.
-std::size_t min_elements_per_thread(UnaryOp op) noexcept {
-    switch (op) {
-        case UnaryOp::exp:
-        case UnaryOp::log: return 32768;
-        case UnaryOp::erf:
-        case UnaryOp::tanh:
-        case UnaryOp::expit:
-        case UnaryOp::expm1:
-        case UnaryOp::log1p:
-        case UnaryOp::log2:
-        case UnaryOp::log10: return 8192;
-        default: return 4096;  // trigonometric, inverse and hyperbolic: 3-10 ns each
+// Elements per thread below which a ufunc call stays on one thread: the table's threads
+// column (functions.hpp), read once into arrays here (a call must not scan the table).
+struct ThreadThresholds {
+    std::size_t unary[unary_op_count] = {};
+    std::size_t binary[binary_op_count > 0 ? binary_op_count : 1] = {};
+};
+constexpr ThreadThresholds thread_thresholds_of_table() noexcept {
+    ThreadThresholds t;
+    for (int k = 0; k < unary_op_count; ++k) {
+        t.unary[k] = static_cast<std::size_t>(ufunc_row(1, k)->min_elements_per_thread);
     }
+    for (int k = 0; k < binary_op_count; ++k) {
+        t.binary[k] = static_cast<std::size_t>(ufunc_row(2, k)->min_elements_per_thread);
+    }
+    return t;
 }
-std::size_t min_elements_per_thread(BinaryOp) noexcept { return 8192; }
+constexpr ThreadThresholds thread_thresholds = thread_thresholds_of_table();
+constexpr bool every_ufunc_forks_above_1000() noexcept {
+    for (const std::size_t n : thread_thresholds.unary) {
+        if (n <= 1000) return false;
+    }
+    for (int k = 0; k < binary_op_count; ++k) {
+        if (thread_thresholds.binary[k] <= 1000) return false;
+    }
+    return true;
+}
+static_assert(every_ufunc_forks_above_1000(),
+              "functions.hpp: a ufunc row's threads column must be above 1000");
+
+std::size_t min_elements_per_thread(UnaryOp op) noexcept {
+    return thread_thresholds.unary[static_cast<int>(op)];
+}
+std::size_t min_elements_per_thread(BinaryOp op) noexcept {
+    return thread_thresholds.binary[static_cast<int>(op)];
+}
 
 // Half precision goes through the f32 kernels in blocks held on the stack.
 constexpr std::size_t half_block = 512;
@@ -173,58 +189,6 @@ unsigned apply_half(UnaryLoop loop_f32, const char* in, std::ptrdiff_t in_stride
     }
     return flags;
 }
-
-// The C++ library's functions, plus the ones it lacks (scalar_libm::libm finds std::libm
-// through the using-directive where the namespace has no own function of that name).
-namespace scalar_libm {
-using namespace std;
-// scipy.special.expit's long double loop: 1 / (1 + e^-x), e^x / (1 + e^x) below 0.
-template <class T>
-T expit(const T& x) {
-    if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-    const T e = std::exp(x);
-    return e / (T(1) + e);
-}
-// NumPy's complex log1p, expm1 and log2 (the C++ library has only the real ones) and
-// log10 (NumPy's log(z) log10(e) rounds unlike std's). The same formulas as evaluate's
-// (arch/expr_ops.hpp), which lives in the per-level namespaces and so cannot be shared
-// with this baseline translation unit.
-using std::expm1;
-using std::log1p;
-using std::log2;
-template <class T>
-std::complex<T> log1p(const std::complex<T>& z) {
-    const T l = std::hypot(z.real() + T(1), z.imag());
-    return {std::log(l), std::atan2(z.imag(), z.real() + T(1))};
-}
-template <class T>
-std::complex<T> expm1(const std::complex<T>& z) {
-    const T s = std::sin(z.imag() / T(2));
-    return {std::expm1(z.real()) * std::cos(z.imag()) - T(2) * s * s,
-            std::exp(z.real()) * std::sin(z.imag())};
-}
-template <class T>
-std::complex<T> log2(const std::complex<T>& z) {
-    return std::log(z) * T(1.442695040888963407359924681001892137L);
-}
-template <class T, class = std::enable_if_t<std::is_floating_point<T>::value>>
-T log10(T x) {
-    return std::log10(x);
-}
-template <class T>
-std::complex<T> log10(const std::complex<T>& z) {
-    return std::log(z) * T(0.434294481903251827651128918916605082L);
-}
-// np.logaddexp's long double loop (npy_logaddexpl).
-template <class T>
-T logaddexp(const T& a, const T& b) {
-    if (a == b) return a + T(0.693147180559945309417232121458176568L);
-    const T d = a - b;
-    if (d > T(0)) return a + std::log1p(std::exp(-d));
-    if (d <= T(0)) return b + std::log1p(std::exp(d));
-    return d;  // NaN
-}
-}  // namespace scalar_libm
 
 // Two-argument half precision: both operands widened into float32 blocks.
 unsigned apply_half_binary(BinaryLoop loop_f32, const char* a, std::ptrdiff_t a_stride,
@@ -572,8 +536,10 @@ unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_
             long double r = x;
             switch (op) {
                 // clang-format off
-#define NUMFUSE_BINARY_SCALAR_CASE(name) case BinaryOp::name: r = scalar_libm::name(x, y); break;
-                NUMFUSE_BINARY_OPS(NUMFUSE_BINARY_SCALAR_CASE)
+#define NUMFUSE_BINARY_SCALAR_CASE(name, arity, types, Functor, libm, ufunc, gpu, summary) \
+                NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_2_##arity(                  \
+                    case BinaryOp::name: r = scalar_libm::libm(x, y); break;))
+                NUMFUSE_FUNCTIONS(NUMFUSE_BINARY_SCALAR_CASE)
 #undef NUMFUSE_BINARY_SCALAR_CASE
                 // clang-format on
             }
