@@ -153,16 +153,21 @@ def fill_stub(text: str, rows, path: Path) -> str:
     return text[:begin] + block + text[end:]
 
 
-def main() -> int:
+def outputs() -> dict[Path, str]:
+    """Every generated file's path and its text as the table makes it."""
     rows = read_table()
     spans = doc_spans(rows)
-    outputs = {ROOT / "python" / "numfuse" / "_ufuncs.py": ufuncs_module(rows)}
+    out = {ROOT / "python" / "numfuse" / "_ufuncs.py": ufuncs_module(rows)}
     stub = ROOT / "python" / "numfuse" / "_core.pyi"
-    outputs[stub] = fill_stub(stub.read_text(), rows, stub)
+    out[stub] = fill_stub(stub.read_text(), rows, stub)
     for doc in ("README.md", "docs/api.md", "docs/evaluate.md"):
         path = ROOT / doc
-        outputs[path] = fill_doc(path.read_text(), spans, path)
-    for path, text in outputs.items():
+        out[path] = fill_doc(path.read_text(), spans, path)
+    return out
+
+
+def main() -> int:
+    for path, text in outputs().items():
         if not path.exists() or path.read_text() != text:
             path.write_text(text)
             print(f"wrote {path.relative_to(ROOT)}")

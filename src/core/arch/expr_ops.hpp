@@ -602,7 +602,7 @@ struct Log10 {
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept {
-        return std::log10(a);
+        return scalar_libm::log10(a);  // complex: NumPy's log(z) log10(e), as the ufunc
     }
     template <class B>
     static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
