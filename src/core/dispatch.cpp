@@ -1,10 +1,8 @@
-// Run-time choice of the instruction-set level, and the threaded entry point.
+// The ufuncs' entry points: apply_unary / apply_binary (the active level's SIMD loops,
+// threaded; float16 through float32; long double and complex through scalar_libm).
 //
-// Compiled with the baseline flags only: it must run on any CPU of the target
-// architecture, since it is what decides whether the wider levels may be
-// called at all.
-#include <xsimd/xsimd.hpp>
-
+// Compiled with the baseline flags only: it runs on any CPU of the target architecture
+// and calls a wider level's loops only where levels.cpp says the CPU runs it.
 #include <algorithm>
 #include <atomic>
 #include <cfenv>
@@ -20,10 +18,6 @@
 #include <type_traits>
 #include <utility>
 
-#if defined(__aarch64__) && defined(__linux__)
-#include <sys/auxv.h>
-#endif
-
 #include "arch/level_tables.hpp"
 #include "fp_status.hpp"
 #include "half.hpp"
@@ -35,70 +29,16 @@
 namespace numfuse::core {
 namespace {
 
-using CpuFeatures = decltype(xsimd::available_architectures());
-
-// A level's row of the level table: its kernel fill functions and CPU test.
-struct LevelRow {
-    const char* name;
-    const char* alias;
-    bool (*cpu_runs)(const CpuFeatures& cpu) noexcept;
-    const LevelKernelFill* fill;
-};
-
-// CMakeLists.txt defines NUMFUSE_HAVE_LEVEL_<name> for each level unit it
-// compiles; a row of NUMFUSE_LEVELS without its unit stops the build here.
-#define NUMFUSE_CHECK_LEVEL_COMPILED(name, alias, cpu_test) \
-    static_assert(NUMFUSE_HAVE_LEVEL_##name, "CMakeLists.txt does not compile level " #name);
-NUMFUSE_LEVELS(NUMFUSE_CHECK_LEVEL_COMPILED)
-#undef NUMFUSE_CHECK_LEVEL_COMPILED
-
-const LevelRow level_rows[level_count] = {
-#define NUMFUSE_LEVEL_ROW(name, alias, cpu_test)                                   \
-    {#name, alias, [](const CpuFeatures& cpu) noexcept { return bool(cpu_test); }, \
-     &level_fill_##name},
-    NUMFUSE_LEVELS(NUMFUSE_LEVEL_ROW)
-#undef NUMFUSE_LEVEL_ROW
-};
-
-struct LevelTables {
-    UnaryTable tables[level_count] = {};
-    BinaryTable binary[level_count] = {};
-    bool supported[level_count] = {};
-
-    LevelTables() noexcept {
-        const auto cpu = xsimd::available_architectures();
-        for (int i = 0; i < level_count; ++i) {
-            supported[i] = level_rows[i].cpu_runs(cpu);
-            if (supported[i]) {
-                level_rows[i].fill->unary(tables[i]);
-                level_rows[i].fill->binary(binary[i]);
-            }
-        }
-    }
-};
-
-const LevelTables& level_tables() noexcept {
-    static const LevelTables tables;
+const PerLevelTables<UnaryTable>& unary_tables() noexcept {
+    static const PerLevelTables<UnaryTable> tables(
+        [](const LevelKernelFill& fill, UnaryTable& table) { fill.unary(table); });
     return tables;
 }
 
-Level initial_level() noexcept {
-    Level level = best_level();
-    if (const char* env = std::getenv("NUMFUSE_ARCH")) {
-        // An unknown or unusable request keeps the best level; the Python
-        // layer reports it (see numfuse/__init__.py).
-        try {
-            const Level wanted = parse_level(env);
-            if (level_compiled(wanted) && level_supported(wanted)) level = wanted;
-        } catch (const std::invalid_argument&) {
-        }
-    }
-    return level;
-}
-
-std::atomic<int>& active_level_setting() noexcept {
-    static std::atomic<int> setting{static_cast<int>(initial_level())};
-    return setting;
+const PerLevelTables<BinaryTable>& binary_tables() noexcept {
+    static const PerLevelTables<BinaryTable> tables(
+        [](const LevelKernelFill& fill, BinaryTable& table) { fill.binary(table); });
+    return tables;
 }
 
 // Elements per thread below which a ufunc call stays on one thread: the table's threads
@@ -255,107 +195,16 @@ void apply_scalar(UnaryOp op, const char* in, std::ptrdiff_t in_stride, char* ou
 
 }  // namespace
 
-const char* level_name(Level level) noexcept {
-    const int i = static_cast<int>(level);
-    return i >= 0 && i < level_count ? level_rows[i].name : "unknown";
-}
-
-const LevelKernelFill& level_kernel_fill(Level level) noexcept {
-    return *level_rows[static_cast<int>(level)].fill;
-}
-
 const char* unary_op_name(UnaryOp op) noexcept {
     const FunctionInfo* info = ufunc_info(op);
     return info != nullptr ? info->name : "unknown";
 }
 
-bool level_compiled(Level level) noexcept {
-    const int i = static_cast<int>(level);
-    return i >= 0 && i < level_count;
-}
-
-bool level_supported(Level level) noexcept {
-    return level_tables().supported[static_cast<int>(level)];
-}
-
-std::vector<Level> usable_levels() {
-    std::vector<Level> levels;
-    for (int i = 0; i < level_count; ++i) {
-        const auto level = static_cast<Level>(i);
-        if (level_compiled(level) && level_supported(level)) levels.push_back(level);
-    }
-    return levels;
-}
-
-Level best_level() noexcept {
-    Level best = static_cast<Level>(0);
-    for (int i = 0; i < level_count; ++i) {
-        const auto level = static_cast<Level>(i);
-        if (level_compiled(level) && level_supported(level)) best = level;
-    }
-    return best;
-}
-
-Level active_level() noexcept { return static_cast<Level>(active_level_setting().load()); }
-
-void set_active_level(Level level) {
-    if (!level_compiled(level)) {
-        throw std::invalid_argument(std::string("instruction-set level '") + level_name(level) +
-                                    "' was not compiled into this build");
-    }
-    if (!level_supported(level)) {
-        throw std::invalid_argument(std::string("this CPU cannot run instruction-set level '") +
-                                    level_name(level) + "'");
-    }
-    active_level_setting().store(static_cast<int>(level));
-}
-
-Level parse_level(const std::string& name) {
-    std::string expected;
-    for (int i = 0; i < level_count; ++i) {
-        const LevelRow& row = level_rows[i];
-        if (name == row.name || name == row.alias) return static_cast<Level>(i);
-        if (i > 0) expected += i + 1 == level_count ? " or " : ", ";
-        expected += row.alias;
-    }
-    throw std::invalid_argument("unknown instruction-set level '" + name + "' (expected " +
-                                expected + ")");
-}
-
-std::vector<std::string> cpu_features() {
-    std::vector<std::string> names;
-    const auto cpu = xsimd::available_architectures();
-    const auto add = [&](bool present, const char* name) {
-        if (present) names.emplace_back(name);
-    };
-#if defined(__aarch64__)
-    add(cpu.neon64, "asimd");
-#if defined(__linux__)
-    // xsimd asks the CPU nothing on aarch64 (NEON is the baseline): the kernel's HWCAP
-    // bits tell the optional extensions.
-    const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
-    add((hwcap & HWCAP_ASIMDHP) != 0, "fp16");
-    add((hwcap & HWCAP_SVE) != 0, "sve");
-    add((hwcap2 & HWCAP2_SVE2) != 0, "sve2");
-#endif
-#else
-    add(cpu.sse2, "sse2");
-    add(cpu.avx2, "avx2");
-    add(cpu.fma3_avx2, "fma");
-    add(cpu.avx512f, "avx512f");
-    add(cpu.avx512cd, "avx512cd");
-    add(cpu.avx512dq, "avx512dq");
-    add(cpu.avx512bw, "avx512bw");
-#endif
-    return names;
-}
-
 UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept {
     const int d = static_cast<int>(dtype);
     if (d >= simd_dtype_count) return nullptr;
-    const auto& tables = level_tables();
-    if (!level_compiled(level) || !tables.supported[static_cast<int>(level)]) return nullptr;
-    return tables.tables[static_cast<int>(level)][static_cast<int>(op)][d][0];
+    if (!level_compiled(level) || !level_supported(level)) return nullptr;
+    return unary_tables()[level][static_cast<int>(op)][d][0];
 }
 
 namespace {
@@ -548,8 +397,8 @@ unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_
         return fp_none;
     }
     if (dtype != DType::f32 && dtype != DType::f64 && dtype != DType::f16) return fp_none;
-    const auto& row = level_tables().binary[static_cast<int>(active_level())][static_cast<int>(op)]
-                                           [dtype == DType::f64 ? 1 : 0];
+    const auto& row =
+        binary_tables()[active_level()][static_cast<int>(op)][dtype == DType::f64 ? 1 : 0];
     const BinaryLoop loop = row[0];
     const std::size_t size = element_size(dtype);
     const Sharing a_sharing = sharing_of(a, a_stride, out, out_stride, n, size);
@@ -622,8 +471,7 @@ unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_
             return fp_none;
         default: break;
     }
-    const auto& table =
-        level_tables().tables[static_cast<int>(active_level())][static_cast<int>(op)];
+    const auto& table = unary_tables()[active_level()][static_cast<int>(op)];
     const std::size_t size = element_size(dtype);
     const Sharing sharing = sharing_of(in, in_stride, out, out_stride, n, size);
     FpStatusGuard guard;
