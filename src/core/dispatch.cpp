@@ -1,29 +1,23 @@
 // The ufuncs' entry points: apply_unary / apply_binary (the active level's SIMD loops,
-// threaded; float16 through float32; long double and complex through scalar_libm).
+// threaded; float16 through float32 and long double and complex by scalar_loops.cpp),
+// the thread thresholds and the NaN-policy store.
 //
 // Compiled with the baseline flags only: it runs on any CPU of the target architecture
 // and calls a wider level's loops only where levels.cpp says the CPU runs it.
 #include <algorithm>
+#include <cstddef>
 #include <atomic>
-#include <cfenv>
-#include <cmath>
-#include <complex>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <new>
-#include <stdexcept>
-#include <type_traits>
 #include <utility>
 
 #include "arch/level_tables.hpp"
 #include "fp_status.hpp"
-#include "half.hpp"
 #include "numfuse_core.hpp"
 #include "parallel.hpp"
-#include "scalar_libm.hpp"
+#include "scalar_loops.hpp"
 #include "streaming.hpp"
 
 namespace numfuse::core {
@@ -75,122 +69,6 @@ std::size_t min_elements_per_thread(UnaryOp op) noexcept {
 }
 std::size_t min_elements_per_thread(BinaryOp op) noexcept {
     return thread_thresholds.binary[static_cast<int>(op)];
-}
-
-// Half precision goes through the f32 kernels in blocks held on the stack.
-constexpr std::size_t half_block = 512;
-
-// float16 <-> float32: the compiler's _Float16 where it has one, else the bit
-// conversions of half.hpp (the same results; see there).
-#ifdef NUMFUSE_HAVE_FLOAT16
-inline float load_half(const char* p) noexcept {
-    _Float16 h;
-    std::memcpy(&h, p, sizeof h);
-    return static_cast<float>(h);
-}
-inline std::uint16_t to_half_bits(float value) noexcept {
-    const auto h = static_cast<_Float16>(value);
-    std::uint16_t bits;
-    std::memcpy(&bits, &h, sizeof bits);
-    return bits;
-}
-#else
-inline float load_half(const char* p) noexcept {
-    std::uint16_t bits;
-    std::memcpy(&bits, p, sizeof bits);
-    return half_to_float(bits);
-}
-inline std::uint16_t to_half_bits(float value) noexcept { return float_to_half(value); }
-#endif
-
-unsigned half_conversion_flags(float value, std::uint16_t rounded) noexcept {
-    const float back = half_to_float(rounded);
-    if (std::isfinite(value) && std::isinf(back)) return fp_overflow;
-    if (value != 0.0f && std::fabs(back) < 0x1p-14f && back != value) return fp_underflow;
-    return fp_none;
-}
-
-unsigned apply_half(UnaryLoop loop_f32, const char* in, std::ptrdiff_t in_stride, char* out,
-                    std::ptrdiff_t out_stride, std::size_t begin, std::size_t end) noexcept {
-    alignas(64) float block[half_block];
-    unsigned flags = fp_none;
-    for (std::size_t start = begin; start < end; start += half_block) {
-        const std::size_t count = end - start < half_block ? end - start : half_block;
-        for (std::size_t k = 0; k < count; ++k) {
-            block[k] = load_half(in + static_cast<std::ptrdiff_t>(start + k) * in_stride);
-        }
-        flags |= loop_f32(reinterpret_cast<const char*>(block), sizeof(float),
-                          reinterpret_cast<char*>(block), sizeof(float), count);
-        for (std::size_t k = 0; k < count; ++k) {
-            const std::uint16_t h = to_half_bits(block[k]);
-            flags |= half_conversion_flags(block[k], h);
-            std::memcpy(out + static_cast<std::ptrdiff_t>(start + k) * out_stride, &h, sizeof h);
-        }
-    }
-    return flags;
-}
-
-// Two-argument half precision: both operands widened into float32 blocks.
-unsigned apply_half_binary(BinaryLoop loop_f32, const char* a, std::ptrdiff_t a_stride,
-                           const char* b, std::ptrdiff_t b_stride, char* out,
-                           std::ptrdiff_t out_stride, std::size_t begin, std::size_t end) noexcept {
-    alignas(64) float block_a[half_block];
-    alignas(64) float block_b[half_block];
-    unsigned flags = fp_none;
-    for (std::size_t start = begin; start < end; start += half_block) {
-        const std::size_t count = end - start < half_block ? end - start : half_block;
-        for (std::size_t k = 0; k < count; ++k) {
-            const auto at = static_cast<std::ptrdiff_t>(start + k);
-            block_a[k] = load_half(a + at * a_stride);
-            block_b[k] = load_half(b + at * b_stride);
-        }
-        flags |= loop_f32(reinterpret_cast<const char*>(block_a), sizeof(float),
-                          reinterpret_cast<const char*>(block_b), sizeof(float),
-                          reinterpret_cast<char*>(block_a), sizeof(float), count);
-        for (std::size_t k = 0; k < count; ++k) {
-            const std::uint16_t h = to_half_bits(block_a[k]);
-            flags |= half_conversion_flags(block_a[k], h);
-            std::memcpy(out + static_cast<std::ptrdiff_t>(start + k) * out_stride, &h, sizeof h);
-        }
-    }
-    return flags;
-}
-
-// The long double and complex loops: scalar_libm::<libm column> of each ufunc row;
-// complex only where the type rule has complex opcodes (unary_supported keeps
-// the others from being called).
-template <class T, TypeRule Rule, class F>
-T scalar_call(const T& x, F f) {
-    if constexpr (std::is_floating_point<T>::value || has_complex(Rule)) {
-        return f(x);
-    } else {
-        return x;
-    }
-}
-
-template <class T>
-T scalar_unary(UnaryOp op, const T& x) {
-    switch (op) {
-        // clang-format off
-#define NUMFUSE_SCALAR_CASE(name, arity, types, Functor, libm, ufunc, gpu, summary)      \
-        NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_1_##arity(case UnaryOp::name:    \
-            return scalar_call<T, TypeRule::types>(x, [](const auto& v) { return scalar_libm::libm(v); });))
-        NUMFUSE_FUNCTIONS(NUMFUSE_SCALAR_CASE)
-#undef NUMFUSE_SCALAR_CASE
-        // clang-format on
-    }
-    return x;
-}
-
-template <class T>
-void apply_scalar(UnaryOp op, const char* in, std::ptrdiff_t in_stride, char* out,
-                  std::ptrdiff_t out_stride, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-        T x;
-        std::memcpy(&x, in + static_cast<std::ptrdiff_t>(i) * in_stride, sizeof x);
-        const T y = scalar_unary(op, x);
-        std::memcpy(out + static_cast<std::ptrdiff_t>(i) * out_stride, &y, sizeof y);
-    }
 }
 
 }  // namespace
@@ -377,23 +255,7 @@ unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_
     if (n == 0) return fp_none;
     if (dtype == DType::longdouble) {
         // The C++ library, element by element in order: right for any overlap.
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto k = static_cast<std::ptrdiff_t>(i);
-            long double x, y;
-            std::memcpy(&x, a + k * a_stride, sizeof x);
-            std::memcpy(&y, b + k * b_stride, sizeof y);
-            long double r = x;
-            switch (op) {
-                // clang-format off
-#define NUMFUSE_BINARY_SCALAR_CASE(name, arity, types, Functor, libm, ufunc, gpu, summary) \
-                NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_2_##arity(                  \
-                    case BinaryOp::name: r = scalar_libm::libm(x, y); break;))
-                NUMFUSE_FUNCTIONS(NUMFUSE_BINARY_SCALAR_CASE)
-#undef NUMFUSE_BINARY_SCALAR_CASE
-                // clang-format on
-            }
-            std::memcpy(out + k * out_stride, &r, sizeof r);
-        }
+        apply_binary_longdouble(op, a, a_stride, b, b_stride, out, out_stride, n);
         return fp_none;
     }
     if (dtype != DType::f32 && dtype != DType::f64 && dtype != DType::f16) return fp_none;
@@ -456,20 +318,9 @@ unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_
                      std::ptrdiff_t out_stride, std::size_t n) {
     if (n == 0 || !unary_supported(op, dtype)) return fp_none;
     // The C++ library's loops run element by element in order: right for any overlap.
-    switch (dtype) {
-        case DType::longdouble:
-            apply_scalar<long double>(op, in, in_stride, out, out_stride, n);
-            return fp_none;
-        case DType::c64:
-            apply_scalar<std::complex<float>>(op, in, in_stride, out, out_stride, n);
-            return fp_none;
-        case DType::c128:
-            apply_scalar<std::complex<double>>(op, in, in_stride, out, out_stride, n);
-            return fp_none;
-        case DType::clongdouble:
-            apply_scalar<std::complex<long double>>(op, in, in_stride, out, out_stride, n);
-            return fp_none;
-        default: break;
+    if (dtype != DType::f32 && dtype != DType::f64 && dtype != DType::f16) {
+        apply_unary_scalar(op, dtype, in, in_stride, out, out_stride, n);
+        return fp_none;
     }
     const auto& table = unary_tables()[active_level()][static_cast<int>(op)];
     const std::size_t size = element_size(dtype);

@@ -3,12 +3,13 @@
 // A row is the only place a function is named. Generated from these rows: the parser's
 // names, the compiler's type rules, the VM's opcode rows and per-level kernel tables
 // (expr/opcodes.hpp, arch/expr_ops.hpp), the ufunc enum, loops, thread thresholds and
-// registration (numfuse_core.hpp, arch/unary_loop.hpp, dispatch.cpp, src/python/ufuncs.cpp),
-// the NaN-policy probes (src/python/nan_policy.cpp), the GPU interpreter's families and the
-// CUDA ufunc kernels (src/cuda), the kernel benchmarks (benchmarks/cpp/bench_kernels.cpp),
-// and, through numfuse._core._function_table(), numfuse-bench's cases. tools/gen_function_lists.py
-// writes the package's ufunc exports and stubs and the lists in README.md and docs from the
-// text of this header (`make regen`). docs/adding-a-function.md walks through adding a row.
+// registration (numfuse_core.hpp, arch/unary_loop.hpp, dispatch.cpp, scalar_loops.cpp,
+// src/python/ufuncs.cpp), the NaN-policy probes (src/python/nan_policy.cpp), the GPU
+// interpreter's families and the CUDA ufunc kernels (src/cuda), the kernel benchmarks and
+// the accuracy harness (benchmarks/cpp), and, through numfuse._core._function_table(),
+// numfuse-bench's cases. tools/gen_function_lists.py writes the package's ufunc exports and
+// stubs and the lists in README.md and docs from the text of this header (`make regen`).
+// docs/adding-a-function.md walks through adding a row.
 //
 // Columns of a row, R(X, name, arity, types, Functor, libm, ufunc, identity, gpu, threads,
 // invalid, lo, hi, summary); NUMFUSE_FUNCTIONS(X) hands X name, arity, types, Functor,
