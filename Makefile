@@ -296,18 +296,22 @@ ACCURACY_FLAGS ?=
 accuracy: cpp-test
 	$(CPP_BUILD)/benchmarks/accuracy_harness $(ACCURACY_FLAGS)
 
-# Generated headers: each tools/gen_*.py writes one under src/core/kernels/generated/ from
-# the committed fit data in tools/data/ (the slow fits, tools/erf_coeffs.py and
+# Generated files: each tools/gen_*.py writes its own -- the kernel headers under
+# src/core/kernels/generated/ from the committed fit data in tools/data/ (the slow fits, tools/erf_coeffs.py and
 # tools/explog_remez.py, are rerun by hand: see the top of each). regen-check (CI) fails
 # if regenerating changes anything.
 GENERATED := src/core/kernels/generated
+# tools/gen_function_lists.py writes the lists of functions from the function table
+# (src/core/functions.hpp): the package's ufunc exports and stubs, README's and the docs'.
+GENERATED_LISTS := python/numfuse/_ufuncs.py python/numfuse/_core.pyi README.md docs/api.md \
+	docs/evaluate.md
 regen:
 	@for generator in tools/gen_*.py; do echo "$(PYTHON) $$generator"; $(PYTHON) $$generator || exit 1; done
 
 regen-check: regen
-	git diff --exit-code -- $(GENERATED)
-	@test -z "$$(git status --porcelain --untracked-files=all -- $(GENERATED))" \
-	    || { git status --short -- $(GENERATED); echo "untracked generated files" >&2; exit 1; }
+	git diff --exit-code -- $(GENERATED) $(GENERATED_LISTS)
+	@test -z "$$(git status --porcelain --untracked-files=all -- $(GENERATED) $(GENERATED_LISTS))" \
+	    || { git status --short -- $(GENERATED) $(GENERATED_LISTS); echo "untracked generated files" >&2; exit 1; }
 
 install: $(STAMPS)/install
 

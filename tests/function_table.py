@@ -4,7 +4,7 @@ A row holds what the table-driven tests need: the NumPy / SciPy reference (speci
 ufunc semantics, evaluate), the exact value (mpmath, for the accuracy sweeps), the exact
 complex value where the type rule has complex opcodes, and the arguments that cover the
 function's domain. The rest -- arity, type rule, whether it is a ufunc and its loops, its
-GPU form -- comes from the C++ table itself (``numfuse._core._function_table()``), and
+GPU form -- comes from the C++ table itself (``numfuse._table.function_rows()``), and
 tests/test_function_table.py checks that both tables name the same functions.
 
 Tests that use it: test_function_table.py (every row through evaluate and its type rule),
@@ -22,27 +22,9 @@ import mpmath
 import numpy as np
 import scipy.special
 
-import numfuse
+from numfuse._table import function_rows
 
-
-@dataclass(frozen=True)
-class CoreRow:
-    """A row of the C++ table (src/core/functions.hpp)."""
-
-    name: str
-    arity: int
-    types: str  # float_complex, float_only, float_pair, rounding, rounding_complex
-    is_ufunc: bool
-    loops: str  # NumPy type characters in loop order ("" when not a ufunc)
-    gpu: str  # none, device_math, libdevice
-    summary: str
-
-    @property
-    def has_complex(self) -> bool:
-        return self.types in ("float_complex", "rounding_complex")
-
-
-CORE = {row[0]: CoreRow(*row) for row in numfuse._core._function_table()}
+CORE = {row.name: row for row in function_rows()}
 # The one-argument ufuncs (numfuse.exp, ...) and the two-argument ones (numfuse.logaddexp).
 UFUNCS = [name for name, row in CORE.items() if row.is_ufunc and row.arity == 1]
 BINARY_UFUNCS = [name for name, row in CORE.items() if row.is_ufunc and row.arity == 2]

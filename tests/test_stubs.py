@@ -22,8 +22,33 @@ PACKAGE = Path(__file__).resolve().parent.parent / "python" / "numfuse"
 SIGNATURE = re.compile(r"^\w+\((.*)\)\s*->")
 
 
+def _is_overload(node: ast.AST) -> bool:
+    decorators = getattr(node, "decorator_list", [])
+    return any(ast.unparse(d).split(".")[-1] == "overload" for d in decorators)
+
+
+def _duplicate_stub_entries(text: str) -> list[str]:
+    """Names a stub declares more than once (a dict of entries would keep only the last);
+    typing.overload'ed functions may repeat."""
+    seen: set[str] = set()
+    duplicates = []
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            name = node.name
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            name = node.target.id
+        else:
+            continue
+        if name in seen and not _is_overload(node):
+            duplicates.append(name)
+        seen.add(name)
+    return duplicates
+
+
 def _stub_entries(path: Path) -> dict[str, tuple[str, object]]:
     """name -> (kind, detail): function (argument names), class (public members), attribute."""
+    duplicates = _duplicate_stub_entries(path.read_text())
+    assert not duplicates, f"{path.name} declares {duplicates} more than once"
     entries: dict[str, tuple[str, object]] = {}
     for node in ast.parse(path.read_text()).body:
         if isinstance(node, ast.FunctionDef):
@@ -94,6 +119,16 @@ def _check(module_name: str, stub: Path) -> None:
             assert stub_detail == detail, f"{stub.name}: {name} members {stub_detail} != {detail}"
         elif kind == "function" and detail is not None:
             assert stub_detail == detail, f"{stub.name}: {name}{tuple(stub_detail)} != {detail}"
+
+
+def test_duplicate_stub_entries_are_caught():
+    stub = "import numpy as np\n\nexp: np.ufunc\ndef f() -> int: ...\ndef f() -> int: ...\n"
+    assert _duplicate_stub_entries(stub) == ["f"]
+    overloads = (
+        "from typing import overload\n\n@overload\ndef g(a: int) -> int: ...\n"
+        "@overload\ndef g(a: str) -> str: ...\n"
+    )
+    assert _duplicate_stub_entries(overloads) == []
 
 
 def test_core_stub_is_complete():

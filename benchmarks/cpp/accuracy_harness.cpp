@@ -1,10 +1,12 @@
 // Accuracy harness: max error in ULP of every function, per dtype and per level.
 //
-// One row per function (kFunctions below): its UnaryOp, its long double reference and the
-// input regions it is swept over. Every row is run at every usable instruction-set level
-// (through numfuse_core's unary_loop, the loop the ufuncs run) and, as the level
-// "device_math", through the scalar code that CUDA compiles (src/core/device_math; rows
-// without such code, erfc, have no device_math column).
+// One row per one-argument ufunc of the function table (functions.hpp): its UnaryOp, its
+// long double reference and the input regions it is swept over -- chosen by hand for the
+// kernels of functions() below, else the row's scalar form (scalar_libm), its benchmark
+// domain and random bit patterns inside its domain (all_functions()). Every row is run at
+// every usable instruction-set level (through numfuse_core's unary_loop, the loop the ufuncs run)
+// and, as the level "device_math", through the scalar code that CUDA compiles
+// (src/core/device_math; rows without such code, erfc, have no device_math column).
 //
 //   float32: every STRIDE-th bit pattern of all 2^32 (both signs; --f32-stride 1 is
 //            exhaustive), against the double libm value, re-checked with the long double
@@ -39,6 +41,7 @@
 #include "device_math/device_math.hpp"
 #include "kernels/erf.hpp"  // the erf / erfc interval boundaries, for the "interval edges" regions
 #include "numfuse_core.hpp"
+#include "scalar_libm.hpp"
 
 namespace {
 
@@ -265,6 +268,68 @@ const std::vector<Function>& functions() {
     return table;
 }
 
+// The arguments inside the domain, by the row's invalid column (functions.hpp).
+bool at_least_minus_one(double x) { return x >= -1; }  // log1p: NaN below -1
+bool non_negative(double x) { return x >= 0; }  // log, log2, log10, sqrt
+bool unit_interval(double x) { return std::fabs(x) <= 1; }
+bool finite_input(double x) { return std::isfinite(x); }
+bool (*domain_of(core::InvalidArgs invalid))(double) {
+    switch (invalid) {
+        case core::InvalidArgs::none: break;
+        case core::InvalidArgs::negative: return non_negative;
+        case core::InvalidArgs::below_one: return at_least_one;
+        case core::InvalidArgs::below_minus_one: return at_least_minus_one;
+        case core::InvalidArgs::outside_unit: return unit_interval;
+        case core::InvalidArgs::infinite: return finite_input;
+    }
+    return any_input;
+}
+
+// Every one-argument ufunc of the function table, its scalar form (scalar_libm::<libm
+// column>) as the reference: in long double, and in double for float32 sweeps.
+struct TableRow {
+    core::UnaryOp op;
+    long double (*reference)(long double);
+    double (*reference_f32)(double);
+};
+const TableRow table_rows[] = {
+#define NUMFUSE_HARNESS_ROW(name, arity, types, Functor, libm, ufunc, gpu, summary)     \
+    NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_1_##arity(                          \
+        {core::UnaryOp::name, [](long double x) { return core::scalar_libm::libm(x); }, \
+         [](double x) { return core::scalar_libm::libm(x); }}, ))
+    NUMFUSE_FUNCTIONS(NUMFUSE_HARNESS_ROW)
+#undef NUMFUSE_HARNESS_ROW
+};
+
+// The rows above with regions chosen for their kernels, then a row for every other ufunc
+// of the table: its benchmark domain (the lo and hi columns) and random bit patterns,
+// within the domain its invalid column gives.
+const std::vector<Function>& all_functions() {
+    static const std::vector<Function> table = [] {
+        std::vector<Function> rows = functions();
+        for (const TableRow& row : table_rows) {
+            const bool covered = std::any_of(rows.begin(), rows.end(),
+                                             [&](const Function& f) { return f.op == row.op; });
+            if (covered) continue;
+            const core::FunctionInfo& info = *core::ufunc_info(row.op);
+            const double lo = info.lo, hi = info.hi;
+            rows.push_back({info.name,
+                            row.op,
+                            row.reference,
+                            row.reference_f32,
+                            domain_of(info.invalid),
+                            {
+                                {"[lo,hi]", [lo, hi](Rng& r) { return uniform(r, lo, hi); }},
+                                {"bits", [](Rng& r) { return from_bits(r()); }},
+                            },
+                            nullptr,
+                            nullptr});
+        }
+        return rows;
+    }();
+    return table;
+}
+
 // |y - ref| in ULPs of T at ref (subnormal spacing below the normals). An infinite correctly
 // rounded reference must be matched exactly, as must a NaN.
 template <class T>
@@ -446,7 +511,7 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(f32_stride), f64_count);
     long long above = 0;
     bool found = only.empty();
-    for (const Function& f : functions()) {
+    for (const Function& f : all_functions()) {
         if (!only.empty() && only != f.name) continue;
         found = true;
         above += sweep_f32(f, f32_stride);

@@ -31,16 +31,11 @@ constexpr core::UnaryOp kOps[] = {
 #undef NUMFUSE_BENCH_OP
 };
 
-// Inputs in each function's ordinary domain (same as benchmarks/python/compare.py).
+// Inputs in each function's ordinary domain: the lo and hi columns of its row
+// (functions.hpp), the same as numfuse-bench's.
 void domain(core::UnaryOp op, double& lo, double& hi) {
-    switch (op) {
-        case core::UnaryOp::exp: lo = -5.0, hi = 5.0; return;
-        case core::UnaryOp::log: lo = 0.1, hi = 100.0; return;
-        case core::UnaryOp::erf: lo = -3.0, hi = 3.0; return;
-        case core::UnaryOp::arccosh: lo = 1.0, hi = 10.0; return;
-        default: break;  // (0.1, 0.9) lies in the domain of every other function
-    }
-    lo = 0.1, hi = 0.9;
+    const core::FunctionInfo& info = *core::ufunc_info(op);
+    lo = info.lo, hi = info.hi;
 }
 
 template <class T>

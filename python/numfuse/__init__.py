@@ -18,36 +18,14 @@ from __future__ import annotations
 import importlib
 import os
 
-from . import _config, _core, _patch
+from . import _config, _core, _patch, _ufuncs
 from ._config import __version__, detect_number_of_cores, show_config
 from ._core import (
-    arccos,
-    arccosh,
-    arcsin,
-    arcsinh,
-    arctan,
-    arctanh,
     compiled_levels,
-    cos,
-    cosh,
-    erf,
-    erfc,
-    exp,
-    expit,
-    expm1,
     get_level,
     get_num_threads,
-    log,
-    log1p,
-    log2,
-    log10,
-    logaddexp,
     set_level,
     set_num_threads,
-    sin,
-    sinh,
-    tan,
-    tanh,
     usable_levels,
 )
 from ._evaluate import (
@@ -71,6 +49,7 @@ from ._numexpr_surface import (
 )
 from ._patch import is_patched, patch_numpy, patched, restore_numpy
 from ._reduce import log_softmax, logsumexp, softmax
+from ._ufuncs import *  # noqa: F403 (the function table's ufuncs: exp, log, ...)
 
 # numexpr's module attributes: processors, and (via __getattr__) threads in use.
 ncores = detect_number_of_cores()
@@ -101,37 +80,19 @@ __all__ = [
     "NumExpr",
     "UnsupportedDtypeError",
     "__version__",
-    "arccos",
-    "arccosh",
-    "arcsin",
-    "arcsinh",
-    "arctan",
-    "arctanh",
     "compile",
     "compiled_levels",
-    "cos",
-    "cosh",
     "detect_number_of_cores",
     "detect_number_of_threads",
-    "devices",
+    "devices",  # noqa: F405 (numfuse.__getattr__ makes it)
     "disassemble",
-    "erf",
-    "erfc",
     "evaluate",
-    "exp",
-    "expit",
-    "expm1",
     "get_level",
     "get_num_threads",
     "get_vml_version",
     "is_patched",
     "jit",
-    "log",
-    "log10",
-    "log1p",
-    "log2",
     "log_softmax",
-    "logaddexp",
     "logsumexp",
     "ncores",
     "patch_numpy",
@@ -144,12 +105,9 @@ __all__ = [
     "set_vml_accuracy_mode",
     "set_vml_num_threads",
     "show_config",
-    "sin",
-    "sinh",
     "softmax",
-    "tan",
-    "tanh",
     "usable_levels",
     "use_vml",
     "validate",
 ]
+__all__ += _ufuncs.__all__  # the ufuncs, generated from the table (tools/gen_function_lists.py)

@@ -2,12 +2,7 @@
 
 import numpy as np
 
-exp: np.ufunc
-log: np.ufunc
-expm1: np.ufunc
-log1p: np.ufunc
-log2: np.ufunc
-log10: np.ufunc
+# <generated: the table's ufuncs (tools/gen_function_lists.py, make regen)>
 sin: np.ufunc
 cos: np.ufunc
 tan: np.ufunc
@@ -20,10 +15,17 @@ tanh: np.ufunc
 arcsinh: np.ufunc
 arccosh: np.ufunc
 arctanh: np.ufunc
+exp: np.ufunc
+log: np.ufunc
+log1p: np.ufunc
+log10: np.ufunc
+log2: np.ufunc
+expm1: np.ufunc
 erf: np.ufunc
 erfc: np.ufunc
 expit: np.ufunc
 logaddexp: np.ufunc
+# </generated>
 
 def set_num_threads(n: int | None) -> int: ...
 def get_num_threads() -> int: ...
@@ -41,8 +43,9 @@ def _has_openmp() -> bool: ...
 def _openmp_version() -> int: ...
 def _compiler() -> str: ...
 def _cpu_features() -> list[str]: ...
-def _openmp_version() -> int: ...
-def _function_table() -> list[tuple[str, int, str, bool, str, str, str]]: ...
+def _function_table() -> list[
+    tuple[str, int, str, bool, str, str, str, str, int, tuple[float, ...], tuple[float, float]]
+]: ...
 
 # loop swaps for numfuse.patch_numpy (numfuse/_patch.py)
 def _swap_loop(target: np.ufunc, source: np.ufunc, type: str) -> object: ...

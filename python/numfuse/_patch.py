@@ -8,7 +8,7 @@ broadcasting, buffering, ``np.errstate`` and every other loop (float16, long dou
 complex, object) stay NumPy's. ``restore_numpy()`` puts back exactly the functions that
 were there. docs/patching.md lists what changes and the caveats.
 
-Which ufuncs: every ufunc of the function table (``_core._function_table()``) has one
+Which ufuncs: every ufunc of the function table (``_table.function_rows()``) has one
 reference implementation, named by its loop order -- NumPy's order for ``numpy.<name>``,
 SciPy's (float64 first) for ``scipy.special.<name>`` -- the same rule the ufuncs'
 docstrings use. A function is patchable when that reference is a ufunc in the running
@@ -30,6 +30,7 @@ import warnings
 import numpy as np
 
 from . import _core
+from ._table import function_rows
 
 __all__ = ["is_patched", "patch_numpy", "patched", "restore_numpy"]
 
@@ -45,9 +46,9 @@ _explicit: set[str] = set()  # functions patch_numpy() holds
 def _table() -> dict[str, str]:
     """numfuse ufunc name -> "numpy" or "scipy.special", from the function table."""
     return {
-        name: "scipy.special" if loops.startswith("d") else "numpy"
-        for name, _arity, _types, is_ufunc, loops, _gpu, _summary in _core._function_table()
-        if is_ufunc
+        row.name: "scipy.special" if row.ufunc_of == "scipy" else "numpy"
+        for row in function_rows()
+        if row.is_ufunc
     }
 
 

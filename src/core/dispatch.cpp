@@ -1,397 +1,88 @@
-// Run-time choice of the instruction-set level, and the threaded entry point.
+// The ufuncs' entry points: apply_unary / apply_binary (the active level's SIMD loops,
+// threaded; float16 through float32 and long double and complex by scalar_loops.cpp),
+// the thread thresholds and the NaN-policy store.
 //
-// Compiled with the baseline flags only: it must run on any CPU of the target
-// architecture, since it is what decides whether the wider levels may be
-// called at all.
-#include <xsimd/xsimd.hpp>
-
+// Compiled with the baseline flags only: it runs on any CPU of the target architecture
+// and calls a wider level's loops only where levels.cpp says the CPU runs it.
 #include <algorithm>
+#include <cstddef>
 #include <atomic>
-#include <cfenv>
-#include <cmath>
-#include <complex>
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <limits>
 #include <memory>
 #include <new>
-#include <stdexcept>
-#include <type_traits>
 #include <utility>
-
-#if defined(__aarch64__) && defined(__linux__)
-#include <sys/auxv.h>
-#endif
 
 #include "arch/level_tables.hpp"
 #include "fp_status.hpp"
-#include "half.hpp"
 #include "numfuse_core.hpp"
 #include "parallel.hpp"
+#include "scalar_loops.hpp"
 #include "streaming.hpp"
 
 namespace numfuse::core {
 namespace {
 
-using CpuFeatures = decltype(xsimd::available_architectures());
-
-// A level's row of the level table: its kernel fill functions and CPU test.
-struct LevelRow {
-    const char* name;
-    const char* alias;
-    bool (*cpu_runs)(const CpuFeatures& cpu) noexcept;
-    const LevelKernelFill* fill;
-};
-
-// CMakeLists.txt defines NUMFUSE_HAVE_LEVEL_<name> for each level unit it
-// compiles; a row of NUMFUSE_LEVELS without its unit stops the build here.
-#define NUMFUSE_CHECK_LEVEL_COMPILED(name, alias, cpu_test) \
-    static_assert(NUMFUSE_HAVE_LEVEL_##name, "CMakeLists.txt does not compile level " #name);
-NUMFUSE_LEVELS(NUMFUSE_CHECK_LEVEL_COMPILED)
-#undef NUMFUSE_CHECK_LEVEL_COMPILED
-
-const LevelRow level_rows[level_count] = {
-#define NUMFUSE_LEVEL_ROW(name, alias, cpu_test)                                   \
-    {#name, alias, [](const CpuFeatures& cpu) noexcept { return bool(cpu_test); }, \
-     &level_fill_##name},
-    NUMFUSE_LEVELS(NUMFUSE_LEVEL_ROW)
-#undef NUMFUSE_LEVEL_ROW
-};
-
-struct LevelTables {
-    UnaryTable tables[level_count] = {};
-    BinaryTable binary[level_count] = {};
-    bool supported[level_count] = {};
-
-    LevelTables() noexcept {
-        const auto cpu = xsimd::available_architectures();
-        for (int i = 0; i < level_count; ++i) {
-            supported[i] = level_rows[i].cpu_runs(cpu);
-            if (supported[i]) {
-                level_rows[i].fill->unary(tables[i]);
-                level_rows[i].fill->binary(binary[i]);
-            }
-        }
-    }
-};
-
-const LevelTables& level_tables() noexcept {
-    static const LevelTables tables;
+const PerLevelTables<UnaryTable>& unary_tables() noexcept {
+    static const PerLevelTables<UnaryTable> tables(
+        [](const LevelKernelFill& fill, UnaryTable& table) { fill.unary(table); });
     return tables;
 }
 
-Level initial_level() noexcept {
-    Level level = best_level();
-    if (const char* env = std::getenv("NUMFUSE_ARCH")) {
-        // An unknown or unusable request keeps the best level; the Python
-        // layer reports it (see numfuse/__init__.py).
-        try {
-            const Level wanted = parse_level(env);
-            if (level_compiled(wanted) && level_supported(wanted)) level = wanted;
-        } catch (const std::invalid_argument&) {
-        }
+const PerLevelTables<BinaryTable>& binary_tables() noexcept {
+    static const PerLevelTables<BinaryTable> tables(
+        [](const LevelKernelFill& fill, BinaryTable& table) { fill.binary(table); });
+    return tables;
+}
+
+// Elements per thread below which a ufunc call stays on one thread: the table's threads
+// column (functions.hpp), read once into arrays here (a call must not scan the table).
+struct ThreadThresholds {
+    std::size_t unary[unary_op_count] = {};
+    std::size_t binary[binary_op_count > 0 ? binary_op_count : 1] = {};
+};
+constexpr ThreadThresholds thread_thresholds_of_table() noexcept {
+    ThreadThresholds t;
+    for (int k = 0; k < unary_op_count; ++k) {
+        t.unary[k] = static_cast<std::size_t>(ufunc_row(1, k)->min_elements_per_thread);
     }
-    return level;
+    for (int k = 0; k < binary_op_count; ++k) {
+        t.binary[k] = static_cast<std::size_t>(ufunc_row(2, k)->min_elements_per_thread);
+    }
+    return t;
 }
-
-std::atomic<int>& active_level_setting() noexcept {
-    static std::atomic<int> setting{static_cast<int>(initial_level())};
-    return setting;
+constexpr ThreadThresholds thread_thresholds = thread_thresholds_of_table();
+constexpr bool every_ufunc_forks_above_1000() noexcept {
+    for (const std::size_t n : thread_thresholds.unary) {
+        if (n <= 1000) return false;
+    }
+    for (int k = 0; k < binary_op_count; ++k) {
+        if (thread_thresholds.binary[k] <= 1000) return false;
+    }
+    return true;
 }
+static_assert(every_ufunc_forks_above_1000(),
+              "functions.hpp: a ufunc row's threads column must be above 1000");
 
-// Elements per thread below which splitting a job costs more than it saves
-// (fork/join of a warm OpenMP team is a few microseconds). A tuning choice per
-// kernel, by its cost per element: ufuncs without an entry here take the default
-// (exp, log: about 1 ns per float64). All stay above 1000 elements per thread, so
-// that small calls never pay for a fork.
 std::size_t min_elements_per_thread(UnaryOp op) noexcept {
-    switch (op) {
-        case UnaryOp::exp:
-        case UnaryOp::log: return 32768;
-        case UnaryOp::erf:
-        case UnaryOp::tanh:
-        case UnaryOp::expit:
-        case UnaryOp::expm1:
-        case UnaryOp::log1p:
-        case UnaryOp::log2:
-        case UnaryOp::log10: return 8192;
-        default: return 4096;  // trigonometric, inverse and hyperbolic: 3-10 ns each
-    }
+    return thread_thresholds.unary[static_cast<int>(op)];
 }
-std::size_t min_elements_per_thread(BinaryOp) noexcept { return 8192; }
-
-// Half precision goes through the f32 kernels in blocks held on the stack.
-constexpr std::size_t half_block = 512;
-
-// float16 <-> float32: the compiler's _Float16 where it has one, else the bit
-// conversions of half.hpp (the same results; see there).
-#ifdef NUMFUSE_HAVE_FLOAT16
-inline float load_half(const char* p) noexcept {
-    _Float16 h;
-    std::memcpy(&h, p, sizeof h);
-    return static_cast<float>(h);
-}
-inline std::uint16_t to_half_bits(float value) noexcept {
-    const auto h = static_cast<_Float16>(value);
-    std::uint16_t bits;
-    std::memcpy(&bits, &h, sizeof bits);
-    return bits;
-}
-#else
-inline float load_half(const char* p) noexcept {
-    std::uint16_t bits;
-    std::memcpy(&bits, p, sizeof bits);
-    return half_to_float(bits);
-}
-inline std::uint16_t to_half_bits(float value) noexcept { return float_to_half(value); }
-#endif
-
-unsigned half_conversion_flags(float value, std::uint16_t rounded) noexcept {
-    const float back = half_to_float(rounded);
-    if (std::isfinite(value) && std::isinf(back)) return fp_overflow;
-    if (value != 0.0f && std::fabs(back) < 0x1p-14f && back != value) return fp_underflow;
-    return fp_none;
-}
-
-unsigned apply_half(UnaryLoop loop_f32, const char* in, std::ptrdiff_t in_stride, char* out,
-                    std::ptrdiff_t out_stride, std::size_t begin, std::size_t end) noexcept {
-    alignas(64) float block[half_block];
-    unsigned flags = fp_none;
-    for (std::size_t start = begin; start < end; start += half_block) {
-        const std::size_t count = end - start < half_block ? end - start : half_block;
-        for (std::size_t k = 0; k < count; ++k) {
-            block[k] = load_half(in + static_cast<std::ptrdiff_t>(start + k) * in_stride);
-        }
-        flags |= loop_f32(reinterpret_cast<const char*>(block), sizeof(float),
-                          reinterpret_cast<char*>(block), sizeof(float), count);
-        for (std::size_t k = 0; k < count; ++k) {
-            const std::uint16_t h = to_half_bits(block[k]);
-            flags |= half_conversion_flags(block[k], h);
-            std::memcpy(out + static_cast<std::ptrdiff_t>(start + k) * out_stride, &h, sizeof h);
-        }
-    }
-    return flags;
-}
-
-// The C++ library's functions, plus the ones it lacks (scalar_libm::libm finds std::libm
-// through the using-directive where the namespace has no own function of that name).
-namespace scalar_libm {
-using namespace std;
-// scipy.special.expit's long double loop: 1 / (1 + e^-x), e^x / (1 + e^x) below 0.
-template <class T>
-T expit(const T& x) {
-    if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
-    const T e = std::exp(x);
-    return e / (T(1) + e);
-}
-// NumPy's complex log1p, expm1 and log2 (the C++ library has only the real ones) and
-// log10 (NumPy's log(z) log10(e) rounds unlike std's). The same formulas as evaluate's
-// (arch/expr_ops.hpp), which lives in the per-level namespaces and so cannot be shared
-// with this baseline translation unit.
-using std::expm1;
-using std::log1p;
-using std::log2;
-template <class T>
-std::complex<T> log1p(const std::complex<T>& z) {
-    const T l = std::hypot(z.real() + T(1), z.imag());
-    return {std::log(l), std::atan2(z.imag(), z.real() + T(1))};
-}
-template <class T>
-std::complex<T> expm1(const std::complex<T>& z) {
-    const T s = std::sin(z.imag() / T(2));
-    return {std::expm1(z.real()) * std::cos(z.imag()) - T(2) * s * s,
-            std::exp(z.real()) * std::sin(z.imag())};
-}
-template <class T>
-std::complex<T> log2(const std::complex<T>& z) {
-    return std::log(z) * T(1.442695040888963407359924681001892137L);
-}
-template <class T, class = std::enable_if_t<std::is_floating_point<T>::value>>
-T log10(T x) {
-    return std::log10(x);
-}
-template <class T>
-std::complex<T> log10(const std::complex<T>& z) {
-    return std::log(z) * T(0.434294481903251827651128918916605082L);
-}
-// np.logaddexp's long double loop (npy_logaddexpl).
-template <class T>
-T logaddexp(const T& a, const T& b) {
-    if (a == b) return a + T(0.693147180559945309417232121458176568L);
-    const T d = a - b;
-    if (d > T(0)) return a + std::log1p(std::exp(-d));
-    if (d <= T(0)) return b + std::log1p(std::exp(d));
-    return d;  // NaN
-}
-}  // namespace scalar_libm
-
-// Two-argument half precision: both operands widened into float32 blocks.
-unsigned apply_half_binary(BinaryLoop loop_f32, const char* a, std::ptrdiff_t a_stride,
-                           const char* b, std::ptrdiff_t b_stride, char* out,
-                           std::ptrdiff_t out_stride, std::size_t begin, std::size_t end) noexcept {
-    alignas(64) float block_a[half_block];
-    alignas(64) float block_b[half_block];
-    unsigned flags = fp_none;
-    for (std::size_t start = begin; start < end; start += half_block) {
-        const std::size_t count = end - start < half_block ? end - start : half_block;
-        for (std::size_t k = 0; k < count; ++k) {
-            const auto at = static_cast<std::ptrdiff_t>(start + k);
-            block_a[k] = load_half(a + at * a_stride);
-            block_b[k] = load_half(b + at * b_stride);
-        }
-        flags |= loop_f32(reinterpret_cast<const char*>(block_a), sizeof(float),
-                          reinterpret_cast<const char*>(block_b), sizeof(float),
-                          reinterpret_cast<char*>(block_a), sizeof(float), count);
-        for (std::size_t k = 0; k < count; ++k) {
-            const std::uint16_t h = to_half_bits(block_a[k]);
-            flags |= half_conversion_flags(block_a[k], h);
-            std::memcpy(out + static_cast<std::ptrdiff_t>(start + k) * out_stride, &h, sizeof h);
-        }
-    }
-    return flags;
-}
-
-// The long double and complex loops: scalar_libm::<libm column> of each ufunc row;
-// complex only where the type rule has complex opcodes (unary_supported keeps
-// the others from being called).
-template <class T, TypeRule Rule, class F>
-T scalar_call(const T& x, F f) {
-    if constexpr (std::is_floating_point<T>::value || has_complex(Rule)) {
-        return f(x);
-    } else {
-        return x;
-    }
-}
-
-template <class T>
-T scalar_unary(UnaryOp op, const T& x) {
-    switch (op) {
-        // clang-format off
-#define NUMFUSE_SCALAR_CASE(name, arity, types, Functor, libm, ufunc, gpu, summary)      \
-        NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_1_##arity(case UnaryOp::name:    \
-            return scalar_call<T, TypeRule::types>(x, [](const auto& v) { return scalar_libm::libm(v); });))
-        NUMFUSE_FUNCTIONS(NUMFUSE_SCALAR_CASE)
-#undef NUMFUSE_SCALAR_CASE
-        // clang-format on
-    }
-    return x;
-}
-
-template <class T>
-void apply_scalar(UnaryOp op, const char* in, std::ptrdiff_t in_stride, char* out,
-                  std::ptrdiff_t out_stride, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-        T x;
-        std::memcpy(&x, in + static_cast<std::ptrdiff_t>(i) * in_stride, sizeof x);
-        const T y = scalar_unary(op, x);
-        std::memcpy(out + static_cast<std::ptrdiff_t>(i) * out_stride, &y, sizeof y);
-    }
+std::size_t min_elements_per_thread(BinaryOp op) noexcept {
+    return thread_thresholds.binary[static_cast<int>(op)];
 }
 
 }  // namespace
-
-const char* level_name(Level level) noexcept {
-    const int i = static_cast<int>(level);
-    return i >= 0 && i < level_count ? level_rows[i].name : "unknown";
-}
-
-const LevelKernelFill& level_kernel_fill(Level level) noexcept {
-    return *level_rows[static_cast<int>(level)].fill;
-}
 
 const char* unary_op_name(UnaryOp op) noexcept {
     const FunctionInfo* info = ufunc_info(op);
     return info != nullptr ? info->name : "unknown";
 }
 
-bool level_compiled(Level level) noexcept {
-    const int i = static_cast<int>(level);
-    return i >= 0 && i < level_count;
-}
-
-bool level_supported(Level level) noexcept {
-    return level_tables().supported[static_cast<int>(level)];
-}
-
-std::vector<Level> usable_levels() {
-    std::vector<Level> levels;
-    for (int i = 0; i < level_count; ++i) {
-        const auto level = static_cast<Level>(i);
-        if (level_compiled(level) && level_supported(level)) levels.push_back(level);
-    }
-    return levels;
-}
-
-Level best_level() noexcept {
-    Level best = static_cast<Level>(0);
-    for (int i = 0; i < level_count; ++i) {
-        const auto level = static_cast<Level>(i);
-        if (level_compiled(level) && level_supported(level)) best = level;
-    }
-    return best;
-}
-
-Level active_level() noexcept { return static_cast<Level>(active_level_setting().load()); }
-
-void set_active_level(Level level) {
-    if (!level_compiled(level)) {
-        throw std::invalid_argument(std::string("instruction-set level '") + level_name(level) +
-                                    "' was not compiled into this build");
-    }
-    if (!level_supported(level)) {
-        throw std::invalid_argument(std::string("this CPU cannot run instruction-set level '") +
-                                    level_name(level) + "'");
-    }
-    active_level_setting().store(static_cast<int>(level));
-}
-
-Level parse_level(const std::string& name) {
-    std::string expected;
-    for (int i = 0; i < level_count; ++i) {
-        const LevelRow& row = level_rows[i];
-        if (name == row.name || name == row.alias) return static_cast<Level>(i);
-        if (i > 0) expected += i + 1 == level_count ? " or " : ", ";
-        expected += row.alias;
-    }
-    throw std::invalid_argument("unknown instruction-set level '" + name + "' (expected " +
-                                expected + ")");
-}
-
-std::vector<std::string> cpu_features() {
-    std::vector<std::string> names;
-    const auto cpu = xsimd::available_architectures();
-    const auto add = [&](bool present, const char* name) {
-        if (present) names.emplace_back(name);
-    };
-#if defined(__aarch64__)
-    add(cpu.neon64, "asimd");
-#if defined(__linux__)
-    // xsimd asks the CPU nothing on aarch64 (NEON is the baseline): the kernel's HWCAP
-    // bits tell the optional extensions.
-    const unsigned long hwcap = getauxval(AT_HWCAP), hwcap2 = getauxval(AT_HWCAP2);
-    add((hwcap & HWCAP_ASIMDHP) != 0, "fp16");
-    add((hwcap & HWCAP_SVE) != 0, "sve");
-    add((hwcap2 & HWCAP2_SVE2) != 0, "sve2");
-#endif
-#else
-    add(cpu.sse2, "sse2");
-    add(cpu.avx2, "avx2");
-    add(cpu.fma3_avx2, "fma");
-    add(cpu.avx512f, "avx512f");
-    add(cpu.avx512cd, "avx512cd");
-    add(cpu.avx512dq, "avx512dq");
-    add(cpu.avx512bw, "avx512bw");
-#endif
-    return names;
-}
-
 UnaryLoop unary_loop(UnaryOp op, DType dtype, Level level) noexcept {
     const int d = static_cast<int>(dtype);
     if (d >= simd_dtype_count) return nullptr;
-    const auto& tables = level_tables();
-    if (!level_compiled(level) || !tables.supported[static_cast<int>(level)]) return nullptr;
-    return tables.tables[static_cast<int>(level)][static_cast<int>(op)][d][0];
+    if (!level_compiled(level) || !level_supported(level)) return nullptr;
+    return unary_tables()[level][static_cast<int>(op)][d][0];
 }
 
 namespace {
@@ -564,26 +255,12 @@ unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_
     if (n == 0) return fp_none;
     if (dtype == DType::longdouble) {
         // The C++ library, element by element in order: right for any overlap.
-        for (std::size_t i = 0; i < n; ++i) {
-            const auto k = static_cast<std::ptrdiff_t>(i);
-            long double x, y;
-            std::memcpy(&x, a + k * a_stride, sizeof x);
-            std::memcpy(&y, b + k * b_stride, sizeof y);
-            long double r = x;
-            switch (op) {
-                // clang-format off
-#define NUMFUSE_BINARY_SCALAR_CASE(name) case BinaryOp::name: r = scalar_libm::name(x, y); break;
-                NUMFUSE_BINARY_OPS(NUMFUSE_BINARY_SCALAR_CASE)
-#undef NUMFUSE_BINARY_SCALAR_CASE
-                // clang-format on
-            }
-            std::memcpy(out + k * out_stride, &r, sizeof r);
-        }
+        apply_binary_longdouble(op, a, a_stride, b, b_stride, out, out_stride, n);
         return fp_none;
     }
     if (dtype != DType::f32 && dtype != DType::f64 && dtype != DType::f16) return fp_none;
-    const auto& row = level_tables().binary[static_cast<int>(active_level())][static_cast<int>(op)]
-                                           [dtype == DType::f64 ? 1 : 0];
+    const auto& row =
+        binary_tables()[active_level()][static_cast<int>(op)][dtype == DType::f64 ? 1 : 0];
     const BinaryLoop loop = row[0];
     const std::size_t size = element_size(dtype);
     const Sharing a_sharing = sharing_of(a, a_stride, out, out_stride, n, size);
@@ -641,23 +318,11 @@ unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_
                      std::ptrdiff_t out_stride, std::size_t n) {
     if (n == 0 || !unary_supported(op, dtype)) return fp_none;
     // The C++ library's loops run element by element in order: right for any overlap.
-    switch (dtype) {
-        case DType::longdouble:
-            apply_scalar<long double>(op, in, in_stride, out, out_stride, n);
-            return fp_none;
-        case DType::c64:
-            apply_scalar<std::complex<float>>(op, in, in_stride, out, out_stride, n);
-            return fp_none;
-        case DType::c128:
-            apply_scalar<std::complex<double>>(op, in, in_stride, out, out_stride, n);
-            return fp_none;
-        case DType::clongdouble:
-            apply_scalar<std::complex<long double>>(op, in, in_stride, out, out_stride, n);
-            return fp_none;
-        default: break;
+    if (dtype != DType::f32 && dtype != DType::f64 && dtype != DType::f16) {
+        apply_unary_scalar(op, dtype, in, in_stride, out, out_stride, n);
+        return fp_none;
     }
-    const auto& table =
-        level_tables().tables[static_cast<int>(active_level())][static_cast<int>(op)];
+    const auto& table = unary_tables()[active_level()][static_cast<int>(op)];
     const std::size_t size = element_size(dtype);
     const Sharing sharing = sharing_of(in, in_stride, out, out_stride, n, size);
     FpStatusGuard guard;

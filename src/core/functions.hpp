@@ -1,15 +1,19 @@
 // The one function table: a row per element-wise math function.
 //
-// Everything that names a function is generated from these rows: the parser's
-// names, the compiler's type rules, the VM's opcode rows and per-level kernel
-// tables (expr/opcodes.hpp, arch/expr_ops.hpp), the ufunc enum, loops and
-// registration (numfuse_core.hpp, arch/unary_loop.hpp, dispatch.cpp,
-// src/python/ufuncs.cpp), the GPU interpreter's families and the CUDA ufunc
-// kernels (src/cuda). docs/adding-a-function.md walks through adding a row.
+// A row is the only place a function is named. Generated from these rows: the parser's
+// names, the compiler's type rules, the VM's opcode rows and per-level kernel tables
+// (expr/opcodes.hpp, arch/expr_ops.hpp), the ufunc enum, loops, thread thresholds and
+// registration (numfuse_core.hpp, arch/unary_loop.hpp, dispatch.cpp, scalar_loops.cpp,
+// src/python/ufuncs.cpp), the NaN-policy probes (src/python/nan_policy.cpp), the GPU
+// interpreter's families and the CUDA ufunc kernels (src/cuda), the kernel benchmarks and
+// the accuracy harness (benchmarks/cpp), and, through numfuse._core._function_table(),
+// numfuse-bench's cases. tools/gen_function_lists.py writes the package's ufunc exports and
+// stubs and the lists in README.md and docs from the text of this header (`make regen`).
+// docs/adding-a-function.md walks through adding a row.
 //
-// Columns of a row, R(X, name, arity, types, Functor, libm, ufunc, identity, gpu, summary);
-// NUMFUSE_FUNCTIONS(X) hands X every column but identity, which only the ufunc
-// registration reads (FunctionInfo::identity):
+// Columns of a row, R(X, name, arity, types, Functor, libm, ufunc, identity, gpu, threads,
+// invalid, lo, hi, summary); NUMFUSE_FUNCTIONS(X) hands X name, arity, types, Functor,
+// libm, ufunc, gpu and summary; the other columns are data only (FunctionInfo below):
 //   name     as users write it: evaluate("name(x)"), and numfuse.name for a ufunc.
 //   arity    1 or 2.
 //   types    the type rule; bool operands compute in float32, integers in float64
@@ -21,10 +25,10 @@
 //              rounding_complex  name_ff name_dd name_cc name_zz; bool and integers unchanged
 //   Functor  the kernel: struct Functor in arch/expr_ops.hpp (the VM, every level)
 //            and, for a ufunc, struct FunctorOp in arch/unary_loop.hpp (its SIMD loop).
-//   libm     the C++ library function of one scalar (std::libm): a ufunc's long double
-//            and complex loops, and the GPU's `libdevice` form (CUDA's ::libm / libmf);
-//            scalar_libm in dispatch.cpp adds expit and logaddexp, which it lacks;
-//            two-argument rows call libm(a, b) there (long double loop only).
+//   libm     the function of one scalar, scalar_libm::libm (scalar_libm.hpp: the C++
+//            library's, plus expit, logaddexp and NumPy's complex forms it lacks): a ufunc's
+//            long double and complex loops and the VM's complex ones; the GPU's `libdevice`
+//            form (CUDA's ::libm / libmf). Two-argument rows call libm(a, b) (long double).
 //   ufunc    no | numpy | scipy: whether numfuse.name is a numpy.ufunc, and its loop
 //            order (NumPy picks the first loop the input casts to safely, so the order
 //            decides result types): numpy "efdgFDG" as np.exp, scipy "dfg" as
@@ -37,6 +41,17 @@
 //   gpu      none | device_math | libdevice: how the GPU computes it. device_math is
 //            numfuse's own device code (device_math::name_scalar, the same source the
 //            CPU tests check); libdevice is CUDA's libm.
+//   threads  a ufunc's elements per thread below which its call stays on one thread
+//            (splitting costs a fork/join of a few microseconds: about 32768 for a kernel
+//            of 1 ns per float64 element, exp and log; 8192 for 2-3 ns; 4096 for the
+//            trigonometric, inverse and hyperbolic ones, 3-10 ns). Above 1000 for every
+//            ufunc, so that small calls never fork; 0 where ufunc is no.
+//   invalid  none | negative | below_one | below_minus_one | outside_unit | infinite: the
+//            arguments outside the domain the NaN policy probes NumPy with (invalid_args
+//            below; src/python/nan_policy.cpp); none where every non-NaN argument gives a
+//            non-NaN result.
+//   lo, hi   where the function is commonly used (and defined): the inputs of the
+//            benchmarks (benchmarks/cpp/bench_kernels.cpp, numfuse-bench).
 //   summary  one line for docstrings and numfuse._core._function_table().
 //
 // This header is plain macros and constexpr data (no includes): nvcc and NVRTC
@@ -45,48 +60,50 @@
 
 // clang-format off
 #define NUMFUSE_FUNCTION_ROWS(R, X) \
-/*    name       ar types             Functor   libm       ufunc  identity   gpu          summary */ \
-    R(X, sqrt,      1, float_complex,    Sqrt,     sqrt,      no,    none,      libdevice,   "Square root") \
-    R(X, sin,       1, float_complex,    Sin,      sin,       numpy, none,      libdevice,   "Sine") \
-    R(X, cos,       1, float_complex,    Cos,      cos,       numpy, none,      libdevice,   "Cosine") \
-    R(X, tan,       1, float_complex,    Tan,      tan,       numpy, none,      libdevice,   "Tangent") \
-    R(X, arcsin,    1, float_complex,    Arcsin,   asin,      numpy, none,      libdevice,   "Inverse sine") \
-    R(X, arccos,    1, float_complex,    Arccos,   acos,      numpy, none,      libdevice,   "Inverse cosine") \
-    R(X, arctan,    1, float_complex,    Arctan,   atan,      numpy, none,      libdevice,   "Inverse tangent") \
-    R(X, sinh,      1, float_complex,    Sinh,     sinh,      numpy, none,      libdevice,   "Hyperbolic sine") \
-    R(X, cosh,      1, float_complex,    Cosh,     cosh,      numpy, none,      libdevice,   "Hyperbolic cosine") \
-    R(X, tanh,      1, float_complex,    Tanh,     tanh,      numpy, none,      libdevice,   "Hyperbolic tangent") \
-    R(X, arcsinh,   1, float_complex,    Arcsinh,  asinh,     numpy, none,      libdevice,   "Inverse hyperbolic sine") \
-    R(X, arccosh,   1, float_complex,    Arccosh,  acosh,     numpy, none,      libdevice,   "Inverse hyperbolic cosine") \
-    R(X, arctanh,   1, float_complex,    Arctanh,  atanh,     numpy, none,      libdevice,   "Inverse hyperbolic tangent") \
-    R(X, exp,       1, float_complex,    Exp,      exp,       numpy, none,      device_math, "Exponential") \
-    R(X, log,       1, float_complex,    Log,      log,       numpy, none,      device_math, "Natural logarithm") \
-    R(X, log1p,     1, float_complex,    Log1p,    log1p,     numpy, none,      libdevice,   "log(1 + x)") \
-    R(X, log10,     1, float_complex,    Log10,    log10,     numpy, none,      libdevice,   "Base-10 logarithm") \
-    R(X, log2,      1, float_complex,    Log2,     log2,      numpy, none,      libdevice,   "Base-2 logarithm") \
-    R(X, expm1,     1, float_complex,    Expm1,    expm1,     numpy, none,      libdevice,   "exp(x) - 1") \
-    R(X, erf,       1, float_only,       Erf,      erf,       scipy, none,      device_math, "Error function") \
-    R(X, erfc,      1, float_only,       Erfc,     erfc,      scipy, none,      libdevice,   "Complementary error function") \
-    R(X, expit,     1, float_only,       Expit,    expit,     scipy, none,      none,        "Logistic sigmoid 1 / (1 + exp(-x))") \
-    R(X, ceil,      1, rounding,         Ceil,     ceil,      no,    none,      libdevice,   "Ceiling") \
-    R(X, floor,     1, rounding,         Floor,    floor,     no,    none,      libdevice,   "Floor") \
-    R(X, trunc,     1, rounding,         Trunc,    trunc,     no,    none,      libdevice,   "Truncation toward zero") \
-    R(X, round,     1, rounding_complex, Round,    rint,      no,    none,      libdevice,   "Round half to even") \
-    R(X, arctan2,   2, float_pair,       Arctan2,  atan2,     no,    none,      libdevice,   "Quadrant-aware arctan(x1 / x2)") \
-    R(X, hypot,     2, float_pair,       Hypot,    hypot,     no,    none,      libdevice,   "sqrt(x1**2 + x2**2)") \
-    R(X, nextafter, 2, float_pair,       Nextafter, nextafter, no,   none,      none,        "Next float after x1 toward x2") \
-    R(X, copysign,  2, float_pair,       Copysign, copysign,  no,    none,      libdevice,   "x1 with the sign of x2") \
-    R(X, logaddexp, 2, float_pair,       Logaddexp, logaddexp, numpy, minus_inf, none,        "log(exp(x1) + exp(x2))")
+/*    name       ar types             Functor    libm       ufunc  identity   gpu          threads invalid          lo     hi     summary */ \
+    R(X, sqrt,      1, float_complex,    Sqrt,      sqrt,      no,    none,      libdevice,   0,     negative,        0.1,   100.0, "Square root") \
+    R(X, sin,       1, float_complex,    Sin,       sin,       numpy, none,      libdevice,   4096,  infinite,        -10.0, 10.0,  "Sine") \
+    R(X, cos,       1, float_complex,    Cos,       cos,       numpy, none,      libdevice,   4096,  infinite,        -10.0, 10.0,  "Cosine") \
+    R(X, tan,       1, float_complex,    Tan,       tan,       numpy, none,      libdevice,   4096,  infinite,        -1.5,  1.5,   "Tangent") \
+    R(X, arcsin,    1, float_complex,    Arcsin,    asin,      numpy, none,      libdevice,   4096,  outside_unit,    -1.0,  1.0,   "Inverse sine") \
+    R(X, arccos,    1, float_complex,    Arccos,    acos,      numpy, none,      libdevice,   4096,  outside_unit,    -1.0,  1.0,   "Inverse cosine") \
+    R(X, arctan,    1, float_complex,    Arctan,    atan,      numpy, none,      libdevice,   4096,  none,            -10.0, 10.0,  "Inverse tangent") \
+    R(X, sinh,      1, float_complex,    Sinh,      sinh,      numpy, none,      libdevice,   4096,  none,            -10.0, 10.0,  "Hyperbolic sine") \
+    R(X, cosh,      1, float_complex,    Cosh,      cosh,      numpy, none,      libdevice,   4096,  none,            -10.0, 10.0,  "Hyperbolic cosine") \
+    R(X, tanh,      1, float_complex,    Tanh,      tanh,      numpy, none,      libdevice,   8192,  none,            -5.0,  5.0,   "Hyperbolic tangent") \
+    R(X, arcsinh,   1, float_complex,    Arcsinh,   asinh,     numpy, none,      libdevice,   4096,  none,            -10.0, 10.0,  "Inverse hyperbolic sine") \
+    R(X, arccosh,   1, float_complex,    Arccosh,   acosh,     numpy, none,      libdevice,   4096,  below_one,       1.0,   100.0, "Inverse hyperbolic cosine") \
+    R(X, arctanh,   1, float_complex,    Arctanh,   atanh,     numpy, none,      libdevice,   4096,  outside_unit,    -1.0,  1.0,   "Inverse hyperbolic tangent") \
+    R(X, exp,       1, float_complex,    Exp,       exp,       numpy, none,      device_math, 32768, none,            -5.0,  5.0,   "Exponential") \
+    R(X, log,       1, float_complex,    Log,       log,       numpy, none,      device_math, 32768, negative,        0.1,   100.0, "Natural logarithm") \
+    R(X, log1p,     1, float_complex,    Log1p,     log1p,     numpy, none,      libdevice,   8192,  below_minus_one, -0.5,  10.0,  "log(1 + x)") \
+    R(X, log10,     1, float_complex,    Log10,     log10,     numpy, none,      libdevice,   8192,  negative,        0.1,   100.0, "Base-10 logarithm") \
+    R(X, log2,      1, float_complex,    Log2,      log2,      numpy, none,      libdevice,   8192,  negative,        0.1,   100.0, "Base-2 logarithm") \
+    R(X, expm1,     1, float_complex,    Expm1,     expm1,     numpy, none,      libdevice,   8192,  none,            -5.0,  5.0,   "exp(x) - 1") \
+    R(X, erf,       1, float_only,       Erf,       erf,       scipy, none,      device_math, 8192,  none,            -3.0,  3.0,   "Error function") \
+    R(X, erfc,      1, float_only,       Erfc,      erfc,      scipy, none,      libdevice,   4096,  none,            -3.0,  3.0,   "Complementary error function") \
+    R(X, expit,     1, float_only,       Expit,     expit,     scipy, none,      none,        8192,  none,            -10.0, 10.0,  "Logistic sigmoid 1 / (1 + exp(-x))") \
+    R(X, ceil,      1, rounding,         Ceil,      ceil,      no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "Ceiling") \
+    R(X, floor,     1, rounding,         Floor,     floor,     no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "Floor") \
+    R(X, trunc,     1, rounding,         Trunc,     trunc,     no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "Truncation toward zero") \
+    R(X, round,     1, rounding_complex, Round,     rint,      no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "Round half to even") \
+    R(X, arctan2,   2, float_pair,       Arctan2,   atan2,     no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "Quadrant-aware arctan(x1 / x2)") \
+    R(X, hypot,     2, float_pair,       Hypot,     hypot,     no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "sqrt(x1**2 + x2**2)") \
+    R(X, nextafter, 2, float_pair,       Nextafter, nextafter, no,    none,      none,        0,     none,            -10.0, 10.0,  "Next float after x1 toward x2") \
+    R(X, copysign,  2, float_pair,       Copysign,  copysign,  no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "x1 with the sign of x2") \
+    R(X, logaddexp, 2, float_pair,       Logaddexp, logaddexp, numpy, minus_inf, none,        8192,  none,            -5.0,  5.0,   "log(exp(x1) + exp(x2))")
 // clang-format on
 
 // Every row: X(name, arity, types, Functor, libm, ufunc, gpu, summary).
+// (tools/gen_function_lists.py names the columns by NUMFUSE_FN_EVERY_ROW's parameters.)
 #define NUMFUSE_FUNCTIONS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_EVERY_ROW, X)
-#define NUMFUSE_FN_EVERY_ROW(X, name, arity, types, Functor, libm, ufunc, identity, gpu, summary) \
+#define NUMFUSE_FN_EVERY_ROW(X, name, arity, types, Functor, libm, ufunc, identity, gpu, threads, \
+                             invalid, lo, hi, summary)                                            \
     X(name, arity, types, Functor, libm, ufunc, gpu, summary)
 
 // The one-argument ufuncs: X(name), in table order (the UnaryOp enum).
 #define NUMFUSE_UNARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_UFUNC_ROW, X)
-#define NUMFUSE_FN_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, identity, gpu, summary) \
+#define NUMFUSE_FN_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, ...) \
     NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_1_##arity(X(name)))
 #define NUMFUSE_FN_IF_UFUNC_no(...)
 #define NUMFUSE_FN_IF_UFUNC_numpy(...) __VA_ARGS__
@@ -98,15 +115,13 @@
 
 // The two-argument ufuncs: X(name), in table order (the BinaryOp enum).
 #define NUMFUSE_BINARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_BINARY_UFUNC_ROW, X)
-#define NUMFUSE_FN_BINARY_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, identity, gpu, \
-                                    summary)                                                    \
+#define NUMFUSE_FN_BINARY_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, ...) \
     NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_2_##arity(X(name)))
 
 // The ufuncs the GPU runs with numfuse's own device code (numfuse.cuda.name): X(name).
 #define NUMFUSE_GPU_UNARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_GPU_UFUNC_ROW, X)
-#define NUMFUSE_FN_GPU_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, identity, gpu, \
-                                 summary)                                                    \
-    NUMFUSE_FN_IF_UFUNC_##ufunc(                                                             \
+#define NUMFUSE_FN_GPU_UFUNC_ROW(X, name, arity, types, Functor, libm, ufunc, identity, gpu, ...) \
+    NUMFUSE_FN_IF_UFUNC_##ufunc(                                                                  \
         NUMFUSE_FN_IF_ARITY_1_##arity(NUMFUSE_FN_IF_DEVICE_MATH_##gpu(X(name))))
 #define NUMFUSE_FN_IF_DEVICE_MATH_none(...)
 #define NUMFUSE_FN_IF_DEVICE_MATH_libdevice(...)
@@ -157,6 +172,35 @@ enum class TypeRule : unsigned char {
 };
 enum class GpuForm : unsigned char { none, device_math, libdevice };
 enum class UfuncIdentity : unsigned char { none, minus_inf };
+enum class InvalidArgs : unsigned char {
+    none,
+    negative,
+    below_one,
+    below_minus_one,
+    outside_unit,
+    infinite
+};
+
+// The two arguments outside the domain that an `invalid` class names: a finite one and an
+// infinite one (kernels make invalid NaNs on different paths for the two), and an argument
+// inside the domain of every function of that class.
+struct InvalidProbe {
+    double finite;
+    double infinite;
+    double inside;
+};
+inline constexpr InvalidProbe invalid_probe(InvalidArgs args) noexcept {
+    constexpr double inf = __builtin_inf();
+    switch (args) {
+        case InvalidArgs::none: break;
+        case InvalidArgs::negative: return {-1.0, -inf, 0.5};        // log, log2, log10, sqrt
+        case InvalidArgs::below_one: return {-1.0, -inf, 1.5};       // arccosh
+        case InvalidArgs::below_minus_one: return {-2.0, -inf, 0.5};  // log1p
+        case InvalidArgs::outside_unit: return {2.0, -inf, 0.5};     // arcsin, arccos, arctanh
+        case InvalidArgs::infinite: return {-inf, inf, 0.5};         // sin, cos, tan
+    }
+    return {0.0, 0.0, 0.5};
+}
 
 struct FunctionInfo {
     const char* name;
@@ -166,6 +210,10 @@ struct FunctionInfo {
     UfuncIdentity identity;
     GpuForm gpu;
     const char* summary;
+    const char* libm;
+    int min_elements_per_thread;  // the threads column
+    InvalidArgs invalid;
+    double lo, hi;  // the benchmarks' inputs
 };
 
 // Loop orders; the complex loops only where the type rule has complex opcodes.
@@ -183,14 +231,20 @@ struct FunctionInfo {
 #define NUMFUSE_FN_SCIPY_LOOPS_rounding "dfg"
 
 inline constexpr FunctionInfo function_table[] = {
-#define NUMFUSE_FN_INFO(X, name, arity, types, Functor, libm, ufunc, identity, gpu, summary) \
+#define NUMFUSE_FN_INFO(X, name, arity, types, Functor, libm, ufunc, identity, gpu, threads, \
+                        invalid, lo, hi, summary)                                            \
     {#name,                                                                                  \
      arity,                                                                                  \
      TypeRule::types,                                                                        \
      NUMFUSE_FN_LOOPS_##ufunc(types),                                                        \
      UfuncIdentity::identity,                                                                \
      GpuForm::gpu,                                                                           \
-     summary},
+     summary,                                                                                \
+     #libm,                                                                                  \
+     threads,                                                                                \
+     InvalidArgs::invalid,                                                                   \
+     lo,                                                                                     \
+     hi},
     NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_INFO, unused)
 #undef NUMFUSE_FN_INFO
 };

@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <string>
 
 namespace py = pybind11;
 
@@ -19,22 +18,6 @@ bool is_nan_bits(U bits) noexcept {
     T value;
     std::memcpy(&value, &bits, sizeof value);
     return value != value;
-}
-
-// Two inputs outside the domain of a function: a finite one and an infinite one (the
-// kernels make invalid NaNs on different paths for the two).
-struct InvalidInputs {
-    double finite;
-    double infinite;
-};
-
-InvalidInputs invalid_inputs_of(const char* name) noexcept {
-    const double inf = std::numeric_limits<double>::infinity();
-    const std::string n = name;
-    if (n == "log1p") return {-2.0, -inf};
-    if (n == "sin" || n == "cos" || n == "tan") return {-inf, inf};
-    if (n == "arcsin" || n == "arccos" || n == "arctanh") return {2.0, -inf};
-    return {-1.0, -inf};  // log, log2, log10, arccosh
 }
 
 // Whether NumPy's ufunc reports underflow for one subnormal element among ordinary ones.
@@ -93,19 +76,23 @@ U kernel_result(core::UnaryOp op, core::DType dtype, T value) {
 }
 
 template <class T, class U>
-void probe_dtype(core::UnaryOp op, core::DType dtype, const InvalidInputs& invalid,
+void probe_dtype(core::UnaryOp op, core::DType dtype, const core::FunctionInfo& info,
                  const py::object& numpy_ufunc, const py::object& errstate) {
     // The policies are set whatever the kernels give at the level in use now: the levels
     // differ (float32 arctan's NaN sign at sse2/avx2_fma is not avx512's), and a user or
     // test may switch levels later.
     // Invalid operations: a policy when NumPy gives one NaN for both inputs (and the kernels
     // give a NaN there too).
-    const T bad[2] = {static_cast<T>(invalid.finite), static_cast<T>(invalid.infinite)};
-    const U numpy_bad = numpy_result<T, U>(numpy_ufunc, errstate, bad[0]);
-    if (numpy_bad != 0 && is_nan_bits<T>(numpy_bad) &&
-        numpy_result<T, U>(numpy_ufunc, errstate, bad[1]) == numpy_bad &&
-        is_nan_bits<T>(kernel_result<T, U>(op, dtype, bad[0]))) {
-        core::set_invalid_nan_bits(op, dtype, numpy_bad);
+    // The row's invalid column names the two arguments (none: no argument to probe).
+    if (info.invalid != core::InvalidArgs::none) {
+        const core::InvalidProbe invalid = core::invalid_probe(info.invalid);
+        const T bad[2] = {static_cast<T>(invalid.finite), static_cast<T>(invalid.infinite)};
+        const U numpy_bad = numpy_result<T, U>(numpy_ufunc, errstate, bad[0]);
+        if (numpy_bad != 0 && is_nan_bits<T>(numpy_bad) &&
+            numpy_result<T, U>(numpy_ufunc, errstate, bad[1]) == numpy_bad &&
+            is_nan_bits<T>(kernel_result<T, U>(op, dtype, bad[0]))) {
+            core::set_invalid_nan_bits(op, dtype, numpy_bad);
+        }
     }
     // NaN inputs (+qNaN, -qNaN): NumPy returns them as they are, with the sign flipped, or
     // one NaN for both.
@@ -127,18 +114,18 @@ void probe_dtype(core::UnaryOp op, core::DType dtype, const InvalidInputs& inval
 
 }  // namespace
 
-void probe_numpy_conventions(core::UnaryOp op, const char* numpy_name) {
+void probe_numpy_conventions(core::UnaryOp op) {
+    const core::FunctionInfo& info = *core::ufunc_info(op);
     const py::module_ numpy = py::module_::import("numpy");
-    if (!py::hasattr(numpy, numpy_name)) return;
-    const py::object ufunc = numpy.attr(numpy_name);
+    if (!py::hasattr(numpy, info.name)) return;
+    const py::object ufunc = numpy.attr(info.name);
     const py::object errstate = numpy.attr("errstate");
-    const InvalidInputs invalid = invalid_inputs_of(numpy_name);
-    probe_dtype<float, std::uint32_t>(op, core::DType::f32, invalid, ufunc, errstate);
-    probe_dtype<double, std::uint64_t>(op, core::DType::f64, invalid, ufunc, errstate);
+    probe_dtype<float, std::uint32_t>(op, core::DType::f32, info, ufunc, errstate);
+    probe_dtype<double, std::uint64_t>(op, core::DType::f64, info, ufunc, errstate);
     // Subnormal inputs: the kernels' rules report underflow where the C library does;
     // NumPy's AVX-512 loops (tan, arcsin, sinh, log1p, ...) do not. Follow NumPy where it
-    // is quiet. The other elements hold a value inside every domain but arccosh's.
-    const double fill = std::string(numpy_name) == "arccosh" ? 1.5 : 0.5;
+    // is quiet. The other elements hold a value inside the function's domain.
+    const double fill = core::invalid_probe(info.invalid).inside;
     core::set_subnormal_underflow(
         op, core::DType::f32,
         numpy_underflows<float>(ufunc, errstate, static_cast<float>(fill),

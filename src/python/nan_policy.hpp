@@ -16,14 +16,15 @@
 
 namespace numfuse::python {
 
-// For the ufunc `op` and dtypes float32/float64: when NumPy's ufunc `numpy_name`
-// returns one NaN for two inputs outside its domain (-1 and -inf for log, +-inf for
-// sin, 2 and -inf for arcsin, ...: nan_policy.cpp), and it differs from the NaN numfuse's loop
-// returns there, makes the loop return NumPy's; likewise for NaN inputs (NumPy returns
-// them as they are for some functions, with the sign flipped or one NaN for others). Also
-// whether NumPy reports underflow for a subnormal input (core::set_subnormal_underflow):
-// its AVX-512 loops do not where the C library does. Call once per ufunc at module
-// initialisation (with the GIL held); a name NumPy lacks (erf) does nothing.
-void probe_numpy_conventions(core::UnaryOp op, const char* numpy_name);
+// For the ufunc `op` and dtypes float32/float64: when NumPy's ufunc of the same name
+// returns one NaN for the two arguments outside its domain that the row's invalid column
+// names (-1 and -inf for log, +-inf for sin, 2 and -inf for arcsin, ...: functions.hpp's
+// invalid_probe), and it differs from the NaN numfuse's loop returns there, makes the loop
+// return NumPy's; likewise for NaN inputs (NumPy returns them as they are for some
+// functions, with the sign flipped or one NaN for others). Also whether NumPy reports
+// underflow for a subnormal input (core::set_subnormal_underflow): its AVX-512 loops do not
+// where the C library does. Call once per ufunc at module initialisation (with the GIL
+// held); a name NumPy lacks (erf) does nothing.
+void probe_numpy_conventions(core::UnaryOp op);
 
 }  // namespace numfuse::python

@@ -186,7 +186,7 @@ void register_ufuncs(py::module_& m) {
         ufunc_specs[k] = spec_for(info, &loop_for<UnaryOp::op>);         \
         ufunc_docs[k] = docstring_of(info);                              \
         add_ufunc(m, ufunc_specs[k], 1, info, ufunc_docs[k].c_str());    \
-        probe_numpy_conventions(UnaryOp::op, info.name);                 \
+        probe_numpy_conventions(UnaryOp::op);                            \
     }
     NUMFUSE_UNARY_OPS(NUMFUSE_ADD_UFUNC)
 #undef NUMFUSE_ADD_UFUNC
@@ -208,14 +208,22 @@ void register_ufuncs(py::module_& m) {
             py::list rows;
             for (const core::FunctionInfo& info : core::function_table) {
                 static const char* const gpu_names[] = {"none", "device_math", "libdevice"};
+                const core::InvalidProbe invalid = core::invalid_probe(info.invalid);
+                py::tuple invalid_args;
+                if (info.invalid != core::InvalidArgs::none) {
+                    invalid_args = py::make_tuple(invalid.finite, invalid.infinite);
+                }
                 rows.append(py::make_tuple(info.name, info.arity, core::type_rule_name(info.types),
                                            info.ufunc_loops[0] != '\0', info.ufunc_loops,
-                                           gpu_names[static_cast<int>(info.gpu)], info.summary));
+                                           gpu_names[static_cast<int>(info.gpu)], info.summary,
+                                           info.libm, info.min_elements_per_thread, invalid_args,
+                                           py::make_tuple(info.lo, info.hi)));
             }
             return rows;
         },
         "The function table (src/core/functions.hpp), a tuple per function: (name, arity, "
-        "type rule, is_ufunc, ufunc loop order, gpu form, summary).");
+        "type rule, is_ufunc, ufunc loop order, gpu form, summary, libm, threads, invalid "
+        "arguments (finite, infinite) or (), benchmark domain (lo, hi)).");
 }
 
 }  // namespace numfuse::python

@@ -138,29 +138,28 @@ def _binary_ufunc_binders(name: str) -> dict:
     }
 
 
-# The ufuncs beyond exp / log / erf: name -> (domain, numexpr name, scipy.special name,
-# NumPy name, torch attribute). Domains are where the functions are commonly used (and
-# defined); erfc's includes its upper tail (x > 0.47), its slower path.
-MORE_UFUNCS = {
-    "expm1": ((-5.0, 5.0), "expm1", None, "expm1", None),
-    "log1p": ((-0.5, 10.0), "log1p", None, "log1p", None),
-    "log2": ((0.1, 100.0), "log2", None, "log2", None),
-    "log10": ((0.1, 100.0), "log10", None, "log10", None),
-    "sin": ((-10.0, 10.0), "sin", None, "sin", None),
-    "cos": ((-10.0, 10.0), "cos", None, "cos", None),
-    "tan": ((-1.5, 1.5), "tan", None, "tan", None),
-    "arcsin": ((-1.0, 1.0), "arcsin", None, "arcsin", None),
-    "arccos": ((-1.0, 1.0), "arccos", None, "arccos", None),
-    "arctan": ((-10.0, 10.0), "arctan", None, "arctan", None),
-    "sinh": ((-10.0, 10.0), "sinh", None, "sinh", None),
-    "cosh": ((-10.0, 10.0), "cosh", None, "cosh", None),
-    "tanh": ((-5.0, 5.0), "tanh", None, "tanh", None),
-    "arcsinh": ((-10.0, 10.0), "arcsinh", None, "arcsinh", None),
-    "arccosh": ((1.0, 100.0), "arccosh", None, "arccosh", None),
-    "arctanh": ((-1.0, 1.0), "arctanh", None, "arctanh", None),
-    "erfc": ((-3.0, 3.0), None, "erfc", None, None),
-    "expit": ((-10.0, 10.0), None, "expit", None, "special.expit"),
-}
+# The ufuncs: every ufunc row of the function table, its domain the row's benchmark
+# domain (lo, hi: where it is commonly used and defined). NumPy's ufuncs are np.<name>,
+# numexpr's <name>(x) and torch.<name>; SciPy's scipy.special.<name> and
+# torch.special.<name>.
+def _table_ufuncs() -> dict:
+    from .._table import function_rows
+
+    return {row.name: row for row in function_rows() if row.is_ufunc}
+
+
+TABLE_UFUNCS = _table_ufuncs()
+
+
+def _ufunc_case(row) -> Function:
+    if row.arity == 2:
+        spellings = _binary_ufunc_binders(row.name)
+    elif row.ufunc_of == "scipy":
+        spellings = _ufunc_binders(row.name, None, row.name, None, f"special.{row.name}")
+    else:
+        spellings = _ufunc_binders(row.name, row.name, None, row.name)
+    variables = ("x", "y")[: row.arity]
+    return Function(row.name, "ufunc", tuple(row.bench_domain), variables, spellings)
 
 
 def _logsumexp_binders() -> dict:
@@ -353,22 +352,7 @@ EXPRESSIONS = {
 
 def _build_functions() -> dict:
     table = {
-        "exp": Function(
-            "exp", "ufunc", (-5.0, 5.0), ("x",), _ufunc_binders("exp", "exp", None, "exp")
-        ),
-        "log": Function(
-            "log", "ufunc", (0.1, 100.0), ("x",), _ufunc_binders("log", "log", None, "log")
-        ),
-        "erf": Function(
-            "erf", "ufunc", (-3.0, 3.0), ("x",), _ufunc_binders("erf", None, "erf", None)
-        ),
-        **{
-            name: Function(name, "ufunc", domain, ("x",), _ufunc_binders(name, *spellings))
-            for name, (domain, *spellings) in MORE_UFUNCS.items()
-        },
-        "logaddexp": Function(
-            "logaddexp", "ufunc", (-5.0, 5.0), ("x", "y"), _binary_ufunc_binders("logaddexp")
-        ),
+        **{name: _ufunc_case(row) for name, row in TABLE_UFUNCS.items()},
         "logsumexp": Function(
             "logsumexp", "reduction", (-5.0, 5.0), ("x",), _logsumexp_binders(), output="scalar"
         ),
@@ -392,7 +376,7 @@ def _build_functions() -> dict:
 
 FUNCTIONS = _build_functions()
 GROUPS = {
-    "ufuncs": ["exp", "log", "erf", *MORE_UFUNCS, "logaddexp"],
+    "ufuncs": list(TABLE_UFUNCS),
     "reductions": ["logsumexp", "softmax"],
     "evaluate": list(EXPRESSIONS),
 }

@@ -23,31 +23,26 @@ import math
 
 import numpy as np
 
-# Element-wise functions: name -> (JAX attribute path under the jax module, the math
-# module function Numba compiles, or None when the name has its own Numba kernel below).
-UNARY = {
-    "exp": ("numpy.exp", "exp"),
-    "log": ("numpy.log", "log"),
-    "erf": ("scipy.special.erf", "erf"),
-    "expm1": ("numpy.expm1", "expm1"),
-    "log1p": ("numpy.log1p", "log1p"),
-    "log2": ("numpy.log2", "log2"),
-    "log10": ("numpy.log10", "log10"),
-    "sin": ("numpy.sin", "sin"),
-    "cos": ("numpy.cos", "cos"),
-    "tan": ("numpy.tan", "tan"),
-    "arcsin": ("numpy.arcsin", "asin"),
-    "arccos": ("numpy.arccos", "acos"),
-    "arctan": ("numpy.arctan", "atan"),
-    "sinh": ("numpy.sinh", "sinh"),
-    "cosh": ("numpy.cosh", "cosh"),
-    "tanh": ("numpy.tanh", "tanh"),
-    "arcsinh": ("numpy.arcsinh", "asinh"),
-    "arccosh": ("numpy.arccosh", "acosh"),
-    "arctanh": ("numpy.arctanh", "atanh"),
-    "erfc": ("scipy.special.erfc", "erfc"),
-    "expit": ("scipy.special.expit", None),
-}
+
+# Element-wise functions, every one-argument ufunc row of the function table
+# (numfuse._core._function_table()): name -> (JAX attribute path under the jax module:
+# jax.numpy's for NumPy's ufuncs, jax.scipy.special's for SciPy's; the math module function
+# Numba compiles, the row's libm column, or None when math lacks it and the name has its own
+# Numba kernel below).
+def _unary_from_table() -> dict:
+    from .._table import function_rows
+
+    return {
+        row.name: (
+            f"{'scipy.special' if row.ufunc_of == 'scipy' else 'numpy'}.{row.name}",
+            row.libm if hasattr(math, row.libm) else None,
+        )
+        for row in function_rows()
+        if row.is_ufunc and row.arity == 1
+    }
+
+
+UNARY = _unary_from_table()
 
 _jax_cache: dict = {}
 _numba_cache: dict = {}

@@ -41,6 +41,7 @@
 #include "kernels/logaddexp.hpp"
 #include "kernels/logpair.hpp"
 #include "kernels/trig.hpp"
+#include "scalar_libm.hpp"
 
 #ifndef NUMFUSE_LEVEL_NAMESPACE
 #error "define NUMFUSE_LEVEL_NAMESPACE before including expr_ops.hpp"
@@ -436,18 +437,18 @@ struct Invert {
 };
 
 // ------------------------------------------------------------ real functions
-// One macro per family of "std:: for scalars and complex, a SIMD kernel for
-// batches". NUMFUSE_EXPR_MATH's kernels take float32 and float64 batches;
-// NUMFUSE_EXPR_MATH64's are float64-only (numfuse's accurate kernels in
-// kernels/{trig,invtrig,hyperbolic,logpair}.hpp, <= 1 ULP with special values
-// as NumPy): float32 lanes are widened, computed in float64 and rounded once
-// (f32_via_f64, see numeric_kernel), which keeps float32 within 0.5 + 2^-28 ULP.
+// One macro per family of "scalar_libm:: for scalars and complex (the C++ library's, or
+// scalar_libm.hpp's where it lacks one), a SIMD kernel for batches". NUMFUSE_EXPR_MATH's kernels
+// take float32 and float64 batches; NUMFUSE_EXPR_MATH64's are float64-only (numfuse's accurate
+// kernels in kernels/{trig,invtrig,hyperbolic,logpair}.hpp, <= 1 ULP with special values as NumPy):
+// float32 lanes are widened, computed in float64 and rounded once (f32_via_f64, see
+// numeric_kernel), which keeps float32 within 0.5 + 2^-28 ULP.
 #define NUMFUSE_EXPR_MATH(Name, std_fn, batch_fn) \
     struct Name {                                 \
         static constexpr bool vectorized = true;  \
         template <class R, class T>               \
         static R apply(T a) noexcept {            \
-            return std::std_fn(a);                \
+            return scalar_libm::std_fn(a);        \
         }                                         \
         template <class B>                        \
         static B batch(const B& a) noexcept {     \
@@ -464,7 +465,7 @@ struct Invert {
         static constexpr bool f32_native = std::is_same_v<F32Lane, float>;               \
         template <class R, class T>                                                      \
         static R apply(T a) noexcept {                                                   \
-            return std::std_fn(a);                                                       \
+            return scalar_libm::std_fn(a);                                               \
         }                                                                                \
         template <class B>                                                               \
         static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {                      \
@@ -545,20 +546,15 @@ struct Erf {
     }
 };
 
-// NumPy's complex log1p / expm1 / log2 / log10 formulas; the real ones
-// through numfuse's float64 kernels.
+// Scalars and complex values through scalar_libm.hpp (NumPy's complex log1p / expm1 /
+// log2 / log10 formulas, the ufuncs' complex loops too); real batches through numfuse's
+// float64 kernels.
 struct Log1p {
     static constexpr bool vectorized = true;
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept {
-        if constexpr (is_complex_v<T>) {
-            using V = typename T::value_type;
-            const V l = std::hypot(a.real() + V(1), a.imag());
-            return T(std::log(l), std::atan2(a.imag(), a.real() + V(1)));
-        } else {
-            return std::log1p(a);
-        }
+        return scalar_libm::log1p(a);
     }
     template <class B>
     static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
@@ -575,14 +571,7 @@ struct Expm1 {
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept {
-        if constexpr (is_complex_v<T>) {
-            using V = typename T::value_type;
-            const V s = std::sin(a.imag() / V(2));
-            return T(std::expm1(a.real()) * std::cos(a.imag()) - V(2) * s * s,
-                     std::exp(a.real()) * std::sin(a.imag()));
-        } else {
-            return std::expm1(a);
-        }
+        return scalar_libm::expm1(a);
     }
     template <class B>
     static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
@@ -595,12 +584,7 @@ struct Log2 {
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept {
-        if constexpr (is_complex_v<T>) {
-            using V = typename T::value_type;
-            return std::log(a) * V(1.442695040888963407359924681001892137L);
-        } else {
-            return std::log2(a);
-        }
+        return scalar_libm::log2(a);
     }
     static constexpr bool f32_native = true;
     template <class B>
@@ -618,7 +602,7 @@ struct Log10 {
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept {
-        return std::log10(a);
+        return scalar_libm::log10(a);  // complex: NumPy's log(z) log10(e), as the ufunc
     }
     template <class B>
     static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
@@ -637,9 +621,7 @@ struct Expit {
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a) noexcept {
-        if (a >= 0) return T(1) / (T(1) + std::exp(-a));
-        const T e = std::exp(a);
-        return e / (T(1) + e);
+        return scalar_libm::expit(a);
     }
     template <class B>
     static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {

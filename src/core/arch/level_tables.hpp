@@ -2,7 +2,7 @@
 // (numfuse_core.hpp), generated from that list. A row holds the functions
 // that fill the kernel tables of the three areas (ufunc loops, logsumexp /
 // softmax loops, the expression VM's opcode kernels) from the level's
-// translation unit; dispatch.cpp pairs each row with the level's CPU test.
+// translation unit; levels.cpp pairs each row with the level's CPU test.
 // Consumers fill a table only for levels the CPU runs (level_supported), since
 // the fill functions themselves are compiled with the level's flags.
 #pragma once
@@ -31,7 +31,7 @@ struct LevelKernelFill {
 NUMFUSE_LEVELS(NUMFUSE_DECLARE_LEVEL_FILL)
 #undef NUMFUSE_DECLARE_LEVEL_FILL
 
-// The row of `level` (dispatch.cpp). Call its functions only for levels
+// The row of `level` (levels.cpp). Call its functions only for levels
 // where level_supported(level) is true.
 const LevelKernelFill& level_kernel_fill(Level level) noexcept;
 

@@ -18,7 +18,7 @@
 #include "expr/expr.hpp"
 #include "expr/kernel_table.hpp"
 #include "expr/vm_internal.hpp"
-#include "numfuse_core.hpp"
+#include "levels.hpp"
 
 namespace numfuse::expr {
 

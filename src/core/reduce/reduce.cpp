@@ -3,7 +3,7 @@
 // The per-level loops are in src/core/arch/reduce_loops.hpp.
 //
 // Compiled with the baseline flags: it only calls the level loops through
-// the table of the active level, which dispatch checked the CPU can run.
+// the table of the active level, which levels.cpp checked the CPU can run.
 #include "reduce/reduce.hpp"
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include "arch/level_tables.hpp"
 #include "fp_status.hpp"
 #include "interrupt.hpp"
+#include "levels.hpp"
 #include "lse_accumulator.hpp"
 #include "parallel.hpp"
 #include "strided.hpp"
