@@ -24,7 +24,7 @@ from conftest import HANG_SCALE
 PACKAGE = pathlib.Path(numfuse.__file__).parent
 
 HELPERS = {"numfuse._axes", "numfuse._config", "numfuse._dispatch", "numfuse._frames"}
-HELPERS |= {"numfuse._interop", "numfuse._table"}
+HELPERS |= {"numfuse._interop", "numfuse._table", "numfuse._scipy_loops"}
 FRONT_ENDS = {"numfuse", "numfuse.__main__", "numfuse._evaluate", "numfuse._patch"}
 FRONT_ENDS |= {"numfuse._reduce", "numfuse._numexpr_surface", "numfuse._ufuncs"}
 # numfuse.jit: a front end over _evaluate's engine and _reduce's functions

@@ -584,3 +584,30 @@ def test_logaddexp_reduce_and_accumulate_see_every_earlier_element(dtype):
         with numfuse.patched(["logaddexp"]):
             np.testing.assert_array_equal(np.logaddexp.accumulate(arr), chain)
             assert np.logaddexp.reduce(arr) == reduced
+
+
+def test_scipy_functions_take_the_installed_scipys_loop_order(monkeypatch):
+    """SciPy 1.18 lists erf/erfc/expit's float32 loop first (erf(int8) is float32), 1.17 the
+    float64 one: numfuse's ufuncs follow the installed SciPy, the newest order without it."""
+    from numfuse import _scipy_loops
+
+    special = pytest.importorskip("scipy.special")
+    for name in ("erf", "erfc", "expit"):
+        theirs = [t for t in getattr(special, name).types if t in ("f->f", "d->d")]
+        assert getattr(numfuse, name).types[:2] == theirs, name
+    import importlib.metadata
+
+    def fake_version(result):
+        def version(name):
+            if isinstance(result, Exception):
+                raise result
+            return result
+
+        return version
+
+    for text, expected in (("1.17.1", False), ("1.18.0", True), ("2.0.0rc1", True)):
+        monkeypatch.setattr(importlib.metadata, "version", fake_version(text))
+        assert _scipy_loops.scipy_float32_first() is expected, text
+    missing = importlib.metadata.PackageNotFoundError("scipy")
+    monkeypatch.setattr(importlib.metadata, "version", fake_version(missing))
+    assert _scipy_loops.scipy_float32_first() is True

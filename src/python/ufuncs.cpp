@@ -18,6 +18,8 @@
 #include <cfenv>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 
 #include "bindings.hpp"
 #include "nan_policy.hpp"
@@ -110,12 +112,30 @@ PyUFuncGenericFunction binary_loop_for(char type) {
     }
 }
 
+// The loop order of a row's ufunc: the table's, except that SciPy's convention follows the
+// installed SciPy, which lists float32 first from 1.18 on (numfuse/_scipy_loops.py decides,
+// once, without importing SciPy; float32 first too where SciPy is missing).
+const char* ufunc_loops_of(const core::FunctionInfo& info) {
+    static const bool float32_first = [] {
+        return py::module_::import("numfuse._scipy_loops")
+            .attr("scipy_float32_first")()
+            .cast<bool>();
+    }();
+    const std::string_view loops = info.ufunc_loops;
+    if (!float32_first || loops.substr(0, 2) != "df") return info.ufunc_loops;
+    // Kept for the process's life: NumPy keeps pointers into the specs built from it.
+    static std::unordered_map<std::string_view, std::string> reordered;
+    std::string& order = reordered[loops];
+    if (order.empty()) order = "fd" + std::string(loops.substr(2));
+    return order.c_str();
+}
+
 // The loops of a row: every operand and the result of one loop have its type.
 template <class LoopFor>
 UnaryUfuncSpec spec_for(const core::FunctionInfo& info, LoopFor loop_for_type) {
     const int operands = info.arity + 1;
     UnaryUfuncSpec spec;
-    for (const char* t = info.ufunc_loops; *t != '\0' && spec.count < max_loops; ++t) {
+    for (const char* t = ufunc_loops_of(info); *t != '\0' && spec.count < max_loops; ++t) {
         spec.loops[spec.count] = loop_for_type(*t);
         for (int k = 0; k < operands; ++k) spec.types[operands * spec.count + k] = npy_type_of(*t);
         ++spec.count;
