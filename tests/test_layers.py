@@ -171,3 +171,11 @@ def test_only_the_bindings_include_python():
         if path not in bindings and _includes_python(path)
     ]
     assert outside == []
+
+
+def test_the_namespace_is_the_public_api():
+    """dir(numfuse) shows the API, not the modules __init__ happens to use (os, importlib)."""
+    extra = {name for name in dir(numfuse) if not name.startswith("_")} - set(numfuse.__all__)
+    # subpackages and submodules that an import of numfuse.<name> adds are part of the API
+    extra -= {"cuda", "bench", "jit"}
+    assert not extra, sorted(extra)

@@ -13,10 +13,8 @@ that the front ends reach only through ``_dispatch``. ``numfuse.cuda`` is
 imported on first use.
 """
 
-from __future__ import annotations
-
-import importlib
-import os
+import importlib as _importlib
+import os as _os
 
 from . import _config, _core, _patch, _ufuncs
 from ._config import __version__, detect_number_of_cores, show_config
@@ -60,16 +58,16 @@ _config.check_arch_request()
 _config.check_threads_request()
 
 # NUMFUSE_PATCH_NUMPY=1 (or scipy): existing NumPy code gets numfuse's loops (docs/patching.md).
-_patch.patch_from_environment(os.environ.get("NUMFUSE_PATCH_NUMPY"))
+_patch.patch_from_environment(_os.environ.get("NUMFUSE_PATCH_NUMPY"))
 
 
 def __getattr__(name):
     if name == "nthreads":
         return get_num_threads()
     if name == "cuda":  # numfuse.cuda.*: the same functions on GPU arrays
-        return importlib.import_module(f"{__name__}.cuda")
+        return _importlib.import_module(f"{__name__}.cuda")
     if name == "devices":  # the CPU, then the GPUs numfuse.cuda can use
-        globals()["devices"] = importlib.import_module(f"{__name__}.cuda").devices
+        globals()["devices"] = _importlib.import_module(f"{__name__}.cuda").devices
         return globals()["devices"]
     raise AttributeError(f"module 'numfuse' has no attribute {name!r}")
 
