@@ -15,6 +15,7 @@ imported on first use.
 
 import importlib as _importlib
 import os as _os
+from typing import Any as _Any
 
 from . import _config, _core, _patch, _ufuncs
 from ._config import __version__, detect_number_of_cores, show_config
@@ -61,7 +62,11 @@ _config.check_threads_request()
 _patch.patch_from_environment(_os.environ.get("NUMFUSE_PATCH_NUMPY"))
 
 
-def __getattr__(name):
+# Made on access by __getattr__ (below); declared here for type checkers.
+nthreads: int
+
+
+def __getattr__(name: str) -> _Any:
     if name == "nthreads":
         return get_num_threads()
     if name == "cuda":  # numfuse.cuda.*: the same functions on GPU arrays

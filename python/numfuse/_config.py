@@ -13,6 +13,7 @@ import os
 import platform
 import sys
 import warnings
+from typing import Any
 
 from . import _core
 from ._core import compiled_levels, get_level, get_num_threads, usable_levels
@@ -20,7 +21,7 @@ from ._core import compiled_levels, get_level, get_num_threads, usable_levels
 __version__ = "0.1.0"
 
 
-def detect_number_of_cores():
+def detect_number_of_cores() -> int:
     """Processors available to this process."""
     try:
         return len(os.sched_getaffinity(0))
@@ -193,7 +194,7 @@ def _cuda_config() -> dict:
     return config
 
 
-def show_config(print_config: bool = True) -> dict:
+def show_config(print_config: bool = True) -> dict[str, Any]:
     """Print and return how this numfuse was built and what it uses now.
 
     Keys: version, compiler, machine (the CPU architecture, e.g. x86_64 or

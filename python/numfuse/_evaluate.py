@@ -13,6 +13,10 @@ from __future__ import annotations
 import sys
 import threading
 import weakref
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+import numpy.typing as npt
 
 from . import _core, _dispatch, _frames, _interop
 
@@ -34,6 +38,11 @@ __all__ = [
 # per-call cost of small evaluations to a dict lookup).
 _names_cache: dict[str, tuple[str, ...]] = {}
 _NAMES_CACHE_LIMIT = 1024
+
+# The types of the public signatures (NumPy's spellings of order= and casting=).
+_Order = Literal["K", "C", "F", "A"]
+_Casting = Literal["no", "equiv", "safe", "same_kind", "unsafe"]
+_Scope = Mapping[str, Any]
 
 # re_evaluate repeats the calling thread's last evaluate/validate. It holds the text, the
 # names and the options, and out= only through a weak reference (as numexpr does): no user
@@ -94,14 +103,14 @@ def _check_kwargs(kwargs):
 
 
 def evaluate(
-    ex,
-    local_dict=None,
-    global_dict=None,
-    out=None,
-    order="K",
-    casting="same_kind",
-    **kwargs,
-):
+    ex: str,
+    local_dict: _Scope | None = None,
+    global_dict: _Scope | None = None,
+    out: Any = None,
+    order: _Order = "K",
+    casting: _Casting = "same_kind",
+    **kwargs: object,
+) -> npt.NDArray[Any]:
     """Evaluate a numexpr-style array expression in one fused, blockwise pass on all cores.
 
     ``numfuse.evaluate("2*a + 3*b")`` computes what NumPy computes for ``2*a + 3*b`` (the
@@ -218,7 +227,9 @@ def _evaluate_foreign(ex, names, values, out, order, casting):
     return _interop.evaluate(_core._evaluate, ex, names, values, out, order, casting)
 
 
-def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
+def re_evaluate(
+    local_dict: _Scope | None = None, global_dict: _Scope | None = None, _frame_depth: int = 1
+) -> npt.NDArray[Any]:
     """Evaluate this thread's last expression again, with the names' current values.
 
     The last ``evaluate`` or ``validate`` call of the calling thread, with its ``order``,
@@ -240,14 +251,14 @@ def re_evaluate(local_dict=None, global_dict=None, _frame_depth=1):
 
 
 def validate(
-    ex,
-    local_dict=None,
-    global_dict=None,
-    out=None,
-    order="K",
-    casting="same_kind",
-    **kwargs,
-):
+    ex: str,
+    local_dict: _Scope | None = None,
+    global_dict: _Scope | None = None,
+    out: Any = None,
+    order: _Order = "K",
+    casting: _Casting = "same_kind",
+    **kwargs: object,
+) -> Exception | None:
     """Check that `ex` compiles for the current values; None if so, else the exception.
 
     On success the expression becomes this thread's target for re_evaluate().
@@ -263,7 +274,9 @@ def validate(
     return None
 
 
-def compile(ex, signature=None, **kwargs):  # noqa: A001 - numexpr-style name
+def compile(  # noqa: A001 - numexpr-style name
+    ex: str, signature: Sequence[tuple[str, npt.DTypeLike]] | None = None, **kwargs: object
+) -> _core.CompiledExpression:
     """A compiled expression object, callable as ``c(x, y)`` or ``c(x=..., y=...)``.
 
     ``signature`` (optional) is a list of ``(name, dtype)``: it fixes the
@@ -280,7 +293,11 @@ def compile(ex, signature=None, **kwargs):  # noqa: A001 - numexpr-style name
 NumExpr = compile
 
 
-def disassemble(ex, local_dict=None, global_dict=None):
+def disassemble(
+    ex: str | _core.CompiledExpression,
+    local_dict: _Scope | None = None,
+    global_dict: _Scope | None = None,
+) -> list[tuple[str, str | None, str | None, str | None, str | None]]:
     """The bytecode of an expression, as (opcode, destination, arg1, arg2, arg3) tuples.
 
     `ex` is a compiled object with a signature, or a string compiled for the

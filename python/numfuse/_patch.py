@@ -26,6 +26,7 @@ import contextlib
 import importlib
 import threading
 import warnings
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
@@ -64,7 +65,7 @@ def _reference(name: str, module: str):
     return target if isinstance(target, np.ufunc) else None
 
 
-def _select(functions, scipy: bool) -> list[str]:
+def _select(functions: str | Iterable[str] | None, scipy: bool) -> list[str]:
     table = _table()
     if functions is None:
         chosen = [n for n, module in table.items() if module == "numpy" or scipy]
@@ -129,7 +130,7 @@ def _release(names) -> None:
             _swap_out(name)
 
 
-def patch_numpy(functions=None, scipy: bool = False) -> list[str]:
+def patch_numpy(functions: str | Iterable[str] | None = None, scipy: bool = False) -> list[str]:
     """Run numfuse's float32/float64 loops inside NumPy's ufuncs until ``restore_numpy()``.
 
     functions: names of numfuse ufuncs (``["exp", "tanh"]``); None means every one whose
@@ -163,7 +164,7 @@ def is_patched(function: str | None = None) -> bool:
 
 
 @contextlib.contextmanager
-def patched(functions=None, scipy: bool = False):
+def patched(functions: str | Iterable[str] | None = None, scipy: bool = False) -> Iterator[None]:
     """``with numfuse.patched(): ...`` runs the block with NumPy patched (as
     ``patch_numpy(functions, scipy)``) and restores what was there before on exit."""
     with _lock:

@@ -22,13 +22,19 @@ Deliberate differences from SciPy 1.17 (documented in the docstrings):
 
 from __future__ import annotations
 
+from typing import Any, Literal, overload
+
 import numpy as np
+import numpy.typing as npt
 
 from . import _core, _dispatch, _interop
 from ._axes import normalise_axes as _normalise_axes
 from ._axes import reduced_shape as _reduced_shape
 
 __all__ = ["log_softmax", "logsumexp", "softmax"]
+
+# SciPy's axis argument: None (all axes), an int or a tuple of ints.
+_Axis = int | tuple[int, ...] | None
 
 _SIMD_TYPES = (np.dtype(np.float32), np.dtype(np.float64))
 
@@ -69,7 +75,58 @@ def _compute_dtype(dtype: np.dtype) -> np.dtype | None:
 # ---------------------------------------------------------------- logsumexp
 
 
-def logsumexp(a, axis=None, b=None, keepdims=False, return_sign=False, *, out=None):
+# logsumexp's result is an array or, where the reduction leaves no axis, a NumPy scalar (as
+# SciPy returns it): which one depends on shapes, so its type is Any, as for NumPy's own
+# reductions; return_sign=True makes it a pair.
+@overload
+def logsumexp(
+    a: npt.ArrayLike,
+    axis: _Axis = None,
+    b: npt.ArrayLike | None = None,
+    keepdims: bool = False,
+    return_sign: Literal[False] = False,
+    *,
+    out: npt.NDArray[Any] | None = None,
+) -> Any: ...
+@overload
+def logsumexp(
+    a: npt.ArrayLike,
+    axis: _Axis = None,
+    b: npt.ArrayLike | None = None,
+    keepdims: bool = False,
+    *,
+    return_sign: Literal[True],
+    out: tuple[npt.NDArray[Any] | None, npt.NDArray[Any] | None] | None = None,
+) -> tuple[Any, Any]: ...
+@overload
+def logsumexp(
+    a: npt.ArrayLike,
+    axis: _Axis,
+    b: npt.ArrayLike | None,
+    keepdims: bool,
+    return_sign: Literal[True],
+    *,
+    out: tuple[npt.NDArray[Any] | None, npt.NDArray[Any] | None] | None = None,
+) -> tuple[Any, Any]: ...
+@overload
+def logsumexp(
+    a: npt.ArrayLike,
+    axis: _Axis = None,
+    b: npt.ArrayLike | None = None,
+    keepdims: bool = False,
+    return_sign: bool = False,
+    *,
+    out: Any = None,
+) -> Any: ...
+def logsumexp(
+    a: Any,
+    axis: _Axis = None,
+    b: Any = None,
+    keepdims: bool = False,
+    return_sign: bool = False,
+    *,
+    out: Any = None,
+) -> Any:
     """Log of the sum of exponentials: a drop-in for ``scipy.special.logsumexp``.
 
     Computes ``log(sum(b * exp(a), axis))`` without overflow, in one pass
@@ -304,7 +361,9 @@ def _softmax_numpy(x, axes, log: bool):
         return e / np.sum(e, axis=axes, keepdims=True)
 
 
-def softmax(x, axis=None, *, out=None):
+def softmax(
+    x: npt.ArrayLike, axis: _Axis = None, *, out: npt.NDArray[Any] | None = None
+) -> npt.NDArray[Any]:
     """Softmax: a drop-in for ``scipy.special.softmax``.
 
     ``exp(x) / sum(exp(x), axis)`` computed stably, reading ``x`` twice and
@@ -317,7 +376,9 @@ def softmax(x, axis=None, *, out=None):
     return _softmax_any(x, axis, out, log=False)
 
 
-def log_softmax(x, axis=None, *, out=None):
+def log_softmax(
+    x: npt.ArrayLike, axis: _Axis = None, *, out: npt.NDArray[Any] | None = None
+) -> npt.NDArray[Any]:
     """Logarithm of softmax: a drop-in for ``scipy.special.log_softmax``.
 
     ``x - max - log(sum(exp(x - max)))`` with the sum carried in double

@@ -6,6 +6,8 @@ import functools
 import operator
 import threading
 import types
+from collections.abc import Callable
+from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 import numpy as np
 
@@ -19,6 +21,10 @@ from ._tracer import Tracer
 # values one guard may see before its misses run the plain function instead of tracing.
 _MAX_SIGNATURES = 64
 _MAX_PATHS = 16
+
+# A jitted function's parameters and result: numfuse.jit keeps the function's signature.
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 
 class _Unkeyable(Exception):
@@ -82,7 +88,7 @@ class _Entry:
         self.direct = _direct(root, positions, names)
 
 
-class JitFunction:
+class JitFunction(Generic[_P, _R]):
     """A function traced once per input signature and run through the fused engine.
 
     Calls with the same signature (see docs/jit.md) replay the recorded steps; globals and
@@ -90,7 +96,7 @@ class JitFunction:
     and values the Python code looked at (branches) are re-checked where they were read.
     """
 
-    def __init__(self, function, strict=False):
+    def __init__(self, function: Callable[_P, _R], strict: bool = False) -> None:
         if not callable(function):
             raise TypeError(f"numfuse.jit needs a function, got {type(function).__name__}")
         functools.update_wrapper(self, function)
@@ -101,10 +107,10 @@ class JitFunction:
         self._entries = {}
         self._lock = threading.Lock()
 
-    def __get__(self, instance, owner=None):  # a jitted method binds like a function
+    def __get__(self, instance: object, owner: type | None = None) -> Any:  # binds as a function
         return self if instance is None else functools.partial(self, instance)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         try:  # all arguments arrays (the common call): (type, dtype, shape) each, in C
             key = tuple(map(_array_key, args))
         except AttributeError:
@@ -186,7 +192,7 @@ class JitFunction:
             lines.append("  (not called yet: nothing traced)")
         return "\n".join(lines)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"<numfuse.jit of {self._function!r}>"
 
 
@@ -227,7 +233,15 @@ def _describe_key(key) -> str:
     return "(" + ", ".join(parts) + ")"
 
 
-def jit(function=None, *, strict=False):
+@overload
+def jit(function: Callable[_P, _R], *, strict: bool = False) -> JitFunction[_P, _R]: ...
+@overload
+def jit(
+    function: None = None, *, strict: bool = False
+) -> Callable[[Callable[_P, _R]], JitFunction[_P, _R]]: ...
+def jit(
+    function: Callable[_P, _R] | None = None, *, strict: bool = False
+) -> JitFunction[_P, _R] | Callable[[Callable[_P, _R]], JitFunction[_P, _R]]:
     """Compile a NumPy function whole: ``@numfuse.jit`` or ``numfuse.jit(f, strict=True)``.
 
     The function runs on stand-in arrays the first time it meets a signature (the types

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any, Literal
 
 import numpy as np
 
@@ -183,16 +185,15 @@ def jit_status() -> dict:
 
 
 def evaluate(
-    ex,
-    local_dict=None,
-    global_dict=None,
-    out=None,
+    ex: str,
+    local_dict: Mapping[str, Any] | None = None,
+    global_dict: Mapping[str, Any] | None = None,
+    out: Any = None,
     *,
-    device=None,
-    stream=None,
-    engine="auto",
-    _frame_depth=1,
-):
+    device: Any = None,
+    stream: Any = None,
+    engine: Literal["auto", "compiled", "interpreter"] = "auto",
+) -> Any:
     """numfuse.evaluate's expression language, run as one fused kernel on the GPU.
 
     The expression is compiled by the same compiler as numfuse.evaluate (same type
@@ -210,6 +211,12 @@ def evaluate(
     'compiled' raises RuntimeError instead of falling back; 'interpreter' never
     compiles. ``numfuse.cuda.jit_status()`` tells which is available.
     """
+    return _evaluate(ex, local_dict, global_dict, out, device, stream, engine, 2)
+
+
+def _evaluate(ex, local_dict, global_dict, out, device, stream, engine, frame_depth):
+    """numfuse.cuda.evaluate, names looked up `frame_depth` frames above this function
+    (1: its caller) where no dict is given."""
     lib = _require("evaluate")
     if engine not in ("auto", "compiled", "interpreter"):
         raise ValueError(
@@ -222,7 +229,7 @@ def evaluate(
         return _view(value, "evaluate", device, stream, role=f"'{name}'")
 
     names, types, weak, arrays, bits, views = _evaluate_inputs(
-        ex, local_dict, global_dict, _frame_depth, view_of
+        ex, local_dict, global_dict, frame_depth, view_of
     )
     first = views[0][1]
     letter = lib.evaluate_result_type(ex, names, types, weak)
