@@ -15,6 +15,9 @@ from ._loader import _require
 
 # ---------------------------------------------------------------- element-wise functions
 
+# The public functions take and return any GPU array kind (torch, CuPy, CAI/DLPack) or, with
+# device=, NumPy arrays: the result is the input's kind, so their array types are Any.
+
 
 def _unary(fn: str, x, out, device, stream):
     view = _view(x, fn, device, stream)
@@ -29,17 +32,17 @@ def _unary(fn: str, x, out, device, stream):
     return finish()
 
 
-def exp(x, out=None, *, device=None, stream=None):
+def exp(x: Any, out: Any = None, *, device: Any = None, stream: Any = None) -> Any:
     """e**x on the GPU (numfuse's own kernel, <= 1 ULP; specials as NumPy)."""
     return _unary("exp", x, out, device, stream)
 
 
-def log(x, out=None, *, device=None, stream=None):
+def log(x: Any, out: Any = None, *, device: Any = None, stream: Any = None) -> Any:
     """Natural logarithm on the GPU (<= 1 ULP; specials as NumPy)."""
     return _unary("log", x, out, device, stream)
 
 
-def erf(x, out=None, *, device=None, stream=None):
+def erf(x: Any, out: Any = None, *, device: Any = None, stream: Any = None) -> Any:
     """The error function on the GPU (<= 1 ULP; specials as scipy.special.erf)."""
     return _unary("erf", x, out, device, stream)
 
@@ -85,7 +88,15 @@ def _reduce(fn: str, x, axis, keepdims, out, device, stream):
     return result
 
 
-def logsumexp(x, axis=None, keepdims=False, out=None, *, device=None, stream=None):
+def logsumexp(
+    x: Any,
+    axis: int | None = None,
+    keepdims: bool = False,
+    out: Any = None,
+    *,
+    device: Any = None,
+    stream: Any = None,
+) -> Any:
     """log(sum(exp(x))) over one axis (or all), deterministic on the GPU.
 
     The same reduction order on every run and every GPU: the split into rows, chunks
@@ -95,12 +106,16 @@ def logsumexp(x, axis=None, keepdims=False, out=None, *, device=None, stream=Non
     return _reduce("logsumexp", x, axis, keepdims, out, device, stream)
 
 
-def softmax(x, axis=None, out=None, *, device=None, stream=None):
+def softmax(
+    x: Any, axis: int | None = None, out: Any = None, *, device: Any = None, stream: Any = None
+) -> Any:
     """exp(x - logsumexp(x, axis, keepdims=True)) on the GPU (deterministic)."""
     return _reduce("softmax", x, axis, False, out, device, stream)
 
 
-def log_softmax(x, axis=None, out=None, *, device=None, stream=None):
+def log_softmax(
+    x: Any, axis: int | None = None, out: Any = None, *, device: Any = None, stream: Any = None
+) -> Any:
     """x - logsumexp(x, axis, keepdims=True) on the GPU (deterministic)."""
     return _reduce("log_softmax", x, axis, False, out, device, stream)
 
@@ -177,7 +192,7 @@ def _evaluate_inputs(ex, local_dict, global_dict, frame_depth, view_of):
     return names, types, weak, arrays, bits, views
 
 
-def jit_status() -> dict:
+def jit_status() -> dict[str, Any]:
     """The GPU evaluate compiler (NVRTC): whether it is loaded, its cache and errors."""
     lib = _require("jit_status")
     _nvrtc.set_nvrtc_candidates(lib)

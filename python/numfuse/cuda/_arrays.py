@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import math
+from typing import Any
 
 import numpy as np
 
@@ -91,7 +92,7 @@ class DeviceArray:
         )
 
 
-def to_device(array, device="cuda") -> DeviceArray:
+def to_device(array: Any, device: Any = "cuda") -> DeviceArray:
     """Copy a host array to the GPU as a numfuse.cuda.DeviceArray."""
     host = np.ascontiguousarray(array)
     _require_device("to_device")

@@ -9,6 +9,7 @@ raise RuntimeError with that reason.
 from __future__ import annotations
 
 import platform
+from typing import Any
 
 from .. import _core
 
@@ -41,7 +42,7 @@ def available() -> bool:
     return _cuda is not None and _cuda.device_count() > 0
 
 
-def devices() -> list[dict]:
+def devices() -> list[dict[str, Any]]:
     """The devices numfuse can compute on: the CPU first, then each CUDA device.
 
     CPU: ``{"kind": "cpu", "name", "level" (instruction set in use), "features" (its SIMD
