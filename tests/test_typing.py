@@ -86,6 +86,17 @@ def test_wrong_calls_are_flagged():
     assert not unexpected, f"mypy reports unmarked lines {unexpected}:\n{output}"
 
 
+def test_user_code_runs(capsys):
+    """The typed example is real code: it runs (the GPU part only where a device is)."""
+    spec = importlib.util.spec_from_file_location("numfuse_user_code", TYPING / "user_code.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main()
+    assert not numfuse.is_patched()
+    assert capsys.readouterr().out
+
+
 def test_cuda_evaluate_hides_frame_depth(monkeypatch):
     """numfuse.cuda.evaluate's signature has no _frame_depth; names still come from the
     caller's frame (checked without a GPU: the first array lookup is intercepted)."""

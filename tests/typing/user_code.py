@@ -4,6 +4,7 @@ import numpy as np
 import numpy.typing as npt
 
 import numfuse as nf
+import numfuse.cuda as nfc
 
 
 def features(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
@@ -26,6 +27,17 @@ def fused_strict(x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
     return np.tanh(x)
 
 
+def on_gpu(x: npt.NDArray[np.float64]) -> None:
+    if not nfc.available():
+        print(nfc.status())
+        return
+    print([device["kind"] for device in nfc.devices()], nfc.jit_status())
+    y = nfc.exp(x, device="cuda")
+    total = nfc.logsumexp(x, axis=0, device="cuda")
+    probabilities = nfc.softmax(nfc.to_device(x), axis=-1)
+    print(y, total, probabilities, nfc.evaluate("2*x + 1", device="cuda"))
+
+
 def main() -> None:
     x = np.linspace(0.0, 1.0, 1000)
     y = np.ones_like(x)
@@ -37,10 +49,10 @@ def main() -> None:
     r = c(x, y)
     r = c.run(a=x, b=y)
     names: list[str] = c.input_names
-    code = nf.disassemble(c)
-    print(names, code[0][0], r.shape, error)
     c2 = nf.NumExpr("a * 2", signature=[("a", np.float64)])
     r = c2(x)
+    code = nf.disassemble(c2) + nf.disassemble("x * y")
+    print(names, code[0][0], r.shape, error)
 
     lse = nf.logsumexp(x)
     lse = nf.logsumexp(x, axis=0, keepdims=True)
@@ -61,6 +73,7 @@ def main() -> None:
 
     print(fused(x), fused_strict(x), features(x, y), scores(x))
     print(fused.explain())
+    on_gpu(x)
 
     threads: int = nf.get_num_threads()
     previous: int = nf.set_num_threads(2)

@@ -27,6 +27,8 @@ nf.show_config(print_config="no")  # E: arg-type
 threads: str = nf.detect_number_of_threads()  # E: assignment
 nfc.evaluate("x", _frame_depth=2)  # E: call-arg
 nf.jit(strict="yes")  # E: call-overload
+nfc.logsumexp(x, axis=(0, 1))  # E: arg-type
+nfc.exp(x, None, "cuda")  # E: call-arg
 
 
 @nf.jit
