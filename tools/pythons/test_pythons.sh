@@ -35,14 +35,14 @@ if [ ! -f "$ROOT/.numfuse-base" ]; then
     command -v debootstrap > /dev/null || { apt-get update -qq && apt-get install -y -qq debootstrap; }
     rm -rf "$ROOT"
     mkdir -p "$(dirname "$ROOT")"
-    debootstrap --variant=minbase sid "$ROOT" "$MIRROR" > "$ROOT.debootstrap.log" 2>&1 \
+    debootstrap --variant=minbase --include=ca-certificates sid "$ROOT" "$MIRROR" > "$ROOT.debootstrap.log" 2>&1 \
         || { tail -20 "$ROOT.debootstrap.log"; exit 1; }
     touch "$ROOT/.numfuse-base"
 fi
 cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
 # This machine's CA bundle (PyPI may be reached through a proxy with its own CA).
 CA=${SSL_CERT_FILE:-/etc/ssl/certs/ca-certificates.crt}
-if [ -f "$CA" ]; then cp "$CA" "$ROOT/etc/ssl/host-ca.crt"; fi
+if [ -f "$CA" ]; then mkdir -p "$ROOT/etc/ssl" && cp "$CA" "$ROOT/etc/ssl/host-ca.crt"; fi
 
 if ! mountpoint -q "$ROOT/proc"; then
     mount --bind /proc "$ROOT/proc"
