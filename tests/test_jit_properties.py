@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import numfuse as nf
+from hypothesis_chooser import HypothesisChooser
 
 sys.path.insert(0, str(Path(__file__).parent / "fuzz"))
 import expressions  # noqa: E402  (tests/fuzz/expressions.py)
@@ -29,17 +30,6 @@ PROFILE = settings(
     database=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-
-
-class Chooser:
-    def __init__(self, data):
-        self.data = data
-
-    def pick(self, n):
-        return self.data.draw(st.integers(0, n - 1))
-
-    def uniform(self, lo, hi):
-        return self.data.draw(st.floats(lo, hi))
 
 
 def numpy_function(tree, breaks):
@@ -120,7 +110,7 @@ def test_jit_agrees_with_the_plain_function(data):
         values[name] = data.draw(
             hnp.arrays(dtype, shape, elements=st.floats(-3, 3, width=dtype.itemsize * 8))
         )
-    tree = expressions.random_tree(Chooser(data), data.draw(st.integers(0, 3)))
+    tree = expressions.random_tree(HypothesisChooser(data), data.draw(st.integers(0, 3)))
     breaks = {
         data.draw(st.integers(0, 12)): data.draw(st.sampled_from(["cumsum", "branch"]))
         for _ in range(data.draw(st.integers(0, 2)))

@@ -25,6 +25,7 @@ from hypothesis.extra import numpy as hnp
 import numfuse as nf
 from conftest import ulp_distance
 from function_table import FUNCTIONS, UFUNCS
+from hypothesis_chooser import HypothesisChooser
 from python_int_table import DTYPES as PYINT_DTYPES
 from python_int_table import OPERATIONS as PYINT_OPERATIONS
 from python_int_table import boundaries, expression, literal, numpy_outcome, same_result
@@ -215,17 +216,6 @@ def test_softmax_agrees_with_scipy(data, dtype, log):
 
 
 # ---------------------------------------------------------------- evaluate
-
-
-class HypothesisChooser:
-    def __init__(self, data):
-        self.data = data
-
-    def pick(self, n):
-        return self.data.draw(st.integers(0, n - 1))
-
-    def uniform(self, lo, hi):
-        return self.data.draw(st.floats(lo, hi))
 
 
 def used_names(tree, found=None):
