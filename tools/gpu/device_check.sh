@@ -42,7 +42,7 @@ export PYTHONPATH=$pkg
 "$PY" -c "import numfuse; c = numfuse.show_config(print_config=False); print(c['level_in_use'], c['levels_usable'], c['cuda'])"
 
 step GPU tests
-timeout 150 "$PY" -m pytest -q -p no:cacheprovider -n 8 tests/test_cuda.py tests/test_stubs.py \
+timeout 150 "$PY" -m pytest -q -p no:cacheprovider -p no:benchmark -n 8 tests/test_cuda.py tests/test_stubs.py \
     tests/test_evaluate_strings.py >"$OUT/gpu_tests.log" 2>&1
 echo "gpu tests rc=$?"; grep -E "passed|failed|error" "$OUT/gpu_tests.log" | tail -15
 
@@ -52,7 +52,7 @@ echo "gpu bench rc=$?"; tail -80 "$OUT/gpu_bench.log"
 
 [ "${1:-}" = --quick ] && exit 0
 step CPU suite "(Python $("$PY" -c 'import sys; print(sys.version.split()[0])'))"
-timeout "${CPU_SUITE_S:-200}" "$PY" -m pytest -q -p no:cacheprovider -n "$((JOBS - 2))" -m "not slow" \
+timeout "${CPU_SUITE_S:-200}" "$PY" -m pytest -q -p no:cacheprovider -p no:benchmark -n "$((JOBS - 2))" -m "not slow" \
     tests --ignore=tests/fuzz --ignore=tests/test_build.py --ignore=tests/test_notebook.py \
     --ignore=tests/test_dask.py --ignore=tests/test_typing.py --ignore=tests/test_cuda.py \
     >"$OUT/cpu_suite.log" 2>&1
