@@ -21,6 +21,7 @@
 #include <type_traits>
 
 #include "arch/expr_arith.hpp"
+#include "functions.hpp"
 #include "kernels/common.hpp"
 #include "kernels/erf.hpp"
 #include "kernels/exp.hpp"
@@ -109,6 +110,22 @@ NUMFUSE_EXPR_MATH(Log, log, kernels::log_kernel)
 NUMFUSE_EXPR_MATH(Ceil, ceil, xsimd::ceil)
 NUMFUSE_EXPR_MATH(Floor, floor, xsimd::floor)
 NUMFUSE_EXPR_MATH(Trunc, trunc, xsimd::trunc)
+
+// The functors generated from the one-argument rows whose Functor column is `kernel`
+// (NUMFUSE_EXPR_MATH) or `kernel64` (NUMFUSE_EXPR_MATH64, float32 through the same
+// float64 kernel): struct <name>_fn, the kernel kernels::<name>_kernel on batches,
+// scalar_libm::<libm> on one value and on complex values.
+#define NUMFUSE_EXPR_GENERATED_kernel(name, libm) \
+    NUMFUSE_EXPR_MATH(name##_fn, libm, kernels::name##_kernel)
+#define NUMFUSE_EXPR_GENERATED_kernel64(name, libm) \
+    NUMFUSE_EXPR_MATH64(name##_fn, libm, kernels::name##_kernel, kernels::name##_kernel, double)
+#define NUMFUSE_EXPR_GENERATED_ROW(X, name, arity, types, Functor, libm, ...) \
+    NUMFUSE_FN_IF_GENERATED(Functor)(                                         \
+        NUMFUSE_FN_IF_ARITY_1_##arity(NUMFUSE_EXPR_GENERATED_##Functor(name, libm)))
+NUMFUSE_FUNCTION_ROWS(NUMFUSE_EXPR_GENERATED_ROW, unused)
+#undef NUMFUSE_EXPR_GENERATED_ROW
+#undef NUMFUSE_EXPR_GENERATED_kernel
+#undef NUMFUSE_EXPR_GENERATED_kernel64
 #undef NUMFUSE_EXPR_MATH
 #undef NUMFUSE_EXPR_MATH64
 
