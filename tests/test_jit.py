@@ -557,3 +557,40 @@ def test_benchmark_runs():
     assert len(rows) == 3 and len(lines) == 3
     assert all(row["jit_s"] > 0 and row["numpy_s"] > 0 for row in rows)
     assert "compile_s" in rows[0] and "compile_s" not in rows[2]
+
+
+def test_plain_array_calls_key_in_c_and_other_calls_the_general_way():
+    key = nf._core._jit_key
+    a, b = np.ones((3, 4)), np.zeros((3, 4))
+    assert isinstance(key(a, b), bytes) and key(a, b) == key(b, a)
+    assert key(a) != key(a.astype(np.float32)) and key(a) != key(a.T) != key(a[:, :1])
+    assert key(a) != key(a, a) and key() == b""
+    assert key(np.ones(3, dtype=np.float64)) != key(np.ones((3, 1), dtype=np.float64))
+    # not exactly an ndarray of a built-in, native-order, fixed-size dtype: the general key
+    swapped = np.ones(3, dtype=np.dtype(np.float64).newbyteorder())
+    structured = np.zeros(3, dtype=[("x", "f8")])
+    for other in (
+        swapped,
+        structured,
+        np.array([b"a"]),
+        np.array(["a"]),
+        np.array(["2020-01-01"], dtype="datetime64[D]"),
+        np.ma.masked_array([1.0]),
+        1.0,
+        [1.0],
+    ):
+        assert key(a, other) is None, other
+
+    @nf.jit
+    def f(x, y):
+        return np.exp(x) - y * 2
+
+    # the C key and the general key of the same signature both answer, each correctly
+    for x in (np.linspace(0, 1, 5), swapped * 0.5, np.ma.masked_array([0.5, 1.0])):
+        y = np.arange(x.shape[0], dtype=np.float64)
+        expected = np.exp(x) - y * 2
+        got = f(x, y)
+        assert type(got) is type(expected)
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(expected))
+        np.testing.assert_array_equal(np.asarray(f(x, y=y)), np.asarray(expected))
+    assert "float64[5]" in f.explain()

@@ -52,7 +52,10 @@ def _stub_entries(path: Path) -> dict[str, tuple[str, object]]:
     entries: dict[str, tuple[str, object]] = {}
     for node in ast.parse(path.read_text()).body:
         if isinstance(node, ast.FunctionDef):
-            entries[node.name] = ("function", [a.arg for a in node.args.args])
+            names = [a.arg for a in node.args.args]
+            if node.args.vararg is not None:
+                names.append("*" + node.args.vararg.arg)
+            entries[node.name] = ("function", names)
         elif isinstance(node, ast.ClassDef):
             members = {
                 item.name

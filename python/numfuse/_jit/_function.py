@@ -11,7 +11,7 @@ from typing import Any, Generic, ParamSpec, TypeVar
 
 import numpy as np
 
-from .. import _dispatch, _reduce
+from .. import _core, _dispatch, _reduce
 from . import _program
 from ._guards import Watch
 from ._trace import Trace
@@ -32,6 +32,18 @@ class _Unkeyable(Exception):
 
 
 _array_key = operator.attrgetter("__class__", "dtype", "shape")
+_jit_key = _core._jit_key
+
+
+def _general_key(args, kwargs):
+    """The signature key of any call: (type, dtype, shape) per array, else _key's value."""
+    try:
+        key = tuple(map(_array_key, args))
+    except AttributeError:
+        key = tuple([_key(a) for a in args])
+    if kwargs:
+        key += tuple(sorted((name, _key(v)) for name, v in kwargs.items()))
+    return key
 
 
 def _key(value):
@@ -77,7 +89,7 @@ def _is_array(value) -> bool:
 class _Entry:
     """One signature: where its arrays are among the arguments, and its block tree."""
 
-    __slots__ = ("positions", "names", "root", "padding", "direct")
+    __slots__ = ("positions", "names", "root", "padding", "direct", "signature")
 
     def __init__(self, positions, names, root, slots):
         self.positions = positions  # indices of array arguments
@@ -86,6 +98,7 @@ class _Entry:
         # the slots after the inputs, of the longest path traced so far
         self.padding = [None] * (slots - len(positions) - len(names))
         self.direct = _direct(root, positions, names)
+        self.signature = ""  # the arguments' types and shapes, for explain()
 
 
 class JitFunction(Generic[_P, _R]):
@@ -111,15 +124,13 @@ class JitFunction(Generic[_P, _R]):
         return self if instance is None else functools.partial(self, instance)
 
     def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
-        try:  # all arguments arrays (the common call): (type, dtype, shape) each, in C
-            key = tuple(map(_array_key, args))
-        except AttributeError:
-            key = None
-        if key is None or kwargs:
+        # all arguments plain arrays of built-in dtypes (the common call): one bytes key
+        # built in C (numfuse._core._jit_key); else (type, dtype, shape) or the value per
+        # argument. The two kinds never compare equal.
+        key = None if kwargs else _jit_key(*args)
+        if key is None:
             try:
-                key = tuple([_key(a) for a in args])
-                if kwargs:
-                    key += tuple(sorted((name, _key(v)) for name, v in kwargs.items()))
+                key = _general_key(args, kwargs)
             except _Unkeyable:
                 return self._function(*args, **kwargs)
         watch = self._watch
@@ -173,6 +184,7 @@ class JitFunction(Generic[_P, _R]):
                 if len(self._entries) >= _MAX_SIGNATURES:
                     self._entries = {}
                 self._entries[key] = _Entry(positions, names, _program.build(items), len(trace.env))
+                self._entries[key].signature = _describe_key(_general_key(args, kwargs))
             else:
                 _program.merge(entry.root, items)
                 entry.direct = None
@@ -185,8 +197,8 @@ class JitFunction(Generic[_P, _R]):
         """What each cached signature runs: fused expressions, NumPy steps (graph breaks,
         with the user's source line), guards and their branches."""
         lines = [f"numfuse.jit({getattr(self._function, '__qualname__', self._function)!r})"]
-        for key, entry in list(self._entries.items()):
-            lines.append(f"signature {_describe_key(key)}:")
+        for entry in list(self._entries.values()):
+            lines.append(f"signature {entry.signature}:")
             lines.extend(_program.describe(entry.root))
         if len(lines) == 1:
             lines.append("  (not called yet: nothing traced)")

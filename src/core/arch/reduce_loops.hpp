@@ -530,9 +530,26 @@ NUMFUSE_REDUCE_FLATTEN void strip_accumulate_impl(const char* a, std::ptrdiff_t 
             const auto lane_offset = static_cast<std::ptrdiff_t>(j);
             const char* pa = a + row_offset * a_step + lane_offset * a_lane;
             const char* pb = HasB ? b + row_offset * b_step + lane_offset * b_lane : nullptr;
-            B m = B::load_unaligned(m_state + j);
-            B s = B::load_unaligned(s_state + j);
-            B c = B::load_unaligned(c_state + j);
+            // A last, partial batch must not load and store the state lanes past `lanes`:
+            // they are other outputs' states, which another thread may be updating (their
+            // stale values stored back would undo its work). It goes through a local copy.
+            alignas(64) T tail_m[width], tail_s[width], tail_c[width];
+            T* pm = m_state + j;
+            T* ps = s_state + j;
+            T* pc = c_state + j;
+            if (count < width) {
+                for (std::size_t k = 0; k < width; ++k) {
+                    tail_m[k] = k < count ? pm[k] : std::numeric_limits<T>::lowest();
+                    tail_s[k] = k < count ? ps[k] : T(0);
+                    tail_c[k] = k < count ? pc[k] : T(0);
+                }
+                pm = tail_m;
+                ps = tail_s;
+                pc = tail_c;
+            }
+            B m = B::load_unaligned(pm);
+            B s = B::load_unaligned(ps);
+            B c = B::load_unaligned(pc);
             if (rows == strip_block) {
                 strip_fold_block<T, HasB, strip_block>(pa, a_lane, a_step, pb, b_lane, b_step,
                                                        count, m, s, c);
@@ -544,9 +561,16 @@ NUMFUSE_REDUCE_FLATTEN void strip_accumulate_impl(const char* a, std::ptrdiff_t 
                                                  count, m, s, c);
                 }
             }
-            m.store_unaligned(m_state + j);
-            s.store_unaligned(s_state + j);
-            c.store_unaligned(c_state + j);
+            m.store_unaligned(pm);
+            s.store_unaligned(ps);
+            c.store_unaligned(pc);
+            if (count < width) {
+                for (std::size_t k = 0; k < count; ++k) {
+                    m_state[j + k] = tail_m[k];
+                    s_state[j + k] = tail_s[k];
+                    c_state[j + k] = tail_c[k];
+                }
+            }
         }
     }
 }
