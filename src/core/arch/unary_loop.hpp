@@ -15,6 +15,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "arch/exp2_op.hpp"
 #include "arch/expr_ops.hpp"
 #include "arch/nan_fixup.hpp"
 #include "kernels/common.hpp"
@@ -379,6 +380,8 @@ struct Log10Op : TableOp<expr_ops::Log10, LogRule> {};
 struct Log2Op : TableOp<expr_ops::Log2, LogRule> {};
 struct Expm1Op : TableOp<expr_ops::Expm1, Expm1Rule> {};
 struct ErfcOp : TableOp<expr_ops::Erfc, QuietRule> {};
+struct CbrtOp : TableOp<expr_ops::Cbrt, QuietRule> {};  // cbrt raises nothing
+struct SqrtOp : TableOp<expr_ops::Sqrt, LogRule> {};  // x < 0 invalid; never infinite
 // expit: batches whose every |x| is within the cores' range (104 float32, 700 float64) run
 // the core alone (no clamp, no NaN select); the others, NaN included, are recomputed by the
 // full kernel, which equals the core bit for bit within that range.
