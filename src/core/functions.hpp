@@ -23,7 +23,7 @@
 //              float_pair        name_fff name_ddd (arity 2)
 //              rounding          name_ff name_dd; bool and integer operands pass unchanged
 //              rounding_complex  name_ff name_dd name_cc name_zz; bool and integers unchanged
-//   Functor  the kernel: struct Functor in arch/expr_ops.hpp (the VM, every level)
+//   Functor  the kernel: struct Functor in arch/expr_math.hpp (the VM, every level)
 //            and, for a ufunc, struct FunctorOp in arch/unary_loop.hpp (its SIMD loop).
 //   libm     the function of one scalar, scalar_libm::libm (scalar_libm.hpp: the C++
 //            library's, plus expit, logaddexp and NumPy's complex forms it lacks): a ufunc's

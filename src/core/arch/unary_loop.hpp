@@ -164,7 +164,7 @@ struct ErfOp : OrScreen<ErfOp> {
     }
 };
 
-// The other ufunc rows compute what evaluate computes: the functor F of arch/expr_ops.hpp
+// The other ufunc rows compute what evaluate computes: the functor F of arch/expr_math.hpp
 // (float64 through F::batch; float32 through F::batch too where F has its own float32
 // kernel (F::f32_native), else widened to float64, through F::batch_for_f32 where it
 // exists, else F::batch, and rounded once), so numfuse.tanh(x) and evaluate("tanh(x)") are
