@@ -155,6 +155,32 @@ def _exp(s: Sweep):
     return [s.u(-s.lnmax - 50, s.lnmax + 1), s.u(-1, 1, s.n // 2)]
 
 
+def _exp2(s: Sweep):
+    n, top = s.n, 1024 if s.f64 else 128
+    sub = 1075 if s.f64 else 150  # 2^x rounds to 0 below -sub; subnormal results above it
+    integers = np.arange(-sub - 2, top + 2, dtype=np.float64)
+    return [
+        s.u(-sub - 30, top + 1),
+        s.u(-1, 1, n // 2),
+        s.logu(s.sub, 1, n // 4, True),
+        s.u(-sub - 1, -top + 2, n // 2),  # subnormal results, rounded once
+        top - s.logu(1e-12, 2, n // 4),  # next to overflow: 2^1023.9 is finite
+        integers,  # exact powers of two, subnormal ones included
+        integers + 0.5,
+    ]
+
+
+def _cbrt(s: Sweep):
+    n = s.n
+    return [
+        s.u(-10, 10),
+        s.logu(s.sub, s.big, n, True),
+        s.logu(s.sub, 1e-300 if s.f64 else 1e-37, n // 4, True),  # subnormals and near
+        np.arange(-30.0, 31.0) ** 3,  # exact cubes
+        [s.sub, -s.sub, s.big, -s.big, 0.001, -0.001],
+    ]
+
+
 def _log(s: Sweep):
     return [s.logu(s.sub, s.big, s.n), s.u(0.5, 2, s.n // 2)]
 
@@ -290,6 +316,10 @@ FUNCTIONS: dict[str, Function] = {
     "nextafter": Function(np.nextafter),
     "copysign":  Function(np.copysign),
     "logaddexp": Function(np.logaddexp, _logaddexp_exact, _logaddexp),
+    "exp2":      Function(np.exp2, lambda x: mpmath.power(2, x), _exp2,
+                          lambda z: mpmath.exp(z * mpmath.log(2))),
+    # the real cube root (mpmath.cbrt of a negative number is the complex principal root)
+    "cbrt":      Function(np.cbrt, lambda x: mpmath.sign(x) * mpmath.cbrt(abs(x)), _cbrt),
 }
 # fmt: on
 
@@ -313,6 +343,7 @@ INVALID: dict[str, tuple] = {
     "trunc":   (),                       "round":   (),
     # Two arguments: no pair of non-NaN arguments gives a NaN.
     "arctan2": (), "hypot": (), "nextafter": (), "copysign": (), "logaddexp": (),
+    "exp2":    (),                       "cbrt":    (),
 }
 # fmt: on
 

@@ -3,6 +3,7 @@
 import numpy as np
 
 # <generated: the table's ufuncs (tools/gen_function_lists.py, make regen)>
+sqrt: np.ufunc
 sin: np.ufunc
 cos: np.ufunc
 tan: np.ufunc
@@ -25,6 +26,10 @@ erf: np.ufunc
 erfc: np.ufunc
 expit: np.ufunc
 logaddexp: np.ufunc
+exp2: np.ufunc
+cbrt: np.ufunc
+hypot: np.ufunc
+arctan2: np.ufunc
 # </generated>
 
 def set_num_threads(n: int | None) -> int: ...

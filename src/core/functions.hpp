@@ -42,10 +42,11 @@
 //            decides result types): numpy "efdgFDG" as np.exp, scipy "dfg" as
 //            scipy.special (float_only rules drop the complex loops; float_pair rows
 //            take NumPy's "efdg", as np.logaddexp).
-//   identity none | minus_inf: the ufunc's identity as NumPy's generate_umath.py gives it
-//            (None: no identity, reduce neither of an empty array nor over several axes at
-//            once; MinusInfinity: -inf, and reorderable, as np.logaddexp). none where ufunc
-//            is no and for the one-argument ufuncs.
+//   identity none | minus_inf | zero: the ufunc's identity as NumPy's generate_umath.py
+//            gives it (None: no identity, reduce neither of an empty array nor over several
+//            axes at once; MinusInfinity: -inf, and reorderable, as np.logaddexp; Zero: the
+//            integer 0, reorderable, as np.hypot). none where ufunc is no and for the
+//            one-argument ufuncs.
 //   gpu      none | device_math | libdevice: how the GPU computes it. device_math is
 //            numfuse's own device code (device_math::name_scalar, the same source the
 //            CPU tests check); libdevice is CUDA's libm.
@@ -69,7 +70,7 @@
 // clang-format off
 #define NUMFUSE_FUNCTION_ROWS(R, X) \
 /*    name       ar types             Functor    libm       ufunc  identity   gpu          threads invalid          lo     hi     summary */ \
-    R(X, sqrt,      1, float_complex,    Sqrt,      sqrt,      no,    none,      libdevice,   0,     negative,        0.1,   100.0, "Square root") \
+    R(X, sqrt,      1, float_complex,    Sqrt,      sqrt,      numpy, none,      libdevice,   32768, negative,        0.1,   100.0, "Square root") \
     R(X, sin,       1, float_complex,    Sin,       sin,       numpy, none,      libdevice,   4096,  infinite,        -10.0, 10.0,  "Sine") \
     R(X, cos,       1, float_complex,    Cos,       cos,       numpy, none,      libdevice,   4096,  infinite,        -10.0, 10.0,  "Cosine") \
     R(X, tan,       1, float_complex,    Tan,       tan,       numpy, none,      libdevice,   4096,  infinite,        -1.5,  1.5,   "Tangent") \
@@ -95,11 +96,13 @@
     R(X, floor,     1, rounding,         Floor,     floor,     no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "Floor") \
     R(X, trunc,     1, rounding,         Trunc,     trunc,     no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "Truncation toward zero") \
     R(X, round,     1, rounding_complex, Round,     rint,      no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "Round half to even") \
-    R(X, arctan2,   2, float_pair,       Arctan2,   atan2,     no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "Quadrant-aware arctan(x1 / x2)") \
-    R(X, hypot,     2, float_pair,       Hypot,     hypot,     no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "sqrt(x1**2 + x2**2)") \
     R(X, nextafter, 2, float_pair,       Nextafter, nextafter, no,    none,      none,        0,     none,            -10.0, 10.0,  "Next float after x1 toward x2") \
     R(X, copysign,  2, float_pair,       Copysign,  copysign,  no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "x1 with the sign of x2") \
-    R(X, logaddexp, 2, float_pair,       Logaddexp, logaddexp, numpy, minus_inf, none,        8192,  none,            -5.0,  5.0,   "log(exp(x1) + exp(x2))")
+    R(X, logaddexp, 2, float_pair,       Logaddexp, logaddexp, numpy, minus_inf, none,        8192,  none,            -5.0,  5.0,   "log(exp(x1) + exp(x2))") \
+    R(X, exp2,      1, float_complex,    Exp2,      exp2,      numpy, none,      libdevice,   32768, none,            -5.0,  5.0,   "Base-2 exponential 2**x") \
+    R(X, cbrt,      1, float_only,       Cbrt,      cbrt,      numpy, none,      libdevice,   16384, none,            -10.0, 10.0,  "Cube root") \
+    R(X, hypot,     2, float_pair,       Hypot,     hypot,     numpy, zero,      libdevice,   8192,  none,            -10.0, 10.0,  "sqrt(x1**2 + x2**2)") \
+    R(X, arctan2,   2, float_pair,       Arctan2,   atan2,     numpy, none,      libdevice,   4096,  none,            -10.0, 10.0,  "Quadrant-aware arctan(x1 / x2)")
 // clang-format on
 
 // Every row: X(name, arity, types, Functor, libm, ufunc, gpu, summary), Functor the
@@ -205,7 +208,7 @@ enum class TypeRule : unsigned char {
     rounding_complex
 };
 enum class GpuForm : unsigned char { none, device_math, libdevice };
-enum class UfuncIdentity : unsigned char { none, minus_inf };
+enum class UfuncIdentity : unsigned char { none, minus_inf, zero };
 enum class InvalidArgs : unsigned char {
     none,
     negative,

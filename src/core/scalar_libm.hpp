@@ -1,7 +1,7 @@
 // The scalar form of every function of the table (functions.hpp): scalar_libm::<libm column>.
 //
 // The C++ library's functions, found through the using-directive, plus the ones it lacks:
-// scipy.special.expit, np.logaddexp, and NumPy's complex log1p, expm1, log2 and log10 (the
+// scipy.special.expit, np.logaddexp, and NumPy's complex exp2, log1p, expm1, log2 and log10 (the
 // C++ library has only the real ones; NumPy's log10(z) is log(z) log10(e), which rounds
 // unlike std::log10's log(z) / ln 10). One definition for every user: the ufuncs' long
 // double and complex loops (scalar_loops.cpp) and the expression VM's complex and scalar
@@ -33,9 +33,17 @@ T expit(const T& x) {
     return e / (T(1) + e);
 }
 
+using std::cbrt;
+using std::exp2;
 using std::expm1;
 using std::log1p;
 using std::log2;
+// NumPy's complex exp2 (nc_exp2): exp(z ln2), z scaled componentwise.
+template <class T>
+std::complex<T> exp2(const std::complex<T>& z) {
+    const T ln2 = T(0.693147180559945309417232121458176568L);
+    return std::exp(std::complex<T>(z.real() * ln2, z.imag() * ln2));
+}
 template <class T>
 std::complex<T> log1p(const std::complex<T>& z) {
     const T l = std::hypot(z.real() + T(1), z.imag());

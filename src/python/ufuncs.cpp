@@ -172,8 +172,8 @@ UnaryUfuncSpec ufunc_specs[core::unary_op_count + core::binary_op_count];
 std::string ufunc_docs[core::unary_op_count + core::binary_op_count];
 
 // The ufunc of a row, with the row's identity as NumPy's generate_umath.py registers it:
-// PyUFunc_None (no identity, not reorderable) or PyUFunc_IdentityValue with the value
-// (reorderable: reduce of an empty array and over several axes at once).
+// PyUFunc_None (no identity, not reorderable), PyUFunc_IdentityValue with the value or
+// PyUFunc_Zero (reorderable: reduce of an empty array and over several axes at once).
 void add_ufunc(py::module_& m, UnaryUfuncSpec& spec, int nin, const core::FunctionInfo& info,
                const char* doc) {
     py::object identity_value;
@@ -184,6 +184,7 @@ void add_ufunc(py::module_& m, UnaryUfuncSpec& spec, int nin, const core::Functi
             identity = PyUFunc_IdentityValue;
             identity_value = py::float_(-std::numeric_limits<double>::infinity());
             break;
+        case core::UfuncIdentity::zero: identity = PyUFunc_Zero; break;
     }
     // NumPy keeps its own reference to identity_value.
     PyObject* ufunc = PyUFunc_FromFuncAndDataAndSignatureAndIdentity(

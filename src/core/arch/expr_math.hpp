@@ -22,10 +22,14 @@
 
 #include "arch/expr_arith.hpp"
 #include "functions.hpp"
+#include "kernels/atan2.hpp"
+#include "kernels/cbrt.hpp"
 #include "kernels/common.hpp"
 #include "kernels/erf.hpp"
 #include "kernels/exp.hpp"
+#include "kernels/exp2.hpp"
 #include "kernels/hyperbolic.hpp"
+#include "kernels/hypot.hpp"
 #include "kernels/invtrig.hpp"
 #include "kernels/log.hpp"
 #include "kernels/logaddexp.hpp"
@@ -92,7 +96,8 @@ namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::expr_ops {
 // (2-3 float64 ULP, far below a float32 half-ulp; the accuracy test checks
 // every float32 op, huge trig arguments included) where those are right for
 // every float32 input, numfuse's own otherwise.
-NUMFUSE_EXPR_MATH(Sqrt, sqrt, kernels::detail::square_root)
+// sqrt: correctly rounded in hardware for both types (f32_native: float32 lanes stay float32).
+NUMFUSE_EXPR_MATH64(Sqrt, sqrt, kernels::detail::square_root, kernels::detail::square_root, float)
 NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel, kernels::sin_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel, kernels::cos_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan, double)
@@ -105,6 +110,11 @@ NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, kernels::tanh_f32_kernel, 
 NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel, xsimd::asinh, double)
 NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel, kernels::acosh_f32_kernel, double)
 NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel, xsimd::atanh, double)
+// kernels/exp2.hpp, kernels/cbrt.hpp: float64 kernels that take float32 batches too
+// (widened, rounded once inside: f32_native), <= 1 ULP with special values as NumPy;
+// complex64 exp2 runs in complex128 (f32_via_f64) and is rounded once.
+NUMFUSE_EXPR_MATH64(Exp2, exp2, kernels::exp2_kernel, kernels::exp2_kernel, float)
+NUMFUSE_EXPR_MATH64(Cbrt, cbrt, kernels::cbrt_kernel, kernels::cbrt_kernel, float)
 NUMFUSE_EXPR_MATH(Exp, exp, kernels::exp_kernel)
 NUMFUSE_EXPR_MATH(Log, log, kernels::log_kernel)
 NUMFUSE_EXPR_MATH(Ceil, ceil, xsimd::ceil)
@@ -349,18 +359,32 @@ struct OnesLike {
 };
 
 // ------------------------------------------------------------ two-argument functions
+// arctan2 over arrays (kernels/atan2.hpp), as Hypot below.
 struct Arctan2 {
+    static constexpr bool array_kernel = true;
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a, T b) noexcept {
         return std::atan2(a, b);
     }
+    template <class Arch, class Out>
+    static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
+        kernels::atan2_array<Out, Arch>(out, a, b, n);
+    }
 };
+// hypot over arrays (kernels/hypot.hpp), as Logaddexp below: float64 directly, float32
+// widened to float64 (f32_through_f64) and rounded once; the ufunc loop (binary_loop.hpp)
+// calls the same function. apply: the C library's, for one value (constant folding).
 struct Hypot {
+    static constexpr bool array_kernel = true;
     static constexpr bool f32_via_f64 = true;
     template <class R, class T>
     static R apply(T a, T b) noexcept {
         return std::hypot(a, b);
+    }
+    template <class Arch, class Out>
+    static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
+        kernels::hypot_array<Out, Arch>(out, a, b, n);
     }
 };
 struct Nextafter {

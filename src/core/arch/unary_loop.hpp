@@ -15,6 +15,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "arch/exp2_op.hpp"
 #include "arch/expr_ops.hpp"
 #include "arch/nan_fixup.hpp"
 #include "arch/table_op.hpp"
@@ -315,6 +316,15 @@ struct Log10Op : TableOp<expr_ops::Log10, LogRule> {};
 struct Log2Op : TableOp<expr_ops::Log2, LogRule> {};
 struct Expm1Op : TableOp<expr_ops::Expm1, Expm1Rule> {};
 struct ErfcOp : TableOp<expr_ops::Erfc, QuietRule> {};
+struct CbrtOp : TableOp<expr_ops::Cbrt, QuietRule> {};  // cbrt raises nothing
+// sqrt: x < 0 is invalid; nothing else raises (sqrt(+-0) = +-0, sqrt(inf) = inf).
+struct SqrtRule : QuietRule {
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
+        return x < B(0);
+    }
+};
+struct SqrtOp : TableOp<expr_ops::Sqrt, SqrtRule> {};
 // expit: batches whose every |x| is within the cores' range (104 float32, 700 float64) run
 // the core alone (no clamp, no NaN select); the others, NaN included, are recomputed by the
 // full kernel, which equals the core bit for bit within that range.

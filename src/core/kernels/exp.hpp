@@ -200,19 +200,10 @@ alignas(64) inline constexpr float exp_tab16_lo_f[16] = {
     -0x1.a94b14p-26f, -0x1.3d56b2p-27f, -0x1.822dbcp-27f, 0x1.52486cp-27f,
 };
 
-// f64, AVX-512, core: valid (bit for bit equal to exp_f64_avx512) for |x| <= 708 only;
-// other lanes (huge, inf, NaN) hold garbage. The unary loop runs this and recomputes the
-// rare batches with such lanes with the full kernel (exp_special finds them), which saves
-// the clamp and the NaN fixup (3 of ~21 vector instructions; this loop's speed is its
-// instruction count where 512-bit operations issue on two ports).
-inline __m512d exp_f64_avx512_core(__m512d xc) noexcept {
-    const __m512d shifter = _mm512_set1_pd(0x1.8p52);
-    const __m512d z = _mm512_fmadd_pd(xc, _mm512_set1_pd(0x1.71547652b82fep+4), shifter);  // 16/ln2
-    const __m512d kd = _mm512_sub_pd(z, shifter);  // 16k + j
-    __m512d r =
-        _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.62e42fefa39efp-5), xc);  // C_hi = RN(ln2)/16, exact
-    r = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.abc9e3b39803fp-60),
-                         r);  // C_lo = (ln2 - RN(ln2))/16
+// 2^(kd/16) e^r, f64, AVX-512: kd = 16k + j an integer (z = kd + 1.5*2^52 holds j in its low
+// 4 bits), |r| <= ln2/32 (1 + 2^-12). The table, the polynomial and the scaling that exp (r
+// from x - kd ln2/16) and exp2 (kernels/exp2.hpp: r from (x - kd/16) ln2) share.
+inline __m512d exp_f64_avx512_t16(__m512d z, __m512d kd, __m512d r) noexcept {
     const __m512i idx = _mm512_castpd_si512(z);  // j = low 4 bits
     const __m512d th =
         _mm512_permutex2var_pd(_mm512_load_pd(exp_tab16_hi), idx, _mm512_load_pd(exp_tab16_hi + 8));
@@ -231,6 +222,22 @@ inline __m512d exp_f64_avx512_core(__m512d xc) noexcept {
     const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), q, r);  // e^r - 1
     const __m512d y = _mm512_add_pd(th, _mm512_fmadd_pd(th, p, tl));  // 2^(j/16) e^r
     return _mm512_scalef_pd(y, _mm512_mul_pd(kd, _mm512_set1_pd(0.0625)));  // floor(kd/16) = k
+}
+
+// f64, AVX-512, core: valid (bit for bit equal to exp_f64_avx512) for |x| <= 708 only;
+// other lanes (huge, inf, NaN) hold garbage. The unary loop runs this and recomputes the
+// rare batches with such lanes with the full kernel (exp_special finds them), which saves
+// the clamp and the NaN fixup (3 of ~21 vector instructions; this loop's speed is its
+// instruction count where 512-bit operations issue on two ports).
+inline __m512d exp_f64_avx512_core(__m512d xc) noexcept {
+    const __m512d shifter = _mm512_set1_pd(0x1.8p52);
+    const __m512d z = _mm512_fmadd_pd(xc, _mm512_set1_pd(0x1.71547652b82fep+4), shifter);  // 16/ln2
+    const __m512d kd = _mm512_sub_pd(z, shifter);  // 16k + j
+    __m512d r =
+        _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.62e42fefa39efp-5), xc);  // C_hi = RN(ln2)/16, exact
+    r = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.abc9e3b39803fp-60),
+                         r);  // C_lo = (ln2 - RN(ln2))/16
+    return exp_f64_avx512_t16(z, kd, r);
 }
 
 // f64, AVX-512, all inputs. Measured max error: see the contract at the top.
