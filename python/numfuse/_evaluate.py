@@ -22,11 +22,13 @@ from . import _core, _dispatch, _frames, _interop
 
 ExpressionError = _core.ExpressionError
 UnsupportedDtypeError = _core.UnsupportedDtypeError
+UnsupportedOperationError = _core.UnsupportedOperationError
 
 __all__ = [
     "ExpressionError",
     "NumExpr",
     "UnsupportedDtypeError",
+    "UnsupportedOperationError",
     "compile",
     "disassemble",
     "evaluate",
