@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -35,8 +37,9 @@ def run_bench(*args, env_extra=None, cwd=None):
 def quick_run(tmp_path_factory):
     folder = tmp_path_factory.mktemp("bench")
     json_path, png_path = folder / "b.json", folder / "b.png"
-    result = run_bench(
-        "--quick",
+    result = run_bench(  # not --quick (which prints the summary only): every case's report
+        "--time",
+        "0.02",
         "--sizes",
         "1e3,2e3",
         "--dtypes",
@@ -100,7 +103,7 @@ def test_json_has_every_figure_and_the_machine(quick_run):
             assert key in mine, key
         assert mine["min_s"] <= mine["median_s"] <= mine["p99_s"] <= mine["max_s"]
         assert mine["samples"] >= 3
-        assert mine["ips"] == pytest.approx(1 / mine["mean_s"])
+        assert mine["ips"] == pytest.approx(1 / mine["median_s"])  # the one statistic
         assert mine["memory_bytes"] >= 0
         assert case["bytes_moved"] > 0
         # Peers that ran agree with numfuse's result.
@@ -116,7 +119,7 @@ def test_json_has_every_figure_and_the_machine(quick_run):
 
 
 def test_report_has_benchee_columns_and_comparison(quick_run):
-    result, _, _ = quick_run
+    result, doc, _ = quick_run
     out = result.stdout
     header = next(line for line in out.splitlines() if line.startswith("Name"))
     assert header.split() == [
@@ -130,10 +133,65 @@ def test_report_has_benchee_columns_and_comparison(quick_run):
         "memory",
         "roofline",
     ]
-    assert "Comparison:" in out
+    assert "Comparison (median times):" in out
     assert "x slower +" in out
+    # One statistic: each case's table lists the libraries in the order of their medians.
+    blocks = [b for b in out.split("\n## ")[1:] if "\nName" in b]
+    assert len(blocks) == len(doc["cases"])
+    for block, case in zip(blocks, doc["cases"]):
+        table = block.split("\n\n")[1].splitlines()[1:]
+        timed = [r for r in case["results"].values() if r["status"] == "ok"]
+        by_median = [r["peer"] for r in sorted(timed, key=lambda r: r["median_s"])]
+        assert [line.split()[0] for line in table] == by_median, block
     assert "Threads:    1 requested -> numfuse 1" in out
     assert "## Summary" in out
+
+
+def test_comparison_and_summary_agree(quick_run):
+    _, doc, _ = quick_run
+    for case in doc["cases"]:
+        timed = {k: r for k, r in case["results"].items() if r["status"] == "ok"}
+        assert case["fastest"] == min(timed, key=lambda k: timed[k]["median_s"])
+        for r in timed.values():
+            expected = r["median_s"] / timed["numfuse"]["median_s"]
+            assert r["numfuse_speedup"] == pytest.approx(expected)
+            assert "numfuse_speedup_mean" not in r
+
+
+def test_quick_is_one_screen_with_the_details_in_json(tmp_path):
+    # Every benchmark at the quick sizes (one peer, to keep the test short; the line count
+    # does not depend on the peers): the header, the summary and a footer, <= 100 lines.
+    json_path = tmp_path / "q.json"
+    result = run_bench("--quick", "--peers", "numpy", "--no-progress", "--json", str(json_path))
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) <= 100, len(lines)
+    assert "## Summary" in result.stdout and "Comparison" not in result.stdout
+    assert "is in --json FILE" in result.stdout
+    from numfuse.bench import cases
+
+    doc = json.loads(json_path.read_text())
+    assert {c["function"] for c in doc["cases"]} == set(cases.FUNCTIONS)
+    assert {c["n"] for c in doc["cases"]} == {1000, 100_000}
+    assert {c["dtype"] for c in doc["cases"]} == {"float64"}
+    for case in doc["cases"]:  # every figure of the case reports is in the JSON
+        assert {"median_s", "mean_s", "p99_s", "memory_bytes"} <= set(case["results"]["numfuse"])
+
+
+def test_help_lists_every_benchmark_and_the_docs_estimates():
+    from numfuse.bench import cases, cli
+
+    text = cli.build_parser().format_help()
+    listed = text.split("benchmarks (")[1]
+    for name in cases.FUNCTIONS:
+        assert name in listed, name
+    assert f"benchmarks ({len(cases.FUNCTIONS)};" in text
+    # The run-time estimates of the help are the ones docs/benchmarks.md gives.
+    docs = (Path(__file__).parent.parent / "docs" / "benchmarks.md").read_text()
+    for command in ("numfuse-bench --quick ", "numfuse-bench --json bench.json --plot"):
+        estimate = re.escape(command) + r".*?# .*?(~[\d.-]+ (?:s|min|h))"
+        ours, theirs = re.search(estimate, cli.EXAMPLES), re.search(estimate, docs)
+        assert ours and theirs and ours.group(1) == theirs.group(1), (command, ours, theirs)
 
 
 def test_plot_is_a_png(quick_run):
@@ -284,7 +342,7 @@ def test_runs_without_rich_and_matplotlib(tmp_path):
         env_extra={"PYTHONPATH": path},
     )
     assert result.returncode == 0, result.stderr
-    assert "Comparison:" in result.stdout
+    assert "## Summary" in result.stdout
     result = run_bench(
         "--quick",
         "--functions",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gc
 import re
+import warnings
 import weakref
 
 import numpy as np
@@ -248,3 +249,139 @@ def test_re_evaluate_reuses_a_live_out_and_allocates_once_it_is_gone():
     gc.collect()
     fresh = nf.re_evaluate(local_dict={"a": np.array([0.0, 1.0, 2.0])})
     np.testing.assert_array_equal(fresh, [1.0, 2.0, 3.0])
+
+
+# ----------------------------------------------------------------- where numfuse and numexpr differ
+# docs/evaluate.md's list "Where evaluate differs from numexpr", row by row: the outcome of each
+# (a result dtype, or the exception class) in numfuse and in the installed numexpr. numfuse
+# follows NumPy 2 in every row; a numexpr release that changes a row fails this test, and the
+# docs list is updated with it.
+VALUES = {
+    "f": np.array([0.5, -1.5, 2.0], np.float32),
+    "x": np.array([0.5, -1.5, 2.0]),
+    "i": np.array([2**31 - 1, -5, 7], np.int32),
+    "j": np.array([2, -1, 3], np.int32),
+    "m": np.array([True, False, True]),
+    "u8": np.array([200, 1, 255], np.uint8),
+    "u64": np.array([2**64 - 1, 1, 2], np.uint64),
+    "c": np.array([1 + 2j, -1j, 3], np.complex64),
+}
+DIFFERENCES = [
+    # (id, expression, numfuse's outcome, numexpr's outcome)
+    ("float32-times-python-float", "f * 2.5", "float32", "float64"),
+    ("float32-plus-int32", "f + i", "float64", "float32"),
+    ("python-int-alone", "3", "int64", "int32"),
+    ("bool-times-python-int", "m * 2", "int64", "int32"),
+    ("sum-of-int32", "sum(i)", "int64", "int32"),
+    ("complex64-arithmetic", "c * 2", "complex64", "complex128"),
+    ("abs-of-complex64", "abs(c)", "float32", "complex128"),
+    ("real-of-complex64", "c.real", "float32", "float64"),
+    ("conj-of-float64", "conj(x)", "float64", "complex128"),
+    ("abs-of-int32", "abs(i)", "int32", "float64"),
+    ("floor-of-int32", "floor(i)", "int32", "float64"),
+    ("abs-of-bool", "abs(m)", "bool", "float32"),
+    ("uint64-array", "u64 + 1", nf.UnsupportedDtypeError, "int64"),
+    ("python-int-beyond-int32", "i + 3000000000", OverflowError, "int64"),
+    ("where-python-int-beyond-uint8", "where(m, u8, 300)", OverflowError, "int32"),
+    ("negative-integer-power", "i ** j", ValueError, "int32"),
+    ("mean", "mean(x)", "float64", TypeError),
+    ("sum-of-bool", "sum(m)", "int64", NotImplementedError),
+    ("float-as-condition", "where(x, 1, 0)", "int64", NotImplementedError),
+    ("comparing-complex", "c < c", "bool", NotImplementedError),
+    ("maximum-of-complex", "maximum(c, c)", "complex64", NotImplementedError),
+]
+
+
+def _outcome(module, text):
+    try:
+        return module.evaluate(text, VALUES, {}).dtype.name
+    except Exception as error:  # noqa: BLE001 - the class is the outcome
+        return error
+
+
+@pytest.mark.parametrize(
+    "text, ours, theirs", [pytest.param(*row[1:], id=row[0]) for row in DIFFERENCES]
+)
+def test_documented_differences_from_numexpr(text, ours, theirs):
+    got = _outcome(nf, text)
+    if isinstance(ours, str):
+        assert got == ours, got
+        assert got == np.result_type(_numpy_result(text)).name  # NumPy 2's dtype
+    else:
+        assert isinstance(got, ours), got
+    if numexpr is None:
+        return
+    got = _outcome(numexpr, text)
+    if isinstance(theirs, str):
+        assert got == theirs, got
+    else:
+        assert isinstance(got, theirs), got
+
+
+def _numpy_result(text):
+    names = {name: getattr(np, name) for name in ("sum", "abs", "floor", "maximum", "where")}
+    names.update(mean=np.mean, conj=np.conj)
+    with np.errstate(all="ignore"):
+        return eval(text, {"__builtins__": {}}, {**names, **VALUES})  # noqa: S307 - test data
+
+
+def test_int32_arithmetic_wraps_in_both():
+    # Not a difference: int32 overflow wraps in numfuse, numexpr and NumPy alike.
+    i = VALUES["i"]
+    expected = i + np.int32(1)
+    np.testing.assert_array_equal(nf.evaluate("i + 1", VALUES, {}), expected)
+    np.testing.assert_array_equal(nf.evaluate("i * i", VALUES, {}), i * i)
+    if numexpr is not None:
+        np.testing.assert_array_equal(numexpr.evaluate("i + 1", VALUES, {}), expected)
+
+
+# ----------------------------------------------------------------- numexpr's own test module
+# numexpr's tests/test_numexpr.py classes run with numfuse's functions in place of numexpr's.
+# The tests each class fails are listed with the reason (a documented difference, or a test
+# of numexpr's internals); everything else passes. The expression matrix (test_expressions)
+# is run by tests/test_evaluate.py.
+NUMEXPR_CLASSES = (
+    "test_evaluate",
+    "test_int64",
+    "test_int32_int64",
+    "test_uint32_int64",
+    "test_strings",
+    "test_irregular_stride",
+    "test_zerodim",
+)
+NUMEXPR_KNOWN_FAILURES = {
+    # numexpr's expression objects (ConstantNode, OpNode) passed as the expression: numfuse
+    # takes text only (docs/evaluate.md: its own parser, never Python objects or eval).
+    "test_evaluate.test_f32_constant": "NumExpr(ConstantNode(...))",
+    "test_evaluate.test_nan_constant": "NumExpr(OpNode), .constants",
+    # The `constants` attribute and the register layout of numexpr's bytecode.
+    "test_evaluate.test_constant_deduplication": "NumExpr(...).constants",
+    "test_evaluate.test_disassemble": "numexpr's own bytecode (where_fbff, noop)",
+    # evaluate('2') is int64, NumPy's Python int (docs/evaluate.md: differences from numexpr).
+    "test_int32_int64.test_small_int": "a Python int is int64",
+}
+
+
+def test_numexprs_own_test_classes_with_numfuse(monkeypatch, pytestconfig):
+    import unittest
+
+    pytestconfig.addinivalue_line("markers", "thread_unsafe: numexpr's own marker")
+    tests = pytest.importorskip("numexpr.tests.test_numexpr")
+    for name in ("evaluate", "re_evaluate", "NumExpr", "disassemble", "validate"):
+        if hasattr(tests, name):
+            monkeypatch.setattr(tests, name, getattr(nf, name))
+    outcome = {}
+    loader = unittest.TestLoader()
+    for class_name in NUMEXPR_CLASSES:
+        suite = loader.loadTestsFromTestCase(getattr(tests, class_name))
+        result = unittest.TestResult()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            suite.run(result)
+        for case, trace in result.failures + result.errors:
+            outcome[case.id().split("test_numexpr.")[1]] = trace.strip().splitlines()[-1]
+        assert result.testsRun > 0, class_name
+    failed = set(outcome)
+    assert failed == set(NUMEXPR_KNOWN_FAILURES), {
+        name: outcome.get(name, "passes now") for name in failed ^ set(NUMEXPR_KNOWN_FAILURES)
+    }

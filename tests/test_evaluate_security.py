@@ -45,8 +45,8 @@ PAYLOADS = [
     "a; a",
     "a\nimport os",
     "f'{a}'",
-    "b'x'",
-    "'x'",
+    "b'x' + a",  # string literals are data: alone they are the result (test below)
+    "'x' * a",
     "a @ a",
     "a := 1",
     "*a",
@@ -80,6 +80,16 @@ def test_payload_is_refused(payload):
     assert isinstance(error, (SyntaxError, TypeError, KeyError, ValueError)), repr(error)
     assert str(error)  # a message, not an empty error
     np.testing.assert_array_equal(a, np.arange(3.0))
+
+
+def test_a_string_literal_alone_is_data():
+    saved = builtins.eval
+    builtins.eval = None  # numfuse never calls it
+    try:
+        assert numfuse.evaluate("b'x'").tobytes() == b"x"
+        assert numfuse.evaluate("'x'").dtype == "S1"  # ASCII str literals are bytes
+    finally:
+        builtins.eval = saved
 
 
 def test_dunder_and_attribute_messages_are_specific():

@@ -226,6 +226,64 @@ def test_environment_variable_patches_at_import():
     assert "NUMFUSE_PATCH_NUMPY" in bad.stderr
 
 
+# The start-up hook the wheel installs at site-packages' root (CMakeLists.txt); in a source
+# tree, the file it is installed from.
+HOOK_NAME = "numfuse_patch_numpy.pth"
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.realpath(numfuse.__file__)))
+HOOK_SOURCE = os.path.join(os.path.dirname(__file__), os.pardir, "python", HOOK_NAME)
+
+
+def _site_with_hook(tmp_path):
+    """A folder laid out as the wheel installs numfuse: the package (linked to the one under
+    test) and the hook beside it. The site module's addsitedir, which Python's start-up runs
+    for every site-packages folder, processes it; tools/check_wheel.py checks a real install."""
+    site_dir = tmp_path / "site-packages"
+    site_dir.mkdir()
+    (site_dir / "numfuse").symlink_to(os.path.join(PACKAGE_DIR, "numfuse"))
+    installed = os.path.join(PACKAGE_DIR, HOOK_NAME)
+    source = installed if os.path.exists(installed) else HOOK_SOURCE
+    with open(source) as hook:
+        (site_dir / HOOK_NAME).write_text(hook.read())
+    return site_dir
+
+
+def test_startup_hook_patches_an_unmodified_script(tmp_path):
+    site_dir = _site_with_hook(tmp_path)
+    script = tmp_path / "prog.py"
+    script.write_text(  # never imports numfuse
+        "import sys, numpy as np\n"
+        "patched = 'numfuse' in sys.modules and sys.modules['numfuse'].is_patched('exp')\n"
+        "print(patched, sys.modules['numfuse'].is_patched('erf') if patched else None)\n"
+    )
+    # Start-up as Python's site module runs it, then the script as `python prog.py` would.
+    start = (
+        "import sys, site, runpy; site.addsitedir(sys.argv[1]); "
+        "runpy.run_path(sys.argv[2], run_name='__main__')"
+    )
+    env = {"PYTHONPATH": ""}
+
+    def run(value, script=script):
+        return _run_python(["-c", start, str(site_dir), str(script)], {**env, **value})
+
+    assert run({"NUMFUSE_PATCH_NUMPY": "1"}).stdout.split() == ["True", "False"]
+    assert run({"NUMFUSE_PATCH_NUMPY": "scipy"}).stdout.split() == ["True", "True"]
+    bad = run({"NUMFUSE_PATCH_NUMPY": "yes please"})
+    assert bad.returncode == 0 and "NUMFUSE_PATCH_NUMPY" in bad.stderr
+    # Unset or 0: the hook imports nothing (neither numfuse nor NumPy) and costs one lookup.
+    bare = tmp_path / "bare.py"
+    bare.write_text("import sys; print('numfuse' in sys.modules, 'numpy' in sys.modules)\n")
+    for value in ({}, {"NUMFUSE_PATCH_NUMPY": "0"}, {"NUMFUSE_PATCH_NUMPY": ""}):
+        environment = {k: v for k, v in os.environ.items() if k != "NUMFUSE_PATCH_NUMPY"}
+        result = subprocess.run(
+            [sys.executable, "-c", start, str(site_dir), str(bare)],
+            capture_output=True,
+            text=True,
+            env={**environment, **env, **value},
+            timeout=600 * HANG_SCALE,
+        )
+        assert result.stdout.split() == ["False", "False"], (value, result.stderr)
+
+
 def test_run_command_runs_an_unmodified_script_patched(tmp_path):
     script = tmp_path / "prog.py"
     script.write_text(

@@ -67,14 +67,25 @@ def test_user_code_passes_mypy_strict():
 
 @needs_mypy
 def test_wrong_calls_are_flagged():
-    lines = (TYPING / "wrong_calls.py").read_text().splitlines()
+    _check_marked_errors("wrong_calls.py", at_least=10)
+
+
+@needs_mypy
+def test_dask_arrays_give_dask_arrays():
+    pytest.importorskip("dask.array")
+    _check_marked_errors("dask_code.py", at_least=1)
+
+
+def _check_marked_errors(name: str, at_least: int) -> None:
+    """mypy reports exactly the lines of tests/typing/<name> marked `# E: <code>`."""
+    lines = (TYPING / name).read_text().splitlines()
     expected = {
         number: match.group(1)
         for number, line in enumerate(lines, start=1)
         if (match := MARK.search(line))
     }
-    assert len(expected) >= 10
-    code, output = _mypy("wrong_calls.py")
+    assert len(expected) >= at_least
+    code, output = _mypy(name)
     assert code == 1, output
     reported: dict[int, set[str]] = {}
     for line in output.splitlines():

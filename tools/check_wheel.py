@@ -3,12 +3,14 @@
 Fails (non-zero exit, AssertionError) unless: no compiler is reachable, numfuse and
 its _core come from the venv (not the source tree given as argv[1]), the packages in
 the venv are numfuse and NumPy only, exp/log/erf and evaluate compute correctly, and a
-large call runs on more than one thread (where the machine has more than one processor).
+large call runs on more than one thread (where the machine has more than one processor),
+and the start-up hook patches NumPy for a script that does not import numfuse.
 """
 
 import math
 import os
 import shutil
+import subprocess
 import sys
 from importlib import metadata
 
@@ -51,6 +53,23 @@ for ours, exact, values in (
         assert ours(values.astype(np.float32)).dtype == np.float32
 assert np.array_equal(numfuse.exp(np.array([-np.inf, np.inf, 0.0])), [0.0, np.inf, 1.0])
 assert np.isnan(numfuse.log(np.array([np.nan]))[0])
+
+# The start-up hook (numfuse_patch_numpy.pth at site-packages' root): NUMFUSE_PATCH_NUMPY=1
+# patches NumPy for a script that never imports numfuse; unset, nothing is imported.
+hook = os.path.join(os.path.dirname(os.path.dirname(numfuse.__file__)), "numfuse_patch_numpy.pth")
+assert os.path.isfile(hook), f"no start-up hook at {hook}"
+probe = (
+    "import sys, numpy; m = sys.modules.get('numfuse'); "
+    "print(m is not None and m.is_patched('exp'))"
+)
+bare = "import sys; print('numfuse' in sys.modules or 'numpy' in sys.modules)"
+for code, value, expected in ((probe, "1", "True"), (bare, None, "False")):
+    env = {k: v for k, v in os.environ.items() if k != "NUMFUSE_PATCH_NUMPY"}
+    if value is not None:
+        env["NUMFUSE_PATCH_NUMPY"] = value
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert out.stdout.strip() == expected, (value, out.stdout, out.stderr)
+print("start-up hook: NUMFUSE_PATCH_NUMPY=1 patches a script that does not import numfuse")
 
 a, b = x, positive
 got = numfuse.evaluate("exp(-a * a) + log(b) * erf(a)")

@@ -23,11 +23,13 @@ if TYPE_CHECKING:  # numpy.typing costs milliseconds at import; annotations only
 
 ExpressionError = _core.ExpressionError
 UnsupportedDtypeError = _core.UnsupportedDtypeError
+UnsupportedOperationError = _core.UnsupportedOperationError
 
 __all__ = [
     "ExpressionError",
     "NumExpr",
     "UnsupportedDtypeError",
+    "UnsupportedOperationError",
     "compile",
     "disassemble",
     "evaluate",

@@ -29,6 +29,9 @@ import numpy as np
 if TYPE_CHECKING:  # numpy.typing costs milliseconds at import; annotations only
     import numpy.typing as npt
 
+if TYPE_CHECKING:  # a dask array in gives a lazy dask array out (numfuse/_dask.py)
+    from dask.array import Array as _DaskArray
+
 from . import _core, _dispatch, _interop
 from ._axes import normalise_axes as _normalise_axes
 from ._axes import reduced_shape as _reduced_shape
@@ -77,9 +80,71 @@ def _compute_dtype(dtype: np.dtype) -> np.dtype | None:
 # ---------------------------------------------------------------- logsumexp
 
 
-# logsumexp's result is an array or, where the reduction leaves no axis, a NumPy scalar (as
-# SciPy returns it): which one depends on shapes, so its type is Any, as for NumPy's own
-# reductions; return_sign=True makes it a pair.
+# logsumexp's result, as SciPy's: over all axes (axis=None) a NumPy scalar, float or
+# complex; with keepdims=True or out= an array; over some axes an array or, when none is
+# left, a scalar (which depends on shapes: Any, as for NumPy's own reductions). A dask
+# array as `a` or `b` gives a dask array (Any where dask is not installed, so the dask
+# overloads, first, then match every call and say nothing false). return_sign=True: a pair.
+@overload
+def logsumexp(  # type: ignore[overload-overlap]  # a dask array is array-like too
+    a: _DaskArray,
+    axis: _Axis = None,
+    b: npt.ArrayLike | _DaskArray | None = None,
+    keepdims: bool = False,
+    return_sign: Literal[False] = False,
+    *,
+    out: None = None,
+) -> _DaskArray: ...
+@overload
+def logsumexp(  # type: ignore[overload-overlap]
+    a: npt.ArrayLike,
+    axis: _Axis = None,
+    *,
+    b: _DaskArray,
+    keepdims: bool = False,
+    return_sign: Literal[False] = False,
+    out: None = None,
+) -> _DaskArray: ...
+@overload
+def logsumexp(
+    a: _DaskArray,
+    axis: _Axis = None,
+    b: npt.ArrayLike | _DaskArray | None = None,
+    keepdims: bool = False,
+    return_sign: bool = False,
+    *,
+    out: Any = None,
+) -> Any: ...
+@overload
+def logsumexp(
+    a: npt.ArrayLike,
+    axis: None = None,
+    b: npt.ArrayLike | None = None,
+    keepdims: Literal[False] = False,
+    return_sign: Literal[False] = False,
+    *,
+    out: None = None,
+) -> np.inexact[Any]: ...
+@overload
+def logsumexp(
+    a: npt.ArrayLike,
+    axis: _Axis = None,
+    b: npt.ArrayLike | None = None,
+    *,
+    keepdims: Literal[True],
+    return_sign: Literal[False] = False,
+    out: npt.NDArray[Any] | None = None,
+) -> npt.NDArray[Any]: ...
+@overload
+def logsumexp(
+    a: npt.ArrayLike,
+    axis: _Axis = None,
+    b: npt.ArrayLike | None = None,
+    keepdims: bool = False,
+    return_sign: Literal[False] = False,
+    *,
+    out: npt.NDArray[Any],
+) -> npt.NDArray[Any]: ...
 @overload
 def logsumexp(
     a: npt.ArrayLike,
@@ -363,9 +428,16 @@ def _softmax_numpy(x, axes, log: bool):
         return e / np.sum(e, axis=axes, keepdims=True)
 
 
+# A dask array in, a dask array out (Any where dask is not installed, as for logsumexp).
+@overload
+def softmax(  # type: ignore[overload-overlap]
+    x: _DaskArray, axis: _Axis = None, *, out: None = None
+) -> _DaskArray: ...
+@overload
 def softmax(
     x: npt.ArrayLike, axis: _Axis = None, *, out: npt.NDArray[Any] | None = None
-) -> npt.NDArray[Any]:
+) -> npt.NDArray[Any]: ...
+def softmax(x: Any, axis: _Axis = None, *, out: npt.NDArray[Any] | None = None) -> Any:
     """Softmax: a drop-in for ``scipy.special.softmax``.
 
     ``exp(x) / sum(exp(x), axis)`` computed stably, reading ``x`` twice and
@@ -378,9 +450,15 @@ def softmax(
     return _softmax_any(x, axis, out, log=False)
 
 
+@overload
+def log_softmax(  # type: ignore[overload-overlap]
+    x: _DaskArray, axis: _Axis = None, *, out: None = None
+) -> _DaskArray: ...
+@overload
 def log_softmax(
     x: npt.ArrayLike, axis: _Axis = None, *, out: npt.NDArray[Any] | None = None
-) -> npt.NDArray[Any]:
+) -> npt.NDArray[Any]: ...
+def log_softmax(x: Any, axis: _Axis = None, *, out: npt.NDArray[Any] | None = None) -> Any:
     """Logarithm of softmax: a drop-in for ``scipy.special.log_softmax``.
 
     ``x - max - log(sum(exp(x - max)))`` with the sum carried in double

@@ -33,6 +33,8 @@ void register_expr(py::module_& m) {
     m.add_object("ExpressionError", py::reinterpret_borrow<py::object>(expression_error_type()));
     m.add_object("UnsupportedDtypeError",
                  py::reinterpret_borrow<py::object>(unsupported_dtype_error_type()));
+    m.add_object("UnsupportedOperationError",
+                 py::reinterpret_borrow<py::object>(unsupported_operation_error_type()));
     m.def("_plain_values", &plain_values, py::arg("names"), py::arg("locals"), py::arg("globals"),
           "evaluate()'s fast lookup: a tuple of the names' values when all are found and are "
           "NumPy arrays or scalars, else None.");

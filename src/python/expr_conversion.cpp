@@ -197,6 +197,7 @@ expr::ArrayView view_of(const py::object& array, Type type) {
     expr::ArrayView view;
     view.data = static_cast<char*>(PyArray_DATA(arr));
     view.type = type;
+    if (type == Type::s) view.item = static_cast<std::size_t>(PyArray_ITEMSIZE(arr));
     view.shape.assign(PyArray_DIMS(arr), PyArray_DIMS(arr) + PyArray_NDIM(arr));
     view.strides.assign(PyArray_STRIDES(arr), PyArray_STRIDES(arr) + PyArray_NDIM(arr));
     return view;

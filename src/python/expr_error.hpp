@@ -9,9 +9,12 @@
 //   ErrorKind::type     -> TypeError, with the column when the engine knows it
 //   ErrorKind::overflow -> OverflowError
 //   ErrorKind::value    -> ValueError
+//   ErrorKind::unsupported -> numfuse.UnsupportedOperationError (a NotImplementedError, as
+//                          numexpr raises for an opcode it lacks, and a TypeError)
 //
-// Each extension defines expression_error_type(): numfuse._core creates the class,
-// numfuse._cuda looks up the one numfuse._core created, so both raise the same class.
+// Each extension defines expression_error_type() and unsupported_operation_error_type():
+// numfuse._core creates the classes, numfuse._cuda looks up the ones numfuse._core created,
+// so both raise the same classes.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -26,6 +29,8 @@ namespace numfuse::python {
 
 // numfuse.ExpressionError: the class every expression syntax error raises.
 PyObject* expression_error_type();
+// numfuse.UnsupportedOperationError: an operation the engine lacks for the operands' types.
+PyObject* unsupported_operation_error_type();
 
 // Raises the Python exception for an engine error in expression `text`. `where`, when
 // not empty, prefixes the message ("numfuse.cuda.evaluate: ...").
@@ -53,6 +58,10 @@ PyObject* expression_error_type();
             throw py::type_error(message);
         case expr::ErrorKind::overflow:
             PyErr_SetString(PyExc_OverflowError, message.c_str());
+            throw py::error_already_set();
+        case expr::ErrorKind::unsupported:
+            if (error.column >= 0) message += " (column " + std::to_string(error.column + 1) + ")";
+            PyErr_SetString(unsupported_operation_error_type(), message.c_str());
             throw py::error_already_set();
         case expr::ErrorKind::value: break;
     }

@@ -111,11 +111,25 @@ std::string shape_text(const std::vector<std::ptrdiff_t>& shape) {
     return text + (shape.size() == 1 ? ",)" : ")");
 }
 
+// The result's NumPy dtype: the type's, or S<item> for a bytes result (Plan::bytes_input).
+py::object result_descr(Type result_type, std::size_t item) {
+    PyArray_Descr* descr = nullptr;
+    if (result_type == Type::s) {
+        if (!PyArray_DescrConverter(py::str("S" + std::to_string(item)).ptr(), &descr)) {
+            throw py::error_already_set();
+        }
+    } else {
+        descr = PyArray_DescrFromType(npy_type_of(result_type));
+    }
+    return py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(descr));
+}
+
 // Checks out= against the result's shape and type; returns whether the engine can write
 // into it directly. A result of another shape that broadcasts to out's (numexpr writes
 // `evaluate('3', out=a)` into every element) is computed first and then copied in.
 bool check_out_array(const py::object& out, const std::vector<std::ptrdiff_t>& shape,
-                     Type result_type, NPY_CASTING rule, const std::string& casting) {
+                     Type result_type, std::size_t item, NPY_CASTING rule,
+                     const std::string& casting) {
     if (!PyArray_Check(out.ptr())) throw py::type_error("out must be a numpy.ndarray");
     auto* o = reinterpret_cast<PyArrayObject*>(out.ptr());
     const std::vector<std::ptrdiff_t> out_shape(PyArray_DIMS(o), PyArray_DIMS(o) + PyArray_NDIM(o));
@@ -126,24 +140,26 @@ bool check_out_array(const py::object& out, const std::vector<std::ptrdiff_t>& s
     }
     if (!PyArray_ISWRITEABLE(o)) throw py::value_error("out is read-only");
     const int result_npy = npy_type_of(result_type);
-    PyArray_Descr* rdescr = PyArray_DescrFromType(result_npy);
-    const bool castable = PyArray_CanCastTypeTo(rdescr, PyArray_DESCR(o), rule);
-    Py_DECREF(rdescr);
+    const py::object rdescr = result_descr(result_type, item);
+    const bool castable = PyArray_CanCastTypeTo(reinterpret_cast<PyArray_Descr*>(rdescr.ptr()),
+                                                PyArray_DESCR(o), rule);
     if (!castable) {
         throw py::type_error(std::string("cannot cast the result (") +
                              expr::type_name(result_type) + ") to out's dtype with casting='" +
                              casting + "'");
     }
     return same_shape && PyArray_TYPE(o) == result_npy && PyArray_ISALIGNED(o) &&
-           PyArray_ISNOTSWAPPED(o);
+           PyArray_ISNOTSWAPPED(o) &&
+           (result_type != Type::s || static_cast<std::size_t>(PyArray_ITEMSIZE(o)) == item);
 }
 
 ResultArrays result_arrays(const py::object& out, const std::vector<std::ptrdiff_t>& shape,
-                           Type result_type, NPY_CASTING rule, const std::string& casting,
-                           const std::string& order, const std::vector<Input>& inputs) {
+                           Type result_type, std::size_t item, NPY_CASTING rule,
+                           const std::string& casting, const std::string& order,
+                           const std::vector<Input>& inputs) {
     ResultArrays arrays;
     if (!out.is_none()) {
-        if (check_out_array(out, shape, result_type, rule, casting)) {
+        if (check_out_array(out, shape, result_type, item, rule, casting)) {
             arrays.result = out;
             return arrays;
         }
@@ -151,9 +167,9 @@ ResultArrays result_arrays(const py::object& out, const std::vector<std::ptrdiff
     }
     const bool fortran = choose_fortran(order, inputs, shape.size());
     std::vector<npy_intp> dims(shape.begin(), shape.end());
-    PyObject* fresh =
-        PyArray_New(&PyArray_Type, static_cast<int>(dims.size()), dims.data(),
-                    npy_type_of(result_type), nullptr, nullptr, 0, fortran ? 1 : 0, nullptr);
+    PyObject* fresh = PyArray_New(&PyArray_Type, static_cast<int>(dims.size()), dims.data(),
+                                  npy_type_of(result_type), nullptr, nullptr,
+                                  static_cast<int>(item), fortran ? 1 : 0, nullptr);
     if (fresh == nullptr) throw py::error_already_set();
     arrays.result = py::reinterpret_steal<py::object>(fresh);
     return arrays;
@@ -184,7 +200,7 @@ py::object run_plan(const std::string& text, const std::vector<std::string>& nam
     const std::vector<std::ptrdiff_t> shape = plan_result_shape(text, inputs, plan);
     const Type result_type = plan->result_type;
     const ResultArrays arrays =
-        result_arrays(out, shape, result_type, rule, casting, order, inputs);
+        result_arrays(out, shape, result_type, plan->result_item, rule, casting, order, inputs);
     const ArrayView out_view = view_of(arrays.result, result_type);
     if (arrays.result.is(out)) copy_inputs_overlapping(out_view, inputs);
     std::vector<ArrayView> views;

@@ -1,4 +1,5 @@
-// numfuse.ExpressionError and numfuse.UnsupportedDtypeError (expr_exceptions.hpp).
+// numfuse.ExpressionError, numfuse.UnsupportedDtypeError (expr_exceptions.hpp) and
+// numfuse.UnsupportedOperationError (expr_error.hpp).
 #include "expr_exceptions.hpp"
 
 #include <pybind11/pybind11.h>
@@ -46,6 +47,20 @@ PyObject* unsupported_dtype_error_type() {
         "double, ...): a TypeError that is also a ValueError, the type numexpr raises "
         "for such arrays. The message says how to convert.",
         PyTuple_Pack(2, PyExc_TypeError, PyExc_ValueError));
+    return type;
+}
+
+// numfuse.UnsupportedOperationError: an operation evaluate has no instruction for on its
+// operands' types (arithmetic on bytes, bytes compared with a number). A TypeError,
+// numfuse's documented type, and a NotImplementedError, the type numexpr raises for the
+// same expressions ("couldn't find matching opcode for 'add_sss'").
+PyObject* unsupported_operation_error_type() {
+    static PyObject* type = new_exception_type(
+        "numfuse.UnsupportedOperationError",
+        "An operation numfuse.evaluate does not support for its operands' types (arithmetic "
+        "on bytes, bytes compared with a number): a TypeError that is also a "
+        "NotImplementedError, the type numexpr raises for an operation it lacks.",
+        PyTuple_Pack(2, PyExc_NotImplementedError, PyExc_TypeError));
     return type;
 }
 

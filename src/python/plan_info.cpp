@@ -132,6 +132,11 @@ py::tuple plan_stages(const std::string& text, const std::vector<std::string>& n
     std::vector<InputSpec> specs;
     for (std::size_t k = 0; k < names.size(); ++k) specs.push_back(spec_of(names[k], values[k]));
     const auto plan = plan_for(text, specs);
+    if (plan->stages.empty()) {  // a bytes result (Plan::bytes_input): nothing to schedule
+        throw py::type_error(
+            "a bytes result (evaluate('s') of a bytes array s) needs NumPy inputs; compute "
+            "it from the dask array itself");
+    }
     py::list inputs;
     for (std::size_t k = 0; k < specs.size(); ++k) {
         const bool python_int = specs[k].int_range != expr::PyIntRange::unknown;

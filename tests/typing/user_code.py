@@ -1,5 +1,7 @@
 """A typical user file: must pass `mypy --strict` (tests/test_typing.py runs it)."""
 
+from typing import Any
+
 import numpy as np
 import numpy.typing as npt
 
@@ -54,9 +56,11 @@ def main() -> None:
     code = nf.disassemble(c2) + nf.disassemble("x * y")
     print(names, code[0][0], r.shape, error)
 
-    lse = nf.logsumexp(x)
-    lse = nf.logsumexp(x, axis=0, keepdims=True)
+    lse: np.inexact[Any] = nf.logsumexp(x)  # over all axes: a NumPy scalar, as SciPy's
+    kept: npt.NDArray[Any] = nf.logsumexp(x, axis=0, keepdims=True)
+    into: npt.NDArray[Any] = nf.logsumexp(x.reshape(10, 100), axis=1, out=np.empty(10))
     value, sign = nf.logsumexp(x, b=y, return_sign=True)
+    print(kept, into)
     sm: np.ndarray = nf.softmax(x)
     sm = nf.softmax(x.reshape(10, 100), axis=(0, 1), out=np.empty((10, 100)))
     lsm: np.ndarray = nf.log_softmax(x, axis=-1)

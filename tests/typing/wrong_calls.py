@@ -15,10 +15,12 @@ nf.evaluate("x", local_dict=[("x", x)])  # E: arg-type
 nf.validate(b"x + 1")  # E: arg-type
 nf.compile(["x"])  # E: arg-type
 nf.disassemble(3)  # E: arg-type
-nf.softmax(x, axis="1")  # E: arg-type
-nf.softmax(x, 0, x)  # E: call-arg
-nf.log_softmax(x, axis=1.5)  # E: arg-type
+nf.softmax(x, axis="1")  # E: call-overload
+nf.softmax(x, 0, x)  # E: call-overload
+nf.log_softmax(x, axis=1.5)  # E: call-overload
 nf.logsumexp(x, axis="0")  # E: call-overload
+total: np.ndarray = nf.logsumexp(x)  # E: assignment
+kept: float = nf.logsumexp(x, keepdims=True)  # E: assignment
 nf.patch_numpy(42)  # E: arg-type
 nf.patched(scipy="yes")  # E: arg-type
 nf.is_patched(1)  # E: arg-type

@@ -6,23 +6,38 @@ import argparse
 import json
 import shlex
 import sys
+import textwrap
 
 from . import cases as _cases
 from . import peers as _peers
 from . import report as _report
 from . import runner as _runner
 
-EPILOG = """\
+# The run times below are measured (docs/benchmarks.md says where; keep the two in step:
+# tests/test_bench_cli.py compares them).
+EXAMPLES = """\
 examples:
-  numfuse-bench --quick                                  # ~5-10 s: 1e3 and 1e5, everything
-  numfuse-bench --json bench.json --plot bench.png       # the full run, 1e3..1e8 (~10 min)
+  numfuse-bench --quick                       # ~15 s, one screen: float64 at 1e3 and 1e5
+  numfuse-bench --json bench.json --plot bench.png    # the full run, 1e3..1e8 (~1-1.5 h)
   numfuse-bench --functions exp,evaluate --sizes 1e6 --dtypes float64 --threads 1
   numfuse-bench --peers numpy,torch --expr 'sqrt(a)*b + 1'
   numfuse-bench --peers jax,numba --functions exp,softmax   # pip install numfuse[bench-compilers]
-
-functions: exp log erf logsumexp softmax '2*a+3*b' 'exp(a)+tan(b)-sinh(c)'
-           'log(sum(exp(x),axis=0))'; groups: ufuncs reductions evaluate all
 """
+
+
+def epilog() -> str:
+    """The examples, then every benchmark and group by name (from the case table)."""
+    names = " ".join(
+        f"'{name}'" if "(" in name or "*" in name else name for name in _cases.FUNCTIONS
+    )
+    listed = textwrap.fill(
+        names, width=92, initial_indent="  ", subsequent_indent="  ", break_on_hyphens=False
+    )
+    groups = "; ".join(f"{group} ({len(keys)})" for group, keys in _cases.GROUPS.items())
+    return (
+        f"{EXAMPLES}\nbenchmarks ({len(_cases.FUNCTIONS)}; --list shows each library's "
+        f"spelling):\n{listed}\ngroups: {groups}; all\n"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,13 +45,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog="numfuse-bench",
         description="Benchmark numfuse against NumPy, numexpr, torch, SciPy, JAX and Numba "
         "(whichever are installed): Benchee-style reports, JSON, plots.",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="sizes 1e3,1e5 and a short time budget (well under a minute)",
+        help="float64 at sizes 1e3 and 1e5, 0.01 s of samples per library and case, and "
+        "only the summary printed (one screen; every figure with --json)",
     )
     parser.add_argument(
         "--functions", default="all", help="comma list of functions or groups (default: all)"
@@ -53,7 +69,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="comma list of element counts (default 1e3,1e4,...,1e8; quick 1e3,1e5)",
     )
-    parser.add_argument("--dtypes", default="float32,float64", help="comma list (default: both)")
+    parser.add_argument(
+        "--dtypes", default=None, help="comma list (default float32,float64; quick float64)"
+    )
     parser.add_argument(
         "--peers",
         default=None,
@@ -73,7 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         dest="budget",
         metavar="SECONDS",
-        help="seconds of samples per library and case (default 0.5; quick 0.02)",
+        help="seconds of samples per library and case (default 0.5; quick 0.01)",
     )
     parser.add_argument(
         "--bandwidth",
@@ -145,7 +163,8 @@ def main(argv=None) -> int:
         if not printed_header:
             write(_report.header(doc))
             printed_header.append(True)
-        write(_report.case_report(case, doc["threads"]["requested"]))
+        if not args.quick:  # quick: the summary only (each case's figures are in --json)
+            write(_report.case_report(case, doc["threads"]["requested"]))
 
     try:
         doc = _runner.run(
@@ -166,6 +185,8 @@ def main(argv=None) -> int:
         message = error.args[0] if isinstance(error, KeyError) and error.args else error
         parser.error(str(message))
     print(_report.summary(doc), end="", flush=True)
+    if args.quick:
+        print(_report.quick_footer(doc), end="")
     for name, peer in doc["peers"].items():
         if not peer["available"]:
             print(f"note: {name} skipped: {peer['note']}")

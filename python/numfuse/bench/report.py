@@ -3,7 +3,9 @@
 Per case: a table (name, ips, average, deviation, median, 99th percentile,
 memory per call, roofline) sorted fastest first, then a comparison block
 relative to the fastest ("numpy   1.50 K - 3.75x slower +487.00 µs") and a
-memory comparison relative to the smallest.
+memory comparison relative to the smallest. One statistic decides everywhere: the
+median time per call (the table's order, ips = 1 / median, the comparison's ratios
+and the summary's speed-ups); average and deviation are shown, never ranked by.
 """
 
 from __future__ import annotations
@@ -70,7 +72,9 @@ def case_report(case: dict, threads=None) -> str:
     """One case as a Benchee-style block of text."""
     lines = [case_title(case, threads)]
     results = case["results"]
-    timed = sorted((r for r in results.values() if r["status"] == "ok"), key=lambda r: r["mean_s"])
+    timed = sorted(
+        (r for r in results.values() if r["status"] == "ok"), key=lambda r: r["median_s"]
+    )
     if timed:
         rows = [COLUMNS]
         for r in timed:
@@ -91,15 +95,15 @@ def case_report(case: dict, threads=None) -> str:
         fastest = timed[0]
         rows = [(fastest["peer"], fmt_ips(fastest["ips"]), "")]
         for r in timed[1:]:
-            ratio = r["mean_s"] / fastest["mean_s"]
+            ratio = r["median_s"] / fastest["median_s"]
             rows.append(
                 (
                     r["peer"],
                     fmt_ips(r["ips"]),
-                    f"- {ratio:.2f}x slower +{fmt_time(r['mean_s'] - fastest['mean_s'])}",
+                    f"- {ratio:.2f}x slower +{fmt_time(r['median_s'] - fastest['median_s'])}",
                 )
             )
-        lines += ["", "Comparison:", *_align(rows, right=(1,))]
+        lines += ["", "Comparison (median times):", *_align(rows, right=(1,))]
 
         measured = sorted(
             (r for r in timed if r.get("memory_bytes") is not None), key=lambda r: r["memory_bytes"]
@@ -163,6 +167,7 @@ def header(doc: dict) -> str:
         "roofline = (bytes read + written) / median time / bandwidth",
         f"Budget:     {doc['options']['budget_s']} s of samples per library and case; "
         "memory = peak bytes allocated in one call (tracemalloc)",
+        "Statistic:  the median time per call ranks and compares (ips = 1 / median)",
     ]
     skipped = [f"{name} ({p['note']})" for name, p in doc["peers"].items() if not p["available"]]
     if skipped:
@@ -234,6 +239,14 @@ def summary(doc: dict) -> str:
         + "\n".join(text)
         + f"\n\n({doc.get('duration_s', 0):.1f} s)\n"
         + (f"WARNING: at the end, {warning}\n" if warning else "")
+    )
+
+
+def quick_footer(doc: dict) -> str:
+    """What a --quick run leaves out of the screen, and where to find it."""
+    return (
+        f"{len(doc['cases'])} cases; each case's report (ips, deviation, percentiles, memory, "
+        "the comparison) is in --json FILE, or printed by a run without --quick\n"
     )
 
 

@@ -4,7 +4,9 @@ A *sample* is the mean time of `number` back-to-back calls, where `number`
 is calibrated so that a sample lasts at least `sample_time` (so that
 perf_counter's own cost, ~50 ns, stays below ~0.1 % of it). Samples are
 taken until `budget` seconds have passed and at least `min_samples` exist;
-ips, average, deviation, median and 99th percentile are over the samples.
+average, deviation, median and 99th percentile are over the samples. The median is
+the statistic every comparison uses (a stray descheduled sample moves the mean, not
+the median), and ips is its inverse.
 The garbage collector is off while timing (as in timeit).
 
 Memory per call is the peak of bytes allocated during one call as seen by
@@ -71,12 +73,13 @@ def summarize(samples, number: int, wall: float = math.nan) -> dict:
     values = np.asarray(samples, dtype=np.float64)
     mean = float(values.mean())
     stddev = float(values.std(ddof=1)) if values.size > 1 else 0.0
+    median = float(np.median(values))
     return {
-        "ips": 1.0 / mean if mean > 0 else math.inf,
+        "ips": 1.0 / median if median > 0 else math.inf,
         "mean_s": mean,
         "stddev_s": stddev,
         "deviation_pct": 100.0 * stddev / mean if mean > 0 else 0.0,
-        "median_s": float(np.median(values)),
+        "median_s": median,
         "p99_s": float(np.percentile(values, 99)),
         "min_s": float(values.min()),
         "max_s": float(values.max()),

@@ -29,6 +29,12 @@
 namespace numfuse::expr::detail {
 
 [[noreturn]] void type_error(const std::string& message, int column);
+// ErrorKind::unsupported: an operation the engine has no instruction for on these types.
+[[noreturn]] void unsupported_error(const std::string& message, int column);
+// What bytes operands may do (the messages of unsupported bytes operations).
+inline constexpr const char* bytes_only_message =
+    "bytes can only be compared (==, !=, <, <=, >, >=) with bytes or searched with "
+    "contains(haystack, needle)";
 
 // ------------------------------------------------------------------ promotion
 enum class Kind { boolean, integer, real, complex };
@@ -159,6 +165,12 @@ private:
     // bytes operand is a TypeError that says where bytes may appear.
     Value compile_numeric(int index);
     Value bytes_constant(const AstNode& n);
+    // numexpr's letter for an operand's kind in its opcode names ('add_sss', 'ge_bsi').
+    char numexpr_kind(const Value& v) const;
+    // An unsupported-operation error when any of `args` is bytes: operator `op` ('+'),
+    // named in numexpr's opcode terms by `numexpr_op` ("add"; empty: not named).
+    void refuse_bytes_operands(const std::string& op, const std::string& numexpr_op,
+                               const std::vector<Value>& args, int column) const;
     // A bytes comparison or contains(): both operands bytes, result bool.
     Value bytes_op(const std::string& family, const Value& a, const Value& b, int column);
     Value number(const AstNode& n);

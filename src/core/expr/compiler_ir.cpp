@@ -130,7 +130,7 @@ Value Compiler::emit(const std::string& family, Type result, const std::vector<V
             if (!types.empty()) types += ", ";
             types += type_name(a.type);
         }
-        type_error("'" + family + "' is not supported for " + types, column);
+        unsupported_error("'" + family + "' is not supported for " + types, column);
     }
     bool all_constant = true;
     for (const auto& a : args) all_constant = all_constant && is_constant(a);

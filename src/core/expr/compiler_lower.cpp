@@ -43,16 +43,23 @@ std::shared_ptr<const Plan> Compiler::compile_once() {
     plan->text = text_;
     plan->level = level_;
     plan->value_keyed = values_known_;
-    if (root.type == Type::s) {
-        type_error(
-            "the result would be bytes; numfuse.evaluate computes numbers and booleans "
-            "(bytes may only be compared or searched with contains())",
-            ast.nodes[static_cast<std::size_t>(ast.root)].column);
-    }
     for (const auto& spec : inputs_) {
         plan->input_names.push_back(spec.name);
         plan->input_types.push_back(spec.type);
         plan->input_items.push_back(spec.type == Type::s ? spec.item : 0);
+    }
+    if (root.type == Type::s) {
+        // Only inputs and literals are bytes (every bytes operation yields bool): the
+        // result is a copy of one (Plan::bytes_input).
+        const IrNode& node = nodes_[root.node];
+        plan->result_type = Type::s;
+        plan->result_item = node.item;
+        if (node.kind == IrNode::input_node) {
+            plan->bytes_input = node.input;
+        } else {
+            plan->bytes_constant = node.bytes;
+        }
+        return plan;
     }
     build_stages(root.node, *plan);
     plan->result_type = plan->stages.back().out_type;
@@ -77,12 +84,33 @@ Value Compiler::compile_node(int index) {
 Value Compiler::compile_numeric(int index) {
     const Value v = compile_node(index);
     if (v.type == Type::s) {
-        type_error(
-            "bytes can only be compared (==, !=, <, <=, >, >=) with bytes or searched "
-            "with contains(haystack, needle)",
-            ast_->nodes[static_cast<std::size_t>(index)].column);
+        unsupported_error(bytes_only_message, ast_->nodes[static_cast<std::size_t>(index)].column);
     }
     return v;
+}
+
+char Compiler::numexpr_kind(const Value& v) const {
+    switch (v.type) {
+        case Type::l:  // numexpr reads a Python int that fits int32 as int32
+            return v.weak && int_class_fits(v.int_class, IntDtype::int32) ? 'i' : 'l';
+        case Type::c:
+        case Type::z: return 'c';  // numexpr's one complex type
+        default: return type_letter(v.type);
+    }
+}
+
+void Compiler::refuse_bytes_operands(const std::string& op, const std::string& numexpr_op,
+                                     const std::vector<Value>& args, int column) const {
+    std::size_t bytes = 0;
+    for (const Value& v : args) bytes += v.type == Type::s;
+    if (bytes == 0) return;
+    std::string message = "'" + op + "' is not supported for bytes (" + bytes_only_message + ")";
+    // numexpr lacks the opcode too when every operand is bytes (a mix is its TypeError).
+    if (bytes == args.size() && !numexpr_op.empty()) {
+        message += "; numexpr has no opcode '" + numexpr_op + "_" +
+                   std::string(args.size() + 1, 's') + "' either";
+    }
+    unsupported_error(message, column);
 }
 
 // A bytes literal: NumPy's S scalar of its length (an empty literal is one
@@ -98,10 +126,18 @@ Value Compiler::bytes_constant(const AstNode& n) {
 
 Value Compiler::bytes_op(const std::string& family, const Value& a, const Value& b, int column) {
     if (a.type != Type::s || b.type != Type::s) {
-        const std::string what = family == "contains"
-                                     ? "contains(haystack, needle) takes bytes operands"
-                                     : "bytes can only be compared with bytes";
-        type_error(what + ", got " + type_name(a.type) + " and " + type_name(b.type), column);
+        const bool contains = family == "contains";
+        const std::string what = contains ? "contains(haystack, needle) takes bytes operands"
+                                          : "bytes can only be compared with bytes";
+        // numexpr's name for the missing opcode: `a < b` is its gt(b, a), `a <= b` ge(b, a).
+        const bool swapped = family == "lt" || family == "le";
+        const std::string op = swapped ? (family == "lt" ? "gt" : "ge") : family;
+        const Value& first = swapped ? b : a;
+        const Value& second = swapped ? a : b;
+        unsupported_error(what + ", got " + type_name(a.type) + " and " + type_name(b.type) +
+                              " (numexpr has no opcode '" + op + "_b" + numexpr_kind(first) +
+                              numexpr_kind(second) + "' either)",
+                          column);
     }
     const BytesWidths widths{nodes_[a.node].item, nodes_[b.node].item};
     const Value w = constant(Type::w, scalar_of(widths), false);
@@ -152,12 +188,14 @@ Value Compiler::name(const AstNode& n) {
 }
 
 Value Compiler::unary(const AstNode& n) {
-    const Value v = compile_numeric(n.args[0]);
+    const Value v = compile_node(n.args[0]);
+    refuse_bytes_operands(n.text, n.text == "-" ? "neg" : (n.text == "~" ? "invert" : ""), {v},
+                          n.column);
     if (n.text == "+") return v;
     if (n.text == "-") {
         if (v.type == Type::b) {
-            type_error("the boolean negative, the '-' operator, is not supported; use '~'",
-                       n.column);
+            unsupported_error("the boolean negative, the '-' operator, is not supported; use '~'",
+                              n.column);
         }
         // -(2^63) of a literal or folded constant is int64's min, a Python int in int64.
         if (v.int_class == IntClass::int64_end && is_constant(v)) return python_int(INT64_MIN);
@@ -176,7 +214,7 @@ Value Compiler::unary(const AstNode& n) {
                         "Python integer out of bounds for int64 (it lies beyond int64)", n.column);
     }
     if (!(v.type == Type::b || is_integer(v.type))) {
-        type_error(std::string("'~' is not supported for ") + type_name(v.type), n.column);
+        unsupported_error(std::string("'~' is not supported for ") + type_name(v.type), n.column);
     }
     Value r = emit("invert", v.type, {v}, n.column, v.weak);
     r.int_dtype = v.int_dtype;
@@ -184,8 +222,17 @@ Value Compiler::unary(const AstNode& n) {
 }
 
 Value Compiler::binary(const AstNode& n) {
-    Value a = compile_numeric(n.args[0]);
-    Value b = compile_numeric(n.args[1]);
+    Value a = compile_node(n.args[0]);
+    Value b = compile_node(n.args[1]);
+    static const std::pair<const char*, const char*> numexpr_names[] = {
+        {"+", "add"},       {"-", "sub"}, {"*", "mul"},     {"/", "div"},
+        {"//", "floordiv"}, {"%", "mod"}, {"**", "pow"},    {"&", "and"},
+        {"|", "or"},        {"^", "xor"}, {"<<", "lshift"}, {">>", "rshift"}};
+    std::string numexpr_op;
+    for (const auto& p : numexpr_names) {
+        if (n.text == p.first) numexpr_op = p.second;
+    }
+    refuse_bytes_operands(n.text, numexpr_op, {a, b}, n.column);
     return binary_op(n.text, a, b, n.column);
 }
 
@@ -211,7 +258,8 @@ Value Compiler::binary_op(const std::string& op, Value a, Value b, int column) {
     }
     if (op == "-") {
         if (t == Type::b) {
-            type_error("the boolean subtract, the '-' operator, is not supported; use '^'", column);
+            unsupported_error("the boolean subtract, the '-' operator, is not supported; use '^'",
+                              column);
         }
         both(t);
         return result("sub", t);
@@ -224,7 +272,8 @@ Value Compiler::binary_op(const std::string& op, Value a, Value b, int column) {
     if (op == "//" || op == "%") {
         if (t == Type::b) t = Type::i;
         if (is_complex(t)) {
-            type_error(std::string("'") + op + "' is not supported for complex numbers", column);
+            unsupported_error(std::string("'") + op + "' is not supported for complex numbers",
+                              column);
         }
         both(t);
         return result(op == "//" ? "floordiv" : "mod", t);
@@ -232,9 +281,9 @@ Value Compiler::binary_op(const std::string& op, Value a, Value b, int column) {
     if (op == "**") return power(a, b, t, column, weak);
     if (op == "&" || op == "|" || op == "^") {
         if (!(t == Type::b || is_integer(t))) {
-            type_error(std::string("'") + op + "' needs boolean or integer operands, got " +
-                           type_name(a.type) + " and " + type_name(b.type),
-                       column);
+            unsupported_error(std::string("'") + op + "' needs boolean or integer operands, got " +
+                                  type_name(a.type) + " and " + type_name(b.type),
+                              column);
         }
         both(t);
         return result(op == "&" ? "and" : (op == "|" ? "or" : "xor"), t);
@@ -242,9 +291,9 @@ Value Compiler::binary_op(const std::string& op, Value a, Value b, int column) {
     // << >>
     if (t == Type::b) t = Type::i;
     if (!is_integer(t)) {
-        type_error(std::string("'") + op + "' needs integer operands, got " + type_name(a.type) +
-                       " and " + type_name(b.type),
-                   column);
+        unsupported_error(std::string("'") + op + "' needs integer operands, got " +
+                              type_name(a.type) + " and " + type_name(b.type),
+                          column);
     }
     both(t);
     return result(op == "<<" ? "lshift" : "rshift", t);
@@ -399,6 +448,10 @@ Value Compiler::call(const AstNode& n) {
         check_arity(n, 2);
         return bytes_op(f, compile_node(n.args[0]), compile_node(n.args[1]), n.column);
     }
+    if (f == "copy") {  // the value itself, numbers or bytes (numexpr's copy of a bytes array)
+        check_arity(n, 1);
+        return compile_node(n.args[0]);
+    }
     if (f == "where") {
         check_arity(n, 3);
         const Value c = to_bool(compile_numeric(n.args[0]), n.column);
@@ -431,7 +484,7 @@ Value Compiler::call(const AstNode& n) {
         Value a = compile_numeric(n.args[0]);
         Value b = compile_numeric(n.args[1]);
         Type t = promote(a, b);
-        if (is_complex(t)) type_error("complex() needs real arguments", n.column);
+        if (is_complex(t)) unsupported_error("complex() needs real arguments", n.column);
         if (t != Type::f) t = Type::d;
         return emit("complex", t == Type::f ? Type::c : Type::z,
                     {cast(a, t, n.column), cast(b, t, n.column)}, n.column);
@@ -444,10 +497,9 @@ Value Compiler::call(const AstNode& n) {
         if (r.type == v.type) r.int_dtype = v.int_dtype;
         return r;
     };
-    if (f == "copy") return v;
     if (f == "ones_like") return same_dtype(emit("oneslike", t, {v}, n.column));
     if (f == "negative") {
-        if (t == Type::b) type_error("the boolean negative is not supported", n.column);
+        if (t == Type::b) unsupported_error("the boolean negative is not supported", n.column);
         return same_dtype(emit("neg", t, {v}, n.column));
     }
     if (f == "real" || f == "imag") return real_or_imag(f, v, n.column);
@@ -458,7 +510,7 @@ Value Compiler::call(const AstNode& n) {
         return same_dtype(emit("abs", t, {v}, n.column));
     }
     if (f == "sign") {
-        if (t == Type::b) type_error("sign() is not supported for bool", n.column);
+        if (t == Type::b) unsupported_error("sign() is not supported for bool", n.column);
         return same_dtype(emit("sign", t, {v}, n.column));
     }
     if (f == "isnan" || f == "isinf" || f == "isfinite") {
@@ -517,7 +569,7 @@ Value Compiler::reduction(const AstNode& n) {
         case ReduceKind::logsumexp:
             if (in == Type::b || is_integer(in)) in = Type::d;
             if (kind == ReduceKind::logsumexp && is_complex(in)) {
-                type_error("logsumexp() is not supported for complex numbers", n.column);
+                unsupported_error("logsumexp() is not supported for complex numbers", n.column);
             }
             break;
         case ReduceKind::min:
@@ -525,11 +577,11 @@ Value Compiler::reduction(const AstNode& n) {
             if (is_complex(in)) {
                 // numexpr refuses these too; np.max orders complex numbers
                 // lexicographically -- maximum()/minimum() do, element-wise.
-                type_error(n.text +
-                               "() is not supported for complex numbers (numexpr refuses "
-                               "it too; element-wise maximum()/minimum() order them "
-                               "lexicographically, as NumPy)",
-                           n.column);
+                unsupported_error(n.text +
+                                      "() is not supported for complex numbers (numexpr refuses "
+                                      "it too; element-wise maximum()/minimum() order them "
+                                      "lexicographically, as NumPy)",
+                                  n.column);
             }
             break;
         case ReduceKind::none: break;

@@ -86,6 +86,10 @@ void type_error(const std::string& message, int column) {
     throw ExprError(ErrorKind::type, message, column);
 }
 
+void unsupported_error(const std::string& message, int column) {
+    throw ExprError(ErrorKind::unsupported, message, column);
+}
+
 Kind kind_of(Type t) noexcept {
     if (t == Type::b) return Kind::boolean;
     if (is_integer(t)) return Kind::integer;

@@ -41,8 +41,10 @@ bool is_float(Type t) noexcept;    // f, d
 bool is_complex(Type t) noexcept;  // c, z
 
 // Every error a user can cause. The bindings map `kind` to the Python
-// exception numexpr/NumPy raise for the same mistake.
-enum class ErrorKind { syntax, name, type, value, overflow };
+// exception numexpr/NumPy raise for the same mistake. `unsupported`: an operation the
+// engine has no instruction for on these types (arithmetic on bytes, bytes compared with a
+// number), where numexpr raises NotImplementedError for its missing opcode.
+enum class ErrorKind { syntax, name, type, value, overflow, unsupported };
 
 class ExprError : public std::runtime_error {
 public:
@@ -141,6 +143,13 @@ struct Plan {
     std::vector<std::size_t> input_items;  // element size of bytes inputs, else 0
     std::vector<Stage> stages;  // in execution order; the last gives the result
     Type result_type = Type::d;
+    // A bytes result (result_type s), numexpr's evaluate("s") and evaluate("copy(s)"): no
+    // operation yields bytes, so the expression is a bytes input (bytes_input >= 0) or
+    // literal (bytes_constant), perhaps through copy(). Such a plan has no stages:
+    // result_shape() is the input's and execute() copies its elements.
+    int bytes_input = -1;
+    std::string bytes_constant;
+    std::size_t result_item = 0;  // element size of a bytes result, else 0
     // Compiled for the values of its weak Python ints (InputSpec::int_value), folded as
     // constants, not only for their classes: the expression computes with them before
     // they meet an array (i32 + (k + 1)), so NumPy's range check needs the value. The

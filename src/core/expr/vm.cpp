@@ -167,8 +167,51 @@ void execute_contiguous(const Plan& plan, const ContiguousForm& form, const char
 }
 
 std::vector<std::ptrdiff_t> result_shape(const Plan& plan, const std::vector<Shape>& shapes) {
+    if (plan.result_type == Type::s) {
+        return plan.bytes_input >= 0 ? shapes[static_cast<std::size_t>(plan.bytes_input)] : Shape{};
+    }
     return plan_geometry(plan, shapes).back().out_shape;
 }
+
+namespace {
+
+// A bytes plan's run (Plan::bytes_input): the input's elements, or the literal in every
+// element, copied into `out` (any strides) a block at a time.
+void copy_bytes_result(const Plan& plan, const std::vector<ArrayView>& inputs,
+                       const ArrayView& out) {
+    const std::size_t item = plan.result_item;
+    if (out.type != Type::s || out.item != item) {
+        value_error("output array must hold bytes of " + std::to_string(item) + " per element");
+    }
+    const std::size_t n = element_count(out.shape);
+    if (n == 0) return;
+    Operand src;
+    src.item = item;
+    if (plan.bytes_input >= 0) {
+        const ArrayView& in = inputs[static_cast<std::size_t>(plan.bytes_input)];
+        src.base = in.data;
+        src.strides = aligned_strides(in, out.shape.size());
+    } else {
+        src.base = plan.bytes_constant.data();
+        src.strides.assign(out.shape.size(), 0);
+    }
+    Operand dst;
+    dst.base = out.data;
+    dst.item = item;
+    dst.strides = aligned_strides(out, out.shape.size());
+    std::vector<int> perm(out.shape.size());
+    std::iota(perm.begin(), perm.end(), 0);
+    const Space space = make_space(out.shape, perm, {src, dst});
+    const std::size_t block = std::max<std::size_t>(1, block_bytes / item);
+    std::vector<char> buffer(block * item);
+    for (std::size_t start = 0; start < n; start += block) {
+        const std::size_t count = std::min(block, n - start);
+        move_elements<true>(space.shape, space.operands[0], start, count, buffer.data());
+        move_elements<false>(space.shape, space.operands[1], start, count, buffer.data());
+    }
+}
+
+}  // namespace
 
 void execute(const Plan& plan, const std::vector<ArrayView>& inputs, const ArrayView& out) {
     if (inputs.size() != plan.input_types.size()) {
@@ -190,6 +233,13 @@ void execute(const Plan& plan, const std::vector<ArrayView>& inputs, const Array
                                 std::to_string(plan.input_items[k]));
         }
         shapes.push_back(inputs[k].shape);
+    }
+    if (plan.result_type == Type::s) {
+        if (out.shape != result_shape(plan, shapes)) {
+            value_error("output array has shape " + shape_text(out.shape) + "; expected " +
+                        shape_text(result_shape(plan, shapes)));
+        }
+        return copy_bytes_result(plan, inputs, out);
     }
     const std::vector<StageGeometry> geometry = plan_geometry(plan, shapes);
     if (out.shape != geometry.back().out_shape || out.type != plan.result_type) {

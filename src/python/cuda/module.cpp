@@ -40,6 +40,11 @@ PyObject* expression_error_type() {
     return py::module_::import("numfuse._core").attr("ExpressionError").ptr();
 }
 
+// numfuse._core's numfuse.UnsupportedOperationError, looked up as ExpressionError is.
+PyObject* unsupported_operation_error_type() {
+    return py::module_::import("numfuse._core").attr("UnsupportedOperationError").ptr();
+}
+
 }  // namespace numfuse::python
 
 namespace numfuse::cuda {
