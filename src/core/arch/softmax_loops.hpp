@@ -10,6 +10,9 @@
 // exp(x - m) into the output while summing it, and the write pass only scales
 // (one exp per element instead of two, and no rescale tests in the sum). The
 // maximum pass is a plain read the group then keeps in cache for the fold.
+// log_softmax stores nothing in the fold (run_exp_sum / strip_exp_sum with
+// out == nullptr); over strips and multi-chunk groups the driver folds it with
+// logsumexp's run_accumulate / strip_accumulate instead (one read).
 #pragma once
 
 #include "arch/reduce_loops.hpp"

@@ -304,4 +304,49 @@ inline void build_dims(const ReduceShape& shape, const ReduceOperand* const (&in
     }
 }
 
+// ------------------------------------------------------------ folding
+
+// Folds chunk `chunk` of output `o` (run mode).
+template <class T>
+ReducePartial<T> fold_run_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char* a,
+                                const char* b, std::size_t o, std::size_t chunk) noexcept {
+    std::ptrdiff_t base[slot_count];
+    offsets_of(p.outer, o, base);
+    RunLaneState<T> state;
+    kernels.run_init(state);
+    const std::size_t lo = chunk * p.chunk;
+    const std::size_t hi = std::min(p.reduced, lo + p.chunk);
+    const std::ptrdiff_t a_step = p.inner.stride[slot_a].back();
+    const std::ptrdiff_t b_step = p.inner.stride[slot_b].back();
+    for_each_run(p.inner, lo, hi,
+                 [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+                     kernels.run_accumulate(a + base[slot_a] + offset[slot_a], a_step,
+                                            b ? b + base[slot_b] + offset[slot_b] : nullptr, b_step,
+                                            count, state);
+                 });
+    return kernels.run_finish(state);
+}
+
+// Folds chunk item.chunk of a strip with the online accumulator into the
+// lane states m, s, c of its first output (padded arrays: strip_accumulate
+// loads and stores whole batches).
+template <class T>
+void fold_strip_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char* a, const char* b,
+                      const StripItem& item, T* m, T* s, T* c) noexcept {
+    std::ptrdiff_t base[slot_count];
+    offsets_of(p.outer, item.first_output, base);
+    const std::ptrdiff_t a_lane = p.outer.stride[slot_a].back();
+    const std::ptrdiff_t b_lane = p.outer.stride[slot_b].back();
+    const std::ptrdiff_t a_step = p.inner.stride[slot_a].back();
+    const std::ptrdiff_t b_step = p.inner.stride[slot_b].back();
+    const std::size_t lo = item.chunk * p.chunk;
+    const std::size_t hi = std::min(p.reduced, lo + p.chunk);
+    for_each_run(p.inner, lo, hi,
+                 [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+                     kernels.strip_accumulate(a + base[slot_a] + offset[slot_a], a_lane, a_step,
+                                              b ? b + base[slot_b] + offset[slot_b] : nullptr,
+                                              b_lane, b_step, item.lanes, count, m, s, c);
+                 });
+}
+
 }  // namespace numfuse::core::reduce_driver

@@ -79,6 +79,8 @@ struct ReduceKernels {
     // out, so exp runs once per element) and write (softmax: out *= factor,
     // log_softmax: out = a - m - param). Groups longer than one chunk fold
     // each chunk with the chunk's own maximum; the driver merges the chunks.
+    // log_softmax over strips or several chunks folds with run_accumulate /
+    // strip_accumulate instead (one read; no numerators to store).
     //
     // The largest of `start` and a[i*a_stride], i < n; NaN elements are
     // ignored (the sum pass turns them into a NaN sum).

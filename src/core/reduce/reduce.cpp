@@ -20,27 +20,6 @@ using namespace reduce_driver;
 
 // ------------------------------------------------------------ folding
 
-// Folds chunk `chunk` of output `o` (run mode).
-template <class T>
-ReducePartial<T> fold_run_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char* a,
-                                const char* b, std::size_t o, std::size_t chunk) noexcept {
-    std::ptrdiff_t base[slot_count];
-    offsets_of(p.outer, o, base);
-    RunLaneState<T> state;
-    kernels.run_init(state);
-    const std::size_t lo = chunk * p.chunk;
-    const std::size_t hi = std::min(p.reduced, lo + p.chunk);
-    const std::ptrdiff_t a_step = p.inner.stride[slot_a].back();
-    const std::ptrdiff_t b_step = p.inner.stride[slot_b].back();
-    for_each_run(p.inner, lo, hi,
-                 [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
-                     kernels.run_accumulate(a + base[slot_a] + offset[slot_a], a_step,
-                                            b ? b + base[slot_b] + offset[slot_b] : nullptr, b_step,
-                                            count, state);
-                 });
-    return kernels.run_finish(state);
-}
-
 // Lane states of every output for one chunk, as the strip kernels want
 // them (structure of arrays, padded to whole batches).
 template <class T>
@@ -51,28 +30,6 @@ struct StripStates {
           s(outputs + lane_padding, T(0)),
           c(outputs + lane_padding, T(0)) {}
 };
-
-template <class T>
-void fold_strip_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char* a, const char* b,
-                      const StripItem& item, StripStates<T>& state) noexcept {
-    std::ptrdiff_t base[slot_count];
-    offsets_of(p.outer, item.first_output, base);
-    const std::ptrdiff_t a_lane = p.outer.stride[slot_a].back();
-    const std::ptrdiff_t b_lane = p.outer.stride[slot_b].back();
-    const std::ptrdiff_t a_step = p.inner.stride[slot_a].back();
-    const std::ptrdiff_t b_step = p.inner.stride[slot_b].back();
-    const std::size_t lo = item.chunk * p.chunk;
-    const std::size_t hi = std::min(p.reduced, lo + p.chunk);
-    T* m = state.m.data() + item.first_output;
-    T* s = state.s.data() + item.first_output;
-    T* c = state.c.data() + item.first_output;
-    for_each_run(p.inner, lo, hi,
-                 [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
-                     kernels.strip_accumulate(a + base[slot_a] + offset[slot_a], a_lane, a_step,
-                                              b ? b + base[slot_b] + offset[slot_b] : nullptr,
-                                              b_lane, b_step, item.lanes, count, m, s, c);
-                 });
-}
 
 // partials[o * chunks + chunk] for every output and chunk (phase 1).
 template <class T>
@@ -85,7 +42,10 @@ std::vector<ReducePartial<T>> fold_all(const ReduceKernels<T>& kernels, const Pl
         for (std::size_t chunk = 0; chunk < p.chunks; ++chunk) states.emplace_back(p.outputs);
         parallel_items(p, [&](std::size_t index) {
             const StripItem item = strip_item(p, index);
-            fold_strip_chunk(kernels, p, a, b, item, states[item.chunk]);
+            fold_strip_chunk(kernels, p, a, b, item,
+                             states[item.chunk].m.data() + item.first_output,
+                             states[item.chunk].s.data() + item.first_output,
+                             states[item.chunk].c.data() + item.first_output);
         });
         for (std::size_t chunk = 0; chunk < p.chunks; ++chunk) {
             const auto& st = states[chunk];

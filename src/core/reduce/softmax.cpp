@@ -98,7 +98,9 @@ ItemOutputs item_outputs(const Plan& p, std::size_t index) noexcept {
     return {index / p.chunks, 1};
 }
 
-// Pass 1 of one work item: the maxima, then the sums of its chunk.
+// Pass 1 of one work item: the maxima, then the sums of its chunk (softmax
+// storing the numerators); log_softmax over strips or several chunks: the
+// online fold.
 template <class T>
 void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const Plan& p,
                        const char* x, const ReduceOutput& out, std::size_t index,
@@ -110,6 +112,25 @@ void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const 
     const std::size_t chunk = index % p.chunks;
     const std::size_t lo = chunk * p.chunk;
     const std::size_t hi = std::min(p.reduced, lo + p.chunk);
+    if (!store && (p.lanes_across_outputs || p.chunks > 1)) {
+        // log_softmax has no numerators to store. Over strips and groups longer
+        // than a chunk, logsumexp's online fold (one read) measured faster than
+        // a maximum pass first; over groups of one chunk along a run (rows in
+        // L1 / L2) the maximum first is faster (no per-row lane state to merge).
+        if (p.lanes_across_outputs) {
+            const StripItem item = strip_item(p, index);
+            const std::size_t at = sc.at(chunk, item.first_output);
+            fold_strip_chunk<T>(kernels, p, x, nullptr, item, sc.m + at, sc.s + at, sc.c + at);
+        } else {
+            const std::size_t o = index / p.chunks;
+            const ReducePartial<T> r = fold_run_chunk<T>(kernels, p, x, nullptr, o, chunk);
+            const std::size_t at = sc.at(chunk, o);
+            sc.m[at] = r.m;
+            sc.s[at] = r.s;
+            sc.c[at] = r.c;
+        }
+        return;
+    }
     if (!p.lanes_across_outputs) {
         const std::size_t o = index / p.chunks;
         offsets_of(p.outer, o, base);
@@ -350,13 +371,13 @@ void softmax(SoftmaxKind kind, DType dtype, const ReduceShape& shape, const Redu
             "zero-size array to reduction operation maximum which has no identity");
     }
     FpStatusGuard guard;
+    // log_softmax folds each strip once: logsumexp's widths.
+    const std::size_t strip_bytes = kind == SoftmaxKind::softmax ? softmax_strip_bytes : 0;
     if (dtype == DType::f32) {
-        const Plan p =
-            plan(outer, inner, elem, active_kernels<float>().batch_lanes, softmax_strip_bytes);
+        const Plan p = plan(outer, inner, elem, active_kernels<float>().batch_lanes, strip_bytes);
         softmax_typed<float>(kind, p, x.data, out);
     } else {
-        const Plan p =
-            plan(outer, inner, elem, active_kernels<double>().batch_lanes, softmax_strip_bytes);
+        const Plan p = plan(outer, inner, elem, active_kernels<double>().batch_lanes, strip_bytes);
         softmax_typed<double>(kind, p, x.data, out);
     }
     interrupt::throw_if_stopped(interrupt::current());
