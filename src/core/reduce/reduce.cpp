@@ -1,77 +1,32 @@
-// logsumexp: the online max-and-rescale fold over every chunk, merged in
-// chunk order, and SciPy's special values. The per-level loops are in
-// src/core/arch/reduce_loops.hpp; the shared machinery (planning, threads,
-// merging) in reduce/driver.hpp. softmax / log_softmax are in softmax.cpp.
+// logsumexp: its passes over the plan (plan.hpp: layout, work items, threads;
+// fold.hpp: fixed chunks folded with the online max-and-rescale fold and merged in
+// chunk order), its finishing and SciPy's special values. softmax / log_softmax are
+// in softmax.cpp; the per-level loops in src/core/arch/reduce_loops.hpp.
+//
+// Compiled with the baseline flags: it only calls the level loops through
+// the table of the active level, which levels.cpp checked the CPU can run.
 #include "reduce/reduce.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "fp_status.hpp"
-#include "reduce/driver.hpp"
+#include "interrupt.hpp"
+#include "reduce/fold.hpp"
+#include "reduce/plan.hpp"
 
 namespace numfuse::core {
+
+using namespace reduce_detail;
+
 namespace {
 
-using namespace reduce_driver;
-
-// ------------------------------------------------------------ folding
-
-// Lane states of every output for one chunk, as the strip kernels want
-// them (structure of arrays, padded to whole batches).
-template <class T>
-struct StripStates {
-    std::vector<T> m, s, c;
-    explicit StripStates(std::size_t outputs)
-        : m(outputs + lane_padding, std::numeric_limits<T>::lowest()),
-          s(outputs + lane_padding, T(0)),
-          c(outputs + lane_padding, T(0)) {}
-};
-
-// partials[o * chunks + chunk] for every output and chunk (phase 1).
-template <class T>
-std::vector<ReducePartial<T>> fold_all(const ReduceKernels<T>& kernels, const Plan& p,
-                                       const char* a, const char* b) {
-    std::vector<ReducePartial<T>> partials(p.outputs * p.chunks);
-    if (p.lanes_across_outputs) {
-        std::vector<StripStates<T>> states;
-        states.reserve(p.chunks);
-        for (std::size_t chunk = 0; chunk < p.chunks; ++chunk) states.emplace_back(p.outputs);
-        parallel_items(p, [&](std::size_t index) {
-            const StripItem item = strip_item(p, index);
-            fold_strip_chunk(kernels, p, a, b, item,
-                             states[item.chunk].m.data() + item.first_output,
-                             states[item.chunk].s.data() + item.first_output,
-                             states[item.chunk].c.data() + item.first_output);
-        });
-        for (std::size_t chunk = 0; chunk < p.chunks; ++chunk) {
-            const auto& st = states[chunk];
-            for (std::size_t o = 0; o < p.outputs; ++o) {
-                partials[o * p.chunks + chunk] = {st.m[o], st.s[o], st.c[o]};
-            }
-        }
-    } else {
-        parallel_items(p, [&](std::size_t index) {
-            const std::size_t o = index / p.chunks;
-            const std::size_t chunk = index % p.chunks;
-            partials[index] = fold_run_chunk(kernels, p, a, b, o, chunk);
-        });
-    }
-    return partials;
-}
-
-template <class T>
-ReducePartial<T> merged(const std::vector<ReducePartial<T>>& partials, const Plan& p,
-                        std::size_t o) noexcept {
-    ReducePartial<T> total = partials[o * p.chunks];
-    for (std::size_t chunk = 1; chunk < p.chunks; ++chunk) {
-        total = merge(total, partials[o * p.chunks + chunk]);
-    }
-    return total;
-}
+// FpStatusGuard around the kernels: no condition is reported, since SciPy's
+// own answers for these functions are computed under np.errstate(ignore)
+// where they matter.
 
 // ------------------------------------------------------------ logsumexp
 

@@ -1,7 +1,11 @@
 // softmax / log_softmax: the level-independent driver (two passes per group,
 // fixed chunks merged in chunk order, SciPy's special values). The per-level
-// loops are in src/core/arch/softmax_loops.hpp; the shared machinery
-// (planning, threads, merging) in reduce/driver.hpp.
+// loops are in src/core/arch/softmax_loops.hpp; the shared machinery in
+// reduce/plan.hpp (layout, work items, threads) and reduce/fold.hpp (logsumexp's
+// online fold, merging).
+//
+// Compiled with the baseline flags: it only calls the level loops through
+// the table of the active level, which levels.cpp checked the CPU can run.
 #include "reduce/reduce.hpp"
 
 #include <algorithm>
@@ -11,12 +15,15 @@
 #include <vector>
 
 #include "fp_status.hpp"
-#include "reduce/driver.hpp"
+#include "interrupt.hpp"
+#include "lse_accumulator.hpp"
+#include "reduce/fold.hpp"
+#include "reduce/plan.hpp"
 
 namespace numfuse::core {
 namespace {
 
-using namespace reduce_driver;
+using namespace reduce_detail;
 
 // ------------------------------------------------------------ softmax
 //
