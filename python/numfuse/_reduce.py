@@ -374,12 +374,7 @@ def _softmax_dtype(x: np.ndarray, name: str) -> np.dtype:
 
 
 def _softmax_any(x, axis, out, log: bool):
-    if out is None and type(x) is np.ndarray and x.dtype in _SIMD_TYPES and x.size:
-        # fast path (float32/float64 ndarray, no out=): the same core call as below
-        axes = tuple(range(x.ndim)) if axis is None else _normalise_axes(axis, x.ndim)
-        result = np.empty(x.shape, x.dtype)
-        _core._softmax(x, list(axes), result, log)
-        return result[()] if result.ndim == 0 else result
+    """Everything _core._softmax_new leaves to Python (see softmax())."""
     name = "log_softmax" if log else "softmax"
     backend = _dispatch.backend_for(x)
     if backend is not None:
@@ -440,13 +435,20 @@ def softmax(
 def softmax(x: Any, axis: _Axis = None, *, out: npt.NDArray[Any] | None = None) -> Any:
     """Softmax: a drop-in for ``scipy.special.softmax``.
 
-    ``exp(x) / sum(exp(x), axis)`` computed stably, reading ``x`` twice and
-    writing the result once (no temporaries), threaded, bit-identical for
-    any thread count. ``axis``: None (all elements), int or tuple. Groups
+    ``exp(x) / sum(exp(x), axis)`` computed stably: each group's maximum,
+    then ``exp(x - max)`` stored into the result and summed, then one
+    scaling pass (one exp per element, no temporaries), threaded,
+    bit-identical for any thread count. ``axis``: None (all elements), int or tuple. Groups
     holding +inf, NaN or only -inf give NaN, as in SciPy, but without
     SciPy's warnings. ``out``: an array of ``x``'s shape and the result's
     dtype (``x`` itself is allowed).
     """
+    if out is None:
+        # the common call (an ndarray of float32/float64, axis None or an int) goes
+        # straight to the core, with a new result; None: everything else, below
+        result = _core._softmax_new(x, axis, False)
+        if result is not None:
+            return result
     return _softmax_any(x, axis, out, log=False)
 
 
@@ -467,4 +469,8 @@ def log_softmax(x: Any, axis: _Axis = None, *, out: npt.NDArray[Any] | None = No
     and -inf elsewhere; NaN or all -inf: NaN), without SciPy's warnings.
     ``out``: as for :func:`softmax`.
     """
+    if out is None:
+        result = _core._softmax_new(x, axis, True)  # as in softmax()
+        if result is not None:
+            return result
     return _softmax_any(x, axis, out, log=True)

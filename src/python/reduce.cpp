@@ -155,13 +155,11 @@ void logsumexp_binding(const py::array& a, const py::object& b_object, const std
     if (interrupted) raise_interrupted();
 }
 
-void softmax_binding(const py::array& x, const std::vector<int>& axes, py::array& out, bool log) {
-    const char* name = log ? "log_softmax" : "softmax";
-    const core::DType dtype = simd_dtype(x, name);
-    const auto reduced = reduced_axes(axes, x.ndim());
+// softmax / log_softmax of x over the dimensions marked in `reduced` into out
+// (checked by the callers).
+void run_softmax(const py::array& x, const std::vector<bool>& reduced, py::array& out, bool log,
+                 core::DType dtype) {
     const Split split = split_shape(x, reduced);
-    std::vector<py::ssize_t> full_shape(x.shape(), x.shape() + x.ndim());
-    check_output(out, name, dtype, x, full_shape);
     core::ReduceOperand x_operand;
     x_operand.data = static_cast<const char*>(x.data());
     split_strides(x, reduced, x_operand.outer, x_operand.inner);
@@ -185,6 +183,52 @@ void softmax_binding(const py::array& x, const std::vector<int>& axes, py::array
     if (interrupted) raise_interrupted();
 }
 
+void softmax_binding(const py::array& x, const std::vector<int>& axes, py::array& out, bool log) {
+    const char* name = log ? "log_softmax" : "softmax";
+    const core::DType dtype = simd_dtype(x, name);
+    const auto reduced = reduced_axes(axes, x.ndim());
+    std::vector<py::ssize_t> full_shape(x.shape(), x.shape() + x.ndim());
+    check_output(out, name, dtype, x, full_shape);
+    run_softmax(x, reduced, out, log, dtype);
+}
+
+// The common call, numfuse.softmax(x) / softmax(x, axis=k) with x an
+// np.ndarray (not a subclass) of float32 / float64 with at least one dimension
+// and one element, and axis None or an int in range: a new C-contiguous result,
+// with none of the Python layer's argument handling (the per-call cost of the
+// dedicated function is then below that of a compiled formula). Anything else
+// returns None, and python/numfuse/_reduce.py handles it (and its errors).
+py::object softmax_new(const py::handle& x_handle, const py::handle& axis, bool log) {
+    const auto& api = py::detail::npy_api::get();
+    if (Py_TYPE(x_handle.ptr()) != api.PyArray_Type_) return py::none();
+    const auto x = py::reinterpret_borrow<py::array>(x_handle);
+    const auto dtype_object = x.dtype();
+    core::DType dtype;
+    if (api.PyArray_EquivTypes_(dtype_object.ptr(), py::dtype::of<float>().ptr())) {
+        dtype = core::DType::f32;
+    } else if (api.PyArray_EquivTypes_(dtype_object.ptr(), py::dtype::of<double>().ptr())) {
+        dtype = core::DType::f64;
+    } else {
+        return py::none();
+    }
+    const py::ssize_t ndim = x.ndim();
+    if (ndim == 0 || x.size() == 0) return py::none();
+    std::vector<bool> reduced(static_cast<std::size_t>(ndim), axis.is_none());
+    if (!axis.is_none()) {
+        if (!PyLong_CheckExact(axis.ptr())) return py::none();
+        const long value = PyLong_AsLong(axis.ptr());
+        if (value == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return py::none();
+        }
+        if (value < -ndim || value >= ndim) return py::none();
+        reduced[static_cast<std::size_t>(value < 0 ? value + ndim : value)] = true;
+    }
+    py::array out(dtype_object, std::vector<py::ssize_t>(x.shape(), x.shape() + ndim));
+    run_softmax(x, reduced, out, log, dtype);
+    return std::move(out);
+}
+
 }  // namespace
 
 void register_reduce(py::module_& m) {
@@ -196,6 +240,10 @@ void register_reduce(py::module_& m) {
           py::arg("log"),
           "softmax (log=False) or log_softmax (log=True) over `axes` into `out` "
           "(see numfuse.softmax).");
+    m.def("_softmax_new", &softmax_new, py::arg("x"), py::arg("axis"), py::arg("log"),
+          "softmax (log=False) or log_softmax (log=True) of a float32/float64 ndarray over "
+          "axis (None or an int) into a new array, or None where the Python layer must "
+          "handle the call (see numfuse.softmax).");
 }
 
 }  // namespace numfuse::python

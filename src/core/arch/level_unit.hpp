@@ -16,7 +16,7 @@
 #include "arch/binary_loop.hpp"
 #include "arch/expr_ops.hpp"
 #include "arch/level_tables.hpp"
-#include "arch/reduce_loops.hpp"
+#include "arch/softmax_loops.hpp"
 #include "arch/unary_loop.hpp"
 
 namespace numfuse::core {

@@ -1,7 +1,9 @@
-// The streaming logsumexp / softmax loops, instantiated once per level.
+// The streaming logsumexp loops (the online max-and-rescale accumulator) and
+// the helpers the softmax loops share, instantiated once per level.
 //
-// Included only by the per-level translation units in this folder, after
-// NUMFUSE_LEVEL_NAMESPACE / NUMFUSE_LEVEL_ARCH are defined (see
+// Included only by arch/softmax_loops.hpp (which fills the level's
+// ReduceKernelTable), in the per-level translation units in this folder,
+// after NUMFUSE_LEVEL_NAMESPACE / NUMFUSE_LEVEL_ARCH are defined (see
 // unary_loop.hpp for why everything lives in a per-level namespace). The
 // accumulator and its conventions are described in reduce/kernel_table.hpp.
 #pragma once
@@ -164,17 +166,6 @@ inline B exp_difference(const B& x, const B& m) noexcept {
                        lo, B(typename B::value_type(0)));
     const B e = kernels::exp_kernel(hi);
     return xsimd::fma(e, lo, e);
-}
-
-// (x - m) - param, with x - m as a double word (see exp_difference).
-template <class B>
-inline B log_softmax_value(const B& x, const B& m, const B& param) noexcept {
-    const B hi = x - m;
-    const B x_part = hi - x;
-    B lo = (x - (hi - x_part)) + (-m - x_part);
-    lo = xsimd::select(xsimd::abs(hi) < B(std::numeric_limits<typename B::value_type>::infinity()),
-                       lo, B(typename B::value_type(0)));
-    return (hi - param) + lo;
 }
 
 // Folds one batch of elements (weights w when HasB) into one lane triple.
@@ -343,55 +334,6 @@ NUMFUSE_REDUCE_FLATTEN ReducePartial<T> run_finish(const RunLaneState<T>& state)
         error += c[k];
     }
     return {m_max, sum, error};
-}
-
-template <class T, SoftmaxKind Kind>
-inline Batch<T> softmax_value(const Batch<T>& x, const Batch<T>& m,
-                              const Batch<T>& param) noexcept {
-    if constexpr (Kind == SoftmaxKind::softmax) {
-        return kernels::detail::divide(exp_difference(x, m), param);
-    } else {
-        return log_softmax_value(x, m, param);
-    }
-}
-
-template <class T, SoftmaxKind Kind>
-NUMFUSE_REDUCE_FLATTEN void run_write_impl(const char* a, std::ptrdiff_t a_stride, char* out,
-                                           std::ptrdiff_t out_stride, std::size_t n, T m,
-                                           T param) noexcept {
-    using B = Batch<T>;
-    constexpr std::size_t width = B::size;
-    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
-    const B mv(m);
-    const B pv(param);
-    std::size_t i = 0;
-    if (a_stride == elem && out_stride == elem) {
-        const T* pa = reinterpret_cast<const T*>(a);
-        T* po = reinterpret_cast<T*>(out);
-        for (; i + width <= n; i += width) {
-            softmax_value<T, Kind>(B::load_unaligned(pa + i), mv, pv).store_unaligned(po + i);
-        }
-    }
-    for (; i < n; i += width) {
-        const std::size_t count = n - i < width ? n - i : width;
-        const auto offset = static_cast<std::ptrdiff_t>(i);
-        const B x = load_lanes<T>(a + offset * a_stride, a_stride, count, T(0));
-        store_lanes<T>(softmax_value<T, Kind>(x, mv, pv), out + offset * out_stride, out_stride,
-                       count);
-    }
-}
-
-// Contract: out[i] = exp(a[i] - m) / param (softmax) or a[i] - m - param
-// (log_softmax) for i < n; out may be a itself (same strides), never a
-// partial overlap.
-template <class T>
-void run_write(SoftmaxKind kind, const char* a, std::ptrdiff_t a_stride, char* out,
-               std::ptrdiff_t out_stride, std::size_t n, T m, T param) noexcept {
-    if (kind == SoftmaxKind::softmax) {
-        run_write_impl<T, SoftmaxKind::softmax>(a, a_stride, out, out_stride, n, m, param);
-    } else {
-        run_write_impl<T, SoftmaxKind::log_softmax>(a, a_stride, out, out_stride, n, m, param);
-    }
 }
 
 // --------------------------------------------------------------- strips
@@ -586,124 +528,6 @@ void strip_accumulate(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_ste
         strip_accumulate_impl<T, false>(a, a_lane, a_step, b, b_lane, b_step, lanes, steps, m, s,
                                         c);
     }
-}
-
-template <class T, SoftmaxKind Kind>
-NUMFUSE_REDUCE_FLATTEN void strip_write_impl(const char* a, std::ptrdiff_t a_lane,
-                                             std::ptrdiff_t a_step, char* out,
-                                             std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
-                                             std::size_t lanes, std::size_t steps, const T* m_lane,
-                                             const T* param_lane) noexcept {
-    using B = Batch<T>;
-    constexpr std::size_t width = B::size;
-    for (std::size_t r = 0; r < steps; ++r) {
-        const auto row = static_cast<std::ptrdiff_t>(r);
-        for (std::size_t j = 0; j < lanes; j += width) {
-            const std::size_t count = lanes - j < width ? lanes - j : width;
-            const auto lane_offset = static_cast<std::ptrdiff_t>(j);
-            const B x = load_lanes<T>(a + row * a_step + lane_offset * a_lane, a_lane, count, T(0));
-            const B y = softmax_value<T, Kind>(x, B::load_unaligned(m_lane + j),
-                                               B::load_unaligned(param_lane + j));
-            store_lanes<T>(y, out + row * out_step + lane_offset * out_lane, out_lane, count);
-        }
-    }
-}
-
-// Contract: the run_write formula per lane, with that lane's m and param.
-template <class T>
-void strip_write(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
-                 char* out, std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
-                 std::size_t steps, const T* m, const T* param) noexcept {
-    if (kind == SoftmaxKind::softmax) {
-        strip_write_impl<T, SoftmaxKind::softmax>(a, a_lane, a_step, out, out_lane, out_step, lanes,
-                                                  steps, m, param);
-    } else {
-        strip_write_impl<T, SoftmaxKind::log_softmax>(a, a_lane, a_step, out, out_lane, out_step,
-                                                      lanes, steps, m, param);
-    }
-}
-
-template <class T, SoftmaxKind Kind>
-NUMFUSE_REDUCE_FLATTEN void short_softmax_impl(const char* a, std::ptrdiff_t a_lane,
-                                               std::ptrdiff_t a_step, char* out,
-                                               std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
-                                               std::size_t lanes, std::size_t steps) noexcept {
-    using B = Batch<T>;
-    constexpr std::size_t width = B::size;
-    const B nan(std::numeric_limits<T>::quiet_NaN());
-    const B inf(std::numeric_limits<T>::infinity());
-    const StridedLanes<T> groups(a_lane);
-    for (std::size_t j = 0; j < lanes; j += width) {
-        const std::size_t count = lanes - j < width ? lanes - j : width;
-        const char* pa = a + static_cast<std::ptrdiff_t>(j) * a_lane;
-        char* po = out + static_cast<std::ptrdiff_t>(j) * out_lane;
-        B x[short_group_max];
-        B m(lowest<T>());
-        auto nan_seen = xsimd::isnan(m);  // all false (m is finite)
-        for (std::size_t r = 0; r < steps; ++r) {
-            x[r] = groups.load(pa + static_cast<std::ptrdiff_t>(r) * a_step, count, T(0));
-            m = xsimd::select(x[r] > m, x[r], m);
-            // Not x != x: xsimd 8.1 compiles != to an ordered compare on AVX/AVX-512 (false for
-            // NaN).
-            nan_seen = nan_seen || xsimd::isnan(x[r]);
-        }
-        B s(T(0));
-        B c(T(0));
-        for (std::size_t r = 0; r < steps; ++r)
-            add_compensated(s, c, kernels::exp_kernel(x[r] - m));
-        // SciPy's special values (see softmax_parameters in reduce.cpp): a
-        // NaN or zero sum (NaN / +inf entries, all -inf) makes the group NaN,
-        // except log_softmax with +inf and no NaN: m = +inf, param = 0.
-        const B total = s + c;
-        const auto normal = (total > B(T(0))) && (total < inf);
-        B param;
-        if constexpr (Kind == SoftmaxKind::softmax) {
-            param = total;
-            m = xsimd::select(normal, m, nan);
-        } else {
-            const B hi = s + c;
-            const B lo = c - (hi - s);
-            param = kernels::log_kernel(hi) + kernels::detail::divide(lo, hi);
-            const auto infinite = (m == inf) && !nan_seen;
-            m = xsimd::select(normal, m, xsimd::select(infinite, inf, nan));
-            param = xsimd::select(normal, param, B(T(0)));
-        }
-        for (std::size_t r = 0; r < steps; ++r) {
-            store_lanes<T>(softmax_value<T, Kind>(x[r], m, param),
-                           po + static_cast<std::ptrdiff_t>(r) * out_step, out_lane, count);
-        }
-    }
-}
-
-// Contract: see ReduceKernels::short_softmax (steps <= short_group_max).
-template <class T>
-void short_softmax(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
-                   char* out, std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
-                   std::size_t steps) noexcept {
-    if (kind == SoftmaxKind::softmax) {
-        short_softmax_impl<T, SoftmaxKind::softmax>(a, a_lane, a_step, out, out_lane, out_step,
-                                                    lanes, steps);
-    } else {
-        short_softmax_impl<T, SoftmaxKind::log_softmax>(a, a_lane, a_step, out, out_lane, out_step,
-                                                        lanes, steps);
-    }
-}
-
-template <class T>
-void fill_kernels(ReduceKernels<T>& kernels) noexcept {
-    kernels.batch_lanes = Batch<T>::size;
-    kernels.run_init = &run_init<T>;
-    kernels.run_accumulate = &run_accumulate<T>;
-    kernels.run_finish = &run_finish<T>;
-    kernels.run_write = &run_write<T>;
-    kernels.strip_accumulate = &strip_accumulate<T>;
-    kernels.strip_write = &strip_write<T>;
-    kernels.short_softmax = &short_softmax<T>;
-}
-
-inline void fill_reduce_table(ReduceKernelTable& table) noexcept {
-    fill_kernels(table.f32);
-    fill_kernels(table.f64);
 }
 
 }  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops

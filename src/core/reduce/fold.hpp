@@ -93,9 +93,13 @@ struct StripStates {
           c(outputs + lane_padding, T(0)) {}
 };
 
+// Folds chunk item.chunk of a strip with the online accumulator into the
+// per-lane states m, s, c of its first output (padded arrays: strip_accumulate
+// loads and stores whole batches). logsumexp passes StripStates' arrays,
+// log_softmax its scratch rows (softmax.cpp).
 template <class T>
 void fold_strip_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char* a, const char* b,
-                      const StripItem& item, StripStates<T>& state) noexcept {
+                      const StripItem& item, T* m, T* s, T* c) noexcept {
     std::ptrdiff_t base[slot_count];
     offsets_of(p.outer, item.first_output, base);
     const std::ptrdiff_t a_lane = p.outer.stride[slot_a].back();
@@ -104,9 +108,6 @@ void fold_strip_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char
     const std::ptrdiff_t b_step = p.inner.stride[slot_b].back();
     const std::size_t lo = item.chunk * p.chunk;
     const std::size_t hi = std::min(p.reduced, lo + p.chunk);
-    T* m = state.m.data() + item.first_output;
-    T* s = state.s.data() + item.first_output;
-    T* c = state.c.data() + item.first_output;
     for_each_run(p.inner, lo, hi,
                  [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
                      kernels.strip_accumulate(a + base[slot_a] + offset[slot_a], a_lane, a_step,
@@ -126,7 +127,9 @@ std::vector<ReducePartial<T>> fold_all(const ReduceKernels<T>& kernels, const Pl
         for (std::size_t chunk = 0; chunk < p.chunks; ++chunk) states.emplace_back(p.outputs);
         parallel_items(p, [&](std::size_t index) {
             const StripItem item = strip_item(p, index);
-            fold_strip_chunk(kernels, p, a, b, item, states[item.chunk]);
+            StripStates<T>& st = states[item.chunk];
+            fold_strip_chunk(kernels, p, a, b, item, st.m.data() + item.first_output,
+                             st.s.data() + item.first_output, st.c.data() + item.first_output);
         });
         for (std::size_t chunk = 0; chunk < p.chunks; ++chunk) {
             const auto& st = states[chunk];

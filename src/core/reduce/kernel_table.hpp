@@ -1,9 +1,10 @@
 // The per-level reduction kernels behind logsumexp / softmax / log_softmax.
 //
 // Each instruction-set level (src/core/arch/<level>.cpp) fills one
-// ReduceKernelTable with loops from src/core/arch/reduce_loops.hpp; the
-// level-independent driver (reduce.cpp) plans the layout, chunks the work,
-// runs the threads and merges partial results in a fixed order.
+// ReduceKernelTable with loops from src/core/arch/reduce_loops.hpp and
+// softmax_loops.hpp; the level-independent driver (reduce.cpp) plans the
+// layout, chunks the work, runs the threads and merges partial results in a
+// fixed order.
 //
 // The streaming state is the online max-and-rescale accumulator: per SIMD
 // lane a running maximum m and a compensated scaled sum (s, c) with
@@ -63,9 +64,6 @@ struct ReduceKernels {
                            RunLaneState<T>& state) noexcept = nullptr;
     // Merges the lanes into one triple, in a fixed order.
     ReducePartial<T> (*run_finish)(const RunLaneState<T>& state) noexcept = nullptr;
-    // out[i] = softmax: exp(a[i] - m) / param, log_softmax: a[i] - m - param.
-    void (*run_write)(SoftmaxKind kind, const char* a, std::ptrdiff_t a_stride, char* out,
-                      std::ptrdiff_t out_stride, std::size_t n, T m, T param) noexcept = nullptr;
 
     // --- lanes across outputs (one output per lane) ---------------------
     // Lane j, step k reads a + j*a_lane + k*a_step. State arrays m, s, c
@@ -74,11 +72,47 @@ struct ReduceKernels {
                              const char* b, std::ptrdiff_t b_lane, std::ptrdiff_t b_step,
                              std::size_t lanes, std::size_t steps, T* m, T* s,
                              T* c) noexcept = nullptr;
-    // The softmax write of strip_accumulate's layout, with per-lane m, param.
-    void (*strip_write)(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane,
-                        std::ptrdiff_t a_step, char* out, std::ptrdiff_t out_lane,
-                        std::ptrdiff_t out_step, std::size_t lanes, std::size_t steps, const T* m,
-                        const T* param) noexcept = nullptr;
+
+    // --- softmax / log_softmax (arch/softmax_loops.hpp) -------------------
+    // A group is reduced in two passes: fold (its maximum m, then
+    // sum exp(a - m) into s + c; softmax also stores each exp(a - m) into
+    // out, so exp runs once per element) and write (softmax: out *= factor,
+    // log_softmax: out = a - m - param). Groups longer than one chunk fold
+    // each chunk with the chunk's own maximum; the driver merges the chunks.
+    // log_softmax over strips or several chunks folds with run_accumulate /
+    // strip_accumulate instead (one read; no numerators to store).
+    //
+    // The largest of `start` and a[i*a_stride], i < n; NaN elements are
+    // ignored (the sum pass turns them into a NaN sum).
+    T (*run_max)(const char* a, std::ptrdiff_t a_stride, std::size_t n, T start) noexcept = nullptr;
+    // (s, c) += sum of exp(a[i] - m), i < n, TwoSum-compensated, in an order
+    // that depends only on n; with out != nullptr each exp(a[i] - m) (x - m
+    // as a double word, see exp_difference) is also stored at out[i*out_stride].
+    // m is the maximum of the elements, or lowest() when all are -inf.
+    void (*run_exp_sum)(const char* a, std::ptrdiff_t a_stride, char* out,
+                        std::ptrdiff_t out_stride, std::size_t n, T m, T& s,
+                        T& c) noexcept = nullptr;
+    // out[i] *= factor, i < n.
+    void (*run_scale)(char* out, std::ptrdiff_t out_stride, std::size_t n,
+                      T factor) noexcept = nullptr;
+    // out[i] = a[i] - m - param (log_softmax; a[i] - m as a double word). out
+    // may be a itself (same strides), never a partial overlap.
+    void (*run_log_write)(const char* a, std::ptrdiff_t a_stride, char* out,
+                          std::ptrdiff_t out_stride, std::size_t n, T m,
+                          T param) noexcept = nullptr;
+    // The same four over strips (lane j, step k at a + j*a_lane + k*a_step),
+    // with one m / s / c / factor / param per lane. Only the first `lanes`
+    // entries of the per-lane arrays are read or written.
+    void (*strip_max)(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
+                      std::size_t lanes, std::size_t steps, T* m) noexcept = nullptr;
+    void (*strip_exp_sum)(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,
+                          std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
+                          std::size_t steps, const T* m, T* s, T* c) noexcept = nullptr;
+    void (*strip_scale)(char* out, std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
+                        std::size_t lanes, std::size_t steps, const T* factor) noexcept = nullptr;
+    void (*strip_log_write)(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,
+                            std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
+                            std::size_t steps, const T* m, const T* param) noexcept = nullptr;
     // softmax / log_softmax of groups of at most short_group_max elements,
     // one group per lane, folded and written in registers (no state arrays,
     // no per-output scalar work): lane j, element k at a + j*a_lane + k*a_step.

@@ -6,9 +6,13 @@
 // scipy.special (see python/numfuse/_reduce.py for the argument handling).
 //
 // Guarantees
-//   * One pass over the input for logsumexp, two for softmax/log_softmax
-//     (the second re-reads the input and writes the output once); no
-//     temporaries proportional to the input.
+//   * One pass over the input for logsumexp. softmax finds each group's (or
+//     chunk's) maximum, then sums exp(x - max) while storing it into out,
+//     then scales out by 1/sum: one exp per element, each group of up to
+//     kReduceChunk elements handled by one thread while it is in cache.
+//     log_softmax folds like logsumexp (or, for one-chunk runs, maximum
+//     first) and writes x - max - log(sum) once. No temporaries proportional
+//     to the input.
 //   * Bit-identical results for any thread count: the inner range of every
 //     output is cut into fixed chunks (kReduceChunk elements, independent of
 //     the thread count), each chunk is folded by one thread in a fixed lane

@@ -1,0 +1,443 @@
+// The softmax / log_softmax loops, and the level's ReduceKernelTable.
+//
+// Included only by level_unit.hpp, in the per-level translation units of this
+// folder (see reduce_loops.hpp, whose helpers these loops share). The
+// contracts of the table entries are in reduce/kernel_table.hpp.
+//
+// Why two passes with the maximum first, rather than the online accumulator of
+// logsumexp: softmax needs exp(x - m) for the sum and again for the output. With
+// the group's maximum known before any exp, the fold pass stores each
+// exp(x - m) into the output while summing it, and the write pass only scales
+// (one exp per element instead of two, and no rescale tests in the sum). The
+// maximum pass is a plain read the group then keeps in cache for the fold.
+// log_softmax stores nothing in the fold (run_exp_sum / strip_exp_sum with
+// out == nullptr); over strips and multi-chunk groups the driver folds it with
+// logsumexp's run_accumulate / strip_accumulate instead (one read).
+#pragma once
+
+#include "arch/reduce_loops.hpp"
+
+namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops {
+
+// (x - m) - param, with x - m as a double word (see exp_difference).
+template <class B>
+inline B log_softmax_value(const B& x, const B& m, const B& param) noexcept {
+    const B hi = x - m;
+    const B x_part = hi - x;
+    B lo = (x - (hi - x_part)) + (-m - x_part);
+    lo = xsimd::select(xsimd::abs(hi) < B(std::numeric_limits<typename B::value_type>::infinity()),
+                       lo, B(typename B::value_type(0)));
+    return (hi - param) + lo;
+}
+
+// The larger of m and x, NaN in x ignored (comparisons with NaN are false).
+template <class B>
+inline B max_ignoring_nan(const B& m, const B& x) noexcept {
+    return xsimd::select(x > m, x, m);
+}
+
+// The lanes' sums s[k] + c[k], k < count, added into (s, c) in lane order with
+// TwoSum (a fixed order: the same bits for the same lanes).
+template <class T>
+inline void add_lanes(const T* lane_s, const T* lane_c, std::size_t count, T& s, T& c) noexcept {
+    for (std::size_t k = 0; k < count; ++k) {
+        const T t = s + lane_s[k];
+        const T part = t - s;
+        c += (s - (t - part)) + (lane_s[k] - part);
+        s = t;
+        c += lane_c[k];
+    }
+}
+
+// --------------------------------------------------------------- runs
+
+// Contract: see ReduceKernels::run_max.
+template <class T>
+NUMFUSE_REDUCE_FLATTEN T run_max(const char* a, std::ptrdiff_t a_stride, std::size_t n,
+                                 T start) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    B m0(start), m1(start), m2(start), m3(start);
+    std::size_t i = 0;
+    if (a_stride == elem) {
+        const T* pa = reinterpret_cast<const T*>(a);
+        for (; i + 4 * width <= n; i += 4 * width) {
+            m0 = max_ignoring_nan(m0, B::load_unaligned(pa + i));
+            m1 = max_ignoring_nan(m1, B::load_unaligned(pa + i + width));
+            m2 = max_ignoring_nan(m2, B::load_unaligned(pa + i + 2 * width));
+            m3 = max_ignoring_nan(m3, B::load_unaligned(pa + i + 3 * width));
+        }
+    }
+    while (i < n) {
+        const std::size_t count = n - i < width ? n - i : width;
+        const auto offset = static_cast<std::ptrdiff_t>(i);
+        m0 = max_ignoring_nan(
+            m0, load_lanes<T>(a + offset * a_stride, a_stride, count, minus_infinity<T>()));
+        i += count;
+    }
+    m0 = max_ignoring_nan(max_ignoring_nan(m0, m1), max_ignoring_nan(m2, m3));
+    alignas(64) T lanes[width];
+    m0.store_aligned(lanes);
+    T m = start;
+    for (std::size_t k = 0; k < width; ++k) m = lanes[k] > m ? lanes[k] : m;
+    return m;
+}
+
+// Contract: see ReduceKernels::run_exp_sum. Every term is exp(x - m) <= 1 but
+// a lane need not hold the maximum, so the sum uses TwoSum, not Fast2Sum.
+template <class T, bool Store>
+NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_stride, char* out,
+                                             std::ptrdiff_t out_stride, std::size_t n, T m, T& s,
+                                             T& c) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    const B mv(m);
+    // The stored numerators need x - m as a double word (a rounded difference
+    // of 100 would cost 50 eps); the sum alone does not (its largest terms are
+    // near the maximum, where x - m is exact), so log_softmax skips it.
+    const auto term = [&mv](const B& x) {
+        if constexpr (Store) {
+            return exp_difference(x, mv);
+        } else {
+            return B(kernels::exp_kernel(x - mv));
+        }
+    };
+    B s0(T(0)), s1(T(0)), s2(T(0)), s3(T(0));
+    B c0(T(0)), c1(T(0)), c2(T(0)), c3(T(0));
+    std::size_t i = 0;
+    if (a_stride == elem && (!Store || out_stride == elem)) {
+        const T* pa = reinterpret_cast<const T*>(a);
+        T* po = reinterpret_cast<T*>(out);
+        for (; i + 4 * width <= n; i += 4 * width) {
+            const B y0 = term(B::load_unaligned(pa + i));
+            const B y1 = term(B::load_unaligned(pa + i + width));
+            const B y2 = term(B::load_unaligned(pa + i + 2 * width));
+            const B y3 = term(B::load_unaligned(pa + i + 3 * width));
+            if constexpr (Store) {
+                y0.store_unaligned(po + i);
+                y1.store_unaligned(po + i + width);
+                y2.store_unaligned(po + i + 2 * width);
+                y3.store_unaligned(po + i + 3 * width);
+            }
+            add_compensated(s0, c0, y0);
+            add_compensated(s1, c1, y1);
+            add_compensated(s2, c2, y2);
+            add_compensated(s3, c3, y3);
+        }
+    }
+    // Strided runs and the tail, into lanes 0: padding lanes read -inf, whose
+    // term is exp(-inf) = 0.
+    while (i < n) {
+        const std::size_t count = n - i < width ? n - i : width;
+        const auto offset = static_cast<std::ptrdiff_t>(i);
+        const B y =
+            term(load_lanes<T>(a + offset * a_stride, a_stride, count, minus_infinity<T>()));
+        if constexpr (Store) store_lanes<T>(y, out + offset * out_stride, out_stride, count);
+        add_compensated(s0, c0, y);
+        i += count;
+    }
+    alignas(64) T lane_s[4 * width];
+    alignas(64) T lane_c[4 * width];
+    s0.store_aligned(lane_s);
+    s1.store_aligned(lane_s + width);
+    s2.store_aligned(lane_s + 2 * width);
+    s3.store_aligned(lane_s + 3 * width);
+    c0.store_aligned(lane_c);
+    c1.store_aligned(lane_c + width);
+    c2.store_aligned(lane_c + 2 * width);
+    c3.store_aligned(lane_c + 3 * width);
+    add_lanes(lane_s, lane_c, 4 * width, s, c);
+}
+
+template <class T>
+void run_exp_sum(const char* a, std::ptrdiff_t a_stride, char* out, std::ptrdiff_t out_stride,
+                 std::size_t n, T m, T& s, T& c) noexcept {
+    if (out != nullptr) {
+        run_exp_sum_impl<T, true>(a, a_stride, out, out_stride, n, m, s, c);
+    } else {
+        run_exp_sum_impl<T, false>(a, a_stride, out, out_stride, n, m, s, c);
+    }
+}
+
+// Contract: see ReduceKernels::run_scale.
+template <class T>
+NUMFUSE_REDUCE_FLATTEN void run_scale(char* out, std::ptrdiff_t out_stride, std::size_t n,
+                                      T factor) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    const B fv(factor);
+    std::size_t i = 0;
+    if (out_stride == static_cast<std::ptrdiff_t>(sizeof(T))) {
+        T* po = reinterpret_cast<T*>(out);
+        for (; i + 2 * width <= n; i += 2 * width) {
+            (B::load_unaligned(po + i) * fv).store_unaligned(po + i);
+            (B::load_unaligned(po + i + width) * fv).store_unaligned(po + i + width);
+        }
+    }
+    while (i < n) {
+        const std::size_t count = n - i < width ? n - i : width;
+        char* p = out + static_cast<std::ptrdiff_t>(i) * out_stride;
+        store_lanes<T>(load_lanes<T>(p, out_stride, count, T(0)) * fv, p, out_stride, count);
+        i += count;
+    }
+}
+
+// Contract: see ReduceKernels::run_log_write.
+template <class T>
+NUMFUSE_REDUCE_FLATTEN void run_log_write(const char* a, std::ptrdiff_t a_stride, char* out,
+                                          std::ptrdiff_t out_stride, std::size_t n, T m,
+                                          T param) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    const B mv(m);
+    const B pv(param);
+    std::size_t i = 0;
+    if (a_stride == elem && out_stride == elem) {
+        const T* pa = reinterpret_cast<const T*>(a);
+        T* po = reinterpret_cast<T*>(out);
+        for (; i + width <= n; i += width) {
+            log_softmax_value(B::load_unaligned(pa + i), mv, pv).store_unaligned(po + i);
+        }
+    }
+    while (i < n) {
+        const std::size_t count = n - i < width ? n - i : width;
+        const auto offset = static_cast<std::ptrdiff_t>(i);
+        const B x = load_lanes<T>(a + offset * a_stride, a_stride, count, T(0));
+        store_lanes<T>(log_softmax_value(x, mv, pv), out + offset * out_stride, out_stride, count);
+        i += count;
+    }
+}
+
+// --------------------------------------------------------------- strips
+//
+// Rows outside, lanes inside, as strip_accumulate: memory is read row by row.
+// Per-lane state goes through load_lanes / store_lanes with the lane count, so
+// a partial last batch never touches the entries of a neighbouring strip
+// (another thread's).
+
+// Contract: see ReduceKernels::strip_max.
+template <class T>
+NUMFUSE_REDUCE_FLATTEN void strip_max(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
+                                      std::size_t lanes, std::size_t steps, T* m_lane) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    for (std::size_t r0 = 0; r0 < steps; r0 += strip_block) {
+        const std::size_t rows = steps - r0 < strip_block ? steps - r0 : strip_block;
+        for (std::size_t j = 0; j < lanes; j += width) {
+            const std::size_t count = lanes - j < width ? lanes - j : width;
+            const char* pa = a + static_cast<std::ptrdiff_t>(r0) * a_step +
+                             static_cast<std::ptrdiff_t>(j) * a_lane;
+            char* pm = reinterpret_cast<char*>(m_lane + j);
+            B m = load_lanes<T>(pm, elem, count, lowest<T>());
+            for (std::size_t r = 0; r < rows; ++r) {
+                m = max_ignoring_nan(m, load_lanes<T>(pa + static_cast<std::ptrdiff_t>(r) * a_step,
+                                                      a_lane, count, minus_infinity<T>()));
+            }
+            store_lanes<T>(m, pm, elem, count);
+        }
+    }
+}
+
+// Contract: see ReduceKernels::strip_exp_sum (each lane's terms added in step order).
+template <class T, bool Store>
+NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_lane,
+                                               std::ptrdiff_t a_step, char* out,
+                                               std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
+                                               std::size_t lanes, std::size_t steps,
+                                               const T* m_lane, T* s_lane, T* c_lane) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    for (std::size_t r0 = 0; r0 < steps; r0 += strip_block) {
+        const std::size_t rows = steps - r0 < strip_block ? steps - r0 : strip_block;
+        const auto row0 = static_cast<std::ptrdiff_t>(r0);
+        for (std::size_t j = 0; j < lanes; j += width) {
+            const std::size_t count = lanes - j < width ? lanes - j : width;
+            const auto lane0 = static_cast<std::ptrdiff_t>(j);
+            const char* pa = a + row0 * a_step + lane0 * a_lane;
+            char* po = Store ? out + row0 * out_step + lane0 * out_lane : nullptr;
+            const B m = load_lanes<T>(reinterpret_cast<const char*>(m_lane + j), elem, count, T(0));
+            B s = load_lanes<T>(reinterpret_cast<const char*>(s_lane + j), elem, count, T(0));
+            B c = load_lanes<T>(reinterpret_cast<const char*>(c_lane + j), elem, count, T(0));
+            for (std::size_t r = 0; r < rows; ++r) {
+                const auto row = static_cast<std::ptrdiff_t>(r);
+                const B x = load_lanes<T>(pa + row * a_step, a_lane, count, minus_infinity<T>());
+                if constexpr (Store) {
+                    const B y = exp_difference(x, m);
+                    store_lanes<T>(y, po + row * out_step, out_lane, count);
+                    add_compensated(s, c, y);
+                } else {
+                    add_compensated(s, c, B(kernels::exp_kernel(x - m)));
+                }
+            }
+            store_lanes<T>(s, reinterpret_cast<char*>(s_lane + j), elem, count);
+            store_lanes<T>(c, reinterpret_cast<char*>(c_lane + j), elem, count);
+        }
+    }
+}
+
+template <class T>
+void strip_exp_sum(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,
+                   std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
+                   std::size_t steps, const T* m, T* s, T* c) noexcept {
+    if (out != nullptr) {
+        strip_exp_sum_impl<T, true>(a, a_lane, a_step, out, out_lane, out_step, lanes, steps, m, s,
+                                    c);
+    } else {
+        strip_exp_sum_impl<T, false>(a, a_lane, a_step, out, out_lane, out_step, lanes, steps, m, s,
+                                     c);
+    }
+}
+
+// Contract: see ReduceKernels::strip_scale.
+template <class T>
+NUMFUSE_REDUCE_FLATTEN void strip_scale(char* out, std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
+                                        std::size_t lanes, std::size_t steps,
+                                        const T* factor) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    for (std::size_t r = 0; r < steps; ++r) {
+        char* row = out + static_cast<std::ptrdiff_t>(r) * out_step;
+        for (std::size_t j = 0; j < lanes; j += width) {
+            const std::size_t count = lanes - j < width ? lanes - j : width;
+            char* p = row + static_cast<std::ptrdiff_t>(j) * out_lane;
+            const B f = load_lanes<T>(reinterpret_cast<const char*>(factor + j), elem, count, T(0));
+            store_lanes<T>(load_lanes<T>(p, out_lane, count, T(0)) * f, p, out_lane, count);
+        }
+    }
+}
+
+// Contract: see ReduceKernels::strip_log_write.
+template <class T>
+NUMFUSE_REDUCE_FLATTEN void strip_log_write(const char* a, std::ptrdiff_t a_lane,
+                                            std::ptrdiff_t a_step, char* out,
+                                            std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
+                                            std::size_t lanes, std::size_t steps, const T* m_lane,
+                                            const T* param_lane) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    for (std::size_t r = 0; r < steps; ++r) {
+        const auto row = static_cast<std::ptrdiff_t>(r);
+        for (std::size_t j = 0; j < lanes; j += width) {
+            const std::size_t count = lanes - j < width ? lanes - j : width;
+            const auto lane0 = static_cast<std::ptrdiff_t>(j);
+            const B x = load_lanes<T>(a + row * a_step + lane0 * a_lane, a_lane, count, T(0));
+            const B m = load_lanes<T>(reinterpret_cast<const char*>(m_lane + j), elem, count, T(0));
+            const B param =
+                load_lanes<T>(reinterpret_cast<const char*>(param_lane + j), elem, count, T(0));
+            store_lanes<T>(log_softmax_value(x, m, param), out + row * out_step + lane0 * out_lane,
+                           out_lane, count);
+        }
+    }
+}
+
+// --------------------------------------------------------------- short groups
+
+template <class T, SoftmaxKind Kind>
+NUMFUSE_REDUCE_FLATTEN void short_softmax_impl(const char* a, std::ptrdiff_t a_lane,
+                                               std::ptrdiff_t a_step, char* out,
+                                               std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
+                                               std::size_t lanes, std::size_t steps) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    const B nan(std::numeric_limits<T>::quiet_NaN());
+    const B inf(std::numeric_limits<T>::infinity());
+    const StridedLanes<T> groups(a_lane);
+    for (std::size_t j = 0; j < lanes; j += width) {
+        const std::size_t count = lanes - j < width ? lanes - j : width;
+        const char* pa = a + static_cast<std::ptrdiff_t>(j) * a_lane;
+        char* po = out + static_cast<std::ptrdiff_t>(j) * out_lane;
+        B x[short_group_max];
+        B m(lowest<T>());
+        auto nan_seen = xsimd::isnan(m);  // all false (m is finite)
+        for (std::size_t r = 0; r < steps; ++r) {
+            x[r] = groups.load(pa + static_cast<std::ptrdiff_t>(r) * a_step, count, T(0));
+            m = max_ignoring_nan(m, x[r]);
+            // Not x != x: xsimd 8.1 compiles != to an ordered compare on AVX/AVX-512 (false for
+            // NaN).
+            nan_seen = nan_seen || xsimd::isnan(x[r]);
+        }
+        B s(T(0));
+        B c(T(0));
+        if constexpr (Kind == SoftmaxKind::softmax) {
+            // The numerators, kept in x: exp once per element (see the top).
+            for (std::size_t r = 0; r < steps; ++r) {
+                x[r] = exp_difference(x[r], m);
+                add_compensated(s, c, x[r]);
+            }
+        } else {
+            for (std::size_t r = 0; r < steps; ++r)
+                add_compensated(s, c, kernels::exp_kernel(x[r] - m));
+        }
+        // SciPy's special values (see softmax_parameters in reduce.cpp): a
+        // NaN or zero sum (NaN / +inf entries, all -inf) makes the group NaN,
+        // except log_softmax with +inf and no NaN: m = +inf, param = 0.
+        const B total = s + c;
+        const auto normal = (total > B(T(0))) && (total < inf);
+        if constexpr (Kind == SoftmaxKind::softmax) {
+            const B factor = xsimd::select(normal, kernels::detail::divide(B(T(1)), total), nan);
+            for (std::size_t r = 0; r < steps; ++r) {
+                store_lanes<T>(x[r] * factor, po + static_cast<std::ptrdiff_t>(r) * out_step,
+                               out_lane, count);
+            }
+        } else {
+            const B hi = s + c;
+            const B lo = c - (hi - s);
+            B param = kernels::log_kernel(hi) + kernels::detail::divide(lo, hi);
+            const auto infinite = (m == inf) && !nan_seen;
+            m = xsimd::select(normal, m, xsimd::select(infinite, inf, nan));
+            param = xsimd::select(normal, param, B(T(0)));
+            for (std::size_t r = 0; r < steps; ++r) {
+                store_lanes<T>(log_softmax_value(x[r], m, param),
+                               po + static_cast<std::ptrdiff_t>(r) * out_step, out_lane, count);
+            }
+        }
+    }
+}
+
+// Contract: see ReduceKernels::short_softmax (steps <= short_group_max).
+template <class T>
+void short_softmax(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
+                   char* out, std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
+                   std::size_t steps) noexcept {
+    if (kind == SoftmaxKind::softmax) {
+        short_softmax_impl<T, SoftmaxKind::softmax>(a, a_lane, a_step, out, out_lane, out_step,
+                                                    lanes, steps);
+    } else {
+        short_softmax_impl<T, SoftmaxKind::log_softmax>(a, a_lane, a_step, out, out_lane, out_step,
+                                                        lanes, steps);
+    }
+}
+
+// --------------------------------------------------------------- the table
+
+template <class T>
+void fill_kernels(ReduceKernels<T>& kernels) noexcept {
+    kernels.batch_lanes = Batch<T>::size;
+    kernels.run_init = &run_init<T>;
+    kernels.run_accumulate = &run_accumulate<T>;
+    kernels.run_finish = &run_finish<T>;
+    kernels.strip_accumulate = &strip_accumulate<T>;
+    kernels.run_max = &run_max<T>;
+    kernels.run_exp_sum = &run_exp_sum<T>;
+    kernels.run_scale = &run_scale<T>;
+    kernels.run_log_write = &run_log_write<T>;
+    kernels.strip_max = &strip_max<T>;
+    kernels.strip_exp_sum = &strip_exp_sum<T>;
+    kernels.strip_scale = &strip_scale<T>;
+    kernels.strip_log_write = &strip_log_write<T>;
+    kernels.short_softmax = &short_softmax<T>;
+}
+
+inline void fill_reduce_table(ReduceKernelTable& table) noexcept {
+    fill_kernels(table.f32);
+    fill_kernels(table.f64);
+}
+
+}  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops

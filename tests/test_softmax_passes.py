@@ -1,0 +1,162 @@
+"""softmax / log_softmax's two passes (src/core/reduce/softmax.cpp, arch/softmax_loops.hpp).
+
+Each group's maximum is found first, then exp(x - max) is summed (softmax stores it into
+the output), then the output is scaled; groups longer than one chunk (65536 elements) fold
+each chunk with its own maximum and rescale it in the write pass. These tests aim at what
+that can get wrong: the float32 path against mpmath (the numerators, the 1/sum factor, the
+chunk rescale), chunks whose maxima differ by a lot, special values in one chunk only,
+out= aliasing the input when the numerators are stored into it, narrow strips, and the
+bits for every team size.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numfuse as nf
+from test_logsumexp import assert_same, mp_parts, relative_error_in_eps, scipy_quiet
+
+RNG = np.random.default_rng(20261126)
+CHUNK = 65536  # kReduceChunk
+NAMES = ("softmax", "log_softmax")
+
+FLOAT32_INPUTS = {
+    "well-conditioned": lambda n: RNG.uniform(-1, 1, n),
+    "normal": lambda n: RNG.standard_normal(n) * 30,
+    "wide-range": lambda n: RNG.uniform(-700, 700, n),
+    "wide-negative": lambda n: RNG.uniform(-90, -10, n),
+    "sorted": lambda n: np.sort(RNG.uniform(-40, 40, n)),
+}
+
+_CACHE: dict = {}
+
+
+def with_reference(key, make):
+    """(x, mpmath's softmax, mpmath's log_softmax) for x = make(), made and computed once
+    per key: every level reuses them (mpmath is the slow part)."""
+    if key not in _CACHE:
+        x = make()
+        _CACHE[key] = (x, *mp_parts(x)[1:])
+    return _CACHE[key]
+
+
+def expected(name, x, axis=None):
+    """SciPy's answer computed in float64 over a contiguous last axis (pairwise sums), in
+    x's dtype: NumPy sums a non-contiguous axis in a plain loop, 1e-4 off in float32 and
+    60 eps in float64 at 1e5 elements."""
+    wide = x.astype(np.float64)
+    if axis is None:
+        return scipy_quiet(name, wide.ravel()).reshape(x.shape).astype(x.dtype)
+    moved = np.ascontiguousarray(np.moveaxis(wide, axis, -1))
+    return np.moveaxis(scipy_quiet(name, moved, axis=-1), -1, axis).astype(x.dtype)
+
+
+def check_float32(got_soft, got_log, soft, log_soft):
+    normal = soft > np.finfo(np.float32).tiny * 2**24
+    assert relative_error_in_eps(got_soft[normal], soft[normal], np.float32) <= 4
+    assert relative_error_in_eps(got_log, log_soft, np.float32) <= 4
+
+
+@pytest.mark.parametrize("kind", sorted(FLOAT32_INPUTS))
+def test_float32_rows_and_columns_vs_mpmath(level, kind):
+    x, soft, log_soft = with_reference(
+        ("f32", kind), lambda: FLOAT32_INPUTS[kind](3000).astype(np.float32)
+    )
+    check_float32(nf.softmax(x), nf.log_softmax(x), soft, log_soft)
+    # the same group as a row of a matrix (axis=1), a column (axis=0: lanes across
+    # outputs), and a strided row
+    rows = np.stack([x, x[::-1], x])
+    check_float32(nf.softmax(rows, axis=1)[2], nf.log_softmax(rows, axis=1)[2], soft, log_soft)
+    cols = np.ascontiguousarray(rows.T)
+    check_float32(
+        nf.softmax(cols, axis=0)[:, 0], nf.log_softmax(cols, axis=0)[:, 0], soft, log_soft
+    )
+    strided = np.repeat(x, 3)[1::3]
+    check_float32(nf.softmax(strided), nf.log_softmax(strided), soft, log_soft)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_chunks_with_far_apart_maxima_vs_mpmath(level, dtype):
+    # Three chunks whose own maxima differ by 60 and 30: the first chunk's numerators are
+    # exp(x - its max), which the write pass rescales by exp(chunk max - group max) / sum.
+
+    def make():
+        x = RNG.uniform(-5, 0, 2 * CHUNK + 1000)
+        x[:CHUNK] -= 60
+        x[2 * CHUNK :] -= 30
+        return x.astype(dtype)
+
+    x, soft, log_soft = with_reference(("chunks", np.dtype(dtype).name), make)
+    eps_type = np.float32 if dtype == np.float32 else np.float64
+    tiny = np.finfo(dtype).tiny * 2 ** np.finfo(dtype).nmant
+    normal = soft > tiny
+    assert relative_error_in_eps(nf.softmax(x)[normal], soft[normal], eps_type) <= 4
+    assert relative_error_in_eps(nf.log_softmax(x), log_soft, eps_type) <= 4
+    # in place: the numerators are stored over the input
+    y = x.copy()
+    assert nf.softmax(y, out=y) is y
+    assert relative_error_in_eps(y[normal], soft[normal], eps_type) <= 4
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("where", [0, CHUNK + 5, 2 * CHUNK + 3])
+def test_special_values_in_one_chunk(level, dtype, where):
+    base = RNG.standard_normal(2 * CHUNK + 100).astype(dtype)
+    for value in (np.nan, np.inf, -np.inf):
+        x = base.copy()
+        x[where] = value
+        for name in NAMES:
+            assert_same(getattr(nf, name)(x), expected(name, x))
+    # a whole chunk of -inf, the others finite: zeros there, the rest as without it
+    x = base.copy()
+    x[CHUNK : 2 * CHUNK] = -np.inf
+    for name in NAMES:
+        assert_same(getattr(nf, name)(x), expected(name, x))
+    # every element -inf: NaN everywhere, as SciPy
+    x = np.full(2 * CHUNK + 100, -np.inf, dtype)
+    for name in NAMES:
+        assert np.isnan(getattr(nf, name)(x)).all()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape,axis",
+    [((1000, 1000), 0), ((1000, 1000), 1), ((3, 2 * CHUNK + 7), 1), ((2 * CHUNK + 7, 3), 0)],
+)
+def test_out_aliasing_and_views(level, dtype, shape, axis):
+    x = (RNG.standard_normal(shape) * 4).astype(dtype)
+    for name in NAMES:
+        reference = expected(name, x, axis)
+        same = x.copy()
+        assert getattr(nf, name)(same, axis=axis, out=same) is same
+        assert_same(same, reference)
+        # out= a non-contiguous view, input a transposed copy
+        out = np.zeros((shape[0], 2 * shape[1]), dtype)[:, ::2]
+        getattr(nf, name)(np.asfortranarray(x), axis=axis, out=out)
+        assert_same(out, reference)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape,axis",
+    [
+        ((2 * CHUNK + 9,), None),  # run mode, three chunks
+        ((1000, 1000), 0),  # strips (narrower for softmax than for logsumexp)
+        ((1000, 1000), 1),
+        ((200_000, 20), 0),  # strips over several chunks of steps
+        ((7, 80_000), None),  # a strided view below: several runs per chunk
+    ],
+)
+def test_bits_for_every_team_size(threads, dtype, shape, axis):
+    x = (RNG.standard_normal(shape) * 5).astype(dtype)
+    if shape == (7, 80_000):
+        x = x[:, ::2]
+    for name in NAMES:
+        results = []
+        for team in (1, 2, 3, 7):
+            nf.set_num_threads(team)
+            results.append(getattr(nf, name)(x, axis=axis))
+        for other in results[1:]:
+            assert other.tobytes() == results[0].tobytes(), (name, shape, axis)
+    assert_same(results[0], expected(NAMES[-1], x, axis))
