@@ -15,9 +15,10 @@
 // once, see f32_through_f64), sqrt/floor/ceil/trunc/round/copysign/min/max
 // through xsimd. The others are scalar loops: complex types (complex64
 // transcendental functions in complex128, rounded once), integer ops, and
-// arctan2, hypot, nextafter, pow (C library, <= 1 ULP measured; float32
-// through float64). The functions that are ufuncs return the ufunc's NaNs for
-// invalid and NaN inputs (NumPy's on this machine: nan_fixup.hpp).
+// arctan2, hypot, nextafter (C library, <= 1 ULP measured; float32
+// through float64); real pow is kernels/power.hpp's array kernel. The
+// functions that are ufuncs return the ufunc's NaNs for invalid and NaN
+// inputs (NumPy's on this machine: nan_fixup.hpp).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -40,6 +41,7 @@
 #include "kernels/log.hpp"
 #include "kernels/logaddexp.hpp"
 #include "kernels/logpair.hpp"
+#include "kernels/power.hpp"
 #include "kernels/trig.hpp"
 #include "scalar_libm.hpp"
 
@@ -255,8 +257,17 @@ std::complex<T> complex_power(std::complex<T> a, std::complex<T> b) noexcept {
     return std::pow(a, b);
 }
 
+// Real x**y through kernels/power.hpp's array kernel (<= 1 ULP, C99's special values; an
+// array whose exponents are all one small half-integer takes its exact product path),
+// float32 widened to float64 and rounded once; integers and complex numbers element by
+// element below.
 struct Pow {
+    static constexpr bool array_kernel = true;
     static constexpr bool f32_via_f64 = true;
+    template <class Arch, class Out>
+    static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
+        kernels::power_array<Out, Arch>(out, a, b, n);
+    }
     template <class R, class T>
     static R apply(T a, T b) noexcept {
         if constexpr (std::is_integral_v<T>) {
