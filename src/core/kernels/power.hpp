@@ -7,7 +7,7 @@
 //   computed in float64 lanes and rounded once (within 0.5 + 2^-28 ULP).
 //   Special values as C99 / glibc pow (NumPy's np.power), bit for bit:
 //     x**(+-0) = 1 (x NaN included), 1**y = 1 (y NaN included), (-1)**(+-inf) = 1;
-//     otherwise a NaN argument gives x + y (its NaN, quieted);
+//     otherwise a NaN argument gives glibc's x + y (x's NaN if x is one, else y's, quieted);
 //     x < 0 finite, y finite and not an integer: the invalid NaN of the CPU (x86: the
 //     negative quiet NaN, as glibc's (x - x) / (x - x));
 //     (+-0)**y: y < 0 -> +inf (-inf for -0 and odd y), y > 0 -> +0 (-0 for -0, odd y);
@@ -54,6 +54,12 @@
 #include "kernels/generated/pow_log_table.hpp"
 #include "kernels/hyperbolic.hpp"
 
+#if defined(__GNUC__)
+#define NUMFUSE_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
+#else
+#define NUMFUSE_ALWAYS_INLINE_LAMBDA
+#endif
+
 namespace numfuse::kernels {
 namespace detail {
 
@@ -64,30 +70,43 @@ struct pow_log_row {
     xsimd::batch<double, A> invc, logc_hi, logc_lo;
 };
 
-// The rows of the indices i (in [0, 128)), each lane's three values loaded as scalars and
-// put together in registers (a gather is slow on CPUs with the gather-data-sampling fix;
-// a store and reload of the vector fails store-to-load forwarding).
+// The rows of the indices i (in [0, 128)): each lane's index taken out of the register
+// (a store and reload of the index vector would make every batch wait for the previous
+// one's stores to retire), its three values loaded as scalars and put together in
+// registers (a gather is slow on CPUs with the gather-data-sampling fix).
 template <class A>
 NUMFUSE_ALWAYS_INLINE pow_log_row<A> pow_log_lookup(
     const xsimd::batch<std::int64_t, A>& i) noexcept {
     using B = xsimd::batch<double, A>;
     constexpr std::size_t n = B::size;
-    alignas(64) std::int64_t is[n];
-    i.store_aligned(is);
     const double* row[n];
-    for (std::size_t k = 0; k < n; ++k) row[k] = pow_log_table + 4 * is[k];
 #if defined(__AVX512F__)
     if constexpr (n == 8) {
-        const auto column = [&](int c) {
+        const __m512i v = i;
+        const __m256i lo = _mm512_castsi512_si256(v), hi = _mm512_extracti64x4_epi64(v, 1);
+        const __m128i q0 = _mm256_castsi256_si128(lo), q1 = _mm256_extracti128_si256(lo, 1);
+        const __m128i q2 = _mm256_castsi256_si128(hi), q3 = _mm256_extracti128_si256(hi, 1);
+        const __m128i q[4] = {q0, q1, q2, q3};
+        for (std::size_t k = 0; k < 4; ++k) {
+            row[2 * k] = pow_log_table + 4 * _mm_cvtsi128_si64(q[k]);
+            row[2 * k + 1] = pow_log_table + 4 * _mm_extract_epi64(q[k], 1);
+        }
+        const auto column = [&](int c) NUMFUSE_ALWAYS_INLINE_LAMBDA {
             return B(_mm512_set_pd(row[7][c], row[6][c], row[5][c], row[4][c], row[3][c], row[2][c],
                                    row[1][c], row[0][c]));
         };
         return {column(0), column(1), column(2)};
     } else
 #endif
-#if defined(__AVX__)
+#if defined(__AVX2__)
         if constexpr (n == 4) {
-        const auto column = [&](int c) {
+        const __m256i v = i;
+        const __m128i q0 = _mm256_castsi256_si128(v), q1 = _mm256_extracti128_si256(v, 1);
+        row[0] = pow_log_table + 4 * _mm_cvtsi128_si64(q0);
+        row[1] = pow_log_table + 4 * _mm_extract_epi64(q0, 1);
+        row[2] = pow_log_table + 4 * _mm_cvtsi128_si64(q1);
+        row[3] = pow_log_table + 4 * _mm_extract_epi64(q1, 1);
+        const auto column = [&](int c) NUMFUSE_ALWAYS_INLINE_LAMBDA {
             return B(_mm256_set_pd(row[3][c], row[2][c], row[1][c], row[0][c]));
         };
         return {column(0), column(1), column(2)};
@@ -95,20 +114,23 @@ NUMFUSE_ALWAYS_INLINE pow_log_row<A> pow_log_lookup(
 #endif
 #if defined(__SSE2__)
         if constexpr (n == 2) {
-        const auto column = [&](int c) { return B(_mm_set_pd(row[1][c], row[0][c])); };
-        return {column(0), column(1), column(2)};
-    } else
-#elif defined(__aarch64__)
-    if constexpr (n == 2) {
-        const auto column = [&](int c) {
-            return B(vsetq_lane_f64(row[1][c], vdupq_n_f64(row[0][c]), 1));
+        const __m128i v = i;
+        row[0] = pow_log_table + 4 * _mm_cvtsi128_si64(v);
+        row[1] = pow_log_table + 4 * _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v));
+        const auto column = [&](int c) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+            return B(_mm_set_pd(row[1][c], row[0][c]));
         };
         return {column(0), column(1), column(2)};
     } else
 #endif
     {
+        alignas(64) std::int64_t is[n];
+        i.store_aligned(is);
         alignas(64) double c0[n], c1[n], c2[n];
-        for (std::size_t k = 0; k < n; ++k) c0[k] = row[k][0], c1[k] = row[k][1], c2[k] = row[k][2];
+        for (std::size_t k = 0; k < n; ++k) {
+            row[k] = pow_log_table + 4 * is[k];
+            c0[k] = row[k][0], c1[k] = row[k][1], c2[k] = row[k][2];
+        }
         return {B::load_aligned(c0), B::load_aligned(c1), B::load_aligned(c2)};
     }
 }
@@ -219,7 +241,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel(
             special = xsimd::select(ax == B(1.0), B(1.0), special);
             special = xsimd::select(odd, xsimd::copysign(special, x), special);
             special = xsimd::select(invalid, detail::pow_invalid_nan<A>(), special);
-            special = xsimd::select(xsimd::isnan(x) | xsimd::isnan(y), x + y, special);
+            // glibc's x + y: x's NaN (quieted) where x is one, else y's. Spelled per operand:
+            // the compiler may swap the operands of an addition, and x86 keeps the first NaN.
+            const B nan = xsimd::select(xsimd::isnan(x), x + x, y + y);
+            special = xsimd::select(xsimd::isnan(x) | xsimd::isnan(y), nan, special);
             const auto one =
                 (y == B(0.0)) | (x == B(1.0)) | ((ax == B(1.0)) & (xsimd::abs(y) == inf));
             special = xsimd::select(one, B(1.0), special);
@@ -321,12 +346,23 @@ inline void power_array(double* out, const double* x, const double* y, std::size
     bool constant_half = false;
     int m = 0;
     if (detail::all_equal<A>(y, n)) m = detail::half_integer(y[0], &constant_half);
-    const auto compute = [&](const double* xs, const double* ys) {
+    const auto compute = [&](const double* xs, const double* ys) NUMFUSE_ALWAYS_INLINE_LAMBDA {
         const B xv = B::load_unaligned(xs);
         if (constant_half) return detail::power_halves(xv, m);
         return power_kernel(xv, B::load_unaligned(ys));
     };
     std::size_t k = 0;
+    if (!constant_half) {
+        // Two independent batches per step: the kernel is one long dependent chain, and
+        // the two chains overlap.
+        for (; k + 2 * width <= n; k += 2 * width) {
+            const B r0 = power_kernel(B::load_unaligned(x + k), B::load_unaligned(y + k));
+            const B r1 =
+                power_kernel(B::load_unaligned(x + k + width), B::load_unaligned(y + k + width));
+            r0.store_unaligned(out + k);
+            r1.store_unaligned(out + k + width);
+        }
+    }
     for (; k + width <= n; k += width) compute(x + k, y + k).store_unaligned(out + k);
     if (k < n) {
         alignas(64) double xa[width], ya[width], oa[width];
