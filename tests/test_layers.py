@@ -29,7 +29,9 @@ FRONT_ENDS = {"numfuse", "numfuse.__main__", "numfuse._evaluate", "numfuse._patc
 FRONT_ENDS |= {"numfuse._reduce", "numfuse._numexpr_surface", "numfuse._ufuncs"}
 # numfuse.jit: a front end over _evaluate's engine and _reduce's functions
 FRONT_ENDS |= {f"numfuse._jit{m}" for m in ("", "._function", "._guards", "._ops")}
-FRONT_ENDS |= {f"numfuse._jit{m}" for m in ("._program", "._trace", "._tracer")}
+FRONT_ENDS |= {
+    f"numfuse._jit{m}" for m in ("._program", "._trace", "._tracer", "._decorator", "._errors")
+}
 EXTENSIONS = {"numfuse._core", "numfuse._cuda"}
 
 
@@ -179,3 +181,15 @@ def test_the_namespace_is_the_public_api():
     # subpackages and submodules that an import of numfuse.<name> adds are part of the API
     extra -= {"cuda", "bench", "jit"}
     assert not extra, sorted(extra)
+
+
+def test_import_loads_no_heavy_modules():
+    # `import numfuse` stays cheap: the jit's tracer loads on the first jit call,
+    # numpy.typing only for type checkers, SciPy's version without importlib.metadata.
+    code = (
+        "import sys, numfuse; "
+        "print(sorted(m for m in ('numfuse._jit._function', 'numpy.typing', "
+        "'importlib.metadata', 'scipy') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import sys
 
 import mpmath
 import numpy as np
@@ -586,7 +587,7 @@ def test_logaddexp_reduce_and_accumulate_see_every_earlier_element(dtype):
             assert np.logaddexp.reduce(arr) == reduced
 
 
-def test_scipy_functions_take_the_installed_scipys_loop_order(monkeypatch):
+def test_scipy_functions_take_the_installed_scipys_loop_order(monkeypatch, tmp_path):
     """SciPy 1.18 lists erf/erfc/expit's float32 loop first (erf(int8) is float32), 1.17 the
     float64 one: numfuse's ufuncs follow the installed SciPy, the newest order without it."""
     from numfuse import _scipy_loops
@@ -597,17 +598,34 @@ def test_scipy_functions_take_the_installed_scipys_loop_order(monkeypatch):
         assert getattr(numfuse, name).types[:2] == theirs, name
     import importlib.metadata
 
-    def fake_version(result):
+    # The version is read from scipy/version.py beside the package `import scipy` would load
+    # (a fake one first on the path here), importlib.metadata where that file is missing.
+    monkeypatch.delitem(sys.modules, "scipy", raising=False)
+
+    def fake_scipy(text, version_file=True):
+        root = tmp_path / f"{text}-{version_file}"
+        (root / "scipy").mkdir(parents=True)
+        (root / "scipy" / "__init__.py").write_text("")
+        if version_file:
+            (root / "scipy" / "version.py").write_text(
+                f'version = "{text}"\nfull_version = version\n'
+            )
+        monkeypatch.syspath_prepend(str(root))
+
+    def fake_metadata(result):
         def version(name):
             if isinstance(result, Exception):
                 raise result
             return result
 
-        return version
+        monkeypatch.setattr(importlib.metadata, "version", version)
 
     for text, expected in (("1.17.1", False), ("1.18.0", True), ("2.0.0rc1", True)):
-        monkeypatch.setattr(importlib.metadata, "version", fake_version(text))
+        fake_scipy(text)
         assert _scipy_loops.scipy_float32_first() is expected, text
-    missing = importlib.metadata.PackageNotFoundError("scipy")
-    monkeypatch.setattr(importlib.metadata, "version", fake_version(missing))
+    fake_scipy("no-version-file", version_file=False)
+    for text, expected in (("1.17.1", False), ("1.18.0", True)):
+        fake_metadata(text)
+        assert _scipy_loops.scipy_float32_first() is expected, text
+    fake_metadata(importlib.metadata.PackageNotFoundError("scipy"))
     assert _scipy_loops.scipy_float32_first() is True

@@ -14,11 +14,12 @@ import sys
 import threading
 import weakref
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
-
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any, Literal
 
 from . import _core, _dispatch, _frames, _interop
+
+if TYPE_CHECKING:  # numpy.typing costs milliseconds at import; annotations only
+    import numpy.typing as npt
 
 ExpressionError = _core.ExpressionError
 UnsupportedDtypeError = _core.UnsupportedDtypeError

@@ -22,10 +22,12 @@ Deliberate differences from SciPy 1.17 (documented in the docstrings):
 
 from __future__ import annotations
 
-from typing import Any, Literal, overload
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
-import numpy.typing as npt
+
+if TYPE_CHECKING:  # numpy.typing costs milliseconds at import; annotations only
+    import numpy.typing as npt
 
 from . import _core, _dispatch, _interop
 from ._axes import normalise_axes as _normalise_axes

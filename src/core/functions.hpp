@@ -23,8 +23,16 @@
 //              float_pair        name_fff name_ddd (arity 2)
 //              rounding          name_ff name_dd; bool and integer operands pass unchanged
 //              rounding_complex  name_ff name_dd name_cc name_zz; bool and integers unchanged
-//   Functor  the kernel: struct Functor in arch/expr_ops.hpp (the VM, every level)
-//            and, for a ufunc, struct FunctorOp in arch/unary_loop.hpp (its SIMD loop).
+//   Functor  the kernel: `kernel` or `kernel64` for a one-argument row whose kernel is
+//            kernels::<name>_kernel (xsimd batches; `kernel64`: float64 batches only,
+//            float32 lanes widened and rounded once) with kernels::<name>_special (the
+//            lanes that may raise a floating-point condition): its VM functor
+//            expr_ops::<name>_fn (arch/expr_math.hpp) and ufunc loop operation
+//            <name>_fnOp (arch/table_op.hpp) are generated from the row, and its scalar
+//            and complex values are scalar_libm::<libm>. Otherwise the name of a
+//            hand-written functor, struct Functor in arch/expr_math.hpp, whose ufunc
+//            loop operation is struct FunctorOp in arch/unary_loop.hpp (binary_loop.hpp
+//            for two arguments). NUMFUSE_FUNCTIONS hands X the functor's type name.
 //   libm     the function of one scalar, scalar_libm::libm (scalar_libm.hpp: the C++
 //            library's, plus expit, logaddexp and NumPy's complex forms it lacks): a ufunc's
 //            long double and complex loops and the VM's complex ones; the GPU's `libdevice`
@@ -94,12 +102,38 @@
     R(X, logaddexp, 2, float_pair,       Logaddexp, logaddexp, numpy, minus_inf, none,        8192,  none,            -5.0,  5.0,   "log(exp(x1) + exp(x2))")
 // clang-format on
 
-// Every row: X(name, arity, types, Functor, libm, ufunc, gpu, summary).
+// Every row: X(name, arity, types, Functor, libm, ufunc, gpu, summary), Functor the
+// functor's type name (NUMFUSE_FN_FUNCTOR).
 // (tools/gen_function_lists.py names the columns by NUMFUSE_FN_EVERY_ROW's parameters.)
 #define NUMFUSE_FUNCTIONS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_EVERY_ROW, X)
 #define NUMFUSE_FN_EVERY_ROW(X, name, arity, types, Functor, libm, ufunc, identity, gpu, threads, \
                              invalid, lo, hi, summary)                                            \
-    X(name, arity, types, Functor, libm, ufunc, gpu, summary)
+    NUMFUSE_FN_CALL(                                                                              \
+        X, (name, arity, types, NUMFUSE_FN_FUNCTOR(name, Functor), libm, ufunc, gpu, summary))
+// X's arguments expanded before X sees them (X may paste Functor##Op).
+#define NUMFUSE_FN_CALL(X, arguments) X arguments
+
+// The functor's type name of a row: name_fn where the Functor column is `kernel` or
+// `kernel64` (generated from the row), else the column itself (a hand-written functor).
+// NUMFUSE_FN_GENERATED(Functor) is 1 for the two words, 0 for any other identifier: the
+// words define a probe macro that expands to two arguments, which moves the 1 into the
+// second argument's place.
+#define NUMFUSE_FN_FUNCTOR(name, Functor) \
+    NUMFUSE_FN_CAT(NUMFUSE_FN_FUNCTOR_, NUMFUSE_FN_GENERATED(Functor))(name, Functor)
+#define NUMFUSE_FN_FUNCTOR_0(name, Functor) Functor
+#define NUMFUSE_FN_FUNCTOR_1(name, Functor) name##_fn
+#define NUMFUSE_FN_GENERATED(Functor) NUMFUSE_FN_PROBE(NUMFUSE_FN_PROBE_##Functor)
+#define NUMFUSE_FN_PROBE(...) NUMFUSE_FN_SECOND(__VA_ARGS__, 0, unused)
+#define NUMFUSE_FN_SECOND(first, second, ...) second
+#define NUMFUSE_FN_PROBE_kernel unused, 1
+#define NUMFUSE_FN_PROBE_kernel64 unused, 1
+// NUMFUSE_FN_IF_GENERATED(Functor)(code): code for a generated functor's row only.
+#define NUMFUSE_FN_IF_GENERATED(Functor) \
+    NUMFUSE_FN_CAT(NUMFUSE_FN_IF_, NUMFUSE_FN_GENERATED(Functor))
+#define NUMFUSE_FN_IF_0(...)
+#define NUMFUSE_FN_IF_1(...) __VA_ARGS__
+#define NUMFUSE_FN_CAT(a, b) NUMFUSE_FN_CAT_(a, b)
+#define NUMFUSE_FN_CAT_(a, b) a##b
 
 // The one-argument ufuncs: X(name), in table order (the UnaryOp enum).
 #define NUMFUSE_UNARY_OPS(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_UFUNC_ROW, X)
@@ -130,7 +164,7 @@
 // The VM opcode rows of each function (expr/opcodes.hpp's row format).
 #define NUMFUSE_FUNCTION_OPCODES(X) NUMFUSE_FUNCTION_ROWS(NUMFUSE_FN_OPCODE_ROWS, X)
 #define NUMFUSE_FN_OPCODE_ROWS(X, name, arity, types, Functor, ...) \
-    NUMFUSE_FN_OPCODES_##types(X, name, Functor)
+    NUMFUSE_FN_OPCODES_##types(X, name, NUMFUSE_FN_FUNCTOR(name, Functor))
 #define NUMFUSE_FN_OPCODES_float_only(X, name, F) \
     X(name##_ff, F, f, f, n, n) X(name##_dd, F, d, d, n, n)
 #define NUMFUSE_FN_OPCODES_float_complex(X, name, F)                      \

@@ -5,7 +5,7 @@
 // C++ library has only the real ones; NumPy's log10(z) is log(z) log10(e), which rounds
 // unlike std::log10's log(z) / ln 10). One definition for every user: the ufuncs' long
 // double and complex loops (scalar_loops.cpp) and the expression VM's complex and scalar
-// paths (arch/expr_ops.hpp), so a ufunc and evaluate give the same bits.
+// paths (arch/expr_math.hpp), so a ufunc and evaluate give the same bits.
 //
 // Everything here is a template in an unnamed namespace, on purpose: the per-level units
 // (arch/sse2.cpp, avx2_fma.cpp, avx512.cpp) include it compiled with their own instruction

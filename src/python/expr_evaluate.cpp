@@ -256,7 +256,7 @@ py::object plain_values(const py::tuple& names, const py::handle& locals,
         PyTuple_SET_ITEM(values.ptr(), k, value);  // steals the reference
         if (!plain) return py::none();
     }
-    return std::move(values);
+    return values;  // moved: the implicit move applies to the converting constructor
 }
 
 // numfuse.validate: compiles for these values and checks their shapes

@@ -7,14 +7,14 @@ import operator
 import threading
 import types
 from collections.abc import Callable
-from typing import Any, Generic, ParamSpec, TypeVar, overload
+from typing import Any, Generic, ParamSpec, TypeVar
 
 import numpy as np
 
 from .. import _dispatch, _reduce
 from . import _program
 from ._guards import Watch
-from ._trace import GraphBreakError, Trace
+from ._trace import Trace
 from ._tracer import Tracer
 
 # Signatures kept per function (a new one beyond this drops the others), and distinct
@@ -231,32 +231,6 @@ def _describe_key(key) -> str:
         else:
             parts.append(repr(item[-1]) if type(item) is tuple else repr(item))
     return "(" + ", ".join(parts) + ")"
-
-
-@overload
-def jit(function: Callable[_P, _R], *, strict: bool = False) -> JitFunction[_P, _R]: ...
-@overload
-def jit(
-    function: None = None, *, strict: bool = False
-) -> Callable[[Callable[_P, _R]], JitFunction[_P, _R]]: ...
-def jit(
-    function: Callable[_P, _R] | None = None, *, strict: bool = False
-) -> JitFunction[_P, _R] | Callable[[Callable[_P, _R]], JitFunction[_P, _R]]:
-    """Compile a NumPy function whole: ``@numfuse.jit`` or ``numfuse.jit(f, strict=True)``.
-
-    The function runs on stand-in arrays the first time it meets a signature (the types
-    and shapes of its array arguments, the values of its other arguments); what it does with
-    them is recorded and later calls replay it, fused, through the engine of
-    ``numfuse.evaluate``. Operations the engine cannot fuse run in NumPy (with
-    ``strict=True`` they raise ``numfuse.jit.GraphBreakError`` naming the source line).
-    See docs/jit.md.
-    """
-    if function is None:
-        return lambda f: JitFunction(f, strict=strict)
-    return JitFunction(function, strict=strict)
-
-
-jit.GraphBreakError = GraphBreakError
 
 
 # numfuse.logsumexp / softmax / log_softmax reach a Tracer through the back-end hook they

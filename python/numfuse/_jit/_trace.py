@@ -21,6 +21,7 @@ import weakref
 import numpy as np
 
 from . import _ops
+from ._errors import GraphBreakError
 from ._program import Eager, Guard, Opaque, Ref, Return, Segment, fill, store, value_key
 from ._tracer import Tracer
 
@@ -44,10 +45,6 @@ def _nesting(template: str) -> int:
             depth = max(depth, level)
         depth = _nestings[template] = depth + 1
     return depth
-
-
-class GraphBreakError(TypeError):
-    """``numfuse.jit(f, strict=True)``: an operation of `f` would run outside the engine."""
 
 
 def user_origin() -> str:

@@ -48,7 +48,7 @@ struct NanPolicy {
     bool active() const noexcept { return invalid_nan != 0 || nan_input != 0; }
 
     // The policy for float32 values computed in float64 lanes and rounded to float32
-    // afterwards (expr_ops.hpp's f32_through_f64): a float32 NaN widened to float64 and
+    // afterwards (expr_f32.hpp's f32_through_f64): a float32 NaN widened to float64 and
     // rounded back is the same NaN (sign and payload), and so is x + x of a widened NaN.
     template <class U = T, class = std::enable_if_t<std::is_same_v<U, float>>>
     NanPolicy<double> widened() const noexcept {

@@ -17,6 +17,7 @@
 
 #include "arch/expr_ops.hpp"
 #include "arch/nan_fixup.hpp"
+#include "arch/table_op.hpp"
 #include "kernels/common.hpp"
 #include "kernels/erf.hpp"
 #include "kernels/exp.hpp"
@@ -159,71 +160,6 @@ struct ErfOp : OrScreen<ErfOp> {
     }
     template <class T>
     static unsigned flags(T, T) noexcept {
-        return fp_none;
-    }
-};
-
-// The other ufunc rows compute what evaluate computes: the functor F of arch/expr_ops.hpp
-// (float64 through F::batch; float32 through F::batch too where F has its own float32
-// kernel (F::f32_native), else widened to float64, through F::batch_for_f32 where it
-// exists, else F::batch, and rounded once), so numfuse.tanh(x) and evaluate("tanh(x)") are
-// the same bits. Their values need no repair (finish keeps them); Rule says which lanes may
-// raise (Rule::may_raise, conservative and cheap) and which condition a finite input that
-// gives an infinity raises (Rule::inf_flag: overflow for sinh, divide-by-zero for log2);
-// Rule::subnormal_underflow<T> is whether NumPy reports underflow for a subnormal input
-// (sin, arcsin, ... yes; cos, tanh no in float64; scipy.special's never).
-template <class F, class D>
-NUMFUSE_ALWAYS_INLINE D table_compute_f32_half(const D& v) noexcept {
-    if constexpr (expr_ops::has_batch_for_f32<F>::value) {
-        return F::batch_for_f32(v);
-    } else {
-        return F::batch(v);
-    }
-}
-template <class F, class B>
-NUMFUSE_ALWAYS_INLINE B table_compute(const B& x) noexcept {
-    if constexpr (std::is_same<typename B::value_type, double>::value ||
-                  expr_ops::has_f32_native<F>::value) {
-        return F::batch(x);
-    } else {
-        xsimd::batch<double, typename B::arch_type> lo, hi;
-        kernels::detail::widen(x, lo, hi);
-        return kernels::detail::narrow(table_compute_f32_half<F>(lo),
-                                       table_compute_f32_half<F>(hi));
-    }
-}
-
-template <class F, class Rule>
-struct TableOp {
-    static constexpr bool deferrable = false;
-    template <class B>
-    NUMFUSE_ALWAYS_INLINE static B compute(const B& x) noexcept {
-        return table_compute<F>(x);
-    }
-    template <class B>
-    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
-        return table_compute<F>(x);
-    }
-    template <class B>
-    NUMFUSE_ALWAYS_INLINE static B finish(const B&, const B& y) noexcept {
-        return y;
-    }
-    // NaN lanes too: the rare path gives them NumPy's NaN (nan_input_bits).
-    template <class B>
-    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
-        return Rule::may_raise(x) | xsimd::isnan(x);
-    }
-    template <class T>
-    static unsigned flags(T x, T y) noexcept {
-        if (x != x) return fp_none;  // NaN in, NaN out: quiet
-        if (y != y) return fp_invalid;
-        const T inf = std::numeric_limits<T>::infinity();
-        if ((y == inf || y == -inf) && x - x == T(0)) return Rule::inf_flag;
-        const T ax = x < T(0) ? -x : x;
-        if (Rule::template subnormal_underflow<T>() && ax != T(0) &&
-            ax < std::numeric_limits<T>::min()) {
-            return fp_underflow;
-        }
         return fp_none;
     }
 };
@@ -617,7 +553,8 @@ inline void fill_unary_row(UnaryLoop (&row)[simd_dtype_count][2]) noexcept {
 }
 
 // One level's table: [op][dtype][streaming], a row per ufunc of the function
-// table (functions.hpp), whose loop operation is <Functor>Op above.
+// table (functions.hpp), whose loop operation is <Functor>Op: above, or generated from
+// the row in table_op.hpp.
 inline void fill_unary_table(UnaryLoop (&table)[unary_op_count][simd_dtype_count][2]) noexcept {
 #define NUMFUSE_FILL(name, arity, types, Functor, libm, ufunc, gpu, summary) \
     NUMFUSE_FN_IF_UFUNC_##ufunc(NUMFUSE_FN_IF_ARITY_1_##arity(               \

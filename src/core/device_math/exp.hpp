@@ -23,37 +23,15 @@
 #pragma once
 
 #include "device_math/common.hpp"
+#include "kernels/exp_reduction.hpp"
 #include "kernels/generated/explog_coefficients.hpp"
 
 namespace numfuse::device_math {
 namespace exp_detail {
 
+// The reduction constants and clamps, shared with the SIMD kernel (kernels/exp.hpp).
 template <class T>
-struct consts;
-
-template <>
-struct consts<double> {
-    using I = std::int64_t;
-    // The reduction constants and clamps: generated/explog_coefficients.hpp (exp_constants),
-    // shared with the SIMD kernel (kernels/exp.hpp).
-    static constexpr double inv_ln2 = NUMFUSE_EXP64_INV_LN2;
-    static constexpr double ln2_hi = NUMFUSE_EXP64_LN2_HI;
-    static constexpr double ln2_lo = NUMFUSE_EXP64_LN2_LO;
-    static constexpr double shifter = NUMFUSE_EXP64_SHIFTER;
-    static constexpr double lo_clamp = NUMFUSE_EXP64_LO_CLAMP;
-    static constexpr double hi_clamp = NUMFUSE_EXP64_HI_CLAMP;
-};
-
-template <>
-struct consts<float> {
-    using I = std::int32_t;
-    static constexpr float inv_ln2 = NUMFUSE_EXP32_INV_LN2;
-    static constexpr float ln2_hi = NUMFUSE_EXP32_LN2_HI;
-    static constexpr float ln2_lo = NUMFUSE_EXP32_LN2_LO;
-    static constexpr float shifter = NUMFUSE_EXP32_SHIFTER;
-    static constexpr float lo_clamp = NUMFUSE_EXP32_LO_CLAMP;
-    static constexpr float hi_clamp = NUMFUSE_EXP32_HI_CLAMP;
-};
+using consts = kernels::detail::exp_consts<T>;
 
 // Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12): the fits exp64_gen / exp32_gen
 // of src/core/kernels/generated/explog_coefficients.hpp (also used by

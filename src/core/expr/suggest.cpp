@@ -18,9 +18,6 @@ struct Alternative {
 constexpr Alternative alternatives[] = {
     {"cbrt", "x**(1/3) for x >= 0, or where(x < 0, -(-x)**(1/3), x**(1/3))"},
     {"exp2", "2**x"},
-    {"pow", "x**y"},
-    {"power", "x**y"},
-    {"float_power", "x**y (with float64 operands)"},
     {"square", "x**2"},
     {"asin", "arcsin(x)"},
     {"acos", "arccos(x)"},

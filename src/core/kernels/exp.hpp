@@ -45,41 +45,14 @@
 #include <type_traits>
 
 #include "kernels/common.hpp"
+#include "kernels/exp_reduction.hpp"
 #include "kernels/generated/explog_coefficients.hpp"
 
 namespace numfuse::kernels {
 namespace detail {
 
-template <class T>
-struct exp_consts;
-
-template <>
-struct exp_consts<double> {
-    // The reduction constants and clamps: generated/explog_coefficients.hpp (exp_constants),
-    // shared with device_math/exp.hpp.
-    static constexpr double inv_ln2 = NUMFUSE_EXP64_INV_LN2;
-    static constexpr double ln2_hi = NUMFUSE_EXP64_LN2_HI;
-    static constexpr double ln2_lo = NUMFUSE_EXP64_LN2_LO;
-    static constexpr double shifter = NUMFUSE_EXP64_SHIFTER;
-    static constexpr double lo_clamp = NUMFUSE_EXP64_LO_CLAMP;
-    static constexpr double hi_clamp = NUMFUSE_EXP64_HI_CLAMP;
-    static constexpr double fast_lim = 708.0;                  // |x| < 708: 2^k normal
-    static constexpr int mant_bits = 52;
-    static constexpr std::int64_t bias = 1023;
-};
-
-template <>
-struct exp_consts<float> {
-    static constexpr float inv_ln2 = NUMFUSE_EXP32_INV_LN2;
-    static constexpr float ln2_hi = NUMFUSE_EXP32_LN2_HI;
-    static constexpr float ln2_lo = NUMFUSE_EXP32_LN2_LO;
-    static constexpr float shifter = NUMFUSE_EXP32_SHIFTER;
-    static constexpr float lo_clamp = NUMFUSE_EXP32_LO_CLAMP;
-    static constexpr float hi_clamp = NUMFUSE_EXP32_HI_CLAMP;
-    static constexpr float fast_lim = 87.0f;                   // |x| < 87: 2^k normal
-    static constexpr int mant_bits = 23;
-    static constexpr std::int32_t bias = 127;
-};
+// The reduction constants and clamps: exp_consts<T> (kernels/exp_reduction.hpp, shared with
+// device_math/exp.hpp).
 
 // Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 * (1 + 2^-12), degree 10 (f64) / 4 (f32):
 // fits exp64_gen / exp32_gen (coefficients and fit errors in

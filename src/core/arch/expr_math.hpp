@@ -1,0 +1,397 @@
+// The expression VM's functions: the kernels of the function table's rows
+// (functions.hpp's Functor column), and abs, sign, conj, real, imag, complex, copy.
+// Part of arch/expr_ops.hpp: included only by the per-level translation units.
+//
+// Operations with a `batch` member run on xsimd batches: exp, log and erf through
+// numfuse's ufunc kernels, the other transcendental functions through the float64
+// kernels of kernels/{trig,invtrig,hyperbolic,logpair}.hpp (<= 1 ULP; float32 lanes are
+// computed in float64 and rounded once, see expr_f32.hpp), sqrt/floor/ceil/trunc/round/
+// copysign through xsimd. The others are scalar loops: complex types (complex64
+// transcendental functions in complex128, rounded once), and arctan2, hypot, nextafter
+// (C library, <= 1 ULP measured; float32 through float64). The functions that are
+// ufuncs return the ufunc's NaNs for invalid and NaN inputs (nan_fixup.hpp).
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cmath>
+#include <complex>
+#include <cstddef>
+#include <limits>
+#include <type_traits>
+
+#include "arch/expr_arith.hpp"
+#include "functions.hpp"
+#include "kernels/common.hpp"
+#include "kernels/erf.hpp"
+#include "kernels/exp.hpp"
+#include "kernels/hyperbolic.hpp"
+#include "kernels/invtrig.hpp"
+#include "kernels/log.hpp"
+#include "kernels/logaddexp.hpp"
+#include "kernels/logpair.hpp"
+#include "kernels/trig.hpp"
+#include "scalar_libm.hpp"
+
+#ifndef NUMFUSE_LEVEL_NAMESPACE
+#error "define NUMFUSE_LEVEL_NAMESPACE before including expr_math.hpp"
+#endif
+
+namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::expr_ops {
+
+// ------------------------------------------------------------ real functions
+// One macro per family of "scalar_libm:: for scalars and complex (the C++ library's, or
+// scalar_libm.hpp's where it lacks one), a SIMD kernel for batches". NUMFUSE_EXPR_MATH's kernels
+// take float32 and float64 batches; NUMFUSE_EXPR_MATH64's are float64-only (numfuse's accurate
+// kernels in kernels/{trig,invtrig,hyperbolic,logpair}.hpp, <= 1 ULP with special values as NumPy):
+// float32 lanes are widened, computed in float64 and rounded once (f32_via_f64, see
+// numeric_kernel), which keeps float32 within 0.5 + 2^-28 ULP.
+#define NUMFUSE_EXPR_MATH(Name, std_fn, batch_fn) \
+    struct Name {                                 \
+        static constexpr bool vectorized = true;  \
+        template <class R, class T>               \
+        static R apply(T a) noexcept {            \
+            return scalar_libm::std_fn(a);        \
+        }                                         \
+        template <class B>                        \
+        static B batch(const B& a) noexcept {     \
+            return batch_fn(a);                   \
+        }                                         \
+    };
+// The float32 kernel f32_fn takes F32Lane batches: double (float32 values widened to float64
+// lanes, rounded once by the caller; batch_for_f32) or float (f32_native: a float32 kernel of
+// its own, which batch runs on float32 lanes; batch_for_f32, unused there, is batch_fn).
+#define NUMFUSE_EXPR_MATH64(Name, std_fn, batch_fn, f32_fn, F32Lane)                     \
+    struct Name {                                                                        \
+        static constexpr bool vectorized = true;                                         \
+        static constexpr bool f32_via_f64 = true;                                        \
+        static constexpr bool f32_native = std::is_same_v<F32Lane, float>;               \
+        template <class R, class T>                                                      \
+        static R apply(T a) noexcept {                                                   \
+            return scalar_libm::std_fn(a);                                               \
+        }                                                                                \
+        template <class B>                                                               \
+        static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {                      \
+            if constexpr (f32_native && std::is_same_v<typename B::value_type, float>) { \
+                return f32_fn(a);                                                        \
+            } else {                                                                     \
+                return batch_fn(a);                                                      \
+            }                                                                            \
+        }                                                                                \
+        template <class B>                                                               \
+        static NUMFUSE_ALWAYS_INLINE B batch_for_f32(const B& a) noexcept {              \
+            if constexpr (f32_native) {                                                  \
+                return batch_fn(a);                                                      \
+            } else {                                                                     \
+                return f32_fn(a);                                                        \
+            }                                                                            \
+        }                                                                                \
+    };
+// float32 through float64 needs only ~2^-40 relative accuracy in float64: the
+// second kernel of each row is what float32 uses -- xsimd's float64 functions
+// (2-3 float64 ULP, far below a float32 half-ulp; the accuracy test checks
+// every float32 op, huge trig arguments included) where those are right for
+// every float32 input, numfuse's own otherwise.
+NUMFUSE_EXPR_MATH(Sqrt, sqrt, kernels::detail::square_root)
+NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel, kernels::sin_f32_kernel, float)
+NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel, kernels::cos_f32_kernel, float)
+NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan, double)
+NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel, xsimd::asin, double)
+NUMFUSE_EXPR_MATH64(Arccos, acos, kernels::acos_kernel, xsimd::acos, double)
+NUMFUSE_EXPR_MATH64(Arctan, atan, kernels::atan_kernel, xsimd::atan, double)
+NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel, xsimd::sinh, double)
+NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel, xsimd::cosh, double)
+NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, kernels::tanh_f32_kernel, double)
+NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel, xsimd::asinh, double)
+NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel, kernels::acosh_f32_kernel, double)
+NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel, xsimd::atanh, double)
+NUMFUSE_EXPR_MATH(Exp, exp, kernels::exp_kernel)
+NUMFUSE_EXPR_MATH(Log, log, kernels::log_kernel)
+NUMFUSE_EXPR_MATH(Ceil, ceil, xsimd::ceil)
+NUMFUSE_EXPR_MATH(Floor, floor, xsimd::floor)
+NUMFUSE_EXPR_MATH(Trunc, trunc, xsimd::trunc)
+
+// The functors generated from the one-argument rows whose Functor column is `kernel`
+// (NUMFUSE_EXPR_MATH) or `kernel64` (NUMFUSE_EXPR_MATH64, float32 through the same
+// float64 kernel): struct <name>_fn, the kernel kernels::<name>_kernel on batches,
+// scalar_libm::<libm> on one value and on complex values.
+#define NUMFUSE_EXPR_GENERATED_kernel(name, libm) \
+    NUMFUSE_EXPR_MATH(name##_fn, libm, kernels::name##_kernel)
+#define NUMFUSE_EXPR_GENERATED_kernel64(name, libm) \
+    NUMFUSE_EXPR_MATH64(name##_fn, libm, kernels::name##_kernel, kernels::name##_kernel, double)
+#define NUMFUSE_EXPR_GENERATED_ROW(X, name, arity, types, Functor, libm, ...) \
+    NUMFUSE_FN_IF_GENERATED(Functor)(                                         \
+        NUMFUSE_FN_IF_ARITY_1_##arity(NUMFUSE_EXPR_GENERATED_##Functor(name, libm)))
+NUMFUSE_FUNCTION_ROWS(NUMFUSE_EXPR_GENERATED_ROW, unused)
+#undef NUMFUSE_EXPR_GENERATED_ROW
+#undef NUMFUSE_EXPR_GENERATED_kernel
+#undef NUMFUSE_EXPR_GENERATED_kernel64
+#undef NUMFUSE_EXPR_MATH
+#undef NUMFUSE_EXPR_MATH64
+
+// erfc: numfuse's float64 erfc kernel (kernels/erf.hpp, <= 1 ULP on the whole line,
+// subnormal tail included, NaN -> +qNaN as scipy.special.erfc); float32 lanes go through
+// the same kernel and are rounded once. apply() (one value) runs the same kernel, so that
+// no path of the loops gives other bits.
+struct Erfc {
+    static constexpr bool vectorized = true;
+    static constexpr bool f32_via_f64 = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        using B = xsimd::batch<double, NUMFUSE_LEVEL_ARCH>;
+        alignas(64) double lanes[B::size];
+        kernels::erfc_kernel(B(static_cast<double>(a))).store_aligned(lanes);
+        return static_cast<R>(lanes[0]);
+    }
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B batch_for_f32(const B& a) noexcept {
+        return kernels::erfc_kernel(a);
+    }
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::erfc_kernel(a);
+    }
+};
+
+struct Erf {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        return std::erf(a);
+    }
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::erf_kernel(a);
+    }
+};
+
+// Scalars and complex values through scalar_libm.hpp (NumPy's complex log1p / expm1 /
+// log2 / log10 formulas, the ufuncs' complex loops too); real batches through numfuse's
+// float64 kernels.
+struct Log1p {
+    static constexpr bool vectorized = true;
+    static constexpr bool f32_via_f64 = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        return scalar_libm::log1p(a);
+    }
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::log1p_kernel(a);
+    }
+    template <class B>
+    static B batch_for_f32(const B& a) noexcept {  // xsimd's log1p(-0) is +0
+        return xsimd::select(a == B(0.0), a, xsimd::log1p(a));
+    }
+};
+
+struct Expm1 {
+    static constexpr bool vectorized = true;
+    static constexpr bool f32_via_f64 = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        return scalar_libm::expm1(a);
+    }
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::expm1_kernel(a);
+    }
+};
+
+struct Log2 {
+    static constexpr bool vectorized = true;
+    static constexpr bool f32_via_f64 = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        return scalar_libm::log2(a);
+    }
+    static constexpr bool f32_native = true;
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        if constexpr (std::is_same_v<typename B::value_type, float>) {
+            return kernels::log2_f32_kernel(a);
+        } else {
+            return kernels::log2_kernel(a);
+        }
+    }
+};
+
+struct Log10 {
+    static constexpr bool vectorized = true;
+    static constexpr bool f32_via_f64 = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        return scalar_libm::log10(a);  // complex: NumPy's log(z) log10(e), as the ufunc
+    }
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return kernels::log10_kernel(a);
+    }
+    template <class B>
+    static B batch_for_f32(const B& a) noexcept {
+        return xsimd::log10(a);
+    }
+};
+
+// scipy.special.expit (kernels/hyperbolic.hpp: 1 / (1 + e^-x), and e^x below -708, so
+// large negative x gives subnormals, not 0); float32 through its own kernel in float64 lanes.
+struct Expit {
+    static constexpr bool vectorized = true;
+    static constexpr bool f32_via_f64 = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        return scalar_libm::expit(a);
+    }
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
+        return scipy_nan(a, kernels::expit_kernel(a));
+    }
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B batch_for_f32(const B& a) noexcept {
+        return scipy_nan(a, kernels::expit_f32_kernel(a));
+    }
+    // scipy.special.expit computes 1 / (1 + exp(-x)): a NaN input comes back quieted with
+    // its sign flipped (payload kept), on x86 and aarch64 alike, float32 and float64. The
+    // sign is flipped by xor: xsimd 8.1's AVX-512 negation is 0 - x, which keeps a NaN's sign.
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B scipy_nan(const B& a, const B& y) noexcept {
+        using T = typename B::value_type;
+        return xsimd::select(xsimd::isnan(a), xsimd::bitwise_xor(a + a, B(T(-0.0))), y);
+    }
+};
+
+// np.round(x) with decimals=0: round half to even.
+struct Round {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (is_complex_v<T>) return T(std::nearbyint(a.real()), std::nearbyint(a.imag()));
+        else return std::nearbyint(a);
+    }
+    template <class B>
+    static B batch(const B& a) noexcept {
+        return xsimd::nearbyint(a);
+    }
+};
+
+struct Sign {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (std::is_integral_v<T>) {
+            return static_cast<T>((a > 0) - (a < 0));
+        } else if constexpr (is_complex_v<T>) {
+            // NumPy >= 2: z / |z|, and 0 for 0.
+            using V = typename T::value_type;
+            const V magnitude = std::hypot(a.real(), a.imag());
+            if (magnitude == 0) return T(0, 0);
+            if (std::isnan(magnitude)) {
+                const V nan = std::numeric_limits<V>::quiet_NaN();
+                return T(nan, nan);
+            }
+            if (std::isinf(magnitude)) {
+                const V re = std::isinf(a.real()) ? std::copysign(V(1), a.real()) : V(0);
+                const V im = std::isinf(a.imag()) ? std::copysign(V(1), a.imag()) : V(0);
+                const V n = std::hypot(re, im);
+                return T(re / n, im / n);
+            }
+            return T(a.real() / magnitude, a.imag() / magnitude);
+        } else {
+            return a > 0 ? T(1) : (a < 0 ? T(-1) : (a == 0 ? T(0) : a));
+        }
+    }
+};
+
+struct Abs {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        if constexpr (std::is_integral_v<T>) return a < 0 ? wrap_sub(T(0), a) : a;
+        else if constexpr (is_complex_v<T>) return std::hypot(a.real(), a.imag());
+        else return std::fabs(a);
+    }
+};
+
+struct Conj {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        return std::conj(a);
+    }
+};
+struct Real {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        return a.real();
+    }
+};
+struct Imag {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        return a.imag();
+    }
+};
+struct Complex {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        return R(a, b);
+    }
+};
+
+struct Copy {
+    template <class R, class T>
+    static R apply(T a) noexcept {
+        return a;
+    }
+};
+struct OnesLike {
+    template <class R, class T>
+    static R apply(T) noexcept {
+        return R(1);
+    }
+};
+
+// ------------------------------------------------------------ two-argument functions
+struct Arctan2 {
+    static constexpr bool f32_via_f64 = true;
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        return std::atan2(a, b);
+    }
+};
+struct Hypot {
+    static constexpr bool f32_via_f64 = true;
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        return std::hypot(a, b);
+    }
+};
+struct Nextafter {
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        return std::nextafter(a, b);
+    }
+};
+struct Copysign {
+    static constexpr bool vectorized = true;
+    template <class R, class T>
+    static R apply(T a, T b) noexcept {
+        return std::copysign(a, b);
+    }
+    template <class B>
+    static B batch(const B& a, const B& b) noexcept {
+        return xsimd::copysign(a, b);
+    }
+};
+
+// logaddexp over arrays (kernels/logaddexp.hpp): float64 directly, float32 widened to
+// float64 (f32_through_f64) and rounded once. An array kernel, not a batch one: the lanes
+// whose result lies next to zero are gathered across batches and recomputed in higher
+// precision. The ufunc loop (binary_loop.hpp) calls the same function: the same bits.
+struct Logaddexp {
+    static constexpr bool array_kernel = true;
+    static constexpr bool f32_via_f64 = true;
+    template <class Arch, class Out>
+    static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
+        kernels::logaddexp_array<Out, Arch>(out, a, b, n);
+    }
+};
+
+}  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::expr_ops

@@ -1,0 +1,28 @@
+// Tokenizer: expression text -> tokens (internal to the parser, parser.cpp).
+//
+// Python's lexical rules for what the grammar (parser.hpp) accepts: names, number
+// literals, bytes and str literals (decoded here), operators. Anything else -- Python
+// keywords, names starting with '__', non-ASCII text, subscripts -- is a syntax error
+// (ExprError, ErrorKind::syntax) with the offending column.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace numfuse::expr::detail {
+
+enum class TokenKind { number, name, bytes, op, end };
+
+struct Token {
+    TokenKind kind = TokenKind::end;
+    std::string text;  // a bytes literal's value, escapes decoded
+    int column = 0;
+};
+
+// The tokens of `text`, ending with one TokenKind::end token at column text.size().
+std::vector<Token> tokenize(const std::string& text);
+
+// Throws ExprError(ErrorKind::syntax, message, column).
+[[noreturn]] void syntax_error(const std::string& message, int column);
+
+}  // namespace numfuse::expr::detail

@@ -1,0 +1,157 @@
+// The folding half of logsumexp / softmax / log_softmax (internal to src/core/reduce):
+// each output's reduced range in fixed chunks through the active level's kernels, in
+// parallel, and the chunks' partial results merged in index order (so the bits do not
+// depend on the thread count; see reduce.hpp).
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <limits>
+#include <vector>
+
+#include "lse_accumulator.hpp"
+#include "reduce/kernel_table.hpp"
+#include "reduce/plan.hpp"
+
+namespace numfuse::core::reduce_detail {
+
+// ------------------------------------------------------------ scalar merging
+
+// The merge rules are the shared ones (lse_accumulator.hpp).
+template <class T>
+ReducePartial<T> merge(const ReducePartial<T>& p, const ReducePartial<T>& q) noexcept {
+    return lse::merge_compensated<lse::StdMath>(p, q);
+}
+
+template <class T>
+ReducePartial<T> empty_partial() noexcept {
+    return {std::numeric_limits<T>::lowest(), T(0), T(0)};
+}
+
+// The compensated sum s + c as a normalised double word (hi, lo) in double
+// (f32 results are then rounded once).
+struct Normalised {
+    double hi;
+    double lo;
+};
+
+template <class T>
+Normalised normalise(const ReducePartial<T>& p) noexcept {
+    double hi, lo;
+    lse::two_sum(static_cast<double>(p.s), static_cast<double>(p.c), hi, lo);
+    return {hi, lo};
+}
+
+// ------------------------------------------------------------ folding
+
+// Folds chunk `chunk` of output `o` (run mode).
+template <class T>
+ReducePartial<T> fold_run_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char* a,
+                                const char* b, std::size_t o, std::size_t chunk) noexcept {
+    std::ptrdiff_t base[slot_count];
+    offsets_of(p.outer, o, base);
+    RunLaneState<T> state;
+    kernels.run_init(state);
+    const std::size_t lo = chunk * p.chunk;
+    const std::size_t hi = std::min(p.reduced, lo + p.chunk);
+    const std::ptrdiff_t a_step = p.inner.stride[slot_a].back();
+    const std::ptrdiff_t b_step = p.inner.stride[slot_b].back();
+    for_each_run(p.inner, lo, hi,
+                 [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+                     kernels.run_accumulate(a + base[slot_a] + offset[slot_a], a_step,
+                                            b ? b + base[slot_b] + offset[slot_b] : nullptr, b_step,
+                                            count, state);
+                 });
+    return kernels.run_finish(state);
+}
+
+// Strip item -> (row, strip, chunk) and the outputs it covers.
+struct StripItem {
+    std::size_t first_output;  // flat outer index of lane 0
+    std::size_t lanes;
+    std::size_t chunk;
+};
+
+inline StripItem strip_item(const Plan& p, std::size_t item) noexcept {
+    const std::size_t chunk = item % p.chunks;
+    const std::size_t strip = (item / p.chunks) % p.strips_per_row;
+    const std::size_t row = item / p.chunks / p.strips_per_row;
+    const std::size_t outer_length = p.outer.extent.back();
+    const std::size_t first_lane = strip * p.strip_lanes;
+    return {row * outer_length + first_lane, std::min(p.strip_lanes, outer_length - first_lane),
+            chunk};
+}
+
+// Lane states of every output for one chunk, as the strip kernels want
+// them (structure of arrays, padded to whole batches).
+template <class T>
+struct StripStates {
+    std::vector<T> m, s, c;
+    explicit StripStates(std::size_t outputs)
+        : m(outputs + lane_padding, std::numeric_limits<T>::lowest()),
+          s(outputs + lane_padding, T(0)),
+          c(outputs + lane_padding, T(0)) {}
+};
+
+template <class T>
+void fold_strip_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char* a, const char* b,
+                      const StripItem& item, StripStates<T>& state) noexcept {
+    std::ptrdiff_t base[slot_count];
+    offsets_of(p.outer, item.first_output, base);
+    const std::ptrdiff_t a_lane = p.outer.stride[slot_a].back();
+    const std::ptrdiff_t b_lane = p.outer.stride[slot_b].back();
+    const std::ptrdiff_t a_step = p.inner.stride[slot_a].back();
+    const std::ptrdiff_t b_step = p.inner.stride[slot_b].back();
+    const std::size_t lo = item.chunk * p.chunk;
+    const std::size_t hi = std::min(p.reduced, lo + p.chunk);
+    T* m = state.m.data() + item.first_output;
+    T* s = state.s.data() + item.first_output;
+    T* c = state.c.data() + item.first_output;
+    for_each_run(p.inner, lo, hi,
+                 [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+                     kernels.strip_accumulate(a + base[slot_a] + offset[slot_a], a_lane, a_step,
+                                              b ? b + base[slot_b] + offset[slot_b] : nullptr,
+                                              b_lane, b_step, item.lanes, count, m, s, c);
+                 });
+}
+
+// partials[o * chunks + chunk] for every output and chunk (phase 1).
+template <class T>
+std::vector<ReducePartial<T>> fold_all(const ReduceKernels<T>& kernels, const Plan& p,
+                                       const char* a, const char* b) {
+    std::vector<ReducePartial<T>> partials(p.outputs * p.chunks);
+    if (p.lanes_across_outputs) {
+        std::vector<StripStates<T>> states;
+        states.reserve(p.chunks);
+        for (std::size_t chunk = 0; chunk < p.chunks; ++chunk) states.emplace_back(p.outputs);
+        parallel_items(p, [&](std::size_t index) {
+            const StripItem item = strip_item(p, index);
+            fold_strip_chunk(kernels, p, a, b, item, states[item.chunk]);
+        });
+        for (std::size_t chunk = 0; chunk < p.chunks; ++chunk) {
+            const auto& st = states[chunk];
+            for (std::size_t o = 0; o < p.outputs; ++o) {
+                partials[o * p.chunks + chunk] = {st.m[o], st.s[o], st.c[o]};
+            }
+        }
+    } else {
+        parallel_items(p, [&](std::size_t index) {
+            const std::size_t o = index / p.chunks;
+            const std::size_t chunk = index % p.chunks;
+            partials[index] = fold_run_chunk(kernels, p, a, b, o, chunk);
+        });
+    }
+    return partials;
+}
+
+template <class T>
+ReducePartial<T> merged(const std::vector<ReducePartial<T>>& partials, const Plan& p,
+                        std::size_t o) noexcept {
+    ReducePartial<T> total = partials[o * p.chunks];
+    for (std::size_t chunk = 1; chunk < p.chunks; ++chunk) {
+        total = merge(total, partials[o * p.chunks + chunk]);
+    }
+    return total;
+}
+
+}  // namespace numfuse::core::reduce_detail
