@@ -5,16 +5,19 @@
 //
 // Semantics follow NumPy's loops element for element (integer wrap-around, Python-style
 // floor division and remainder, NaN-propagating maximum, Smith's complex division, ...).
+// Real ** is kernels/power.hpp's array kernel.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
 
 #include <cmath>
 #include <complex>
+#include <cstddef>
 #include <limits>
 #include <type_traits>
 
 #include "kernels/common.hpp"
+#include "kernels/power.hpp"
 
 #ifndef NUMFUSE_LEVEL_NAMESPACE
 #error "define NUMFUSE_LEVEL_NAMESPACE before including expr_arith.hpp"
@@ -228,8 +231,17 @@ std::complex<T> complex_power(std::complex<T> a, std::complex<T> b) noexcept {
     return std::pow(a, b);
 }
 
+// Real x**y through kernels/power.hpp's array kernel (<= 1 ULP, C99's special values; an
+// array whose exponents are all one small half-integer takes its exact product path),
+// float32 widened to float64 and rounded once; integers and complex numbers element by
+// element below.
 struct Pow {
+    static constexpr bool array_kernel = true;
     static constexpr bool f32_via_f64 = true;
+    template <class Arch, class Out>
+    static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
+        kernels::power_array<Out, Arch>(out, a, b, n);
+    }
     template <class R, class T>
     static R apply(T a, T b) noexcept {
         if constexpr (std::is_integral_v<T>) {

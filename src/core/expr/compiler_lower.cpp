@@ -465,6 +465,19 @@ Value Compiler::call(const AstNode& n) {
         r.int_dtype = dtype;
         return r;
     }
+    if (f == "pow" || f == "power" || f == "float_power") {
+        // NumPy's power is the ** operator (integers stay integers); float_power computes
+        // in float64, or complex128 for complex operands.
+        check_arity(n, 2);
+        Value a = compile_numeric(n.args[0]);
+        Value b = compile_numeric(n.args[1]);
+        if (f == "float_power") {
+            const Type t = is_complex(promote(a, b)) ? Type::z : Type::d;
+            a = cast(a, t, n.column);
+            b = cast(b, t, n.column);
+        }
+        return binary_op("**", a, b, n.column);
+    }
     if (const core::FunctionInfo* info = core::find_function(f.c_str())) {
         return table_function(n, *info);
     }

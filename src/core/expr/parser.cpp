@@ -23,9 +23,10 @@ namespace {
 const std::unordered_set<std::string>& elementwise_functions() {
     static const std::unordered_set<std::string> names = [] {
         std::unordered_set<std::string> set = {
-            "where", "isinf",     "isnan",    "isfinite", "signbit", "maximum", "minimum",
-            "fmod",  "sign",      "abs",      "conj",     "real",    "imag",    "complex",
-            "copy",  "ones_like", "absolute", "negative", "contains"};
+            "where",    "isinf",   "isnan", "isfinite",   "signbit",  "maximum",
+            "minimum",  "fmod",    "sign",  "abs",        "conj",     "real",
+            "imag",     "complex", "copy",  "ones_like",  "absolute", "negative",
+            "contains", "pow",     "power", "float_power"};
         for (const core::FunctionInfo& info : core::function_table) set.insert(info.name);
         return set;
     }();

@@ -16,9 +16,6 @@ struct Alternative {
 // Names people bring from NumPy, C or other libraries, and what the language has for them.
 // A function that the language gains later is simply known, and its row here is never read.
 constexpr Alternative alternatives[] = {
-    {"pow", "x**y"},
-    {"power", "x**y"},
-    {"float_power", "x**y (with float64 operands)"},
     {"square", "x**2"},
     {"asin", "arcsin(x)"},
     {"acos", "arccos(x)"},

@@ -80,14 +80,11 @@ struct expm1_parts {
     xsimd::batch<double, A> k;  // x = k ln2 + r
 };
 
-// x must be finite with |x| <= 746 (callers clamp); NaN lanes give garbage.
+// e^(rh + rl) - 1 as a pair for |rh| <= ln2/2 (1 + 2^-12) and |rl| <= 2^-53 (relative
+// error ~2^-60; rl enters to first order; power.hpp's exp of a pair uses it too).
 template <class A>
-NUMFUSE_ALWAYS_INLINE expm1_parts<A> expm1_core(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE dd::pair<A> expm1_reduced(const dd::pair<A>& r) noexcept {
     using B = xsimd::batch<double, A>;
-    const B shifter(0x1.8p52);
-    const B kd = dd::fmadd(x, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(x / ln2)
-    const B r1 = xsimd::fnma(kd, B(0x1.62e42fefa38p-1), x);  // exact (ln2_hi: 42 bits)
-    const dd::pair<A> r = dd::two_sum(r1, -(kd * B(0x1.ef35793c7673p-45)));  // ln2_lo
     // Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12): the same Remez
     // fit as exp.hpp's portable kernel (tools/explog_remez.py exp64_gen,
     // relative error of 1 + r + r^2 Q: 2^-60.27).
@@ -98,7 +95,18 @@ NUMFUSE_ALWAYS_INLINE expm1_parts<A> expm1_core(const xsimd::batch<double, A>& x
     const dd::pair<A> z = dd::two_prod(r.hi, r.hi);
     // e^(rh + rl) - 1 = rh + rh^2 Q(rh) + rl (1 + rh) + O(rl^2)
     const B tail = dd::fmadd(z.hi, q, dd::fmadd(z.lo, B(0.5), r.lo * (B(1.0) + r.hi)));
-    return {dd::fast_two_sum(r.hi, tail), kd};
+    return dd::fast_two_sum(r.hi, tail);
+}
+
+// x must be finite with |x| <= 746 (callers clamp); NaN lanes give garbage.
+template <class A>
+NUMFUSE_ALWAYS_INLINE expm1_parts<A> expm1_core(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B shifter(0x1.8p52);
+    const B kd = dd::fmadd(x, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(x / ln2)
+    const B r1 = xsimd::fnma(kd, B(0x1.62e42fefa38p-1), x);  // exact (ln2_hi: 42 bits)
+    const dd::pair<A> r = dd::two_sum(r1, -(kd * B(0x1.ef35793c7673p-45)));  // ln2_lo
+    return {expm1_reduced(r), kd};
 }
 
 // 2^k for integral k in [-1022, 1023].

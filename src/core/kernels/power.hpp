@@ -1,0 +1,377 @@
+// power(x, y) = x**y for float64 SIMD lanes (xsimd 8.1).
+//
+// Contract
+//   power_kernel(x, y) (batch<double>): x**y per lane. Max error <= 1 ULP against the
+//   correctly rounded result at every level (enforced against mpmath by
+//   tests/test_power.py, which also prints the measured maxima); float32 values are
+//   computed in float64 lanes and rounded once (within 0.5 + 2^-28 ULP).
+//   Special values as C99 / glibc pow (NumPy's np.power), bit for bit:
+//     x**(+-0) = 1 (x NaN included), 1**y = 1 (y NaN included), (-1)**(+-inf) = 1;
+//     otherwise a NaN argument gives glibc's x + y (x's NaN if x is one, else y's, quieted);
+//     x < 0 finite, y finite and not an integer: the invalid NaN of the CPU (x86: the
+//     negative quiet NaN, as glibc's (x - x) / (x - x));
+//     (+-0)**y: y < 0 -> +inf (-inf for -0 and odd y), y > 0 -> +0 (-0 for -0, odd y);
+//     (+-inf)**y: the reciprocal rule (y > 0 -> inf, y < 0 -> 0, signed for -inf, odd y);
+//     y = +-inf: |x| < 1 -> 0 / inf, |x| > 1 -> inf / 0;
+//     overflow -> +-inf, underflow -> subnormals (rounded at most twice: within 1 ULP) / 0.
+//   Floating-point status flags raised inside are meaningless (callers that report
+//   conditions compute them; evaluate does not report them).
+//   power_array<Out, Arch>(out, x, y, n): the kernel over arrays, with a faster exact
+//   path where every y of the array is one half-integer m/2, |m| <= 33 (evaluate's
+//   constant exponents: x**3, x**-2, x**2.5): the product x^(|m|/2) in pair arithmetic
+//   (dd.hpp: binary powering, sqrt as a pair for odd m, a pair reciprocal for m < 0),
+//   rounded once (0.5 ULP + 2^-100); the lanes where the product's range or sign rules
+//   do not hold (zero, infinite or NaN x; results beyond 2^990 or below 2^-968; negative x with odd
+//   m) take power_kernel. y == -1 is 1 / x (NumPy's x**-1, np.reciprocal: correctly rounded, the
+//   same bits), y == 1 is x, y == 2 is x * x.
+//
+// Method (power_kernel)
+//   log|x| as a pair hi + lo to about 2^-68 relative: |x| = 2^k m (subnormals scaled by
+//   2^54 first), m in [RN(1/sqrt2), 2 RN(1/sqrt2)); the top 7 mantissa bits of
+//   bits(x) - bits(RN(1/sqrt2)) pick a table row {invc, -log(invc) as a pair}
+//   (generated/pow_log_table.hpp, tools/gen_pow_log_table.py): invc has 8 significant
+//   bits, so r = m invc - 1 is exact (|r| < 2^-7.5); log|x| = k ln2 + (-log invc) + r -
+//   r^2/2 + r^3 P(r) with k ln2 (42-bit ln2_hi: exact), the table's pair, r and the exact
+//   product -r^2/2 summed as exact two-sums, P the Taylor tail (degree 10: truncation
+//   below 2^-72 relative to r). y log|x| = t_hi + t_lo (an exact product plus y lo).
+//   Then e^(t_hi + t_lo): t_hi = k ln2 + r (Cody-Waite, as hyperbolic.hpp's expm1_core),
+//   e^r - 1 = p as a pair (detail::expm1_reduced, relative 2^-60), p + t_lo (1 + p),
+//   2^k (1 + p) rounded once (two exact scalings where 2^k is not normal). The error of
+//   t reaches the result as a relative error of |t| 2^-68 <= 2^-58.5, so about
+//   0.5 + 2^-5 ULP in all. Special lanes are fixed with selects after the general path
+//   (negative x: sign and invalid; zeros, infinities and NaNs: one rare branch).
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+
+#include "kernels/common.hpp"
+#include "kernels/dd.hpp"
+#include "kernels/generated/pow_log_table.hpp"
+#include "kernels/hyperbolic.hpp"
+
+#if defined(__GNUC__)
+#define NUMFUSE_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
+#else
+#define NUMFUSE_ALWAYS_INLINE_LAMBDA
+#endif
+
+namespace numfuse::kernels {
+namespace detail {
+
+alignas(64) inline constexpr double pow_log_table[] = {NUMFUSE_POW_LOG_TABLE};
+
+template <class A>
+struct pow_log_row {
+    xsimd::batch<double, A> invc, logc_hi, logc_lo;
+};
+
+// The rows of the indices i (in [0, 128)): each lane's index taken out of the register
+// (a store and reload of the index vector would make every batch wait for the previous
+// one's stores to retire), its three values loaded as scalars and put together in
+// registers (a gather is slow on CPUs with the gather-data-sampling fix).
+template <class A>
+NUMFUSE_ALWAYS_INLINE pow_log_row<A> pow_log_lookup(
+    const xsimd::batch<std::int64_t, A>& i) noexcept {
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t n = B::size;
+    const double* row[n];
+#if defined(__AVX512F__)
+    if constexpr (n == 8) {
+        const __m512i v = i;
+        const __m256i lo = _mm512_castsi512_si256(v), hi = _mm512_extracti64x4_epi64(v, 1);
+        const __m128i q0 = _mm256_castsi256_si128(lo), q1 = _mm256_extracti128_si256(lo, 1);
+        const __m128i q2 = _mm256_castsi256_si128(hi), q3 = _mm256_extracti128_si256(hi, 1);
+        const __m128i q[4] = {q0, q1, q2, q3};
+        for (std::size_t k = 0; k < 4; ++k) {
+            row[2 * k] = pow_log_table + 4 * _mm_cvtsi128_si64(q[k]);
+            row[2 * k + 1] = pow_log_table + 4 * _mm_extract_epi64(q[k], 1);
+        }
+        const auto column = [&](int c) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+            return B(_mm512_set_pd(row[7][c], row[6][c], row[5][c], row[4][c], row[3][c], row[2][c],
+                                   row[1][c], row[0][c]));
+        };
+        return {column(0), column(1), column(2)};
+    } else
+#endif
+#if defined(__AVX2__)
+        if constexpr (n == 4) {
+        const __m256i v = i;
+        const __m128i q0 = _mm256_castsi256_si128(v), q1 = _mm256_extracti128_si256(v, 1);
+        row[0] = pow_log_table + 4 * _mm_cvtsi128_si64(q0);
+        row[1] = pow_log_table + 4 * _mm_extract_epi64(q0, 1);
+        row[2] = pow_log_table + 4 * _mm_cvtsi128_si64(q1);
+        row[3] = pow_log_table + 4 * _mm_extract_epi64(q1, 1);
+        const auto column = [&](int c) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+            return B(_mm256_set_pd(row[3][c], row[2][c], row[1][c], row[0][c]));
+        };
+        return {column(0), column(1), column(2)};
+    } else
+#endif
+#if defined(__SSE2__)
+        if constexpr (n == 2) {
+        const __m128i v = i;
+        row[0] = pow_log_table + 4 * _mm_cvtsi128_si64(v);
+        row[1] = pow_log_table + 4 * _mm_cvtsi128_si64(_mm_unpackhi_epi64(v, v));
+        const auto column = [&](int c) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+            return B(_mm_set_pd(row[1][c], row[0][c]));
+        };
+        return {column(0), column(1), column(2)};
+    } else
+#endif
+    {
+        alignas(64) std::int64_t is[n];
+        i.store_aligned(is);
+        alignas(64) double c0[n], c1[n], c2[n];
+        for (std::size_t k = 0; k < n; ++k) {
+            row[k] = pow_log_table + 4 * is[k];
+            c0[k] = row[k][0], c1[k] = row[k][1], c2[k] = row[k][2];
+        }
+        return {B::load_aligned(c0), B::load_aligned(c1), B::load_aligned(c2)};
+    }
+}
+
+// log(x) as a pair for x positive, normal and finite, minus `scaled` ln2 (the caller's
+// 2^54 scaling of subnormals): see the method above.
+template <class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> pow_log(const xsimd::batch<double, A>& x,
+                                          const xsimd::batch<double, A>& scaled) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    using U = xsimd::batch<std::uint64_t, A>;
+    constexpr std::int64_t off = static_cast<std::int64_t>(NUMFUSE_POW_LOG_OFF);
+    // u's exponent field is k + 1023 and its mantissa bits those of bits(x) - off.
+    const I u = as_int(x) + I(0x3ff0000000000000 - off);
+    const I eb = bit_cast<I>(bit_cast<U>(u) >> 52);
+    const B kd = (as_float<double, A>(eb | I(0x4330000000000000)) - B(0x1.0p52 + 1023.0)) - scaled;
+    const I mant = u & I(0x000fffffffffffff);
+    const B m = as_float<double, A>(mant + I(off));
+    const pow_log_row<A> t =
+        pow_log_lookup<A>(bit_cast<I>(bit_cast<U>(mant) >> (52 - NUMFUSE_POW_LOG_BITS)));
+    B r;
+    if constexpr (has_fma<A>) {
+        r = dd::fmadd(m, t.invc, B(-1.0));  // exact: see the table's contract
+    } else {
+        // Without FMA: m = mh + ml, mh the top 21 bits; mh invc (29 bits) and ml invc
+        // (40 bits) are exact, mh invc - 1 is exact (Sterbenz), and so is their sum (r).
+        const B mh =
+            as_float<double, A>(as_int(m) & I(static_cast<std::int64_t>(0xffffffff00000000)));
+        r = (mh * t.invc - B(1.0)) + (m - mh) * t.invc;
+    }
+    const dd::pair<A> s1 =
+        dd::fast_two_sum(kd * B(0x1.62e42fefa38p-1), t.logc_hi);  // k ln2 >= ln2 or 0
+    const dd::pair<A> s2 = dd::two_sum(s1.hi, r);
+    const dd::pair<A> q = dd::two_prod(B(-0.5) * r, r);  // -r^2/2 exactly
+    // |s2.hi| >= |log m| - r^2/2 > r^2/2 (|log m| >= 2^-12.7 outside the row of 1, and
+    // s2.hi = r there): a fast two-sum.
+    const dd::pair<A> s3 = dd::fast_two_sum(s2.hi, q.hi);
+    const B p = (r * r) * (r * dd::horner(r, NUMFUSE_POW_LOG1P_TAIL));
+    const B lo = ((s1.lo + s2.lo) + (s3.lo + q.lo)) +
+                 (dd::fmadd(kd, B(0x1.ef35793c7673p-45), t.logc_lo) + p);
+    return dd::fast_two_sum(s3.hi, lo);
+}
+
+// e^(th + tl) for |th| <= 746 and |tl| <= ulp(th).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_exp(const xsimd::batch<double, A>& th,
+                                                      const xsimd::batch<double, A>& tl) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B shifter(0x1.8p52);
+    const B kd = dd::fmadd(th, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(th / ln2)
+    const B r1 = xsimd::fnma(kd, B(0x1.62e42fefa38p-1), th);  // exact (ln2_hi: 42 bits)
+    const dd::pair<A> r = dd::two_sum(r1, -(kd * B(0x1.ef35793c7673p-45)));
+    // e^(r + tl) - 1 = p + tl (1 + p) + O(tl^2): tl (up to 2^-44) is too large for
+    // expm1_reduced's first-order tail.
+    dd::pair<A> p = expm1_reduced(r);
+    p.lo = p.lo + dd::fmadd(tl, p.hi, tl);
+    return scaled_one_plus(expm1_parts<A>{p, kd}, 0.0);
+}
+
+// The NaN of an invalid operation on this CPU (glibc's pow returns (x - x) / (x - x)).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_invalid_nan() noexcept {
+#if defined(__x86_64__) || defined(__i386__)
+    return as_float<double, A>(
+        xsimd::batch<std::int64_t, A>(static_cast<std::int64_t>(0xfff8000000000000)));
+#else
+    return xsimd::batch<double, A>(std::numeric_limits<double>::quiet_NaN());
+#endif
+}
+
+}  // namespace detail
+
+// x**y, f64 lanes (contract above).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel(
+    const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B inf(std::numeric_limits<double>::infinity());
+    const B ax = xsimd::abs(x);
+    const auto sub = ax < B(0x1p-1022);
+    const dd::pair<A> lx = detail::pow_log(xsimd::select(sub, ax * B(0x1p54), ax),
+                                           xsimd::select(sub, B(54.0), B(0.0)));
+    const dd::pair<A> t = dd::two_prod(y, lx.hi);
+    const B tl = dd::fmadd(y, lx.lo, t.lo);
+    const auto in_range = xsimd::abs(t.hi) <= B(746.0);
+    B res =
+        detail::pow_exp(xsimd::select(in_range, t.hi, B(0.0)), xsimd::select(in_range, tl, B(0.0)));
+    res = xsimd::select(in_range, res, xsimd::select(t.hi > B(0.0), inf, B(0.0)));
+
+    const auto negative = x < B(0.0);
+    // |x| == 1 is a special lane too: 1**y is 1 and (-1)**y is +-1 for every finite y, where
+    // SSE2's split product of a huge y and log(1) = 0 would give a NaN tail.
+    const auto regular = (ax >= B(0x1p-1074)) & (ax < inf) & (xsimd::abs(y) < inf) & (ax != B(1.0));
+    if (xsimd::any(negative) || !xsimd::all(regular)) {
+        const auto integral = xsimd::trunc(y) == y;  // +-inf included
+        const B half = y * B(0.5);
+        const auto odd = integral & (xsimd::trunc(half) != half);
+        const auto invalid = negative & (x > -inf) & ~integral;  // (-inf)**0.5 is inf
+        // The sign flipped with a xor: xsimd's negation is 0 - x on some levels (+0 for 0).
+        res = xsimd::select(negative & odd, res ^ B(-0.0), res);
+        res = xsimd::select(invalid, detail::pow_invalid_nan<A>(), res);
+        if (!xsimd::all(regular)) {
+            // Zeros, infinities, NaNs: the magnitude is inf where log|x| and y have the
+            // same sign, 0 where they differ; signed by -0 or -inf with an odd y.
+            const auto grows = ((ax > B(1.0)) & (y > B(0.0))) | ((ax < B(1.0)) & (y < B(0.0)));
+            B special = xsimd::select(grows, inf, B(0.0));
+            special = xsimd::select(ax == B(1.0), B(1.0), special);
+            special = xsimd::select(odd, xsimd::copysign(special, x), special);
+            special = xsimd::select(invalid, detail::pow_invalid_nan<A>(), special);
+            // glibc's x + y: x's NaN (quieted) where x is one, else y's. Spelled per operand:
+            // the compiler may swap the operands of an addition, and x86 keeps the first NaN.
+            const B nan = xsimd::select(xsimd::isnan(x), x + x, y + y);
+            special = xsimd::select(xsimd::isnan(x) | xsimd::isnan(y), nan, special);
+            const auto one =
+                (y == B(0.0)) | (x == B(1.0)) | ((ax == B(1.0)) & (xsimd::abs(y) == inf));
+            special = xsimd::select(one, B(1.0), special);
+            res = xsimd::select(regular, res, special);
+        }
+    }
+    return res;
+}
+
+namespace detail {
+
+// x^n as a pair for an integer n >= 1 (binary powering; each pair product is within
+// 2^-104 relative while no product underflows: callers check the result's range).
+template <class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> pow_int_pair(const xsimd::batch<double, A>& x, int n) noexcept {
+    using B = xsimd::batch<double, A>;
+    dd::pair<A> base{x, B(0.0)};
+    dd::pair<A> result = base;
+    bool started = false;
+    while (true) {
+        if (n & 1) {
+            result = started ? dd::mul(result, base) : base;
+            started = true;
+        }
+        n >>= 1;
+        if (n == 0) break;
+        base = dd::mul(base, base);
+    }
+    return result;
+}
+
+// x^(m/2) for an integer m in [-33, 33] (power_array's product path, contract above).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_halves(const xsimd::batch<double, A>& x,
+                                                           int m) noexcept {
+    using B = xsimd::batch<double, A>;
+    switch (m) {
+        case 0: return B(1.0);
+        case 2: return x;
+        case 4: return x * x;
+        case -2: return B(1.0) / x;
+        default: break;
+    }
+    const int a = m < 0 ? -m : m;
+    const int n = a / 2;
+    const bool odd = (a & 1) != 0;
+    dd::pair<A> p{B(1.0), B(0.0)};
+    if (n > 0) p = pow_int_pair(x, n);
+    if (odd) {
+        const dd::pair<A> s = dd::sqrt(dd::pair<A>{xsimd::select(x > B(0.0), x, B(1.0)), B(0.0)});
+        p = n > 0 ? dd::mul(p, s) : s;
+    }
+    B res;
+    if (m < 0) {
+        const dd::pair<A> q = dd::div(dd::pair<A>{B(1.0), B(0.0)}, p);
+        res = q.hi + q.lo;
+    } else {
+        res = p.hi + p.lo;
+    }
+    const B mag = xsimd::abs(p.hi);
+    auto ok = (mag >= B(0x1p-968)) & (mag <= B(0x1p990));  // SSE2's split: |v| 2^27 finite
+    // the sqrt pair's residual x - s^2 is exact for x >= 2^-968 (s^2's tail is normal)
+    if (odd) ok = ok & (x >= B(0x1p-968)) & (x < B(std::numeric_limits<double>::infinity()));
+    if (!xsimd::all(ok)) res = xsimd::select(ok, res, power_kernel(x, B(0.5 * m)));
+    return res;
+}
+
+// m when y is m/2 for an integer |m| <= 33, else 0 with *found false.
+inline int half_integer(double y, bool* found) noexcept {
+    const double twice = 2.0 * y;
+    *found =
+        twice >= -33.0 && twice <= 33.0 && twice == static_cast<double>(static_cast<int>(twice));
+    return *found ? static_cast<int>(twice) : 0;
+}
+
+// Whether y[0..n) all equal y[0] (n >= 1).
+template <class A>
+inline bool all_equal(const double* y, std::size_t n) noexcept {
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t width = B::size;
+    const B first(y[0]);
+    auto same = first == first;
+    std::size_t k = 0;
+    for (; k + width <= n; k += width) same = same & (B::load_unaligned(y + k) == first);
+    bool equal = xsimd::all(same);
+    for (; k < n; ++k) equal = equal && y[k] == y[0];
+    return equal;
+}
+
+}  // namespace detail
+
+// out[k] = x[k]**y[k] for k < n (out may be x or y). Out: the type the caller rounds the
+// results to (float32 values arrive widened); the results are float64 either way.
+template <class Out, class A>
+inline void power_array(double* out, const double* x, const double* y, std::size_t n) noexcept {
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t width = B::size;
+    if (n == 0) return;
+    bool constant_half = false;
+    int m = 0;
+    if (detail::all_equal<A>(y, n)) m = detail::half_integer(y[0], &constant_half);
+    const auto compute = [&](const double* xs, const double* ys) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+        const B xv = B::load_unaligned(xs);
+        if (constant_half) return detail::power_halves(xv, m);
+        return power_kernel(xv, B::load_unaligned(ys));
+    };
+    std::size_t k = 0;
+    if (!constant_half) {
+        // Two independent batches per step: the kernel is one long dependent chain, and
+        // the two chains overlap.
+        for (; k + 2 * width <= n; k += 2 * width) {
+            const B r0 = power_kernel(B::load_unaligned(x + k), B::load_unaligned(y + k));
+            const B r1 =
+                power_kernel(B::load_unaligned(x + k + width), B::load_unaligned(y + k + width));
+            r0.store_unaligned(out + k);
+            r1.store_unaligned(out + k + width);
+        }
+    }
+    for (; k + width <= n; k += width) compute(x + k, y + k).store_unaligned(out + k);
+    if (k < n) {
+        alignas(64) double xa[width], ya[width], oa[width];
+        for (std::size_t j = 0; j < width; ++j) xa[j] = ya[j] = 1.0;
+        std::memcpy(xa, x + k, (n - k) * sizeof(double));
+        std::memcpy(ya, y + k, (n - k) * sizeof(double));
+        compute(xa, ya).store_aligned(oa);
+        std::memcpy(out + k, oa, (n - k) * sizeof(double));
+    }
+}
+
+}  // namespace numfuse::kernels
