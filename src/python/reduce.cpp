@@ -226,7 +226,7 @@ py::object softmax_new(const py::handle& x_handle, const py::handle& axis, bool 
     }
     py::array out(dtype_object, std::vector<py::ssize_t>(x.shape(), x.shape() + ndim));
     run_softmax(x, reduced, out, log, dtype);
-    return std::move(out);
+    return out;  // moved: the implicit move applies to the converting constructor
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ import numpy as np
 # jax.numpy's for NumPy's ufuncs, jax.scipy.special's for SciPy's; the math module function
 # Numba compiles, the row's libm column, or None when math lacks it and the name has its own
 # Numba kernel below).
-def _unary_from_table() -> dict:
+def _ufuncs_from_table(arity: int) -> dict:
     from .._table import function_rows
 
     return {
@@ -38,11 +38,13 @@ def _unary_from_table() -> dict:
             row.libm if hasattr(math, row.libm) else None,
         )
         for row in function_rows()
-        if row.is_ufunc and row.arity == 1
+        if row.is_ufunc and row.arity == arity
     }
 
 
-UNARY = _unary_from_table()
+UNARY = _ufuncs_from_table(1)
+# The two-argument ufunc rows (logaddexp, hypot, arctan2, ...), the same columns.
+BINARY = _ufuncs_from_table(2)
 
 _jax_cache: dict = {}
 _numba_cache: dict = {}
@@ -60,11 +62,11 @@ def _attribute(module, path: str):
 def _jax_builders(jax) -> dict:
     jnp, jsp = jax.numpy, jax.scipy.special
     builders = {
-        name: (lambda path=path: _attribute(jax, path)) for name, (path, _) in UNARY.items()
+        name: (lambda path=path: _attribute(jax, path))
+        for name, (path, _) in {**UNARY, **BINARY}.items()
     }
     builders.update(
         {
-            "logaddexp": lambda: jnp.logaddexp,
             "logsumexp": lambda: jsp.logsumexp,
             "softmax": lambda: jax.nn.softmax,  # over the last axis, the whole of a 1-d x
             "softmax_last_axis": lambda: lambda x: jax.nn.softmax(x, axis=-1),
@@ -77,8 +79,10 @@ def _jax_builders(jax) -> dict:
 
 
 JAX_TEXT = {
-    **{name: f"jax.jit({path.replace('numpy.', 'jnp.')})" for name, (path, _) in UNARY.items()},
-    "logaddexp": "jax.jit(jnp.logaddexp)",
+    **{
+        name: f"jax.jit({path.replace('numpy.', 'jnp.')})"
+        for name, (path, _) in {**UNARY, **BINARY}.items()
+    },
     "logsumexp": "jax.jit(jax.scipy.special.logsumexp)",
     "softmax": "jax.jit(jax.nn.softmax)",
     "softmax_last_axis": "jax.jit(lambda x: jax.nn.softmax(x, axis=-1))",
@@ -119,6 +123,14 @@ def _numba_unary(numba, math_function):
     @numba.vectorize(_SIGNATURES_1, target="parallel")
     def kernel(v):
         return math_function(v)
+
+    return kernel
+
+
+def _numba_binary(numba, math_function):
+    @numba.vectorize(_SIGNATURES_2, target="parallel")
+    def kernel(x, y):
+        return math_function(x, y)
 
     return kernel
 
@@ -236,6 +248,11 @@ NUMBA_TEXT = {
         for name, (_, fn) in UNARY.items()
         if fn is not None
     },
+    **{
+        name: f"@vectorize(target='parallel'): math.{fn}(x, y)"
+        for name, (_, fn) in BINARY.items()
+        if fn is not None
+    },
     "expit": "@vectorize(target='parallel'): 1/(1 + math.exp(-v))",
     "logaddexp": "@vectorize(target='parallel'): max(x, y) + log1p(exp(-|x - y|))",
     "logsumexp": "@njit(parallel=True): m = x.max(); prange sum of exp(x - m)",
@@ -254,6 +271,8 @@ def numba_function(numba, name: str):
             _numba_cache[name] = _NUMBA_BUILDERS[name](numba)
         elif name in UNARY and UNARY[name][1] is not None:
             _numba_cache[name] = _numba_unary(numba, getattr(math, UNARY[name][1]))
+        elif name in BINARY and BINARY[name][1] is not None:
+            _numba_cache[name] = _numba_binary(numba, getattr(math, BINARY[name][1]))
         else:
             raise KeyError(f"no Numba spelling of {name!r}")
     return _numba_cache[name]
