@@ -70,7 +70,7 @@ def test_tour_runs_top_to_bottom(jupyter_env):
     assert not [out for out in outputs if out.output_type == "error"]
     text = "".join(out.get("text", "") for out in outputs if out.output_type == "stream")
     assert "level_in_use" in text  # show_config ran
-    assert "Comparison:" in text  # a Benchee-style report
+    assert "Comparison (median times):" in text  # a Benchee-style report
     assert "evaluate, logsumexp and softmax agree" in text
     assert "Warning" not in text, text
     last = notebook.cells[-1].outputs
