@@ -686,3 +686,24 @@ def test_middle_axis_every_team_size_gives_the_one_thread_bits(threads, shape, d
         for _ in range(15):
             np.testing.assert_array_equal(nf.logsumexp(x, axis=1), expected)
         np.testing.assert_array_equal(nf.log_softmax(x, axis=1), expected_log_softmax)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_middle_axis_many_magnitudes_every_team_size(threads, dtype):
+    # The same lanes-across-outputs path on values spanning the dtype's whole range, both
+    # signs, subnormals and zeros included: every team size gives the one-thread bits.
+    rng = np.random.default_rng(11)
+    info = np.finfo(dtype)
+    lo, hi = np.log10(info.smallest_subnormal), np.log10(info.max) - 1
+    x = (
+        rng.choice([-1.0, 1.0], (5, 2000, 19)) * 10.0 ** rng.uniform(lo, hi, (5, 2000, 19))
+    ).astype(dtype)
+    x[0, ::7] = 0.0
+    nf.set_num_threads(1)
+    expected = nf.logsumexp(x, axis=1)
+    exact = sp.logsumexp(x.astype(np.float64), axis=1)
+    assert np.allclose(expected, exact, rtol=8 * info.eps, atol=0)
+    for team in (2, 3, 7):
+        nf.set_num_threads(team)
+        for _ in range(10):
+            np.testing.assert_array_equal(nf.logsumexp(x, axis=1), expected)
