@@ -23,6 +23,7 @@
 #include "kernels/erf.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/log.hpp"
+#include "kernels/logpair.hpp"
 #include "numfuse_core.hpp"
 #include "streaming.hpp"
 
@@ -312,8 +313,34 @@ struct ArctanhOp : TableOp<expr_ops::Arctanh, OddRule<1, fp_divide_by_zero>> {
     static constexpr double padding = 0.5;  // arctanh(1) divides by zero
 };
 struct Log1pOp : TableOp<expr_ops::Log1p, Log1pRule> {};
-struct Log10Op : TableOp<expr_ops::Log10, LogRule> {};
-struct Log2Op : TableOp<expr_ops::Log2, LogRule> {};
+// log2, log10: values, flags and NaNs as TableOp's, with log's deferred test (OrScreen) so
+// that on AVX-512 the special-value fixup runs only on batches holding x <= 0, +inf or NaN
+// (kernels::log_base_nofix / log_scaled_fix, the same bits as evaluate's kernel); the other
+// levels' kernels handle those lanes themselves and finish keeps their values.
+template <class F, int Base>
+struct LogScaledOp : TableOp<F, LogRule>, OrScreen<LogScaledOp<F, Base>> {
+    static constexpr bool deferrable = true;
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
+        return kernels::log_base_nofix<Base>(x);
+    }
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
+        return kernels::log_scaled_fix(x, y);
+    }
+    // AVX-512: one vfpclass (log_special: x <= 0, +inf, NaN); elsewhere LogRule's (x <= 0
+    // or NaN).
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
+        if constexpr (kernels::detail::is_avx512<typename B::arch_type>) {
+            return kernels::log_special(x);
+        } else {
+            return LogRule::may_raise(x);
+        }
+    }
+};
+struct Log10Op : LogScaledOp<expr_ops::Log10, 10> {};
+struct Log2Op : LogScaledOp<expr_ops::Log2, 2> {};
 struct Expm1Op : TableOp<expr_ops::Expm1, Expm1Rule> {};
 struct ErfcOp : TableOp<expr_ops::Erfc, QuietRule> {};
 struct CbrtOp : TableOp<expr_ops::Cbrt, QuietRule> {};  // cbrt raises nothing
