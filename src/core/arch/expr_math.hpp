@@ -107,9 +107,9 @@ NUMFUSE_EXPR_MATH64(Arctan, atan, kernels::atan_kernel, xsimd::atan, double)
 NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel, kernels::sinh_f32_kernel, double)
 NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel, kernels::cosh_f32_kernel, double)
 NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, kernels::tanh_f32_kernel, double)
-NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel, xsimd::asinh, double)
+NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel, kernels::asinh_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel, kernels::acosh_f32_kernel, double)
-NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel, xsimd::atanh, double)
+NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel, kernels::atanh_f32_kernel, float)
 // kernels/exp2.hpp, kernels/cbrt.hpp: float64 kernels that take float32 batches too
 // (widened, rounded once inside: f32_native), <= 1 ULP with special values as NumPy;
 // complex64 exp2 runs in complex128 (f32_via_f64) and is rounded once.
@@ -233,13 +233,16 @@ struct Log10 {
     static R apply(T a) noexcept {
         return scalar_libm::log10(a);  // complex: NumPy's log(z) log10(e), as the ufunc
     }
+    // float32 lanes: kernels::log10_f32_kernel (AVX-512: float32 lanes; elsewhere xsimd's
+    // float64 log10 on the widened lanes, rounded once).
+    static constexpr bool f32_native = true;
     template <class B>
     static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
-        return kernels::log10_kernel(a);
-    }
-    template <class B>
-    static B batch_for_f32(const B& a) noexcept {
-        return xsimd::log10(a);
+        if constexpr (std::is_same_v<typename B::value_type, float>) {
+            return kernels::log10_f32_kernel(a);
+        } else {
+            return kernels::log10_kernel(a);
+        }
     }
 };
 

@@ -24,6 +24,7 @@
 #include "kernels/erf.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/log.hpp"
+#include "kernels/logpair.hpp"
 #include "numfuse_core.hpp"
 #include "streaming.hpp"
 
@@ -226,6 +227,14 @@ struct OddRule {
         const T below_one = T(1) - std::numeric_limits<T>::epsilon() / T(2);
         return abs_outside(x, tiny_of<T>(), Limit == 1 ? below_one : huge_of<T>());
     }
+    // may_raise without the subnormal lanes, whose only condition is that underflow (for
+    // the loops where NumPy reports none there: see may_raise_no_subnormal in the runner).
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto may_raise_no_subnormal(const B& x) noexcept {
+        using T = typename B::value_type;
+        const T below_one = T(1) - std::numeric_limits<T>::epsilon() / T(2);
+        return ~(xsimd::abs(x) <= B(Limit == 1 ? below_one : huge_of<T>()));
+    }
 };
 
 // Lanes that may overflow: |x| above `Big` (sinh, cosh), with subnormal underflow for sinh.
@@ -319,14 +328,52 @@ struct ArctanOp : TableOp<expr_ops::Arctan, OddRule<0, fp_none>> {};
 struct SinhOp : TableOp<expr_ops::Sinh, HyperbolicRule<true>> {};
 struct CoshOp : TableOp<expr_ops::Cosh, HyperbolicRule<false>> {};
 struct TanhOp : TableOp<expr_ops::Tanh, QuietRule> {};
-struct ArcsinhOp : TableOp<expr_ops::Arcsinh, OddRule<0, fp_none>> {};
+// arcsinh, arctanh: a subnormal x returns x on the fast path and raises only underflow,
+// which NumPy's AVX-512 loops do not report: where this call keeps no such underflow, the
+// runner screens with may_raise_no_subnormal (a log-uniform input with ~5% subnormal lanes
+// otherwise sends most batches through the per-lane rare path: 3x the time).
+template <class F, class Rule>
+struct QuietSubnormalOp : TableOp<F, Rule> {
+    static constexpr bool subnormal_only_underflows = true;
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto may_raise_no_subnormal(const B& x) noexcept {
+        return Rule::may_raise_no_subnormal(x) | xsimd::isnan(x);
+    }
+};
+struct ArcsinhOp : QuietSubnormalOp<expr_ops::Arcsinh, OddRule<0, fp_none>> {};
 struct ArccoshOp : TableOp<expr_ops::Arccosh, ArccoshRule> {};
-struct ArctanhOp : TableOp<expr_ops::Arctanh, OddRule<1, fp_divide_by_zero>> {
+struct ArctanhOp : QuietSubnormalOp<expr_ops::Arctanh, OddRule<1, fp_divide_by_zero>> {
     static constexpr double padding = 0.5;  // arctanh(1) divides by zero
 };
 struct Log1pOp : TableOp<expr_ops::Log1p, Log1pRule> {};
-struct Log10Op : TableOp<expr_ops::Log10, LogRule> {};
-struct Log2Op : TableOp<expr_ops::Log2, LogRule> {};
+// log2, log10: values, flags and NaNs as TableOp's, with log's deferred test (OrScreen) so
+// that on AVX-512 the special-value fixup runs only on batches holding x <= 0, +inf or NaN
+// (kernels::log_base_nofix / log_scaled_fix, the same bits as evaluate's kernel); the other
+// levels' kernels handle those lanes themselves and finish keeps their values.
+template <class F, int Base>
+struct LogScaledOp : TableOp<F, LogRule>, OrScreen<LogScaledOp<F, Base>> {
+    static constexpr bool deferrable = true;
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
+        return kernels::log_base_nofix<Base>(x);
+    }
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
+        return kernels::log_scaled_fix(x, y);
+    }
+    // AVX-512: one vfpclass (log_special: x <= 0, +inf, NaN); elsewhere LogRule's (x <= 0
+    // or NaN).
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
+        if constexpr (kernels::detail::is_avx512<typename B::arch_type>) {
+            return kernels::log_special(x);
+        } else {
+            return LogRule::may_raise(x);
+        }
+    }
+};
+struct Log10Op : LogScaledOp<expr_ops::Log10, 10> {};
+struct Log2Op : LogScaledOp<expr_ops::Log2, 2> {};
 struct Expm1Op : TableOp<expr_ops::Expm1, Expm1Rule> {};
 struct ErfcOp : TableOp<expr_ops::Erfc, QuietRule> {};
 struct CbrtOp : TableOp<expr_ops::Cbrt, QuietRule> {};  // cbrt raises nothing
@@ -399,6 +446,14 @@ struct op_padding<Op, std::void_t<decltype(Op::padding)>> {
     static constexpr double value = Op::padding;
 };
 
+// Op::subnormal_only_underflows (optional): a subnormal input raises nothing but underflow
+// and needs no repair, and Op::may_raise_no_subnormal is may_raise without such lanes.
+template <class Op, class = void>
+struct op_subnormal_only_underflows : std::false_type {};
+template <class Op>
+struct op_subnormal_only_underflows<Op, std::void_t<decltype(Op::subnormal_only_underflows)>>
+    : std::integral_constant<bool, Op::subnormal_only_underflows> {};
+
 template <class Arch, class Op, class T>
 struct UnaryBatchRunner {
     using B = xsimd::batch<T, Arch>;
@@ -415,11 +470,20 @@ struct UnaryBatchRunner {
         return nan_policy.apply(x, Op::finish(x, y));
     }
 
+    // Op::may_raise, without the subnormal lanes where they raise nothing this call reports
+    // (op_subnormal_only_underflows and NumPy reports no underflow for them here).
+    NUMFUSE_ALWAYS_INLINE auto may_raise(const B& x) const noexcept {
+        if constexpr (op_subnormal_only_underflows<Op>::value) {
+            if (!keep_subnormal_underflow) return Op::may_raise_no_subnormal(x);
+        }
+        return Op::may_raise(x);
+    }
+
     // Both forced inline: in the big per-level translation unit GCC otherwise keeps the
     // erf pair out of line (a call per 16 elements that reloads erf's 28 table registers).
     NUMFUSE_ALWAYS_INLINE B operator()(const B& x) noexcept {
         B y = Op::compute_fast(x);
-        if (xsimd::any(Op::may_raise(x))) {
+        if (xsimd::any(may_raise(x))) {
             y = finish(x, y);
             flags |= lane_flags(x, y);
         }
@@ -431,7 +495,7 @@ struct UnaryBatchRunner {
     NUMFUSE_ALWAYS_INLINE void pair(const B& x0, const B& x1, B& y0, B& y1) noexcept {
         y0 = Op::compute_fast(x0);
         y1 = Op::compute_fast(x1);
-        if (xsimd::any(Op::may_raise(x0) | Op::may_raise(x1))) {
+        if (xsimd::any(may_raise(x0) | may_raise(x1))) {
             y0 = finish(x0, y0);
             y1 = finish(x1, y1);
             flags |= lane_flags(x0, y0) | lane_flags(x1, y1);

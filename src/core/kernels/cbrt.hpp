@@ -16,8 +16,8 @@
 //   (<= 0.5 + 2^-28 float32 ULP).
 //
 // Method (float64; division-free, every level the same arithmetic)
-//   |x| = m 2^e, m in [1, 2) (subnormals scaled by 2^54 first), e = 3q + r with r in
-//   {0, 1, 2} (q = nearest((e - 1)/3) through the 1.5*2^52 shifter: (e - 1)/3 is never
+//   |x| = m 2^e, m in [1, 2) (subnormals scaled by 2^1022 first, by bit operations), e = 3q + r
+//   with r in {0, 1, 2} (q = nearest((e - 1)/3) through the 1.5*2^52 shifter: (e - 1)/3 is never
 //   within 1/6 of a half-integer), v = m 2^r in [1, 8) exactly, cbrt(|x|) = cbrt(v) 2^q.
 //   1. u ~ v^(-1/3) = P(m - 1.5) 2^(-r/3): P a degree-5 fit of m^(-1/3) on [1, 2)
 //      (relative error 2^-17.2; a Chebyshev fit weighted by 1/f, made with numpy.polynomial
@@ -62,14 +62,16 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cbrt_f64(const xsimd::batch<double
     constexpr std::int64_t one_bits = 0x3ff0000000000000;  // bits(1.0)
     const B shifter(0x1.8p52);
     const B ax = xsimd::abs(x);
-    // Subnormals (and zeros, replaced at the end) scaled by 2^54, exactly.
+    // Subnormals (and zeros, replaced at the end) scaled by 2^1022, exactly and without a
+    // multiplication (a subnormal operand takes a microcode assist on x86): ax = N 2^-1074,
+    // bits(ax) | bits(1.0) is 1 + N 2^-52, minus 1 is N 2^-52 = ax 2^1022.
     const auto sub = ax < B(0x1p-1022);
-    const B xs = xsimd::select(sub, ax * B(0x1p54), ax);
+    const B xs = xsimd::select(sub, as_float<double, A>(as_int(ax) | I(one_bits)) - B(1.0), ax);
     const I bits = as_int(xs);
     const U eb = bit_cast<U>(bits) >> 52;  // biased exponent (the sign bit is clear)
     const B e =
         (as_float<double, A>(bit_cast<I>(eb) | I(0x4330000000000000)) - B(0x1p52 + 1023.0)) -
-        xsimd::select(sub, B(54.0), B(0.0));
+        xsimd::select(sub, B(1022.0), B(0.0));
     const B zq = xsimd::fma(e - B(1.0), B(1.0 / 3.0), shifter);  // q in the low bits
     const B q = zq - shifter;
     const B r = xsimd::fnma(q, B(3.0), e);  // 0, 1 or 2, exact

@@ -14,9 +14,9 @@
 //     NaN, acosh(+inf) = +inf; atanh(+-1) = +-inf, atanh(|x| > 1) = NaN.
 //   float32 uses these in float64 (expr_ops.hpp) and rounds once; arccosh has
 //   its own float32 kernel, acosh_f32_kernel(batch<double>) on float32 values in
-//   float64 lanes: relative error below 2^-41 before the caller's rounding
-//   (exhaustive over every float32 x >= 1: the float32 results of acosh_kernel,
-//   bit for bit), special values as acosh_kernel's.
+//   float64 lanes: relative error below 2^-40 before the caller's rounding (on
+//   AVX-512 with a Newton square root and log.hpp's table log), special values as
+//   acosh_kernel's. asinh_f32_kernel / atanh_f32_kernel likewise (contract below).
 //
 // Method
 //   One core: for x = xh + xl > 0 (a pair, xh normal), x = 2^E m with m in
@@ -28,10 +28,13 @@
 //   relative). Each function then works in pair arithmetic (dd.hpp):
 //     log1p(x) = core(1 + x as an exact two-sum)
 //     log2(x)  = E + lm / ln2,  log10(x) = E log10(2) + lm / ln10
+//                (AVX-512: log.hpp's table kernel's pair times 1/ln2, 1/ln10 as pairs)
 //     asinh(x) = core(|x| + sqrt(x^2 + 1))     (|x| > 2^28: (E+1) ln2 + lm)
 //     acosh(x) = core(x + sqrt(x^2 - 1))       (x > 2^28: as asinh)
 //     atanh(x) = core((1 + |x|) / (1 - |x|)) / 2
-//   and rounds once.
+//   and rounds once. On AVX-512, asinh / acosh / atanh take the log of the pair from
+//   log.hpp's table kernel instead (log_sum_avx512: no division, huge lanes without a
+//   branch).
 //   acosh for float32 values, in plain float64 (no pairs): y = x + sqrt(d (2 + d)),
 //   d = x - 1 exact, log y = E ln2 + 2s + s z P(z) with the core's reduction and P.
 //   The rounding of y is the largest error: 2^-53 against log y >= 2^-11 (at
@@ -45,6 +48,7 @@
 
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
+#include "kernels/log.hpp"
 
 namespace numfuse::kernels {
 namespace detail {
@@ -138,13 +142,17 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> nan_of() noexcept {
     return xsimd::batch<double, A>(std::numeric_limits<double>::quiet_NaN());
 }
 
-// log_parts of x > 0 with subnormals scaled up first.
+// log_parts of x > 0 with subnormals scaled up first, by 2^1022 without a multiplication
+// (log.hpp's log_reduce: bits(x) | bits(1.0), minus 1; a subnormal operand would cost a
+// microcode assist per batch).
 template <class A>
 NUMFUSE_ALWAYS_INLINE log_parts<A> log_core_any(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
     const auto sub = x < B(0x1.0p-1022);
-    log_parts<A> p = log_core(xsimd::select(sub, x * B(0x1.0p54), x));
-    p.e = p.e - xsimd::select(sub, B(54.0), B(0.0));
+    const B scaled = as_float<double, A>(as_int(x) | I(0x3ff0000000000000)) - B(1.0);
+    log_parts<A> p = log_core(xsimd::select(sub, scaled, x));
+    p.e = p.e - xsimd::select(sub, B(1022.0), B(0.0));
     return p;
 }
 
@@ -158,6 +166,36 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log_specials(
     out = xsimd::select(x == inf_of<A>(), x, out);
     return xsimd::select(xsimd::isnan(x), x + x, out);
 }
+
+#if defined(__AVX512F__)
+// sqrt(q) for finite q >= 2^-1000 to ~2^-52 relative, without vsqrtpd (~12 cycles a
+// batch): rsqrt14 (2^-14), one Newton step for 1/sqrt(q) (2^-27), then s0 = q r and one
+// step for the root itself, s = s0 + (r/2)(q - s0^2) (error ~3/2 (2^-27)^2 + roundings).
+inline __m512d sqrt_newton_pd(__m512d q) noexcept {
+    __m512d r = _mm512_rsqrt14_pd(q);
+    const __m512d half = _mm512_set1_pd(0.5);
+    r = _mm512_fmadd_pd(_mm512_mul_pd(half, r),
+                        _mm512_fnmadd_pd(_mm512_mul_pd(q, r), r, _mm512_set1_pd(1.0)), r);
+    const __m512d s0 = _mm512_mul_pd(q, r);
+    return _mm512_fmadd_pd(_mm512_mul_pd(half, r), _mm512_fnmadd_pd(s0, s0, q), s0);
+}
+
+// log(xh + xl) + c_hi + c_lo, rounded once, for xh positive, normal or subnormal and
+// finite, |xl| <= ulp(xh), and c = 0 or ln2 (|c_hi| <= |log xh| where c != 0); other lanes:
+// garbage. No division: log.hpp's table pair of xh (relative error ~2^-61), the
+// first-order term xl / xh from rcp14 (2^-40) and one correction (2^-80; the second-order
+// term (xl / xh)^2 / 2 <= 2^-105 is left out, as log_core does).
+inline __m512d log_sum_avx512(__m512d xh, __m512d xl, __m512d c_hi, __m512d c_lo) noexcept {
+    const log_pd_pair p = log_f64_avx512_pair(xh);
+    const __m512d r = dd::reciprocal_approx(xsimd::batch<double, xsimd::avx512f>(xh));
+    const __m512d q0 = _mm512_mul_pd(xl, r);
+    const __m512d q = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(q0, xh, xl), q0);
+    const __m512d sh = _mm512_add_pd(p.hi, c_hi);
+    const __m512d sl = _mm512_add_pd(_mm512_sub_pd(p.hi, sh), c_hi);  // exact: |p.hi| >= |c_hi|
+    return _mm512_add_pd(sh, _mm512_add_pd(sl, _mm512_add_pd(_mm512_add_pd(p.lo, q), c_lo)));
+}
+inline constexpr double ln2_pair_hi = 0x1.62e42fefa39efp-1, ln2_pair_lo = 0x1.abc9e3b39803fp-56;
+#endif
 
 }  // namespace detail
 
@@ -177,25 +215,27 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log1p_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
-// log2(x), f64 lanes. Max error <= 1 ULP; exact at powers of two.
+namespace detail {
+
+// log2 / log10 through the pair core above (SSE2, AVX2, NEON): E + lm / ln2,
+// E log10(2) + lm / ln10 in pair arithmetic, special values included.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log2_kernel(
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log2_generic(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const auto p = detail::log_core_any(x);
+    const auto p = log_core_any(x);
     const dd::pair<A> t =
         dd::mul(p.lm, dd::pair<A>{B(0x1.71547652b82fep+0), B(0x1.777d0ffda0d24p-56)});
     // |t| < 1/2 <= |E| unless E = 0: E + t.hi is an exact fast two-sum.
     const dd::pair<A> r = dd::fast_two_sum(p.e, t.hi);
-    return detail::log_specials(x, r.hi + (r.lo + t.lo));
+    return log_specials(x, r.hi + (r.lo + t.lo));
 }
 
-// log10(x), f64 lanes. Max error <= 1 ULP; exact at powers of ten.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_kernel(
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_generic(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const auto p = detail::log_core_any(x);
+    const auto p = log_core_any(x);
     const dd::pair<A> t =
         dd::mul(p.lm, dd::pair<A>{B(0x1.bcb7b1526e50ep-2), B(0x1.95355baaafad3p-57)});
     // E log10(2) as a pair: log10(2) = 0x1.34413509f79ffp-2 - 0x1.9dc1da994fd21p-59.
@@ -203,7 +243,70 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_kernel(
     const dd::pair<A> e10{el.hi, dd::fmadd(p.e, B(-0x1.9dc1da994fd21p-59), el.lo)};
     // |t| <= 0.151 < log10(2) <= |E log10(2)| unless E = 0: an exact fast two-sum.
     const dd::pair<A> r = dd::fast_two_sum(e10.hi, t.hi);
-    return detail::log_specials(x, r.hi + (r.lo + (e10.lo + t.lo)));
+    return log_specials(x, r.hi + (r.lo + (e10.lo + t.lo)));
+}
+
+}  // namespace detail
+
+// Split forms of log2 / log10 (float32 and float64 lanes) for the ufunc loops, as
+// log_kernel_nofix / log_fix (log.hpp): log_base_nofix<Base>(x) may leave garbage where
+// log_special(x) is true (AVX-512: x <= 0, +inf, NaN; the fixup repairs them), and
+// log_scaled_fix(x, log_base_nofix<Base>(x)) is the kernel, bit for bit. Elsewhere the
+// kernels handle every input themselves and log_scaled_fix is the identity.
+template <int Base, class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix(const xsimd::batch<T, A>& x) noexcept {
+    static_assert(Base == 2 || Base == 10, "log2 or log10");
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        if constexpr (sizeof(T) == 8) {
+            return detail::log_pair_scaled_pd(detail::log_f64_avx512_pair(x),
+                                              Base == 2 ? detail::inv_ln2_hi : detail::inv_ln10_hi,
+                                              Base == 2 ? detail::inv_ln2_lo : detail::inv_ln10_lo);
+        } else {
+            return detail::log_pair_scaled_ps(
+                detail::log_f32_avx512_pair(x),
+                Base == 2 ? detail::inv_ln2_hi_f : detail::inv_ln10_hi_f,
+                Base == 2 ? detail::inv_ln2_lo_f : detail::inv_ln10_lo_f);
+        }
+    } else
+#endif
+    {
+        if constexpr (sizeof(T) == 8) {
+            return Base == 2 ? detail::log2_generic(x) : detail::log10_generic(x);
+        } else if constexpr (Base == 2) {
+            return log2_f32_kernel(x);
+        } else {
+            return log10_f32_kernel(x);
+        }
+    }
+}
+
+template <class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_scaled_fix(const xsimd::batch<T, A>& x,
+                                                        const xsimd::batch<T, A>& y) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        return detail::log_scaled_fix_avx512(x, y);
+    } else
+#endif
+    {
+        (void)x;
+        return y;
+    }
+}
+
+// log2(x), f64 lanes. Max error <= 1 ULP; exact at powers of two.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log2_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
+    return log_scaled_fix(x, log_base_nofix<2>(x));
+}
+
+// log10(x), f64 lanes. Max error <= 1 ULP; exact at powers of ten.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
+    return log_scaled_fix(x, log_base_nofix<10>(x));
 }
 
 // asinh(x), f64 lanes. Max error <= 1 ULP.
@@ -213,9 +316,23 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     const auto huge = a > B(0x1.0p28);
-    const B am = xsimd::min(a, B(0x1.0p28));
+    // Clamped below too: lanes under 2^-27 return x, and a^2 of a tiny or subnormal a
+    // would take a microcode assist (subnormal operand or result) per batch.
+    const B am = xsimd::min(xsimd::max(a, B(0x1.0p-28)), B(0x1.0p28));
     const dd::pair<A> q = dd::add(dd::two_prod(am, am), B(1.0));
     const dd::pair<A> w = dd::add(dd::sqrt(q), am);
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        // Branch-free: huge lanes take log(a) + ln2 through the same table log.
+        const B zero(0.0);
+        B res(detail::log_sum_avx512(xsimd::select(huge, a, w.hi), xsimd::select(huge, zero, w.lo),
+                                     xsimd::select(huge, B(detail::ln2_pair_hi), zero),
+                                     xsimd::select(huge, B(detail::ln2_pair_lo), zero)));
+        res = xsimd::copysign(res, x);
+        res = xsimd::select((a < B(0x1.0p-27)) | (a == detail::inf_of<A>()), x, res);
+        return xsimd::select(xsimd::isnan(x), x + x, res);
+    }
+#endif
     dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
     B res = l.hi + l.lo;
     if (xsimd::any(huge)) {
@@ -239,6 +356,19 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(
     const dd::pair<A> q = dd::add(dd::two_prod(xm, xm), B(-1.0));
     const dd::pair<A> sq = dd::sqrt(dd::pair<A>{xsimd::max(q.hi, B(0x1.0p-60)), q.lo});
     const dd::pair<A> w = dd::add(sq, xm);
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        // Branch-free, as asinh's: huge lanes take log(x) + ln2.
+        const B zero(0.0);
+        B res(detail::log_sum_avx512(xsimd::select(huge, x, w.hi), xsimd::select(huge, zero, w.lo),
+                                     xsimd::select(huge, B(detail::ln2_pair_hi), zero),
+                                     xsimd::select(huge, B(detail::ln2_pair_lo), zero)));
+        res = xsimd::select(x == B(1.0), B(0.0), res);
+        res = xsimd::select(x < B(1.0), detail::nan_of<A>(), res);
+        res = xsimd::select(x == detail::inf_of<A>(), x, res);
+        return xsimd::select(xsimd::isnan(x), x + x, res);
+    }
+#endif
     dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
     B res = l.hi + l.lo;
     if (xsimd::any(huge)) {
@@ -262,6 +392,18 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_f32_kernel(
     // its rounding moves the result by ~2^-52 of ln(2x) > 37): y in [1, 2^130) for float32
     // x >= 1, one rounding off its value.
     const B d = x - B(1.0);
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        // The square root without vsqrtpd (2^-52 relative; d (2 + d) clamped away from 0,
+        // where 1 + 2^-100 rounds to 1 all the same) and the table log of log.hpp.
+        const B q = xsimd::max(dd::fmadd(d, d, d + d), B(0x1.0p-200));
+        const B y = x + B(detail::sqrt_newton_pd(q));
+        B res = B(detail::log_f64_avx512_core(y));
+        res = xsimd::select(x == detail::inf_of<A>(), x, res);
+        res = xsimd::select(x < B(1.0), detail::nan_of<A>(), res);
+        return xsimd::select(xsimd::isnan(x), x + x, res);
+    }
+#endif
     const B y = x + detail::square_root(dd::fmadd(d, d, d + d));
     // log y = E ln2 + log m, y = 2^E m with m in [1/sqrt2, sqrt2) from the bits (E >= 0 and
     // log m >= -ln2/2: the sum cancels at most one bit), log m = 2s + s z P(z).
@@ -280,18 +422,95 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
-    const B am = xsimd::min(a, B(0.75));  // garbage-free placeholder for |x| >= 1 lanes
-    const B ac = xsimd::select(a < B(1.0), a, am);
+    // |x| >= 1 lanes get a garbage-free placeholder (0.75); lanes under 2^-27 return x and
+    // are computed at 2^-28 (a subnormal |x| in the division and the log tail would take
+    // microcode assists).
+    const B ac = xsimd::select(a < B(1.0), xsimd::max(a, B(0x1.0p-28)), B(0.75));
     const dd::pair<A> num = dd::two_sum(B(1.0), ac);
     const dd::pair<A> den = dd::two_sum(B(1.0), -ac);
     const dd::pair<A> r = dd::div(num, den);
-    const dd::pair<A> l = detail::log_pair(detail::log_core(r.hi, r.lo));
-    B res = B(0.5) * (l.hi + l.lo);
+    B res;
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        const B zero(0.0);
+        res = B(0.5) * B(detail::log_sum_avx512(r.hi, r.lo, zero, zero));
+    } else
+#endif
+    {
+        const dd::pair<A> l = detail::log_pair(detail::log_core(r.hi, r.lo));
+        res = B(0.5) * (l.hi + l.lo);
+    }
     res = xsimd::select(a == B(1.0), detail::inf_of<A>(), res);
     res = xsimd::select(a > B(1.0), detail::nan_of<A>(), res);
     res = xsimd::copysign(res, x);
     res = xsimd::select(a < B(0x1.0p-27), x, res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// asinh(x) and atanh(x), float32 lanes (the float32 ufuncs and evaluate). AVX-512: the
+// lanes widened to float64 and computed in plain float64 with log.hpp's table log,
+// relative error below 2^-37 before the one rounding (so <= 0.5 + 2^-13 float32 ULP):
+//   asinh: log(y), y = |x| + sqrt(x^2 + 1) (sqrt_newton_pd, 2^-52; y's rounding is 2^-53
+//     against log y >= 2^-12), the sign of x put back; +-inf and NaN as x (+ x).
+//   atanh: log(q) / 2, q = (1 + |x|) / (1 - |x|) (both exact for float32 |x|;
+//     1 / (1 - |x|) by rcp14 and two Newton steps, ~2^-52); |x| = 1 -> +-inf, |x| > 1 ->
+//     NaN, NaN -> x + x.
+//   |x| < 2^-12 returns x itself: x -+ x^3/6 (x^3/3) is within x 2^-26.6 of x, less than
+//   half a float32 ULP, so x is the rounded result (such lanes are computed at 2^-12 and
+//   replaced after the rounding: a float64 result below float32's normal range would take
+//   a microcode assist in the conversion).
+// Other levels: xsimd's float64 asinh / atanh on the widened lanes (2-3 float64 ULP, far
+// below a float32 half-ulp), rounded once, as before.
+namespace detail {
+template <bool Atanh, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_atanh_f32_in_f64(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B a = xsimd::max(xsimd::abs(x), B(0x1.0p-12));  // NaN lanes: replaced below
+    B res;
+    if constexpr (Atanh) {
+        const B ac = xsimd::select(a < B(1.0), a, B(0.5));  // |x| >= 1: replaced below
+        const B q = (B(1.0) + ac) * dd::reciprocal(B(1.0) - ac);
+        res = B(0.5) * B(log_f64_avx512_core(q));
+        res = xsimd::select(a == B(1.0), inf_of<A>(), res);
+        res = xsimd::select(a > B(1.0), nan_of<A>(), res);
+    } else {
+        const B y = a + B(sqrt_newton_pd(dd::fmadd(a, a, B(1.0))));
+        res = xsimd::select(a == inf_of<A>(), a, B(log_f64_avx512_core(y)));
+    }
+    return xsimd::select(xsimd::isnan(x), x + x, xsimd::copysign(res, x));
+}
+
+template <bool Atanh, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asinh_atanh_f32(
+    const xsimd::batch<float, A>& x) noexcept {
+    xsimd::batch<double, A> lo, hi;
+    widen(x, lo, hi);
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        const xsimd::batch<float, A> r =
+            narrow(asinh_atanh_f32_in_f64<Atanh>(lo), asinh_atanh_f32_in_f64<Atanh>(hi));
+        return xsimd::select(xsimd::abs(x) < xsimd::batch<float, A>(0x1.0p-12f), x, r);
+    } else
+#endif
+        if constexpr (Atanh) {
+        return narrow(xsimd::atanh(lo), xsimd::atanh(hi));
+    } else {
+        return narrow(xsimd::asinh(lo), xsimd::asinh(hi));
+    }
+}
+}  // namespace detail
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asinh_f32_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    return detail::asinh_atanh_f32<false>(x);
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atanh_f32_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    return detail::asinh_atanh_f32<true>(x);
 }
 
 }  // namespace numfuse::kernels
