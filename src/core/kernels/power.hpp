@@ -54,12 +54,6 @@
 #include "kernels/generated/pow_log_table.hpp"
 #include "kernels/hyperbolic.hpp"
 
-#if defined(__GNUC__)
-#define NUMFUSE_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
-#else
-#define NUMFUSE_ALWAYS_INLINE_LAMBDA
-#endif
-
 namespace numfuse::kernels {
 namespace detail {
 
