@@ -258,10 +258,11 @@ inline xsimd::batch<T, A> nan_result(const xsimd::batch<T, A>& x,
 }
 
 // Per-lane table rows turned into coefficient columns on AVX2 (erf's and erfc's float64
-// tables, logaddexp's 2^(j/16) and log rows): p[l] points at lane l's row of `width`
-// doubles (32-byte aligned, width a multiple of 4); c[j] gets entry j of the four lanes'
-// rows. Four 256-bit row loads and a 4x4 transpose per 4 entries: AVX2's gathers are
-// slower. Entries a caller never reads cost nothing (the compiler drops their permutes).
+// tables): p[l] points at lane l's row of `width` doubles (32-byte aligned, width a
+// multiple of 4); c[j] gets entry j of the four lanes' rows. Four 256-bit row loads and a
+// 4x4 transpose per 4 entries: AVX2's gathers are slower. (logaddexp's 3-column lookup,
+// logaddexp_tables.hpp, keeps its own three permutes: through this function GCC 12 kept
+// the column array on the stack and logaddexp_array grew by 9 instructions.)
 template <int width, class B>
 NUMFUSE_ALWAYS_INLINE void rows_to_columns_avx2([[maybe_unused]] const double* const* p,
                                                 [[maybe_unused]] B* c) noexcept {

@@ -178,10 +178,13 @@ NUMFUSE_ALWAYS_INLINE Table16Entry<A, K> lookup16(const logaddexp_consts::Table1
             e.v[1] = B(_mm256_unpackhi_pd(a, b));
             return e;
         } else if constexpr (n == 4 && K == 3) {
-            const double* rows[4] = {t.row[js[0]], t.row[js[1]], t.row[js[2]], t.row[js[3]]};
-            B columns[4];  // the fourth is the rows' padding, never read
-            rows_to_columns_avx2<4>(rows, columns);
-            for (int c = 0; c < K; ++c) e.v[c] = columns[c];
+            const __m256d r0 = _mm256_load_pd(t.row[js[0]]), r1 = _mm256_load_pd(t.row[js[1]]);
+            const __m256d r2 = _mm256_load_pd(t.row[js[2]]), r3 = _mm256_load_pd(t.row[js[3]]);
+            const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+            const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+            e.v[0] = B(_mm256_permute2f128_pd(t0, t2, 0x20));
+            e.v[1] = B(_mm256_permute2f128_pd(t1, t3, 0x20));
+            e.v[2] = B(_mm256_permute2f128_pd(t0, t2, 0x31));
             return e;
         } else
 #endif
