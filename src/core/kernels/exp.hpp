@@ -27,13 +27,25 @@
 //     rounds once, so subnormal results are right, and overflows to inf /
 //     underflows to 0 on its own. Inputs are clamped to [-746, 710]
 //     ([-104, 89]) first so that +-inf and huge values need no extra path.
+//     Batches holding x < -708 (-87) scale without a subnormal or zero result
+//     from vscalef (scalef_no_assist_pd / _ps below).
 //   SSE2 / AVX2 (no table): x = k ln2 + r, |r| <= ln2/2, Cody-Waite with a
 //     42-bit (16-bit for f32) ln2_hi so k*ln2_hi is exact without FMA (SSE2
 //     xsimd::fma is mul+add); r = r_hi + r_lo kept as a pair; e^r = 1 + r +
 //     r^2 Q(r) (minimax degree 12 f64 / 6 f32 overall) summed with 1 + r_hi
 //     as an exact two-sum. Scaling by 2^k: one multiply by a built power of
 //     two when every |x| < 708 (87), else two multiplies by 2^k1 * 2^k2
-//     (k1 + k2 = k, both normal) so the subnormal result is rounded once.
+//     (k1 + k2 = k, both normal) so the result is rounded once; subnormal
+//     results come from t = y 2^(k + 1022) (normal) as the bits of t + 1
+//     (scale_wide), with no floating-point operation on a subnormal value.
+//
+// Subnormal values and speed: on Intel cores a vector multiply, fused multiply-add,
+// vscalef, division or square root whose input or result is subnormal (and vscalef
+// whose result underflows to zero) takes a microcode assist: 250-480 ns per vector
+// instruction on issue 29's Xeon (1000+ cycles), against 0.3 ns. Additions, compares,
+// min/max and conversions do not. The kernels here form subnormal results with
+// additions and integer operations only, so a batch holding them costs a few
+// instructions more, not an assist.
 //
 // Coefficients: tools/explog_remez.py (own Remez exchange in mpmath; the fit named
 // beside each polynomial), as exact hex floats; tables are 2^(j/16) rounded to nearest.
@@ -75,8 +87,15 @@ struct ExpGenericParts {
     xsimd::batch<T, A> y, z, kd;
 };
 
+// e^x = (hi + lo) 2^kd before the rounding of hi + lo: exp_generic_reduce's arithmetic
+// (exp_pair below uses it).
 template <class T, class A>
-inline ExpGenericParts<T, A> exp_generic_reduce(const xsimd::batch<T, A>& xc) noexcept {
+struct ExpGenericPair {
+    xsimd::batch<T, A> hi, lo, z, kd;
+};
+
+template <class T, class A>
+inline ExpGenericPair<T, A> exp_generic_pair(const xsimd::batch<T, A>& xc) noexcept {
     using B = xsimd::batch<T, A>;
     using C = exp_consts<T>;
     const B shifter(C::shifter);
@@ -91,7 +110,42 @@ inline ExpGenericParts<T, A> exp_generic_reduce(const xsimd::batch<T, A>& xc) no
         xsimd::fma(rh * rh, q, xsimd::fma(rl, rh, rl));  // e^r - 1 - rh, e^rh rl ~ rl (1 + rh)
     const B h = B(T(1)) + rh;                             // 1 + rh as an exact pair (|rh| < 1)
     const B hl = (B(T(1)) - h) + rh;
-    return {h + (hl + s), z, kd};
+    return {h, hl + s, z, kd};
+}
+
+template <class T, class A>
+inline ExpGenericParts<T, A> exp_generic_reduce(const xsimd::batch<T, A>& xc) noexcept {
+    const ExpGenericPair<T, A> p = exp_generic_pair(xc);
+    return {p.hi + p.lo, p.z, p.kd};
+}
+
+// y 2^k rounded once, for y in [0.7, 1.42] and an integral kd = k in [-1080, 1100] (float64)
+// / [-155, 135] (float32), without a floating-point operation on a subnormal value (see the
+// top). Results below 2^emin (emin = -1022 / -126), possible only for k <= emin: t =
+// y 2^(k - emin) is exact and normal (>= 2^-60), and t + 1 rounds t to a multiple of 2^-52
+// (2^-23) once, as y 2^k rounds to the subnormal grid; t + 1's low bits are then the
+// subnormal's bits (t rounding up to 1 gives 2^emin's). Other results: 2^k as two normal
+// factors 2^k1 2^k2 (k1 = round(k/2)), the first product exact, so one rounding, also to
+// inf; the subnormal lanes take k = 0 there.
+template <class T, class A>
+inline xsimd::batch<T, A> scale_wide(const xsimd::batch<T, A>& y,
+                                     const xsimd::batch<T, A>& kd) noexcept {
+    using B = xsimd::batch<T, A>;
+    using C = exp_consts<T>;
+    const B shifter(C::shifter);
+    const B one(T(1));
+    const xsimd::batch<int_of_t<T>, A> bias_bits(static_cast<int_of_t<T>>(C::bias) << C::mant_bits);
+    const auto pow2 = [&](const B& k) {  // 2^k for integral k in the normal range
+        return as_float<T, A>((as_int(k + shifter) << C::mant_bits) + bias_bits);
+    };
+    const T emin = T(1 - C::bias);  // -1022 / -126
+    const B t = y * pow2(xsimd::min(kd - B(emin), B(T(0))));
+    const auto sub = (kd <= B(emin)) & (t < one);
+    const B sub_res = as_float<T, A>(as_int(t + one) - as_int(one));
+    const B kn = xsimd::select(sub, B(T(0)), kd);
+    const B z1 = xsimd::fma(kn, B(T(0.5)), shifter);
+    const B k1 = z1 - shifter;
+    return xsimd::select(sub, sub_res, (y * pow2(k1)) * pow2(kn - k1));
 }
 
 // y * 2^k with 2^k built from z's low bits: exact scaling while 2^k is normal (|x| <= fast_lim).
@@ -136,13 +190,7 @@ inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
     const I bias_bits(static_cast<int_of_t<T>>(C::bias) << C::mant_bits);
     B res;
     if (xsimd::any(xsimd::abs(x) > B(C::fast_lim))) {
-        // 2^k = 2^k1 * 2^k2 with k1 = round(k/2): both factors normal, the
-        // first product exact, so the result is rounded once.
-        const B z1 = xsimd::fma(kd, B(T(0.5)), shifter);
-        const B z2 = (kd - (z1 - shifter)) + shifter;
-        const B s1 = as_float<T, A>((as_int(z1) << C::mant_bits) + bias_bits);
-        const B s2 = as_float<T, A>((as_int(z2) << C::mant_bits) + bias_bits);
-        res = (y * s1) * s2;
+        res = scale_wide(y, kd);  // subnormal results, overflow: rounded once
     } else {
         res = y * as_float<T, A>((as_int(z) << C::mant_bits) + bias_bits);
     }
@@ -200,10 +248,40 @@ alignas(64) inline constexpr float exp_tab16_lo_f[16] = {
     -0x1.a94b14p-26f, -0x1.3d56b2p-27f, -0x1.822dbcp-27f, 0x1.52486cp-27f,
 };
 
+// RN(y 2^floor(s)) as vscalefpd computes it, for y in [0.5, 2) and floor(s) in [-1080, 1100],
+// without a subnormal or zero result from vscalefpd (its assist: see the top). Results below
+// 2^-1022: t = y 2^(floor(s) + 1022) is normal (>= 2^-60) and exact, t + 1 rounds it once to
+// a multiple of 2^-52 as the subnormal result rounds, and its low bits are the subnormal's
+// bits (t rounding up to 1 gives 2^-1022's). The other lanes run vscalefpd under a mask (a
+// masked-off lane takes no assist).
+inline __m512d scalef_no_assist_pd(__m512d y, __m512d s) noexcept {
+    const __m512d one = _mm512_set1_pd(1.0);
+    const __m512d t = _mm512_scalef_pd(y, _mm512_add_pd(s, _mm512_set1_pd(1022.0)));
+    const __mmask8 sub = _mm512_cmp_pd_mask(t, one, _CMP_LT_OQ);
+    const __m512i bits =
+        _mm512_sub_epi64(_mm512_castpd_si512(_mm512_add_pd(t, one)), _mm512_castpd_si512(one));
+    return _mm512_mask_scalef_pd(_mm512_castsi512_pd(bits), static_cast<__mmask8>(~sub), y, s);
+}
+
+// As scalef_no_assist_pd for float32 lanes: floor(s) in [-160, 140], 2^-126, 2^-23.
+inline __m512 scalef_no_assist_ps(__m512 y, __m512 s) noexcept {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512 t = _mm512_scalef_ps(y, _mm512_add_ps(s, _mm512_set1_ps(126.0f)));
+    const __mmask16 sub = _mm512_cmp_ps_mask(t, one, _CMP_LT_OQ);
+    const __m512i bits =
+        _mm512_sub_epi32(_mm512_castps_si512(_mm512_add_ps(t, one)), _mm512_castps_si512(one));
+    return _mm512_mask_scalef_ps(_mm512_castsi512_ps(bits), static_cast<__mmask16>(~sub), y, s);
+}
+
 // 2^(kd/16) e^r, f64, AVX-512: kd = 16k + j an integer (z = kd + 1.5*2^52 holds j in its low
 // 4 bits), |r| <= ln2/32 (1 + 2^-12). The table, the polynomial and the scaling that exp (r
-// from x - kd ln2/16) and exp2 (kernels/exp2.hpp: r from (x - kd/16) ln2) share.
-inline __m512d exp_f64_avx512_t16(__m512d z, __m512d kd, __m512d r) noexcept {
+// from x - kd ln2/16) and exp2 (kernels/exp2.hpp: r from (x - kd/16) ln2) share. `tiny`: the
+// batch may hold results below 2^-1022 (scaled by scalef_no_assist_pd then).
+// 2^(j/16) e^r = hi + lo before their one rounding (exp_f64_avx512_t16 below, exp_pair).
+struct ExpT16Pair {
+    __m512d hi, lo;
+};
+inline ExpT16Pair exp_f64_avx512_t16_pair(__m512d z, __m512d r) noexcept {
     const __m512i idx = _mm512_castpd_si512(z);  // j = low 4 bits
     const __m512d th =
         _mm512_permutex2var_pd(_mm512_load_pd(exp_tab16_hi), idx, _mm512_load_pd(exp_tab16_hi + 8));
@@ -220,8 +298,14 @@ inline __m512d exp_f64_avx512_t16(__m512d z, __m512d kd, __m512d r) noexcept {
     q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5555555555545p-3));  // 0.16666666666666621333
     q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.0000000000004p-1));  // 0.50000000000000044409
     const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), q, r);  // e^r - 1
-    const __m512d y = _mm512_add_pd(th, _mm512_fmadd_pd(th, p, tl));  // 2^(j/16) e^r
-    return _mm512_scalef_pd(y, _mm512_mul_pd(kd, _mm512_set1_pd(0.0625)));  // floor(kd/16) = k
+    return {th, _mm512_fmadd_pd(th, p, tl)};
+}
+
+inline __m512d exp_f64_avx512_t16(__m512d z, __m512d kd, __m512d r, bool tiny = false) noexcept {
+    const ExpT16Pair t = exp_f64_avx512_t16_pair(z, r);
+    const __m512d y = _mm512_add_pd(t.hi, t.lo);  // 2^(j/16) e^r
+    const __m512d s = _mm512_mul_pd(kd, _mm512_set1_pd(0.0625));  // floor(kd/16) = k
+    return tiny ? scalef_no_assist_pd(y, s) : _mm512_scalef_pd(y, s);
 }
 
 // f64, AVX-512, core: valid (bit for bit equal to exp_f64_avx512) for |x| <= 708 only;
@@ -229,7 +313,11 @@ inline __m512d exp_f64_avx512_t16(__m512d z, __m512d kd, __m512d r) noexcept {
 // rare batches with such lanes with the full kernel (exp_special finds them), which saves
 // the clamp and the NaN fixup (3 of ~21 vector instructions; this loop's speed is its
 // instruction count where 512-bit operations issue on two ports).
-inline __m512d exp_f64_avx512_core(__m512d xc) noexcept {
+// x = kd ln2/16 + r (z = kd + 1.5*2^52), the reduction of exp_f64_avx512_core and exp_pair.
+struct ExpT16Reduced {
+    __m512d z, kd, r;
+};
+inline ExpT16Reduced exp_f64_avx512_reduce(__m512d xc) noexcept {
     const __m512d shifter = _mm512_set1_pd(0x1.8p52);
     const __m512d z = _mm512_fmadd_pd(xc, _mm512_set1_pd(0x1.71547652b82fep+4), shifter);  // 16/ln2
     const __m512d kd = _mm512_sub_pd(z, shifter);  // 16k + j
@@ -237,7 +325,12 @@ inline __m512d exp_f64_avx512_core(__m512d xc) noexcept {
         _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.62e42fefa39efp-5), xc);  // C_hi = RN(ln2)/16, exact
     r = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.abc9e3b39803fp-60),
                          r);  // C_lo = (ln2 - RN(ln2))/16
-    return exp_f64_avx512_t16(z, kd, r);
+    return {z, kd, r};
+}
+
+inline __m512d exp_f64_avx512_core(__m512d xc, bool tiny = false) noexcept {
+    const ExpT16Reduced e = exp_f64_avx512_reduce(xc);
+    return exp_f64_avx512_t16(e.z, e.kd, e.r, tiny);
 }
 
 // f64, AVX-512, all inputs. Measured max error: see the contract at the top.
@@ -246,12 +339,14 @@ inline __m512d exp_f64_avx512(__m512d x) noexcept {
     // underflows to 0 on its own.
     const __m512d xc =
         _mm512_min_pd(_mm512_max_pd(x, _mm512_set1_pd(-746.0)), _mm512_set1_pd(710.0));
+    // Results below 2^-1022 (x < -708.39) or +0: scaled without vscalefpd's assist.
+    const bool tiny = _mm512_cmp_pd_mask(xc, _mm512_set1_pd(-708.0), _CMP_LT_OQ) != 0;
     // NaN (quiet or signalling) -> the input quieted; everything else kept.
-    return _mm512_fixupimm_pd(exp_f64_avx512_core(xc), x, _mm512_set1_epi64(0x22), 0);
+    return _mm512_fixupimm_pd(exp_f64_avx512_core(xc, tiny), x, _mm512_set1_epi64(0x22), 0);
 }
 
 // f32, AVX-512, core: as exp_f64_avx512_core, valid for |x| <= 87 only.
-inline __m512 exp_f32_avx512_core(__m512 xc) noexcept {
+inline __m512 exp_f32_avx512_core(__m512 xc, bool tiny = false) noexcept {
     const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
     const __m512 z = _mm512_fmadd_ps(xc, _mm512_set1_ps(0x1.715476p+4f), shifter);  // 16/ln2
     const __m512 kd = _mm512_sub_ps(z, shifter);
@@ -268,20 +363,49 @@ inline __m512 exp_f32_avx512_core(__m512 xc) noexcept {
     q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0x1.0p-1f));  // 0.5
     const __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);
     const __m512 y = _mm512_add_ps(th, _mm512_fmadd_ps(th, p, tl));
-    return _mm512_scalef_ps(y, _mm512_mul_ps(kd, _mm512_set1_ps(0.0625f)));
+    const __m512 s = _mm512_mul_ps(kd, _mm512_set1_ps(0.0625f));
+    return tiny ? scalef_no_assist_ps(y, s) : _mm512_scalef_ps(y, s);
 }
 
 // f32, AVX-512, all inputs. Max error: see the contract at the top.
 inline __m512 exp_f32_avx512(__m512 x) noexcept {
     const __m512 xc =
         _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-104.0f)), _mm512_set1_ps(89.0f));
-    const __m512 res = exp_f32_avx512_core(xc);
+    // Results below 2^-126 (x < -87.34) or +0: scaled without vscalefps's assist.
+    const bool tiny = _mm512_cmp_ps_mask(xc, _mm512_set1_ps(-87.0f), _CMP_LT_OQ) != 0;
+    const __m512 res = exp_f32_avx512_core(xc, tiny);
     const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
     return _mm512_mask_mov_ps(res, nan, _mm512_castsi512_ps(_mm512_set1_epi32(0x7fc00000)));
 }
 #endif  // __AVX512F__
 
 }  // namespace detail
+
+// e^x = (hi + lo) 2^k for |x| <= 711, f64 lanes, before exp_kernel's one rounding of hi + lo
+// (hi in [0.7, 2], |lo| < 2^-4 hi, relative error of hi + lo below 2^-60; k integral): for
+// callers that add a small term first (sinh and cosh of large arguments, hyperbolic.hpp).
+// NaN lanes give garbage.
+template <class A>
+struct ExpPair {
+    xsimd::batch<double, A> hi, lo, k;
+};
+
+template <class Arch>
+inline ExpPair<Arch> exp_pair(const xsimd::batch<double, Arch>& x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<Arch>) {
+        const detail::ExpT16Reduced e = detail::exp_f64_avx512_reduce(x);
+        const detail::ExpT16Pair t = detail::exp_f64_avx512_t16_pair(e.z, e.r);
+        const __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(e.kd, _mm512_set1_pd(0.0625)),
+                                               _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        return {t.hi, t.lo, k};
+    } else
+#endif
+    {
+        const detail::ExpGenericPair<double, Arch> p = detail::exp_generic_pair(x);
+        return {p.hi, p.lo, p.kd};
+    }
+}
 
 // exp(x), f64 lanes. Max error <= 1 ULP (contract at the top), all inputs valid;
 // overflow +inf, gradual underflow, NaN as NumPy.

@@ -23,7 +23,7 @@
 //     exact), f = x - (16k + j)/16 exact, |f| <= 1/32; r = RN(f ln2), |r| <= ln2/32 (its
 //     rounding, 2^-58.5 relative, costs 0.02 ULP); then exp's table path
 //     (kernels/exp.hpp exp_f64_avx512_t16: 2^(j/16) from two 16-entry tables, e^r - 1 by a
-//     degree-7 fit, vscalefpd rounding once, also for subnormal results).
+//     degree-7 fit, vscalefpd rounding once; subnormal results without its assist).
 //   SSE2 / AVX2 / NEON: x = k + f, k = round(x), |f| <= 1/2 exact; r = f ln2 as an exact
 //     pair (dd::two_prod with RN(ln2), plus f (ln2 - RN(ln2))), |r| <= ln2/2, and exp's
 //     portable polynomial and pair summation (kernels/exp.hpp exp_poly_gen); 2^k as one
@@ -91,21 +91,12 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> exp2_generic(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    using I = xsimd::batch<std::int64_t, A>;
     using C = exp2_consts;
     const B xc = xsimd::min(xsimd::max(x, B(C::lo_clamp)), B(C::hi_clamp));  // NaN: garbage
     const Exp2Parts<A> p = exp2_generic_reduce(xc);
     B res;
     if (xsimd::any(xsimd::abs(x) > B(C::fast_lim))) {
-        // 2^k = 2^k1 2^k2, k1 = round(k/2): both factors normal, the first product exact,
-        // so a subnormal result is rounded once.
-        const B shifter(0x1.8p52);
-        const B z1 = xsimd::fma(p.kd, B(0.5), shifter);
-        const B z2 = (p.kd - (z1 - shifter)) + shifter;
-        const I bias(std::int64_t(1023) << 52);
-        const B s1 = as_float<double, A>((as_int(z1) << 52) + bias);
-        const B s2 = as_float<double, A>((as_int(z2) << 52) + bias);
-        res = (p.y * s1) * s2;
+        res = scale_wide(p.y, p.kd);  // exp.hpp: subnormal results, overflow, rounded once
     } else {
         res = exp2_generic_scale_normal(p);
     }
@@ -115,20 +106,22 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> exp2_generic(
 #if defined(__AVX512F__)
 // f64, AVX-512, core: valid for |x| <= 1022 only (other lanes hold garbage), bit for bit
 // equal to exp2_f64_avx512 there.
-inline __m512d exp2_f64_avx512_core(__m512d xc) noexcept {
+inline __m512d exp2_f64_avx512_core(__m512d xc, bool tiny = false) noexcept {
     const __m512d shifter = _mm512_set1_pd(0x1.8p52);
     const __m512d z = _mm512_fmadd_pd(xc, _mm512_set1_pd(16.0), shifter);  // round(16 x)
     const __m512d kd = _mm512_sub_pd(z, shifter);
     const __m512d f = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0.0625), xc);  // exact, |f| <= 1/32
     const __m512d r = _mm512_mul_pd(f, _mm512_set1_pd(exp2_consts::ln2_hi));
-    return exp_f64_avx512_t16(z, kd, r);
+    return exp_f64_avx512_t16(z, kd, r, tiny);
 }
 
 inline __m512d exp2_f64_avx512(__m512d x) noexcept {
     const __m512d xc = _mm512_min_pd(_mm512_max_pd(x, _mm512_set1_pd(exp2_consts::lo_clamp)),
                                      _mm512_set1_pd(exp2_consts::hi_clamp));
+    // Results below 2^-1022 or +0: scaled without vscalefpd's assist (exp.hpp).
+    const bool tiny = _mm512_cmp_pd_mask(xc, _mm512_set1_pd(-1022.0), _CMP_LT_OQ) != 0;
     // NaN (quiet or signalling) -> the input quieted; everything else kept.
-    return _mm512_fixupimm_pd(exp2_f64_avx512_core(xc), x, _mm512_set1_epi64(0x22), 0);
+    return _mm512_fixupimm_pd(exp2_f64_avx512_core(xc, tiny), x, _mm512_set1_epi64(0x22), 0);
 }
 #endif  // __AVX512F__
 

@@ -10,8 +10,9 @@
 //     expit(+inf) = 1, expit(-inf) = +0; sinh/cosh overflow to inf exactly
 //     where the true value exceeds DBL_MAX (|x| > 710.4758600739439);
 //     expit(x) underflows gradually (subnormals) for x < -708.4. NaN -> NaN.
-//   float32 uses these in float64 (expr_ops.hpp) and rounds once; tanh and expit
-//   have their own float32 kernels on float32 values in float64 lanes:
+//   float32 uses these in float64 (expr_ops.hpp) and rounds once; tanh, expit, sinh and
+//   cosh have their own float32 kernels on float32 values in float64 lanes
+//   (sinh_f32_kernel, cosh_f32_kernel: relative error below 2^-41, see there):
 //     tanh_f32_kernel(batch<double>): ~2^-30 relative, <= 0.5 + 2^-6 float32 ULP
 //     after the caller rounds, +-0 and |x| < 2^-12 return x, +-inf -> +-1, NaN -> NaN.
 //     expit_f32_kernel(batch<double>): relative error below 2^-39.6 before the
@@ -24,13 +25,14 @@
 //   42-bit ln2_hi so k ln2_hi and x - k ln2_hi are exact, the degree-10
 //   minimax Q(r) = (e^r - 1 - r) / r^2 of exp.hpp's portable kernel, r^2 as
 //   an exact product). Then, in pair arithmetic (dd.hpp), rounding once:
-//     expm1 = (2^k - 1) + 2^k p           (|x| <= 40; beyond, exp(x) - 1 / -1)
+//     expm1 = (2^k - 1) + 2^k p           (|x| <= 40; beyond, 2^k (1 + p) / -1)
 //             (2^k and -1 kept apart as an exact pair)
 //     sinh, cosh (|x| <= 18): |x| = k ln2 + r, sinh = A cosh r + B sinh r,
 //             cosh = B cosh r + A sinh r with A, B = sinh, cosh(k ln2) exact
 //             doubles and Taylor polynomials for cosh r - 1, sinh r - r (no
 //             division, no cancellation: see sinh_cosh_core)
-//     sinh, cosh = 2^(k-1) ((1 + p) -+ 2^-2k / (1 + p)^2)   (|x| > 18)
+//     sinh, cosh = 2^(k-1) (E +- e^-a 2^-k), e^a = E 2^k as exp_pair's unrounded pair
+//             (|x| > 18; exp.hpp's reduction and polynomial)
 //     tanh  = E / (E + 2), E = expm1(2|x|)               (|x| < 19.1, else +-1)
 //     expit = 1 / (1 + E), E = e^-x = 2^k (h + t) for -700 <= x <= 708: -x = k ln2 + r as
 //             in expm1_core (r = rh + rl), e^r = h + t with h = 1 + rh (exact) and
@@ -118,14 +120,19 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow2i(const xsimd::batch<double, A
     return as_float<double, A>((as_int(z) + I(1023)) << 52);
 }
 
-// e^x - 1 as a pair for |x| <= 40 ((2^k, -1) kept as an exact two-sum).
+// e^x - 1 as a pair from expm1_core(x), for |x| <= 40 ((2^k, -1) kept as an exact two-sum).
 template <class A>
-NUMFUSE_ALWAYS_INLINE dd::pair<A> expm1_pair(const xsimd::batch<double, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE dd::pair<A> expm1_pair_of(const expm1_parts<A>& e) noexcept {
     using B = xsimd::batch<double, A>;
-    const expm1_parts<A> e = expm1_core(x);
     const B s = pow2i(e.k);
     const dd::pair<A> t = dd::two_sum(s, B(-1.0));
     return dd::add(t, dd::pair<A>{s * e.p.hi, s * e.p.lo});  // products by 2^k exact
+}
+
+// e^x - 1 as a pair for |x| <= 40.
+template <class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> expm1_pair(const xsimd::batch<double, A>& x) noexcept {
+    return expm1_pair_of(expm1_core(x));
 }
 
 // 2^(k + adjust) (1 + p) rounded once, for the overflow end (k up to 1026).
@@ -189,21 +196,37 @@ NUMFUSE_ALWAYS_INLINE hyperbolic_parts<A> sinh_cosh_core(
     return {hs.hi + ls, hc.hi + lc};
 }
 
-// sinh / cosh for a >= 18 (k >= 26): e^a / 2 (1 -+ e^-2a), overflow to inf.
+// sinh / cosh for a > 18: e^a / 2 +- e^-a / 2 = 2^(k-1) (hi + lo +- e^-a 2^-k) with e^a =
+// (hi + lo) 2^k from exp's own reduction and polynomial (exp_pair, relative error 2^-60),
+// rounded once. The e^-a term, below 2^-51 of the result, comes from exp's core at -a
+// (relative error 2^-52 of a term that small costs nothing), for a < 40 only (computed only
+// for the batches holding such a lane); from 40 on it is below 2^-115 of the result and
+// left out. Arguments are held in [18, 711] first, so no lane sees a subnormal operand
+// (exp.hpp), and 711 overflows to inf as every a > 710.476 does.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_cosh_large(const xsimd::batch<double, A>& a,
                                                               double sign) noexcept {
     using B = xsimd::batch<double, A>;
-    const expm1_parts<A> e = expm1_core(xsimd::min(a, B(711.0)));
-    const dd::pair<A> y = dd::fast_two_sum(B(1.0), e.p.hi);
-    // e^-2a relative to e^a: 2^-2k / (1 + p)^2, below 2^-51 here: plain doubles
-    const B inv = B(1.0) / (B(1.0) + e.p.hi);
-    const B tiny = pow2i(xsimd::max(B(-2.0) * e.k, B(-1022.0))) * inv * inv;
-    const B m = y.hi + (y.lo + e.p.lo + B(sign) * tiny);
+    const B ac = xsimd::min(xsimd::max(a, B(18.0)), B(711.0));
+    const ExpPair<A> e = exp_pair(ac);
+    B lo = e.lo;
+    const auto near = ac < B(40.0);
+    if (xsimd::any(near)) {
+        const B em = exp_kernel_nofix(-xsimd::min(ac, B(40.0)));  // e^-a >= e^-40: normal
+        const B small = em * pow2i(-xsimd::min(e.k, B(60.0)));   // e^-a / 2^k
+        lo = xsimd::select(near, dd::fmadd(B(sign), small, e.lo), e.lo);
+    }
+    const B m = e.hi + lo;
     const B k = e.k - B(1.0);
-    const B k1 = xsimd::floor(k * B(0.5));
-    B res = (m * pow2i(k1)) * pow2i(k - k1);  // first product exact: one rounding
-    return xsimd::select(a > B(711.0), B(std::numeric_limits<double>::infinity()), res);
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        return _mm512_scalef_pd(m, k);  // normal or inf: one rounding, m's
+    } else
+#endif
+    {
+        const B k1 = xsimd::floor(k * B(0.5));
+        return (m * pow2i(k1)) * pow2i(k - k1);  // first product exact: m's rounding only
+    }
 }
 
 }  // namespace detail
@@ -213,13 +236,19 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expm1_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const B xc = xsimd::min(xsimd::max(x, B(-40.0)), B(40.0));
-    const dd::pair<A> e = detail::expm1_pair(xc);
-    B res = e.hi + e.lo;
-    const auto big = x > B(40.0);  // e^x - 1 rounds like e^x: the 1 is below ulp(e^x) / 32
-    if (xsimd::any(big)) res = xsimd::select(big, exp_kernel(x) - B(1.0), res);
+    // |x| < 2^-54 (subnormals included) returns x: those lanes compute expm1(0), so that no
+    // multiply sees a subnormal (an assist of ~250 ns per vector on Intel, exp.hpp).
+    const auto tiny = xsimd::abs(x) < B(0x1.0p-54);
+    const B xc = xsimd::select(tiny, B(0.0), xsimd::min(xsimd::max(x, B(-40.0)), B(710.0)));
+    const detail::expm1_parts<A> e = detail::expm1_core(xc);
+    const dd::pair<A> em1 = detail::expm1_pair_of(e);  // garbage where x > 40
+    B res = em1.hi + em1.lo;
+    // x > 40: e^x - 1 rounds like e^x = 2^k (1 + p) (the 1 is below ulp(e^x) / 2^57), from
+    // the same reduction, rounded once (inf from 709.79 on).
+    const auto big = x > B(40.0);
+    if (xsimd::any(big)) res = xsimd::select(big, detail::scaled_one_plus(e, 0.0), res);
     res = xsimd::select(x < B(-40.0), B(-1.0), res);  // e^x < 2^-57
-    res = xsimd::select(xsimd::abs(x) < B(0x1.0p-54), x, res);
+    res = xsimd::select(tiny, x, res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
@@ -229,8 +258,14 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
-    B res = detail::sinh_cosh_core(xsimd::min(a, B(18.0))).sinh_a;
+    // Each part only where a lane needs it (inputs spanning the range: most batches hold
+    // no a <= 18). a < 2^-27 returns x; those lanes compute sinh(2^-30): no subnormal
+    // operand (exp.hpp).
     const auto large = a > B(18.0);
+    B res(0.0);
+    if (!xsimd::all(large)) {
+        res = detail::sinh_cosh_core(xsimd::min(xsimd::max(a, B(0x1.0p-30)), B(18.0))).sinh_a;
+    }
     if (xsimd::any(large)) res = xsimd::select(large, detail::sinh_cosh_large(a, -1.0), res);
     res = xsimd::copysign(res, x);
     res = xsimd::select(a < B(0x1.0p-27), x, res);
@@ -243,8 +278,12 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
-    B res = detail::sinh_cosh_core(xsimd::min(a, B(18.0))).cosh_a;
+    // As sinh_kernel; cosh(a) for a < 2^-30 rounds to 1, as cosh(2^-30).
     const auto large = a > B(18.0);
+    B res(1.0);
+    if (!xsimd::all(large)) {
+        res = detail::sinh_cosh_core(xsimd::min(xsimd::max(a, B(0x1.0p-30)), B(18.0))).cosh_a;
+    }
     if (xsimd::any(large)) res = xsimd::select(large, detail::sinh_cosh_large(a, 1.0), res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
@@ -255,11 +294,39 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
-    const dd::pair<A> e = detail::expm1_pair(B(2.0) * xsimd::min(a, B(19.5)));
+    // a < 2^-27 returns x; those lanes compute tanh(2^-30): no subnormal operand (exp.hpp)
+    const dd::pair<A> e =
+        detail::expm1_pair(B(2.0) * xsimd::min(xsimd::max(a, B(0x1.0p-30)), B(19.5)));
     const dd::pair<A> t = dd::div(e, dd::add(e, B(2.0)));
     B res = xsimd::select(a > B(19.5), B(1.0), t.hi + t.lo);
     res = xsimd::copysign(res, x);
     res = xsimd::select(a < B(0x1.0p-27), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// sinh and cosh for float32 values held in f64 lanes: (e^a -+ e^-a) / 2 with a = min(|x|, 100)
+// (from 89.42 on both round to inf in float32), each exponential from exp's core (<= 0.65
+// float64 ULP at every level). sinh's difference keeps a relative error below 2^-51 / (2a):
+// below 2^-41 for a >= 2^-12, and |x| < 2^-12 returns x, which is what sinh rounds to in
+// float32. So the relative error before the caller's one float32 rounding is below 2^-41
+// (<= 0.5 + 2^-17 float32 ULP); no division, no subnormal operand.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_f32_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B a = xsimd::min(xsimd::abs(x), B(100.0));  // NaN: garbage, replaced below
+    const B d = exp_kernel_nofix(a) - exp_kernel_nofix(-a);
+    B res = xsimd::copysign(B(0.5) * d, x);
+    res = xsimd::select(xsimd::abs(x) < B(0x1.0p-12), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_f32_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B a = xsimd::min(xsimd::abs(x), B(100.0));
+    const B res = B(0.5) * (exp_kernel_nofix(a) + exp_kernel_nofix(-a));
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 

@@ -1,0 +1,129 @@
+"""The exp family's switch points at every level: exp, exp2, expm1, sinh, cosh and tanh change
+method per batch (subnormal and zero results without vscalef's or a multiply's subnormal
+operands, tiny arguments computed as a safe stand-in, sinh/cosh's large-argument part run
+only for the batches that need it, expm1 beyond 40 from its own reduction), and the exp loop
+collects its floating-point conditions with vector compares. A wrong switch shows here:
+results within 1 ULP of mpmath on both sides of every switch, the same bits whichever lanes
+share a batch, and NumPy's conditions wherever the rare lane sits in the array."""
+
+from __future__ import annotations
+
+import warnings
+
+import mpmath
+import numpy as np
+import pytest
+
+import numfuse
+from conftest import ulp_distance
+from function_table import FUNCTIONS
+
+BITS = {np.float32: np.uint32, np.float64: np.uint64}
+
+
+def _edges(name: str, dtype) -> list[float]:
+    """The arguments where the kernels switch method (both signs where the function is odd
+    or even), with the overflow and underflow thresholds."""
+    f64 = dtype == np.float64
+    lnmax = float(np.log(np.finfo(dtype).max))
+    lntiny = float(np.log(np.finfo(dtype).tiny))
+    lnsub = float(np.log(np.finfo(dtype).smallest_subnormal))
+    if name == "exp":
+        return [lnmax, lntiny, lnsub, -708.0 if f64 else -87.0, 708.0 if f64 else 87.0]
+    if name == "exp2":
+        return (
+            [-1022.0, -1074.0, -1075.0, 1024.0, 1022.0] if f64 else [-126.0, -149.0, -150.0, 128.0]
+        )
+    if name == "expm1":
+        return [40.0, -40.0, 2.0**-54, -(2.0**-54), lnmax, 2.0**-30]
+    if name in ("sinh", "cosh"):
+        big = lnmax + float(np.log(2))
+        return [s * v for v in (18.0, 2.0**-27, 2.0**-30, big, 22.0, 40.0) for s in (1, -1)]
+    assert name == "tanh"
+    return [s * v for v in (19.5, 2.0**-27, 2.0**-30, 9.0) for s in (1, -1)]
+
+
+def _around(edges: list[float], dtype) -> np.ndarray:
+    """Each edge, its 40 nearest neighbours in the dtype and relative steps of 1e-12..1e-1."""
+    parts = []
+    for edge in edges:
+        e = np.array(edge, dtype)
+        parts.append(e + np.arange(-20, 21) * np.spacing(e))
+        steps = np.logspace(-12, -1, 12)
+        parts.append((float(e) * (1 + np.concatenate([steps, -steps]))).astype(dtype))
+    return np.concatenate(parts).astype(dtype)
+
+
+NAMES = ["exp", "exp2", "expm1", "sinh", "cosh", "tanh"]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", NAMES)
+def test_switch_points_within_1_ulp(name, dtype, level):
+    x = _around(_edges(name, dtype), dtype)
+    with np.errstate(all="ignore"):
+        got = getattr(numfuse, name)(x)
+    with mpmath.workprec(200):
+        exact = FUNCTIONS[name].exact
+        ref = np.array([float(exact(mpmath.mpf(float(v)))) for v in x], np.float64)
+    with np.errstate(over="ignore"):
+        ref = ref.astype(dtype)
+    assert np.array_equal(np.isinf(got), np.isinf(ref)), x[np.isinf(got) != np.isinf(ref)]
+    distance = ulp_distance(got, ref)
+    assert distance.max() <= 1, (x[distance > 1], got[distance > 1], ref[distance > 1])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", NAMES)
+def test_batch_company_does_not_change_bits(name, dtype, level):
+    """Every switch-point argument alone, in a block of arguments all on the far side of the
+    large-argument switches (those batches skip the small-argument part, and sinh/cosh's
+    e^-a term), and among ordinary arguments (both parts run): the same bits each time."""
+    ufunc = getattr(numfuse, name)
+    x = _around(_edges(name, dtype), dtype)
+    far = np.full(64, 45.0, dtype)  # beyond 18, 19.5 and 40, not rare
+    near = np.linspace(0.1, 3.0, 64).astype(dtype)
+    with np.errstate(all="ignore"):
+        alone = np.concatenate([ufunc(x[i : i + 1]) for i in range(x.size)])
+        for company in (far, near):
+            for offset in (0, 5, 13):
+                block = np.concatenate([company[:offset], x, company])
+                got = ufunc(block)[offset : offset + x.size]
+                same = got.view(BITS[dtype]) == alone.view(BITS[dtype])
+                assert same.all(), (x[~same], got[~same], alone[~same])
+
+
+def _conditions(ufunc, x) -> set[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with np.errstate(all="warn"):
+            ufunc(x)
+    return {
+        w
+        for w in ("overflow", "underflow", "invalid", "divide")
+        for c in caught
+        if w in str(c.message)
+    }
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exp_conditions_wherever_the_rare_lane_sits(dtype, level):
+    """exp collects a flagged batch's conditions with vector compares (overflow: an infinite
+    result of a finite argument; underflow: a result below the smallest normal): one rare
+    lane in the head, the body or the tail of an array raises what NumPy raises, and
+    infinite or NaN arguments raise nothing."""
+    n = 67
+    for value in (
+        1000.0,
+        -1000.0,
+        -720.0 if dtype == np.float64 else -90.0,
+        np.inf,
+        -np.inf,
+        np.nan,
+        700.0 if dtype == np.float64 else 85.0,
+    ):
+        for position in (0, 3, 17, 40, n - 1):
+            x = np.linspace(-3, 3, n).astype(dtype)
+            x[position] = value
+            expected = _conditions(np.exp, x)
+            assert _conditions(numfuse.exp, x) == expected, (value, position)
