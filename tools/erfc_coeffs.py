@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Coefficient generator for numfuse's float64 erfc kernel (erfc_kernel, src/core/kernels/erf.hpp).
+"""Coefficient generator for numfuse's float64 erfc kernel (erfc_kernel, src/core/kernels/erfc.hpp).
 
 Method:
 
@@ -28,7 +28,7 @@ Rerunning the fit (about a minute; deterministic):
 
 It rewrites tools/data/erfc_coefficients.json (exact hex values, each interval's
 [lo, hi] and measured fit error); `make regen` turns that file into
-src/core/kernels/generated/erfc_coefficients.hpp, which src/core/kernels/erf.hpp includes.
+src/core/kernels/generated/erfc_coefficients.hpp, which src/core/kernels/erfc.hpp includes.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 
 The JSON holds the exact float64 values (hex) of the erfcx fits made by tools/erfc_coeffs.py;
 this emitter only formats them, so `make regen` is fast and deterministic. The header is
-included by src/core/kernels/erf.hpp (erfc_kernel): one row of 16 doubles per interval
+included by src/core/kernels/erfc.hpp (erfc_kernel): one row of 16 doubles per interval
 (m, c0hi, c0lo, c1..cD, zero padding), the layout the kernel's row lookups load.
 
     python3 tools/gen_erfc_coefficients.py            # rewrite the header
@@ -38,7 +38,7 @@ def render(data: dict) -> str:
         "// t = a - m, c0 = c0hi + c0lo. Exact hex literals from",
         "// tools/data/erfc_coefficients.json, fitted by tools/erfc_coeffs.py (Chebyshev",
         "// interpolation, near-minimax, in mpmath).",
-        "// The method is described in src/core/kernels/erf.hpp (erfc_kernel). Interval k of",
+        "// The method is described in src/core/kernels/erfc.hpp (erfc_kernel). Interval k of",
         "// a = |x|: k = clamp((bits(a) >> 49) - KEY0, 0, ENTRIES - 1) (eighths of binades;",
         "// interval 0 is [0, 1/8)). Interval [lo, hi) and the max relative error of the",
         "// rounded polynomial on it (units of 2^-53), measured with mpmath:",

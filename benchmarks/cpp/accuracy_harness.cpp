@@ -40,6 +40,7 @@
 
 #include "device_math/device_math.hpp"
 #include "kernels/erf.hpp"  // the erf / erfc interval boundaries, for the "interval edges" regions
+#include "kernels/erfc.hpp"
 #include "numfuse_core.hpp"
 #include "scalar_libm.hpp"
 

@@ -1,9 +1,14 @@
 // The scalar form of every function of the table (functions.hpp): scalar_libm::<libm column>.
 //
-// The C++ library's functions, found through the using-directive, plus the ones it lacks:
-// scipy.special.expit, np.logaddexp, and NumPy's complex exp2, log1p, expm1, log2 and log10 (the
-// C++ library has only the real ones; NumPy's log10(z) is log(z) log10(e), which rounds
-// unlike std::log10's log(z) / ln 10). One definition for every user: the ufuncs' long
+// Found through the two using-directives: the C++ library's functions, and the forms it
+// lacks that a kernel header defines beside its kernel, in kernels::scalar_forms (NumPy's
+// complex exp2 in kernels/exp2.hpp): a function whose complex form the C++ library lacks
+// brings that form with its kernel, and nothing here changes. Declared here: the forms
+// of scipy.special.expit, np.logaddexp's long double loop, and NumPy's complex log1p,
+// expm1, log2 and log10 (the C++ library has only the real ones; NumPy's log10(z) is
+// log(z) log10(e), which rounds unlike std::log10's log(z) / ln 10), each with a
+// using-declaration of the C++ library's real form beside it (a name declared here is not
+// looked up through the directives). One definition for every user: the ufuncs' long
 // double and complex loops (scalar_loops.cpp) and the expression VM's complex and scalar
 // paths (arch/expr_math.hpp), so a ufunc and evaluate give the same bits.
 //
@@ -19,11 +24,17 @@
 #include <complex>
 #include <type_traits>
 
+// The kernel headers that hold forms of kernels::scalar_forms.
+#include "kernels/exp2.hpp"
+
+namespace numfuse::kernels::scalar_forms {}  // namespace numfuse::kernels::scalar_forms
+
 namespace numfuse::core::scalar_libm {
 namespace {
 // Inside the unnamed namespace: qualified lookup of scalar_libm::log10 stops at the
 // overloads below and never weighs std::log10(std::complex) against them.
 using namespace std;
+using namespace ::numfuse::kernels::scalar_forms;
 
 // scipy.special.expit: 1 / (1 + e^-x), and e^x / (1 + e^x) below 0 (no overflow of e^-x).
 template <class T>
@@ -34,16 +45,9 @@ T expit(const T& x) {
 }
 
 using std::cbrt;
-using std::exp2;
 using std::expm1;
 using std::log1p;
 using std::log2;
-// NumPy's complex exp2 (nc_exp2): exp(z ln2), z scaled componentwise.
-template <class T>
-std::complex<T> exp2(const std::complex<T>& z) {
-    const T ln2 = T(0.693147180559945309417232121458176568L);
-    return std::exp(std::complex<T>(z.real() * ln2, z.imag() * ln2));
-}
 template <class T>
 std::complex<T> log1p(const std::complex<T>& z) {
     const T l = std::hypot(z.real() + T(1), z.imag());

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/erf.hpp"  // the erfc table (interval edges)
+#include "kernels/erfc.hpp"  // the erfc table (interval edges)
 #include "numfuse_core.hpp"
 
 namespace {
@@ -359,7 +359,7 @@ INSTANTIATE_TEST_SUITE_P(Levels, Erf, ::testing::ValuesIn(numfuse::core::usable_
                          });
 
 // ---------------------------------------------------------------------------- erfc
-// erfc_kernel (src/core/kernels/erf.hpp) through the erfc ufunc loop, against erfcl (x87
+// erfc_kernel (src/core/kernels/erfc.hpp) through the erfc ufunc loop, against erfcl (x87
 // long double / binary128: ~2^-11 float64 ulp or better, subnormal float64 tail included,
 // where erfcl is still normal). Bounds: the maxima measured by
 // benchmarks/cpp/accuracy_harness.cpp (10 regions of 5e5 float64 inputs, both signs, the

@@ -22,22 +22,27 @@
 
 namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE {
 
-// Each operation: compute<Out>(out, a, b, n), the evaluate functor's array kernel on
-// float64 values (float32 ones widened; Out is the type the results are rounded to), a
-// cheap per-batch test that is true wherever a floating-point condition may arise, and the
-// exact per-element rule for the conditions NumPy reports.
-struct LogaddexpOp {
-    // Reduce and accumulate are a log-sum-exp (binary_fold).
-    static constexpr bool folds_as_log_sum_exp = true;
+// Each operation: compute<Arch, Out>(out, a, b, n), the evaluate functor's array kernel on
+// float64 values (float32 ones widened; Out is the type the results are rounded to),
+// one<Arch, Out>(a, b), the same kernel on one pair with the same bits (binary_fold's
+// in-order chains) -- both from ArrayKernelOp --, a cheap per-batch test that is true
+// wherever a floating-point condition may arise, and the exact per-element rule for the
+// conditions NumPy reports.
+template <class F>
+struct ArrayKernelOp {
     template <class Arch, class Out>
     static void compute(double* out, const double* a, const double* b, std::size_t n) noexcept {
-        expr_ops::Logaddexp::array<Arch, Out>(out, a, b, n);
+        F::template array<Arch, Out>(out, a, b, n);
     }
-    // One pair, the same bits as compute (binary_fold's in-order chains).
     template <class Arch, class Out>
     static double one(double a, double b) noexcept {
-        return kernels::logaddexp_one<Out, Arch>(a, b);
+        return F::template one<Arch, Out>(a, b);
     }
+};
+
+struct LogaddexpOp : ArrayKernelOp<expr_ops::Logaddexp> {
+    // Reduce and accumulate are a log-sum-exp (binary_fold).
+    static constexpr bool folds_as_log_sum_exp = true;
     // NumPy's npy_logaddexp computes d = a - b, then log1p(exp(-|d|)): conditions arise
     // only where |d| exceeds exp's underflow limit, d overflows, or an input is NaN.
     template <class B>
@@ -63,15 +68,7 @@ struct LogaddexpOp {
 // them: overflow for an infinite result of finite arguments, underflow for a subnormal (or
 // zero) result of two nonzero arguments (the rule takes the C library's hypot of the pair
 // for the result); infinities and NaNs raise nothing.
-struct HypotOp {
-    template <class Arch, class Out>
-    static void compute(double* out, const double* a, const double* b, std::size_t n) noexcept {
-        expr_ops::Hypot::array<Arch, Out>(out, a, b, n);
-    }
-    template <class Arch, class Out>
-    static double one(double a, double b) noexcept {
-        return kernels::hypot_one<Out, Arch>(a, b);
-    }
+struct HypotOp : ArrayKernelOp<expr_ops::Hypot> {
     template <class B>
     static inline auto may_raise(const B& a, const B& b) noexcept {
         using T = typename B::value_type;
@@ -98,15 +95,7 @@ struct HypotOp {
 // AVX-512 machine) follows on the tests' probes; glibc's atan2 differs for a few such
 // pairs. The rule takes the C library's atan2 of the pair for the result; no other
 // condition arises.
-struct Arctan2Op {
-    template <class Arch, class Out>
-    static void compute(double* out, const double* a, const double* b, std::size_t n) noexcept {
-        expr_ops::Arctan2::array<Arch, Out>(out, a, b, n);
-    }
-    template <class Arch, class Out>
-    static double one(double a, double b) noexcept {
-        return kernels::atan2_one<Out, Arch>(a, b);
-    }
+struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
     template <class B>
     static inline auto may_raise(const B& y, const B& x) noexcept {
         using T = typename B::value_type;

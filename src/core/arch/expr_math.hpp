@@ -26,6 +26,7 @@
 #include "kernels/cbrt.hpp"
 #include "kernels/common.hpp"
 #include "kernels/erf.hpp"
+#include "kernels/erfc.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/exp2.hpp"
 #include "kernels/hyperbolic.hpp"
@@ -139,7 +140,7 @@ NUMFUSE_FUNCTION_ROWS(NUMFUSE_EXPR_GENERATED_ROW, unused)
 #undef NUMFUSE_EXPR_MATH
 #undef NUMFUSE_EXPR_MATH64
 
-// erfc: numfuse's float64 erfc kernel (kernels/erf.hpp, <= 1 ULP on the whole line,
+// erfc: numfuse's float64 erfc kernel (kernels/erfc.hpp, <= 1 ULP on the whole line,
 // subnormal tail included, NaN -> +qNaN as scipy.special.erfc); float32 lanes go through
 // the same kernel and are rounded once. apply() (one value) runs the same kernel, so that
 // no path of the loops gives other bits.
@@ -374,6 +375,10 @@ struct Arctan2 {
     static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
         kernels::atan2_array<Out, Arch>(out, a, b, n);
     }
+    template <class Arch, class Out>
+    static double one(double a, double b) noexcept {
+        return kernels::atan2_one<Out, Arch>(a, b);
+    }
 };
 // hypot over arrays (kernels/hypot.hpp), as Logaddexp below: float64 directly, float32
 // widened to float64 (f32_through_f64) and rounded once; the ufunc loop (binary_loop.hpp)
@@ -388,6 +393,10 @@ struct Hypot {
     template <class Arch, class Out>
     static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
         kernels::hypot_array<Out, Arch>(out, a, b, n);
+    }
+    template <class Arch, class Out>
+    static double one(double a, double b) noexcept {
+        return kernels::hypot_one<Out, Arch>(a, b);
     }
 };
 struct Nextafter {
@@ -418,6 +427,10 @@ struct Logaddexp {
     template <class Arch, class Out>
     static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
         kernels::logaddexp_array<Out, Arch>(out, a, b, n);
+    }
+    template <class Arch, class Out>
+    static double one(double a, double b) noexcept {
+        return kernels::logaddexp_one<Out, Arch>(a, b);
     }
 };
 

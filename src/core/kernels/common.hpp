@@ -18,6 +18,8 @@
 //                         (NumPy 2.x's SIMD float32 exp/log loops return it
 //                         for every NaN); on aarch64, where NumPy's float32
 //                         exp/log are the C library's, the input quieted.
+//   rows_to_columns_avx2<width>(p, c)  four lanes' table rows as columns (AVX2)
+//   NUMFUSE_ALWAYS_INLINE, NUMFUSE_ALWAYS_INLINE_LAMBDA, NUMFUSE_NOINLINE  (below)
 //
 // Masks (batch_bool) are negated with ~, never !: xsimd 8.1 defines !m as m == false, which
 // on AVX goes through 128-bit integer compares (five instructions); ~m is one xor.
@@ -38,10 +40,18 @@
 // For kernels that run inside the loops' hot paths: left to its heuristics GCC keeps a
 // function out of line once its translation unit is large (each per-level unit holds
 // every kernel), and a call per batch spills the tables the kernel keeps in registers.
+// NUMFUSE_ALWAYS_INLINE_LAMBDA is the bare attribute, for a lambda (after its parameter
+// list, where `inline` cannot go). NUMFUSE_NOINLINE keeps a rarely taken path (a fix-up of
+// special lanes, a recomputation in higher precision) out of the loop that calls it, so
+// that the loop keeps its registers.
 #if defined(__GNUC__)
 #define NUMFUSE_ALWAYS_INLINE inline __attribute__((always_inline))
+#define NUMFUSE_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
+#define NUMFUSE_NOINLINE __attribute__((noinline))
 #else
 #define NUMFUSE_ALWAYS_INLINE inline
+#define NUMFUSE_ALWAYS_INLINE_LAMBDA
+#define NUMFUSE_NOINLINE
 #endif
 
 namespace numfuse::kernels::detail {
@@ -245,6 +255,30 @@ inline xsimd::batch<T, A> nan_result(const xsimd::batch<T, A>& x,
         return xsimd::select(isnan, from_bits<T, A>(0x7fc00000), y);
 #endif
     }
+}
+
+// Per-lane table rows turned into coefficient columns on AVX2 (erf's and erfc's float64
+// tables): p[l] points at lane l's row of `width` doubles (32-byte aligned, width a
+// multiple of 4); c[j] gets entry j of the four lanes' rows. Four 256-bit row loads and a
+// 4x4 transpose per 4 entries: AVX2's gathers are slower. (logaddexp's 3-column lookup,
+// logaddexp_tables.hpp, keeps its own three permutes: through this function GCC 12 kept
+// the column array on the stack and logaddexp_array grew by 9 instructions.)
+template <int width, class B>
+NUMFUSE_ALWAYS_INLINE void rows_to_columns_avx2([[maybe_unused]] const double* const* p,
+                                                [[maybe_unused]] B* c) noexcept {
+    static_assert(width % 4 == 0 && B::size == 4, "rows of 4-lane groups");
+#if defined(__AVX2__)
+    for (int g = 0; g < width; g += 4) {
+        const __m256d r0 = _mm256_load_pd(p[0] + g), r1 = _mm256_load_pd(p[1] + g);
+        const __m256d r2 = _mm256_load_pd(p[2] + g), r3 = _mm256_load_pd(p[3] + g);
+        const __m256d t0 = _mm256_unpacklo_pd(r0, r1), t1 = _mm256_unpackhi_pd(r0, r1);
+        const __m256d t2 = _mm256_unpacklo_pd(r2, r3), t3 = _mm256_unpackhi_pd(r2, r3);
+        c[g + 0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+        c[g + 1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+        c[g + 2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+        c[g + 3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+    }
+#endif
 }
 
 }  // namespace numfuse::kernels::detail

@@ -35,6 +35,7 @@
 
 #include <xsimd/xsimd.hpp>
 
+#include <complex>
 #include <cstdint>
 #include <type_traits>
 
@@ -193,3 +194,18 @@ NUMFUSE_ALWAYS_INLINE auto exp2_special(const xsimd::batch<T, Arch>& x) noexcept
 }
 
 }  // namespace numfuse::kernels
+
+// exp2's scalar forms that the C++ library lacks (the real ones are std::exp2), for the
+// ufunc's complex loops and evaluate's complex opcodes: scalar_libm::exp2
+// (scalar_libm.hpp) finds them beside the C++ library's. Internal linkage, for the reason
+// scalar_libm.hpp gives.
+namespace numfuse::kernels::scalar_forms {
+namespace {
+// NumPy's complex exp2 (nc_exp2): exp(z ln2), z scaled componentwise.
+template <class T>
+std::complex<T> exp2(const std::complex<T>& z) {
+    const T ln2 = T(0.693147180559945309417232121458176568L);
+    return std::exp(std::complex<T>(z.real() * ln2, z.imag() * ln2));
+}
+}  // namespace
+}  // namespace numfuse::kernels::scalar_forms

@@ -64,12 +64,6 @@
 #include "kernels/hyperbolic.hpp"
 #include "kernels/log.hpp"
 
-#if defined(__GNUC__)
-#define NUMFUSE_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
-#else
-#define NUMFUSE_ALWAYS_INLINE_LAMBDA
-#endif
-
 namespace numfuse::kernels {
 namespace detail {
 

@@ -5,7 +5,7 @@
 // t = a - m, c0 = c0hi + c0lo. Exact hex literals from
 // tools/data/erfc_coefficients.json, fitted by tools/erfc_coeffs.py (Chebyshev
 // interpolation, near-minimax, in mpmath).
-// The method is described in src/core/kernels/erf.hpp (erfc_kernel). Interval k of
+// The method is described in src/core/kernels/erfc.hpp (erfc_kernel). Interval k of
 // a = |x|: k = clamp((bits(a) >> 49) - KEY0, 0, ENTRIES - 1) (eighths of binades;
 // interval 0 is [0, 1/8)). Interval [lo, hi) and the max relative error of the
 // rounded polynomial on it (units of 2^-53), measured with mpmath:

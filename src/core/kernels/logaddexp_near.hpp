@@ -1,0 +1,340 @@
+// The near-zero lanes of logaddexp (kernels/logaddexp.hpp has the contract and the
+// method): pass 2, eps = e^x + e^y - 1 in double-double (logaddexp_eps_dd) and its
+// log1p (logaddexp_log1p_eps); pass 3, the lanes pass 2 cannot certify, in 128/192/384-bit
+// fixed point (logaddexp_eps_fixed, one lane at a time); and LogaddexpNearZeroLanes, which
+// gathers such lanes across batches and runs both passes on them a batch at a time.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <type_traits>
+
+#include "kernels/common.hpp"
+#include "kernels/dd.hpp"
+#include "kernels/exp.hpp"
+#include "kernels/fixed_point.hpp"
+#include "kernels/hyperbolic.hpp"
+#include "kernels/logaddexp_tables.hpp"
+#include "kernels/logpair.hpp"
+
+namespace numfuse::kernels {
+namespace detail {
+
+// Pass 2 certifies |D| >= this (D's error is below 2^-96.3).
+template <class Out>
+inline constexpr double logaddexp_certified_d =
+    std::is_same<Out, float>::value ? 0x1.0p-64 : 0x1.0p-38;
+// e^t - 1 to 2^-104 relative for a pair t, |t| <= ln2/32 (1 + 2^-20): Taylor to t^14
+// (what it drops is below 2^-108 relative), evaluated at t.hi with 1/3! .. 1/7! as pairs
+// and the terms from t^8 on in plain doubles (each below 2^-54 relative to the sum), plus
+// t.lo e^t.hi for t.lo (second order: below 2^-115).
+template <class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_expm1_dd(const dd::pair<A>& t) noexcept {
+    using B = xsimd::batch<double, A>;
+    namespace c = logaddexp_consts;
+    const B x = t.hi;
+    const B tail = dd::horner(x, c::inv_fact_8, c::inv_fact_9, c::inv_fact_10, c::inv_fact_11,
+                              c::inv_fact_12, c::inv_fact_13, c::inv_fact_14);
+    // h = 1/7! + x tail, then h = 1/n! + x h for n = 6 .. 2: h = (e^x - 1 - x) / x^2.
+    dd::pair<A> h = dd::fast_two_sum(B(c::inv_fact[7].hi), x * tail);
+    h.lo = h.lo + B(c::inv_fact[7].lo);
+    for (int n = 6; n >= 2; --n) {
+        const dd::pair<A> xh = dd::mul(h, x);
+        const dd::pair<A> sum = dd::fast_two_sum(B(c::inv_fact[n].hi), xh.hi);
+        h = {sum.hi, sum.lo + (B(c::inv_fact[n].lo) + xh.lo)};
+    }
+    const dd::pair<A> q = dd::mul(dd::two_prod(x, x), h);  // x^2 h <= |x| 2^-6.5
+    const dd::pair<A> p = dd::fast_two_sum(x, q.hi);
+    const B lo = p.lo + q.lo;
+    return dd::fast_two_sum(p.hi, lo + dd::fmadd(t.lo, p.hi, t.lo));
+}
+
+template <class A>
+struct LogaddexpExpParts {
+    xsimd::batch<double, A> k;   // e^x = 2^k v
+    xsimd::batch<double, A> n;   // 16 k + j
+    dd::pair<A> p;               // e^t - 1
+    dd::pair<A> v;               // T_j (1 + p), in [2^-(1/32), 2^(1 + 1/32)]
+};
+
+// e^x for |x| <= 746 as 2^k v (see the contract, pass 2).
+template <class A>
+NUMFUSE_ALWAYS_INLINE LogaddexpExpParts<A> logaddexp_exp_dd(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    namespace c = logaddexp_consts;
+    const B shifter(0x1.8p52);
+    const B ns = dd::fmadd(x, B(16.0 * exp_consts<double>::inv_ln2), shifter);
+    const B n = ns - shifter;  // round(16 x / ln2), |n| < 2^15
+    const B k = logaddexp_floor(n, 1.0 / 16.0);
+    const I j = (as_int((n - k * B(16.0)) + shifter) - as_int(shifter)) & I(15);  // n - 16 k
+    // x - n c1 is exact: n c1 is (15 + 38 bits), and x - n c1 is a multiple of ulp(x)
+    // below 2^-5 in magnitude (ulp(x) >= 2^-58 where n != 0).
+    const B t1 = dd::fnmadd(n, B(c::ln2_over_16.c1), x);
+    const dd::pair<A> nc2 = dd::two_prod(n, B(c::ln2_over_16.c2));
+    const dd::pair<A> t0 = dd::two_sum(t1, -nc2.hi);
+    const dd::pair<A> t = {t0.hi, t0.lo - dd::fmadd(n, B(c::ln2_over_16.c3), nc2.lo)};
+    const dd::pair<A> p = logaddexp_expm1_dd(t);
+    const Table16Entry<A, 2> te = lookup16(c::exp2_table, j);
+    const dd::pair<A> tj = {te.v[0], te.v[1]};
+    const dd::pair<A> tp = dd::mul(tj, p);  // |T_j p| < T_j / 45
+    const dd::pair<A> v0 = dd::fast_two_sum(tj.hi, tp.hi);
+    const dd::pair<A> v = dd::fast_two_sum(v0.hi, v0.lo + (tj.lo + tp.lo));
+    return {k, n, p, v};
+}
+
+// eps = e^m + e^s - 1 = D 2^k (pass 2) for the near-zero lanes (m in (-1.4, 0), s <= m);
+// `certified` where |D| is large enough for Out.
+template <class A>
+struct LogaddexpEps {
+    dd::pair<A> d;
+    xsimd::batch<double, A> k;
+    xsimd::batch_bool<double, A> certified;
+};
+template <class Out, class A>
+NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double, A>& m,
+                                                       const xsimd::batch<double, A>& s) noexcept {
+    using B = xsimd::batch<double, A>;
+    const LogaddexpExpParts<A> es = logaddexp_exp_dd(xsimd::max(s, B(-746.0)));
+    const LogaddexpExpParts<A> em = logaddexp_exp_dd(m);
+    // 1 - e^m: -p where n = 0 (e^m = 1 + p), else 1 - 2^k v (k in {-2, -1, 0}).
+    const B sk = pow2i(em.k);
+    const dd::pair<A> far = dd::two_sum(B(1.0), -(sk * em.v.hi));
+    const dd::pair<A> from_v = dd::fast_two_sum(far.hi, far.lo - sk * em.v.lo);
+    const auto small = em.n == B(0.0);
+    const dd::pair<A> a = {xsimd::select(small, -em.p.hi, from_v.hi),
+                           xsimd::select(small, -em.p.lo, from_v.lo)};
+    // D = v_s - a 2^-k_s: exact scaling, then the cancellation in pair arithmetic.
+    const dd::pair<A> v2 = {logaddexp_scale(a.hi, -es.k), logaddexp_scale(a.lo, -es.k)};
+    const dd::pair<A> diff = dd::two_sum(es.v.hi, -v2.hi);
+    const dd::pair<A> d = dd::fast_two_sum(diff.hi, diff.lo + (es.v.lo - v2.lo));
+    return {d, es.k, xsimd::abs(d.hi) >= B(logaddexp_certified_d<Out>)};
+}
+
+// log1p(eps) for eps = (d.hi + d.lo) 2^k, |eps| < 1 (passes 2 and 3), to 2^-60 relative
+// before the final rounding.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_log1p_eps(
+    const dd::pair<A>& d0, const xsimd::batch<double, A>& k) noexcept {
+    using B = xsimd::batch<double, A>;
+    const dd::pair<A> d = dd::fast_two_sum(d0.hi, d0.lo);  // |lo| <= ulp(hi) / 2
+    const B e_hi = logaddexp_scale(d.hi, k), e_lo = logaddexp_scale(d.lo, k);
+    // |eps| < 2^-60: log1p(eps) = eps (1 - eps/2 + ...) is eps to 2^-61, rounded once: the
+    // pair summed then scaled exactly where eps is normal; below 2^-1022 the pair is rounded
+    // onto the subnormal grid directly, in units of 2^-1074 (|u| < 2^52, rounded to an
+    // integer by adding 2^52), u.lo breaking u.hi's ties (a second rounding would be off by
+    // up to 0.75 ULP just below 2^-1022).
+    const B normal_tiny = logaddexp_scale(d.hi + d.lo, k);
+    const B u_hi = logaddexp_scale(d.hi, k + B(1074.0));
+    const B sign = xsimd::copysign(B(1.0), u_hi);
+    const B ua = xsimd::abs(u_hi), la = logaddexp_scale(d.lo, k + B(1074.0)) * sign;
+    const B qa = (ua + B(0x1.0p52)) - B(0x1.0p52);
+    const B w = ua - qa;  // exact, |w| <= 1/2
+    const B step = xsimd::select((w == B(0.5)) & (la > B(0.0)), B(1.0), B(0.0)) -
+                   xsimd::select((w == B(-0.5)) & (la < B(0.0)), B(1.0), B(0.0));
+    const B subnormal = xsimd::copysign((qa + step) * B(0x1.0p-1074), u_hi);
+    const B tiny = xsimd::select(xsimd::abs(e_hi) < B(0x1.0p-1022), subnormal, normal_tiny);
+    // |eps| < 2^-20: eps - eps^2/2 + eps^3/3 (drops eps^4/4 < 2^-60 eps). The log core of
+    // 1 + eps would lose the second-order term of its low part here (1 + eps's rounding
+    // error, up to 2^-53, squared: 2^-55 relative where eps ~ 2^-52).
+    const B small = e_hi + (e_lo + (e_hi * e_hi) * dd::fmadd(e_hi, B(1.0 / 3.0), B(-0.5)));
+    // Else the log core of the pair 1 + eps (in (1/2, 2)).
+    const dd::pair<A> u = dd::two_sum(B(1.0), e_hi);
+    const dd::pair<A> l = log_pair(log_core(u.hi, u.lo + e_lo));
+    const B a = xsimd::abs(e_hi);
+    return xsimd::select(a < B(0x1.0p-60), tiny,
+                         xsimd::select(a < B(0x1.0p-20), small, l.hi + l.lo));
+}
+
+// Pass 3 (scalar): eps = e^m + e^s - 1 in N-limb fixed point, as (hi + lo) 2^exponent;
+// `certified` unless |eps| < 2^(72 - 64 N) 2^(exponent - 2) (see the contract). Templated on
+// the architecture so that each level keeps its own copy (fixed_point.hpp says why).
+struct LogaddexpExactEps {
+    double hi, lo;
+    int exponent;
+    bool certified;
+};
+template <class A, int N>
+LogaddexpExactEps logaddexp_eps_fixed(double m, double s) noexcept {
+    using F = fixed::Fraction<N>;
+    namespace c = logaddexp_consts;
+    constexpr int bits = 64 * N + 4;
+    const F& ln2 = c::ln2_fraction<N>;
+    const auto& inv = c::inverse_factorials<N>;
+
+    // x = q ln2 - |s| in [0, ln2) (q ln2 is below ln2 by at most q < 2^11 units).
+    const double as = -s;
+    const auto bi = static_cast<std::uint64_t>(as);
+    const F bf = fixed::from_double<N>(as - static_cast<double>(bi));
+    auto q = static_cast<std::uint64_t>(as * 1.4426950408889634) + 1;
+    F x;
+    for (;;) {
+        std::uint64_t ai = 0;
+        const F af = fixed::mul_small(ln2, q, ai);
+        const bool borrow = fixed::compare(af, bf) < 0;
+        if (ai < bi + (borrow ? 1 : 0)) {
+            ++q;
+            continue;
+        }
+        x = fixed::sub(af, bf);  // the fraction of the difference, modulo 1
+        if (ai > bi + (borrow ? 1 : 0) || fixed::compare(x, ln2) >= 0) {
+            --q;
+            continue;
+        }
+        break;
+    }
+    // e^x - 1 in [0, 1): Taylor on u = x / 64 < 2^-6, then six doublings g -> 2 g + g^2.
+    // V1 = e^x / 4 = 1/4 + g / 4 = e^s 2^(q - 2).
+    constexpr int taylor_terms = c::series_terms(6, bits, 0);
+    static_assert(taylor_terms < 48 && c::series_terms(7, bits, 2) + 2 < 48,
+                  "the inverse factorial table is too short for N limbs");
+    const F u = fixed::shift_right(x, 6);
+    F h = inv.f[taylor_terms];
+    for (int n = taylor_terms - 1; n >= 2; --n) h = fixed::add(inv.f[n], fixed::mul(u, h));
+    F g = fixed::add(u, fixed::mul(u, fixed::mul(u, h)));
+    for (int r = 0; r < 6; ++r) g = fixed::add(fixed::shift_left(g, 1), fixed::mul(g, g));
+    F v1 = fixed::shift_right(g, 2);
+    v1.w[0] |= std::uint64_t(1) << 62;
+
+    // 1 - e^m = 1 - e^-mu = mu (1 - mu C(mu)), C(mu) = sum_j (-mu)^j / (j + 2)!, as a_s 2^ea.
+    const double mu = -m;
+    fixed::Decomposed dm = fixed::decompose(mu);
+    while (dm.mantissa < (std::uint64_t(1) << 52)) dm.mantissa <<= 1, --dm.exponent;
+    const int e1 = dm.exponent + 53;  // mu = M 2^e1, M in [1/2, 1)
+    F mfrac;
+    mfrac.w[0] = dm.mantissa << 11;
+    const auto one_minus_exp = [&](const F& z, double zd, int b) {
+        // z (1 - z C(z)) for z = zd < 2^-b, given as a fraction (z) and a double (zd).
+        const int terms = c::series_terms(b, bits, 2);
+        const fixed::Decomposed zx = fixed::decompose(zd);
+        F cz = inv.f[terms + 2];
+        for (int j = terms - 1; j >= 0; --j) {
+            cz = fixed::sub(inv.f[j + 2], fixed::mul_decomposed(cz, zx));
+        }
+        return fixed::sub(z, fixed::mul(z, fixed::mul_decomposed(cz, zx)));
+    };
+    F a_s;
+    int ea = 0;
+    if (e1 <= -7) {
+        a_s = one_minus_exp(mfrac, mu, -e1);  // = (1 - e^-mu) 2^-e1
+        ea = e1;
+    } else {
+        // u = mu 2^-r in [2^-8, 2^-7), then r doublings a -> 2 a - a^2 (1 - e^-2z).
+        const int r = e1 + 7;
+        F a = one_minus_exp(fixed::shift_right(mfrac, 7), mu * fixed::pow2(-r), 7);
+        for (int k = 0; k < r; ++k) a = fixed::sub(fixed::shift_left(a, 1), fixed::mul(a, a));
+        a_s = a;
+    }
+    // V2 = (1 - e^m) 2^(q - 2) = a_s 2^(ea + q - 2), next to V1 < 1/2 for a near-zero lane.
+    const long shift = ea + static_cast<long>(q) - 2;
+    if (shift > 0 && (shift >= 64 || (a_s.w[0] >> (64 - shift)) != 0)) {
+        return {0.0, 0.0, 0, false};  // not a near-zero lane: leave it to pass 2's value
+    }
+    const F v2 = shift >= 0 ? fixed::shift_left(a_s, static_cast<unsigned>(shift))
+                            : fixed::shift_right(a_s, static_cast<unsigned>(-shift));
+    // eps 2^(q - 2) = V1 - V2. Error below 2^14 units (V1: q ln2's 2^11 units times
+    // e^x <= 2; V2: 2^7 (J + 3) units from the doublings); certified at |V1 - V2| >=
+    // 2^(14 + 58) units, 2^-58 relative.
+    const bool negative = fixed::compare(v1, v2) < 0;
+    const F diff = negative ? fixed::sub(v2, v1) : fixed::sub(v1, v2);
+    F threshold;
+    threshold.w[N - 2] = std::uint64_t(1) << 8;  // 2^(72 - 64 N)
+    const fixed::Pair p = fixed::to_pair(diff);
+    return {negative ? -p.hi : p.hi, negative ? -p.lo : p.lo, 2 - static_cast<int>(q),
+            fixed::compare(diff, threshold) >= 0};
+}
+
+// Pass 3 for one lane: 128 bits (enough for 2 in 3 nearest pairs, 0.24 us), 192 (0.55 us),
+// then 384.
+template <class A>
+LogaddexpExactEps logaddexp_eps_exact(double m, double s) noexcept {
+    const LogaddexpExactEps narrow = logaddexp_eps_fixed<A, 2>(m, s);
+    if (narrow.certified) return narrow;
+    const LogaddexpExactEps e = logaddexp_eps_fixed<A, 3>(m, s);
+    if (e.certified) return e;
+    const LogaddexpExactEps wide = logaddexp_eps_fixed<A, 6>(m, s);
+    return wide.hi != 0.0 ? wide : e;
+}
+
+// Near-zero lanes gathered from consecutive batches and recomputed (passes 2 and 3) a
+// full batch at a time; results go straight to their place in `out`. Gathering is
+// branch-free: a mispredicted branch per lane would drain the first pass's long dependency
+// chains of the batches in flight (measured: ~40 ns per near-zero lane).
+template <class Out, class A>
+class LogaddexpNearZeroLanes {
+    using B = xsimd::batch<double, A>;
+    static constexpr std::size_t width = B::size;
+
+public:
+    explicit LogaddexpNearZeroLanes(double* out) noexcept : out_(out) {}
+
+    // The lanes of `near` of a batch: max and min of its arguments m and s, its results at
+    // out[base].
+    NUMFUSE_NOINLINE void add(const B& m, const B& s, const xsimd::batch_bool<double, A>& near,
+                              std::size_t base) noexcept {
+        alignas(64) double ms[width], ss[width], flags[width];
+        m.store_aligned(ms);
+        s.store_aligned(ss);
+        xsimd::select(near, B(1.0), B(0.0)).store_aligned(flags);
+        for (std::size_t k = 0; k < width; ++k) {
+            m_[count_] = ms[k];
+            s_[count_] = ss[k];
+            at_[count_] = base + k;
+            count_ += flags[k] != 0.0 ? 1 : 0;
+        }
+        if (count_ >= width) {
+            run(width);
+            for (std::size_t k = width; k < count_; ++k) {
+                m_[k - width] = m_[k], s_[k - width] = s_[k], at_[k - width] = at_[k];
+            }
+            count_ -= width;
+        }
+    }
+
+    void finish() noexcept {
+        if (count_ != 0) run(count_);
+    }
+
+private:
+    // The first `count` lanes (the rest of the batch repeats lane 0).
+    void run(std::size_t count) noexcept {
+        alignas(64) double m[width], s[width];
+        for (std::size_t k = 0; k < width; ++k) {
+            m[k] = m_[k < count ? k : 0];
+            s[k] = s_[k < count ? k : 0];
+        }
+        LogaddexpEps<A> e = logaddexp_eps_dd<Out>(B::load_aligned(m), B::load_aligned(s));
+        if (!xsimd::all(e.certified)) {
+            alignas(64) double hi[width], lo[width], k2[width];
+            bool certified[width];
+            e.d.hi.store_aligned(hi);
+            e.d.lo.store_aligned(lo);
+            e.k.store_aligned(k2);
+            e.certified.store_unaligned(certified);
+            for (std::size_t k = 0; k < count; ++k) {
+                if (certified[k]) continue;
+                const LogaddexpExactEps x = logaddexp_eps_exact<A>(m[k], s[k]);
+                if (x.hi == 0.0) continue;
+                hi[k] = x.hi, lo[k] = x.lo, k2[k] = static_cast<double>(x.exponent);
+            }
+            e.d = {B::load_aligned(hi), B::load_aligned(lo)};
+            e.k = B::load_aligned(k2);
+        }
+        alignas(64) double r[width];
+        logaddexp_log1p_eps(e.d, e.k).store_aligned(r);
+        for (std::size_t k = 0; k < count; ++k) out_[at_[k]] = r[k];
+    }
+
+    double* out_;
+    // Up to 2 width - 1 lanes between runs (one batch may complete a run and start the next).
+    double m_[2 * width];
+    double s_[2 * width];
+    std::size_t at_[2 * width];
+    std::size_t count_ = 0;
+};
+
+}  // namespace detail
+}  // namespace numfuse::kernels
