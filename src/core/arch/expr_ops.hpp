@@ -82,9 +82,10 @@ unsigned numeric_kernel(char* out_bytes, const char* a_bytes, const char* b_byte
                 const V xv = V::load_unaligned(x);
                 return nan_policy.apply(xv, F::batch(xv));
             } else if constexpr (arity == 2) {
-                (void)z;
+                (void)z, (void)nan_policy;  // the policy applies to unary functions only
                 return F::batch(V::load_unaligned(x), V::load_unaligned(y));
             } else {
+                (void)nan_policy;
                 return F::batch(V::load_unaligned(x), V::load_unaligned(y), V::load_unaligned(z));
             }
         };

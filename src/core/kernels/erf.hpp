@@ -11,7 +11,12 @@
 //     give x * 2/sqrt(pi) correctly rounded; erf(-x) == -erf(x) bitwise. These are the
 //     special values of scipy.special.erf.
 //   * Hardware floating-point flags are don't-care (the caller masks them).
-//   * Correct with and without hardware FMA (xsimd::fma on sse2 is a mul then an add).
+//   * Correct with and without hardware FMA (on sse2 detail::fused_madd is a mul then an add).
+//   * The same bits from GCC and clang: every multiply-add is detail::fused_madd (one
+//     rounding on every FMA level), never xsimd::fma. xsimd 8.1's AVX-512 fma is the generic
+//     unfused a * b + c; on x86-64 GCC contracts it into vfmadd after inlining (its default
+//     -ffp-contract=fast), clang 14 does not (-ffp-contract=on fuses only within one source
+//     expression), which made clang's avx512 erf differ from avx2_fma and exceed the bound.
 //   * avx2_fma and avx512 give bit-identical results (same operations in the same order).
 //
 // Method. ax = min(|x|, xmax) picks one of 16 intervals, k = round(qb*ax + qc*ax^2 - n)
@@ -256,7 +261,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> horner(const erf_coefs<Tab, Arc
     if constexpr (J == Tab::degree - 2) {
         return k[4 + J];
     } else {
-        return xsimd::fma(horner<Tab, Arch, J + 1>(k, u), u, k[4 + J]);
+        return detail::fused_madd(horner<Tab, Arch, J + 1>(k, u), u, k[4 + J]);
     }
 }
 
@@ -302,8 +307,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs(xsimd::batch<double, Ar
     const B two52(0x1p52);
     ax = xsimd::min(ax, B(Tab::xmax));
     // k = round(qb*ax + qc*ax^2 - n) in the low mantissa bits of r; max() clamps k >= 0.
-    const B r =
-        xsimd::max(xsimd::fma(xsimd::fma(B(Tab::qc), ax, B(Tab::qb)), ax, B(Tab::qn)), two52);
+    const B r = xsimd::max(
+        detail::fused_madd(detail::fused_madd(B(Tab::qc), ax, B(Tab::qb)), ax, B(Tab::qn)), two52);
     const auto k0 = (r == two52);  // interval 0
     const erf_coefs<Tab, Arch> k(r);
     const B t = ax - k[0];  // exact; t = ax on interval 0 (m = 0)
@@ -316,13 +321,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs(xsimd::batch<double, Ar
         // of an FMA is recovered by a second FMA to ~2^-53 relative of itself).
         // c1lo: zero on intervals k >= 1 (their centers make c1 a double), so it is a
         // constant under the k = 0 mask rather than a per-lane table lookup.
-        const B rr = xsimd::fma(q, u, xsimd::select(k0, B(Tab::c1lo0), B(0.0)));
+        const B rr = detail::fused_madd(q, u, xsimd::select(k0, B(Tab::c1lo0), B(0.0)));
         const B c1hi = k[2];
-        const B sum = xsimd::fma(t, c1hi, base);
-        const B err = xsimd::fma(t, c1hi, base - sum);
-        return sum + xsimd::fma(t, rr, err);
+        const B sum = detail::fused_madd(t, c1hi, base);
+        const B err = detail::fused_madd(t, c1hi, base - sum);
+        return sum + detail::fused_madd(t, rr, err);
     } else {
-        return xsimd::fma(t, xsimd::fma(q, u, k[2]), base);
+        return detail::fused_madd(t, detail::fused_madd(q, u, k[2]), base);
     }
 }
 
@@ -353,8 +358,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs_fma(
         ax = xsimd::min(x & B(abs_mask<Arch>()), B(Tab::xmax));
     }
     const B x2 = x * x;
-    const B r =
-        xsimd::max(xsimd::fma(xsimd::fma(B(Tab::qc), ax, B(Tab::qb)), ax, B(Tab::qn)), two52);
+    const B r = xsimd::max(
+        detail::fused_madd(detail::fused_madd(B(Tab::qc), ax, B(Tab::qb)), ax, B(Tab::qn)), two52);
     const auto k0 = (r == two52);
     // q = E(u^2) + u O(u^2), E = c2 + c4 u^2 + ... + c10 u^8, O = c3 + c5 u^2 + ... + c11 u^8,
     // both by Horner (the same operations in the same order on every FMA level).
@@ -364,22 +369,22 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs_fma(
                               const B u2 = u * u;
                               const B c10 = coef(10, r), c11 = coef(11, r);
                               const B c8 = coef(8, c10);
-                              B e = xsimd::fma(c10, u2, c8);
+                              B e = detail::fused_madd(c10, u2, c8);
                               const B c9 = coef(9, c11);
-                              B o = xsimd::fma(c11, u2, c9);
+                              B o = detail::fused_madd(c11, u2, c9);
                               const B c6 = coef(6, c8);
-                              e = xsimd::fma(e, u2, c6);
+                              e = detail::fused_madd(e, u2, c6);
                               const B c7 = coef(7, c9);
-                              o = xsimd::fma(o, u2, c7);
+                              o = detail::fused_madd(o, u2, c7);
                               const B c4 = coef(4, c6);
-                              e = xsimd::fma(e, u2, c4);
+                              e = detail::fused_madd(e, u2, c4);
                               const B c5 = coef(5, c7);
-                              o = xsimd::fma(o, u2, c5);
+                              o = detail::fused_madd(o, u2, c5);
                               const B c3 = coef(3, c5);
-                              o = xsimd::fma(o, u2, c3);
-                              e = xsimd::fma(e, u2, c2);
-                              const B q = xsimd::fma(o, u, e);
-                              return xsimd::fma(t, xsimd::fma(q, u, c1), base);
+                              o = detail::fused_madd(o, u2, c3);
+                              e = detail::fused_madd(e, u2, c2);
+                              const B q = detail::fused_madd(o, u, e);
+                              return detail::fused_madd(t, detail::fused_madd(q, u, c1), base);
                           };
 #if defined(__AVX512F__)
     if constexpr (std::is_base_of<xsimd::avx512f, Arch>::value) {
