@@ -116,6 +116,20 @@ class Watch:
             if value is not _UNWATCHED
         ]
 
+    def remembered(self) -> bool:
+        return self._checks is not None
+
+    def flat_checks(self) -> tuple:
+        """The remembered values as numfuse._core._JitDispatch compares them: (dict,
+        name, value, ...) per global, (cell, value, ...), (dict, name, attribute, value,
+        ...); the same comparisons as unchanged()."""
+        globals_flat = []
+        for get, name, value in self._checks:
+            globals_flat += (get.__self__, name, value)
+        cells_flat = [item for pair in self._cells for item in pair]
+        attributes_flat = [item for quad in self._attributes for item in quad]
+        return tuple(globals_flat), tuple(cells_flat), tuple(attributes_flat)
+
     def unchanged(self) -> bool:
         """Whether every watched value is still the one remembered (by identity)."""
         checks = self._checks
