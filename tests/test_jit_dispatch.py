@@ -239,3 +239,40 @@ def test_threads_see_a_changed_global_and_new_signatures():
         for t in threads:
             t.join()
     assert not errors, errors[0]
+
+
+def test_global_loads_scan_reads_bytecode_as_dis_does():
+    # Watch scans raw bytecode (numfuse/_jit/_guards.py); dis is the reference, on every
+    # function and method of a few standard modules, nested code included
+    import argparse
+    import dis
+    import inspect
+    import json.decoder
+
+    from numfuse._jit import _guards
+
+    def by_dis(code):
+        loads, current = [], None
+        for instruction in dis.get_instructions(code):
+            if instruction.opname == "LOAD_GLOBAL":
+                current = [instruction.argval, []]
+                loads.append(current)
+            elif instruction.opname in ("LOAD_ATTR", "LOAD_METHOD") and current is not None:
+                if not current[1]:
+                    current[1].append(instruction.argval)
+                current = None
+            else:
+                current = None
+        return loads
+
+    checked = 0
+    for module in (argparse, dis, inspect, json.decoder, types):
+        objects = list(vars(module).values())
+        objects += [v for c in objects if isinstance(c, type) for v in vars(c).values()]
+        for obj in objects:
+            code = getattr(obj, "__code__", None)
+            if isinstance(code, types.CodeType):
+                for nested in _guards._code_objects(code):
+                    assert _guards._global_loads(nested) == by_dis(nested), nested
+                    checked += 1
+    assert checked > 300
