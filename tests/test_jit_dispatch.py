@@ -1,6 +1,8 @@
 """numfuse.jit's C call path (src/python/jit_dispatch.cpp): which calls it answers, and
 that every other call reaches the Python path, so a changed global, closure value or
-attribute is seen exactly as docs/jit.md says, from one thread or many."""
+attribute is seen exactly as docs/jit.md says, from one thread or many; and the faster
+first-call helpers (the bytecode scan of the watched globals, the verdict comparison)
+against what they replaced."""
 
 from __future__ import annotations
 
@@ -276,3 +278,18 @@ def test_global_loads_scan_reads_bytecode_as_dis_does():
                     assert _guards._global_loads(nested) == by_dis(nested), nested
                     checked += 1
     assert checked > 300
+
+
+def test_verdict_comparison_matches_numpys_allclose_with_signed_zeros():
+    # _ops._close (the engine-vs-NumPy verdict of the first call, in Python for speed)
+    # against the NumPy formulation it replaced
+    from numfuse._jit import _ops
+
+    values = [0.0, -0.0, 1.0, -1.0, 1.00001, 1.001, 1e-7, -1e-7, 5e-7, np.inf, -np.inf, np.nan]
+    values += [1e300, -1e300, 3.5, 3.5003, 3.6]
+    for got in values:
+        for want in values:
+            g, w = np.array([got]), np.array([want])
+            close = np.allclose(g, w, rtol=1e-4, atol=1e-6, equal_nan=True)
+            zeros = np.signbit(g[g == 0]) == np.signbit(w[g == 0])
+            assert _ops._close(got, want) == bool(close and np.all(zeros)), (got, want)
