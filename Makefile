@@ -117,7 +117,8 @@ test-no-openmp: system-deps $(STAMPS)/venv
 # 3.13 and 3.14 (Debian sid's, in a debootstrap'd tree under build/pythons) with the newest
 # NumPy and SciPy wheels for each; one summary line per version. `make wheel-pythons` also
 # leaves a wheel per version in dist/ (not repaired by auditwheel: sid's glibc is newer than
-# any manylinux policy). PYTHON_VERSIONS picks the versions.
+# any manylinux policy), each installed into a fresh venv and checked (tools/check_wheel.sh).
+# PYTHON_VERSIONS picks the versions; PYTHONS_TESTS=... a shorter test list.
 PYTHONS_TESTS ?= $(AARCH64_CI_TESTS) tests/test_patch.py tests/test_overlap.py \
 	tests/test_evaluate_python_ints.py tests/test_logaddexp.py tests/test_float16.py \
 	tests/test_evaluate_numexpr_compat.py tests/test_threads_env.py tests/test_concurrency.py \

@@ -1,18 +1,25 @@
 #!/usr/bin/env python3
-"""Write notebooks/tour.ipynb from the cells below, with no outputs.
+"""Write notebooks/tour.ipynb from the cells below, run, with its outputs.
 
-The notebook is generated, not edited by hand, so that git only ever holds
-its source: run this after changing a cell. `--check` exits 1 if the
-committed notebook differs from what this script writes (tests use it).
-tests/test_notebook.py executes the notebook top to bottom.
+The notebook's cells are generated, not edited by hand: run this after changing a cell.
+It is committed with the outputs of a run (`--execute`), so that a reader on the web sees
+the tables and the plot; `--check` exits 1 if the committed notebook's cells differ from
+the ones below or its outputs are not those of one clean run (every code cell run once, in
+order, no error, no stderr, the plot in the last cell). tests/test_notebook.py runs the
+check and executes the notebook top to bottom.
 
-    python notebooks/make_tour.py          # rewrite notebooks/tour.ipynb
-    python notebooks/make_tour.py --check  # is it up to date?
+    python notebooks/make_tour.py --execute  # run it and write notebooks/tour.ipynb
+    python notebooks/make_tour.py --check    # are cells and outputs in order?
+
+`--execute` runs the cells in a kernel of this interpreter (its PYTHONPATH included), so
+the numfuse it shows is the one this interpreter imports: the outputs name the machine,
+the load and the versions of that run.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -33,7 +40,9 @@ genuine `numpy.ufunc`s running SIMD kernels on OpenMP threads, `logsumexp`, `sof
 numexpr-compatible fused expression engine. This notebook checks the install, uses numfuse
 next to NumPy, measures accuracy against mpmath and draws a small benchmark.
 
-It runs top to bottom in CI (`tests/test_notebook.py`), on small arrays.""",
+It runs top to bottom in CI (`tests/test_notebook.py`), on small arrays. The outputs
+shown were made by `python notebooks/make_tour.py --execute`: the machine, its load and
+the versions of that run are printed by the cells themselves.""",
     ),
     (
         "markdown",
@@ -203,7 +212,11 @@ bench.plot(doc)""",
 ]
 
 
+KERNELSPEC = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+
 def build() -> nbformat.NotebookNode:
+    """The notebook's cells, without outputs."""
     cells = []
     for index, (kind, source) in enumerate(CELLS):
         cell = (nbformat.v4.new_markdown_cell if kind == "markdown" else nbformat.v4.new_code_cell)(
@@ -212,33 +225,116 @@ def build() -> nbformat.NotebookNode:
         cell["id"] = f"tour-{index:02d}"  # stable ids: regenerating changes nothing
         cells.append(cell)
     notebook = nbformat.v4.new_notebook(cells=cells)
+    notebook.metadata = {"kernelspec": dict(KERNELSPEC), "language_info": {"name": "python"}}
+    nbformat.validate(notebook)
+    return notebook
+
+
+def execute(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """Run every cell in a kernel of this interpreter and keep only what a reader needs.
+
+    The kernel is a throw-away kernelspec naming sys.executable, found before any installed
+    'python3', so the run imports the numfuse this interpreter imports. Per-cell timing
+    metadata is dropped (it would change every line of the diff on each run).
+    """
+    import tempfile
+
+    import nbclient
+
+    with tempfile.TemporaryDirectory() as jupyter:
+        kernel_dir = os.path.join(jupyter, "kernels", "numfuse-tour")
+        os.makedirs(kernel_dir)
+        with open(os.path.join(kernel_dir, "kernel.json"), "w") as handle:
+            json.dump(
+                {
+                    "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
+                    "display_name": "numfuse tour",
+                    "language": "python",
+                },
+                handle,
+            )
+        saved = {key: os.environ.get(key) for key in ("JUPYTER_PATH", "JUPYTER_PLATFORM_DIRS")}
+        os.environ["JUPYTER_PATH"] = jupyter
+        os.environ["JUPYTER_PLATFORM_DIRS"] = "1"
+        try:
+            client = nbclient.NotebookClient(
+                notebook,
+                timeout=600,
+                kernel_name="numfuse-tour",
+                resources={"metadata": {"path": jupyter}},
+            )
+            client.execute()
+        finally:
+            for key, value in saved.items():
+                if value is None:
+                    os.environ.pop(key, None)
+                else:
+                    os.environ[key] = value
+    for cell in notebook.cells:
+        cell.metadata = {}
+    language = notebook.metadata.get("language_info", {})
     notebook.metadata = {
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-        "language_info": {"name": "python"},
+        "kernelspec": dict(KERNELSPEC),
+        "language_info": {key: language[key] for key in ("name", "version") if key in language},
     }
     nbformat.validate(notebook)
     return notebook
 
 
+def problems(committed: nbformat.NotebookNode) -> list[str]:
+    """Why the committed notebook is not this script's cells with one clean run's outputs."""
+    found = []
+    expected = build()
+    if [(c.cell_type, c.get("id"), c.source) for c in committed.cells] != [
+        (c.cell_type, c.id, c.source) for c in expected.cells
+    ]:
+        found.append("its cells differ from make_tour.py's")
+    if committed.metadata.get("kernelspec") != KERNELSPEC or set(committed.metadata) != {
+        "kernelspec",
+        "language_info",
+    }:
+        found.append("its metadata is not the kernelspec and language_info alone")
+    code = [cell for cell in committed.cells if cell.cell_type == "code"]
+    counts = [cell.get("execution_count") for cell in code]
+    if counts != list(range(1, len(code) + 1)):
+        found.append(f"code cells were not run once each, in order (execution counts {counts})")
+    for cell in code:
+        for out in cell.get("outputs", []):
+            if out.output_type == "error":
+                found.append(f"cell {cell.id} raised {out.get('ename')}")
+            if out.output_type == "stream" and out.name == "stderr":
+                found.append(f"cell {cell.id} wrote to stderr: {out.text[:200]!r}")
+    if not code or not any(
+        "image/png" in out.get("data", {}) for out in code[-1].get("outputs", [])
+    ):
+        found.append("the last cell shows no plot")
+    return found
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument(
+        "--execute", action="store_true", help="run the cells and write notebooks/tour.ipynb"
+    )
+    action.add_argument(
         "--check",
         action="store_true",
-        help="exit 1 if notebooks/tour.ipynb is not what this script writes",
+        help="exit 1 if notebooks/tour.ipynb is not these cells with one clean run's outputs",
     )
     args = parser.parse_args(argv)
-    text = nbformat.writes(build()) + "\n"
     if args.check:
-        with open(PATH) as handle:
-            current = handle.read()
-        if current != text:
-            print(f"{PATH} is out of date: run python notebooks/make_tour.py", file=sys.stderr)
+        found = problems(nbformat.read(PATH, as_version=4))
+        for problem in found:
+            print(f"{PATH}: {problem}", file=sys.stderr)
+        if found:
+            print("rerun: python notebooks/make_tour.py --execute", file=sys.stderr)
             return 1
         print(f"{PATH} is up to date")
         return 0
+    notebook = execute(build())
     with open(PATH, "w") as handle:
-        handle.write(text)
+        handle.write(nbformat.writes(notebook) + "\n")
     print(f"wrote {PATH}")
     return 0
 

@@ -112,6 +112,33 @@ def test_half_integer_exponents_within_1_ulp(h, dtype, level):
     assert err <= 1.0, f"x**{h} {np.dtype(dtype)} at {level}: {err:.3f} ULP"
 
 
+@pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
+@pytest.mark.parametrize("exponent", [3.0, -3.0, 7.0, 2.5, -1.5, 16.5, -16.0])
+def test_subnormal_results_and_mixed_batches_within_1_ulp(exponent, dtype, level):
+    """Results in the subnormal band (rounded by integer operations on the product path)
+    and batches that mix every magnitude, so that each batch takes the scaled path with
+    lanes that are normal, subnormal, zero and overflowing at once."""
+    info = np.finfo(dtype)
+    rng = np.random.default_rng(int(abs(exponent) * 7) + (dtype == np.float32))
+    lo = float(np.log(float(info.smallest_subnormal))) - 1.0
+    hi = float(np.log(float(info.tiny)))
+    band = np.exp(rng.uniform(lo, hi, 600) / exponent)  # x**exponent in the subnormal band
+    spread = np.exp(rng.uniform(-745.0, 709.0, 600) / abs(exponent) * 1.05)
+    x = np.empty(band.size + spread.size)
+    x[0::2], x[1::2] = band, spread  # interleaved: every batch mixes the two
+    if float(exponent).is_integer():
+        x *= rng.choice([-1.0, 1.0], x.size)
+    with np.errstate(all="ignore"):
+        x = x.astype(dtype)
+    x = x[np.isfinite(x) & (x != 0)]
+    literal = repr(exponent) if not float(exponent).is_integer() else str(int(exponent))
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = numfuse.evaluate(f"x ** {literal}", local_dict={"x": x})
+    err = _max_ulp(got, x, np.full(x.size, exponent), _exact)
+    assert err <= 1.0, f"x**{literal} {np.dtype(dtype)} at {level}: {err:.3f} ULP"
+
+
 @functools.cache
 def _hard_cases(dtype):
     """(x, y): y log|x| near the overflow and underflow limits with |log x| small and

@@ -5,6 +5,9 @@ its _core come from the venv (not the source tree given as argv[1]), the package
 the venv are numfuse and NumPy only, exp/log/erf and evaluate compute correctly, and a
 large call runs on more than one thread (where the machine has more than one processor),
 and the start-up hook patches NumPy for a script that does not import numfuse.
+The OpenMP runtime in use must be the one bundled in the wheel (auditwheel's repair), or,
+with `--openmp=system` after the source tree (an unrepaired wheel: `make wheel-pythons`),
+a runtime outside the venv that exists.
 """
 
 import math
@@ -15,6 +18,8 @@ import sys
 from importlib import metadata
 
 source_tree = os.path.realpath(sys.argv[1])
+system_openmp = sys.argv[2:] == ["--openmp=system"]
+assert sys.argv[2:] in ([], ["--openmp=system"]), f"unknown arguments {sys.argv[2:]}"
 assert not any(shutil.which(tool) for tool in ("cc", "gcc", "g++", "clang", "c++", "cmake")), (
     "a compiler is on PATH"
 )
@@ -80,7 +85,12 @@ processors = numfuse._core._processor_count()
 print("processors", processors, "threads", numfuse.get_num_threads())
 assert config["openmp"]["enabled"], "the wheel was built without OpenMP"
 runtime = os.path.realpath(config["openmp"].get("runtime_path") or "")
-assert runtime.startswith(os.path.realpath(sys.prefix)), f"OpenMP runtime not bundled: {runtime}"
+if system_openmp:
+    assert os.path.isfile(runtime), f"OpenMP runtime not found: {runtime!r}"
+else:
+    assert runtime.startswith(os.path.realpath(sys.prefix)), (
+        f"OpenMP runtime not bundled: {runtime}"
+    )
 if processors > 1:
     previous = numfuse.set_num_threads(2)
     numfuse._core._peak_team_size()

@@ -2,11 +2,14 @@
 # Installs a numfuse wheel into a fresh venv that holds only NumPy and runs
 # tools/check_wheel.py there: from an empty folder outside the source tree, with
 # PATH naming an empty folder (no compiler, no cmake), environment cleared.
-# Usage: tools/check_wheel.sh dist/numfuse-...whl   (`make wheel-check`)
+# Usage: tools/check_wheel.sh dist/numfuse-...whl [--openmp=system]   (`make wheel-check`)
+# --openmp=system: the wheel was not repaired by auditwheel and links the system's OpenMP
+# runtime (`make wheel-pythons`); by default the runtime must be the one bundled in the wheel.
 # PYTHON: the interpreter to make the venv from (default: the one of .venv, else
 # python3); NumPy: the version .venv has, else the newest.
 set -eu
 wheel=$(realpath "$1")
+shift
 [ -f "$wheel" ] || { echo "no wheel: $1" >&2; exit 1; }
 here=$(cd "$(dirname "$0")/.." && pwd)
 python=${PYTHON:-}
@@ -23,4 +26,4 @@ trap 'rm -rf "$scratch"' EXIT
 cp "$here/tools/check_wheel.py" "$scratch/check_wheel.py"
 mkdir "$scratch/empty-bin" "$scratch/run"
 cd "$scratch/run"
-env -i HOME="$scratch" PATH="$scratch/empty-bin" "$scratch/venv/bin/python" -I "$scratch/check_wheel.py" "$here"
+env -i HOME="$scratch" PATH="$scratch/empty-bin" "$scratch/venv/bin/python" -I "$scratch/check_wheel.py" "$here" "$@"

@@ -20,10 +20,16 @@
 //   path where every y of the array is one half-integer m/2, |m| <= 33 (evaluate's
 //   constant exponents: x**3, x**-2, x**2.5): the product x^(|m|/2) in pair arithmetic
 //   (dd.hpp: binary powering, sqrt as a pair for odd m, a pair reciprocal for m < 0),
-//   rounded once (0.5 ULP + 2^-100); the lanes where the product's range or sign rules
-//   do not hold (zero, infinite or NaN x; results beyond 2^990 or below 2^-968; negative x with odd
-//   m) take power_kernel. y == -1 is 1 / x (NumPy's x**-1, np.reciprocal: correctly rounded, the
-//   same bits), y == 1 is x, y == 2 is x * x.
+//   rounded once (0.5 ULP + 2^-100; subnormal results rounded twice, within 1 ULP). A batch
+//   whose lanes all lie where every partial product is a normal number multiplies x
+//   itself; any other batch multiplies the significands and adds the exponent afterwards,
+//   so that no operation sees a subnormal or underflowing operand (a microcode assist of
+//   ~100 cycles per instruction on Intel cores). Zero, infinite or NaN x and negative x
+//   with odd m take power_kernel. y == -1 is 1 / x (NumPy's x**-1, np.reciprocal:
+//   correctly rounded, the same bits), y == 1 is x, y == 2 is x * x.
+//   With Out = float (float32 values in float64 lanes, rounded once by the caller) the
+//   products are plain float64 ones and x**y is power_kernel_f32 (below): within 0.5 +
+//   2^-20 float32 ULP.
 //
 // Method (power_kernel)
 //   log|x| as a pair hi + lo to about 2^-68 relative: |x| = 2^k m (subnormals scaled by
@@ -46,13 +52,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
 #include "kernels/generated/pow_log_table.hpp"
+#include "kernels/exp.hpp"
 #include "kernels/hyperbolic.hpp"
+#include "kernels/log.hpp"
 
 #if defined(__GNUC__)
 #define NUMFUSE_ALWAYS_INLINE_LAMBDA __attribute__((always_inline))
@@ -204,23 +214,31 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_invalid_nan() noexcept {
 
 }  // namespace detail
 
-// x**y, f64 lanes (contract above).
+namespace detail {
+
+// A subnormal |x| as the double of its integer mantissa, exactly: |x| = mant 2^-1074, and
+// bits(2^52 + mant) = bits(2^52) | mant. Integer operations and one subtraction of normal
+// numbers: arithmetic on a subnormal operand (|x| * 2^54) costs a microcode assist of
+// about a hundred cycles per instruction on Intel cores, which made inputs that span all
+// magnitudes 3-50x slower (issue 29). Lanes that are not subnormal give garbage.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel(
-    const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> subnormal_mantissa(
+    const xsimd::batch<double, A>& ax) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    return as_float<double, A>(as_int(ax) | I(0x4330000000000000)) - B(0x1p52);
+}
+
+// The sign and special-value rules of x**y (contract above) applied to res, the value of
+// |x|**|y|-ish computed for the regular lanes: negative x (sign, invalid), zeros,
+// infinities, NaNs, |x| == 1.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_fixup(const xsimd::batch<double, A>& x,
+                                                        const xsimd::batch<double, A>& y,
+                                                        xsimd::batch<double, A> res) noexcept {
     using B = xsimd::batch<double, A>;
     const B inf(std::numeric_limits<double>::infinity());
     const B ax = xsimd::abs(x);
-    const auto sub = ax < B(0x1p-1022);
-    const dd::pair<A> lx = detail::pow_log(xsimd::select(sub, ax * B(0x1p54), ax),
-                                           xsimd::select(sub, B(54.0), B(0.0)));
-    const dd::pair<A> t = dd::two_prod(y, lx.hi);
-    const B tl = dd::fmadd(y, lx.lo, t.lo);
-    const auto in_range = xsimd::abs(t.hi) <= B(746.0);
-    B res =
-        detail::pow_exp(xsimd::select(in_range, t.hi, B(0.0)), xsimd::select(in_range, tl, B(0.0)));
-    res = xsimd::select(in_range, res, xsimd::select(t.hi > B(0.0), inf, B(0.0)));
-
     const auto negative = x < B(0.0);
     // |x| == 1 is a special lane too: 1**y is 1 and (-1)**y is +-1 for every finite y, where
     // SSE2's split product of a huge y and log(1) = 0 would give a NaN tail.
@@ -232,7 +250,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel(
         const auto invalid = negative & (x > -inf) & ~integral;  // (-inf)**0.5 is inf
         // The sign flipped with a xor: xsimd's negation is 0 - x on some levels (+0 for 0).
         res = xsimd::select(negative & odd, res ^ B(-0.0), res);
-        res = xsimd::select(invalid, detail::pow_invalid_nan<A>(), res);
+        res = xsimd::select(invalid, pow_invalid_nan<A>(), res);
         if (!xsimd::all(regular)) {
             // Zeros, infinities, NaNs: the magnitude is inf where log|x| and y have the
             // same sign, 0 where they differ; signed by -0 or -inf with an odd y.
@@ -240,7 +258,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel(
             B special = xsimd::select(grows, inf, B(0.0));
             special = xsimd::select(ax == B(1.0), B(1.0), special);
             special = xsimd::select(odd, xsimd::copysign(special, x), special);
-            special = xsimd::select(invalid, detail::pow_invalid_nan<A>(), special);
+            special = xsimd::select(invalid, pow_invalid_nan<A>(), special);
             // glibc's x + y: x's NaN (quieted) where x is one, else y's. Spelled per operand:
             // the compiler may swap the operands of an addition, and x86 keeps the first NaN.
             const B nan = xsimd::select(xsimd::isnan(x), x + x, y + y);
@@ -254,7 +272,55 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel(
     return res;
 }
 
+}  // namespace detail
+
+// x**y, f64 lanes (contract above).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel(
+    const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B inf(std::numeric_limits<double>::infinity());
+    const B ax = xsimd::abs(x);
+    const auto sub = ax < B(0x1p-1022);
+    const dd::pair<A> lx = detail::pow_log(xsimd::select(sub, detail::subnormal_mantissa(ax), ax),
+                                           xsimd::select(sub, B(1074.0), B(0.0)));
+    const dd::pair<A> t = dd::two_prod(y, lx.hi);
+    const B tl = dd::fmadd(y, lx.lo, t.lo);
+    const auto in_range = xsimd::abs(t.hi) <= B(746.0);
+    B res =
+        detail::pow_exp(xsimd::select(in_range, t.hi, B(0.0)), xsimd::select(in_range, tl, B(0.0)));
+    res = xsimd::select(in_range, res, xsimd::select(t.hi > B(0.0), inf, B(0.0)));
+    return detail::pow_fixup(x, y, res);
+}
+
+// x**y for float32 values held in f64 lanes, to be rounded once to float32 by the caller:
+// e^(y log|x|) from the float64 log and exp kernels. The error of t = y log|x| is below
+// |t| 2^-51, and |t| <= 120 wherever the float32 result is neither 0 nor inf (beyond, t is
+// clamped: e^-120 rounds to float32 0 and e^120 to inf), so the float64 value is within
+// 2^-44 relative and the float32 result within 0.5 + 2^-20 ULP. float32 inputs are
+// normal float64 numbers: no subnormal arithmetic. Special values as power_kernel.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel_f32(
+    const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B ax = xsimd::abs(x);
+    const auto usable = (ax >= B(0x1p-1022)) & (ax <= B(std::numeric_limits<double>::max()));
+    const B l = log_kernel_nofix(xsimd::select(usable, ax, B(1.0)));
+    // NaN and infinite y (and x) are special lanes: whatever t is there, pow_fixup decides.
+    const B t = xsimd::max(xsimd::min(y * l, B(120.0)), B(-120.0));
+    const B res = exp_kernel_nofix(xsimd::select(t == t, t, B(0.0)));
+    return detail::pow_fixup(x, y, res);
+}
+
 namespace detail {
+
+// power_kernel out of line, for the rare lanes of the product path: inlined there, its
+// constants would crowd the loop's registers (spills on every batch of the common path).
+template <class A>
+[[gnu::noinline]] xsimd::batch<double, A> power_kernel_rare(
+    const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y) noexcept {
+    return power_kernel(x, y);
+}
 
 // x^n as a pair for an integer n >= 1 (binary powering; each pair product is within
 // 2^-104 relative while no product underflows: callers check the result's range).
@@ -276,10 +342,159 @@ NUMFUSE_ALWAYS_INLINE dd::pair<A> pow_int_pair(const xsimd::batch<double, A>& x,
     return result;
 }
 
-// x^(m/2) for an integer m in [-33, 33] (power_array's product path, contract above).
+// x^n for an integer n >= 1 in plain float64 products (Out = float: each product's
+// rounding is 2^-53 relative, far inside float32's half ULP).
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_halves(const xsimd::batch<double, A>& x,
-                                                           int m) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_int_plain(const xsimd::batch<double, A>& x,
+                                                            int n) noexcept {
+    xsimd::batch<double, A> base = x, result = x;
+    bool started = false;
+    while (true) {
+        if (n & 1) {
+            result = started ? result * base : base;
+            started = true;
+        }
+        n >>= 1;
+        if (n == 0) break;
+        base = base * base;
+    }
+    return result;
+}
+
+// x^(m/2) for an integer m in [-33, 33], |m| > 2 (power_array's product path, contract
+// above), for results rounded to Out, any x: the path of batches with a lane outside
+// power_halves' direct range. |x| = 2^k f with f in [1, 2) (k even and f in [1, 4) for odd m)
+// by integer operations (subnormal_mantissa), so that no operation of the product ever
+// sees a subnormal or underflowing operand (microcode assists on Intel, issue 29):
+// f^(|m|/2) in pairs (plain float64 for Out = float) lies in [1, 2^33], its reciprocal in
+// [2^-33, 1]; then the scaling by 2^E, E = k m / 2, in two exact steps. Lanes whose result
+// is a subnormal take the rounding step in a rare branch; results below 2^-1075 are 0
+// without arithmetic. Zeros, infinities, NaNs and negative x with odd m take power_kernel.
+template <class Out, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_halves_scaled(const xsimd::batch<double, A>& x,
+                                                                  int m) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    using U = xsimd::batch<std::uint64_t, A>;
+    const int a = m < 0 ? -m : m;
+    const int n = a / 2;
+    const bool odd = (a & 1) != 0;
+    const B inf(std::numeric_limits<double>::infinity());
+    const B ax = xsimd::abs(x);
+    auto fast = (ax > B(0.0)) & (ax < inf);  // NaN: false
+    if (odd) fast = fast & (x > B(0.0));
+    // |x| = 2^k f: f's bits are |x|'s mantissa under the exponent of 1; k from the
+    // exponent field (that of the mantissa's double, less 1074, for subnormals).
+    B xs = xsimd::select(fast, ax, B(1.0));
+    B bias(1023.0);
+    const auto sub = fast & (ax < B(0x1p-1022));
+    if (xsimd::any(sub)) {
+        xs = xsimd::select(sub, detail::subnormal_mantissa(ax), xs);
+        bias = xsimd::select(sub, B(1023.0 + 1074.0), bias);
+    }
+    const I bits = as_int(xs);
+    const I field = bit_cast<I>(bit_cast<U>(bits) >> 52);
+    B k = (as_float<double, A>(field | I(0x4330000000000000)) - B(0x1p52)) - bias;  // exact
+    B f = as_float<double, A>((bits & I(0x000fffffffffffff)) | I(0x3ff0000000000000));
+    if (odd) {
+        // k even: f^(1/2) 2^(k/2) needs no square root of 2
+        const B kh = k * B(0.5);
+        const auto k_odd = xsimd::floor(kh) != kh;
+        f = xsimd::select(k_odd, f + f, f);
+        k = xsimd::select(k_odd, k - B(1.0), k);
+    }
+    B r;
+    if constexpr (std::is_same<Out, float>::value) {
+        B p = n > 0 ? detail::pow_int_plain(f, n) : B(1.0);
+        if (odd) p = n > 0 ? p * xsimd::sqrt(f) : xsimd::sqrt(f);
+        r = m < 0 ? B(1.0) / p : p;
+    } else {
+        dd::pair<A> p{B(1.0), B(0.0)};
+        if (n > 0) p = pow_int_pair(f, n);
+        if (odd) {
+            const dd::pair<A> sq = dd::sqrt(dd::pair<A>{f, B(0.0)});
+            p = n > 0 ? dd::mul(p, sq) : sq;
+        }
+        if (m < 0) p = dd::div(dd::pair<A>{B(1.0), B(0.0)}, p);
+        r = p.hi + p.lo;
+    }
+    // r 2^E: r's exponent plus E decides normal, subnormal, zero (or overflow: inf, from
+    // the product itself). E is an exact integer, |E| <= 1075 * 16.5.
+    const B e = k * B(0.5 * m);
+    const I rfield = bit_cast<I>(bit_cast<U>(as_int(r)) >> 52);
+    const B re = (as_float<double, A>(rfield | I(0x4330000000000000)) - B(0x1p52 + 1023.0)) + e;
+    const auto tiny = re < B(-1022.0);  // a subnormal result, or 0
+    // below 2^-1075 the result rounds to 0; below 2^-1022 it rounds to float32's 0
+    const auto zero = re < B(std::is_same<Out, float>::value ? -1022.0 : -1075.0);
+    // A normal result: e added to r's exponent field (e's two's complement sits in the low
+    // bits of e + 1.5 2^52), exact; past the top: inf.
+    const I eb = as_int(e + B(0x1.8p52)) << 52;
+    B res = xsimd::select(re > B(1023.0), B(std::numeric_limits<double>::infinity()),
+                          as_float<double, A>(as_int(r) + eb));
+    if (xsimd::any(tiny & ~zero & fast)) {
+        // Rare: a subnormal result, S 2^-1074 with S = M 2^(re + 1022) rounded to nearest
+        // even (M: r's 53-bit integer significand; shift s = -1022 - re in [1, 53]), by
+        // integer operations: the floating-point scaling would take a microcode assist per
+        // instruction. r is rounded already: two roundings, within 1 ULP. S = 2^52 (rounded
+        // up to the smallest normal) is that number's bits too.
+        const auto rare = tiny & ~zero & fast;
+        const U mag = bit_cast<U>((as_int(r) & I(0x000fffffffffffff)) | I(0x0010000000000000));
+        const U sh =
+            bit_cast<U>(as_int(xsimd::select(rare, B(-1022.0) - re, B(1.0)) + B(0x1p52)) & I(0x3f));
+        const U q = mag >> sh;
+        const I rem = bit_cast<I>(mag - (q << sh));
+        const I half = bit_cast<I>(U(1) << (sh - U(1)));
+        const auto up = (rem > half) | ((rem == half) & ((bit_cast<I>(q) & I(1)) == I(1)));
+        const I rounded = bit_cast<I>(q) + xsimd::select(up, I(1), I(0));
+        res = xsimd::select(rare, as_float<double, A>(rounded), res);
+    }
+    res = xsimd::select(zero, B(0.0), res);
+    if (!odd && (n & 1)) res = res ^ (x & B(-0.0));  // x^n for odd n keeps x's sign
+    if (!xsimd::all(fast)) res = xsimd::select(fast, res, power_kernel_rare(x, B(0.5 * m)));
+    return res;
+}
+
+// x^(m/2) straight from the products of x, for batches whose every lane lies in the range
+// [lo, hi] of power_halves (m odd: x itself; else |x|): there every partial product, its
+// rounding error and the square root's residual are normal numbers and the result's
+// exponent is within +-950. Pairs (plain float64 for Out = float), rounded once.
+template <class Out, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_halves_direct(const xsimd::batch<double, A>& x,
+                                                                  int m) noexcept {
+    using B = xsimd::batch<double, A>;
+    const int a = m < 0 ? -m : m;
+    const int n = a / 2;
+    const bool odd = (a & 1) != 0;
+    if constexpr (std::is_same<Out, float>::value) {
+        B p = n > 0 ? pow_int_plain(x, n) : B(1.0);
+        if (odd) p = n > 0 ? p * xsimd::sqrt(x) : xsimd::sqrt(x);
+        return m < 0 ? B(1.0) / p : p;
+    } else {
+        dd::pair<A> p{B(1.0), B(0.0)};
+        if (n > 0) p = pow_int_pair(x, n);
+        if (odd) {
+            const dd::pair<A> sq = dd::sqrt(dd::pair<A>{x, B(0.0)});
+            p = n > 0 ? dd::mul(p, sq) : sq;
+        }
+        if (m < 0) p = dd::div(dd::pair<A>{B(1.0), B(0.0)}, p);
+        return p.hi + p.lo;
+    }
+}
+
+// The range of power_halves_direct for m: |x| (x for odd m) in [lo, hi].
+struct halves_range {
+    double lo, hi;
+};
+inline halves_range direct_range(int m) noexcept {
+    const double h = (m < 0 ? -m : m) * 0.5;
+    const double lo = std::exp2(-950.0 / h), hi = std::exp2(950.0 / h);
+    return {lo < 0x1p-960 ? 0x1p-960 : lo, hi > 0x1p960 ? 0x1p960 : hi};
+}
+
+// x^(m/2), power_array's product path (contract above).
+template <class Out, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_halves(const xsimd::batch<double, A>& x, int m,
+                                                           const halves_range& range) noexcept {
     using B = xsimd::batch<double, A>;
     switch (m) {
         case 0: return B(1.0);
@@ -288,28 +503,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_halves(const xsimd::batch<do
         case -2: return B(1.0) / x;
         default: break;
     }
-    const int a = m < 0 ? -m : m;
-    const int n = a / 2;
-    const bool odd = (a & 1) != 0;
-    dd::pair<A> p{B(1.0), B(0.0)};
-    if (n > 0) p = pow_int_pair(x, n);
-    if (odd) {
-        const dd::pair<A> s = dd::sqrt(dd::pair<A>{xsimd::select(x > B(0.0), x, B(1.0)), B(0.0)});
-        p = n > 0 ? dd::mul(p, s) : s;
-    }
-    B res;
-    if (m < 0) {
-        const dd::pair<A> q = dd::div(dd::pair<A>{B(1.0), B(0.0)}, p);
-        res = q.hi + q.lo;
-    } else {
-        res = p.hi + p.lo;
-    }
-    const B mag = xsimd::abs(p.hi);
-    auto ok = (mag >= B(0x1p-968)) & (mag <= B(0x1p990));  // SSE2's split: |v| 2^27 finite
-    // the sqrt pair's residual x - s^2 is exact for x >= 2^-968 (s^2's tail is normal)
-    if (odd) ok = ok & (x >= B(0x1p-968)) & (x < B(std::numeric_limits<double>::infinity()));
-    if (!xsimd::all(ok)) res = xsimd::select(ok, res, power_kernel(x, B(0.5 * m)));
-    return res;
+    const B v = (m & 1) ? x : xsimd::abs(x);  // NaN: outside
+    if (xsimd::all((v >= B(range.lo)) & (v <= B(range.hi)))) return power_halves_direct<Out>(x, m);
+    return power_halves_scaled<Out>(x, m);
 }
 
 // m when y is m/2 for an integer |m| <= 33, else 0 with *found false.
@@ -346,13 +542,18 @@ inline void power_array(double* out, const double* x, const double* y, std::size
     bool constant_half = false;
     int m = 0;
     if (detail::all_equal<A>(y, n)) m = detail::half_integer(y[0], &constant_half);
+    const detail::halves_range range = detail::direct_range(m == 0 ? 1 : m);
     const auto compute = [&](const double* xs, const double* ys) NUMFUSE_ALWAYS_INLINE_LAMBDA {
         const B xv = B::load_unaligned(xs);
-        if (constant_half) return detail::power_halves(xv, m);
-        return power_kernel(xv, B::load_unaligned(ys));
+        if (constant_half) return detail::power_halves<Out, A>(xv, m, range);
+        if constexpr (std::is_same<Out, float>::value) {
+            return power_kernel_f32(xv, B::load_unaligned(ys));
+        } else {
+            return power_kernel(xv, B::load_unaligned(ys));
+        }
     };
     std::size_t k = 0;
-    if (!constant_half) {
+    if (!constant_half && !std::is_same<Out, float>::value) {
         // Two independent batches per step: the kernel is one long dependent chain, and
         // the two chains overlap.
         for (; k + 2 * width <= n; k += 2 * width) {
