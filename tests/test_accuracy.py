@@ -152,6 +152,49 @@ def test_float32_trig_near_multiples_of_half_pi(name, level):
     )
 
 
+def _float32_run(start: float, count: int) -> np.ndarray:
+    """count consecutive float32 values from start upwards."""
+    first = np.array([start], np.float32).view(np.int32)[0]
+    return (first + np.arange(count, dtype=np.int32)).view(np.float32)
+
+
+def _inverse_trig_edges(name: str) -> np.ndarray:
+    """float32 inputs where the float32-lane kernels (kernels/invtrig_f32.hpp) are closest to
+    their bound or switch paths: every float32 in [1, 1.07) for arctan (|atan(1/a) - 1/a|
+    is largest next to a = 1, where the bound is 0.97 ULP), in [1/2, 0.53) and the 65536
+    below 1 for arcsin / arccos (the switch to the sqrt((1 - a)/2) form and its end), and
+    both sides of 2^-12 (tiny inputs return x), 2^26..2^31 (arctan's clamp), subnormals."""
+    if name == "arctan":
+        parts = [_float32_run(1.0, 600_000), np.geomspace(2.0**24, 2.0**40, 4000)]
+    else:
+        parts = [_float32_run(0.5, 520_000), _float32_run(1.0 - 2.0**-8, 65536)]
+    parts += [
+        _float32_run(2.0**-12 * (1 - 2.0**-10), 20000),
+        np.geomspace(2.0**-149, 2.0**-100, 500),
+        np.linspace(0.0, 1.0, 20000),
+    ]
+    x = np.concatenate([np.asarray(p, np.float32) for p in parts])
+    return np.concatenate([x, -x])
+
+
+@pytest.mark.parametrize("name", ["arctan", "arcsin", "arccos"])
+def test_float32_inverse_trig_near_the_kernels_edges(name, level):
+    """Within 1 ULP of the float64 function rounded once (faithful rounding against it
+    implies it against the exact value up to float64's 2^-53), and subnormal inputs kept
+    (arctan, arcsin), at every level."""
+    x = _inverse_trig_edges(name)
+    reference = getattr(np, name)(x.astype(np.float64)).astype(np.float32)
+    got = getattr(numfuse, name)(x)
+    distance = ulp_distance(got, reference)
+    worst = int(np.argmax(distance))
+    assert distance.max() <= 1, f"{name}({x[worst]!r}) = {got[worst]!r}, want {reference[worst]!r}"
+    if name != "arccos":
+        small = np.abs(x) < np.float32(2.0**-12)
+        np.testing.assert_array_equal(got[small].view(np.uint32), x[small].view(np.uint32))
+    else:
+        assert got[x == 1].view(np.uint32).tolist() == [0]
+
+
 def test_float32_log2_of_powers_of_two_is_exact(level):
     """log2(2^k) = k for every float32 power of two, subnormal ones included."""
     k = np.arange(-149, 128)

@@ -52,8 +52,12 @@ def _function_table() -> list[
     tuple[str, int, str, bool, str, str, str, str, int, tuple[float, ...], tuple[float, float]]
 ]: ...
 
-# numfuse.jit's signature key of plain-array calls (numfuse/_jit/_function.py)
+# numfuse.jit's warm path (src/python/jit_dispatch.cpp, numfuse/_jit/_function.py)
 def _jit_key(*arrays: object) -> bytes | None: ...
+
+class _JitDispatch:
+    _fast_state: tuple[dict[bytes, tuple[object, object]], tuple, tuple, tuple] | None
+    def __call__(self, *args: object, **kwargs: object) -> object: ...
 
 # loop swaps for numfuse.patch_numpy (numfuse/_patch.py)
 def _swap_loop(target: np.ufunc, source: np.ufunc, type: str) -> object: ...

@@ -49,8 +49,8 @@ void register_reduce(pybind11::module_& m);
 void register_patch(pybind11::module_& m);
 // The compiled plan's stages, for back ends that schedule them (numfuse/_dask.py).
 void register_plan_info(pybind11::module_& m);
-// numfuse.jit's signature key of plain-array calls (jit_key.cpp); after register_expr,
-// whose NumPy C API table it uses.
-void register_jit_key(pybind11::module_& m);
+// numfuse.jit's warm path: signature keys and the call dispatcher (jit_dispatch.cpp);
+// after register_expr, whose NumPy C API table it uses.
+void register_jit_dispatch(pybind11::module_& m);
 
 }  // namespace numfuse::python

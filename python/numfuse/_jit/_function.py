@@ -7,7 +7,7 @@ import operator
 import threading
 import types
 from collections.abc import Callable
-from typing import Any, Generic, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -101,12 +101,17 @@ class _Entry:
         self.signature = ""  # the arguments' types and shapes, for explain()
 
 
-class JitFunction(Generic[_P, _R]):
+class JitFunction(_core._JitDispatch, Generic[_P, _R]):
     """A function traced once per input signature and run through the fused engine.
 
     Calls with the same signature (see docs/jit.md) replay the recorded steps; globals and
     closure values the function reads are compared with what the trace saw on every call,
     and values the Python code looked at (branches) are re-checked where they were read.
+
+    A call is first offered to the C base class (src/python/jit_dispatch.cpp), which
+    answers the signatures whose program is one fused expression when every watched value
+    is the one remembered (what ``_publish`` gave it), and hands every other call to
+    ``_call``, the one implementation of these rules.
     """
 
     def __init__(self, function: Callable[_P, _R], strict: bool = False) -> None:
@@ -119,11 +124,17 @@ class JitFunction(Generic[_P, _R]):
         self._snapshot = None
         self._entries = {}
         self._lock = threading.Lock()
+        self._fast_state = None  # nothing traced: every call takes _call
 
     def __get__(self, instance: object, owner: type | None = None) -> Any:  # binds as a function
         return self if instance is None else functools.partial(self, instance)
 
-    def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+    if TYPE_CHECKING:  # at run time the C base class's (see the class's docstring)
+
+        def __call__(self, *args: _P.args, **kwargs: _P.kwargs) -> _R: ...
+
+    # the Python path of a call, for every call the C base class does not answer
+    def _call(self, *args: _P.args, **kwargs: _P.kwargs) -> _R:
         # all arguments plain arrays of built-in dtypes (the common call): one bytes key
         # built in C (numfuse._core._jit_key); else (type, dtype, shape) or the value per
         # argument. The two kinds never compare equal.
@@ -191,7 +202,27 @@ class JitFunction(Generic[_P, _R]):
                 extra = len(trace.env) - len(positions) - len(names) - len(entry.padding)
                 if extra > 0:
                     entry.padding = entry.padding + [None] * extra
+            self._publish()
         return value
+
+    def _publish(self) -> None:
+        """Give the C path what it may answer from, in one assignment (the caller holds
+        the lock): the direct programs of bytes-keyed signatures and the watched values
+        with what they must still be (src/python/jit_dispatch.cpp says the layout)."""
+        watch = self._watch
+        if watch is None:
+            checks = ((), (), ())
+        elif not watch.remembered():
+            self._fast_state = None
+            return
+        else:
+            checks = watch.flat_checks()
+        targets = []
+        for key, entry in self._entries.items():
+            if type(key) is bytes and entry.direct is not None:
+                compiled, picks = entry.direct
+                targets += (key, compiled, None if picks is None else tuple(picks))
+        self._fast_state = (tuple(targets), *checks)
 
     def explain(self) -> str:
         """What each cached signature runs: fused expressions, NumPy steps (graph breaks,

@@ -11,6 +11,7 @@ identity with the one the cached traces saw; any difference drops them all.
 from __future__ import annotations
 
 import dis
+import sys
 import types
 
 _MISSING = object()
@@ -25,17 +26,40 @@ def _code_objects(code):
             yield from _code_objects(const)
 
 
+# The raw bytecode scan of _global_loads: dis.get_instructions builds an Instruction per
+# instruction (about 100x slower, a large part of a small function's first call).
+_CACHE = dis.opmap.get("CACHE")  # inline cache entries (3.11+), skipped as dis skips them
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+_LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
+_ATTRIBUTE_LOADS = frozenset(dis.opmap[n] for n in ("LOAD_ATTR", "LOAD_METHOD") if n in dis.opmap)
+# LOAD_GLOBAL's argument is the name's index times two plus a flag since 3.11, LOAD_ATTR's
+# since 3.12 (tests/test_jit_dispatch.py compares this scan with dis on many functions)
+_GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
+_ATTRIBUTE_SHIFT = 1 if sys.version_info >= (3, 12) else 0
+
+
 def _global_loads(code):
     """(name, [attribute, ...]) for every LOAD_GLOBAL, with the LOAD_ATTRs right after it."""
     loads = []
     current = None
-    for instruction in dis.get_instructions(code):
-        if instruction.opname == "LOAD_GLOBAL":
-            current = [instruction.argval, []]
+    names = code.co_names
+    raw = code.co_code
+    extended = 0
+    for i in range(0, len(raw), 2):
+        op = raw[i]
+        if op == _CACHE:
+            continue
+        arg = raw[i + 1] | extended
+        if op == _EXTENDED_ARG:
+            extended = arg << 8
+            continue
+        extended = 0
+        if op == _LOAD_GLOBAL:
+            current = [names[arg >> _GLOBAL_SHIFT], []]
             loads.append(current)
-        elif instruction.opname in ("LOAD_ATTR", "LOAD_METHOD") and current is not None:
+        elif op in _ATTRIBUTE_LOADS and current is not None:
             if not current[1]:  # one level: module.attr
-                current[1].append(instruction.argval)
+                current[1].append(names[arg >> _ATTRIBUTE_SHIFT])
             current = None
         else:
             current = None
@@ -115,6 +139,20 @@ class Watch:
             for (ns, name, attr), value in zip(self.attributes, values)
             if value is not _UNWATCHED
         ]
+
+    def remembered(self) -> bool:
+        return self._checks is not None
+
+    def flat_checks(self) -> tuple:
+        """The remembered values as numfuse._core._JitDispatch compares them: (dict,
+        name, value, ...) per global, (cell, value, ...), (dict, name, attribute, value,
+        ...); the same comparisons as unchanged()."""
+        globals_flat = []
+        for get, name, value in self._checks:
+            globals_flat += (get.__self__, name, value)
+        cells_flat = [item for pair in self._cells for item in pair]
+        attributes_flat = [item for quad in self._attributes for item in quad]
+        return tuple(globals_flat), tuple(cells_flat), tuple(attributes_flat)
 
     def unchanged(self) -> bool:
         """Whether every watched value is still the one remembered (by identity)."""

@@ -32,6 +32,7 @@
 #include "kernels/hyperbolic.hpp"
 #include "kernels/hypot.hpp"
 #include "kernels/invtrig.hpp"
+#include "kernels/invtrig_f32.hpp"
 #include "kernels/log.hpp"
 #include "kernels/logaddexp.hpp"
 #include "kernels/logpair.hpp"
@@ -102,9 +103,11 @@ NUMFUSE_EXPR_MATH64(Sqrt, sqrt, kernels::detail::square_root, kernels::detail::s
 NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel, kernels::sin_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel, kernels::cos_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan, double)
-NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel, xsimd::asin, double)
-NUMFUSE_EXPR_MATH64(Arccos, acos, kernels::acos_kernel, xsimd::acos, double)
-NUMFUSE_EXPR_MATH64(Arctan, atan, kernels::atan_kernel, xsimd::atan, double)
+// arcsin, arccos, arctan: float32 lanes in float32 arithmetic on FMA levels
+// (kernels/invtrig_f32.hpp), xsimd's float64 functions elsewhere.
+NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel, kernels::asin_f32_kernel, float)
+NUMFUSE_EXPR_MATH64(Arccos, acos, kernels::acos_kernel, kernels::acos_f32_kernel, float)
+NUMFUSE_EXPR_MATH64(Arctan, atan, kernels::atan_kernel, kernels::atan_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel, kernels::sinh_f32_kernel, double)
 NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel, kernels::cosh_f32_kernel, double)
 NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, kernels::tanh_f32_kernel, double)

@@ -8,8 +8,10 @@
 //   has_fma<Arch>         xsimd::fma and xsimd::fms are real fused multiply-adds on Arch
 //   int_of_t<T>           same-width signed integer (int32_t / int64_t)
 //   as_int(b), as_float(b)  bit casts between batch<T> and batch<int_of_t<T>>
-//   fused_madd, fused_msub  a*b+c, a*b-c rounded once on every FMA level (AVX-512 too)
+//   fused_madd, fused_msub, fused_nmadd  a*b+c, a*b-c, c-a*b rounded once on every FMA
+//                         level (AVX-512 too)
 //   horner(x, c0, c1, ...)  c0 + x*(c1 + x*(c2 + ...)) with xsimd::fma
+//   fused_horner(x, c0, ...)  the same with fused_madd (one rounding a step on AVX-512 too)
 //   widen(x, lo, hi), narrow(lo, hi)  a float batch <-> two double batches (lanes in order;
 //                         narrow rounds to nearest)
 //   nan_result(x)         what a kernel returns for a NaN input, as NumPy does:
@@ -135,6 +137,32 @@ inline xsimd::batch<T, A> fused_msub(const xsimd::batch<T, A>& a, const xsimd::b
         return xsimd::fms(a, b, c);
 }
 
+// c - a * b rounded once on every FMA level (xsimd 8.1's AVX-512 and neon64 fnma are the
+// generic -a * b + c, so the instructions are named there).
+template <class T, class A>
+inline xsimd::batch<T, A> fused_nmadd(const xsimd::batch<T, A>& a, const xsimd::batch<T, A>& b,
+                                      const xsimd::batch<T, A>& c) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        if constexpr (sizeof(T) == 8) {
+            return _mm512_fnmadd_pd(a, b, c);
+        } else {
+            return _mm512_fnmadd_ps(a, b, c);
+        }
+    } else
+#endif
+#if defined(__aarch64__)
+        if constexpr (is_neon64<A>) {
+        if constexpr (sizeof(T) == 8) {
+            return vfmsq_f64(c, a, b);
+        } else {
+            return vfmsq_f32(c, a, b);
+        }
+    } else
+#endif
+        return xsimd::fnma(a, b, c);
+}
+
 // Horner's scheme: horner(x, c0, c1, ..., cn) = c0 + x (c1 + x (... + x cn)).
 template <class B, class C>
 inline B horner(const B&, C c0) noexcept {
@@ -143,6 +171,16 @@ inline B horner(const B&, C c0) noexcept {
 template <class B, class C, class... Cs>
 inline B horner(const B& x, C c0, Cs... cs) noexcept {
     return xsimd::fma(horner(x, cs...), x, B(c0));
+}
+// horner with fused_madd: one instruction and one rounding a step wherever the level has
+// FMA (xsimd 8.1's AVX-512 fma is a multiply and an add).
+template <class B, class C>
+inline B fused_horner(const B&, C c0) noexcept {
+    return B(c0);
+}
+template <class B, class C, class... Cs>
+inline B fused_horner(const B& x, C c0, Cs... cs) noexcept {
+    return fused_madd(fused_horner(x, cs...), x, B(c0));
 }
 
 // a / b and sqrt(a), correctly rounded on every level. xsimd 8.1's neon64

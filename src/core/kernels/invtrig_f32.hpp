@@ -1,0 +1,264 @@
+// arctan, arcsin, arccos and arctan2 of float32 lanes in float32 arithmetic (xsimd 8.1),
+// for the levels with fused multiply-add; the others compute float32 in float64 lanes
+// (arch/expr_math.hpp).
+//
+// Contract
+//   atan_f32_lanes / asin_f32_lanes / acos_f32_lanes(batch<float>), atan2_f32_lanes(y, x):
+//   per lane, FMA levels only (detail::has_fma). Max error < 1 float32 ULP against the
+//   correctly rounded result, checked over all 2^32 inputs at avx2_fma and avx512
+//   (benchmarks/cpp/accuracy_harness.cpp --f32-stride 1; the measured maxima are in
+//   docs/accuracy.md). Special values as NumPy: f(+-0) = +-0 (arcsin, arctan), subnormal
+//   inputs kept, arctan(+-inf) = +-pi/2 rounded, arcsin(+-1) = +-pi/2, arccos(1) = +0,
+//   arccos(-1) = pi, |x| > 1 -> NaN (arcsin, arccos), a NaN input -> that NaN quieted (sign
+//   and payload kept); arctan2 as kernels/atan2.hpp. The loops' NaN policy and
+//   floating-point conditions are applied by the callers, as for every kernel.
+//
+// Method (t, s, z below are float32 values; "pair" = hi + lo float32 values)
+//   arctan: a = |x|; t = a (a <= 1) or t = 1/a as a pair (a > 1: th from a reciprocal,
+//   tl = th (1 - th a) with the exact residual of one fused multiply-add). atan t =
+//   t + t u, u = z P(z), z = t^2, P of degree 8 (tools/trig_f32_remez.py atan32,
+//   relative error 2^-28.1 on [0, 1]); a <= 1: fma(t, u, t), one rounding; a > 1:
+//   pi/2 - atan t = (pi/2_hi - th) (exact pair) + (pi/2_lo - tl (1 - z/2) - th u), the
+//   first-order effect of tl taken with the slope 1/(1 + z) ~ 1 - z/2 (error <= 0.09 tl).
+//   Worst case of the bound: |t u| <= 0.215 next to a = 1, where u's three roundings and
+//   the fit give at most 0.31 ULP and the final rounding 0.5.
+//   arcsin / arccos: a <= 1/2: s = a; a > 1/2: asin a = pi/2 - 2 asin s with
+//   s = sqrt(z), z = (1 - a)/2 exact, s as a pair (the exact residual z - s^2 of one
+//   fused multiply-add); asin s = s + s u, u = z P(z), P of degree 5 on [0, 1/4]
+//   (asin32, 2^-31.7); |s u| <= 0.024, so u's roundings cost little. arccos = pi/2 - asin
+//   x (|x| <= 1/2), 2 asin s (x > 1/2), pi - 2 asin s (x < -1/2): base + m (s + s u + slo)
+//   with the base as a pair and m in {+-1, +-2}, one rounding at the end.
+#pragma once
+
+#include <xsimd/xsimd.hpp>
+
+#include <cstdint>
+#include <limits>
+
+#include "kernels/common.hpp"
+
+namespace numfuse::kernels {
+namespace detail {
+
+// pi/2 and pi as float32 hi + lo (hi rounded to nearest, lo the rest rounded).
+inline constexpr float f32_pio2_hi = 0x1.921fb6p+0f, f32_pio2_lo = -0x1.777a5cp-25f;
+inline constexpr float f32_pi_hi = 0x1.921fb6p+1f, f32_pi_lo = -0x1.777a5cp-24f;
+
+// 1/a to within ~2^-23 relative (the callers take the exact residual): rcp14 and one
+// Newton step on AVX-512, a division elsewhere. a > 0 finite.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> reciprocal_f32(
+    const xsimd::batch<float, A>& a) noexcept {
+    using F = xsimd::batch<float, A>;
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        const F r = _mm512_rcp14_ps(a);
+        return fused_madd(r, fused_nmadd(r, a, F(1.0f)), r);
+    } else
+#endif
+        return divide(F(1.0f), a);
+}
+
+// sqrt(z) = hi + lo for z in [2^-60, 1/4] (lo to ~2^-24 of hi's ulp): AVX-512 from rsqrt14
+// and one Newton step (no vsqrtps: 12 cycles a vector), elsewhere the correctly rounded
+// root; lo = (z - hi^2) / (2 hi) with the exact residual.
+template <class A>
+struct f32_pair {
+    xsimd::batch<float, A> hi, lo;
+};
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE f32_pair<A> sqrt_pair_f32(const xsimd::batch<float, A>& z) noexcept {
+    using F = xsimd::batch<float, A>;
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        const F y = _mm512_rsqrt14_ps(z);  // 1/sqrt(z) to 2^-14
+        const F hy = y * F(0.5f);
+        const F s0 = z * y;
+        const F s = fused_madd(fused_nmadd(s0, s0, z), hy, s0);  // ~2^-27 before rounding
+        return {s, fused_nmadd(s, s, z) * hy};
+    } else
+#endif
+    {
+        const F s = square_root(z);
+        return {s, divide(fused_nmadd(s, s, z), s + s)};
+    }
+}
+
+// asin(s) = s + s u, u = z P(z), z = s^2 in [0, 1/4] (tools/trig_f32_remez.py asin32).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_u(const xsimd::batch<float, A>& z) noexcept {
+    return z * fused_horner(z, 0x1.55554cp-3f,  // 0.16666659712791442871
+                            0x1.3338acp-4f,     // 0.075005218386650085449
+                            0x1.6ca758p-5f,     // 0.044513389468193054199
+                            0x1.04d25p-5f,      // 0.031838566064834594727
+                            0x1.d537f8p-7f,     // 0.014319416135549545288
+                            0x1.34b87ap-5f);    // 0.037685621529817581177
+}
+
+// The common part of arcsin and arccos: a = |x| (NaN kept), s, its pair's lo, u.
+template <class A>
+struct asin_f32_parts {
+    xsimd::batch<float, A> s, slo, u;
+    xsimd::batch_bool<float, A> big;  // a > 1/2
+};
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE asin_f32_parts<A> asin_f32_core(const xsimd::batch<float, A>& a) noexcept {
+    using F = xsimd::batch<float, A>;
+    const auto big = a > F(0.5f);
+    const F zb = fused_nmadd(a, F(0.5f), F(0.5f));  // (1 - a)/2, exact for a in [1/2, 1]
+    // a = 1 (zb = 0) and a > 1 (zb < 0, NaN set by the callers): kept away from 0 and
+    // below; sqrt(2^-60) = 2^-30 changes no result at a = 1.
+    const f32_pair<A> root = sqrt_pair_f32(xsimd::max(zb, F(0x1.0p-60f)));
+    const F s = xsimd::select(big, root.hi, a);
+    const F z = xsimd::select(big, zb, a * a);
+    return {s, xsimd::select(big, root.lo, F(0.0f)), asin_f32_u(z), big};
+}
+
+}  // namespace detail
+
+// atan(x), float32 lanes, FMA levels.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan_f32_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    using detail::fused_madd;
+    using detail::fused_nmadd;
+    const F ax = xsimd::abs(x);
+    // |x| < 2^-12 returns x (atan x = x (1 - x^2/3 ...) rounds to x); the arithmetic runs
+    // on |x| raised to 2^-12 there, which keeps subnormal intermediates (microcode assists,
+    // ~100 cycles each on x86) out. max(c, NaN) is the NaN (x86: the second operand).
+    const auto tiny = ax < F(0x1.0p-12f);
+    const F a = xsimd::max(F(0x1.0p-12f), ax);
+    const auto big = a > F(1.0f);
+    // Above 2^26 atan rounds to pi/2_hi; the clamp keeps inf out of the residual.
+    const F ac = xsimd::min(a, F(0x1.0p30f));
+    const F th = detail::reciprocal_f32(ac);
+    const F tl = fused_nmadd(th, ac, F(1.0f)) * th;  // 1/a - th (residual exact)
+    const F t = xsimd::select(big, th, a);  // NaN lanes: a
+    const F z = t * t;
+    const F poly = detail::fused_horner(z, -0x1.55553ep-2f,  // -0.33333298563957214355
+                                        0x1.9991e4p-3f,      // 0.19998529553413391113
+                                        -0x1.242086p-3f,     // -0.14264015853404998779
+                                        0x1.c08c5p-4f,       // 0.10950881242752075195
+                                        -0x1.58091ep-4f,     // -0.083993069827556610107
+                                        0x1.da29cep-5f,      // 0.057881262153387069702
+                                        -0x1.fd7dbap-6f,     // -0.031096870079636573792
+                                        0x1.642718p-7f,      // 0.010868918150663375854
+                                        -0x1.d36a08p-10f);   // -0.0017830436117947101593
+    const F u = z * poly;
+    const F near = fused_madd(t, u, t);
+    // a > 1: pi/2 - atan(th + tl)
+    const F h = F(detail::f32_pio2_hi) - th;
+    const F hl = (F(detail::f32_pio2_hi) - h) - th;  // exact: pi/2_hi > th
+    const F lo = fused_nmadd(tl, fused_nmadd(z, F(0.5f), F(1.0f)), hl + F(detail::f32_pio2_lo));
+    // th u with u's rounding error (exact) taken in: |th u| reaches 0.215 next to a = 1
+    const F ulo = detail::fused_msub(z, poly, u);
+    const F far = h + fused_nmadd(th, u, fused_nmadd(th, ulo, lo));
+    const F res = xsimd::select(big, far, near);
+    // res >= 0 (NaN: +)
+    return xsimd::select(tiny, x, xsimd::bitwise_or(res, xsimd::bitwise_and(x, F(-0.0f))));
+}
+
+// asin(x), float32 lanes, FMA levels.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    using detail::fused_madd;
+    using detail::fused_nmadd;
+    const F ax = xsimd::abs(x);
+    // |x| < 2^-12 returns x (asin x = x (1 + x^2/6 ...) rounds to x); the arithmetic runs on
+    // |x| raised to 2^-12 there (no subnormal intermediates, as in atan_f32_lanes).
+    const auto tiny = ax < F(0x1.0p-12f);
+    const F a = xsimd::max(F(0x1.0p-12f), ax);
+    const detail::asin_f32_parts<A> p = detail::asin_f32_core(a);
+    const F near = fused_madd(p.s, p.u, p.s);
+    // a > 1/2: pi/2 - 2 (s + slo + s u); 2s <= 1 < pi/2_hi
+    const F s2 = p.s + p.s;
+    const F h = F(detail::f32_pio2_hi) - s2;
+    const F hl = (F(detail::f32_pio2_hi) - h) - s2;
+    const F lo = fused_nmadd(F(2.0f), p.slo, hl + F(detail::f32_pio2_lo));
+    const F far = h + fused_nmadd(s2, p.u, lo);
+    F res = xsimd::select(p.big, far, near);
+    res = xsimd::select(a > F(1.0f), F(std::numeric_limits<float>::quiet_NaN()), res);
+    return xsimd::select(tiny, x, xsimd::bitwise_or(res, xsimd::bitwise_and(x, F(-0.0f))));
+}
+
+// acos(x), float32 lanes, FMA levels.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acos_f32_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    using detail::fused_madd;
+    // |x| raised to 2^-30 (no subnormal intermediates): acos rounds to pi/2_hi below 2^-25.9.
+    // The NaN lanes are set at the end.
+    const F a = xsimd::max(xsimd::abs(x), F(0x1.0p-30f));
+    const detail::asin_f32_parts<A> p = detail::asin_f32_core(a);
+    const auto neg = x < F(0.0f);
+    // acos x = base + m (s + slo + s u): |x| <= 1/2: pi/2 and m = -sign(x); x > 1/2: 0 and
+    // 2; x < -1/2: pi and -2. |base| >= |m s|, so base + m s splits exactly.
+    const F m = xsimd::bitwise_xor(xsimd::select(p.big, F(2.0f), F(-1.0f)),
+                                   xsimd::bitwise_and(x, F(-0.0f)));
+    const F base_hi = xsimd::select(p.big, xsimd::select(neg, F(detail::f32_pi_hi), F(0.0f)),
+                                    F(detail::f32_pio2_hi));
+    const F base_lo = xsimd::select(p.big, xsimd::select(neg, F(detail::f32_pi_lo), F(0.0f)),
+                                    F(detail::f32_pio2_lo));
+    const F ms = m * p.s;
+    const F h = base_hi + ms;
+    const F hl = (base_hi - h) + ms;
+    const F lo = fused_madd(m, p.slo, hl + base_lo);
+    F res = h + fused_madd(ms, p.u, lo);
+    // acos(1) = +0 (s = 2^-30 there, from the clamp in asin_f32_core); |x| > 1: NaN; NaN in:
+    // that NaN quieted (a lost its sign).
+    res = xsimd::select(x == F(1.0f), F(0.0f), res);
+    res = xsimd::select(a > F(1.0f), F(std::numeric_limits<float>::quiet_NaN()), res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+namespace detail {
+
+// lanes(x) where the level has FMA; elsewhere x widened to float64 lanes, wide() of each
+// half (xsimd's float64 function: 2-3 float64 ULP, far below a float32 half ULP) and
+// rounded once.
+template <class A, class Lanes, class Wide>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> f32_lanes_or_wide(const xsimd::batch<float, A>& x,
+                                                               Lanes lanes, Wide wide) noexcept {
+    if constexpr (has_fma<A>) {
+        return lanes(x);
+    } else {
+        xsimd::batch<double, A> lo, hi;
+        widen(x, lo, hi);
+        return narrow(wide(lo), wide(hi));
+    }
+}
+
+}  // namespace detail
+
+// The float32 kernels of arch/expr_math.hpp's rows (contract above).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan_f32_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    return detail::f32_lanes_or_wide(
+        x, [](const auto& v) { return atan_f32_lanes(v); },
+        [](const auto& v) { return xsimd::atan(v); });
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    return detail::f32_lanes_or_wide(
+        x, [](const auto& v) { return asin_f32_lanes(v); },
+        [](const auto& v) { return xsimd::asin(v); });
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acos_f32_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    return detail::f32_lanes_or_wide(
+        x, [](const auto& v) { return acos_f32_lanes(v); },
+        [](const auto& v) { return xsimd::acos(v); });
+}
+
+}  // namespace numfuse::kernels
