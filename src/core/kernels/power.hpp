@@ -355,6 +355,33 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_int_plain(const xsimd::batch<d
     return result;
 }
 
+// x^(m/2) straight from the products of x, for batches whose every lane lies in the range
+// [lo, hi] of power_halves (m odd: x itself; else |x|), and for power_halves_scaled's f: there
+// every partial product, its rounding error and the square root's residual are normal numbers and
+// the result's exponent is within +-950. Pairs (plain float64 for Out = float), rounded once.
+template <class Out, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_halves_direct(const xsimd::batch<double, A>& x,
+                                                                  int m) noexcept {
+    using B = xsimd::batch<double, A>;
+    const int a = m < 0 ? -m : m;
+    const int n = a / 2;
+    const bool odd = (a & 1) != 0;
+    if constexpr (std::is_same<Out, float>::value) {
+        B p = n > 0 ? pow_int_plain(x, n) : B(1.0);
+        if (odd) p = n > 0 ? p * xsimd::sqrt(x) : xsimd::sqrt(x);
+        return m < 0 ? B(1.0) / p : p;
+    } else {
+        dd::pair<A> p{B(1.0), B(0.0)};
+        if (n > 0) p = pow_int_pair(x, n);
+        if (odd) {
+            const dd::pair<A> sq = dd::sqrt(dd::pair<A>{x, B(0.0)});
+            p = n > 0 ? dd::mul(p, sq) : sq;
+        }
+        if (m < 0) p = dd::div(dd::pair<A>{B(1.0), B(0.0)}, p);
+        return p.hi + p.lo;
+    }
+}
+
 // x^(m/2) for an integer m in [-33, 33], |m| > 2 (power_array's product path, contract
 // above), for results rounded to Out, any x: the path of batches with a lane outside
 // power_halves' direct range. |x| = 2^k f with f in [1, 2) (k even and f in [1, 4) for odd m)
@@ -397,21 +424,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_halves_scaled(const xsimd::b
         f = xsimd::select(k_odd, f + f, f);
         k = xsimd::select(k_odd, k - B(1.0), k);
     }
-    B r;
-    if constexpr (std::is_same<Out, float>::value) {
-        B p = n > 0 ? detail::pow_int_plain(f, n) : B(1.0);
-        if (odd) p = n > 0 ? p * xsimd::sqrt(f) : xsimd::sqrt(f);
-        r = m < 0 ? B(1.0) / p : p;
-    } else {
-        dd::pair<A> p{B(1.0), B(0.0)};
-        if (n > 0) p = pow_int_pair(f, n);
-        if (odd) {
-            const dd::pair<A> sq = dd::sqrt(dd::pair<A>{f, B(0.0)});
-            p = n > 0 ? dd::mul(p, sq) : sq;
-        }
-        if (m < 0) p = dd::div(dd::pair<A>{B(1.0), B(0.0)}, p);
-        r = p.hi + p.lo;
-    }
+    // f^(m/2): f in [1, 4) is within power_halves_direct's range for every m
+    const B r = power_halves_direct<Out, A>(f, m);
     // r 2^E: r's exponent plus E decides normal, subnormal, zero (or overflow: inf, from
     // the product itself). E is an exact integer, |E| <= 1075 * 16.5.
     const B e = k * B(0.5 * m);
@@ -446,33 +460,6 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_halves_scaled(const xsimd::b
     if (!odd && (n & 1)) res = res ^ (x & B(-0.0));  // x^n for odd n keeps x's sign
     if (!xsimd::all(fast)) res = xsimd::select(fast, res, power_kernel_rare(x, B(0.5 * m)));
     return res;
-}
-
-// x^(m/2) straight from the products of x, for batches whose every lane lies in the range
-// [lo, hi] of power_halves (m odd: x itself; else |x|): there every partial product, its
-// rounding error and the square root's residual are normal numbers and the result's
-// exponent is within +-950. Pairs (plain float64 for Out = float), rounded once.
-template <class Out, class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_halves_direct(const xsimd::batch<double, A>& x,
-                                                                  int m) noexcept {
-    using B = xsimd::batch<double, A>;
-    const int a = m < 0 ? -m : m;
-    const int n = a / 2;
-    const bool odd = (a & 1) != 0;
-    if constexpr (std::is_same<Out, float>::value) {
-        B p = n > 0 ? pow_int_plain(x, n) : B(1.0);
-        if (odd) p = n > 0 ? p * xsimd::sqrt(x) : xsimd::sqrt(x);
-        return m < 0 ? B(1.0) / p : p;
-    } else {
-        dd::pair<A> p{B(1.0), B(0.0)};
-        if (n > 0) p = pow_int_pair(x, n);
-        if (odd) {
-            const dd::pair<A> sq = dd::sqrt(dd::pair<A>{x, B(0.0)});
-            p = n > 0 ? dd::mul(p, sq) : sq;
-        }
-        if (m < 0) p = dd::div(dd::pair<A>{B(1.0), B(0.0)}, p);
-        return p.hi + p.lo;
-    }
 }
 
 // The range of power_halves_direct for m: |x| (x for odd m) in [lo, hi].
