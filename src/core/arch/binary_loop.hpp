@@ -93,20 +93,61 @@ struct HypotOp : ArrayKernelOp<expr_ops::Hypot> {
 // for a result below the smallest normal where |y| is below 4 times the smallest normal,
 // the result rounds to zero, or 1/|x| is subnormal -- the rule NumPy's loop (SVML on this
 // AVX-512 machine) follows on the tests' probes; glibc's atan2 differs for a few such
-// pairs. The rule takes the C library's atan2 of the pair for the result; no other
-// condition arises.
+// pairs. The rule takes the C library's atan2 of the pair for the result, for the pairs that
+// pass the screen alone; no other condition arises. The screen's multiplies see no
+// subnormal operand or result (microcode assists on x86): a subnormal |y| is flagged
+// outright, and y / x < far is tested as |y| / far < |x|. float32 runs in float32 lanes
+// (kernels/atan2.hpp's atan2_f32_array, f32_lanes), and the rule of a flagged float32 batch
+// in vector lanes (flags_batch: per element, the C library's atan2 cost ~40 ns).
 struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
+    static constexpr bool f32_lanes = true;
+    template <class Arch>
+    static void compute_f32(float* out, const float* a, const float* b, std::size_t n) noexcept {
+        kernels::atan2_f32_array<Arch>(out, a, b, n);
+    }
     template <class B>
     static inline auto may_raise(const B& y, const B& x) noexcept {
         using T = typename B::value_type;
         const B ay = xsimd::abs(y), ax = xsimd::abs(x);
+        const B ayn = xsimd::max(ay, B(std::numeric_limits<T>::min()));  // max: no assist
         const T tiny = std::numeric_limits<T>::min() * T(0x1p60);
-        const T far = sizeof(T) == 4 ? T(0x1p-100) : T(0x1p-1000);  // y / x may round to 0
-        return ((ay < B(tiny)) & (ay * B(T(0x1p50)) < ax)) | (ay < ax * B(far));
+        const T far_inv = sizeof(T) == 4 ? T(0x1p100) : T(0x1p1000);  // y / x may round to 0
+        return (ay < B(std::numeric_limits<T>::min())) |
+               ((ay < B(tiny)) & (ayn * B(T(0x1p50)) < ax)) | (ayn * B(far_inv) < ax);
+    }
+    template <class T>
+    static bool may_raise_one(T ay, T ax) noexcept {
+        const T mn = std::numeric_limits<T>::min();
+        const T ayn = ay < mn ? mn : ay;
+        const T tiny = mn * T(0x1p60);
+        const T far_inv = sizeof(T) == 4 ? T(0x1p100) : T(0x1p1000);
+        return ay < mn || (ay < tiny && ayn * T(0x1p50) < ax) || ayn * far_inv < ax;
+    }
+    // float32: the rule for a whole batch at once, in float64 lanes (float32 values are
+    // normal float64 ones, so no assist): only x > 0 gives a result below the smallest
+    // normal, and there atan2(y, x) rounds as y / x does (atan t = t (1 - t^2/3 ...), t <
+    // 2^-125), the float64 quotient rounded to float32 (two roundings; they differ from one
+    // only within 2^-29 ULP of a float32 midpoint).
+    template <class Arch>
+    static unsigned flags_batch(const xsimd::batch<float, Arch>& y,
+                                const xsimd::batch<float, Arch>& x) noexcept {
+        using F = xsimd::batch<float, Arch>;
+        using D = xsimd::batch<double, Arch>;
+        D ylo, yhi, xlo, xhi;
+        kernels::detail::widen(y, ylo, yhi);
+        kernels::detail::widen(x, xlo, xhi);
+        const F r = xsimd::abs(kernels::detail::narrow(ylo / xlo, yhi / xhi));
+        const F ay = xsimd::abs(y), ax = xsimd::abs(x);
+        const F tiny(std::numeric_limits<float>::min()),
+            inf(std::numeric_limits<float>::infinity());
+        const auto under = (ay < inf) & (ax < inf) & (ay > F(0.0f)) & (x > F(0.0f)) & (r < tiny) &
+                           ((ay < F(0x1p-124f)) | (r == F(0.0f)) | (ax >= F(0x1p126f)));
+        return xsimd::any(under) ? fp_underflow : fp_none;
     }
     template <class T>
     static unsigned flags(T y, T x) noexcept {
         if (!(y - y == T(0)) || !(x - x == T(0)) || y == T(0)) return fp_none;
+        if (!may_raise_one<T>(y < T(0) ? -y : y, x < T(0) ? -x : x)) return fp_none;
         const T r = std::atan2(y, x);
         const T ar = r < T(0) ? -r : r;
         const T ay = y < T(0) ? -y : y;
@@ -116,6 +157,14 @@ struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
         return fp_none;
     }
 };
+
+// Operations with a float32 array kernel (compute_f32<Arch>(out, a, b, n), out may be a):
+// float32 runs there instead of widened to float64, and the conditions of a flagged float32
+// batch come from flags_batch<Arch>(a, b).
+template <class Op, class = void>
+struct has_f32_lanes : std::false_type {};
+template <class Op>
+struct has_f32_lanes<Op, std::enable_if_t<Op::f32_lanes>> : std::true_type {};
 
 // The conditions of n contiguous elements: the batch screen (the tail padded with 1, which
 // raises nothing), the exact rule only on the elements of flagged batches.
@@ -137,7 +186,13 @@ unsigned binary_flags(const T* a, const T* b, std::size_t n) noexcept {
             x = B::load_aligned(xa), y = B::load_aligned(xb);
         }
         if (xsimd::any(Op::may_raise(x, y))) {
-            for (std::size_t k = i; k < i + count; ++k) flags |= Op::template flags<T>(a[k], b[k]);
+            if constexpr (std::is_same<T, float>::value && has_f32_lanes<Op>::value) {
+                flags |= Op::template flags_batch<Arch>(x, y);  // the padding raises nothing
+            } else {
+                for (std::size_t k = i; k < i + count; ++k) {
+                    flags |= Op::template flags<T>(a[k], b[k]);
+                }
+            }
         }
     }
     return flags;
@@ -146,8 +201,9 @@ unsigned binary_flags(const T* a, const T* b, std::size_t n) noexcept {
 // out[i] = Op(a[i], b[i]) for n elements; see BinaryLoop in numfuse_core.hpp. Contiguous
 // float64 operands go to the array kernel directly (out may be a or b: the kernel allows
 // it); any other strides, and float32 (widened to float64 and rounded once on the way
-// back), through stack buffers of `chunk` elements. Conditions are taken from the inputs
-// before anything is written.
+// back), through stack buffers of `chunk` elements. float32 of an operation with float32
+// lanes (has_f32_lanes) goes to its float32 kernel, directly where contiguous. Conditions
+// are taken from the inputs before anything is written.
 template <class Arch, class Op, class T>
 unsigned binary_loop(const char* a, std::ptrdiff_t a_stride, const char* b, std::ptrdiff_t b_stride,
                      char* out, std::ptrdiff_t out_stride, std::size_t n) noexcept {
@@ -168,6 +224,33 @@ unsigned binary_loop(const char* a, std::ptrdiff_t a_stride, const char* b, std:
             }
             return flags;
         }
+    }
+    if constexpr (std::is_same<T, float>::value && has_f32_lanes<Op>::value) {
+        alignas(64) float fa[chunk], fb[chunk];
+        unsigned flags = fp_none;
+        for (std::size_t start = 0; start < n; start += chunk) {
+            const std::size_t count = n - start < chunk ? n - start : chunk;
+            const auto at = static_cast<std::ptrdiff_t>(start);
+            if (contiguous) {
+                const auto* pa = reinterpret_cast<const float*>(a) + at;
+                const auto* pb = reinterpret_cast<const float*>(b) + at;
+                flags |= binary_flags<Arch, Op, float>(pa, pb, count);
+                Op::template compute_f32<Arch>(reinterpret_cast<float*>(out) + at, pa, pb, count);
+                continue;
+            }
+            for (std::size_t k = 0; k < count; ++k) {
+                const auto i = static_cast<std::ptrdiff_t>(k) + at;
+                std::memcpy(&fa[k], a + i * a_stride, sizeof(float));
+                std::memcpy(&fb[k], b + i * b_stride, sizeof(float));
+            }
+            flags |= binary_flags<Arch, Op, float>(fa, fb, count);
+            Op::template compute_f32<Arch>(fa, fa, fb, count);
+            for (std::size_t k = 0; k < count; ++k) {
+                const auto i = static_cast<std::ptrdiff_t>(k) + at;
+                std::memcpy(out + i * out_stride, &fa[k], sizeof(float));
+            }
+        }
+        return flags;
     }
     // float64 values are gathered straight into the kernel's buffers; float32 ones next to
     // them, then widened.

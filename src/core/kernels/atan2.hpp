@@ -4,8 +4,8 @@
 // Contract
 //   atan2_kernel(batch<double> y, x): per lane. Max error <= 1 ULP against the correctly
 //   rounded result at every level (pair arithmetic to about 2^-100, one rounding at the
-//   end; tests/test_accuracy.py checks it against mpmath). float32 values are computed in
-//   float64 lanes by the same kernel and rounded once by the caller.
+//   end; tests/test_accuracy.py checks it against mpmath). float32 values have their own
+//   kernel below (atan2_f32_kernel: float32 lanes, the wide float64 form for the rest).
 //   Special values as C99 and NumPy: atan2(+-0, +0 or x > 0) = +-0, atan2(+-0, -0 or x < 0)
 //   = +-pi, atan2(y != 0, +-0) = +-pi/2, atan2(+-inf, +inf) = +-pi/4, atan2(+-inf, -inf) =
 //   +-3pi/4, atan2(+-inf, finite) = +-pi/2, atan2(+-finite, +inf) = +-0, atan2(+-finite,
@@ -37,6 +37,7 @@
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
 #include "kernels/invtrig.hpp"
+#include "kernels/invtrig_f32.hpp"
 
 namespace numfuse::kernels {
 
@@ -105,23 +106,184 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan2_kernel(
     return xsimd::select(xsimd::isnan(y) | xsimd::isnan(x), y + x, res);
 }
 
-// out[k] = atan2(y[k], x[k]) for float64 values (float32 ones widened: Out float, which
-// the caller rounds to). out may be y or x.
+// atan2 of float32 values in float64 lanes (y, x: float32 values widened exactly; the
+// result is for rounding to float32 once). Relative error below 2^-27 before that rounding
+// (t = Y / X from an approximate reciprocal to 2^-42 or a division, atan t from
+// invtrig_f32.hpp's atan32 polynomial, 2^-28.1, in float64 arithmetic; pi/2 and pi in
+// float64), so the float32 result is within 0.52 ULP. No division on AVX-512 and no
+// subnormal intermediate: float32 magnitudes are within [2^-149, 2^128], so t >= 2^-277,
+// z = t^2 >= 2^-554 and t u >= 2^-832 are normal float64 values. Special values as
+// atan2_kernel (the result rounds to the same float32).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan2_wide_kernel(
+    const xsimd::batch<double, A>& y, const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B inf(__builtin_inf());
+    const B ay0 = xsimd::abs(y), ax0 = xsimd::abs(x);
+    const auto yinf = ay0 == inf, xinf = ax0 == inf;
+    const B ax = xsimd::select(xinf, B(1.0), xsimd::select(yinf, B(0.0), ax0));
+    const B ay = xsimd::select(yinf, B(1.0), xsimd::select(xinf, B(0.0), ay0));
+    const auto swap = ay > ax;
+    const B big = xsimd::max(ax, ay), small = xsimd::min(ax, ay);
+    const B t = small * dd::reciprocal_approx(big);  // big = 0: NaN, replaced below
+    const B z = t * t;
+    const B at = detail::fused_madd(t, z * detail::atan32_poly(z), t);
+    const B a = xsimd::select(swap, B(detail::pio2_hi) - at, at);
+    const auto xneg = xsimd::copysign(B(1.0), x) < B(0.0);
+    const B r = xsimd::select(xneg, B(2 * detail::pio2_hi) - a, a);
+    B res = xsimd::select(big == B(0.0), xsimd::select(xneg, B(2 * detail::pio2_hi), B(0.0)), r);
+    res = xsimd::bitwise_or(res, xsimd::bitwise_and(y, B(-0.0)));  // res >= 0: y's sign
+    return xsimd::select(xsimd::isnan(y) | xsimd::isnan(x), y + x, res);
+}
+
+namespace detail {
+
+// 3pi/4 as float32 hi + lo (hi rounded to nearest, lo the rest rounded).
+inline constexpr float f32_3pio4_hi = 0x1.2d97c8p+1f, f32_3pio4_lo = -0x1.99bc5cp-28f;
+
+// The float32-lanes form of atan2_f32_kernel (method there), for y, x with |y|, |x| in
+// [2^-96, 2^96] and min/max >= 2^-30, FMA levels.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_lanes(
+    const xsimd::batch<float, A>& y, const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F ay = xsimd::abs(y), ax = xsimd::abs(x);
+    const F big = xsimd::max(ax, ay), small = xsimd::min(ax, ay);
+    const auto swap = ay > ax;
+    const auto xneg = x < F(0.0f);
+    // Y >= X/2: pi/4 + atan((Y - X) / (Y + X)), the quotient in [-1/3, 0]; Y - X exact
+    // (Sterbenz), Y + X = den + den_lo exactly (X >= Y).
+    const auto red = small >= big * F(0.5f);
+    const F num = xsimd::select(red, small - big, small);
+    const F den = xsimd::select(red, small + big, big);
+    const F den_lo = xsimd::select(red, (big - den) + small, F(0.0f));
+    const F r = reciprocal_f32(den);
+    const F th = num * r;
+    const F tl = fused_nmadd(th, den_lo, fused_nmadd(th, den, num)) * r;  // residual exact
+    const F z = th * th;
+    const F poly = atan32_poly(z);
+    const F u = z * poly;
+    const F ulo = fused_msub(z, poly, u);  // z P - u, exact
+    // m = -1 where exactly one of swap, x < 0 (x's sign bit flips it). base: pi/4 or 3pi/4
+    // (x < 0) where reduced, else pi/2 (swap), pi (x < 0), 0.
+    const F m =
+        xsimd::bitwise_xor(xsimd::select(swap, F(-1.0f), F(1.0f)), xsimd::bitwise_and(x, F(-0.0f)));
+    const F base_hi = xsimd::select(
+        red, xsimd::select(xneg, F(f32_3pio4_hi), F(0.5f * f32_pio2_hi)),
+        xsimd::select(swap, F(f32_pio2_hi), xsimd::select(xneg, F(f32_pi_hi), F(0.0f))));
+    const F base_lo = xsimd::select(
+        red, xsimd::select(xneg, F(f32_3pio4_lo), F(0.5f * f32_pio2_lo)),
+        xsimd::select(swap, F(f32_pio2_lo), xsimd::select(xneg, F(f32_pi_lo), F(0.0f))));
+    const F mth = m * th;
+    const F h = base_hi + mth;
+    const F hl = (base_hi - h) + mth;
+    const F lo = fused_madd(m * tl, fused_nmadd(z, F(0.5f), F(1.0f)), hl + base_lo);
+    const F res = h + fused_madd(mth, u, fused_madd(mth, ulo, lo));
+    return xsimd::bitwise_or(res, xsimd::bitwise_and(y, F(-0.0f)));  // res > 0: y's sign
+}
+
+}  // namespace detail
+
+// atan2 of float32 lanes. FMA levels: float32 arithmetic (detail::atan2_f32_lanes) for the
+// lanes where both |y| and |x| lie in [2^-96, 2^96] and min/max >= 2^-30 (no intermediate
+// leaves the normal float32 range there); the other lanes -- zeros, infinities, NaNs,
+// subnormals, huge values, mixed magnitudes -- from atan2_wide_kernel, a vector holding one
+// computing both (the float32 form on 1 in those lanes) and taking each lane from its own
+// form: a lane's result never depends on its neighbours. Other levels: atan2_wide_kernel.
+// Max error < 1 float32 ULP (tests/test_arctan2.py, tests/test_accuracy.py against mpmath,
+// every level); special values as atan2_kernel.
+//
+// Float32 method: X = max(|x|, |y|), Y = min; Y < X/2: t = Y / X, else t = (Y - X) / (Y +
+// X) in [-1/3, 0] (angle pi/4 + atan t), so that |t| <= 1/2 and t u below stays small (at
+// t near 1 the float32 polynomial's roundings alone cost 0.45 ULP). t = N / D = th + tl
+// (th from a reciprocal, tl = (N - th D) / D with the exact residual of one fused
+// multiply-add, D's own rounding error taken in); atan t = th + th u + tl / (1 + z) with u =
+// z P(z), z = th^2 (invtrig_f32.hpp's atan32), 1 / (1 + z) taken as 1 - z/2 (error <= 0.08
+// |tl|, |tl| <= 0.6 ulp of th); the rounding error of u (exact, one fused multiply-subtract)
+// is taken in as in atan_f32_lanes. The quadrant: result = base + m atan t with base in {0,
+// pi/4, pi/2, 3pi/4, pi} as a float32 pair and m = +-1 (|base| >= |m th| or base = 0: base +
+// m th splits exactly), one rounding at the end.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_kernel(
+    const xsimd::batch<float, A>& y, const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    using D = xsimd::batch<double, A>;
+    const auto wide = [&]() {
+        D ylo, yhi, xlo, xhi;
+        detail::widen(y, ylo, yhi);
+        detail::widen(x, xlo, xhi);
+        return detail::narrow(atan2_wide_kernel(ylo, xlo), atan2_wide_kernel(yhi, xhi));
+    };
+    if constexpr (!detail::has_fma<A>) {
+        return wide();
+    } else {
+        const F ay = xsimd::abs(y), ax = xsimd::abs(x);
+        // Compares only (NaN fails each); the multiply sees min >= 2^-96 (no assist).
+        const auto ordinary =
+            (ay >= F(0x1p-96f)) & (ax >= F(0x1p-96f)) & (ay <= F(0x1p96f)) & (ax <= F(0x1p96f)) &
+            (xsimd::max(xsimd::min(ax, ay), F(0x1p-96f)) * F(0x1p30f) >= xsimd::max(ax, ay));
+        if (xsimd::all(ordinary)) return detail::atan2_f32_lanes(y, x);
+        const F one(1.0f);
+        const F fast = detail::atan2_f32_lanes(xsimd::select(ordinary, y, one),
+                                               xsimd::select(ordinary, x, one));
+        return xsimd::select(ordinary, fast, wide());
+    }
+}
+
+// out[k] = atan2(y[k], x[k]) for float32 arrays. out may be y or x.
+template <class A>
+inline void atan2_f32_array(float* out, const float* y, const float* x, std::size_t n) noexcept {
+    using F = xsimd::batch<float, A>;
+    constexpr std::size_t width = F::size;
+    std::size_t k = 0;
+    for (; k + width <= n; k += width) {
+        atan2_f32_kernel(F::load_unaligned(y + k), F::load_unaligned(x + k))
+            .store_unaligned(out + k);
+    }
+    if (k < n) {
+        alignas(64) float ya[width], xa[width];
+        for (std::size_t i = 0; i < width; ++i) ya[i] = xa[i] = 1.0f;
+        std::memcpy(ya, y + k, (n - k) * sizeof(float));
+        std::memcpy(xa, x + k, (n - k) * sizeof(float));
+        atan2_f32_kernel(F::load_aligned(ya), F::load_aligned(xa)).store_aligned(ya);
+        std::memcpy(out + k, ya, (n - k) * sizeof(float));
+    }
+}
+
+// out[k] = atan2(y[k], x[k]) for float64 values, or for float32 values widened (Out float:
+// the results are atan2_f32_kernel's, widened exactly, the same bits as atan2_f32_array).
+// out may be y or x.
 template <class Out, class A>
 inline void atan2_array(double* out, const double* y, const double* x, std::size_t n) noexcept {
     using B = xsimd::batch<double, A>;
     constexpr std::size_t width = B::size;
     std::size_t k = 0;
-    for (; k + width <= n; k += width) {
-        atan2_kernel(B::load_unaligned(y + k), B::load_unaligned(x + k)).store_unaligned(out + k);
-    }
-    if (k < n) {
-        alignas(64) double ya[width], xa[width];
-        for (std::size_t i = 0; i < width; ++i) ya[i] = xa[i] = 1.0;
-        std::memcpy(ya, y + k, (n - k) * sizeof(double));
-        std::memcpy(xa, x + k, (n - k) * sizeof(double));
-        atan2_kernel(B::load_aligned(ya), B::load_aligned(xa)).store_aligned(ya);
-        std::memcpy(out + k, ya, (n - k) * sizeof(double));
+    if constexpr (std::is_same<Out, float>::value) {
+        // By blocks of float32 lanes: the values narrowed exactly, the results widened.
+        constexpr std::size_t block = 256;
+        alignas(64) float yf[block], xf[block];
+        for (; k < n; k += block) {
+            const std::size_t count = n - k < block ? n - k : block;
+            for (std::size_t i = 0; i < count; ++i) {
+                yf[i] = static_cast<float>(y[k + i]);
+                xf[i] = static_cast<float>(x[k + i]);
+            }
+            atan2_f32_array<A>(yf, yf, xf, count);
+            for (std::size_t i = 0; i < count; ++i) out[k + i] = static_cast<double>(yf[i]);
+        }
+    } else {
+        for (; k + width <= n; k += width) {
+            atan2_kernel(B::load_unaligned(y + k), B::load_unaligned(x + k))
+                .store_unaligned(out + k);
+        }
+        if (k < n) {
+            alignas(64) double ya[width], xa[width];
+            for (std::size_t i = 0; i < width; ++i) ya[i] = xa[i] = 1.0;
+            std::memcpy(ya, y + k, (n - k) * sizeof(double));
+            std::memcpy(xa, x + k, (n - k) * sizeof(double));
+            atan2_kernel(B::load_aligned(ya), B::load_aligned(xa)).store_aligned(ya);
+            std::memcpy(out + k, ya, (n - k) * sizeof(double));
+        }
     }
 }
 

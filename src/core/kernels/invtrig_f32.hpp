@@ -1,16 +1,17 @@
-// arctan, arcsin, arccos and arctan2 of float32 lanes in float32 arithmetic (xsimd 8.1),
-// for the levels with fused multiply-add; the others compute float32 in float64 lanes
-// (arch/expr_math.hpp).
+// arctan, arcsin, arccos of float32 lanes in float32 arithmetic (xsimd 8.1), for the
+// levels with fused multiply-add; the others compute float32 in float64 lanes
+// (arch/expr_math.hpp). arctan2's float32 kernel (kernels/atan2.hpp) shares the
+// polynomial (atan32_poly) and the helpers.
 //
 // Contract
-//   atan_f32_lanes / asin_f32_lanes / acos_f32_lanes(batch<float>), atan2_f32_lanes(y, x):
+//   atan_f32_lanes / asin_f32_lanes / acos_f32_lanes(batch<float>):
 //   per lane, FMA levels only (detail::has_fma). Max error < 1 float32 ULP against the
 //   correctly rounded result, checked over all 2^32 inputs at avx2_fma and avx512
 //   (benchmarks/cpp/accuracy_harness.cpp --f32-stride 1; the measured maxima are in
 //   docs/accuracy.md). Special values as NumPy: f(+-0) = +-0 (arcsin, arctan), subnormal
 //   inputs kept, arctan(+-inf) = +-pi/2 rounded, arcsin(+-1) = +-pi/2, arccos(1) = +0,
 //   arccos(-1) = pi, |x| > 1 -> NaN (arcsin, arccos), a NaN input -> that NaN quieted (sign
-//   and payload kept); arctan2 as kernels/atan2.hpp. The loops' NaN policy and
+//   and payload kept). The loops' NaN policy and
 //   floating-point conditions are applied by the callers, as for every kernel.
 //
 // Method (t, s, z below are float32 values; "pair" = hi + lo float32 values)
@@ -96,6 +97,22 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_u(const xsimd::batch<float
                             0x1.34b87ap-5f);    // 0.037685621529817581177
 }
 
+// atan(t) = t + t u, u = z P(z), z = t^2 in [0, 1] (tools/trig_f32_remez.py atan32, relative
+// error 2^-28.1 with these float32 coefficients): P(z) for float32 lanes, and for float64
+// lanes (atan2_wide_kernel in kernels/atan2.hpp, the same coefficients widened exactly).
+template <class B>
+NUMFUSE_ALWAYS_INLINE B atan32_poly(const B& z) noexcept {
+    return fused_horner(z, -0x1.55553ep-2f,  // -0.33333298563957214355
+                        0x1.9991e4p-3f,      // 0.19998529553413391113
+                        -0x1.242086p-3f,     // -0.14264015853404998779
+                        0x1.c08c5p-4f,       // 0.10950881242752075195
+                        -0x1.58091ep-4f,     // -0.083993069827556610107
+                        0x1.da29cep-5f,      // 0.057881262153387069702
+                        -0x1.fd7dbap-6f,     // -0.031096870079636573792
+                        0x1.642718p-7f,      // 0.010868918150663375854
+                        -0x1.d36a08p-10f);   // -0.0017830436117947101593
+}
+
 // The common part of arcsin and arccos: a = |x| (NaN kept), s, its pair's lo, u.
 template <class A>
 struct asin_f32_parts {
@@ -138,15 +155,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan_f32_lanes(
     const F tl = fused_nmadd(th, ac, F(1.0f)) * th;  // 1/a - th (residual exact)
     const F t = xsimd::select(big, th, a);  // NaN lanes: a
     const F z = t * t;
-    const F poly = detail::fused_horner(z, -0x1.55553ep-2f,  // -0.33333298563957214355
-                                        0x1.9991e4p-3f,      // 0.19998529553413391113
-                                        -0x1.242086p-3f,     // -0.14264015853404998779
-                                        0x1.c08c5p-4f,       // 0.10950881242752075195
-                                        -0x1.58091ep-4f,     // -0.083993069827556610107
-                                        0x1.da29cep-5f,      // 0.057881262153387069702
-                                        -0x1.fd7dbap-6f,     // -0.031096870079636573792
-                                        0x1.642718p-7f,      // 0.010868918150663375854
-                                        -0x1.d36a08p-10f);   // -0.0017830436117947101593
+    const F poly = detail::atan32_poly(z);
     const F u = z * poly;
     const F near = fused_madd(t, u, t);
     // a > 1: pi/2 - atan(th + tl)

@@ -1,0 +1,119 @@
+"""arctan2's kernels (kernels/atan2.hpp) at every level: float32 in float32 lanes where
+every lane of a vector is ordinary (both magnitudes in [2^-96, 2^96], ratio >= 2^-30) and
+in the wide float64 form for every other vector; float64 in pair arithmetic. A wrong fast
+path shows here as an error above 1 ULP, a result that depends on its neighbours, or a
+special value that differs from C99's."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import numfuse
+from conftest import ulp_distance
+
+
+def _f32_reference(y: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """float64 arctan2 of the float32 pairs rounded to float32: within 2^-29 ULP of the
+    correctly rounded float32 value (the bound checked is 1 ULP)."""
+    return np.arctan2(y.astype(np.float64), x.astype(np.float64)).astype(np.float32)
+
+
+def _quadrants(y: np.ndarray, x: np.ndarray, rng) -> tuple[np.ndarray, np.ndarray]:
+    sy = rng.choice([-1.0, 1.0], y.size).astype(np.float32)
+    sx = rng.choice([-1.0, 1.0], x.size).astype(np.float32)
+    return (y * sy).astype(np.float32), (x * sx).astype(np.float32)
+
+
+def test_float32_arctan2_within_1_ulp_across_the_fast_paths_range(level):
+    rng = np.random.default_rng(29)
+    n = 60000
+    # ratio |y / x| log-uniform in [2^-34, 2^34] (across the 2^-30 edge of the float32 path),
+    # magnitudes log-uniform in [2^-100, 2^127] (across its 2^-96 / 2^96 edges), next to the
+    # diagonal (the polynomial's worst point, t = 1), and ordinary values.
+    ratio = np.exp2(rng.uniform(-34, 34, n))
+    mag = np.exp2(rng.uniform(-100, 93, n))
+    y1, x1 = (mag * ratio).astype(np.float32), mag.astype(np.float32)
+    d = rng.uniform(0.05, 20, n).astype(np.float32)
+    y2 = (d * (1 + rng.uniform(-1e-3, 1e-3, n))).astype(np.float32)
+    x3 = rng.uniform(-10, 10, n).astype(np.float32)
+    y3 = rng.uniform(-10, 10, n).astype(np.float32)
+    y, x = _quadrants(np.concatenate([y1, y2]), np.concatenate([x1, d]), rng)
+    y, x = np.concatenate([y, y3]), np.concatenate([x, x3])
+    with np.errstate(all="ignore"):
+        got = numfuse.arctan2(y, x)
+        expected = _f32_reference(y, x)
+    distance = ulp_distance(got, expected)
+    worst = int(np.argmax(distance))
+    assert distance.max() <= 1, (y[worst], x[worst], got[worst], expected[worst])
+
+
+def _specials(dtype) -> np.ndarray:
+    info = np.finfo(dtype)
+    values = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 3.0, -0.25, float(info.max),
+              -float(info.max), float(info.tiny), float(info.smallest_subnormal),
+              -float(info.smallest_subnormal), 1e-30, 1e30]  # fmt: skip
+    return np.array(values, dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_arctan2_special_pairs_as_c99(dtype, level):
+    s = _specials(dtype)
+    y, x = (a.ravel() for a in np.meshgrid(s, s, indexing="ij"))
+    with np.errstate(all="ignore"):
+        got = numfuse.arctan2(y, x)
+        expected = np.array(
+            [math.atan2(float(a), float(b)) for a, b in zip(y, x)], np.float64
+        ).astype(dtype)
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    nan = np.isnan(expected)
+    assert np.array_equal(np.isnan(got), nan)
+    # math.atan2 (the C library's) is correctly rounded on these pairs: zeros, +-pi,
+    # +-pi/2, +-pi/4, +-3pi/4 and quotients far from any rounding boundary.
+    close = ulp_distance(got[~nan], expected[~nan]) <= (1 if dtype == np.float32 else 0)
+    exact = (got[~nan] == 0) == (expected[~nan] == 0)
+    assert close.all() and exact.all(), list(zip(y[~nan][~close], x[~nan][~close]))
+    # Signed zeros bit for bit.
+    zero = ~nan & (expected == 0)
+    assert np.array_equal(got[zero].view(bits), expected[zero].view(bits))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_arctan2_rare_lanes_do_not_change_their_neighbours(dtype, level):
+    """A vector with a rare lane (zero, inf, NaN, subnormal, huge, tiny ratio) takes another
+    path: each element must come out the same whatever its neighbours, in place and strided."""
+    rng = np.random.default_rng(7)
+    rare = _specials(dtype)
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    for n in (7, 16, 33, 70, 129):
+        y = rng.uniform(-5, 5, n).astype(dtype)
+        x = rng.uniform(-5, 5, n).astype(dtype)
+        y[rng.integers(0, n, 1 + n // 16)] = rng.choice(rare, 1 + n // 16)
+        x[rng.integers(0, n, 1 + n // 16)] = rng.choice(rare, 1 + n // 16)
+        with np.errstate(all="ignore"):
+            whole = numfuse.arctan2(y, x)
+            one_by_one = np.concatenate(
+                [numfuse.arctan2(y[i : i + 1], x[i : i + 1]) for i in range(n)]
+            )
+            in_place = y.copy()
+            numfuse.arctan2(in_place, x, out=in_place)
+            strided = numfuse.arctan2(np.repeat(y, 2)[::2], np.repeat(x, 2)[::2])
+        assert np.array_equal(whole.view(bits), one_by_one.view(bits))
+        assert np.array_equal(whole.view(bits), in_place.view(bits))
+        assert np.array_equal(whole.view(bits), strided.view(bits))
+
+
+def test_float32_arctan2_in_evaluate_is_the_ufuncs(level):
+    """evaluate's float32 arctan2 (widened values narrowed back into the float32 kernel)
+    gives the ufunc's bits."""
+    rng = np.random.default_rng(3)
+    y = rng.uniform(-10, 10, 5000).astype(np.float32)
+    x = np.exp2(rng.uniform(-140, 120, 5000)).astype(np.float32)
+    x[::7] = -x[::7]
+    with np.errstate(all="ignore"):
+        got = numfuse.evaluate("arctan2(y, x)")
+        expected = numfuse.arctan2(y, x)
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
