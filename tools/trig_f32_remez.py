@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Minimax fits for numfuse's float32-lane inverse trigonometric kernels
-(kernels/invtrig_f32.hpp: arctan, arcsin, arccos).
+(kernels/invtrig_f32.hpp: arctan, arcsin, arccos; kernels/atan2.hpp: arctan2).
 
 Written for numfuse from scratch (mpmath only, deterministic; reuses tools/explog_remez.py's
 Remez exchange). The coefficients are rounded to float32 one at a time, lowest degree
@@ -15,6 +15,7 @@ a decimal comment and its max weighted error measured on a dense grid. Run:
 Fits (z is the square of the reduced argument):
   atan32 : (atan(t) - t) / t^3 in z = t^2 on [0, 1], degree 8, error relative to atan t
   asin32 : (asin(s) - s) / s^3 in z = s^2 on [0, 1/4], degree 5, relative to asin s
+  atan2_32: atan32 on [0, 0.2501] (arctan2's reduced |t| <= 1/2), degree 5
 """
 
 import sys
@@ -57,6 +58,8 @@ def _sqrt_fit(f):
 FITS = {
     "atan32": (mp.atan, mp.mpf(0), mp.mpf(1), 8, "(atan t - t)/t^3, relative to atan t"),
     "asin32": (mp.asin, mp.mpf(0), mp.mpf(1) / 4, 5, "(asin s - s)/s^3, relative to asin s"),
+    # arctan2's float32 lanes (kernels/atan2.hpp): |t| <= 1/2 (1 + 2^-23) after its reduction
+    "atan2_32": (mp.atan, mp.mpf(0), mp.mpf("0.2501"), 5, "(atan t - t)/t^3, relative to atan t"),
 }
 
 

@@ -141,6 +141,19 @@ namespace detail {
 // 3pi/4 as float32 hi + lo (hi rounded to nearest, lo the rest rounded).
 inline constexpr float f32_3pio4_hi = 0x1.2d97c8p+1f, f32_3pio4_lo = -0x1.99bc5cp-28f;
 
+// atan t = t + t z P(z), z = t^2 <= 0.2501 (|t| <= 1/2 after the reduction below;
+// tools/trig_f32_remez.py atan2_32: relative error 2^-31.7 with these coefficients).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_32_poly(
+    const xsimd::batch<float, A>& z) noexcept {
+    return fused_horner(z, -0x1.555552p-2f,  // -0.33333328366279602051
+                        0x1.999742p-3f,      // 0.19999553263187408447
+                        -0x1.244ff6p-3f,     // -0.14273063838481903076
+                        0x1.c06dccp-4f,      // 0.10947971045970916748
+                        -0x1.47f982p-4f,     // -0.080071933567523956299
+                        0x1.3f98aap-5f);     // 0.039013225585222244263
+}
+
 // The float32-lanes form of atan2_f32_kernel (method there), for y, x with |y|, |x| in
 // [2^-96, 2^96] and min/max >= 2^-30, FMA levels.
 template <class A>
@@ -161,7 +174,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_lanes(
     const F th = num * r;
     const F tl = fused_nmadd(th, den_lo, fused_nmadd(th, den, num)) * r;  // residual exact
     const F z = th * th;
-    const F poly = atan32_poly(z);
+    const F poly = atan2_32_poly(z);
     const F u = z * poly;
     const F ulo = fused_msub(z, poly, u);  // z P - u, exact
     // m = -1 where exactly one of swap, x < 0 (x's sign bit flips it). base: pi/4 or 3pi/4
@@ -198,7 +211,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_lanes(
 // t near 1 the float32 polynomial's roundings alone cost 0.45 ULP). t = N / D = th + tl
 // (th from a reciprocal, tl = (N - th D) / D with the exact residual of one fused
 // multiply-add, D's own rounding error taken in); atan t = th + th u + tl / (1 + z) with u =
-// z P(z), z = th^2 (invtrig_f32.hpp's atan32), 1 / (1 + z) taken as 1 - z/2 (error <= 0.08
+// z P(z), z = th^2 (P degree 5, atan2_32_poly), 1 / (1 + z) taken as 1 - z/2 (error <= 0.08
 // |tl|, |tl| <= 0.6 ulp of th); the rounding error of u (exact, one fused multiply-subtract)
 // is taken in as in atan_f32_lanes. The quadrant: result = base + m atan t with base in {0,
 // pi/4, pi/2, 3pi/4, pi} as a float32 pair and m = +-1 (|base| >= |m th| or base = 0: base +
