@@ -1,6 +1,7 @@
-"""The log family's kernels (log, log2, log10, log1p, arcsinh, arccosh, arctanh, cbrt) on
-inputs that mix magnitudes: subnormal lanes next to ordinary ones in the same SIMD batch
-(at every lane position), the edges of the normal range, powers of two and of ten.
+"""The log family's kernels (log, log2, log10, log1p, arcsinh, arccosh, arctanh, cbrt) and
+sqrt on inputs that mix magnitudes: subnormal lanes next to ordinary ones in the same SIMD
+batch (at every lane position), the edges of the normal range, powers of two and of ten;
+and cbrt's float32 kernel over every reduced argument.
 
 The kernels take subnormal inputs on their fast path (no per-batch rare path, no
 multiplication by a subnormal operand, which costs a microcode assist on x86): these tests
@@ -144,3 +145,96 @@ def test_log10_of_powers_of_ten_is_exact(dtype, level):
     np.testing.assert_array_equal(
         numfuse.evaluate("log10(x)", local_dict={"x": x}), k.astype(dtype)
     )
+
+
+def _float32_ulps_from(got: np.ndarray, reference: np.ndarray) -> np.ndarray:
+    """|got - reference| in float32 ULPs of got (got float32, reference float64, both
+    finite and normal in float32)."""
+    spacing = np.spacing(np.abs(got)).astype(np.float64)
+    return np.abs(got.astype(np.float64) - reference) / spacing
+
+
+def test_cbrt_float32_every_value_of_three_binades(level):
+    """Every float32 in [1, 8) (the reduced argument's range: every other input is one of
+    these times 2^(3q)), against float64's cube root: the float32 kernel's method bound is
+    0.5 + 2^-6 ULP on every level, whether it runs on float32 lanes (FMA levels) or widened
+    to float64 (SSE2). A sloppy seed, a Newton step without its exact residual or a wrong
+    2^(-r/3) shows up here as 0.6 ULP or more."""
+    bits = np.arange(0x3F800000, 0x41000000, dtype=np.uint32)  # [1, 8)
+    x = bits.view(np.float32)
+    reference = np.cbrt(x.astype(np.float64))
+    got = numfuse.cbrt(x)
+    assert _float32_ulps_from(got, reference).max() <= 0.5 + 2.0**-6
+    np.testing.assert_array_equal(numfuse.cbrt(-x), -got)
+
+
+def test_cbrt_float32_across_all_binades(level):
+    """Random float32 bit patterns over every positive binade, subnormals included, and
+    their negatives: within the method bound of float64's cube root, and cbrt(x 2^3k) =
+    cbrt(x) 2^k exactly (the reduction's q and r are right in every binade)."""
+    rng = np.random.default_rng(2915)
+    bits = rng.integers(1, 0x7F800000, 1 << 20, dtype=np.uint32)
+    x = np.concatenate([bits.view(np.float32), np.float32([1.0, 8.0, 0.125, 27.0])])
+    reference = np.cbrt(x.astype(np.float64))
+    got = numfuse.cbrt(x)
+    assert _float32_ulps_from(got, reference).max() <= 0.5 + 2.0**-6
+    np.testing.assert_array_equal(numfuse.cbrt(-x), -got)
+    np.testing.assert_array_equal(got[-4:], np.float32([1.0, 2.0, 0.5, 3.0]))
+    # Scaling by 2^(3k) within the normal range scales the root by 2^k, bit for bit.
+    base = np.linspace(1.0, 8.0, 1001, dtype=np.float32)
+    for k in (-41, -13, -1, 1, 17, 41):
+        scaled = np.ldexp(base, 3 * k).astype(np.float32)
+        np.testing.assert_array_equal(numfuse.cbrt(scaled), np.ldexp(numfuse.cbrt(base), k))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cbrt_special_values(dtype, level):
+    """+-0, +-inf keep their sign; NaN stays NaN; exact cubes are exact, in every lane
+    position next to ordinary values."""
+    info = np.finfo(dtype)
+    specials = np.array(
+        [0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 8.0, -27.0, 0.125, info.smallest_subnormal],
+        dtype,
+    )
+    expected = np.array([0.0, -0.0, np.inf, -np.inf, 1.0, -1.0, 2.0, -3.0, 0.5, np.nan], dtype)
+    for shift in range(17):
+        x = np.full(40, dtype(5.0))
+        x[shift : shift + specials.size] = specials
+        x = np.append(x, dtype(np.nan))
+        got = numfuse.cbrt(x)
+        got_specials = got[shift : shift + specials.size]
+        np.testing.assert_array_equal(got_specials[:-1], expected[:-1])
+        np.testing.assert_array_equal(np.signbit(got_specials[:-1]), np.signbit(expected[:-1]))
+        assert np.isnan(got[-1])
+        tiny = correctly_rounded("cbrt", specials[-1:])
+        assert ulp_distance(got_specials[-1:], tiny).max() <= 1
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sqrt_is_the_hardware_root_with_subnormal_lanes(dtype, level):
+    """sqrt scales subnormal inputs by integer operations before the root (no microcode
+    assist) and back after: the bits must stay NumPy's (the correctly rounded root) for
+    every subnormal binade in every lane position, next to ordinary values, with -0, the
+    negative subnormals (NaN, invalid) and the edges of the normal range; in the ufunc
+    (contiguous, strided, out=) and in evaluate."""
+    x = mixed_inputs(dtype)
+    x = np.concatenate([x, np.array([0.0, -0.0, np.inf, -np.inf, 1.0, 4.0], dtype)])
+    with np.errstate(invalid="ignore"):
+        expected = np.sqrt(x)
+        got = numfuse.sqrt(x)
+        out = np.empty_like(x)
+        numfuse.sqrt(x, out=out)
+        strided = numfuse.sqrt(np.repeat(x, 3)[::3])
+        evaluated = numfuse.evaluate("sqrt(x)", local_dict={"x": x})
+    finite = ~np.isnan(expected)
+    for result in (got, out, strided, evaluated):
+        np.testing.assert_array_equal(
+            result[finite].view(np.uint8), expected[finite].view(np.uint8)
+        )
+        assert np.array_equal(np.isnan(result), np.isnan(expected))
+    # x < 0 raises invalid, as NumPy's; positive subnormals raise nothing.
+    positive = x[x > 0]
+    with np.errstate(all="raise"):
+        numfuse.sqrt(positive, out=np.empty_like(positive))
+        with pytest.raises(FloatingPointError):
+            numfuse.sqrt(x, out=np.empty_like(x))

@@ -98,8 +98,9 @@ namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::expr_ops {
 // (2-3 float64 ULP, far below a float32 half-ulp; the accuracy test checks
 // every float32 op, huge trig arguments included) where those are right for
 // every float32 input, numfuse's own otherwise.
-// sqrt: correctly rounded in hardware for both types (f32_native: float32 lanes stay float32).
-NUMFUSE_EXPR_MATH64(Sqrt, sqrt, kernels::detail::square_root, kernels::detail::square_root, float)
+// sqrt: correctly rounded in hardware for both types (f32_native: float32 lanes stay float32),
+// subnormal inputs scaled first (kernels/hypot.hpp: sqrt_kernel).
+NUMFUSE_EXPR_MATH64(Sqrt, sqrt, kernels::sqrt_kernel, kernels::sqrt_kernel, float)
 NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel, kernels::sin_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel, kernels::cos_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan, double)
