@@ -13,6 +13,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "expr/vm_internal.hpp"
 #include "interrupt.hpp"
 #include "lse_accumulator.hpp"
@@ -102,37 +106,28 @@ struct Extremum {
         }
         return Max ? (b > a ? b : a) : (b < a ? b : a);
     }
-    // Floats: eight lanes of plain compares (vectorisable: no branch on NaN), and
-    // the ordered loop only where lanes could give other bits than it. Without NaN
-    // the ordered result is the extreme value, first of equals; equal floats other
-    // than +-0 have the same bits, so the lanes' extreme is that result unless it is
-    // zero (whose sign the order decides) or the run holds a NaN (the first one is
-    // the result) or an infinity (caught by the same check: inf - inf is NaN; rare
-    // enough to take the ordered loop). The check adds x - x, never multiplies: no
-    // subnormal product (the assist of docs/architecture.md's trap).
+    // Floats: lanes of plain compares (no branch on NaN; SSE2's max/min where there is
+    // SSE2, whose x > lane ? x : lane is the compare below), and the ordered loop only
+    // where lanes could give other bits than it. Without NaN the ordered result is the
+    // extreme value, first of equals; equal floats other than +-0 have the same bits,
+    // so the lanes' extreme is that result unless it is zero (whose sign the order
+    // decides) or the run holds a NaN (the first one is the result) or an infinity
+    // (caught by the same check: inf - inf is NaN; rare enough to take the ordered
+    // loop). The check adds x - x, never multiplies: no subnormal product (the assist
+    // of docs/architecture.md's trap).
     static void add_run(Acc& acc, const T* v, std::size_t n) {
         if constexpr (std::is_floating_point_v<T>) {
             if (n >= 16 && !std::isnan(acc)) {
-                T lane[8], check[8];
-                for (int j = 0; j < 8; ++j) {
-                    lane[j] = acc;
-                    check[j] = T(0);
-                }
-                std::size_t k = 0;
-                for (; k + 8 <= n; k += 8) {
-                    for (int j = 0; j < 8; ++j) {
-                        const T x = v[k + j];
-                        lane[j] = better(x, lane[j]) ? x : lane[j];
-                        check[j] += x - x;
-                    }
-                }
-                for (; k < n; ++k) {
-                    lane[0] = better(v[k], lane[0]) ? v[k] : lane[0];
-                    check[0] += v[k] - v[k];
+                constexpr int lanes = 16 / sizeof(T) * 4;  // four SSE2 registers
+                T lane[lanes], check[lanes];
+                const std::size_t k = lanes_pass(v, n, acc, lane, check);
+                for (std::size_t t = k; t < n; ++t) {
+                    lane[0] = better(v[t], lane[0]) ? v[t] : lane[0];
+                    check[0] += v[t] - v[t];
                 }
                 T extreme = lane[0];
                 T checks = check[0];
-                for (int j = 1; j < 8; ++j) {
+                for (int j = 1; j < lanes; ++j) {
                     extreme = better(lane[j], extreme) ? lane[j] : extreme;
                     checks += check[j];
                 }
@@ -153,6 +148,66 @@ struct Extremum {
 private:
     static bool better(T candidate, T current) {
         return Max ? candidate > current : candidate < current;
+    }
+
+    // The lanes over v[0, k) for the largest k that is a multiple of the lane count:
+    // lane[j] the extreme of acc and every lanes-th element from j, check[j] the sum of
+    // their x - x. Returns k.
+    template <int Lanes>
+    static std::size_t lanes_pass(const T* v, std::size_t n, T acc, T (&lane)[Lanes],
+                                  T (&check)[Lanes]) {
+        std::size_t k = 0;
+#if defined(__SSE2__)
+        if constexpr (std::is_same_v<T, double>) {
+            __m128d l[4], c[4];
+            for (int j = 0; j < 4; ++j) {
+                l[j] = _mm_set1_pd(acc);
+                c[j] = _mm_setzero_pd();
+            }
+            for (; k + 8 <= n; k += 8) {
+                for (int j = 0; j < 4; ++j) {
+                    const __m128d x = _mm_loadu_pd(v + k + 2 * j);
+                    l[j] = Max ? _mm_max_pd(x, l[j]) : _mm_min_pd(x, l[j]);
+                    c[j] = _mm_add_pd(c[j], _mm_sub_pd(x, x));
+                }
+            }
+            for (int j = 0; j < 4; ++j) {
+                _mm_storeu_pd(lane + 2 * j, l[j]);
+                _mm_storeu_pd(check + 2 * j, c[j]);
+            }
+            return k;
+        } else if constexpr (std::is_same_v<T, float>) {
+            __m128 l[4], c[4];
+            for (int j = 0; j < 4; ++j) {
+                l[j] = _mm_set1_ps(acc);
+                c[j] = _mm_setzero_ps();
+            }
+            for (; k + 16 <= n; k += 16) {
+                for (int j = 0; j < 4; ++j) {
+                    const __m128 x = _mm_loadu_ps(v + k + 4 * j);
+                    l[j] = Max ? _mm_max_ps(x, l[j]) : _mm_min_ps(x, l[j]);
+                    c[j] = _mm_add_ps(c[j], _mm_sub_ps(x, x));
+                }
+            }
+            for (int j = 0; j < 4; ++j) {
+                _mm_storeu_ps(lane + 4 * j, l[j]);
+                _mm_storeu_ps(check + 4 * j, c[j]);
+            }
+            return k;
+        }
+#endif
+        for (int j = 0; j < Lanes; ++j) {
+            lane[j] = acc;
+            check[j] = T(0);
+        }
+        for (; k + Lanes <= n; k += Lanes) {
+            for (int j = 0; j < Lanes; ++j) {
+                const T x = v[k + j];
+                lane[j] = better(x, lane[j]) ? x : lane[j];
+                check[j] += x - x;
+            }
+        }
+        return k;
     }
 };
 
