@@ -139,6 +139,38 @@ TEST(ExprVm, BroadcastAndStagedReductions) {
     }
 }
 
+// Plan::reuse: softmax's exp(x - max) is stored by its sum's stage and read back by the
+// final stage (no exp there); layer_norm's x - mean is too cheap to store.
+TEST(ExprCompiler, ReusesCostlyReducedValues) {
+    const std::string softmax =
+        "exp(x - max(x, axis=1, keepdims=True)) / "
+        "sum(exp(x - max(x, axis=1, keepdims=True)), axis=1, keepdims=True)";
+    const auto plan = numfuse::expr::compile_plan(softmax, {{"x", Type::d, false}});
+    ASSERT_EQ(plan->stages.size(), 3u);
+    EXPECT_EQ(plan->reuse_stage, 1);
+    bool reads_output = false;
+    for (const auto& in : plan->reuse_last.inputs) reads_output |= in.from_output;
+    EXPECT_TRUE(reads_output);
+    for (const auto& ins : plan->reuse_last.program.code) {
+        EXPECT_STRNE(numfuse::expr::opcode_name(ins.op), "exp_dd");
+    }
+    const auto layer_norm = numfuse::expr::compile_plan(
+        "(x - mean(x, axis=1, keepdims=True)) / "
+        "sqrt(mean((x - mean(x, axis=1, keepdims=True))**2, axis=1, keepdims=True) + 1e-5)",
+        {{"x", Type::d, false}});
+    EXPECT_EQ(layer_norm->reuse_stage, -1);
+
+    // Stored or recomputed (the result overlapping the input), the same bits.
+    std::vector<double> x(6 * 50);
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(static_cast<double>(k)) * 9;
+    const auto stored = run(softmax, {&x}, {{6, 50}});
+    std::vector<double> aliased = x;
+    ArrayView view = view_of(aliased, {6, 50});
+    numfuse::expr::execute(*plan, {view}, view);
+    ASSERT_EQ(stored.size(), aliased.size());
+    EXPECT_EQ(std::memcmp(stored.data(), aliased.data(), x.size() * sizeof(double)), 0);
+}
+
 TEST(ExprVm, ReductionsIndependentOfThreadCount) {
     std::vector<double> x(300001);
     for (std::size_t k = 0; k < x.size(); ++k) x[k] = std::sin(static_cast<double>(k));

@@ -161,17 +161,66 @@ def standin(dtype, shape: tuple) -> np.ndarray:
     return np.ones(tuple(1 if s else 0 for s in shape), dtype)
 
 
-def numpy_result(call, operands):
+def broadcast_shape(shapes) -> tuple | None:
+    """NumPy's broadcast of `shapes` (tuples of ints), or None where NumPy raises."""
+    if len(shapes) == 1:
+        return shapes[0]
+    if len(shapes) == 2 and shapes[0] == shapes[1]:  # the common case: one shape
+        return shapes[0]
+    ndim = max(map(len, shapes), default=0)
+    out = [1] * ndim
+    for shape in shapes:
+        offset = ndim - len(shape)
+        for k, extent in enumerate(shape):
+            current = out[offset + k]
+            if extent != current:
+                if current == 1:
+                    out[offset + k] = extent
+                elif extent != 1:
+                    return None
+    return tuple(out)
+
+
+# numpy_result's answers from the stand-ins, per (template, ufunc or NumPy function, operand
+# key): what a trace asks once per operation, for every operation, when a function is
+# first called. Only answers, never errors, are kept (an error is raised again each time).
+_results: dict = {}
+_MAX_RESULTS = 4096
+# The functions whose results depend on nothing but their operands (no closure state).
+_PURE_CALLS = (np.where, np.clip, np.real, np.imag)
+
+
+def _result_key(template, call, operands):
+    """numpy_result's cache key, or None where the answer may depend on more than it
+    holds. Arrays: dtype and which axes are empty (what the stand-ins have); Python
+    numbers: their type, and an int's value (NumPy's OverflowError and negative-power
+    errors depend on it); NumPy constants: type, dtype and value."""
+    if not (isinstance(call, np.ufunc) or call in _PURE_CALLS):
+        return None
+    parts = []
+    for op in operands:
+        kind = type(op)
+        if kind is tuple:
+            parts.append((op[0], tuple(s == 0 for s in op[1])))
+        elif kind is int:
+            parts.append((int, op))
+        elif kind in PYTHON_SCALARS:
+            parts.append(kind)
+        else:
+            parts.append((kind, np.asarray(op).dtype, repr(op)))
+    return (template, call, tuple(parts))
+
+
+def numpy_result(call, operands, template=None):
     """NumPy's result dtype, and whether NumPy returns a scalar, for `call(*operands)`.
 
     `operands` are (dtype, shape) pairs for arrays and plain values for Python scalars.
     NumPy's own exception propagates (an OverflowError for ``int32_array + 2**40``, an
-    AxisError, a broadcasting ValueError with NumPy's message).
+    AxisError, a broadcasting ValueError with NumPy's message). `template`: the engine
+    spelling of the operation, which with `call` names it for the cache of answers.
     """
     shapes = [op[1] for op in operands if type(op) is tuple]
-    try:
-        np.broadcast_shapes(*shapes)
-    except ValueError:
+    if broadcast_shape(shapes) is None:
         # NumPy's message: run the call on zero-stride stand-ins of the real shapes
         # (it raises before computing anything).
         full = [
@@ -179,11 +228,22 @@ def numpy_result(call, operands):
             for op in operands
         ]
         call(*full)
-        raise
+        np.broadcast_shapes(*shapes)
+        raise AssertionError("unreachable: NumPy broadcasts shapes numfuse does not")
+    key = None if template is None else _result_key(template, call, operands)
+    if key is not None:
+        answer = _results.get(key)
+        if answer is not None:
+            return answer
     args = [standin(*op) if type(op) is tuple else op for op in operands]
     with np.errstate(all="ignore"):
         result = call(*args)
-    return np.asarray(result).dtype, isinstance(result, np.generic)
+    answer = (np.asarray(result).dtype, isinstance(result, np.generic))
+    if key is not None:
+        if len(_results) >= _MAX_RESULTS:  # Python ints are keyed by value: bounded
+            _results.clear()
+        _results[key] = answer  # a dict store: atomic, the same answer from any thread
+    return answer
 
 
 # ------------------------------------------------------------------ the engine's answer

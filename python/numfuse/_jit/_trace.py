@@ -122,7 +122,7 @@ class Trace:
             else (n.dtype, n.shape)
             for n in nodes
         ]
-        dtype, scalar = _ops.numpy_result(call, descs)  # NumPy's errors, at the user's line
+        dtype, scalar = _ops.numpy_result(call, descs, template)  # NumPy's errors, user's line
         arrays = [d for d in descs if type(d) is tuple]
         if not (
             _ops.is_engine_dtype(dtype)
@@ -135,7 +135,7 @@ class Trace:
         node.args = nodes
         node.dtype = dtype
         node.scalar = scalar
-        node.shape = np.broadcast_shapes(*[d[1] for d in arrays]) if shape is None else shape
+        node.shape = _ops.broadcast_shape([d[1] for d in arrays]) if shape is None else shape
         sub = [n for n in nodes if type(n) is Tracer and n.slot is None and n.const is _NO_CONST]
         node.textsize = len(template) + sum(n.textsize for n in sub)
         node.depth = _nesting(template) + max((n.depth for n in sub), default=0)

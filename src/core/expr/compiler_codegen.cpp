@@ -32,6 +32,55 @@ void Compiler::build_stages(int root, Plan& plan) {
     last.out_type = nodes_[root].type;
     last.program = generate(root, stage_of, last.inputs);
     plan.stages.push_back(std::move(last));
+    plan_reuse(root, reductions, stage_of, plan);
+}
+
+namespace {
+
+// Element-wise operations that cost about as little as reading their operands:
+// storing their result to read it back later saves nothing. Everything else
+// (division, powers, the function table's functions) is worth storing.
+bool is_cheap(Opcode op) {
+    static const char* const cheap[] = {
+        "add",     "sub",  "mul",  "neg",    "abs",     "sign",    "copy",    "cast",    "eq",
+        "ne",      "lt",   "le",   "gt",     "ge",      "where",   "maximum", "minimum", "oneslike",
+        "and",     "or",   "xor",  "invert", "lshift",  "rshift",  "isnan",   "isinf",   "isfinite",
+        "signbit", "real", "imag", "conj",   "complex", "contains"};
+    const std::string name = opcode_name(op);
+    const std::string family = name.substr(0, name.rfind('_'));
+    for (const char* c : cheap) {
+        if (family == c) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+void Compiler::plan_reuse(int root, const std::vector<int>& reductions,
+                          const std::vector<int>& stage_of, Plan& plan) {
+    std::vector<int> final_order;
+    std::vector<char> seen(nodes_.size(), 0);
+    topo(root, seen, final_order, -1);
+    // The latest qualifying reduction (its values are the most recently computed).
+    for (auto r = reductions.rbegin(); r != reductions.rend(); ++r) {
+        const int reduced = nodes_[*r].args[0];
+        const IrNode& value = nodes_[reduced];
+        if (reduced == root || value.kind != IrNode::op_node || value.type != nodes_[root].type ||
+            value.type == Type::s) {
+            continue;
+        }
+        if (std::find(final_order.begin(), final_order.end(), reduced) == final_order.end()) {
+            continue;
+        }
+        const Stage& stage = plan.stages[static_cast<std::size_t>(stage_of[*r])];
+        const bool costly = std::any_of(stage.program.code.begin(), stage.program.code.end(),
+                                        [](const Instruction& ins) { return !is_cheap(ins.op); });
+        if (!costly) continue;
+        plan.reuse_stage = stage_of[*r];
+        plan.reuse_last.out_type = nodes_[root].type;
+        plan.reuse_last.program = generate(root, stage_of, plan.reuse_last.inputs, reduced);
+        return;
+    }
 }
 
 void Compiler::collect_reductions(int id, std::vector<char>& seen, std::vector<int>& out) {
@@ -47,12 +96,12 @@ void Compiler::collect_reductions(int id, std::vector<char>& seen, std::vector<i
 // Register allocation: temporaries share workspace slots; an instruction
 // writes over an argument that dies there when the element sizes match.
 Program Compiler::generate(int root, const std::vector<int>& stage_of,
-                           std::vector<StageInput>& inputs) {
+                           std::vector<StageInput>& inputs, int output_leaf) {
     Program program;
     std::unordered_map<int, int> reg_of;  // IR node -> register
     std::vector<int> order;  // op nodes in evaluation order
     std::vector<char> seen(nodes_.size(), 0);
-    topo(root, seen, order, stage_of);
+    topo(root, seen, order, output_leaf);
 
     auto leaf_register = [&](int id) {
         const auto found = reg_of.find(id);
@@ -68,8 +117,9 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
         } else {
             r.kind = RegisterKind::input;
             StageInput si;
-            si.from_stage = n.kind == IrNode::reduce_node;
-            si.index = si.from_stage ? stage_of[id] : n.input;
+            si.from_output = id == output_leaf;
+            si.from_stage = !si.from_output && n.kind == IrNode::reduce_node;
+            si.index = si.from_output ? 0 : si.from_stage ? stage_of[id] : n.input;
             r.input = static_cast<int>(inputs.size());
             inputs.push_back(si);
         }
@@ -113,7 +163,7 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
             for (int j = 0; j < 3; ++j) {
                 if (n.args[j] < 0) continue;
                 const IrNode& arg = nodes_[n.args[j]];
-                const bool is_temp = arg.kind == IrNode::op_node;
+                const bool is_temp = arg.kind == IrNode::op_node && n.args[j] != output_leaf;
                 const int reg = is_temp ? reg_of.at(n.args[j]) : leaf_register(n.args[j]);
                 *operand[j] = static_cast<std::int16_t>(reg);
                 if (is_temp && last_use[n.args[j]] == k) {
@@ -166,15 +216,14 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
     return program;
 }
 
-void Compiler::topo(int id, std::vector<char>& seen, std::vector<int>& order,
-                    const std::vector<int>& stage_of) {
+void Compiler::topo(int id, std::vector<char>& seen, std::vector<int>& order, int output_leaf) {
     if (seen[id]) return;
     seen[id] = 1;
     const IrNode& n = nodes_[id];
-    if (n.kind != IrNode::op_node) return;  // inputs, constants, earlier stages are leaves
-    (void)stage_of;
+    // Inputs, constants, earlier stages and the value read from the result are leaves.
+    if (n.kind != IrNode::op_node || id == output_leaf) return;
     for (int a : n.args) {
-        if (a >= 0) topo(a, seen, order, stage_of);
+        if (a >= 0) topo(a, seen, order, output_leaf);
     }
     order.push_back(id);
 }

@@ -197,9 +197,13 @@ private:
     void collect_reductions(int id, std::vector<char>& seen, std::vector<int>& out);
     // Register allocation: temporaries share workspace slots; an instruction
     // writes over an argument that dies there when the element sizes match.
-    Program generate(int root, const std::vector<int>& stage_of, std::vector<StageInput>& inputs);
-    void topo(int id, std::vector<char>& seen, std::vector<int>& order,
-              const std::vector<int>& stage_of);
+    // `output_leaf`: a node read from the result array (Plan::reuse_last), not computed.
+    Program generate(int root, const std::vector<int>& stage_of, std::vector<StageInput>& inputs,
+                     int output_leaf = -1);
+    void topo(int id, std::vector<char>& seen, std::vector<int>& order, int output_leaf = -1);
+    // Plan::reuse_stage and reuse_last, when a reduction qualifies.
+    void plan_reuse(int root, const std::vector<int>& reductions, const std::vector<int>& stage_of,
+                    Plan& plan);
 
     // Thrown (and caught by compile()) when the plan needs the values of the weak
     // Python ints, not only their classes (Plan::value_keyed).

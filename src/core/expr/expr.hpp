@@ -113,6 +113,9 @@ const char* reduce_name(ReduceKind kind) noexcept;
 struct StageInput {
     bool from_stage = false;  // an earlier stage's output, else a caller input
     int index = 0;
+    // The result array itself, holding what Plan::reuse_stage stored there (only in
+    // Plan::reuse_last; last, so that {from_stage, index} initialisers keep meaning that).
+    bool from_output = false;
 };
 
 // A stage runs its program over the broadcast shape of its inputs and either
@@ -155,6 +158,17 @@ struct Plan {
     // they meet an array (i32 + (k + 1)), so NumPy's range check needs the value. The
     // cache then keys on the values; callers that memoise plans compare them too.
     bool value_keyed = false;
+    // A value computed once instead of twice: where what a reduction stage reduces is
+    // also an operand of the final stage, has the result's type and costs more than a
+    // pass over memory (softmax: exp(x - max(x)) under its sum and in exp(..) / sum(..)),
+    // stage `reuse_stage` may write those values into the result array while it reduces
+    // and `reuse_last` (the final stage reading them back, StageInput::from_output)
+    // replace stages.back(). The VM does so where the result has the stage's
+    // iteration shape, is contiguous in its order and overlaps no input; the values are
+    // the same either way (the same instructions on the same elements). Other back
+    // ends run `stages` as they are. -1: no such stage.
+    int reuse_stage = -1;
+    Stage reuse_last;
 };
 
 // Limits that keep hostile input from exhausting the stack or the memory.

@@ -9,12 +9,14 @@
 // cut into work units whose boundaries depend only on the shape, each unit is
 // reduced in a fixed order, and unit results are combined in unit order.
 #include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "arch/level_tables.hpp"
+#include "expr/array_views.hpp"
 #include "expr/expr.hpp"
 #include "expr/kernel_table.hpp"
 #include "expr/vm_internal.hpp"
@@ -82,6 +84,27 @@ bool trace_line(const Plan& plan, ContiguousForm& form) {
     return true;
 }
 
+// Whether the byte ranges [a, a + a_bytes) and [b, b + b_bytes) share a byte.
+bool ranges_overlap(const char* a, std::size_t a_bytes, const char* b, std::size_t b_bytes) {
+    const auto lo_a = reinterpret_cast<std::uintptr_t>(a);
+    const auto lo_b = reinterpret_cast<std::uintptr_t>(b);
+    return a_bytes && b_bytes && lo_a < lo_b + b_bytes && lo_b < lo_a + a_bytes;
+}
+
+// Plan::reuse is safe when the result shares no byte with an input (the stored values
+// would overwrite elements a later stage reads).
+bool overlaps_an_input(const std::vector<ArrayView>& inputs, const ArrayView& out) {
+    const ByteRange o = byte_range(out, view_item(out));
+    for (const ArrayView& in : inputs) {
+        const ByteRange i = byte_range(in, view_item(in));
+        if (ranges_overlap(i.low, static_cast<std::size_t>(i.high - i.low), o.low,
+                           static_cast<std::size_t>(o.high - o.low))) {
+            return true;
+        }
+    }
+    return false;
+}
+
 // A line plan: each stage over a Space built here (one dim of n elements or
 // of one), reductions into a Scalar that later stages read as a scalar.
 void execute_line(const Plan& plan, const ContiguousForm& form, const char* const* inputs,
@@ -89,15 +112,30 @@ void execute_line(const Plan& plan, const ContiguousForm& form, const char* cons
     const OpKernelTable& kernels = active_kernels();
     const std::size_t stages = plan.stages.size();
     std::vector<Scalar> values(stages);  // each reduction stage's one value
+    // Plan::reuse: the stage's values are n elements like the result's.
+    const std::size_t out_item = type_size(plan.result_type);
+    bool reuse =
+        plan.reuse_stage >= 0 && form.line_stage[plan.reuse_stage] && form.line_stage.back();
+    for (std::size_t k = 0; reuse && k < plan.input_types.size(); ++k) {
+        const std::size_t bytes = form.scalar_input[k] ? type_size(plan.input_types[k])
+                                                       : n * type_size(plan.input_types[k]);
+        reuse = !ranges_overlap(inputs[k], bytes, out, n * out_item);
+    }
     for (std::size_t s = 0; s < stages; ++s) {
-        const Stage& stage = plan.stages[s];
+        const bool last = s + 1 == stages;
+        const Stage& stage = last && reuse ? plan.reuse_last : plan.stages[s];
         const std::size_t count = form.line_stage[s] ? n : 1;
         Space space;
         space.shape.assign(1, static_cast<std::ptrdiff_t>(count));
         space.operands.reserve(stage.inputs.size() + 1);
         for (const auto& in : stage.inputs) {
             Operand op;
-            if (in.from_stage) {
+            if (in.from_output) {
+                op.base = out;
+                op.item = out_item;
+                op.strides.assign(1, static_cast<std::ptrdiff_t>(op.item));
+                op.mode = Operand::contiguous;
+            } else if (in.from_stage) {
                 op.base = reinterpret_cast<const char*>(values[in.index].bytes);
                 op.item = type_size(plan.stages[in.index].out_type);
                 op.strides.assign(1, 0);
@@ -115,7 +153,6 @@ void execute_line(const Plan& plan, const ContiguousForm& form, const char* cons
             }
             space.operands.push_back(std::move(op));
         }
-        const bool last = s + 1 == stages;
         char* const target = last ? out : reinterpret_cast<char*>(values[s].bytes);
         if (stage.reduce == ReduceKind::none) {
             Operand op;
@@ -128,7 +165,8 @@ void execute_line(const Plan& plan, const ContiguousForm& form, const char* cons
         } else {
             ReduceLayout layout;  // one output (m = 1), a run of `count`
             layout.l = count;
-            run_reduction_space(stage, layout, space, target, kernels);
+            const bool store = reuse && static_cast<int>(s) == plan.reuse_stage;
+            run_reduction_space(stage, layout, space, target, kernels, store ? out : nullptr);
         }
     }
 }
@@ -248,13 +286,20 @@ void execute(const Plan& plan, const std::vector<ArrayView>& inputs, const Array
                     " and " + type_name(plan.result_type));
     }
     const OpKernelTable& kernels = active_kernels();
+    // Plan::reuse where the stage's values have the result's shape and nothing they
+    // would overwrite is read later; `stored` once the stage wrote them.
+    const bool reuse =
+        plan.reuse_stage >= 0 &&
+        geometry[static_cast<std::size_t>(plan.reuse_stage)].iteration == out.shape &&
+        !overlaps_an_input(inputs, out);
+    bool stored = false;
     // Outputs of reduction stages: small owned arrays (the reduced shape).
     std::vector<std::unique_ptr<char[]>> storage(plan.stages.size());
     std::vector<ArrayView> stage_outputs(plan.stages.size());
     for (std::size_t s = 0; s < plan.stages.size(); ++s) {
-        const Stage& stage = plan.stages[s];
-        const StageGeometry& g = geometry[s];
         const bool last = s + 1 == plan.stages.size();
+        const Stage& stage = last && stored ? plan.reuse_last : plan.stages[s];
+        const StageGeometry& g = geometry[s];
         if (stage.reduce == ReduceKind::none) {
             run_elementwise(stage, g, inputs, stage_outputs, out, kernels);
             continue;
@@ -267,7 +312,9 @@ void execute(const Plan& plan, const std::vector<ArrayView>& inputs, const Array
         view.type = stage.out_type;
         view.shape = g.out_shape;
         view.strides = contiguous_strides(g.out_shape, item);
-        run_reduction(stage, g, inputs, stage_outputs, view.data, kernels);
+        const bool store = reuse && static_cast<int>(s) == plan.reuse_stage;
+        stored |= run_reduction(stage, g, inputs, stage_outputs, view.data, kernels,
+                                store ? &out : nullptr);
         stage_outputs[s] = view;
         if (last && count) {
             // Copy into the caller's output (any strides).

@@ -19,7 +19,7 @@ void run_elementwise(const Stage& stage, const StageGeometry& g,
     const std::size_t ndim = g.iteration.size();
     const std::size_t n = element_count(g.iteration);
     if (n == 0) return;
-    std::vector<Operand> operands = stage_operands(stage, inputs, stage_outputs, ndim);
+    std::vector<Operand> operands = stage_operands(stage, inputs, stage_outputs, ndim, &out);
     Operand out_op;
     out_op.base = out.data;
     out_op.item = type_size(out.type);

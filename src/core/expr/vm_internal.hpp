@@ -74,8 +74,10 @@ std::vector<std::ptrdiff_t> aligned_strides(const ArrayView& view, std::size_t n
 Space make_space(const Shape& iteration, const std::vector<int>& perm,
                  std::vector<Operand> operands);
 
+// `output`: the result array, for Plan::reuse_last's StageInput::from_output.
 std::vector<Operand> stage_operands(const Stage& stage, const std::vector<ArrayView>& inputs,
-                                    const std::vector<ArrayView>& stage_outputs, std::size_t ndim);
+                                    const std::vector<ArrayView>& stage_outputs, std::size_t ndim,
+                                    const ArrayView* output = nullptr);
 
 // Writes `count` copies of the `item`-byte value at `value` to `dst`.
 void fill_value(char* dst, const void* value, std::size_t item, std::size_t count) noexcept;
@@ -121,6 +123,19 @@ void move_elements(const Shape& shape, const Operand& op, std::size_t start, std
         auto copy_run = [&](auto tag) {
             using E = decltype(tag);
             E* b = reinterpret_cast<E*>(buffer);
+            // The two common runs without the per-element loop: a broadcast value
+            // (a (rows, 1) reduction result read along a row) and a contiguous run.
+            if (Gather && step == 0) {
+                E value;
+                std::memcpy(&value, p, sizeof(E));
+                std::fill(b, b + run, value);
+                return;
+            }
+            if (step == static_cast<std::ptrdiff_t>(sizeof(E))) {
+                if (Gather) std::memcpy(b, p, run * sizeof(E));
+                else std::memcpy(p, b, run * sizeof(E));
+                return;
+            }
             for (std::size_t k = 0; k < run; ++k) {
                 if (Gather)
                     std::memcpy(&b[k], p + static_cast<std::ptrdiff_t>(k) * step, sizeof(E));
@@ -173,6 +188,16 @@ public:
             }
         }
         workspace_bytes_ = buffers * reg_bytes;
+        // A program that only copies a contiguous input (max(x), sum(x)): a reduction
+        // reads the array in place (read()).
+        if (program.code.size() == 1 && program.code[0].a >= 0) {
+            const Register& src = program.registers[program.code[0].a];
+            if (is_copy(program.code[0].op) && src.kind == RegisterKind::input &&
+                src.type == program.registers[program.result].type &&
+                space.operands[src.input].mode == Operand::contiguous) {
+                copied_input_ = src.input;
+            }
+        }
     }
 
     std::size_t block() const noexcept { return block_; }
@@ -231,7 +256,23 @@ public:
         return result;
     }
 
+    // run() for a reader that only reads the values (reductions): the block of the
+    // array itself where the program would only copy it there.
+    const char* read(std::size_t start, std::size_t count, unsigned& flags) {
+        if (copied_input_ >= 0) {
+            const Operand& op = space_.operands[static_cast<std::size_t>(copied_input_)];
+            return op.base + start * op.item;
+        }
+        return run(start, count, nullptr, flags);
+    }
+
 private:
+    static bool is_copy(Opcode op) noexcept {
+        return op == Opcode::copy_bb || op == Opcode::copy_ii || op == Opcode::copy_ll ||
+               op == Opcode::copy_ff || op == Opcode::copy_dd || op == Opcode::copy_cc ||
+               op == Opcode::copy_zz;
+    }
+
     void fill(char* dst, const void* value, std::size_t item) const {
         fill_value(dst, value, item, block_);
     }
@@ -242,6 +283,7 @@ private:
     std::size_t block_ = 1024;
     std::size_t workspace_bytes_ = 0;
     std::vector<char*> registers_;
+    int copied_input_ = -1;  // the operand read() returns in place, or -1
 };
 
 // ------------------------------------------------------------------ stages
@@ -268,14 +310,18 @@ struct ReduceLayout {
     std::vector<int> perm;
 };
 
-// A reduction stage into the contiguous `result` (vm_reduce.cpp).
-void run_reduction(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
+// A reduction stage into the contiguous `result` (vm_reduce.cpp). With `store`
+// (Plan::reuse: an array of the stage's iteration shape and its program's result
+// type), the program's values are also written there, element for element, where
+// `store` is contiguous in the order the reduction walks; returns whether they were.
+bool run_reduction(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
                    const std::vector<ArrayView>& stage_outputs, char* result,
-                   const OpKernelTable& kernels);
+                   const OpKernelTable& kernels, const ArrayView* store = nullptr);
 // The same over a Space of the stage's inputs built by the caller, already in
 // `layout`'s order: the work units, block edges and hence the result's bits
-// depend only on layout.m and layout.l.
+// depend only on layout.m and layout.l. `store`: the base of an array contiguous in
+// the space's order that takes the program's values (nullptr: none).
 void run_reduction_space(const Stage& stage, const ReduceLayout& layout, const Space& space,
-                         char* result, const OpKernelTable& kernels);
+                         char* result, const OpKernelTable& kernels, char* store = nullptr);
 
 }  // namespace numfuse::expr::vm

@@ -20,6 +20,25 @@ std::vector<std::ptrdiff_t> aligned_strides(const ArrayView& view, std::size_t n
     return strides;
 }
 
+namespace {
+
+// Whether an operand's element at linear index i of the (coalesced) space is at
+// base + i * item: its strides are the C-contiguous strides of the space's extents.
+// One dimension after coalescing is the common case; a space that stays 2-d
+// because another operand broadcasts (x[r, c] against m[r, 0]) leaves the C-ordered
+// arrays contiguous too, so they are read in place instead of gathered.
+bool walks_linearly(const std::vector<std::ptrdiff_t>& strides,
+                    const std::vector<std::size_t>& extent, std::size_t item) {
+    auto expected = static_cast<std::ptrdiff_t>(item);
+    for (std::size_t k = strides.size(); k-- > 0;) {
+        if (strides[k] != expected) return false;
+        expected *= static_cast<std::ptrdiff_t>(extent[k]);
+    }
+    return !strides.empty();
+}
+
+}  // namespace
+
 Space make_space(const Shape& iteration, const std::vector<int>& perm,
                  std::vector<Operand> operands) {
     core::StridedDims<std::vector<std::vector<std::ptrdiff_t>>> dims;
@@ -35,8 +54,7 @@ Space make_space(const Shape& iteration, const std::vector<int>& perm,
                                           [](std::ptrdiff_t s) { return s == 0; });
         if (all_zero) {
             op.mode = Operand::scalar;
-        } else if (op.strides.size() == 1 &&
-                   op.strides[0] == static_cast<std::ptrdiff_t>(op.item)) {
+        } else if (walks_linearly(op.strides, merged.extent, op.item)) {
             op.mode = Operand::contiguous;
         } else {
             op.mode = Operand::strided;
@@ -83,10 +101,14 @@ void raise_runtime_flags(unsigned flags) {
 }
 
 std::vector<Operand> stage_operands(const Stage& stage, const std::vector<ArrayView>& inputs,
-                                    const std::vector<ArrayView>& stage_outputs, std::size_t ndim) {
+                                    const std::vector<ArrayView>& stage_outputs, std::size_t ndim,
+                                    const ArrayView* output) {
     std::vector<Operand> operands;
     for (const auto& in : stage.inputs) {
-        const ArrayView& view = in.from_stage ? stage_outputs[in.index] : inputs[in.index];
+        if (in.from_output && !output) value_error("stage_operands: the stage reads the result");
+        const ArrayView& view = in.from_output  ? *output
+                                : in.from_stage ? stage_outputs[in.index]
+                                                : inputs[in.index];
         Operand op;
         op.base = view.data;
         op.item = view_item(view);

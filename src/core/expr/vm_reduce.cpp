@@ -13,6 +13,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "expr/vm_internal.hpp"
 #include "interrupt.hpp"
 #include "lse_accumulator.hpp"
@@ -102,7 +106,37 @@ struct Extremum {
         }
         return Max ? (b > a ? b : a) : (b < a ? b : a);
     }
+    // Floats: lanes of plain compares (no branch on NaN; SSE2's max/min where there is
+    // SSE2, whose x > lane ? x : lane is the compare below), and the ordered loop only
+    // where lanes could give other bits than it. Without NaN the ordered result is the
+    // extreme value, first of equals; equal floats other than +-0 have the same bits,
+    // so the lanes' extreme is that result unless it is zero (whose sign the order
+    // decides) or the run holds a NaN (the first one is the result) or an infinity
+    // (caught by the same check: inf - inf is NaN; rare enough to take the ordered
+    // loop). The check adds x - x, never multiplies: no subnormal product (the assist
+    // of docs/architecture.md's trap).
     static void add_run(Acc& acc, const T* v, std::size_t n) {
+        if constexpr (std::is_floating_point_v<T>) {
+            if (n >= 16 && !std::isnan(acc)) {
+                constexpr int lanes = 16 / sizeof(T) * 4;  // four SSE2 registers
+                T lane[lanes], check[lanes];
+                const std::size_t k = lanes_pass(v, n, acc, lane, check);
+                for (std::size_t t = k; t < n; ++t) {
+                    lane[0] = better(v[t], lane[0]) ? v[t] : lane[0];
+                    check[0] += v[t] - v[t];
+                }
+                T extreme = lane[0];
+                T checks = check[0];
+                for (int j = 1; j < lanes; ++j) {
+                    extreme = better(lane[j], extreme) ? lane[j] : extreme;
+                    checks += check[j];
+                }
+                if (checks == T(0) && extreme != T(0)) {
+                    acc = extreme;
+                    return;
+                }
+            }
+        }
         for (std::size_t k = 0; k < n; ++k) acc = pick(acc, v[k]);
     }
     static void add_columns(Acc* acc, const T* v, std::size_t n) {
@@ -110,6 +144,71 @@ struct Extremum {
     }
     static void merge(Acc& acc, const Acc& other) { acc = pick(acc, other); }
     static T finish(const Acc& acc, std::size_t) { return acc; }
+
+private:
+    static bool better(T candidate, T current) {
+        return Max ? candidate > current : candidate < current;
+    }
+
+    // The lanes over v[0, k) for the largest k that is a multiple of the lane count:
+    // lane[j] the extreme of acc and every lanes-th element from j, check[j] the sum of
+    // their x - x. Returns k.
+    template <int Lanes>
+    static std::size_t lanes_pass(const T* v, std::size_t n, T acc, T (&lane)[Lanes],
+                                  T (&check)[Lanes]) {
+        std::size_t k = 0;
+#if defined(__SSE2__)
+        if constexpr (std::is_same_v<T, double>) {
+            __m128d l[4], c[4];
+            for (int j = 0; j < 4; ++j) {
+                l[j] = _mm_set1_pd(acc);
+                c[j] = _mm_setzero_pd();
+            }
+            for (; k + 8 <= n; k += 8) {
+                for (int j = 0; j < 4; ++j) {
+                    const __m128d x = _mm_loadu_pd(v + k + 2 * j);
+                    l[j] = Max ? _mm_max_pd(x, l[j]) : _mm_min_pd(x, l[j]);
+                    c[j] = _mm_add_pd(c[j], _mm_sub_pd(x, x));
+                }
+            }
+            for (int j = 0; j < 4; ++j) {
+                _mm_storeu_pd(lane + 2 * j, l[j]);
+                _mm_storeu_pd(check + 2 * j, c[j]);
+            }
+            return k;
+        } else if constexpr (std::is_same_v<T, float>) {
+            __m128 l[4], c[4];
+            for (int j = 0; j < 4; ++j) {
+                l[j] = _mm_set1_ps(acc);
+                c[j] = _mm_setzero_ps();
+            }
+            for (; k + 16 <= n; k += 16) {
+                for (int j = 0; j < 4; ++j) {
+                    const __m128 x = _mm_loadu_ps(v + k + 4 * j);
+                    l[j] = Max ? _mm_max_ps(x, l[j]) : _mm_min_ps(x, l[j]);
+                    c[j] = _mm_add_ps(c[j], _mm_sub_ps(x, x));
+                }
+            }
+            for (int j = 0; j < 4; ++j) {
+                _mm_storeu_ps(lane + 4 * j, l[j]);
+                _mm_storeu_ps(check + 4 * j, c[j]);
+            }
+            return k;
+        }
+#endif
+        for (int j = 0; j < Lanes; ++j) {
+            lane[j] = acc;
+            check[j] = T(0);
+        }
+        for (; k + Lanes <= n; k += Lanes) {
+            for (int j = 0; j < Lanes; ++j) {
+                const T x = v[k + j];
+                lane[j] = better(x, lane[j]) ? x : lane[j];
+                check[j] += x - x;
+            }
+        }
+        return k;
+    }
 };
 
 // log(sum(exp(x))) streamed as (max, sum of exp(x - max)) in double, with
@@ -187,8 +286,16 @@ ReduceLayout reduce_layout(const StageGeometry& g) {
 
 template <class R, class T, class Out>
 void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const Space& space,
-                         Out* result, const OpKernelTable& kernels) {
+                         Out* result, const OpKernelTable& kernels, char* store) {
     using Acc = typename R::Acc;
+    // The values of the elements [at, at + count) of the space: computed into
+    // `store` (the caller's contiguous output, see run_reduction_space) or read.
+    const std::size_t store_item = type_size(stage.program.registers[stage.program.result].type);
+    const auto fetch = [store, store_item](BlockRunner& runner, std::size_t at, std::size_t count,
+                                           unsigned& flags) {
+        return store ? runner.run(at, count, store + at * store_item, flags)
+                     : runner.read(at, count, flags);
+    };
     const std::size_t m = layout.m, l = layout.l;
     // NumPy raises for min/max over an empty axis even when the result is empty too
     // (np.min(np.empty((0, 0)), axis=0)), so this comes before the m == 0 return.
@@ -222,7 +329,7 @@ void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const S
                     for (std::size_t col = begin; col < end; col += block) {
                         if (interrupt::should_stop(scope)) return local;
                         const std::size_t count = std::min(block, end - col);
-                        const char* v = runner.run(row * m + col, count, nullptr, local);
+                        const char* v = fetch(runner, row * m + col, count, local);
                         R::add_columns(acc.get() + col, reinterpret_cast<const T*>(v), count);
                     }
                 }
@@ -246,7 +353,7 @@ void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const S
                 for (std::size_t at = first; at < last; at += block) {
                     if (interrupt::should_stop(scope)) return local;
                     const std::size_t count = std::min(block, last - at);
-                    const char* v = runner.run(row * l + at, count, nullptr, local);
+                    const char* v = fetch(runner, row * l + at, count, local);
                     R::add_run(partial[unit], reinterpret_cast<const T*>(v), count);
                 }
             }
@@ -276,8 +383,7 @@ void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const S
                     for (std::size_t at = first; at < last; at += block) {
                         if (interrupt::should_stop(scope)) return local;
                         const std::size_t count = std::min(block, last - at);
-                        const T* v =
-                            reinterpret_cast<const T*>(runner.run(at, count, nullptr, local));
+                        const T* v = reinterpret_cast<const T*>(fetch(runner, at, count, local));
                         std::size_t k = 0;
                         while (k < count) {
                             const std::size_t take = std::min(count - k, l - in_row);
@@ -301,51 +407,53 @@ void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const S
 
 template <ReduceKind K, class T>
 void reduce_as(const Stage& stage, const ReduceLayout& layout, const Space& space, char* result,
-               const OpKernelTable& kernels) {
+               const OpKernelTable& kernels, char* store) {
     if constexpr (K == ReduceKind::sum) {
         run_reduction_typed<SumLike<T, false>, T>(stage, layout, space,
-                                                  reinterpret_cast<T*>(result), kernels);
+                                                  reinterpret_cast<T*>(result), kernels, store);
     } else if constexpr (K == ReduceKind::mean) {
         run_reduction_typed<SumLike<T, true>, T>(stage, layout, space, reinterpret_cast<T*>(result),
-                                                 kernels);
+                                                 kernels, store);
     } else if constexpr (K == ReduceKind::prod) {
         run_reduction_typed<ProdLike<T>, T>(stage, layout, space, reinterpret_cast<T*>(result),
-                                            kernels);
+                                            kernels, store);
     } else if constexpr (K == ReduceKind::min || K == ReduceKind::max) {
         run_reduction_typed<Extremum<T, K == ReduceKind::max>, T>(
-            stage, layout, space, reinterpret_cast<T*>(result), kernels);
+            stage, layout, space, reinterpret_cast<T*>(result), kernels, store);
     } else {
         run_reduction_typed<LogSumExp<T>, T>(stage, layout, space, reinterpret_cast<T*>(result),
-                                             kernels);
+                                             kernels, store);
     }
 }
 
 template <ReduceKind K>
 void reduce_kind(Type t, const Stage& stage, const ReduceLayout& layout, const Space& space,
-                 char* result, const OpKernelTable& kernels) {
+                 char* result, const OpKernelTable& kernels, char* store) {
     constexpr bool extremum = K == ReduceKind::min || K == ReduceKind::max;
     switch (t) {
         case Type::b:
             if constexpr (extremum)
-                return reduce_as<K, bool>(stage, layout, space, result, kernels);
+                return reduce_as<K, bool>(stage, layout, space, result, kernels, store);
             break;
         case Type::i:
             if constexpr (extremum)
-                return reduce_as<K, std::int32_t>(stage, layout, space, result, kernels);
+                return reduce_as<K, std::int32_t>(stage, layout, space, result, kernels, store);
             break;
         case Type::l:
             if constexpr (K != ReduceKind::mean && K != ReduceKind::logsumexp)
-                return reduce_as<K, std::int64_t>(stage, layout, space, result, kernels);
+                return reduce_as<K, std::int64_t>(stage, layout, space, result, kernels, store);
             break;
-        case Type::f: return reduce_as<K, float>(stage, layout, space, result, kernels);
-        case Type::d: return reduce_as<K, double>(stage, layout, space, result, kernels);
+        case Type::f: return reduce_as<K, float>(stage, layout, space, result, kernels, store);
+        case Type::d: return reduce_as<K, double>(stage, layout, space, result, kernels, store);
         case Type::c:
             if constexpr (!extremum && K != ReduceKind::logsumexp)
-                return reduce_as<K, std::complex<float>>(stage, layout, space, result, kernels);
+                return reduce_as<K, std::complex<float>>(stage, layout, space, result, kernels,
+                                                         store);
             break;
         case Type::z:
             if constexpr (!extremum && K != ReduceKind::logsumexp)
-                return reduce_as<K, std::complex<double>>(stage, layout, space, result, kernels);
+                return reduce_as<K, std::complex<double>>(stage, layout, space, result, kernels,
+                                                          store);
             break;
         case Type::s:
         case Type::w: break;  // the compiler never reduces bytes
@@ -354,19 +462,37 @@ void reduce_kind(Type t, const Stage& stage, const ReduceLayout& layout, const S
                                          " is not supported for " + type_name(t));
 }
 
-void run_reduction(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
+bool run_reduction(const Stage& stage, const StageGeometry& g, const std::vector<ArrayView>& inputs,
                    const std::vector<ArrayView>& stage_outputs, char* result,
-                   const OpKernelTable& kernels) {
+                   const OpKernelTable& kernels, const ArrayView* store) {
     const ReduceLayout layout = reduce_layout(g);
-    const Space space = make_space(
-        g.iteration, layout.perm, stage_operands(stage, inputs, stage_outputs, g.iteration.size()));
+    std::vector<Operand> operands =
+        stage_operands(stage, inputs, stage_outputs, g.iteration.size());
+    if (store) {
+        // The output as one more operand of the space (the program never reads it):
+        // it can take the values only where it is contiguous in the layout's order.
+        Operand out;
+        out.base = store->data;
+        out.item = view_item(*store);
+        out.strides = aligned_strides(*store, g.iteration.size());
+        std::vector<Operand> with_out = operands;
+        with_out.push_back(std::move(out));
+        const Space space = make_space(g.iteration, layout.perm, std::move(with_out));
+        if (space.operands.back().mode == Operand::contiguous) {
+            run_reduction_space(stage, layout, space, result, kernels, store->data);
+            return true;
+        }
+    }
+    const Space space = make_space(g.iteration, layout.perm, std::move(operands));
     run_reduction_space(stage, layout, space, result, kernels);
+    return false;
 }
 
 void run_reduction_space(const Stage& stage, const ReduceLayout& layout, const Space& space,
-                         char* result, const OpKernelTable& kernels) {
+                         char* result, const OpKernelTable& kernels, char* store) {
     const auto run = [&](auto kind) {
-        reduce_kind<decltype(kind)::value>(stage.out_type, stage, layout, space, result, kernels);
+        reduce_kind<decltype(kind)::value>(stage.out_type, stage, layout, space, result, kernels,
+                                           store);
     };
     using K = ReduceKind;
     switch (stage.reduce) {
