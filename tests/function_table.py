@@ -249,6 +249,28 @@ def _logaddexp(s: Sweep, dtype):
     )
 
 
+def _power(s: Sweep, dtype):
+    n = s.n
+    # ordinary pairs; bases of every magnitude with |y log2 x| up to past the overflow and
+    # underflow limits (subnormal results included); negative bases with integral exponents
+    x1, y1 = s.u(0, 10), s.u(-10, 10)
+    limit = 1100.0 if s.f64 else 160.0
+    x2 = s.logu(s.sub, s.big, n)
+    y2 = s.u(-1, 1, n) * limit / np.maximum(np.abs(np.log2(x2)), 1.0)
+    x3 = -s.logu(0.01, 100, n // 2)
+    y3 = np.round(s.u(-60, 60, n // 2))
+    with np.errstate(over="ignore"):
+        return (
+            np.concatenate([x1, x2, x3]).astype(dtype),
+            np.concatenate([y1, y2, y3]).astype(dtype),
+        )
+
+
+def _power_exact(a, b):
+    # a real power: negative bases only ever come with integral exponents in the sweep
+    return mpmath.power(a, int(b)) if a < 0 else mpmath.power(a, b)
+
+
 # ------------------------------------------------------------------ references
 def _expit_reference(x):
     # SciPy's expit flushes to 0 near and below -log(max) (its exp(-x) overflows); the
@@ -320,6 +342,8 @@ FUNCTIONS: dict[str, Function] = {
                           lambda z: mpmath.exp(z * mpmath.log(2))),
     # the real cube root (mpmath.cbrt of a negative number is the complex principal root)
     "cbrt":      Function(np.cbrt, lambda x: mpmath.sign(x) * mpmath.cbrt(abs(x)), _cbrt),
+    "power":     Function(np.power, _power_exact, _power),
+    "float_power": Function(np.float_power, _power_exact, _power),
 }
 # fmt: on
 
@@ -344,6 +368,8 @@ INVALID: dict[str, tuple] = {
     # Two arguments: no pair of non-NaN arguments gives a NaN.
     "arctan2": (), "hypot": (), "nextafter": (), "copysign": (), "logaddexp": (),
     "exp2":    (),                       "cbrt":    (),
+    # power: a finite negative base with a non-integral exponent (tests/test_power_ufunc.py)
+    "power":   (),                       "float_power": (),
 }
 # fmt: on
 

@@ -407,6 +407,8 @@ def test_float16_through_float32():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("name", BINARY_UFUNCS)
 def test_binary_mpmath_sweep_within_1_ulp(name, dtype, level):
+    if name == "float_power" and dtype == np.float32:
+        pytest.skip("float_power computes float32 operands in float64: the float64 case")
     rng = np.random.default_rng(zlib.crc32(f"ufunc{name}{np.dtype(dtype).char}".encode()))
     a, b = arguments(name, Sweep(rng, dtype, 2000), dtype)
     exact = FUNCTIONS_TABLE[name].exact

@@ -129,6 +129,8 @@ def max_ulp_error(name: str, dtype) -> float:
 @pytest.mark.parametrize("dtype", DTYPES, ids=["float32", "float64"])
 @pytest.mark.parametrize("name", OPS)
 def test_within_1_ulp_of_exact(name, dtype, level):
+    if name == "float_power" and dtype == np.float32:
+        pytest.skip("float_power computes float32 operands in float64: the float64 case")
     err = max_ulp_error(name, dtype)
     assert err <= 1.0, f"{name} {np.dtype(dtype)} at {level}: {err:.3f} ULP"
 
@@ -143,6 +145,9 @@ if __name__ == "__main__":  # pragma: no cover
         row = []
         for dtype in DTYPES:
             for lv in levels:
+                if name == "float_power" and dtype == np.float32:
+                    row.append("-")  # computed in float64
+                    continue
                 previous = numfuse.set_level(lv)
                 try:
                     row.append(f"{max_ulp_error(name, dtype):.2f}")

@@ -33,7 +33,11 @@ OPCODE_SUFFIXES = {
     "float_pair": ["fff", "ddd"],
     "rounding": ["ff", "dd"],
     "rounding_complex": ["ff", "dd", "cc", "zz"],
+    # power and float_power compile to the ** operator's opcodes (pow_*), not rows of their own
+    "power": ["fff", "ddd", "ccc", "zzz"],
+    "float_power": ["fff", "ddd", "ccc", "zzz"],
 }
+POWER_RULES = ("power", "float_power")
 
 
 def test_the_generator_reads_the_table_the_extension_has():
@@ -74,9 +78,12 @@ def test_row_generates_its_opcodes(name):
     row = CORE[name]
     assert row.arity == len(OPCODE_SUFFIXES[row.types][0]) - 1
     opcodes = set(numfuse._core._expr_opcode_names())
+    prefix = "pow" if row.types in POWER_RULES else name
     for suffix in OPCODE_SUFFIXES[row.types]:
-        assert f"{name}_{suffix}" in opcodes
-    assert f"{name}_{'c' * (row.arity + 1)}" in opcodes or not row.has_complex
+        assert f"{prefix}_{suffix}" in opcodes
+    assert f"{prefix}_{'c' * (row.arity + 1)}" in opcodes or not row.has_complex
+    if row.arity == 2:
+        assert (f"{name}_ddd" in opcodes) == (row.types not in POWER_RULES)
 
 
 @pytest.mark.parametrize("name", sorted(CORE))
@@ -89,12 +96,15 @@ def test_row_reaches_evaluate_with_its_type_rule(name):
         expected = FUNCTIONS[name].reference(*list(args.values())[: row.arity])
     np.testing.assert_allclose(got, expected, rtol=1e-15)
     singles = {k: v.astype(np.float32) for k, v in args.items()}
+    # float_power computes in float64 (NumPy's)
+    single = np.float64 if row.types == "float_power" else np.float32
     with np.errstate(all="ignore"):
-        assert numfuse.evaluate(text, local_dict=singles).dtype == np.float32
+        assert numfuse.evaluate(text, local_dict=singles).dtype == single
     ints = {"a": np.arange(1, 4), "b": np.arange(2, 5)}
     result = numfuse.evaluate(text, local_dict=ints)
-    # float64 for integers, except that rounding keeps them as they are
-    assert result.dtype == (np.int64 if row.types.startswith("rounding") else np.float64)
+    # float64 for integers, except that rounding and power keep them as they are
+    keeps = row.types.startswith("rounding") or row.types == "power"
+    assert result.dtype == (np.int64 if keeps else np.float64)
     z = {"a": np.array([0.5 + 0.25j]), "b": np.array([1.0 + 0j])}
     if row.has_complex:
         assert numfuse.evaluate(text, local_dict=z).dtype == np.complex128

@@ -27,7 +27,7 @@ PATCHABLE = [name for name in CORE if CORE[name].is_ufunc]
 
 
 def _reference(name):
-    return scipy.special if CORE[name].loops.startswith("d") else np
+    return scipy.special if CORE[name].ufunc_of == "scipy" else np
 
 
 def _target(name):
@@ -80,7 +80,10 @@ def test_patched_reference_gives_numfuse_results_and_restore_gives_the_original(
         in_place = args[0].copy()
         with np.errstate(all="ignore"):
             target(in_place, *args[1:], out=in_place)
-        np.testing.assert_array_equal(_bits(in_place), _bits(patched))
+        # (float_power's float64 results are cast to float32 in place)
+        with np.errstate(over="ignore"):
+            cast = patched.astype(in_place.dtype)
+        np.testing.assert_array_equal(_bits(in_place), _bits(cast))
     assert not numfuse.is_patched(name)
     np.testing.assert_array_equal(_bits(_call(target, args)), _bits(before))
 
@@ -101,16 +104,21 @@ def _signatures(ufunc):
     return {sig.replace("->", "") for sig in ufunc.types}
 
 
+def _float_loops(name):
+    """The float32 / float64 loops a patch swaps (float_power has only float64)."""
+    return [t for t in "fd" if t in CORE[name].loops]
+
+
 def test_patched_loops_are_swapped_and_restored_exactly():
     for name in PATCHABLE:
         target, ours = _target(name), getattr(numfuse, name)
-        assert not _core._runs_loop_of(target, ours, "f")
-        assert not _core._runs_loop_of(target, ours, "d")
+        for t in _float_loops(name):
+            assert not _core._runs_loop_of(target, ours, t)
     with numfuse.patched(scipy=True):
         for name in PATCHABLE:
             target, ours = _target(name), getattr(numfuse, name)
-            assert _core._runs_loop_of(target, ours, "f")
-            assert _core._runs_loop_of(target, ours, "d")
+            for t in _float_loops(name):
+                assert _core._runs_loop_of(target, ours, t)
     for name in PATCHABLE:
         assert not _core._runs_loop_of(_target(name), getattr(numfuse, name), "d")
 

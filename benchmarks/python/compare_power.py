@@ -5,7 +5,9 @@ timed for numfuse.evaluate, numexpr.evaluate (same thread count) and NumPy's ope
 spans many magnitudes in the `mixed` input (half ordinary values, half log-uniform between
 1e-300 and 1). Prints a Markdown table of median times measured in this one run and the
 ratios the targets are about: evaluate at least numexpr's speed, >= 1.5x np.power for
-real exponents.
+real exponents. A second table times the ufuncs numfuse.power and numfuse.float_power
+against np.power and np.float_power (out= given, x**y with y an array) at n elements with
+--threads threads and at 1e5 elements with one thread (targets: >= 2x and >= 1x).
 
     python benchmarks/python/compare_power.py [--threads 2] [--n 1000000] [--repeats 15]
 """
@@ -90,6 +92,30 @@ def main() -> None:
                     f"| `{expression}` | {np.dtype(dtype).name} | {label} | {t_nf * 1e3:.3f} ms "
                     f"| {ne} | {t_np * 1e3:.3f} ms | {vs_ne} | {t_np / t_nf:.2f}x |"
                 )
+    ufunc_table(rng, args)
+
+
+def ufunc_table(rng, args) -> None:
+    print()
+    print("| ufunc | dtype | n | threads | numfuse | NumPy | vs NumPy |")
+    print("|---|---|---|---|---|---|---|")
+    for n, threads in ((args.n, args.threads), (100_000, 1)):
+        numfuse.set_num_threads(threads)
+        for dtype in (np.float64, np.float32):
+            x = rng.uniform(0.1, 10.0, n).astype(dtype)
+            y = rng.uniform(-3.0, 3.0, n).astype(dtype)
+            pairs = [("power", numfuse.power, np.power)]
+            if dtype == np.float64:  # float_power computes in float64 whatever the input
+                pairs.append(("float_power", numfuse.float_power, np.float_power))
+            for name, ours, theirs in pairs:
+                out = np.empty(n, np.float64 if name == "float_power" else dtype)
+                t_nf = median_time(lambda f=ours, o=out, x=x, y=y: f(x, y, out=o), args.repeats)
+                t_np = median_time(lambda f=theirs, o=out, x=x, y=y: f(x, y, out=o), args.repeats)
+                print(
+                    f"| `{name}` | {np.dtype(dtype).name} | {n} | {threads} | "
+                    f"{t_nf * 1e3:.3f} ms | {t_np * 1e3:.3f} ms | {t_np / t_nf:.2f}x |"
+                )
+    numfuse.set_num_threads(args.threads)
 
 
 if __name__ == "__main__":

@@ -30,6 +30,8 @@ exp2: np.ufunc
 cbrt: np.ufunc
 hypot: np.ufunc
 arctan2: np.ufunc
+power: np.ufunc
+float_power: np.ufunc
 # </generated>
 
 def set_num_threads(n: int | None) -> int: ...

@@ -95,7 +95,8 @@ def _swap_in(name: str) -> None:
     target, source = _reference(name, module), getattr(_core, name)
     saved = []
     try:
-        for type_ in _TYPES:
+        # The float32 / float64 loops the source has (float_power has only float64).
+        for type_ in [t for t in _TYPES if t * source.nin + "->" + t in source.types]:
             saved.append((target, _core._swap_loop(target, source, type_)))
     except Exception:
         for target_, handle in reversed(saved):

@@ -16,7 +16,9 @@ class FunctionRow(NamedTuple):
 
     name: str
     arity: int
-    types: str  # float_complex, float_only, float_pair, rounding, rounding_complex
+    types: (
+        str  # float_complex, float_only, float_pair, rounding, rounding_complex, power, float_power
+    )
     is_ufunc: bool
     loops: str  # NumPy type characters in loop order ("" when not a ufunc)
     gpu: str  # none, device_math, libdevice
@@ -28,7 +30,7 @@ class FunctionRow(NamedTuple):
 
     @property
     def has_complex(self) -> bool:
-        return self.types in ("float_complex", "rounding_complex")
+        return self.types in ("float_complex", "rounding_complex", "power", "float_power")
 
     @property
     def ufunc_of(self) -> str | None:
@@ -36,7 +38,7 @@ class FunctionRow(NamedTuple):
         order, float64 first) or None."""
         if not self.is_ufunc:
             return None
-        return "scipy" if self.loops.startswith("d") else "numpy"
+        return "scipy" if self.loops.startswith("df") else "numpy"
 
 
 def function_rows() -> list[FunctionRow]:

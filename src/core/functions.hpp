@@ -21,6 +21,11 @@
 //              float_complex     name_ff name_dd name_cc name_zz
 //              float_only        name_ff name_dd (complex operands: TypeError)
 //              float_pair        name_fff name_ddd (arity 2)
+//              power             no opcode rows: evaluate compiles power(a, b) as a ** b
+//                                (integers stay integers); the ufunc has NumPy's np.power
+//                                loops, integer and complex ones included
+//              float_power       no opcode rows: evaluate compiles float_power(a, b) as
+//                                a ** b in float64 / complex128; np.float_power's loops
 //              rounding          name_ff name_dd; bool and integer operands pass unchanged
 //              rounding_complex  name_ff name_dd name_cc name_zz; bool and integers unchanged
 //   Functor  the kernel: `kernel` or `kernel64` for a one-argument row whose kernel is
@@ -102,7 +107,9 @@
     R(X, exp2,      1, float_complex,    Exp2,      exp2,      numpy, none,      libdevice,   32768, none,            -5.0,  5.0,   "Base-2 exponential 2**x") \
     R(X, cbrt,      1, float_only,       Cbrt,      cbrt,      numpy, none,      libdevice,   16384, none,            -10.0, 10.0,  "Cube root") \
     R(X, hypot,     2, float_pair,       Hypot,     hypot,     numpy, zero,      libdevice,   8192,  none,            -10.0, 10.0,  "sqrt(x1**2 + x2**2)") \
-    R(X, arctan2,   2, float_pair,       Arctan2,   atan2,     numpy, none,      libdevice,   4096,  none,            -10.0, 10.0,  "Quadrant-aware arctan(x1 / x2)")
+    R(X, arctan2,   2, float_pair,       Arctan2,   atan2,     numpy, none,      libdevice,   4096,  none,            -10.0, 10.0,  "Quadrant-aware arctan(x1 / x2)") \
+    R(X, power,     2, power,            Pow,       pow,       numpy, none,      none,        4096,  none,            0.1,   10.0,  "x1 raised to the power x2") \
+    R(X, float_power, 2, float_power,    Pow,       pow,       numpy, none,      none,        4096,  none,            0.1,   10.0,  "x1 raised to the power x2, computed in float64 or complex128")
 // clang-format on
 
 // Every row: X(name, arity, types, Functor, libm, ufunc, gpu, summary), Functor the
@@ -177,6 +184,9 @@
 #define NUMFUSE_FN_OPCODES_rounding_complex(X, name, F) NUMFUSE_FN_OPCODES_float_complex(X, name, F)
 #define NUMFUSE_FN_OPCODES_float_pair(X, name, F) \
     X(name##_fff, F, f, f, f, n) X(name##_ddd, F, d, d, d, n)
+// power and float_power compile to the ** operator's opcodes (pow_*).
+#define NUMFUSE_FN_OPCODES_power(X, name, F)
+#define NUMFUSE_FN_OPCODES_float_power(X, name, F)
 
 namespace numfuse::core {
 
@@ -205,7 +215,9 @@ enum class TypeRule : unsigned char {
     float_only,
     float_pair,
     rounding,
-    rounding_complex
+    rounding_complex,
+    power,
+    float_power
 };
 enum class GpuForm : unsigned char { none, device_math, libdevice };
 enum class UfuncIdentity : unsigned char { none, minus_inf, zero };
@@ -262,6 +274,8 @@ struct FunctionInfo {
 #define NUMFUSE_FN_NUMPY_LOOPS_float_only "efdg"
 #define NUMFUSE_FN_NUMPY_LOOPS_rounding "efdg"
 #define NUMFUSE_FN_NUMPY_LOOPS_float_pair "efdg"
+#define NUMFUSE_FN_NUMPY_LOOPS_power "bBhHiIlLqQefdgFDG"
+#define NUMFUSE_FN_NUMPY_LOOPS_float_power "dgDG"
 #define NUMFUSE_FN_SCIPY_LOOPS_float_complex "dfgDFG"
 #define NUMFUSE_FN_SCIPY_LOOPS_rounding_complex "dfgDFG"
 #define NUMFUSE_FN_SCIPY_LOOPS_float_only "dfg"
@@ -310,6 +324,8 @@ inline constexpr const char* type_rule_name(TypeRule rule) noexcept {
         case TypeRule::float_pair: return "float_pair";
         case TypeRule::rounding: return "rounding";
         case TypeRule::rounding_complex: return "rounding_complex";
+        case TypeRule::power: return "power";
+        case TypeRule::float_power: return "float_power";
     }
     return "unknown";
 }

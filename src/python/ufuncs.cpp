@@ -16,12 +16,16 @@
 #include <numpy/ufuncobject.h>
 
 #include <cfenv>
+#include <complex>
+#include <cstring>
+#include <type_traits>
 #include <limits>
 #include <string>
 #include <string_view>
 #include <unordered_map>
 
 #include "bindings.hpp"
+#include "kernels/power_scalar.hpp"
 #include "nan_policy.hpp"
 #include "numfuse_core.hpp"
 
@@ -59,6 +63,49 @@ void binary_ufunc_loop(char** args, const npy_intp* dimensions, const npy_intp* 
     raise_fp_flags(flags);
 }
 
+// power / float_power's integer and complex loops (NumPy's): element by element through
+// kernels/power_scalar.hpp, the functions the VM's ** uses. Integers wrap as NumPy's; a
+// negative exponent stops the loop with NumPy's ValueError (set with the GIL held: NumPy
+// releases it around the loop and checks for an error after it).
+template <class T>
+void integer_power_loop(char** args, const npy_intp* dimensions, const npy_intp* steps, void*) {
+    const char* a = args[0];
+    const char* b = args[1];
+    char* out = args[2];
+    for (npy_intp i = 0; i < dimensions[0]; ++i, a += steps[0], b += steps[1], out += steps[2]) {
+        T x, y;
+        std::memcpy(&x, a, sizeof x);
+        std::memcpy(&y, b, sizeof y);
+        if constexpr (std::is_signed<T>::value) {
+            if (y < 0) {
+                const PyGILState_STATE gil = PyGILState_Ensure();
+                PyErr_SetString(PyExc_ValueError,
+                                "Integers to negative integer powers are not allowed.");
+                PyGILState_Release(gil);
+                return;
+            }
+        }
+        const T r = kernels::integer_power(x, y);
+        std::memcpy(out, &r, sizeof r);
+    }
+}
+
+// Complex: the C library's flags stay in the thread's status word, as NumPy's own loop
+// leaves them (NumPy reports them after the loop).
+template <class T>
+void complex_power_loop(char** args, const npy_intp* dimensions, const npy_intp* steps, void*) {
+    const char* a = args[0];
+    const char* b = args[1];
+    char* out = args[2];
+    for (npy_intp i = 0; i < dimensions[0]; ++i, a += steps[0], b += steps[1], out += steps[2]) {
+        std::complex<T> x, y;
+        std::memcpy(&x, a, sizeof x);
+        std::memcpy(&y, b, sizeof y);
+        const std::complex<T> r = kernels::complex_power(x, y);
+        std::memcpy(out, &r, sizeof r);
+    }
+}
+
 // One loop per NumPy type character of the function table's loop order
 // (functions.hpp): NumPy picks the first loop whose input type the argument
 // casts to safely, so NumPy's own order ("efdgFDG") makes type resolution
@@ -66,7 +113,7 @@ void binary_ufunc_loop(char** args, const npy_intp* dimensions, const npy_intp* 
 // float64) and SciPy's ("dfg": float64 first) identical to scipy.special.erf
 // (bool, integers and float16 -> float64; long double, which SciPy refuses,
 // gets a scalar loop).
-constexpr int max_loops = 7;
+constexpr int max_loops = 17;  // np.power: 10 integer, 4 real, 3 complex
 
 struct UnaryUfuncSpec {
     PyUFuncGenericFunction loops[max_loops] = {};
@@ -97,6 +144,16 @@ char npy_type_of(char type) {
         case 'g': return NPY_LONGDOUBLE;
         case 'F': return NPY_CFLOAT;
         case 'D': return NPY_CDOUBLE;
+        case 'b': return NPY_BYTE;
+        case 'B': return NPY_UBYTE;
+        case 'h': return NPY_SHORT;
+        case 'H': return NPY_USHORT;
+        case 'i': return NPY_INT;
+        case 'I': return NPY_UINT;
+        case 'l': return NPY_LONG;
+        case 'L': return NPY_ULONG;
+        case 'q': return NPY_LONGLONG;
+        case 'Q': return NPY_ULONGLONG;
         default: return NPY_CLONGDOUBLE;
     }
 }
@@ -108,6 +165,20 @@ PyUFuncGenericFunction binary_loop_for(char type) {
         case 'f': return &binary_ufunc_loop<Op, DType::f32>;
         case 'd': return &binary_ufunc_loop<Op, DType::f64>;
         case 'g': return &binary_ufunc_loop<Op, DType::longdouble>;
+        // Only power's and float_power's loop orders have these (functions.hpp).
+        case 'b': return &integer_power_loop<npy_byte>;
+        case 'B': return &integer_power_loop<npy_ubyte>;
+        case 'h': return &integer_power_loop<npy_short>;
+        case 'H': return &integer_power_loop<npy_ushort>;
+        case 'i': return &integer_power_loop<npy_int>;
+        case 'I': return &integer_power_loop<npy_uint>;
+        case 'l': return &integer_power_loop<npy_long>;
+        case 'L': return &integer_power_loop<npy_ulong>;
+        case 'q': return &integer_power_loop<npy_longlong>;
+        case 'Q': return &integer_power_loop<npy_ulonglong>;
+        case 'F': return &complex_power_loop<float>;
+        case 'D': return &complex_power_loop<double>;
+        case 'G': return &complex_power_loop<long double>;
         default: return nullptr;
     }
 }
@@ -145,13 +216,21 @@ UnaryUfuncSpec spec_for(const core::FunctionInfo& info, LoopFor loop_for_type) {
 
 // "<summary>, element-wise: a drop-in for numpy.exp." and what the loops do.
 std::string docstring_of(const core::FunctionInfo& info) {
-    const bool scipy = info.ufunc_loops[0] == 'd';
+    const bool scipy = std::string_view(info.ufunc_loops).substr(0, 2) == "df";
     std::string doc = std::string(info.summary) + ", element-wise: a drop-in for " +
                       (scipy ? "scipy.special." : "numpy.") + info.name +
                       ".\n\n"
                       "SIMD kernel (SSE2/AVX2/AVX-512 chosen at run time), threaded for large\n"
                       "arrays, at most 1 ULP from the exact result for float32 and float64.\n";
-    if (info.arity == 2) {
+    if (info.types == core::TypeRule::power || info.types == core::TypeRule::float_power) {
+        doc += info.types == core::TypeRule::power
+                   ? "Integers stay integers (wrapping as NumPy's; negative integer exponents\n"
+                     "raise ValueError); "
+                   : "Computes in float64 (long double and complex as given); ";
+        doc +=
+            "complex operands use NumPy's complex power, long double the C++\n"
+            "library. ";
+    } else if (info.arity == 2) {
         doc +=
             "Broadcasts its two arguments as any ufunc; float16 is computed through\n"
             "float32, long double uses the C++ library. ";

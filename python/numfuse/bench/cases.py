@@ -114,8 +114,13 @@ def _ufunc_binders(
     }
 
 
+# torch's names where they are not NumPy's
+_TORCH_NAMES = {"power": "pow"}
+
+
 def _binary_ufunc_binders(name: str) -> dict:
-    """Two-argument ufuncs that NumPy and torch have under the same name (logaddexp)."""
+    """Two-argument ufuncs that NumPy and torch have (logaddexp; power is torch.pow)."""
+    torch_name = _TORCH_NAMES.get(name, name)
 
     def nf_bind(mod, v):
         f, x, y = getattr(mod, name), v["x"], v["y"]
@@ -126,14 +131,14 @@ def _binary_ufunc_binders(name: str) -> dict:
         return lambda: f(x, y)
 
     def torch_bind(mod, v):
-        f, s, t = getattr(mod, name), mod.from_numpy(v["x"]), mod.from_numpy(v["y"])
+        f, s, t = getattr(mod, torch_name), mod.from_numpy(v["x"]), mod.from_numpy(v["y"])
         return lambda: f(s, t)
 
     return {
         "numfuse": (f"numfuse.{name}(x, y)", nf_bind),
         "numpy": (f"np.{name}(x, y)", np_bind),
         "numexpr": _na(f"numexpr has no {name}"),
-        "torch": (f"torch.{name}(s, t)", torch_bind),
+        "torch": (f"torch.{torch_name}(s, t)", torch_bind),
         "scipy": _na(f"scipy.special has no {name}"),
     }
 

@@ -1,4 +1,4 @@
-// The strided two-argument ufunc loop (logaddexp), instantiated once per
+// The strided two-argument ufunc loops (logaddexp, hypot, arctan2, power), instantiated once per
 // instruction-set level; included by level_unit.hpp after expr_ops.hpp and
 // unary_loop.hpp, in the level's namespace for the reason unary_loop.hpp gives.
 #pragma once
@@ -114,6 +114,55 @@ struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
         const T ax = x < T(0) ? -x : x;
         if (ar < tiny && (ay < T(4) * tiny || r == T(0) || ax >= T(1) / tiny)) return fp_underflow;
         return fp_none;
+    }
+};
+
+// power and float_power (np.power's float loops): the array kernel (kernels/power.hpp), one
+// pair through the same kernel with n = 1 (the bits of a one-element call). NumPy's loops
+// (SVML on AVX-512, glibc's pow elsewhere) report, for non-NaN arguments: divide-by-zero for
+// 0 ** y, y < 0 (y = -inf included); invalid for a finite x < 0 and a finite non-integer
+// y; overflow for an infinite result of finite arguments; underflow for a result below
+// the smallest normal (exact subnormals and zeros included) of finite arguments, x != 0.
+// Infinite and NaN arguments raise nothing. The screen: x not above the smallest normal
+// (zero, negative, subnormal, NaN), or |y| (|E| + 1) >= 1022 (float32: 126) with E x's
+// exponent: elsewhere |y log2 x| < 1022 keeps the result normal and finite.
+struct PowOp {
+    template <class Arch, class Out>
+    static void compute(double* out, const double* a, const double* b, std::size_t n) noexcept {
+        kernels::power_array<Out, Arch>(out, a, b, n);
+    }
+    template <class Arch, class Out>
+    static double one(double a, double b) noexcept {
+        double r = 0.0;
+        kernels::power_array<Out, Arch>(&r, &a, &b, 1);
+        return r;
+    }
+    template <class B>
+    static inline auto may_raise(const B& a, const B& b) noexcept {
+        using T = typename B::value_type;
+        using I = xsimd::batch<kernels::detail::int_of_t<T>, typename B::arch_type>;
+        constexpr bool f64 = sizeof(T) == 8;
+        constexpr int mantissa = f64 ? 52 : 23;
+        const auto bits = kernels::detail::as_int(xsimd::abs(a));
+        // The biased exponent as a float (the magic-number conversion), then |E| + 1.
+        const I magic(f64 ? kernels::detail::int_of_t<T>(0x4330000000000000)
+                          : kernels::detail::int_of_t<T>(0x4B000000));
+        const B biased =
+            kernels::detail::as_float<T, typename B::arch_type>((bits >> mantissa) | magic) -
+            B(f64 ? T(0x1p52) : T(0x1p23));
+        const B span = xsimd::abs(biased - B(f64 ? T(1023) : T(127))) + B(T(1));
+        const B limit(f64 ? T(1022) : T(126));
+        return ~(a >= B(std::numeric_limits<T>::min())) | (xsimd::abs(b) * span >= limit);
+    }
+    template <class T>
+    static unsigned flags(T a, T b) noexcept {
+        if (a != a || b != b) return fp_none;
+        if (a == T(0)) return b < T(0) ? fp_divide_by_zero : fp_none;
+        if (!(a - a == T(0)) || !(b - b == T(0))) return fp_none;
+        if (a < T(0) && b != std::trunc(b)) return fp_invalid;
+        const T r = std::pow(a, b);
+        if (r - r != T(0)) return fp_overflow;
+        return std::fabs(r) < std::numeric_limits<T>::min() ? fp_underflow : fp_none;
     }
 };
 

@@ -18,6 +18,7 @@
 
 #include "kernels/common.hpp"
 #include "kernels/power.hpp"
+#include "kernels/power_scalar.hpp"
 
 #ifndef NUMFUSE_LEVEL_NAMESPACE
 #error "define NUMFUSE_LEVEL_NAMESPACE before including expr_arith.hpp"
@@ -87,10 +88,8 @@ struct Mul {
         if constexpr (std::is_integral_v<T>) {
             return wrap_mul(a, b);
         } else if constexpr (is_complex_v<T>) {
-            // The textbook product, as NumPy computes it (std::complex's
-            // operator* adds C99 Annex G inf/nan recovery NumPy does not do).
-            return T(a.real() * b.real() - a.imag() * b.imag(),
-                     a.real() * b.imag() + a.imag() * b.real());
+            // The textbook product, as NumPy computes it (kernels/power_scalar.hpp).
+            return kernels::complex_multiply(a, b);
         } else {
             return a * b;
         }
@@ -101,21 +100,8 @@ struct Mul {
     }
 };
 
-// Smith's algorithm, as NumPy divides complex numbers.
-template <class T>
-std::complex<T> complex_divide(std::complex<T> a, std::complex<T> b) noexcept {
-    const T ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
-    const T abs_br = std::fabs(br), abs_bi = std::fabs(bi);
-    if (abs_br >= abs_bi) {
-        if (abs_br == 0 && abs_bi == 0) return {ar / abs_br, ai / abs_bi};
-        const T rat = bi / br;
-        const T scl = T(1) / (br + bi * rat);
-        return {(ar + ai * rat) * scl, (ai - ar * rat) * scl};
-    }
-    const T rat = br / bi;
-    const T scl = T(1) / (bi + br * rat);
-    return {(ar * rat + ai) * scl, (ai * rat - ar) * scl};
-}
+// Smith's algorithm, as NumPy divides complex numbers (kernels/power_scalar.hpp).
+using kernels::complex_divide;
 
 struct Div {
     static constexpr bool vectorized = true;
@@ -205,31 +191,8 @@ struct Fmod {
     }
 };
 
-// Complex power as NumPy does it: exact repeated multiplication for small
-// integral real exponents, the library's cpow otherwise.
-template <class T>
-std::complex<T> complex_power(std::complex<T> a, std::complex<T> b) noexcept {
-    using C = std::complex<T>;
-    if (b.real() == 0 && b.imag() == 0) return C(1, 0);
-    if (a.real() == 0 && a.imag() == 0) {
-        if (b.real() > 0 && b.imag() == 0) return C(0, 0);
-        const T nan = std::numeric_limits<T>::quiet_NaN();
-        return C(nan, nan);
-    }
-    if (b.imag() == 0 && b.real() == std::trunc(b.real()) && std::fabs(b.real()) < 100) {
-        long n = static_cast<long>(b.real());
-        const bool negative = n < 0;
-        if (negative) n = -n;
-        C result(1, 0), base = a;
-        while (n) {
-            if (n & 1) result = Mul::apply<C>(result, base);
-            base = Mul::apply<C>(base, base);
-            n >>= 1;
-        }
-        return negative ? complex_divide(C(1, 0), result) : result;
-    }
-    return std::pow(a, b);
-}
+// Complex power as NumPy does it (kernels/power_scalar.hpp, shared with the ufunc's loops).
+using kernels::complex_power;
 
 // Real x**y through kernels/power.hpp's array kernel (<= 1 ULP, C99's special values; an
 // array whose exponents are all one small half-integer takes its exact product path),
@@ -246,15 +209,7 @@ struct Pow {
     static R apply(T a, T b) noexcept {
         if constexpr (std::is_integral_v<T>) {
             // Negative exponents were rejected before the loop (see numeric_kernel).
-            T result = 1;
-            T base = a;
-            auto e = static_cast<std::make_unsigned_t<T>>(b);
-            while (e) {
-                if (e & 1u) result = wrap_mul(result, base);
-                base = wrap_mul(base, base);
-                e >>= 1;
-            }
-            return result;
+            return kernels::integer_power(a, b);
         } else if constexpr (is_complex_v<T>) {
             return complex_power(a, b);
         } else {

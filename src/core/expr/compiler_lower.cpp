@@ -317,8 +317,11 @@ Value Compiler::power(Value a, Value b, Type t, int column, bool weak) {
     if (is_constant(b) && !is_constant(a)) {
         // x**2 is x*x and x**0.5 is sqrt(x), exactly as NumPy's fast paths (and
         // numexpr's rewrites): sqrt keeps -0.0, gives NaN for -inf and is exact
-        // where pow is not (complex -1 -> 1j); other exponents use pow.
-        bool two = false, half = false;
+        // where pow is not (complex -1 -> 1j); real x**-1 is 1 / x (np.reciprocal, NumPy's
+        // fast path: correctly rounded, and for float32 in float32 lanes: the bits of the
+        // float64 quotient rounded once, since 1/x is never within 2^-53 of a float32
+        // midpoint unless exact); other exponents use pow.
+        bool two = false, half = false, reciprocal = false;
         const auto& bytes = nodes_[b.node].value.bytes;
         switch (t) {
             case Type::i: {
@@ -344,6 +347,7 @@ Value Compiler::power(Value a, Value b, Type t, int column, bool weak) {
                 std::memcpy(&e, bytes, 4);
                 two = e == 2.0f;
                 half = e == 0.5f;
+                reciprocal = e == -1.0f;
                 break;
             }
             case Type::d: {
@@ -351,6 +355,7 @@ Value Compiler::power(Value a, Value b, Type t, int column, bool weak) {
                 std::memcpy(&e, bytes, 8);
                 two = e == 2.0;
                 half = e == 0.5;
+                reciprocal = e == -1.0;
                 break;
             }
             case Type::c: {
@@ -369,6 +374,17 @@ Value Compiler::power(Value a, Value b, Type t, int column, bool weak) {
         }
         if (two) return with_dtype(emit("mul", t, {a, a}, column, weak));
         if (half) return with_dtype(emit("sqrt", t, {a}, column, weak));
+        if (reciprocal) {
+            Scalar one;
+            if (t == Type::f) {
+                const float v = 1.0f;
+                std::memcpy(one.bytes, &v, sizeof v);
+            } else {
+                const double v = 1.0;
+                std::memcpy(one.bytes, &v, sizeof v);
+            }
+            return with_dtype(emit("div", t, {constant(t, one, false), a}, column, weak));
+        }
     }
     return with_dtype(emit("pow", t, {a, b}, column, weak));
 }
