@@ -38,9 +38,13 @@ def _edges(name: str, dtype) -> list[float]:
         return [40.0, -40.0, 2.0**-54, -(2.0**-54), lnmax, 2.0**-30]
     if name in ("sinh", "cosh"):
         big = lnmax + float(np.log(2))
-        return [s * v for v in (18.0, 2.0**-27, 2.0**-30, big, 22.0, 40.0) for s in (1, -1)]
+        # 0.5, 20, 2^-12: the float32 (AVX-512) sinh polynomial's end, e^-a's clamp, x itself
+        edges = (18.0, 2.0**-27, 2.0**-30, big, 22.0, 40.0, 0.5, 20.0, 2.0**-12)
+        return [s * v for v in edges for s in (1, -1)]
     assert name == "tanh"
-    return [s * v for v in (19.5, 2.0**-27, 2.0**-30, 9.0) for s in (1, -1)]
+    # 0.25 / 0.375: the float64 / float32 (AVX-512) polynomial's end; 9.125: the float32 clamp
+    edges = (19.5, 2.0**-27, 2.0**-30, 9.0, 0.25, 0.375, 9.125, 2.0**-12)
+    return [s * v for v in edges for s in (1, -1)]
 
 
 def _around(edges: list[float], dtype) -> np.ndarray:
@@ -127,3 +131,22 @@ def test_exp_conditions_wherever_the_rare_lane_sits(dtype, level):
             x[position] = value
             expected = _conditions(np.exp, x)
             assert _conditions(numfuse.exp, x) == expected, (value, position)
+
+
+def test_tanh_float32_dense(level):
+    """tanh float32 (its own float32-lane kernel on AVX-512): every 61st float32 from 2^-13
+    to 9.25 and the same negated, within 1 ULP of the float64 result rounded once; beyond
+    that +-1, +-0 and subnormals as themselves, +-inf -> +-1, NaN -> NaN."""
+    lo, hi = np.array([2.0**-13, 9.25], np.float32).view(np.uint32)
+    x = np.arange(lo, hi, 61, dtype=np.uint32).view(np.float32)
+    x = np.concatenate([x, -x])
+    ref = np.tanh(x.astype(np.float64)).astype(np.float32)
+    distance = ulp_distance(numfuse.tanh(x), ref)
+    assert distance.max() <= 1, x[distance > 1]
+    special = np.array(
+        [0.0, -0.0, 1e-45, -1e-45, 1e-39, 2.0**-12, 20.0, -100.0, np.inf, -np.inf], np.float32
+    )
+    got = numfuse.tanh(special)
+    want = np.tanh(special)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (special, got, want)
+    assert np.isnan(numfuse.tanh(np.array([np.nan], np.float32)))[0]

@@ -39,6 +39,11 @@ Fits (r, t, z are the reduced arguments of the kernels):
                -> the float32 tanh (hyperbolic.hpp)
   expit_f32  : (e^r - 1 - r)/r^2 on |r| <= ln2/2 (+margin), degree 6, relative error of
                e^r, float64 coefficients -> the float32 expit (hyperbolic.hpp, as Q(-w))
+  tanh64_small: (tanh(a)/a - 1)/u in u = a^2 on [0, 1/16] (|a| <= 0.25), degree 8, relative
+               error of tanh -> the float64 tanh's small arguments (hyperbolic.hpp)
+  tanh32_small: the same on [0, 0.375^2], degree 4, float -> the float32 tanh (AVX-512)
+  sinh32_small: (sinh(a)/a - 1)/u in u = a^2 on [0, 0.5^2], degree 3, float, relative
+               error of sinh -> the float32 sinh (AVX-512)
   sin32/cos32: (sin r - r)/r^3, (cos r - 1 + r^2/2)/r^4 in z = r^2 <= (1.01 pi/4)^2,
                degree 2, float -> the float32 sin / cos lanes (trig.hpp)
   log64_bits : the AVX-512 float64 log's cells (invc per cell, -log(invc) as hi + lo)
@@ -356,6 +361,27 @@ def fit_f32_extra(name, deg):
     emit(name, cr, single, note, err)
 
 
+def fit_tanh_small(name, top, deg, single, fn=mp.tanh):
+    """G(u) ~ (f(a)/a - 1)/u, u = a^2 in [0, top^2], f = tanh or sinh: f(a) = a + a u G(u),
+    error relative to f (hyperbolic.hpp's small-argument polynomials)."""
+    a, b = mp.mpf(10) ** -30, top**2 * (1 + mp.mpf(2) ** -12)
+
+    def g(u):
+        t = mp.sqrt(u)
+        return (fn(t) / t - 1) / u
+
+    def w(u):
+        t = mp.sqrt(u)
+        return u * t / fn(t)
+
+    c, _ = remez(g, w, a, b, deg, grid=2000)
+    rnd = to_float if single else to_double
+    cr = [rnd(x) for x in c]
+    err = check(lambda t: mp.polyval(cr[::-1], t), g, w, a, b, grid=4000)
+    what = "tanh" if fn is mp.tanh else "sinh"
+    emit(name, cr, single, f"G(u) ~ ({what}(a)/a - 1)/u, u = a^2 <= {mp.nstr(top**2, 8)}", err)
+
+
 def split_grid(v, grid_exp):
     hi = mp.nint(v * mp.mpf(2) ** grid_exp) / mp.mpf(2) ** grid_exp
     return hi, v - hi
@@ -566,6 +592,12 @@ def main():
     for name, deg in (("log2_32_f64", 11), ("expm1_f32", 5), ("sin32", 2), ("cos32", 2)):
         if run(name):
             fit_f32_extra(name, deg)
+    if run("tanh64_small"):
+        fit_tanh_small("tanh64_small", mp.mpf(0.25), 8, False)
+    if run("tanh32_small"):
+        fit_tanh_small("tanh32_small", mp.mpf(0.375), 4, True)
+    if run("sinh32_small"):
+        fit_tanh_small("sinh32_small", mp.mpf(0.5), 3, True, fn=mp.sinh)
     if run("tables"):
         tables()
     if run("log64_bits"):

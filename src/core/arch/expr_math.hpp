@@ -30,6 +30,7 @@
 #include "kernels/exp.hpp"
 #include "kernels/exp2.hpp"
 #include "kernels/hyperbolic.hpp"
+#include "kernels/hyperbolic_f32.hpp"
 #include "kernels/hypot.hpp"
 #include "kernels/invtrig.hpp"
 #include "kernels/invtrig_f32.hpp"
@@ -109,9 +110,9 @@ NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan, double)
 NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel, kernels::asin_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Arccos, acos, kernels::acos_kernel, kernels::acos_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Arctan, atan, kernels::atan_kernel, kernels::atan_f32_kernel, float)
-NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel, kernels::sinh_f32_kernel, double)
-NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel, kernels::cosh_f32_kernel, double)
-NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, kernels::tanh_f32_kernel, double)
+NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel, kernels::sinh_f32_kernel, float)
+NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel, kernels::cosh_f32_kernel, float)
+NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, kernels::tanh_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel, kernels::asinh_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel, kernels::acosh_f32_kernel, double)
 NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel, kernels::atanh_f32_kernel, float)

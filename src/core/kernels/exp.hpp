@@ -345,8 +345,15 @@ inline __m512d exp_f64_avx512(__m512d x) noexcept {
     return _mm512_fixupimm_pd(exp_f64_avx512_core(xc, tiny), x, _mm512_set1_epi64(0x22), 0);
 }
 
-// f32, AVX-512, core: as exp_f64_avx512_core, valid for |x| <= 87 only.
-inline __m512 exp_f32_avx512_core(__m512 xc, bool tiny = false) noexcept {
+// f32, AVX-512: e^x = 2^s (hi + lo) before its one rounding, for |x| <= 89 (other lanes
+// garbage): x = kd ln2/16 + r, s = kd/16 (vscalefps takes floor(s) = k), hi = 2^(j/16)'s
+// leading float (exact), lo = hi p + its trailing part (|lo| < 2^-5 hi). Relative error of
+// hi + lo below 2^-27.9 (the fit's 2^-37.4 and the roundings of r, p and lo, each below
+// 2^-29.5 of the result): the float32 tanh (hyperbolic.hpp) takes the pair unrounded.
+struct ExpF32Pair {
+    __m512 hi, lo, s;
+};
+inline ExpF32Pair exp_f32_avx512_pair(__m512 xc) noexcept {
     const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
     const __m512 z = _mm512_fmadd_ps(xc, _mm512_set1_ps(0x1.715476p+4f), shifter);  // 16/ln2
     const __m512 kd = _mm512_sub_ps(z, shifter);
@@ -362,9 +369,14 @@ inline __m512 exp_f32_avx512_core(__m512 xc, bool tiny = false) noexcept {
                                _mm512_set1_ps(0x1.55571ep-3f));  // 0.16667006909847259521
     q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0x1.0p-1f));  // 0.5
     const __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);
-    const __m512 y = _mm512_add_ps(th, _mm512_fmadd_ps(th, p, tl));
-    const __m512 s = _mm512_mul_ps(kd, _mm512_set1_ps(0.0625f));
-    return tiny ? scalef_no_assist_ps(y, s) : _mm512_scalef_ps(y, s);
+    return {th, _mm512_fmadd_ps(th, p, tl), _mm512_mul_ps(kd, _mm512_set1_ps(0.0625f))};
+}
+
+// f32, AVX-512, core: as exp_f64_avx512_core, valid for |x| <= 87 only.
+inline __m512 exp_f32_avx512_core(__m512 xc, bool tiny = false) noexcept {
+    const ExpF32Pair e = exp_f32_avx512_pair(xc);
+    const __m512 y = _mm512_add_ps(e.hi, e.lo);
+    return tiny ? scalef_no_assist_ps(y, e.s) : _mm512_scalef_ps(y, e.s);
 }
 
 // f32, AVX-512, all inputs. Max error: see the contract at the top.

@@ -11,10 +11,9 @@
 //     where the true value exceeds DBL_MAX (|x| > 710.4758600739439);
 //     expit(x) underflows gradually (subnormals) for x < -708.4. NaN -> NaN.
 //   float32 uses these in float64 (expr_ops.hpp) and rounds once; tanh, expit, sinh and
-//   cosh have their own float32 kernels on float32 values in float64 lanes
-//   (sinh_f32_kernel, cosh_f32_kernel: relative error below 2^-41, see there):
-//     tanh_f32_kernel(batch<double>): ~2^-30 relative, <= 0.5 + 2^-6 float32 ULP
-//     after the caller rounds, +-0 and |x| < 2^-12 return x, +-inf -> +-1, NaN -> NaN.
+//   cosh have their own float32 kernels:
+//     sinh_f32_kernel / cosh_f32_kernel / tanh_f32_kernel(batch<float>): in
+//     kernels/hyperbolic_f32.hpp (contract and method there).
 //     expit_f32_kernel(batch<double>): relative error below 2^-39.6 before the
 //     caller's one rounding (<= 0.5 + 2^-15 float32 ULP, subnormal results included),
 //     +-inf -> 1 / +0, NaN -> NaN.
@@ -33,7 +32,18 @@
 //             division, no cancellation: see sinh_cosh_core)
 //     sinh, cosh = 2^(k-1) (E +- e^-a 2^-k), e^a = E 2^k as exp_pair's unrounded pair
 //             (|x| > 18; exp.hpp's reduction and polynomial)
-//     tanh  = E / (E + 2), E = expm1(2|x|)               (|x| < 19.1, else +-1)
+//     tanh, |x| = a >= 1/4: N / D with N = e^y - 1, D = e^y + 1, y = 2 min(a, 19.5) (from
+//             19.07 on tanh rounds to 1), e^y = 2^k (hi + lo) as exp_pair's unrounded pair
+//             (relative error 2^-60), renormalised to eh + el (eh >= 1.6, so N and D are
+//             exact fast two-sums of eh +- 1 plus el); a relative error of e^y reaches
+//             tanh scaled by 1 / sinh(y) <= 1.92. q = N_hi / D_hi from a reciprocal to 2^-40 (rcp14
+//             and a cubic step on AVX-512, a division elsewhere), the remainder N - q D (its
+//             leading part exact: fused, or Dekker's product on SSE2), one correction by
+//             the same reciprocal (2^-80), rounded once: about 0.5 + 2^-5 ULP. No
+//             division on AVX-512 and no cancellation.
+//           a < 1/4: a + a u G(u), u = a^2, G of degree 8 (relative error 2^-59.5); the
+//             correction a u G is below 2^-5.6 a, so its roundings cost below 2^-4 ULP.
+//             Each of the two parts runs only for batches holding a lane that needs it.
 //     expit = 1 / (1 + E), E = e^-x = 2^k (h + t) for -700 <= x <= 708: -x = k ln2 + r as
 //             in expm1_core (r = rh + rl), e^r = h + t with h = 1 + rh (exact) and
 //             t = rh^2 Q(rh) + rl (1 + rh) (the same Q; t's rounding, below 2^-57
@@ -56,12 +66,6 @@
 //             error again reaches the result scaled by E / (1 + E) <= 1. Rounded once to
 //             float32 the result is the correctly rounded one unless the exact value lies
 //             within 2^-39.6 (relative) of a midpoint between two floats.
-//     tanh for float32 values: -E / (2 + E), E = e^y - 1 = 2^k (1 + p) - 1 for
-//             y = -2 min(|x|, 10) = k ln2 + r, p = e^r - 1 = r + r^2 Q(r) (degree-5
-//             minimax, relative 2^-32: no cancellation, as e^y - 1 is formed from p
-//             and the exact 2^k - 1 in one fused multiply-add); relative error
-//             below 2^-30 before the caller's rounding (|x| < 2^-12: x, which is
-//             what tanh rounds to in float32).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -78,7 +82,7 @@ namespace detail {
 
 template <class A>
 struct expm1_parts {
-    dd::pair<A> p;              // e^r - 1
+    dd::pair<A> p;  // e^r - 1
     xsimd::batch<double, A> k;  // x = k ln2 + r
 };
 
@@ -107,8 +111,11 @@ NUMFUSE_ALWAYS_INLINE expm1_parts<A> expm1_core(const xsimd::batch<double, A>& x
     const B shifter(0x1.8p52);
     const B kd = dd::fmadd(x, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(x / ln2)
     const B r1 = xsimd::fnma(kd, B(0x1.62e42fefa38p-1), x);  // exact (ln2_hi: 42 bits)
-    const dd::pair<A> r = dd::two_sum(r1, -(kd * B(0x1.ef35793c7673p-45)));  // ln2_lo
-    return {expm1_reduced(r), kd};
+    // r = rh + rl = r1 - k ln2_lo: rh rounded, r1 - rh exact, rl its error (k = 0: exact;
+    // otherwise to ~2^-105 of e^x - 1, which is then at least 0.29)
+    const B kc = kd * B(0x1.ef35793c7673p-45);  // ln2_lo
+    const B rh = r1 - kc;
+    return {expm1_reduced(dd::pair<A>{rh, (r1 - rh) - kc}), kd};
 }
 
 // 2^k for integral k in [-1022, 1023].
@@ -120,19 +127,20 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow2i(const xsimd::batch<double, A
     return as_float<double, A>((as_int(z) + I(1023)) << 52);
 }
 
-// e^x - 1 as a pair from expm1_core(x), for |x| <= 40 ((2^k, -1) kept as an exact two-sum).
+// e^x - 1 = (2^k - 1) + 2^k p as a pair from expm1_core(x), for |x| <= 40: 2^k - 1 rounded
+// (exact for k <= 53; c, its error, exact: s - sm1 is exact) has an exponent at least 2^k
+// p's (|p| < 0.42; |2^k - 1| >= 2^k / 2 for k >= 1, >= 1/2 for k <= -1, 0 for k = 0), so
+// their sum is an exact fast two-sum; c and 2^k p.lo join its error term (products by 2^k
+// exact).
 template <class A>
 NUMFUSE_ALWAYS_INLINE dd::pair<A> expm1_pair_of(const expm1_parts<A>& e) noexcept {
     using B = xsimd::batch<double, A>;
     const B s = pow2i(e.k);
-    const dd::pair<A> t = dd::two_sum(s, B(-1.0));
-    return dd::add(t, dd::pair<A>{s * e.p.hi, s * e.p.lo});  // products by 2^k exact
-}
-
-// e^x - 1 as a pair for |x| <= 40.
-template <class A>
-NUMFUSE_ALWAYS_INLINE dd::pair<A> expm1_pair(const xsimd::batch<double, A>& x) noexcept {
-    return expm1_pair_of(expm1_core(x));
+    const B sm1 = s - B(1.0);
+    const B c = (s - sm1) - B(1.0);
+    const B ph = s * e.p.hi;
+    const B hi = sm1 + ph;
+    return {hi, ((sm1 - hi) + ph) + (dd::fmadd(s, e.p.lo, c))};
 }
 
 // 2^(k + adjust) (1 + p) rounded once, for the overflow end (k up to 1026).
@@ -213,7 +221,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_cosh_large(const xsimd::batch
     const auto near = ac < B(40.0);
     if (xsimd::any(near)) {
         const B em = exp_kernel_nofix(-xsimd::min(ac, B(40.0)));  // e^-a >= e^-40: normal
-        const B small = em * pow2i(-xsimd::min(e.k, B(60.0)));   // e^-a / 2^k
+        const B small = em * pow2i(-xsimd::min(e.k, B(60.0)));  // e^-a / 2^k
         lo = xsimd::select(near, dd::fmadd(B(sign), small, e.lo), e.lo);
     }
     const B m = e.hi + lo;
@@ -288,71 +296,61 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
-// tanh(x), f64 lanes. Max error <= 1 ULP.
+// tanh(x), f64 lanes. Max error <= 1 ULP (method at the top). Each part only where a lane
+// needs it: uniform arguments rarely fill a batch with |x| < 0.25, and the polynomial is
+// skipped for the batches without such a lane.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
-    // a < 2^-27 returns x; those lanes compute tanh(2^-30): no subnormal operand (exp.hpp)
-    const dd::pair<A> e =
-        detail::expm1_pair(B(2.0) * xsimd::min(xsimd::max(a, B(0x1.0p-30)), B(19.5)));
-    const dd::pair<A> t = dd::div(e, dd::add(e, B(2.0)));
-    B res = xsimd::select(a > B(19.5), B(1.0), t.hi + t.lo);
+    const auto small = a < B(0.25);
+    B res(1.0);
+    if (!xsimd::all(small)) {
+        // e^y = 2^k (hi + lo), y = 2 min(a, 19.5) (tanh rounds to 1 from 19.07 on)
+        const ExpPair<A> e = exp_pair(B(2.0) * xsimd::min(xsimd::max(a, B(0.25)), B(19.5)));
+        // e^y = eh + el, a normalised pair (|el| <= ulp(eh) / 2: the correction below is
+        // first order in el / eh) and eh >= 1.6
+        const B m = e.hi + e.lo;
+        const B s = detail::pow2i(e.k);
+        const B eh = m * s, el = ((e.hi - m) + e.lo) * s;  // |lo| < hi: exact; by 2^k: exact
+        // N = e^y - 1, D = e^y + 1 as pairs (fast two-sums: |eh| >= 1)
+        const B nh = eh - B(1.0);
+        const B nl = ((eh - nh) - B(1.0)) + el;
+        const B dh = eh + B(1.0);
+        const B dl = ((eh - dh) + B(1.0)) + el;
+        // N / D: q = nh / dh to 2^-40 (rcp14 and a cubic step on AVX-512, a division
+        // elsewhere), the remainder N - q D with nh - q dh exact, one correction
+        const B inv = dd::reciprocal_approx(dh);
+        const B q = nh * inv;
+        B rem;
+        if constexpr (detail::has_fma<A>) {
+            rem = dd::fnmadd(q, dh, nh);
+        } else {
+            const dd::pair<A> p = dd::two_prod(q, dh);
+            rem = (nh - p.hi) - p.lo;
+        }
+        res = dd::fmadd(rem + dd::fnmadd(q, dl, nl), inv, q);
+    }
+    if (xsimd::any(small)) {
+        // tanh(a) = a + a u G(u), u = a^2 <= 1/16: tools/explog_remez.py tanh64_small,
+        // degree 8, relative error of tanh 2^-59.53. a < 2^-30 is computed at 2^-30 (no
+        // subnormal operand, exp.hpp) and replaced below.
+        const B as = xsimd::min(xsimd::max(a, B(0x1.0p-30)), B(0.25));
+        const B u = as * as;
+        const B g = dd::horner(u, -0x1.5555555555555p-2,  // -0.33333333333333331483
+                               0x1.111111111110ap-3,  // 0.13333333333333313719
+                               -0x1.ba1ba1ba1a06cp-5,  // -0.053968253968208340643
+                               0x1.664f488164878p-6,  // 0.021869488531202269099
+                               -0x1.226e34b714099p-7,  // -0.0088632352255049607487
+                               0x1.d6d36fb25068ap-9,  // 0.0035921167228998894874
+                               -0x1.7d91f777455f5p-10,  // -0.001455574730987560907
+                               0x1.3373e6c1d6851p-11,  // 0.00058641956295991438681
+                               -0x1.bab20985629bfp-13);  // -0.000211093644036998055
+        res = xsimd::select(small, dd::fmadd(as, u * g, as), res);
+    }
     res = xsimd::copysign(res, x);
     res = xsimd::select(a < B(0x1.0p-27), x, res);
-    return xsimd::select(xsimd::isnan(x), x + x, res);
-}
-
-// sinh and cosh for float32 values held in f64 lanes: (e^a -+ e^-a) / 2 with a = min(|x|, 100)
-// (from 89.42 on both round to inf in float32), each exponential from exp's core (<= 0.65
-// float64 ULP at every level). sinh's difference keeps a relative error below 2^-51 / (2a):
-// below 2^-41 for a >= 2^-12, and |x| < 2^-12 returns x, which is what sinh rounds to in
-// float32. So the relative error before the caller's one float32 rounding is below 2^-41
-// (<= 0.5 + 2^-17 float32 ULP); no division, no subnormal operand.
-template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_f32_kernel(
-    const xsimd::batch<double, A>& x) noexcept {
-    using B = xsimd::batch<double, A>;
-    const B a = xsimd::min(xsimd::abs(x), B(100.0));  // NaN: garbage, replaced below
-    const B d = exp_kernel_nofix(a) - exp_kernel_nofix(-a);
-    B res = xsimd::copysign(B(0.5) * d, x);
-    res = xsimd::select(xsimd::abs(x) < B(0x1.0p-12), x, res);
-    return xsimd::select(xsimd::isnan(x), x + x, res);
-}
-
-template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_f32_kernel(
-    const xsimd::batch<double, A>& x) noexcept {
-    using B = xsimd::batch<double, A>;
-    const B a = xsimd::min(xsimd::abs(x), B(100.0));
-    const B res = B(0.5) * (exp_kernel_nofix(a) + exp_kernel_nofix(-a));
-    return xsimd::select(xsimd::isnan(x), x + x, res);
-}
-
-// tanh(x) for float32 values held in f64 lanes (see the contract above).
-template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_f32_kernel(
-    const xsimd::batch<double, A>& x) noexcept {
-    using B = xsimd::batch<double, A>;
-    // y = -2|x| = k ln2 + r; beyond |x| = 10, tanh rounds to +-1 in float32 (above 9.02)
-    const B y = B(-2.0) * xsimd::min(xsimd::abs(x), B(10.0));
-    const B shifter(0x1.8p52);
-    const B kd = dd::fmadd(y, B(0x1.71547652b82fep+0), shifter) - shifter;  // in [-29, 0]
-    const B r = (y - kd * B(0x1.62e42fefa38p-1)) - kd * B(0x1.ef35793c7673p-45);  // first exact
-    // Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12): tools/explog_remez.py
-    // expm1_f32, degree 5, relative error of r + r^2 Q(r) vs e^r - 1: 2^-31.96.
-    const B q = detail::horner(r, 0x1.00000025f7f99p-1,  // 0.50000000442013281532
-                               0x1.555554ef79b2ep-3,  // 0.16666666370221022708
-                               0x1.5554b1170079dp-5,  // 0.04166636073934102541
-                               0x1.111189770d58ep-7,  // 0.0083333893981983007959
-                               0x1.6d7210c54fa5cp-10,  // 0.0013940642105151534666
-                               0x1.a032c2cfb41dp-13);  // 0.00019845880750902914272
-    const B p = dd::fmadd(r * r, q, r);  // e^r - 1
-    const B s = detail::pow2i(kd);
-    const B em1 = dd::fmadd(s, p, s - B(1.0));  // e^y - 1 (s - 1 exact)
-    B res = xsimd::copysign(detail::divide(-em1, em1 + B(2.0)), x);
-    res = xsimd::select(xsimd::abs(x) < B(0x1.0p-12), x, res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 

@@ -117,7 +117,18 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
     const dd::pair<A> e0 = dd::fast_two_sum(tj_hi, tp.hi);  // |T_j p| < T_j / 45
     const dd::pair<A> e1 =
         dd::fast_two_sum(e0.hi, e0.lo + (tp.lo + dd::fmadd(tj_hi, p_lo, tj_lo * (B(1.0) + t.hi))));
-    const B e_hi = logaddexp_scale(e1.hi, k), e_lo = logaddexp_scale(e1.lo, k);
+    // d < -40 (far lanes): log(1 + E) = E - E^2/2 to 2^-170 relative, added to m below; the
+    // log part runs on E = 0 there, so that no product sees a tiny value (a subnormal operand
+    // or result takes a microcode assist, exp.hpp). E is scaled with k held at -960 or above
+    // (e_lo normal too). Below (deep: d < -665, E < 2^-968 < ulp(m) 2^-16 where |m| >=
+    // 2^-900) the result is m itself; the rare lanes with k < -960 and |m| < 2^-900 are no
+    // far lanes: the log part runs on their true E as before (subnormal values and all).
+    const auto deep = k < B(-960.0);
+    const auto deep_tiny_m = deep & (xsimd::abs(m) < B(0x1.0p-900));
+    const auto far = (d.hi < B(-40.0)) & ~deep_tiny_m;
+    const B kc = xsimd::select(deep_tiny_m, k, xsimd::max(k, B(-960.0)));
+    const B es_hi = logaddexp_scale(e1.hi, kc), es_lo = logaddexp_scale(e1.lo, kc);
+    const B e_hi = xsimd::select(far, B(0.0), es_hi), e_lo = xsimd::select(far, B(0.0), es_lo);
 
     // L = log(1 + E).
     const dd::pair<A> u0 = dd::fast_two_sum(B(1.0), e_hi);
@@ -146,7 +157,16 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
     // m + L = m + base + lead + the low parts, the three leading terms as exact sums.
     const dd::pair<A> r0 = dd::two_sum(m, base_hi);
     const dd::pair<A> r1 = dd::two_sum(r0.hi, lead.hi);
-    const B r = r1.hi + (r1.lo + (r0.lo + (base_lo + l1p_lo)));
+    B r = r1.hi + (r1.lo + (r0.lo + (base_lo + l1p_lo)));
+    if (xsimd::any(far)) {
+        // m + E - E^2/2 (E^2/2 left out below E = 2^-400, where it is below 2^-401 E), m + E
+        // as an exact two-sum: E's pair error (2^-65) alone, as in the main path; deep: m.
+        const B eq = xsimd::max(es_hi, B(0x1.0p-400));
+        const B half_sq = xsimd::select(es_hi > B(0x1.0p-400), B(0.5) * eq * eq, B(0.0));
+        const dd::pair<A> rf0 = dd::two_sum(m, es_hi);
+        const B rf = xsimd::select(deep, m, rf0.hi + (rf0.lo + (es_lo - half_sq)));
+        r = xsimd::select(far, rf, r);
+    }
     // Special values as NumPy: d < -746 (s = -inf included, and m = +inf with s finite)
     // gives m + log1p(0) = m + 0 (-0 becomes +0); a NaN argument (which max and min may
     // drop) gives x + y, NumPy's NaN, and so do equal infinities (d is NaN): the infinity,
