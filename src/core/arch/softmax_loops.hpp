@@ -70,6 +70,15 @@ NUMFUSE_REDUCE_FLATTEN T run_max(const char* a, std::ptrdiff_t a_stride, std::si
     return m;
 }
 
+// 0, 1, ..., width - 1.
+template <class B>
+inline B lane_index() noexcept {
+    using T = typename B::value_type;
+    alignas(64) T index[B::size];
+    for (std::size_t k = 0; k < B::size; ++k) index[k] = static_cast<T>(k);
+    return B::load_aligned(index);
+}
+
 // Contract: see ReduceKernels::run_exp_sum. Every term is y = exp(x - m) <= 1
 // (x <= m): each lane's sum starts at 1, so s >= 1 >= y and Fast2Sum's three
 // operations give the exact error (add_biased); the bias is taken off each
@@ -118,13 +127,14 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
             add_biased(s1, c1, y3);
         }
     }
-    // Strided runs and the tail, into lanes 0: padding lanes read -inf, whose
-    // term is exp(-inf) = 0.
+    // Strided runs and the tail, into lanes 0: padding lanes read m (a term of 1
+    // on the fast path; -inf would send the batch to the rare one) and are zeroed.
     while (i < n) {
         const std::size_t count = n - i < width ? n - i : width;
         const auto offset = static_cast<std::ptrdiff_t>(i);
-        const B y =
-            term(load_lanes<T>(a + offset * a_stride, a_stride, count, minus_infinity<T>()));
+        B y = term(load_lanes<T>(a + offset * a_stride, a_stride, count, m));
+        if (count < width)
+            y = xsimd::select(lane_index<B>() < B(static_cast<T>(count)), y, B(T(0)));
         if constexpr (Store) store_lanes<T>(y, out + offset * out_stride, out_stride, count);
         add_biased(s0, c0, y);
         i += count;
