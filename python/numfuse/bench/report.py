@@ -12,6 +12,11 @@ from __future__ import annotations
 
 import math
 
+# A result whose CPU time (all the process's threads) was below this share of its wall
+# time mostly waited for a core (timing.py): its cells carry WAITED and a note.
+WAITED_SHARE = 0.3
+WAITED = "†"
+
 COLUMNS = ("Name", "ips", "average", "deviation", "median", "99th %", "memory", "roofline")
 
 
@@ -49,6 +54,20 @@ def fmt_n(n: int) -> str:
     return f"1e{exponent}" if 10**exponent == n else f"{n:,}"
 
 
+def waited(result: dict) -> bool:
+    """Did this timed result spend most of its wall time waiting for a core?"""
+    share = result.get("cpu_share")
+    return share is not None and math.isfinite(share) and share < WAITED_SHARE
+
+
+def waited_note(result: dict) -> str:
+    return (
+        f"{WAITED} {result['peer']} waited for a core: its CPU time was "
+        f"{100 * result['cpu_share']:.0f}% of its wall time (threads not scheduled on a busy "
+        "machine), so its time measures the machine, not the library; rerun on a quiet machine"
+    )
+
+
 def _align(rows, right=()) -> list:
     widths = [max(len(str(row[i])) for row in rows) for i in range(len(rows[0]))]
     lines = []
@@ -84,7 +103,7 @@ def case_report(case: dict, threads=None) -> str:
                     fmt_ips(r["ips"]),
                     fmt_time(r["mean_s"]),
                     f"±{r['deviation_pct']:.2f}%",
-                    fmt_time(r["median_s"]),
+                    fmt_time(r["median_s"]) + (WAITED if waited(r) else ""),
                     fmt_time(r["p99_s"]),
                     fmt_bytes(r.get("memory_bytes")),
                     f"{r['roofline']:.2f}",
@@ -131,6 +150,8 @@ def case_report(case: dict, threads=None) -> str:
     for r in results.values():
         if r["status"] != "ok":
             notes.append(f"{r['peer']}: {r['status']} ({r.get('note', '')})")
+        elif waited(r):
+            notes.append(waited_note(r))
         elif r.get("check") and not r["check"]["agrees"]:
             diff = r["check"].get("max_rel_diff")
             notes.append(
@@ -208,6 +229,7 @@ def summary(doc: dict) -> str:
     """numfuse's speed-up over each peer per case (peer median time / numfuse median time)."""
     peers = [p for p in doc["peers"] if p != "numfuse"]
     rows = [("function", "dtype", "n", "numfuse", *peers, "roofline")]
+    any_waited = False
     for case in doc["cases"]:
         mine = case["results"].get("numfuse", {})
         if mine.get("status") != "ok":
@@ -215,15 +237,20 @@ def summary(doc: dict) -> str:
         cells = []
         for peer in peers:
             r = case["results"].get(peer, {})
-            cells.append(
-                f"{r['numfuse_speedup']:.2f}x" if r.get("status") == "ok" else r.get("status", "-")
-            )
+            if r.get("status") == "ok" and waited(r):
+                any_waited = True
+                cells.append(f"waited{WAITED}")  # the ratio would rank the machine
+            elif r.get("status") == "ok":
+                cells.append(f"{r['numfuse_speedup']:.2f}x")
+            else:
+                cells.append(r.get("status", "-"))
+        any_waited = any_waited or waited(mine)
         rows.append(
             (
                 case["function"],
                 case["dtype"],
                 fmt_n(case["n"]),
-                fmt_time(mine["median_s"]),
+                fmt_time(mine["median_s"]) + (WAITED if waited(mine) else ""),
                 *cells,
                 f"{mine['roofline']:.2f}",
             )
@@ -238,6 +265,13 @@ def summary(doc: dict) -> str:
         "(their median time / numfuse's)\n\n"
         + "\n".join(text)
         + f"\n\n({doc.get('duration_s', 0):.1f} s)\n"
+        + (
+            f"{WAITED} waited for a core (CPU time < {100 * WAITED_SHARE:.0f}% of wall time: "
+            "threads not scheduled on a busy machine): the time measures the machine, not the "
+            "library, so no ratio is shown (the times are in --json)\n"
+            if any_waited
+            else ""
+        )
         + (f"WARNING: at the end, {warning}\n" if warning else "")
     )
 

@@ -9,6 +9,14 @@ the statistic every comparison uses (a stray descheduled sample moves the mean, 
 the median), and ips is its inverse.
 The garbage collector is off while timing (as in timeit).
 
+Each sample also records the process's CPU time (all its threads), so that a call
+that mostly *waited* can be told from a slow one: `cpu_share` is the median of CPU
+time / wall time over the samples. A single-threaded call has a share near 1, a call
+on k busy threads near k; a share far below 1 means the call's wall time was spent
+waiting for a core (its OpenMP team's threads not scheduled on a machine busy with
+other work: torch, for example, then takes ~28 ms per call of any size), which says
+something about the machine, not the library (report.WAITED marks it).
+
 Memory per call is the peak of bytes allocated during one call as seen by
 tracemalloc: Python objects and NumPy arrays (NumPy reports its data
 allocations to tracemalloc). Memory a library takes from its own allocator
@@ -52,24 +60,29 @@ def sample(
         fn()  # warm-up: page faults, thread pools waking, caches, lazy compilation
         number = calibrate(fn, sample_time)
         samples = []
-        clock = time.perf_counter
+        shares = []
+        clock, cpu = time.perf_counter, time.process_time
         deadline = clock() + budget
         while len(samples) < max_samples:
+            c0 = cpu()
             t0 = clock()
             for _ in range(number):
                 fn()
             t1 = clock()
+            c1 = cpu()
             samples.append((t1 - t0) / number)
+            if t1 > t0:
+                shares.append((c1 - c0) / (t1 - t0))
             if t1 >= deadline and len(samples) >= min_samples:
                 break
         wall = time.perf_counter() - start
     finally:
         if gc_was_enabled:
             gc.enable()
-    return summarize(samples, number, wall)
+    return summarize(samples, number, wall, shares)
 
 
-def summarize(samples, number: int, wall: float = math.nan) -> dict:
+def summarize(samples, number: int, wall: float = math.nan, cpu_shares=()) -> dict:
     values = np.asarray(samples, dtype=np.float64)
     mean = float(values.mean())
     stddev = float(values.std(ddof=1)) if values.size > 1 else 0.0
@@ -86,6 +99,7 @@ def summarize(samples, number: int, wall: float = math.nan) -> dict:
         "samples": int(values.size),
         "calls_per_sample": int(number),
         "wall_s": wall,
+        "cpu_share": float(np.median(cpu_shares)) if len(cpu_shares) else math.nan,
     }
 
 
