@@ -160,3 +160,45 @@ def test_bits_for_every_team_size(threads, dtype, shape, axis):
         for other in results[1:]:
             assert other.tobytes() == results[0].tobytes(), (name, shape, axis)
     assert_same(results[0], expected(NAMES[-1], x, axis))
+
+
+@pytest.mark.parametrize("axis", [0, 1])
+def test_float32_wide_spread_subnormal_numerators(level, axis):
+    # normal(0, 30) rows span ~200: most numerators exp(x - max) and most products with
+    # 1/sum are subnormal in float32. Those batches take the shifted exp's and the scaling
+    # pass's rare paths (no float32 multiply on a subnormal: results computed in float64 or
+    # with integer scaling). Normal results within 4 eps; subnormal ones within a few steps
+    # of the subnormal grid of the float64 answer (relative precision is lost there in any
+    # algorithm); exact zeros where that answer rounds to zero.
+    x = (RNG.standard_normal((64, 1000)) * 30).astype(np.float32)
+    if axis == 0:
+        x = np.ascontiguousarray(x.T)
+    got = nf.softmax(x, axis=axis)
+    wide = expected("softmax", x.astype(np.float64), axis)
+    tiny = np.finfo(np.float32).tiny
+    normal = wide >= tiny
+    assert relative_error_in_eps(got[normal], wide[normal], np.float32) <= 4
+    step = np.finfo(np.float32).smallest_subnormal
+    assert np.max(np.abs(got[~normal] - wide[~normal]) / step) <= 4
+    assert (got[wide < step / 4] == 0).all()
+    assert (got >= 0).all()
+    # log_softmax away from each group's maximum (where it is -log(1 + tiny terms): those
+    # terms use a rounded x - max, 139 eps off there before this work and after it).
+    log_got = nf.log_softmax(x, axis=axis)
+    log_wide = expected("log_softmax", x.astype(np.float64), axis)
+    away = np.abs(log_wide) > 1e-3
+    assert relative_error_in_eps(log_got[away], log_wide[away], np.float32) <= 4
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_every_tail_length(level, dtype):
+    # Rows of 1..70 elements against mpmath: the last partial batch pads with the maximum
+    # and zeroes the padding lanes (a padding lane that leaked would add 1 to the sum).
+    for n in range(1, 71):
+        key = ("tail", np.dtype(dtype).name, n)
+        x, soft, log_soft = with_reference(
+            key, lambda n=n: (RNG.standard_normal(n) * 4).astype(dtype)
+        )
+        rows = np.stack([x, x, x])
+        assert relative_error_in_eps(nf.softmax(rows, axis=1)[1], soft, dtype) <= 4, n
+        assert relative_error_in_eps(nf.log_softmax(rows, axis=1)[1], log_soft, dtype) <= 4, n

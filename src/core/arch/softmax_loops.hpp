@@ -15,38 +15,24 @@
 // logsumexp's run_accumulate / strip_accumulate instead (one read).
 #pragma once
 
-#include "arch/reduce_loops.hpp"
+#include "arch/softmax_exp.hpp"
 
 namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops {
 
-// (x - m) - param, with x - m as a double word (see exp_difference).
+// (x - m) - param, two roundings: x <= m and param = log(sum) >= 0 (the sum
+// holds the maximum's exp(0) = 1), so both terms are <= 0, |x - m| and param
+// are at most |result|, and each rounding costs at most 1/2 ULP of the result:
+// within 1 ULP of (x - m) - param (param's own rounding comes on top). Special
+// values as SciPy's x - m - param: -inf for x = -inf, NaN for NaN or m = +inf.
 template <class B>
 inline B log_softmax_value(const B& x, const B& m, const B& param) noexcept {
-    const B hi = x - m;
-    const B x_part = hi - x;
-    B lo = (x - (hi - x_part)) + (-m - x_part);
-    lo = xsimd::select(xsimd::abs(hi) < B(std::numeric_limits<typename B::value_type>::infinity()),
-                       lo, B(typename B::value_type(0)));
-    return (hi - param) + lo;
+    return (x - m) - param;
 }
 
 // The larger of m and x, NaN in x ignored (comparisons with NaN are false).
 template <class B>
 inline B max_ignoring_nan(const B& m, const B& x) noexcept {
     return xsimd::select(x > m, x, m);
-}
-
-// The lanes' sums s[k] + c[k], k < count, added into (s, c) in lane order with
-// TwoSum (a fixed order: the same bits for the same lanes).
-template <class T>
-inline void add_lanes(const T* lane_s, const T* lane_c, std::size_t count, T& s, T& c) noexcept {
-    for (std::size_t k = 0; k < count; ++k) {
-        const T t = s + lane_s[k];
-        const T part = t - s;
-        c += (s - (t - part)) + (lane_s[k] - part);
-        s = t;
-        c += lane_c[k];
-    }
 }
 
 // --------------------------------------------------------------- runs
@@ -84,8 +70,21 @@ NUMFUSE_REDUCE_FLATTEN T run_max(const char* a, std::ptrdiff_t a_stride, std::si
     return m;
 }
 
-// Contract: see ReduceKernels::run_exp_sum. Every term is exp(x - m) <= 1 but
-// a lane need not hold the maximum, so the sum uses TwoSum, not Fast2Sum.
+// 0, 1, ..., width - 1.
+template <class B>
+inline B lane_index() noexcept {
+    using T = typename B::value_type;
+    alignas(64) T index[B::size];
+    for (std::size_t k = 0; k < B::size; ++k) index[k] = static_cast<T>(k);
+    return B::load_aligned(index);
+}
+
+// Contract: see ReduceKernels::run_exp_sum. Every term is y = exp(x - m) <= 1
+// (x <= m): each lane's sum starts at 1, so s >= 1 >= y and Fast2Sum's three
+// operations give the exact error (add_biased); the bias is taken off each
+// lane exactly (s - 1: both multiples of ulp(s) while s < 2^24) before the
+// lanes are summed pairwise (add_lane_tree). Two accumulators: the exp, not the
+// sum's latency, bounds the loop.
 template <class T, bool Store>
 NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_stride, char* out,
                                              std::ptrdiff_t out_stride, std::size_t n, T m, T& s,
@@ -99,13 +98,14 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
     // near the maximum, where x - m is exact), so log_softmax skips it.
     const auto term = [&mv](const B& x) {
         if constexpr (Store) {
-            return exp_difference(x, mv);
+            return shifted_exp_store(x, mv);
         } else {
-            return B(kernels::exp_kernel(x - mv));
+            return shifted_exp_sum(x, mv);
         }
     };
-    B s0(T(0)), s1(T(0)), s2(T(0)), s3(T(0));
-    B c0(T(0)), c1(T(0)), c2(T(0)), c3(T(0));
+    const B one(T(1));
+    B s0 = one, s1 = one;
+    B c0(T(0)), c1(T(0));
     std::size_t i = 0;
     if (a_stride == elem && (!Store || out_stride == elem)) {
         const T* pa = reinterpret_cast<const T*>(a);
@@ -121,34 +121,31 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
                 y2.store_unaligned(po + i + 2 * width);
                 y3.store_unaligned(po + i + 3 * width);
             }
-            add_compensated(s0, c0, y0);
-            add_compensated(s1, c1, y1);
-            add_compensated(s2, c2, y2);
-            add_compensated(s3, c3, y3);
+            add_biased(s0, c0, y0);
+            add_biased(s1, c1, y1);
+            add_biased(s0, c0, y2);
+            add_biased(s1, c1, y3);
         }
     }
-    // Strided runs and the tail, into lanes 0: padding lanes read -inf, whose
-    // term is exp(-inf) = 0.
+    // Strided runs and the tail, into lanes 0: padding lanes read m (a term of 1
+    // on the fast path; -inf would send the batch to the rare one) and are zeroed.
     while (i < n) {
         const std::size_t count = n - i < width ? n - i : width;
         const auto offset = static_cast<std::ptrdiff_t>(i);
-        const B y =
-            term(load_lanes<T>(a + offset * a_stride, a_stride, count, minus_infinity<T>()));
+        B y = term(load_lanes<T>(a + offset * a_stride, a_stride, count, m));
+        if (count < width)
+            y = xsimd::select(lane_index<B>() < B(static_cast<T>(count)), y, B(T(0)));
         if constexpr (Store) store_lanes<T>(y, out + offset * out_stride, out_stride, count);
-        add_compensated(s0, c0, y);
+        add_biased(s0, c0, y);
         i += count;
     }
-    alignas(64) T lane_s[4 * width];
-    alignas(64) T lane_c[4 * width];
-    s0.store_aligned(lane_s);
-    s1.store_aligned(lane_s + width);
-    s2.store_aligned(lane_s + 2 * width);
-    s3.store_aligned(lane_s + 3 * width);
-    c0.store_aligned(lane_c);
-    c1.store_aligned(lane_c + width);
-    c2.store_aligned(lane_c + 2 * width);
-    c3.store_aligned(lane_c + 3 * width);
-    add_lanes(lane_s, lane_c, 4 * width, s, c);
+    // Unbias (exact), then s0 + s1 with TwoSum, lane by lane.
+    s0 = s0 - one;
+    s1 = s1 - one;
+    const B t = s0 + s1;
+    const B s1_part = t - s0;
+    c0 += (c1 + ((s0 - (t - s1_part)) + (s1 - s1_part)));
+    add_lane_tree(t, c0, s, c);
 }
 
 template <class T>
@@ -161,25 +158,38 @@ void run_exp_sum(const char* a, std::ptrdiff_t a_stride, char* out, std::ptrdiff
     }
 }
 
-// Contract: see ReduceKernels::run_scale.
+// Contract: see ReduceKernels::run_scale. float32 numerators below
+// 2^-125 / factor (their product or they themselves may be subnormal) send
+// their batch to scale_float_rare (no assist; the same bits).
 template <class T>
 NUMFUSE_REDUCE_FLATTEN void run_scale(char* out, std::ptrdiff_t out_stride, std::size_t n,
                                       T factor) noexcept {
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
+    constexpr bool guard = std::is_same<T, float>::value;
     const B fv(factor);
+    // +inf for factor 0 (every lane rare), NaN for a NaN factor (no lane).
+    const B limit(guard ? static_cast<T>(0x1p-125 / static_cast<double>(factor)) : T(0));
     std::size_t i = 0;
     if (out_stride == static_cast<std::ptrdiff_t>(sizeof(T))) {
         T* po = reinterpret_cast<T*>(out);
-        for (; i + 2 * width <= n; i += 2 * width) {
-            (B::load_unaligned(po + i) * fv).store_unaligned(po + i);
-            (B::load_unaligned(po + i + width) * fv).store_unaligned(po + i + width);
+        for (; i + width <= n; i += width) {
+            const B v = B::load_unaligned(po + i);
+            if constexpr (guard) {
+                if (xsimd::any(v < limit)) {
+                    scale_float_rare(v, fv).store_unaligned(po + i);
+                    continue;
+                }
+            }
+            (v * fv).store_unaligned(po + i);
         }
     }
     while (i < n) {
         const std::size_t count = n - i < width ? n - i : width;
         char* p = out + static_cast<std::ptrdiff_t>(i) * out_stride;
-        store_lanes<T>(load_lanes<T>(p, out_stride, count, T(0)) * fv, p, out_stride, count);
+        const B v = load_lanes<T>(p, out_stride, count, T(1));
+        store_lanes<T>(guard && xsimd::any(v < limit) ? scale_float_rare(v, fv) : v * fv, p,
+                       out_stride, count);
         i += count;
     }
 }
@@ -267,11 +277,11 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
                 const auto row = static_cast<std::ptrdiff_t>(r);
                 const B x = load_lanes<T>(pa + row * a_step, a_lane, count, minus_infinity<T>());
                 if constexpr (Store) {
-                    const B y = exp_difference(x, m);
+                    const B y = shifted_exp_store(x, m);
                     store_lanes<T>(y, po + row * out_step, out_lane, count);
                     add_compensated(s, c, y);
                 } else {
-                    add_compensated(s, c, B(kernels::exp_kernel(x - m)));
+                    add_compensated(s, c, shifted_exp_sum(x, m));
                 }
             }
             store_lanes<T>(s, reinterpret_cast<char*>(s_lane + j), elem, count);
@@ -307,7 +317,10 @@ NUMFUSE_REDUCE_FLATTEN void strip_scale(char* out, std::ptrdiff_t out_lane, std:
             const std::size_t count = lanes - j < width ? lanes - j : width;
             char* p = row + static_cast<std::ptrdiff_t>(j) * out_lane;
             const B f = load_lanes<T>(reinterpret_cast<const char*>(factor + j), elem, count, T(0));
-            store_lanes<T>(load_lanes<T>(p, out_lane, count, T(0)) * f, p, out_lane, count);
+            const B v = load_lanes<T>(p, out_lane, count, T(1));
+            const bool rare =
+                std::is_same<T, float>::value && xsimd::any(v < B(scale_rare_limit<T>()));
+            store_lanes<T>(rare ? scale_float_rare(v, f) : v * f, p, out_lane, count);
         }
     }
 }
@@ -368,12 +381,11 @@ NUMFUSE_REDUCE_FLATTEN void short_softmax_impl(const char* a, std::ptrdiff_t a_l
         if constexpr (Kind == SoftmaxKind::softmax) {
             // The numerators, kept in x: exp once per element (see the top).
             for (std::size_t r = 0; r < steps; ++r) {
-                x[r] = exp_difference(x[r], m);
+                x[r] = shifted_exp_store(x[r], m);
                 add_compensated(s, c, x[r]);
             }
         } else {
-            for (std::size_t r = 0; r < steps; ++r)
-                add_compensated(s, c, kernels::exp_kernel(x[r] - m));
+            for (std::size_t r = 0; r < steps; ++r) add_compensated(s, c, shifted_exp_sum(x[r], m));
         }
         // SciPy's special values (see softmax_parameters in reduce.cpp): a
         // NaN or zero sum (NaN / +inf entries, all -inf) makes the group NaN,

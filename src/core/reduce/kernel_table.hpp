@@ -85,7 +85,8 @@ struct ReduceKernels {
     // The largest of `start` and a[i*a_stride], i < n; NaN elements are
     // ignored (the sum pass turns them into a NaN sum).
     T (*run_max)(const char* a, std::ptrdiff_t a_stride, std::size_t n, T start) noexcept = nullptr;
-    // (s, c) += sum of exp(a[i] - m), i < n, TwoSum-compensated, in an order
+    // (s, c) += sum of exp(a[i] - m), i < n, compensated (each addition's exact error
+    // kept: Fast2Sum on lanes biased by 1, see softmax_loops.hpp), in an order
     // that depends only on n; with out != nullptr each exp(a[i] - m) (x - m
     // as a double word, see exp_difference) is also stored at out[i*out_stride].
     // m is the maximum of the elements, or lowest() when all are -inf.
@@ -95,7 +96,7 @@ struct ReduceKernels {
     // out[i] *= factor, i < n.
     void (*run_scale)(char* out, std::ptrdiff_t out_stride, std::size_t n,
                       T factor) noexcept = nullptr;
-    // out[i] = a[i] - m - param (log_softmax; a[i] - m as a double word). out
+    // out[i] = (a[i] - m) - param (log_softmax; two roundings, see log_softmax_value). out
     // may be a itself (same strides), never a partial overlap.
     void (*run_log_write)(const char* a, std::ptrdiff_t a_stride, char* out,
                           std::ptrdiff_t out_stride, std::size_t n, T m,

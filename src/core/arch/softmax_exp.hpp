@@ -1,0 +1,274 @@
+// The exp of a shifted element, exp(x - m) with m the group's (or chunk's)
+// maximum, for the softmax loops (arch/softmax_loops.hpp), and the sum and
+// scale helpers those loops share.
+//
+// Included only by arch/softmax_loops.hpp, after arch/reduce_loops.hpp.
+//
+// Why a kernel of its own: x <= m bounds the argument (x - m <= 0, so no
+// overflow, no clamp above, and every term is at most 1), and the double word
+// x - m = hi + lo can be folded into the reduced argument (r + lo) instead of
+// a multiply after the exp. On AVX-512 that is the kernel of kernels/exp.hpp
+// (the same reduction, tables, polynomials and scaling, so the same <= 1 ULP
+// bound for the same argument) without its clamps, NaN fixup and the
+// correction product: 16 vector operations instead of 31 per batch. Other
+// levels use exp_difference / exp_kernel (arch/reduce_loops.hpp).
+//
+// Subnormal results (x - m below -87.3 for float32, -708.4 for float64): on
+// Intel cores a multiply, FMA or vscalef with a subnormal operand or result
+// takes a microcode assist (~100x slower, see kernels/exp.hpp). Batches with
+// such lanes are flagged by one compare and recomputed on a rare path that
+// forms the subnormal results with additions and integer operations
+// (scalef_no_assist_*); the scaling pass multiplies float32 numerators whose
+// product may be subnormal in float64 (scale_float_rare).
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <type_traits>
+
+#include "arch/reduce_loops.hpp"
+#include "lse_accumulator.hpp"
+
+namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops {
+
+// Below this x - m the numerator exp(x - m) may be subnormal (ln 2^-126 =
+// -87.34, ln 2^-1022 = -708.40), rounded up to a whole number: such lanes take
+// the rare path (store) or add 0 (sum).
+template <class T>
+constexpr T shifted_exp_tiny() noexcept {
+    return std::is_same<T, float>::value ? T(-87) : T(-708);
+}
+
+// The level has the AVX-512 kernel below (float32 and float64).
+#if defined(__AVX512F__)
+constexpr bool shifted_exp_native = kernels::detail::is_avx512<Arch>;
+#else
+constexpr bool shifted_exp_native = false;
+#endif
+
+#if defined(__AVX512F__)
+// e^(h + lo) = y 2^floor(s) before the scaling, for |h| <= 104 (float32) /
+// 746 (float64) and |lo| <= ulp(h) / 2: kernels/exp.hpp's AVX-512 reduction,
+// r = h - kd ln2/16 (exact with FMA, then the low part of ln2/16), plus lo,
+// which stays inside the polynomials' fitted range |r| <= ln2/32 (1 + 2^-12)
+// (|lo| <= 2^-18 / 2^-44 there). Lanes outside the range give garbage
+// (NaN lanes NaN), never a subnormal operation.
+struct ShiftedExpParts512 {
+    __m512 y, s;
+};
+template <bool WithLo>
+inline ShiftedExpParts512 shifted_exp_parts(__m512 h, __m512 lo) noexcept {
+    using namespace kernels::detail;
+    const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
+    const __m512 z = _mm512_fmadd_ps(h, _mm512_set1_ps(0x1.715476p+4f), shifter);  // 16/ln2
+    const __m512 kd = _mm512_sub_ps(z, shifter);
+    __m512 r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(0x1.62e43p-5f), h);  // RN_f(ln2)/16, exact
+    r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(-0x1.05c61p-33f), r);      // (ln2 - RN_f(ln2))/16
+    if constexpr (WithLo) r = _mm512_add_ps(r, lo);
+    const __m512i idx = _mm512_castps_si512(z);
+    const __m512 th = _mm512_permutexvar_ps(idx, _mm512_load_ps(exp_tab16_hi_f));
+    const __m512 tl = _mm512_permutexvar_ps(idx, _mm512_load_ps(exp_tab16_lo_f));
+    // kernels/exp.hpp's exp32_t16 polynomial (tools/explog_remez.py), the same coefficients.
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.55521p-5f), r,  // 0.041665107011795043945
+                               _mm512_set1_ps(0x1.55571ep-3f));  // 0.16667006909847259521
+    q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0x1.0p-1f));
+    const __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);
+    const __m512 y = _mm512_add_ps(th, _mm512_fmadd_ps(th, p, tl));
+    return {y, _mm512_mul_ps(kd, _mm512_set1_ps(0.0625f))};
+}
+
+struct ShiftedExpParts512d {
+    __m512d y, s;
+};
+template <bool WithLo>
+inline ShiftedExpParts512d shifted_exp_parts(__m512d h, __m512d lo) noexcept {
+    using namespace kernels::detail;
+    ExpT16Reduced e = exp_f64_avx512_reduce(h);
+    if constexpr (WithLo) e.r = _mm512_add_pd(e.r, lo);
+    const ExpT16Pair t = exp_f64_avx512_t16_pair(e.z, e.r);
+    return {_mm512_add_pd(t.hi, t.lo), _mm512_mul_pd(e.kd, _mm512_set1_pd(0.0625))};
+}
+
+// The per-width intrinsics the shifted exp needs, as overloads.
+inline __m512 scalef_plain(__m512 y, __m512 s) noexcept { return _mm512_scalef_ps(y, s); }
+inline __m512d scalef_plain(__m512d y, __m512d s) noexcept { return _mm512_scalef_pd(y, s); }
+inline __m512 scalef_tiny(__m512 y, __m512 s) noexcept {
+    return kernels::detail::scalef_no_assist_ps(y, s);
+}
+inline __m512d scalef_tiny(__m512d y, __m512d s) noexcept {
+    return kernels::detail::scalef_no_assist_pd(y, s);
+}
+// Lanes with h < limit (ordered: false for NaN).
+inline __mmask16 lanes_below(__m512 h, float limit) noexcept {
+    return _mm512_cmp_ps_mask(h, _mm512_set1_ps(limit), _CMP_LT_OQ);
+}
+inline __mmask8 lanes_below(__m512d h, double limit) noexcept {
+    return _mm512_cmp_pd_mask(h, _mm512_set1_pd(limit), _CMP_LT_OQ);
+}
+// max(limit, h), NaN h kept (vmaxps returns its second operand when one is NaN);
+// lo zeroed where h < limit (lo is NaN for x = -inf).
+inline __m512 clamp_below(__m512 h, float limit) noexcept {
+    return _mm512_max_ps(_mm512_set1_ps(limit), h);
+}
+inline __m512d clamp_below(__m512d h, double limit) noexcept {
+    return _mm512_max_pd(_mm512_set1_pd(limit), h);
+}
+inline __m512 zero_lanes(__mmask16 lanes, __m512 v) noexcept {
+    return _mm512_mask_mov_ps(v, lanes, _mm512_setzero_ps());
+}
+inline __m512d zero_lanes(__mmask8 lanes, __m512d v) noexcept {
+    return _mm512_mask_mov_pd(v, lanes, _mm512_setzero_pd());
+}
+
+// Rare path of shifted_exp_store: a batch with lanes below shifted_exp_tiny.
+// h clamped to -104 / -746 (exp rounds to +0 below), lo dropped there.
+template <class B>
+NUMFUSE_NOINLINE B shifted_exp_store_rare(const B& h, const B& lo) noexcept {
+    using T = typename B::value_type;
+    using R = typename B::register_type;
+    const T limit = std::is_same<T, float>::value ? T(-104) : T(-746);
+    const R hr = h;
+    const R hc = clamp_below(hr, limit);
+    const R lc = zero_lanes(lanes_below(hr, limit), R(lo));
+    const auto parts = shifted_exp_parts<true>(hc, lc);
+    return B(scalef_tiny(parts.y, parts.s));
+}
+#endif
+
+// exp(x - m) for x <= m with x - m as a double word (softmax's stored numerators).
+// Contract: m finite (or lowest() for a group of -inf only); x any value; within the
+// exp kernel's 1 ULP plus 1/2 ULP (AVX-512: within the kernel's 1 ULP, the double word
+// folded into the reduced argument); +0 for x = -inf, NaN for NaN or x = m = +inf.
+template <class B>
+inline B shifted_exp_store(const B& x, const B& m) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (shifted_exp_native) {
+        using T = typename B::value_type;
+        const B h = x - m;
+        const B x_part = h - x;
+        const B lo = (x - (h - x_part)) + (-m - x_part);
+        using R = typename B::register_type;
+        if (lanes_below(R(h), shifted_exp_tiny<T>()) != 0) return shifted_exp_store_rare(h, lo);
+        const auto parts = shifted_exp_parts<true>(R(h), R(lo));
+        return B(scalef_plain(parts.y, parts.s));
+    } else
+#endif
+    {
+        return exp_difference(x, m);
+    }
+}
+
+// exp(x - m) for x <= m, for a sum only (log_softmax's fold): x - m rounded
+// (the sum's large terms lie near the maximum, where x - m is exact). Tiny terms
+// are kept exactly as in shifted_exp_store: log_softmax of a saturated maximum
+// is -log(1 + those terms).
+template <class B>
+inline B shifted_exp_sum(const B& x, const B& m) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (shifted_exp_native) {
+        using T = typename B::value_type;
+        using R = typename B::register_type;
+        const R h = x - m;
+        if (lanes_below(h, shifted_exp_tiny<T>()) != 0) {
+            return shifted_exp_store_rare(B(h), B(T(0)));
+        }
+        const auto parts = shifted_exp_parts<false>(h, h);
+        return B(scalef_plain(parts.y, parts.s));
+    } else
+#endif
+    {
+        return B(kernels::exp_kernel(x - m));
+    }
+}
+
+// s + c += y for 0 <= y <= 1 + 2^-23 (a shifted exp) and s >= 1 (lanes
+// biased by 1, see run_exp_sum_impl): Fast2Sum, exact under that condition.
+template <class B>
+inline void add_biased(B& s, B& c, const B& y) noexcept {
+    const B t = s + y;
+    c += (s - t) + y;
+    s = t;
+}
+
+// The lanes of (s, c) summed pairwise (a fixed tree: the same bits for the
+// same lanes) with TwoSum, then added into (sum, error).
+template <class B>
+inline void add_lane_tree(const B& s, const B& c, typename B::value_type& sum,
+                          typename B::value_type& error) noexcept {
+    using T = typename B::value_type;
+    constexpr std::size_t width = B::size;
+    alignas(64) T ls[width];
+    alignas(64) T lc[width];
+    s.store_aligned(ls);
+    c.store_aligned(lc);
+    for (std::size_t half = width / 2; half >= 1; half /= 2) {
+        for (std::size_t k = 0; k < half; ++k) {
+            T t, e;
+            lse::two_sum(ls[k], ls[k + half], t, e);
+            ls[k] = t;
+            lc[k] = (lc[k] + lc[k + half]) + e;
+        }
+    }
+    T hi = sum;
+    T lo = error;
+    T t, e;
+    lse::two_sum(hi, ls[0], t, e);
+    hi = t;
+    lo += e + lc[0];
+    sum = hi;
+    error = lo;
+}
+
+// num * factor for float32 lanes where the product or num may be subnormal: in
+// float64 (24-bit operands: the product is exact there, and the conversion rounds it
+// once to float32, as the float32 multiply would; a float32 subnormal is a normal
+// float64). The compiler knows that identity and would fold the float64 multiply
+// back into a float32 one (with its assist): an empty asm / a volatile hides the
+// float64 operands from it.
+template <class B>
+NUMFUSE_NOINLINE B scale_float_rare(const B& num, const B& factor) noexcept {
+    using T = typename B::value_type;
+#if defined(__AVX512F__)
+    if constexpr (shifted_exp_native && std::is_same<T, float>::value) {
+        const __m512 v = num;
+        const __m512 f = factor;
+        const auto upper = [](__m512 x) {
+            return _mm512_castpd_ps(
+                _mm512_castpd256_pd512(_mm512_extractf64x4_pd(_mm512_castps_pd(x), 1)));
+        };
+        __m512d v_lo = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
+        __m512d v_hi = _mm512_cvtps_pd(_mm512_castps512_ps256(upper(v)));
+        __asm__("" : "+v"(v_lo), "+v"(v_hi));
+        const __m256 p_lo =
+            _mm512_cvtpd_ps(_mm512_mul_pd(v_lo, _mm512_cvtps_pd(_mm512_castps512_ps256(f))));
+        const __m256 p_hi =
+            _mm512_cvtpd_ps(_mm512_mul_pd(v_hi, _mm512_cvtps_pd(_mm512_castps512_ps256(upper(f)))));
+        return B(_mm512_castpd_ps(_mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(p_lo)),
+                                                     _mm256_castps_pd(p_hi), 1)));
+    } else
+#endif
+    {
+        constexpr std::size_t width = B::size;
+        alignas(64) T lanes[width];
+        alignas(64) T factors[width];
+        num.store_aligned(lanes);
+        factor.store_aligned(factors);
+        for (std::size_t k = 0; k < width; ++k) {
+            volatile double wide = static_cast<double>(lanes[k]);
+            lanes[k] = static_cast<T>(wide * static_cast<double>(factors[k]));
+        }
+        return B::load_aligned(lanes);
+    }
+}
+
+// Numerators below this may meet a subnormal when scaled by a factor >= 2^-16
+// (one chunk: factor = 1 / sum, sum <= 65536): their batch takes scale_float_rare.
+// Factors below 2^-16 (a chunk whose maximum lies far below the group's) are not
+// covered by it: correct results, possibly slow.
+template <class T>
+constexpr T scale_rare_limit() noexcept {
+    return T(0x1p-109);
+}
+
+}  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops
