@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -427,6 +428,28 @@ def test_python_api_and_custom_expression():
     assert "## exp · float32 · n = 1e3, 1 thread" in text
     figure = bench.plot(doc)
     assert len(figure.axes) == 2
+
+
+def test_a_peer_without_the_function_is_na_not_an_error():
+    from numfuse import bench
+
+    peers = [p for p in ("numexpr", "torch") if importlib.util.find_spec(p) is not None]
+    if not peers:
+        pytest.skip("neither numexpr nor torch is installed")
+    doc = bench.run(
+        ["cbrt"],
+        sizes=[1000],
+        dtypes=["float64"],
+        peers=peers,
+        threads=1,
+        quick=True,
+        bandwidth=1e10,
+        progress=False,
+    )
+    for peer in peers:
+        result = doc["cases"][0]["results"][peer]
+        assert result["status"] == "n/a", result
+        assert "has no" in result["note"]
 
 
 def test_console_script_is_declared():

@@ -64,6 +64,11 @@ def _na(reason: str):
     return (reason, None)
 
 
+class Unavailable(Exception):
+    """Raised by a binder when the installed peer lacks the function (torch has no cbrt,
+    numexpr no exp2): the runner records n/a with this message, not an error."""
+
+
 # ----------------------------------------------------------------- binders
 # Each returns a closure over the inputs; tensors are made once, outside the timing.
 
@@ -88,12 +93,17 @@ def _ufunc_binders(
         return lambda: f(x)
 
     def ne_bind(mod, v):
+        known = getattr(getattr(mod, "expressions", None), "functions", None)
+        if known is not None and ne_name not in known:
+            raise Unavailable(f"numexpr has no {ne_name}")
         ex, d = f"{ne_name}(x)", {"x": v["x"]}
         return lambda: mod.evaluate(ex, local_dict=d)
 
     def torch_bind(mod, v):
         f, t = mod, mod.from_numpy(v["x"])
         for part in torch_path:
+            if not hasattr(f, part):
+                raise Unavailable(f"torch has no {'.'.join(torch_path)}")
             f = getattr(f, part)
         return lambda: f(t)
 

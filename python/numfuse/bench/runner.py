@@ -214,6 +214,8 @@ def run_case(
                 elif reference is not None:
                     entry["check"] = agreement(reference, result, dtype)
                 del result, call
+            except _cases.Unavailable as lacking:
+                entry.update(status="n/a", note=str(lacking))
             except Exception as error:  # a peer lacking a dtype or a feature: note, go on
                 entry.update(status="error", note=f"{type(error).__name__}: {error}")
         case["results"][name] = entry
