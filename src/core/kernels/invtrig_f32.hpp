@@ -145,9 +145,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan_f32_lanes(
     const F ax = xsimd::abs(x);
     // |x| < 2^-12 returns x (atan x = x (1 - x^2/3 ...) rounds to x); the arithmetic runs
     // on |x| raised to 2^-12 there, which keeps subnormal intermediates (microcode assists,
-    // ~100 cycles each on x86) out. max(c, NaN) is the NaN (x86: the second operand).
+    // ~100 cycles each on x86) out. A select, not max: NaN lanes must stay NaN, and which
+    // operand xsimd's max returns for a NaN differs between versions (xsimd 14 returned
+    // the 2^-12, so NaN came out as -+2^-12).
     const auto tiny = ax < F(0x1.0p-12f);
-    const F a = xsimd::max(F(0x1.0p-12f), ax);
+    const F a = xsimd::select(tiny, F(0x1.0p-12f), ax);
     const auto big = a > F(1.0f);
     // Above 2^26 atan rounds to pi/2_hi; the clamp keeps inf out of the residual.
     const F ac = xsimd::min(a, F(0x1.0p30f));
@@ -181,7 +183,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_lanes(
     // |x| < 2^-12 returns x (asin x = x (1 + x^2/6 ...) rounds to x); the arithmetic runs on
     // |x| raised to 2^-12 there (no subnormal intermediates, as in atan_f32_lanes).
     const auto tiny = ax < F(0x1.0p-12f);
-    const F a = xsimd::max(F(0x1.0p-12f), ax);
+    const F a = xsimd::select(tiny, F(0x1.0p-12f), ax);  // NaN kept (see atan_f32_lanes)
     const detail::asin_f32_parts<A> p = detail::asin_f32_core(a);
     const F near = fused_madd(p.s, p.u, p.s);
     // a > 1/2: pi/2 - 2 (s + slo + s u); 2s <= 1 < pi/2_hi
