@@ -32,7 +32,8 @@ std::shared_ptr<const Plan> Compiler::compile() {
 }
 
 std::shared_ptr<const Plan> Compiler::compile_once() {
-    const detail::Ast ast = detail::parse_expression(text_);
+    const std::shared_ptr<const detail::Ast> parsed = detail::parse_cached(text_);
+    const detail::Ast& ast = *parsed;
     ast_ = &ast;
     Value root = compile_node(ast.root);
     // A Python int as the result is NumPy's default integer, int64: it must fit.

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <unordered_set>
 #include <utility>
@@ -47,6 +49,9 @@ public:
         // 20-operation jit function's first call).
         levels_.reserve(tokens_.size());
         for (const Token& t : tokens_) levels_.push_back(precedence(t));
+        // At most one node per token (each node takes a token of its own): no regrowth.
+        ast_.nodes.reserve(tokens_.size());
+        depths_.reserve(tokens_.size());
     }
 
     Ast parse() {
@@ -79,18 +84,15 @@ private:
         return tokens_[k];
     }
     int peek_level() const { return levels_[pos_ < levels_.size() ? pos_ : levels_.size() - 1]; }
-    // Is the next token the operator `op`? The literal's length is known at compile time:
-    // a size check and one memcmp, no strlen (asked several times per operand).
+    // Is the next token the operator `op`? One integer compare (Token::op).
     template <std::size_t N>
     bool at_op(const char (&op)[N]) const {
-        const Token& t = peek();
-        return t.kind == TokenKind::op && t.text.size() == N - 1 &&
-               std::memcmp(t.text.data(), op, N - 1) == 0;
+        static_assert(N == 2 || N == 3, "operators are one or two characters");
+        return peek().op == op_code(op);
     }
-    bool at_op_text(const char* op) const {
-        return peek().kind == TokenKind::op && peek().text == op;
-    }
-    Token next() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
+    bool at_op_text(const char* op) const { return peek().op == op_code(op); }
+    // tokens_ never changes after construction: references to it stay valid.
+    const Token& next() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
     void expect(const char* op, const char* what) {
         if (!at_op_text(op)) {
             const Token& t = peek();
@@ -128,27 +130,38 @@ private:
     }
 
     static int precedence(const Token& t) noexcept {
-        if (t.kind != TokenKind::op) return -1;
-        const std::string& s = t.text;
-        if (s == "|") return 1;
-        if (s == "^") return 2;
-        if (s == "&") return 3;
-        if (s == "<<" || s == ">>") return 4;
-        if (s == "+" || s == "-") return 5;
-        if (s == "*" || s == "/" || s == "//" || s == "%") return 6;
-        return -1;
+        switch (t.op) {
+            case op_code("|"): return 1;
+            case op_code("^"): return 2;
+            case op_code("&"): return 3;
+            case op_code("<<"):
+            case op_code(">>"): return 4;
+            case op_code("+"):
+            case op_code("-"): return 5;
+            case op_code("*"):
+            case op_code("/"):
+            case op_code("//"):
+            case op_code("%"): return 6;
+            default: return -1;
+        }
     }
     static bool is_compare(const Token& t) noexcept {
-        if (t.kind != TokenKind::op) return false;
-        const std::string& s = t.text;
-        return s == "<" || s == "<=" || s == ">" || s == ">=" || s == "==" || s == "!=";
+        switch (t.op) {
+            case op_code("<"):
+            case op_code("<="):
+            case op_code(">"):
+            case op_code(">="):
+            case op_code("=="):
+            case op_code("!="): return true;
+            default: return false;
+        }
     }
 
     int parse_expression() {
         DepthGuard guard(*this);
         int lhs = parse_binary(1);
         if (is_compare(peek())) {
-            const Token op = next();
+            const Token& op = next();
             const int rhs = parse_binary(1);
             lhs = binary(NodeKind::compare, op, lhs, rhs);
             if (is_compare(peek())) {
@@ -166,7 +179,7 @@ private:
         if (level > 6) return parse_unary();
         int lhs = parse_binary(level + 1);
         while (peek_level() == level) {
-            const Token op = next();
+            const Token& op = next();
             const int rhs = parse_binary(level + 1);
             lhs = binary(NodeKind::binary, op, lhs, rhs);
         }
@@ -176,7 +189,7 @@ private:
     int parse_unary() {
         DepthGuard guard(*this);
         if (at_op("-") || at_op("+") || at_op("~")) {
-            const Token op = next();
+            const Token& op = next();
             const int operand = parse_unary();
             AstNode node;
             node.kind = NodeKind::unary;
@@ -191,7 +204,7 @@ private:
     int parse_power() {
         const int base = parse_postfix();
         if (at_op("**")) {
-            const Token op = next();
+            const Token& op = next();
             const int exponent = parse_unary();
             return binary(NodeKind::binary, op, base, exponent);
         }
@@ -202,8 +215,8 @@ private:
         int value = parse_atom();
         while (true) {
             if (at_op(".")) {
-                const Token dot = next();
-                const Token attr = next();
+                const Token& dot = next();
+                const Token& attr = next();
                 if (attr.kind != TokenKind::name || (attr.text != "real" && attr.text != "imag")) {
                     syntax_error("attribute access is not allowed (only .real and .imag)",
                                  dot.column);
@@ -224,7 +237,7 @@ private:
     }
 
     int parse_atom() {
-        const Token t = peek();
+        const Token& t = peek();
         if (t.kind == TokenKind::number) {
             next();
             return number(t);
@@ -363,8 +376,7 @@ private:
         bool keywords_started = false;
         if (!at_op(")")) {
             while (true) {
-                if (peek().kind == TokenKind::name && peek(1).kind == TokenKind::op &&
-                    peek(1).text == "=") {
+                if (peek().kind == TokenKind::name && peek(1).op == op_code("=")) {
                     keywords_started = true;
                     keyword(node, reduction);
                 } else {
@@ -387,7 +399,7 @@ private:
 
     // axis=None | int | -int | (int, ...) ; keepdims=True | False | 0 | 1
     void keyword(AstNode& node, bool reduction) {
-        const Token key = next();
+        const Token& key = next();
         next();  // '='
         if (!reduction) {
             syntax_error("'" + node.text + "' takes no keyword arguments", key.column);
@@ -414,7 +426,7 @@ private:
                 node.axis_int = true;
             }
         } else if (key.text == "keepdims") {
-            const Token value = next();
+            const Token& value = next();
             if (value.text == "True" || value.text == "1") {
                 node.keepdims = true;
             } else if (value.text == "False" || value.text == "0") {
@@ -434,7 +446,7 @@ private:
             next();
             negative = true;
         }
-        const Token t = next();
+        const Token& t = next();
         if (t.kind != TokenKind::number ||
             t.text.find_first_not_of("0123456789") != std::string::npos || t.text.size() > 6) {
             syntax_error("axis must be an integer, a tuple of integers or None", t.column);
@@ -471,6 +483,36 @@ Ast parse_expression(const std::string& text) {
     }
     Parser parser(tokenize(text));
     return parser.parse();
+}
+
+std::shared_ptr<const Ast> parse_cached(const std::string& text) {
+    // A handful of entries, most recent first, compared by length then bytes: a lookup
+    // costs less than hashing the text would.
+    constexpr std::size_t entries = 4;
+    constexpr std::size_t longest = 32768;
+    struct Entry {
+        std::string text;
+        std::shared_ptr<const Ast> ast;
+    };
+    static std::mutex mutex;
+    static std::vector<Entry> recent;
+    if (text.size() <= longest) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        for (std::size_t k = 0; k < recent.size(); ++k) {
+            if (recent[k].text == text) {
+                std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(k),
+                            recent.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+                return recent.front().ast;
+            }
+        }
+    }
+    auto ast = std::make_shared<const Ast>(parse_expression(text));
+    if (text.size() <= longest) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (recent.size() == entries) recent.pop_back();
+        recent.insert(recent.begin(), Entry{text, ast});
+    }
+    return ast;
 }
 
 }  // namespace numfuse::expr::detail
