@@ -140,6 +140,7 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--cold", action="store_true", help="no warm-up function")
     parser.add_argument("--file", help="callgrind output file (split mode)")
+    parser.add_argument("--sort", default="tottime", help="profile mode: pstats sort key")
     options = parser.parse_args(argv)
     if options.mode == "split":
         for line in _split(options.file):
@@ -172,7 +173,7 @@ def main(argv=None) -> int:
                 numfuse.jit(f)(*args)
                 profile.disable()
             stats = pstats.Stats(profile)
-            stats.sort_stats("tottime").print_stats(25)
+            stats.sort_stats(options.sort).print_stats(30)
         else:  # calls: nothing but the first calls (callgrind counts the difference)
             for f in functions[: options.calls]:
                 numfuse.jit(f)(*args)

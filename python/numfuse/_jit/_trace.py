@@ -32,19 +32,18 @@ _NO_CONST = _ops.NO_CONST
 # first (the engine's limits are 100000 characters and 400 levels of nesting).
 _MAX_TEXT = 20000
 _MAX_DEPTH = 300
-_nestings: dict = {}
+_sizes: dict = {}
 
 
-def _nesting(template: str) -> int:
-    """How deep `template` nests its operands (parentheses and calls), plus one."""
-    depth = _nestings.get(template)
-    if depth is None:
-        level = depth = 0
-        for char in template:
-            level += (char == "(") - (char == ")")
-            depth = max(depth, level)
-        depth = _nestings[template] = depth + 1
-    return depth
+def _template_sizes(template: str) -> tuple:
+    """(length, nesting) of `template`: its characters, and how deep it nests its
+    operands (parentheses and calls) plus one."""
+    level = depth = 0
+    for char in template:
+        level += (char == "(") - (char == ")")
+        depth = max(depth, level)
+    sizes = _sizes[template] = (len(template), depth + 1)
+    return sizes
 
 
 def user_origin() -> str:
@@ -114,8 +113,9 @@ class Trace:
         # operand descriptions for NumPy and the verdict: (dtype, shape) of an array, the
         # value of a Python number or of a 0-d constant (checked with its own value)
         descs = []
+        shapes = []
         for value in operands:
-            node = self.operand(value)
+            node = value if type(value) is Tracer and value.trace is self else self.operand(value)
             if node is None:
                 return self.eager(call, operands, {}, f"{what} of {_types(operands)}")
             nodes.append(node)
@@ -125,8 +125,9 @@ class Trace:
                 descs.append(node.const)
             else:
                 descs.append((node.dtype, node.shape))
+                shapes.append(node.shape)
         if shape is None:
-            shape = _ops.broadcast_shape([d[1] for d in descs if type(d) is tuple])
+            shape = shapes[0] if len(shapes) == 1 else _ops.broadcast_shape(shapes)
             if shape is None:
                 _ops.numpy_result(call, descs)  # NumPy's broadcasting error, user's line
         dtype, scalar, fuse = _ops.answer(template, call, descs, key_call)
@@ -139,15 +140,16 @@ class Trace:
         node.scalar = scalar
         node.shape = shape
         # text length and nesting of the formula written out (leaves count 0)
-        textsize = len(template)
-        depth = 0
+        textsize, depth = _sizes.get(template) or _template_sizes(template)
+        deepest = 0
         for arg in nodes:
             if type(arg) is Tracer:
                 textsize += arg.textsize
-                if arg.depth > depth:
-                    depth = arg.depth
+                if arg.depth > deepest:
+                    deepest = arg.depth
+        depth += deepest
         node.textsize = textsize
-        node.depth = depth + _nesting(template)
+        node.depth = depth
         if textsize > _MAX_TEXT or node.depth > _MAX_DEPTH:
             sub = [
                 n for n in nodes if type(n) is Tracer and n.slot is None and n.const is _NO_CONST

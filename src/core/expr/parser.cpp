@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -43,7 +45,10 @@ const std::unordered_set<std::string>& reduction_functions() {
 
 class Parser {
 public:
-    explicit Parser(std::vector<Token> tokens) : tokens_(std::move(tokens)) {
+    Parser(const std::string& text, std::vector<Token> tokens)
+        : tokens_(std::move(tokens)),
+          groups_(16, GroupHash{text.data()}, GroupEqual{text.data(), &compare_budget_}),
+          compare_budget_(4 * text.size() + 4096) {
         // Each token's binary precedence, classified once: parse_binary asks it at every
         // one of the six levels after every operand (string compares were ~20% of a
         // 20-operation jit function's first call).
@@ -52,6 +57,17 @@ public:
         // At most one node per token (each node takes a token of its own): no regrowth.
         ast_.nodes.reserve(tokens_.size());
         depths_.reserve(tokens_.size());
+        // Each '(' token's matching ')' (-1: none; the parse reports it).
+        closing_.assign(tokens_.size(), -1);
+        std::vector<std::size_t> open;
+        for (std::size_t k = 0; k < tokens_.size(); ++k) {
+            if (tokens_[k].op == op_code("(")) {
+                open.push_back(k);
+            } else if (tokens_[k].op == op_code(")") && !open.empty()) {
+                closing_[open.back()] = static_cast<int>(k);
+                open.pop_back();
+            }
+        }
     }
 
     Ast parse() {
@@ -74,6 +90,7 @@ private:
                     "expression nests too deeply (limit " + std::to_string(max_nesting_depth) + ")",
                     parser.peek().column);
             }
+            if (parser.depth_ > parser.deepest_) parser.deepest_ = parser.depth_;
         }
         ~DepthGuard() { --parser.depth_; }
         Parser& parser;
@@ -155,6 +172,84 @@ private:
             case op_code("!="): return true;
             default: return false;
         }
+    }
+
+    struct Group {
+        int node;     // the group's node
+        int nesting;  // the parse depth the group reached, from where it started
+    };
+    struct GroupStart {
+        int depth;
+        int deepest;  // deepest_ before the group
+    };
+
+    // Repeated groups. Text written by a program (numfuse.jit's tracer writes a shared
+    // subexpression out at every use) repeats parenthesized groups and calls: a group
+    // whose characters were parsed before is that node again, and the parse moves past
+    // it. The grammar and the tokens are context-free, so the same characters always
+    // give the same tree; the tree becomes a DAG, which the compiler lowers once per node
+    // (Compiler::compile_node). A group is hashed by its length and a few of its bytes,
+    // and compared in full only against groups with the same hash: a budget linear in the
+    // text's length bounds what those compares may cost (past it, groups are parsed as
+    // they come, which is always correct).
+    struct GroupSpan {
+        std::size_t begin = 0, length = 0;  // characters of the text; length 0: none
+    };
+    struct GroupHash {
+        const char* text;
+        std::size_t operator()(const GroupSpan& g) const noexcept {
+            const auto word = [&](std::size_t at) {
+                std::uint64_t w = 0;
+                std::memcpy(&w, text + g.begin + at, std::min<std::size_t>(8, g.length - at));
+                return w;
+            };
+            std::uint64_t h = g.length * 0x9E3779B97F4A7C15ULL;
+            for (const std::size_t at :
+                 {std::size_t{0}, g.length / 2, g.length - std::min<std::size_t>(8, g.length)}) {
+                h = (h ^ word(at)) * 0xBF58476D1CE4E5B9ULL;
+                h ^= h >> 31;
+            }
+            return static_cast<std::size_t>(h);
+        }
+    };
+    struct GroupEqual {
+        const char* text;
+        std::size_t* budget;
+        bool operator()(const GroupSpan& a, const GroupSpan& b) const noexcept {
+            if (a.length != b.length || a.length > *budget) return false;
+            *budget -= a.length;
+            return std::memcmp(text + a.begin, text + b.begin, a.length) == 0;
+        }
+    };
+
+    // The characters from token `first` to the ')' closing the '(' at token `open`
+    // (length 0 when unmatched: the parse then reports it).
+    GroupSpan group_text(std::size_t first, std::size_t open) const {
+        const int close = closing_[open];
+        if (close < 0) return {};
+        const auto begin = static_cast<std::size_t>(tokens_[first].column);
+        const auto end = static_cast<std::size_t>(tokens_[static_cast<std::size_t>(close)].column);
+        return GroupSpan{begin, end + 1 - begin};
+    }
+    // The node of an earlier group with these characters (the parse moves past the group
+    // that opens at token `open`), else -1; also -1 where parsing the group here would
+    // nest too deeply, so that the parse raises that error as it would without reuse.
+    // Where it returns -1, the group's parse starts: remember_group ends it.
+    int repeated_group(const GroupSpan& group, std::size_t open, GroupStart& start) {
+        start = GroupStart{depth_, deepest_};
+        deepest_ = depth_;
+        if (group.length == 0) return -1;
+        const auto found = groups_.find(group);
+        if (found == groups_.end() || depth_ + found->second.nesting > max_nesting_depth) {
+            return -1;
+        }
+        deepest_ = std::max(start.deepest, depth_ + found->second.nesting);
+        pos_ = static_cast<std::size_t>(closing_[open]) + 1;
+        return found->second.node;
+    }
+    void remember_group(const GroupSpan& group, int node, const GroupStart& start) {
+        if (group.length != 0) groups_.emplace(group, Group{node, deepest_ - start.depth});
+        deepest_ = std::max(deepest_, start.deepest);
     }
 
     int parse_expression() {
@@ -269,12 +364,18 @@ private:
             return add(std::move(node));
         }
         if (at_op("(")) {
+            const std::size_t open = pos_;
+            const GroupSpan group = group_text(open, open);
+            GroupStart start;
+            const int known = repeated_group(group, open, start);
+            if (known >= 0) return known;
             next();
             if (at_op(")"))
                 syntax_error("empty parentheses (tuples are not supported)", peek().column);
             const int inner = parse_expression();
             if (at_op(",")) syntax_error("tuples are not supported", peek().column);
             expect(")", "')'");
+            remember_group(group, inner, start);
             return inner;
         }
         if (t.kind == TokenKind::end) syntax_error("unexpected end of expression", t.column);
@@ -360,7 +461,19 @@ private:
         return add(std::move(node));
     }
 
+    // The call of `name` (the token before the current one, the '(').
     int call(const Token& name) {
+        const std::size_t open = pos_;
+        const GroupSpan group = group_text(open - 1, open);
+        GroupStart start;
+        const int known = repeated_group(group, open, start);
+        if (known >= 0) return known;
+        const int node = parse_call(name);
+        remember_group(group, node, start);
+        return node;
+    }
+
+    int parse_call(const Token& name) {
         const bool reduction = reduction_functions().count(name.text) != 0;
         if (!reduction && elementwise_functions().count(name.text) == 0) {
             std::unordered_set<std::string> known = elementwise_functions();
@@ -459,8 +572,12 @@ private:
 
     std::vector<Token> tokens_;
     std::vector<int> levels_;  // precedence(tokens_[k]), parallel to tokens_
+    std::vector<int> closing_;  // the ')' token matching each '(' token, else -1
+    std::unordered_map<GroupSpan, Group, GroupHash, GroupEqual> groups_;  // by characters
+    std::size_t compare_budget_;  // characters GroupEqual may still compare
     std::size_t pos_ = 0;
     int depth_ = 0;
+    int deepest_ = 0;  // the largest depth_ since the innermost group being parsed began
     Ast ast_;
     std::vector<int> depths_;
 };
@@ -481,7 +598,7 @@ Ast parse_expression(const std::string& text) {
                                               " characters; the limit is " +
                                               std::to_string(max_expression_length) + ")");
     }
-    Parser parser(tokenize(text));
+    Parser parser(text, tokenize(text));
     return parser.parse();
 }
 
