@@ -315,6 +315,8 @@ def _same(engine, reference) -> bool:
             engine = engine.reshape(reference.shape)
     if engine.dtype != reference.dtype or engine.shape != reference.shape:
         return False
+    if engine.tobytes() == reference.tobytes():  # the same bits: the common answer
+        return True
     if reference.dtype.kind == "f":  # in Python: NumPy's allclose costs more than the rest
         return all(map(_close, engine.ravel().tolist(), reference.ravel().tolist()))
     if reference.dtype.kind == "c":
