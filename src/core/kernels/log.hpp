@@ -45,7 +45,8 @@
 //     is exact to ~2^-80 and E ln2_hi + f - f^2/2 summed as an exact pair.
 //     No table, no FMA needed.
 //
-//   log2 f32: AVX-512: the f32 table kernel's hi + lo pair times 1/ln2 as a pair
+//   log2 f32: AVX-512: the f32 table kernel's hi + lo pair (reduced with m in [1, 2):
+//     log_f32_avx512_pair_impl) times 1/ln2 as a pair in two FMAs and a multiply
 //     (<= 0.5 + 2^-8 ULP; log2(2^k) = k exactly); log10_f32_kernel likewise with
 //     1/ln10 (the f64 log2 / log10 of logpair.hpp scale the f64 pair the same way on
 //     AVX-512). Other levels: x = m 2^e as in the SSE2 / AVX2 kernel (float32 integer
@@ -240,7 +241,10 @@ struct log_pd_pair {
 // the bits of m: z = m or m/2 in [0.640625, 1.28125), k = getexp(x) - getexp(z) (z's
 // exponent is 0 or -1), the cell i from the bits of m - OFF (subtract, shift, and, subtract,
 // three table permutes). |t| <= 0.0342, hence R of degree 7.
-inline log_pd_pair log_f64_avx512_pair(__m512d x) noexcept {
+// PlusLn2: lanes set in plus_ln2 get log x + ln2 (k plus one: log(2x) without forming 2x).
+template <bool PlusLn2>
+NUMFUSE_ALWAYS_INLINE log_pd_pair
+log_f64_avx512_pair_impl(__m512d x, [[maybe_unused]] __mmask8 plus_ln2) noexcept {
     const __m512d m = _mm512_getmant_pd(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
     const __m512i im = _mm512_castpd_si512(m);
     const __m512i tmp =
@@ -249,7 +253,8 @@ inline log_pd_pair log_f64_avx512_pair(__m512d x) noexcept {
     const __m512d z = _mm512_castsi512_pd(_mm512_sub_epi64(
         im,
         _mm512_and_si512(tmp, _mm512_set1_epi64(static_cast<long long>(0xfff0000000000000ull)))));
-    const __m512d k = _mm512_sub_pd(_mm512_getexp_pd(x), _mm512_getexp_pd(z));
+    __m512d k = _mm512_sub_pd(_mm512_getexp_pd(x), _mm512_getexp_pd(z));
+    if constexpr (PlusLn2) k = _mm512_mask_add_pd(k, plus_ln2, k, _mm512_set1_pd(1.0));
     const __m512d invc = _mm512_permutex2var_pd(_mm512_load_pd(log_bits_invc), idx,
                                                 _mm512_load_pd(log_bits_invc + 8));
     const __m512d th =
@@ -284,6 +289,9 @@ inline log_pd_pair log_f64_avx512_pair(__m512d x) noexcept {
     const __m512d w = _mm512_fmadd_pd(r1, t4, r0);
     return {hi, _mm512_fmadd_pd(t2, w, lo1)};
 }
+inline log_pd_pair log_f64_avx512_pair(__m512d x) noexcept {
+    return log_f64_avx512_pair_impl<false>(x, 0);
+}
 
 // f64, AVX-512, without the special-value fixup: lanes with x <= 0, +inf or NaN hold
 // garbage (log_f64_avx512_fix repairs them).
@@ -317,18 +325,21 @@ inline __m512d log_pair_scaled_pd(const log_pd_pair& p, double c_hi, double c_lo
 struct log_ps_pair {
     __m512 hi, lo;
 };
-// GeOne (x >= 1 finite, the inverse hyperbolics' arguments): m = getmant(x) in [1, 2) and
-// E = getexp(x) (two operations fewer), j = 8..16; near x = 1 that is log's reduction, near
-// m = 2 (j = 8) -log(invc) is ln2 and k ln2 + ln2 exact, |t| <= 2^-4 (R is used a little
-// beyond its fit interval there, where |log x| >= 0.52: checked over every float32 by the
-// callers' harness). PlusLn2: lanes set in plus_ln2 get log x + ln2 (the exponent plus
-// one: log(2x) without forming 2x, which could overflow).
-template <bool GeOne, bool PlusLn2>
+// Mant12 (log2 / log10 and the inverse hyperbolics; log keeps [0.75, 1.5)): m = getmant(x)
+// in [1, 2) and E = getexp(x) (two operations fewer), j = 8..16. Near x = 1 from above that
+// is log's reduction (j = 16, invc = 1); from below m is next to 2, j = 8, -log(invc) is ln2
+// as ln2_hi + ln2_lo, so E ln2_hi + T_hi = 0 and E ln2_lo + T_lo = 0 exactly for E = -1 and
+// the result is t's alone, as accurate as above 1; |t| <= 2^-4 (R is used a little beyond
+// its fit interval in the cells j = 8, 9, where the lanes with E = 0 have |log x| >= 0.52
+// and those with E = -1 a small |t| R error against t: checked over the float32 inputs,
+// docs/accuracy.md). PlusLn2: lanes set in plus_ln2 get log x + ln2 (the exponent plus one:
+// log(2x) without forming 2x, which could overflow).
+template <bool Mant12, bool PlusLn2>
 NUMFUSE_ALWAYS_INLINE log_ps_pair
 log_f32_avx512_pair_impl(__m512 x, [[maybe_unused]] __mmask16 plus_ln2) noexcept {
     const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
     __m512 m, e;
-    if constexpr (GeOne) {
+    if constexpr (Mant12) {
         m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
         e = _mm512_getexp_ps(x);
     } else {
@@ -406,7 +417,8 @@ inline __m512 log_scaled_fix_avx512(__m512 x, __m512 r) noexcept {
     return _mm512_fixupimm_ps(r, x, _mm512_set1_epi32(log_fixup_f64), 0);  // NaN: x quieted
 }
 inline __m512 log_scaled_f32_avx512(__m512 x, float c_hi, float c_lo) noexcept {
-    return log_scaled_fix_avx512(x, log_pair_scaled_ps(log_f32_avx512_pair(x), c_hi, c_lo));
+    return log_scaled_fix_avx512(
+        x, log_pair_scaled_ps(log_f32_avx512_pair_impl<true, false>(x, 0), c_hi, c_lo));
 }
 #endif  // __AVX512F__
 

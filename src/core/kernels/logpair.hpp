@@ -13,7 +13,7 @@
 //     the same bound; asinh(+-0, +-inf) = x; acosh(1) = +0, acosh(x < 1) =
 //     NaN, acosh(+inf) = +inf; atanh(+-1) = +-inf, atanh(|x| > 1) = NaN.
 //   float32: asinh_f32_kernel / acosh_f32_kernel / atanh_f32_kernel (batch<float>): on
-//   AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_f32.hpp, within 1 ULP);
+//   AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp, within 1 ULP);
 //   elsewhere float64 lanes rounded once (xsimd's asinh / atanh; acosh_f32_in_f64 below:
 //   relative error below 2^-40 before the rounding, special values as acosh_kernel's).
 //
@@ -31,9 +31,8 @@
 //     asinh(x) = core(|x| + sqrt(x^2 + 1))     (|x| > 2^28: (E+1) ln2 + lm)
 //     acosh(x) = core(x + sqrt(x^2 - 1))       (x > 2^28: as asinh)
 //     atanh(x) = core((1 + |x|) / (1 - |x|)) / 2
-//   and rounds once. On AVX-512, asinh / acosh / atanh take the log of the pair from
-//   log.hpp's table kernel instead (log_sum_avx512: no division, huge lanes without a
-//   branch).
+//   and rounds once. On AVX-512, asinh / acosh / atanh are kernels/logpair_avx512.hpp's
+//   (the pair built with FMAs, log.hpp's table log of it, no division or square root).
 //   acosh_f32_in_f64 (float32 values in float64 lanes, SSE2 / AVX2 / NEON), in plain
 //   float64 (no pairs): y = x + sqrt(d (2 + d)),
 //   d = x - 1 exact, log y = E ln2 + 2s + s z P(z) with the core's reduction and P.
@@ -49,7 +48,7 @@
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
 #include "kernels/log.hpp"
-#include "kernels/logpair_f32.hpp"
+#include "kernels/logpair_avx512.hpp"
 
 namespace numfuse::kernels {
 namespace detail {
@@ -168,24 +167,6 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log_specials(
     return xsimd::select(xsimd::isnan(x), x + x, out);
 }
 
-#if defined(__AVX512F__)
-// log(xh + xl) + c_hi + c_lo, rounded once, for xh positive, normal or subnormal and
-// finite, |xl| <= ulp(xh), and c = 0 or ln2 (|c_hi| <= |log xh| where c != 0); other lanes:
-// garbage. No division: log.hpp's table pair of xh (relative error ~2^-61), the
-// first-order term xl / xh from rcp14 (2^-40) and one correction (2^-80; the second-order
-// term (xl / xh)^2 / 2 <= 2^-105 is left out, as log_core does).
-inline __m512d log_sum_avx512(__m512d xh, __m512d xl, __m512d c_hi, __m512d c_lo) noexcept {
-    const log_pd_pair p = log_f64_avx512_pair(xh);
-    const __m512d r = dd::reciprocal_approx(xsimd::batch<double, xsimd::avx512f>(xh));
-    const __m512d q0 = _mm512_mul_pd(xl, r);
-    const __m512d q = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(q0, xh, xl), q0);
-    const __m512d sh = _mm512_add_pd(p.hi, c_hi);
-    const __m512d sl = _mm512_add_pd(_mm512_sub_pd(p.hi, sh), c_hi);  // exact: |p.hi| >= |c_hi|
-    return _mm512_add_pd(sh, _mm512_add_pd(sl, _mm512_add_pd(_mm512_add_pd(p.lo, q), c_lo)));
-}
-inline constexpr double ln2_pair_hi = 0x1.62e42fefa39efp-1, ln2_pair_lo = 0x1.abc9e3b39803fp-56;
-#endif
-
 }  // namespace detail
 
 // log1p(x), f64 lanes. Max error <= 1 ULP.
@@ -253,7 +234,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix(const xsimd::batch<T, A>
                                               Base == 2 ? detail::inv_ln2_lo : detail::inv_ln10_lo);
         } else {
             return detail::log_pair_scaled_ps(
-                detail::log_f32_avx512_pair(x),
+                detail::log_f32_avx512_pair_impl<true, false>(x, 0),
                 Base == 2 ? detail::inv_ln2_hi_f : detail::inv_ln10_hi_f,
                 Base == 2 ? detail::inv_ln2_lo_f : detail::inv_ln10_lo_f);
         }
@@ -303,6 +284,9 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return B(detail::asinh_f64_avx512(x));
+#endif
     const B a = xsimd::abs(x);
     const auto huge = a > B(0x1.0p28);
     // Clamped below too: lanes under 2^-27 return x, and a^2 of a tiny or subnormal a
@@ -310,18 +294,6 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(
     const B am = xsimd::min(xsimd::max(a, B(0x1.0p-28)), B(0x1.0p28));
     const dd::pair<A> q = dd::add(dd::two_prod(am, am), B(1.0));
     const dd::pair<A> w = dd::add(dd::sqrt(q), am);
-#if defined(__AVX512F__)
-    if constexpr (detail::is_avx512<A>) {
-        // Branch-free: huge lanes take log(a) + ln2 through the same table log.
-        const B zero(0.0);
-        B res(detail::log_sum_avx512(xsimd::select(huge, a, w.hi), xsimd::select(huge, zero, w.lo),
-                                     xsimd::select(huge, B(detail::ln2_pair_hi), zero),
-                                     xsimd::select(huge, B(detail::ln2_pair_lo), zero)));
-        res = xsimd::copysign(res, x);
-        res = xsimd::select((a < B(0x1.0p-27)) | (a == detail::inf_of<A>()), x, res);
-        return xsimd::select(xsimd::isnan(x), x + x, res);
-    }
-#endif
     dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
     B res = l.hi + l.lo;
     if (xsimd::any(huge)) {
@@ -340,24 +312,14 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return B(detail::acosh_f64_avx512(x));
+#endif
     const auto huge = x > B(0x1.0p28);
     const B xm = xsimd::min(xsimd::max(x, B(1.0)), B(0x1.0p28));
     const dd::pair<A> q = dd::add(dd::two_prod(xm, xm), B(-1.0));
     const dd::pair<A> sq = dd::sqrt(dd::pair<A>{xsimd::max(q.hi, B(0x1.0p-60)), q.lo});
     const dd::pair<A> w = dd::add(sq, xm);
-#if defined(__AVX512F__)
-    if constexpr (detail::is_avx512<A>) {
-        // Branch-free, as asinh's: huge lanes take log(x) + ln2.
-        const B zero(0.0);
-        B res(detail::log_sum_avx512(xsimd::select(huge, x, w.hi), xsimd::select(huge, zero, w.lo),
-                                     xsimd::select(huge, B(detail::ln2_pair_hi), zero),
-                                     xsimd::select(huge, B(detail::ln2_pair_lo), zero)));
-        res = xsimd::select(x == B(1.0), B(0.0), res);
-        res = xsimd::select(x < B(1.0), detail::nan_of<A>(), res);
-        res = xsimd::select(x == detail::inf_of<A>(), x, res);
-        return xsimd::select(xsimd::isnan(x), x + x, res);
-    }
-#endif
     dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
     B res = l.hi + l.lo;
     if (xsimd::any(huge)) {
@@ -401,6 +363,9 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return B(detail::atanh_f64_avx512(x));
+#endif
     const B a = xsimd::abs(x);
     // |x| >= 1 lanes get a garbage-free placeholder (0.75); lanes under 2^-27 return x and
     // are computed at 2^-28 (a subnormal |x| in the division and the log tail would take
@@ -409,17 +374,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
     const dd::pair<A> num = dd::two_sum(B(1.0), ac);
     const dd::pair<A> den = dd::two_sum(B(1.0), -ac);
     const dd::pair<A> r = dd::div(num, den);
-    B res;
-#if defined(__AVX512F__)
-    if constexpr (detail::is_avx512<A>) {
-        const B zero(0.0);
-        res = B(0.5) * B(detail::log_sum_avx512(r.hi, r.lo, zero, zero));
-    } else
-#endif
-    {
-        const dd::pair<A> l = detail::log_pair(detail::log_core(r.hi, r.lo));
-        res = B(0.5) * (l.hi + l.lo);
-    }
+    const dd::pair<A> l = detail::log_pair(detail::log_core(r.hi, r.lo));
+    B res = B(0.5) * (l.hi + l.lo);
     res = xsimd::select(a == B(1.0), detail::inf_of<A>(), res);
     res = xsimd::select(a > B(1.0), detail::nan_of<A>(), res);
     res = xsimd::copysign(res, x);
@@ -428,7 +384,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
 }
 
 // asinh(x), acosh(x), atanh(x), float32 lanes (the float32 ufuncs and evaluate): on
-// AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_f32.hpp); elsewhere the
+// AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp); elsewhere the
 // lanes widened to float64 (xsimd's asinh / atanh, 2-3 float64 ULP, far below a float32
 // half-ulp; acosh_f32_in_f64) and rounded once.
 template <class A>
