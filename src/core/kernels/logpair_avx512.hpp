@@ -38,6 +38,7 @@
 
 #include <cstdint>
 
+#include "kernels/avx512_lanes.hpp"
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
 #include "kernels/log.hpp"
@@ -71,14 +72,6 @@ NUMFUSE_ALWAYS_INLINE sqrt_ps_pair sqrt_f32_pair(__m512 qh, __m512 ql) noexcept 
     return {s0, _mm512_mul_ps(_mm512_mul_ps(r1, half), d)};
 }
 
-inline constexpr std::int32_t f32_sign_bits = static_cast<std::int32_t>(0x80000000u);
-
-// r | (x & sign): the sign of x on a non-negative r (vpternlogd: A | (B & C)).
-NUMFUSE_ALWAYS_INLINE __m512 with_sign_of(__m512 r, __m512 x) noexcept {
-    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
-        _mm512_castps_si512(r), _mm512_castps_si512(x), _mm512_set1_epi32(f32_sign_bits), 0xF8));
-}
-
 // vfixupimm tables, float32 and float64 (one nibble per class of the classified operand:
 // QNaN, SNaN, 0, +1, -inf, +inf, negative, positive; 0 keeps the computed value, 1 the
 // operand, 2 the operand quieted, 3 the default NaN, 5 +inf, 8 +0).
@@ -95,7 +88,7 @@ inline constexpr int atanh_fixup = 0x30303522;
 
 inline __m512 asinh_f32_avx512(__m512 x) noexcept {
     const __m512 one = _mm512_set1_ps(1.0f);
-    const __m512 a = _mm512_andnot_ps(_mm512_castsi512_ps(_mm512_set1_epi32(f32_sign_bits)), x);
+    const __m512 a = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
     const __mmask16 huge = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p12f), _CMP_GT_OQ);
     const __mmask16 tiny = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_LT_OQ);
     // NaN lanes: min / max return their second operand.
@@ -109,8 +102,8 @@ inline __m512 asinh_f32_avx512(__m512 x) noexcept {
     // Huge lanes: log(a) + ln2 (yl = 0 there; yh's rcp14 from the clamped lane).
     __m512 res =
         log_f32_pair_arg(_mm512_mask_mov_ps(yh, huge, a), _mm512_maskz_mov_ps(~huge, yl), yh, huge);
-    res = _mm512_mask_mov_ps(with_sign_of(res, x), tiny, x);
-    return _mm512_fixupimm_ps(res, x, _mm512_set1_epi32(asinh_fixup), 0);
+    res = _mm512_mask_mov_ps(avx512::sign_from(res, x), tiny, x);
+    return avx512::fixup<asinh_fixup>(res, x);
 }
 
 inline __m512 acosh_f32_avx512(__m512 x) noexcept {
@@ -134,12 +127,12 @@ inline __m512 acosh_f32_avx512(__m512 x) noexcept {
     const __m512 yl = _mm512_add_ps(_mm512_sub_ps(s0, _mm512_sub_ps(yh, xc)), sl);
     __m512 res =
         log_f32_pair_arg(_mm512_mask_mov_ps(yh, huge, x), _mm512_maskz_mov_ps(~huge, yl), yh, huge);
-    return _mm512_fixupimm_ps(res, _mm512_sub_ps(x, one), _mm512_set1_epi32(acosh_fixup), 0);
+    return avx512::fixup<acosh_fixup>(res, _mm512_sub_ps(x, one));
 }
 
 inline __m512 atanh_f32_avx512(__m512 x) noexcept {
     const __m512 one = _mm512_set1_ps(1.0f);
-    const __m512 a = _mm512_andnot_ps(_mm512_castsi512_ps(_mm512_set1_epi32(f32_sign_bits)), x);
+    const __m512 a = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
     const __mmask16 tiny = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_LT_OQ);
     // Clamped into [2^-12, 1 - 2^-24] (|x| >= 1 and NaN lanes: repaired by the fixup).
     const __m512 ac =
@@ -160,8 +153,8 @@ inline __m512 atanh_f32_avx512(__m512 x) noexcept {
     const log_ps_pair p = log_f32_avx512_pair_impl<true, false>(qh, 0);
     __m512 res =
         _mm512_mul_ps(_mm512_add_ps(p.hi, _mm512_fmadd_ps(rho, rn, p.lo)), _mm512_set1_ps(0.5f));
-    res = _mm512_fixupimm_ps(res, _mm512_sub_ps(a, one), _mm512_set1_epi32(atanh_fixup), 0);
-    return _mm512_mask_mov_ps(with_sign_of(res, x), tiny, x);
+    res = avx512::fixup<atanh_fixup>(res, _mm512_sub_ps(a, one));
+    return _mm512_mask_mov_ps(avx512::sign_from(res, x), tiny, x);
 }
 
 // float64 ------------------------------------------------------------------------------
@@ -181,13 +174,6 @@ inline __m512d log_sum_avx512(__m512d xh, __m512d xl, __m512d c_hi, __m512d c_lo
     return _mm512_add_pd(sh, _mm512_add_pd(sl, _mm512_add_pd(_mm512_add_pd(p.lo, q), c_lo)));
 }
 inline constexpr double ln2_pair_hi = 0x1.62e42fefa39efp-1, ln2_pair_lo = 0x1.abc9e3b39803fp-56;
-
-inline constexpr std::int64_t f64_sign_bits = static_cast<std::int64_t>(0x8000000000000000ull);
-
-NUMFUSE_ALWAYS_INLINE __m512d with_sign_of(__m512d r, __m512d x) noexcept {
-    return _mm512_castsi512_pd(_mm512_ternarylogic_epi64(
-        _mm512_castpd_si512(r), _mm512_castpd_si512(x), _mm512_set1_epi64(f64_sign_bits), 0xF8));
-}
 
 // sqrt(qh + ql) = s0 + sl for qh in [2^-60, 2^57]; Newton: 2 steps (r to 2^-53, error of the
 // pair ~2^-100 s) or 1 (r to 2^-27, error (3/2) 2^-54 s).
@@ -220,7 +206,7 @@ NUMFUSE_ALWAYS_INLINE __m512d log_f64_pair_arg(__m512d yh, __m512d yl, __m512d b
 
 inline __m512d asinh_f64_avx512(__m512d x) noexcept {
     const __m512d one = _mm512_set1_pd(1.0);
-    const __m512d a = _mm512_andnot_pd(_mm512_castsi512_pd(_mm512_set1_epi64(f64_sign_bits)), x);
+    const __m512d a = _mm512_andnot_pd(_mm512_set1_pd(-0.0), x);
     const __mmask8 huge = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1.0p28), _CMP_GT_OQ);
     const __mmask8 tiny = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1.0p-27), _CMP_LT_OQ);
     const __m512d ac =
@@ -230,9 +216,9 @@ inline __m512d asinh_f64_avx512(__m512d x) noexcept {
     const sqrt_pd_pair s = sqrt_f64_pair<2>(qh, ql);
     const __m512d yh = _mm512_add_pd(s.s0, ac);
     const __m512d yl = _mm512_add_pd(_mm512_sub_pd(ac, _mm512_sub_pd(yh, s.s0)), s.sl);
-    __m512d res = with_sign_of(log_f64_pair_arg(yh, yl, a, huge), x);
+    __m512d res = avx512::sign_from(log_f64_pair_arg(yh, yl, a, huge), x);
     res = _mm512_mask_mov_pd(res, tiny, x);
-    return _mm512_fixupimm_pd(res, x, _mm512_set1_epi64(asinh_fixup), 0);
+    return avx512::fixup<asinh_fixup>(res, x);
 }
 
 inline __m512d acosh_f64_avx512(__m512d x) noexcept {
@@ -249,12 +235,12 @@ inline __m512d acosh_f64_avx512(__m512d x) noexcept {
     const __m512d yh = _mm512_add_pd(xc, s.s0);
     const __m512d yl = _mm512_add_pd(_mm512_sub_pd(s.s0, _mm512_sub_pd(yh, xc)), s.sl);
     const __m512d res = log_f64_pair_arg(yh, yl, x, huge);
-    return _mm512_fixupimm_pd(res, _mm512_sub_pd(x, one), _mm512_set1_epi64(acosh_fixup), 0);
+    return avx512::fixup<acosh_fixup>(res, _mm512_sub_pd(x, one));
 }
 
 inline __m512d atanh_f64_avx512(__m512d x) noexcept {
     const __m512d one = _mm512_set1_pd(1.0);
-    const __m512d a = _mm512_andnot_pd(_mm512_castsi512_pd(_mm512_set1_epi64(f64_sign_bits)), x);
+    const __m512d a = _mm512_andnot_pd(_mm512_set1_pd(-0.0), x);
     const __mmask8 tiny = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1.0p-27), _CMP_LT_OQ);
     const __m512d ac = _mm512_max_pd(_mm512_min_pd(a, _mm512_set1_pd(0x1.fffffffffffffp-1)),
                                      _mm512_set1_pd(0x1.0p-28));
@@ -274,8 +260,8 @@ inline __m512d atanh_f64_avx512(__m512d x) noexcept {
     const log_pd_pair p = log_f64_avx512_pair(qh);
     __m512d res =
         _mm512_mul_pd(_mm512_add_pd(p.hi, _mm512_fmadd_pd(rho, rn, p.lo)), _mm512_set1_pd(0.5));
-    res = _mm512_fixupimm_pd(res, _mm512_sub_pd(a, one), _mm512_set1_epi64(atanh_fixup), 0);
-    return _mm512_mask_mov_pd(with_sign_of(res, x), tiny, x);
+    res = avx512::fixup<atanh_fixup>(res, _mm512_sub_pd(a, one));
+    return _mm512_mask_mov_pd(avx512::sign_from(res, x), tiny, x);
 }
 
 }  // namespace numfuse::kernels::detail
