@@ -114,7 +114,7 @@ NUMFUSE_EXPR_MATH64(Sinh, sinh, kernels::sinh_kernel, kernels::sinh_f32_kernel, 
 NUMFUSE_EXPR_MATH64(Cosh, cosh, kernels::cosh_kernel, kernels::cosh_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Tanh, tanh, kernels::tanh_kernel, kernels::tanh_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Arcsinh, asinh, kernels::asinh_kernel, kernels::asinh_f32_kernel, float)
-NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel, kernels::acosh_f32_kernel, double)
+NUMFUSE_EXPR_MATH64(Arccosh, acosh, kernels::acosh_kernel, kernels::acosh_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel, kernels::atanh_f32_kernel, float)
 // kernels/exp2.hpp, kernels/cbrt.hpp: float64 kernels that take float32 batches too
 // (widened, rounded once inside: f32_native), <= 1 ULP with special values as NumPy;

@@ -45,7 +45,8 @@
 //     is exact to ~2^-80 and E ln2_hi + f - f^2/2 summed as an exact pair.
 //     No table, no FMA needed.
 //
-//   log2 f32: AVX-512: the f32 table kernel's hi + lo pair times 1/ln2 as a pair
+//   log2 f32: AVX-512: the f32 table kernel's hi + lo pair (reduced with m in [1, 2):
+//     log_f32_avx512_pair_impl) times 1/ln2 as a pair in two FMAs and a multiply
 //     (<= 0.5 + 2^-8 ULP; log2(2^k) = k exactly); log10_f32_kernel likewise with
 //     1/ln10 (the f64 log2 / log10 of logpair.hpp scale the f64 pair the same way on
 //     AVX-512). Other levels: x = m 2^e as in the SSE2 / AVX2 kernel (float32 integer
@@ -184,16 +185,18 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
 }
 
 #if defined(__AVX512F__)
-// f32: indexed by j & 15; hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi).
+// f32: indexed by j & 15; hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi). log's
+// j = 11..21 (m in [0.75, 1.5)) use entries 11..15 and 0..5; the y >= 1 form's j = 8..16
+// (m in [1, 2)) entries 8..15 and 0 (entry 8: ln2 as the kernel's ln2_hi + ln2_lo).
 alignas(64) inline constexpr float log_tab16_hi_f[16] = {
-    0x0p+0f,      -0x1.f0ap-5f, -0x1.e27p-4f, -0x1.5ffp-3f, -0x1.c9p-3f, -0x1.1674p-2f,
-    0x0p+0f,      0x0p+0f,      0x0p+0f,      0x0p+0f,      0x0p+0f,     0x1.7fbp-2f,
+    0x0p+0f,      -0x1.f0ap-5f, -0x1.e27p-4f, -0x1.5ffp-3f, -0x1.c9p-3f,  -0x1.1674p-2f,
+    0x0p+0f,      0x0p+0f,      0x1.62e4p-1f, 0x1.2696p-1f, 0x1.e148p-2f, 0x1.7fbp-2f,
     0x1.2698p-2f, 0x1.a94p-3f,  0x1.1178p-3f, 0x1.086p-4f,
 };
 alignas(64) inline constexpr float log_tab16_lo_f[16] = {
     0x0p+0f,          -0x1.86008cp-20f, -0x1.db8abcp-22f, -0x1.83853cp-18f,
     0x1.070cacp-20f,  -0x1.cababap-18f, 0x0p+0f,          0x0p+0f,
-    0x0p+0f,          0x0p+0f,          0x0p+0f,          -0x1.7109fap-20f,
+    0x1.7f7d1cp-20f,  0x1.089a6ep-20f,  0x1.4344e4p-19f,  -0x1.7109fap-20f,
     -0x1.deecb2p-18f, -0x1.2c3752p-19f, 0x1.d044fcp-20f,  -0x1.9d2988p-18f,
 };
 
@@ -238,7 +241,10 @@ struct log_pd_pair {
 // the bits of m: z = m or m/2 in [0.640625, 1.28125), k = getexp(x) - getexp(z) (z's
 // exponent is 0 or -1), the cell i from the bits of m - OFF (subtract, shift, and, subtract,
 // three table permutes). |t| <= 0.0342, hence R of degree 7.
-inline log_pd_pair log_f64_avx512_pair(__m512d x) noexcept {
+// PlusLn2: lanes set in plus_ln2 get log x + ln2 (k plus one: log(2x) without forming 2x).
+template <bool PlusLn2>
+NUMFUSE_ALWAYS_INLINE log_pd_pair
+log_f64_avx512_pair_impl(__m512d x, [[maybe_unused]] __mmask8 plus_ln2) noexcept {
     const __m512d m = _mm512_getmant_pd(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
     const __m512i im = _mm512_castpd_si512(m);
     const __m512i tmp =
@@ -247,7 +253,8 @@ inline log_pd_pair log_f64_avx512_pair(__m512d x) noexcept {
     const __m512d z = _mm512_castsi512_pd(_mm512_sub_epi64(
         im,
         _mm512_and_si512(tmp, _mm512_set1_epi64(static_cast<long long>(0xfff0000000000000ull)))));
-    const __m512d k = _mm512_sub_pd(_mm512_getexp_pd(x), _mm512_getexp_pd(z));
+    __m512d k = _mm512_sub_pd(_mm512_getexp_pd(x), _mm512_getexp_pd(z));
+    if constexpr (PlusLn2) k = _mm512_mask_add_pd(k, plus_ln2, k, _mm512_set1_pd(1.0));
     const __m512d invc = _mm512_permutex2var_pd(_mm512_load_pd(log_bits_invc), idx,
                                                 _mm512_load_pd(log_bits_invc + 8));
     const __m512d th =
@@ -282,6 +289,9 @@ inline log_pd_pair log_f64_avx512_pair(__m512d x) noexcept {
     const __m512d w = _mm512_fmadd_pd(r1, t4, r0);
     return {hi, _mm512_fmadd_pd(t2, w, lo1)};
 }
+inline log_pd_pair log_f64_avx512_pair(__m512d x) noexcept {
+    return log_f64_avx512_pair_impl<false>(x, 0);
+}
 
 // f64, AVX-512, without the special-value fixup: lanes with x <= 0, +inf or NaN hold
 // garbage (log_f64_avx512_fix repairs them).
@@ -315,10 +325,28 @@ inline __m512d log_pair_scaled_pd(const log_pd_pair& p, double c_hi, double c_lo
 struct log_ps_pair {
     __m512 hi, lo;
 };
-inline log_ps_pair log_f32_avx512_pair(__m512 x) noexcept {
+// Mant12 (log2 / log10 and the inverse hyperbolics; log keeps [0.75, 1.5)): m = getmant(x)
+// in [1, 2) and E = getexp(x) (two operations fewer), j = 8..16. Near x = 1 from above that
+// is log's reduction (j = 16, invc = 1); from below m is next to 2, j = 8, -log(invc) is ln2
+// as ln2_hi + ln2_lo, so E ln2_hi + T_hi = 0 and E ln2_lo + T_lo = 0 exactly for E = -1 and
+// the result is t's alone, as accurate as above 1; |t| <= 2^-4 (R is used a little beyond
+// its fit interval in the cells j = 8, 9, where the lanes with E = 0 have |log x| >= 0.52
+// and those with E = -1 a small |t| R error against t: checked over the float32 inputs,
+// docs/accuracy.md). PlusLn2: lanes set in plus_ln2 get log x + ln2 (the exponent plus one:
+// log(2x) without forming 2x, which could overflow).
+template <bool Mant12, bool PlusLn2>
+NUMFUSE_ALWAYS_INLINE log_ps_pair
+log_f32_avx512_pair_impl(__m512 x, [[maybe_unused]] __mmask16 plus_ln2) noexcept {
     const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
-    const __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_src);
-    const __m512 e = _mm512_sub_ps(_mm512_getexp_ps(x), _mm512_getexp_ps(m));
+    __m512 m, e;
+    if constexpr (Mant12) {
+        m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+        e = _mm512_getexp_ps(x);
+    } else {
+        m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_src);
+        e = _mm512_sub_ps(_mm512_getexp_ps(x), _mm512_getexp_ps(m));
+    }
+    if constexpr (PlusLn2) e = _mm512_mask_add_ps(e, plus_ln2, e, _mm512_set1_ps(1.0f));
     const __m512 z = _mm512_fmadd_ps(_mm512_rcp14_ps(m), _mm512_set1_ps(16.0f), shifter);
     const __m512 invc = _mm512_fmsub_ps(z, _mm512_set1_ps(0.0625f), _mm512_set1_ps(0x1.8p19f));
     const __m512 t = _mm512_fmsub_ps(m, invc, _mm512_set1_ps(1.0f));  // exact
@@ -338,6 +366,9 @@ inline log_ps_pair log_f32_avx512_pair(__m512 x) noexcept {
     const __m512 w = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(-0.5f));
     return {hi, _mm512_fmadd_ps(_mm512_mul_ps(t, t), w, lo1)};
 }
+inline log_ps_pair log_f32_avx512_pair(__m512 x) noexcept {
+    return log_f32_avx512_pair_impl<false, false>(x, 0);
+}
 
 // f32, AVX-512, without the special-value fixup (as log_f64_avx512_core).
 inline __m512 log_f32_avx512_core(__m512 x) noexcept {
@@ -345,14 +376,14 @@ inline __m512 log_f32_avx512_core(__m512 x) noexcept {
     return _mm512_add_ps(p.hi, p.lo);
 }
 
-// (hi + lo) (c_hi + c_lo) rounded once, as log_pair_scaled_pd: the pair's relative error
-// (~2^-33, R's) keeps the float32 result within 0.5 + 2^-8 ULP; integer results exact.
+// (hi + lo) (c_hi + c_lo) rounded once: hi c_hi exact inside the last FMA, the cross terms
+// (~2^-24 of it, rounded at ~2^-48) added to it there (three operations; the product pair
+// and a final addition took five). The pair's relative error (~2^-33, R's) keeps the
+// float32 result within 0.5 + 2^-8 ULP; integer results exact.
 inline __m512 log_pair_scaled_ps(const log_ps_pair& p, float c_hi, float c_lo) noexcept {
     const __m512 ch = _mm512_set1_ps(c_hi);
-    const __m512 ph = _mm512_mul_ps(p.hi, ch);
-    const __m512 pe = _mm512_fmsub_ps(p.hi, ch, ph);  // exact
-    const __m512 tail = _mm512_fmadd_ps(p.hi, _mm512_set1_ps(c_lo), _mm512_fmadd_ps(p.lo, ch, pe));
-    return _mm512_add_ps(ph, tail);
+    const __m512 tail = _mm512_fmadd_ps(p.hi, _mm512_set1_ps(c_lo), _mm512_mul_ps(p.lo, ch));
+    return _mm512_fmadd_ps(p.hi, ch, tail);
 }
 
 inline __m512 log_f32_avx512_fix(__m512 x, __m512 res) noexcept {
@@ -386,7 +417,8 @@ inline __m512 log_scaled_fix_avx512(__m512 x, __m512 r) noexcept {
     return _mm512_fixupimm_ps(r, x, _mm512_set1_epi32(log_fixup_f64), 0);  // NaN: x quieted
 }
 inline __m512 log_scaled_f32_avx512(__m512 x, float c_hi, float c_lo) noexcept {
-    return log_scaled_fix_avx512(x, log_pair_scaled_ps(log_f32_avx512_pair(x), c_hi, c_lo));
+    return log_scaled_fix_avx512(
+        x, log_pair_scaled_ps(log_f32_avx512_pair_impl<true, false>(x, 0), c_hi, c_lo));
 }
 #endif  // __AVX512F__
 

@@ -12,11 +12,10 @@
 //     of 2 (log2) and of 10 (log10) that are doubles; subnormals exact to
 //     the same bound; asinh(+-0, +-inf) = x; acosh(1) = +0, acosh(x < 1) =
 //     NaN, acosh(+inf) = +inf; atanh(+-1) = +-inf, atanh(|x| > 1) = NaN.
-//   float32 uses these in float64 (expr_ops.hpp) and rounds once; arccosh has
-//   its own float32 kernel, acosh_f32_kernel(batch<double>) on float32 values in
-//   float64 lanes: relative error below 2^-40 before the caller's rounding (on
-//   AVX-512 with a Newton square root and log.hpp's table log), special values as
-//   acosh_kernel's. asinh_f32_kernel / atanh_f32_kernel likewise (contract below).
+//   float32: asinh_f32_kernel / acosh_f32_kernel / atanh_f32_kernel (batch<float>): on
+//   AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp, within 1 ULP);
+//   elsewhere float64 lanes rounded once (xsimd's asinh / atanh; acosh_f32_in_f64 below:
+//   relative error below 2^-40 before the rounding, special values as acosh_kernel's).
 //
 // Method
 //   One core: for x = xh + xl > 0 (a pair, xh normal), x = 2^E m with m in
@@ -32,10 +31,10 @@
 //     asinh(x) = core(|x| + sqrt(x^2 + 1))     (|x| > 2^28: (E+1) ln2 + lm)
 //     acosh(x) = core(x + sqrt(x^2 - 1))       (x > 2^28: as asinh)
 //     atanh(x) = core((1 + |x|) / (1 - |x|)) / 2
-//   and rounds once. On AVX-512, asinh / acosh / atanh take the log of the pair from
-//   log.hpp's table kernel instead (log_sum_avx512: no division, huge lanes without a
-//   branch).
-//   acosh for float32 values, in plain float64 (no pairs): y = x + sqrt(d (2 + d)),
+//   and rounds once. On AVX-512, asinh / acosh / atanh are kernels/logpair_avx512.hpp's
+//   (the pair built with FMAs, log.hpp's table log of it, no division or square root).
+//   acosh_f32_in_f64 (float32 values in float64 lanes, SSE2 / AVX2 / NEON), in plain
+//   float64 (no pairs): y = x + sqrt(d (2 + d)),
 //   d = x - 1 exact, log y = E ln2 + 2s + s z P(z) with the core's reduction and P.
 //   The rounding of y is the largest error: 2^-53 against log y >= 2^-11 (at
 //   x = 1 + 2^-23, the smallest float32 above 1), so 2^-42 relative.
@@ -49,6 +48,7 @@
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
 #include "kernels/log.hpp"
+#include "kernels/logpair_avx512.hpp"
 
 namespace numfuse::kernels {
 namespace detail {
@@ -167,36 +167,6 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log_specials(
     return xsimd::select(xsimd::isnan(x), x + x, out);
 }
 
-#if defined(__AVX512F__)
-// sqrt(q) for finite q >= 2^-1000 to ~2^-52 relative, without vsqrtpd (~12 cycles a
-// batch): rsqrt14 (2^-14), one Newton step for 1/sqrt(q) (2^-27), then s0 = q r and one
-// step for the root itself, s = s0 + (r/2)(q - s0^2) (error ~3/2 (2^-27)^2 + roundings).
-inline __m512d sqrt_newton_pd(__m512d q) noexcept {
-    __m512d r = _mm512_rsqrt14_pd(q);
-    const __m512d half = _mm512_set1_pd(0.5);
-    r = _mm512_fmadd_pd(_mm512_mul_pd(half, r),
-                        _mm512_fnmadd_pd(_mm512_mul_pd(q, r), r, _mm512_set1_pd(1.0)), r);
-    const __m512d s0 = _mm512_mul_pd(q, r);
-    return _mm512_fmadd_pd(_mm512_mul_pd(half, r), _mm512_fnmadd_pd(s0, s0, q), s0);
-}
-
-// log(xh + xl) + c_hi + c_lo, rounded once, for xh positive, normal or subnormal and
-// finite, |xl| <= ulp(xh), and c = 0 or ln2 (|c_hi| <= |log xh| where c != 0); other lanes:
-// garbage. No division: log.hpp's table pair of xh (relative error ~2^-61), the
-// first-order term xl / xh from rcp14 (2^-40) and one correction (2^-80; the second-order
-// term (xl / xh)^2 / 2 <= 2^-105 is left out, as log_core does).
-inline __m512d log_sum_avx512(__m512d xh, __m512d xl, __m512d c_hi, __m512d c_lo) noexcept {
-    const log_pd_pair p = log_f64_avx512_pair(xh);
-    const __m512d r = dd::reciprocal_approx(xsimd::batch<double, xsimd::avx512f>(xh));
-    const __m512d q0 = _mm512_mul_pd(xl, r);
-    const __m512d q = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(q0, xh, xl), q0);
-    const __m512d sh = _mm512_add_pd(p.hi, c_hi);
-    const __m512d sl = _mm512_add_pd(_mm512_sub_pd(p.hi, sh), c_hi);  // exact: |p.hi| >= |c_hi|
-    return _mm512_add_pd(sh, _mm512_add_pd(sl, _mm512_add_pd(_mm512_add_pd(p.lo, q), c_lo)));
-}
-inline constexpr double ln2_pair_hi = 0x1.62e42fefa39efp-1, ln2_pair_lo = 0x1.abc9e3b39803fp-56;
-#endif
-
 }  // namespace detail
 
 // log1p(x), f64 lanes. Max error <= 1 ULP.
@@ -264,7 +234,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix(const xsimd::batch<T, A>
                                               Base == 2 ? detail::inv_ln2_lo : detail::inv_ln10_lo);
         } else {
             return detail::log_pair_scaled_ps(
-                detail::log_f32_avx512_pair(x),
+                detail::log_f32_avx512_pair_impl<true, false>(x, 0),
                 Base == 2 ? detail::inv_ln2_hi_f : detail::inv_ln10_hi_f,
                 Base == 2 ? detail::inv_ln2_lo_f : detail::inv_ln10_lo_f);
         }
@@ -314,6 +284,9 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return B(detail::asinh_f64_avx512(x));
+#endif
     const B a = xsimd::abs(x);
     const auto huge = a > B(0x1.0p28);
     // Clamped below too: lanes under 2^-27 return x, and a^2 of a tiny or subnormal a
@@ -321,18 +294,6 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(
     const B am = xsimd::min(xsimd::max(a, B(0x1.0p-28)), B(0x1.0p28));
     const dd::pair<A> q = dd::add(dd::two_prod(am, am), B(1.0));
     const dd::pair<A> w = dd::add(dd::sqrt(q), am);
-#if defined(__AVX512F__)
-    if constexpr (detail::is_avx512<A>) {
-        // Branch-free: huge lanes take log(a) + ln2 through the same table log.
-        const B zero(0.0);
-        B res(detail::log_sum_avx512(xsimd::select(huge, a, w.hi), xsimd::select(huge, zero, w.lo),
-                                     xsimd::select(huge, B(detail::ln2_pair_hi), zero),
-                                     xsimd::select(huge, B(detail::ln2_pair_lo), zero)));
-        res = xsimd::copysign(res, x);
-        res = xsimd::select((a < B(0x1.0p-27)) | (a == detail::inf_of<A>()), x, res);
-        return xsimd::select(xsimd::isnan(x), x + x, res);
-    }
-#endif
     dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
     B res = l.hi + l.lo;
     if (xsimd::any(huge)) {
@@ -351,24 +312,14 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return B(detail::acosh_f64_avx512(x));
+#endif
     const auto huge = x > B(0x1.0p28);
     const B xm = xsimd::min(xsimd::max(x, B(1.0)), B(0x1.0p28));
     const dd::pair<A> q = dd::add(dd::two_prod(xm, xm), B(-1.0));
     const dd::pair<A> sq = dd::sqrt(dd::pair<A>{xsimd::max(q.hi, B(0x1.0p-60)), q.lo});
     const dd::pair<A> w = dd::add(sq, xm);
-#if defined(__AVX512F__)
-    if constexpr (detail::is_avx512<A>) {
-        // Branch-free, as asinh's: huge lanes take log(x) + ln2.
-        const B zero(0.0);
-        B res(detail::log_sum_avx512(xsimd::select(huge, x, w.hi), xsimd::select(huge, zero, w.lo),
-                                     xsimd::select(huge, B(detail::ln2_pair_hi), zero),
-                                     xsimd::select(huge, B(detail::ln2_pair_lo), zero)));
-        res = xsimd::select(x == B(1.0), B(0.0), res);
-        res = xsimd::select(x < B(1.0), detail::nan_of<A>(), res);
-        res = xsimd::select(x == detail::inf_of<A>(), x, res);
-        return xsimd::select(xsimd::isnan(x), x + x, res);
-    }
-#endif
     dd::pair<A> l = detail::log_pair(detail::log_core(w.hi, w.lo));
     B res = l.hi + l.lo;
     if (xsimd::any(huge)) {
@@ -383,44 +334,38 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
-// acosh(x) for float32 values held in f64 lanes (see the contract above).
+namespace detail {
+// acosh(x) for float32 values held in f64 lanes (the levels without AVX-512; see the
+// contract above).
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_f32_kernel(
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_f32_in_f64(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     // y = x + sqrt(x^2 - 1) with x^2 - 1 = d (2 + d), d = x - 1 (exact below 2^53; above,
     // its rounding moves the result by ~2^-52 of ln(2x) > 37): y in [1, 2^130) for float32
     // x >= 1, one rounding off its value.
     const B d = x - B(1.0);
-#if defined(__AVX512F__)
-    if constexpr (detail::is_avx512<A>) {
-        // The square root without vsqrtpd (2^-52 relative; d (2 + d) clamped away from 0,
-        // where 1 + 2^-100 rounds to 1 all the same) and the table log of log.hpp.
-        const B q = xsimd::max(dd::fmadd(d, d, d + d), B(0x1.0p-200));
-        const B y = x + B(detail::sqrt_newton_pd(q));
-        B res = B(detail::log_f64_avx512_core(y));
-        res = xsimd::select(x == detail::inf_of<A>(), x, res);
-        res = xsimd::select(x < B(1.0), detail::nan_of<A>(), res);
-        return xsimd::select(xsimd::isnan(x), x + x, res);
-    }
-#endif
-    const B y = x + detail::square_root(dd::fmadd(d, d, d + d));
+    const B y = x + square_root(dd::fmadd(d, d, d + d));
     // log y = E ln2 + log m, y = 2^E m with m in [1/sqrt2, sqrt2) from the bits (E >= 0 and
     // log m >= -ln2/2: the sum cancels at most one bit), log m = 2s + s z P(z).
-    const detail::log_reduced<A> p = detail::log_reduce_normal(y);
+    const log_reduced<A> p = log_reduce_normal(y);
     const B s = p.f / (B(2.0) + p.f);
-    const B lm = dd::fmadd(s, detail::log_atanh_tail(s * s), s + s);
+    const B lm = dd::fmadd(s, log_atanh_tail(s * s), s + s);
     B res = dd::fmadd(p.e, B(0x1.62e42fefa39efp-1), lm);
-    res = xsimd::select(x == detail::inf_of<A>(), x, res);
-    res = xsimd::select(x < B(1.0), detail::nan_of<A>(), res);
+    res = xsimd::select(x == inf_of<A>(), x, res);
+    res = xsimd::select(x < B(1.0), nan_of<A>(), res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
+}  // namespace detail
 
 // atanh(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return B(detail::atanh_f64_avx512(x));
+#endif
     const B a = xsimd::abs(x);
     // |x| >= 1 lanes get a garbage-free placeholder (0.75); lanes under 2^-27 return x and
     // are computed at 2^-28 (a subnormal |x| in the division and the log tail would take
@@ -429,17 +374,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
     const dd::pair<A> num = dd::two_sum(B(1.0), ac);
     const dd::pair<A> den = dd::two_sum(B(1.0), -ac);
     const dd::pair<A> r = dd::div(num, den);
-    B res;
-#if defined(__AVX512F__)
-    if constexpr (detail::is_avx512<A>) {
-        const B zero(0.0);
-        res = B(0.5) * B(detail::log_sum_avx512(r.hi, r.lo, zero, zero));
-    } else
-#endif
-    {
-        const dd::pair<A> l = detail::log_pair(detail::log_core(r.hi, r.lo));
-        res = B(0.5) * (l.hi + l.lo);
-    }
+    const dd::pair<A> l = detail::log_pair(detail::log_core(r.hi, r.lo));
+    B res = B(0.5) * (l.hi + l.lo);
     res = xsimd::select(a == B(1.0), detail::inf_of<A>(), res);
     res = xsimd::select(a > B(1.0), detail::nan_of<A>(), res);
     res = xsimd::copysign(res, x);
@@ -447,70 +383,41 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
-// asinh(x) and atanh(x), float32 lanes (the float32 ufuncs and evaluate). AVX-512: the
-// lanes widened to float64 and computed in plain float64 with log.hpp's table log,
-// relative error below 2^-37 before the one rounding (so <= 0.5 + 2^-13 float32 ULP):
-//   asinh: log(y), y = |x| + sqrt(x^2 + 1) (sqrt_newton_pd, 2^-52; y's rounding is 2^-53
-//     against log y >= 2^-12), the sign of x put back; +-inf and NaN as x (+ x).
-//   atanh: log(q) / 2, q = (1 + |x|) / (1 - |x|) (both exact for float32 |x|;
-//     1 / (1 - |x|) by rcp14 and two Newton steps, ~2^-52); |x| = 1 -> +-inf, |x| > 1 ->
-//     NaN, NaN -> x + x.
-//   |x| < 2^-12 returns x itself: x -+ x^3/6 (x^3/3) is within x 2^-26.6 of x, less than
-//   half a float32 ULP, so x is the rounded result (such lanes are computed at 2^-12 and
-//   replaced after the rounding: a float64 result below float32's normal range would take
-//   a microcode assist in the conversion).
-// Other levels: xsimd's float64 asinh / atanh on the widened lanes (2-3 float64 ULP, far
-// below a float32 half-ulp), rounded once, as before.
-namespace detail {
-template <bool Atanh, class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_atanh_f32_in_f64(
-    const xsimd::batch<double, A>& x) noexcept {
-    using B = xsimd::batch<double, A>;
-    const B a = xsimd::max(xsimd::abs(x), B(0x1.0p-12));  // NaN lanes: replaced below
-    B res;
-    if constexpr (Atanh) {
-        const B ac = xsimd::select(a < B(1.0), a, B(0.5));  // |x| >= 1: replaced below
-        const B q = (B(1.0) + ac) * dd::reciprocal(B(1.0) - ac);
-        res = B(0.5) * B(log_f64_avx512_core(q));
-        res = xsimd::select(a == B(1.0), inf_of<A>(), res);
-        res = xsimd::select(a > B(1.0), nan_of<A>(), res);
-    } else {
-        const B y = a + B(sqrt_newton_pd(dd::fmadd(a, a, B(1.0))));
-        res = xsimd::select(a == inf_of<A>(), a, B(log_f64_avx512_core(y)));
-    }
-    return xsimd::select(xsimd::isnan(x), x + x, xsimd::copysign(res, x));
-}
-
-template <bool Atanh, class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asinh_atanh_f32(
-    const xsimd::batch<float, A>& x) noexcept {
-    xsimd::batch<double, A> lo, hi;
-    widen(x, lo, hi);
-#if defined(__AVX512F__)
-    if constexpr (is_avx512<A>) {
-        const xsimd::batch<float, A> r =
-            narrow(asinh_atanh_f32_in_f64<Atanh>(lo), asinh_atanh_f32_in_f64<Atanh>(hi));
-        return xsimd::select(xsimd::abs(x) < xsimd::batch<float, A>(0x1.0p-12f), x, r);
-    } else
-#endif
-        if constexpr (Atanh) {
-        return narrow(xsimd::atanh(lo), xsimd::atanh(hi));
-    } else {
-        return narrow(xsimd::asinh(lo), xsimd::asinh(hi));
-    }
-}
-}  // namespace detail
-
+// asinh(x), acosh(x), atanh(x), float32 lanes (the float32 ufuncs and evaluate): on
+// AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp); elsewhere the
+// lanes widened to float64 (xsimd's asinh / atanh, 2-3 float64 ULP, far below a float32
+// half-ulp; acosh_f32_in_f64) and rounded once.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asinh_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
-    return detail::asinh_atanh_f32<false>(x);
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return detail::asinh_f32_avx512(x);
+#endif
+    xsimd::batch<double, A> lo, hi;
+    detail::widen(x, lo, hi);
+    return detail::narrow(xsimd::asinh(lo), xsimd::asinh(hi));
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acosh_f32_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return detail::acosh_f32_avx512(x);
+#endif
+    xsimd::batch<double, A> lo, hi;
+    detail::widen(x, lo, hi);
+    return detail::narrow(detail::acosh_f32_in_f64(lo), detail::acosh_f32_in_f64(hi));
 }
 
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atanh_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
-    return detail::asinh_atanh_f32<true>(x);
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return detail::atanh_f32_avx512(x);
+#endif
+    xsimd::batch<double, A> lo, hi;
+    detail::widen(x, lo, hi);
+    return detail::narrow(xsimd::atanh(lo), xsimd::atanh(hi));
 }
 
 }  // namespace numfuse::kernels
