@@ -117,7 +117,19 @@ NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double
     const dd::pair<A> a = {xsimd::select(small, -em.p.hi, from_v.hi),
                            xsimd::select(small, -em.p.lo, from_v.lo)};
     // D = v_s - a 2^-k_s: exact scaling, then the cancellation in pair arithmetic.
-    const dd::pair<A> v2 = {logaddexp_scale(a.hi, -es.k), logaddexp_scale(a.lo, -es.k)};
+    dd::pair<A> v2 = {logaddexp_scale(a.hi, -es.k), logaddexp_scale(a.lo, -es.k)};
+    if constexpr (Base == LogBase::two) {
+        // Base 2, |m| < 2^-900: t = m ln2's low part would be subnormal (rounded to 2^-1074,
+        // far coarser than the pair's 2^-104 relative), so a 2^-k_s is (m 2^-k_s) ln2 there,
+        // m scaled first (exactly) and multiplied as a pair; (m ln2)^2 / 2 is below 2^-900
+        // relative.
+        const B ms = logaddexp_scale(m, -es.k);
+        const dd::pair<A> ml = dd::two_prod(ms, B(logaddexp_consts::ln2_pair.hi));
+        const dd::pair<A> scaled =
+            dd::fast_two_sum(ml.hi, dd::fmadd(ms, B(logaddexp_consts::ln2_pair.lo), ml.lo));
+        const auto tiny_m = xsimd::abs(m) < B(0x1.0p-900);
+        v2 = {xsimd::select(tiny_m, -scaled.hi, v2.hi), xsimd::select(tiny_m, -scaled.lo, v2.lo)};
+    }
     const dd::pair<A> diff = dd::two_sum(es.v.hi, -v2.hi);
     const dd::pair<A> d = dd::fast_two_sum(diff.hi, diff.lo + (es.v.lo - v2.lo));
     return {d, es.k, xsimd::abs(d.hi) >= B(logaddexp_certified_d<Out>)};
