@@ -301,9 +301,9 @@ def _sweep(name: str, dtype, n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def sweep_max_ulp(names, n: int) -> None:
     """Max ULP against mpmath (320 bits) of each function over n pairs per dtype, at every
-    usable level: mpmath once per pair (the exact value as a float64 pair, scaled by 2^600
-    below 2^-900 so that lo keeps its digits), then each level's error as |(got - hi) -
-    lo| / ulp, exact where got is within a few ULP."""
+    usable level and for NumPy's: mpmath once per pair (the exact value as a float64 pair,
+    scaled by 2^600 below 2^-900 so that lo keeps its digits), then each level's error as
+    |(got - hi) - lo| / ulp, exact where got is within a few ULP."""
     for name in names:
         for dtype in DTYPES:
             x, y = _sweep(name, dtype, n)
@@ -320,15 +320,22 @@ def sweep_max_ulp(names, n: int) -> None:
                     hi[k] = float(vs)
                     lo[k] = float(vs - hi[k])
                     ulp[k] = float(mpmath.ldexp(ulp_of(v, info), int(scale[k])))
-            for lv in numfuse.usable_levels():
-                previous = numfuse.set_level(lv)
-                got = getattr(numfuse, name)(x, y).astype(np.float64)
-                numfuse.set_level(previous)
+            for lv in [*numfuse.usable_levels(), "numpy"]:
+                if lv == "numpy":
+                    with np.errstate(all="ignore"):
+                        got = getattr(np, name)(x, y).astype(np.float64)
+                else:
+                    previous = numfuse.set_level(lv)
+                    got = getattr(numfuse, name)(x, y).astype(np.float64)
+                    numfuse.set_level(previous)
                 err = np.abs((np.ldexp(got, scale) - hi) - lo) / ulp
                 w = int(np.argmax(err))
+                # and away from zero (|result| >= max(|x|, |y|) / 64: no cancellation)
+                away = np.abs(np.ldexp(hi, -scale)) >= np.maximum(np.abs(x), np.abs(y)) / 64
                 print(
                     f"{name:10} {lv:9} {np.dtype(dtype).name:8} {x.size} pairs: "
-                    f"{err[w]:.3f} ULP at ({x[w]!r}, {y[w]!r})",
+                    f"{err[w]:.3f} ULP at ({x[w]!r}, {y[w]!r}); "
+                    f"away from zero {err[away].max():.3f}",
                     flush=True,
                 )
 

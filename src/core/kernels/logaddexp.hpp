@@ -150,11 +150,12 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
     // log part runs on E = 0 there, so that no product sees a tiny value (a subnormal operand
     // or result takes a microcode assist, exp.hpp). E is scaled with k held at -960 or above
     // (e_lo normal too). Below (deep: d < -665, E < 2^-968 < ulp(m) 2^-16 where |m| >=
-    // 2^-900) the result is m itself; the rare lanes with k < -960 and |m| < 2^-900 are no
-    // far lanes: the log part runs on their true E as before (subnormal values and all).
+    // 2^-900) the result is m itself; the rare lanes with k < -960 and |m| < 2^-900 add
+    // their true E (m + E, scaled without the hold: E^2 is below 2^-1920), the value the log
+    // part would give them.
     const auto deep = k < B(-960.0);
     const auto deep_tiny_m = deep & (xsimd::abs(m) < B(0x1.0p-900));
-    const auto far = (d.hi < B(-40.0)) & ~deep_tiny_m;
+    const auto far = d.hi < B(-40.0);
     const B kc = xsimd::select(deep_tiny_m, k, xsimd::max(k, B(-960.0)));
     const B es_hi = logaddexp_scale(e1.hi, kc), es_lo = logaddexp_scale(e1.lo, kc);
     const B e_hi = xsimd::select(far, B(0.0), es_hi), e_lo = xsimd::select(far, B(0.0), es_lo);
@@ -210,7 +211,7 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
                                   dd::fmadd(ef.lo, B(c::log2e_pair.hi), p.lo))};
         }
         const dd::pair<A> rf0 = dd::two_sum(m, ef.hi);
-        const B rf = xsimd::select(deep, m, rf0.hi + (rf0.lo + ef.lo));
+        const B rf = xsimd::select(deep & ~deep_tiny_m, m, rf0.hi + (rf0.lo + ef.lo));
         r = xsimd::select(far, rf, r);
     }
     // Special values as NumPy: d below far_d (s = -inf included, and m = +inf with s finite)

@@ -35,20 +35,25 @@ NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_expm1_dd(const dd::pair<A>& t) noexc
     using B = xsimd::batch<double, A>;
     namespace c = logaddexp_consts;
     const B x = t.hi;
-    const B tail = dd::horner(x, c::inv_fact_8, c::inv_fact_9, c::inv_fact_10, c::inv_fact_11,
+    // Below |x| = 2^-400 the terms from x^2 on (and t.lo x) are below 2^-400 relative, far
+    // under the pair's precision, and their products would underflow, each a microcode
+    // assist (exp.hpp): they run on 0 there (the near-zero lanes of tiny max).
+    const B xq = xsimd::select(xsimd::abs(x) < B(0x1.0p-400), B(0.0), x);
+    const B tail = dd::horner(xq, c::inv_fact_8, c::inv_fact_9, c::inv_fact_10, c::inv_fact_11,
                               c::inv_fact_12, c::inv_fact_13, c::inv_fact_14);
     // h = 1/7! + x tail, then h = 1/n! + x h for n = 6 .. 2: h = (e^x - 1 - x) / x^2.
-    dd::pair<A> h = dd::fast_two_sum(B(c::inv_fact[7].hi), x * tail);
+    dd::pair<A> h = dd::fast_two_sum(B(c::inv_fact[7].hi), xq * tail);
     h.lo = h.lo + B(c::inv_fact[7].lo);
     for (int n = 6; n >= 2; --n) {
-        const dd::pair<A> xh = dd::mul(h, x);
+        const dd::pair<A> xh = dd::mul(h, xq);
         const dd::pair<A> sum = dd::fast_two_sum(B(c::inv_fact[n].hi), xh.hi);
         h = {sum.hi, sum.lo + (B(c::inv_fact[n].lo) + xh.lo)};
     }
-    const dd::pair<A> q = dd::mul(dd::two_prod(x, x), h);  // x^2 h <= |x| 2^-6.5
+    const dd::pair<A> q = dd::mul(dd::two_prod(xq, xq), h);  // x^2 h <= |x| 2^-6.5
     const dd::pair<A> p = dd::fast_two_sum(x, q.hi);
     const B lo = p.lo + q.lo;
-    return dd::fast_two_sum(p.hi, lo + dd::fmadd(t.lo, p.hi, t.lo));
+    const B pq = xsimd::select(xq == B(0.0), B(0.0), p.hi);
+    return dd::fast_two_sum(p.hi, lo + dd::fmadd(t.lo, pq, t.lo));
 }
 
 template <class A>
@@ -165,18 +170,22 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_log1p_eps(
     // |eps| < 2^-20: eps - eps^2/2 + eps^3/3 (drops eps^4/4 < 2^-60 eps). The log core of
     // 1 + eps would lose the second-order term of its low part here (1 + eps's rounding
     // error, up to 2^-53, squared: 2^-55 relative where eps ~ 2^-52).
-    const B small_lo = e_lo + (e_hi * e_hi) * dd::fmadd(e_hi, B(1.0 / 3.0), B(-0.5));
+    // The two branches below run on 0 in the tiny branch's lanes, where their products
+    // would underflow (microcode assists) and their values are not used.
+    const B a = xsimd::abs(e_hi);
+    const auto tiny_lane = a < B(0x1.0p-60);
+    const B eh = xsimd::select(tiny_lane, B(0.0), e_hi),
+            el = xsimd::select(tiny_lane, B(0.0), e_lo);
+    const B small_lo = el + (eh * eh) * dd::fmadd(eh, B(1.0 / 3.0), B(-0.5));
     // Else the log core of the pair 1 + eps (in (1/2, 2)).
-    const dd::pair<A> u = dd::two_sum(B(1.0), e_hi);
-    dd::pair<A> l = log_pair(log_core(u.hi, u.lo + e_lo));
-    B small = e_hi + small_lo;
+    const dd::pair<A> u = dd::two_sum(B(1.0), eh);
+    dd::pair<A> l = log_pair(log_core(u.hi, u.lo + el));
+    B small = eh + small_lo;
     if constexpr (Base == LogBase::two) {
-        small = dd::mul(dd::fast_two_sum(e_hi, small_lo), log2e).hi;
+        small = dd::mul(dd::fast_two_sum(eh, small_lo), log2e).hi;
         l = dd::mul(l, log2e);
     }
-    const B a = xsimd::abs(e_hi);
-    return xsimd::select(a < B(0x1.0p-60), tiny,
-                         xsimd::select(a < B(0x1.0p-20), small, l.hi + l.lo));
+    return xsimd::select(tiny_lane, tiny, xsimd::select(a < B(0x1.0p-20), small, l.hi + l.lo));
 }
 
 // Pass 3 (scalar): eps = e^m + e^s - 1 (base 2: 2^m + 2^s - 1) in N-limb fixed point, as
