@@ -148,7 +148,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_log1p_eps(
     using B = xsimd::batch<double, A>;
     namespace c = logaddexp_consts;
     const dd::pair<A> d = dd::fast_two_sum(d0.hi, d0.lo);  // |lo| <= ulp(hi) / 2
-    const B e_hi = logaddexp_scale(d.hi, k), e_lo = logaddexp_scale(d.lo, k);
+    // e_hi, e_lo: eps with the scale held at 2^-900 or above. Below it |eps| < 2^-898 is
+    // the tiny branch's, which reads neither, and the products would be subnormal (each a
+    // microcode assist, exp.hpp).
+    const B kc = xsimd::max(k, B(-900.0));
+    const B e_hi = logaddexp_scale(d.hi, kc), e_lo = logaddexp_scale(d.lo, kc);
     const dd::pair<A> log2e = {B(c::log2e_pair.hi), B(c::log2e_pair.lo)};
     // The tiny branch's value before scaling: D (base 2: D log2(e), |lo| <= ulp(hi) / 2).
     const dd::pair<A> dt = Base == LogBase::e ? d : dd::mul(d, log2e);
@@ -156,17 +160,21 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_log1p_eps(
     // pair summed then scaled exactly where eps is normal; below 2^-1022 the pair is rounded
     // onto the subnormal grid directly, in units of 2^-1074 (|u| < 2^52, rounded to an
     // integer by adding 2^52), u.lo breaking u.hi's ties (a second rounding would be off by
-    // up to 0.75 ULP just below 2^-1022).
-    const B normal_tiny = logaddexp_scale(dt.hi + dt.lo, k);
+    // up to 0.75 ULP just below 2^-1022). No product sees a subnormal: the normal form's
+    // scale is 0 in the subnormal lanes, and the subnormal is built from its bits (the
+    // integer q + 2^52's bits less 2^52's are q 2^-1074's, q <= 2^52).
     const B u_hi = logaddexp_scale(dt.hi, k + B(1074.0));
     const B sign = xsimd::copysign(B(1.0), u_hi);
     const B ua = xsimd::abs(u_hi), la = logaddexp_scale(dt.lo, k + B(1074.0)) * sign;
+    const auto below_normal = ua < B(0x1.0p52);  // |eps| < 2^-1022
+    const B normal_tiny = logaddexp_scale(dt.hi + dt.lo, xsimd::select(below_normal, B(0.0), k));
     const B qa = (ua + B(0x1.0p52)) - B(0x1.0p52);
     const B w = ua - qa;  // exact, |w| <= 1/2
     const B step = xsimd::select((w == B(0.5)) & (la > B(0.0)), B(1.0), B(0.0)) -
                    xsimd::select((w == B(-0.5)) & (la < B(0.0)), B(1.0), B(0.0));
-    const B subnormal = xsimd::copysign((qa + step) * B(0x1.0p-1074), u_hi);
-    const B tiny = xsimd::select(xsimd::abs(e_hi) < B(0x1.0p-1022), subnormal, normal_tiny);
+    const B subnormal = xsimd::copysign(
+        as_float<double, A>(as_int((qa + step) + B(0x1.0p52)) - as_int(B(0x1.0p52))), u_hi);
+    const B tiny = xsimd::select(below_normal, subnormal, normal_tiny);
     // |eps| < 2^-20: eps - eps^2/2 + eps^3/3 (drops eps^4/4 < 2^-60 eps). The log core of
     // 1 + eps would lose the second-order term of its low part here (1 + eps's rounding
     // error, up to 2^-53, squared: 2^-55 relative where eps ~ 2^-52).
