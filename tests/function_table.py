@@ -249,6 +249,25 @@ def _logaddexp(s: Sweep, dtype):
     )
 
 
+def _logaddexp2(s: Sweep, dtype):
+    n = s.n
+    a = s.u(-1100 if s.f64 else -160, 1100 if s.f64 else 160)
+    b = a + s.u(-60, 60, n)
+    c = s.u(-4, 4, n // 2)
+    # Results next to zero: 2^x + 2^y near 1, x from -0.99 to the smallest normals, y the
+    # nearest value to log2(1 - 2^x) and perturbations of it (tests/test_logaddexp.py has more)
+    x = -s.logu(s.sub * 2**60, 0.99, n // 2).astype(dtype)
+    with np.errstate(all="ignore"):
+        y = np.log2(-np.expm1(x.astype(np.float64) * np.log(2))) * (
+            1 + s.u(-1, 1, n // 2) * s.logu(1e-17, 1e-3, n // 2)
+        )
+    y = np.minimum(y.astype(dtype), x)
+    return (
+        np.concatenate([a, c, x]).astype(dtype),
+        np.concatenate([b, -c, y]).astype(dtype),
+    )
+
+
 def _power(s: Sweep, dtype):
     n = s.n
     # ordinary pairs; bases of every magnitude with |y log2 x| up to past the overflow and
@@ -291,6 +310,15 @@ def _logaddexp_exact(a, b):
     if abs(m) < 1:
         return mpmath.log1p(mpmath.expm1(m) + mpmath.exp(s))
     return m + mpmath.log1p(mpmath.exp(s - m))
+
+
+def _logaddexp2_exact(a, b):
+    # as _logaddexp_exact, in base 2: log2(1 + expm1(max ln2) + 2^min) for max in (-1, 1)
+    m, s = max(a, b), min(a, b)
+    ln2 = mpmath.log(2)
+    if abs(m) < 1:
+        return mpmath.log1p(mpmath.expm1(m * ln2) + mpmath.power(2, s)) / ln2
+    return m + mpmath.log1p(mpmath.power(2, s - m)) / ln2
 
 
 @dataclass(frozen=True)
@@ -338,6 +366,7 @@ FUNCTIONS: dict[str, Function] = {
     "nextafter": Function(np.nextafter),
     "copysign":  Function(np.copysign),
     "logaddexp": Function(np.logaddexp, _logaddexp_exact, _logaddexp),
+    "logaddexp2": Function(np.logaddexp2, _logaddexp2_exact, _logaddexp2),
     "exp2":      Function(np.exp2, lambda x: mpmath.power(2, x), _exp2,
                           lambda z: mpmath.exp(z * mpmath.log(2))),
     # the real cube root (mpmath.cbrt of a negative number is the complex principal root)
@@ -367,6 +396,7 @@ INVALID: dict[str, tuple] = {
     "trunc":   (),                       "round":   (),
     # Two arguments: no pair of non-NaN arguments gives a NaN.
     "arctan2": (), "hypot": (), "nextafter": (), "copysign": (), "logaddexp": (),
+    "logaddexp2": (),
     "exp2":    (),                       "cbrt":    (),
     # power: a finite negative base with a non-integral exponent (tests/test_power_ufunc.py)
     "power":   (),                       "float_power": (),

@@ -1,4 +1,5 @@
-"""logaddexp next to zero: within 1 ULP of the exact value at every level, float32 and float64.
+"""logaddexp and logaddexp2 next to zero: within 1 ULP of the exact value at every level,
+float32 and float64.
 
 The result log(e^x + e^y) is near 0 where e^x + e^y is near 1 (x, y < 0): there the
 textbook max + log1p(exp(-|x - y|)) cancels, and its absolute error, ~2^-53 |max|, is many
@@ -9,11 +10,13 @@ perturbations that leave 5 to 50 bits (the double-double pass), results down to 
 subnormals, and the deepest cases a search over many such pairs finds; both argument
 orders. The exact value comes from mpmath at 600 bits, as log1p(expm1(max) + exp(min))
 (tests/function_table.py), which keeps tiny maxima exact. evaluate's logaddexp must give
-the ufunc's bits, whatever the array's length or layout.
+the ufunc's bits, whatever the array's length or layout. logaddexp2 (log2(2^x + 2^y), the
+same kernel in base 2) is checked the same way, with y nearest to log2(1 - 2^x).
 
-Run as a script to print the measured maxima (docs/accuracy.md):
+Run as a script to print the measured maxima (docs/accuracy.md), and with --sweep N the
+maxima over N random pairs per dtype spanning the whole range:
 
-    PYTHONPATH=... python tests/test_logaddexp.py
+    PYTHONPATH=... python tests/test_logaddexp.py [--sweep 1e6 [logaddexp2]]
 """
 
 from __future__ import annotations
@@ -30,18 +33,36 @@ from function_table import FUNCTIONS
 
 DTYPES = [np.float32, np.float64]
 IDS = ["float32", "float64"]
+NAMES = ["logaddexp", "logaddexp2"]
 PRECISION = 600
+# Where e^m + e^s (2^m + 2^s) can be 1 with s <= m: m in (-log 2, 0) (base 2: (-1, 0)).
+TOP = {"logaddexp": 0.69, "logaddexp2": 0.99}
 
 
-def _exact(a: float, b: float) -> mpmath.mpf:
+def _exact(name: str, a: float, b: float) -> mpmath.mpf:
     with mpmath.workprec(PRECISION):
-        return FUNCTIONS["logaddexp"].exact(mpmath.mpf(a), mpmath.mpf(b))
+        return FUNCTIONS[name].exact(mpmath.mpf(a), mpmath.mpf(b))
 
 
-def _nearest_log_one_minus_exp(m: np.ndarray, dtype) -> np.ndarray:
-    """The dtype value nearest to log(1 - e^m) for each m < 0 (exact, through mpmath)."""
+def _log_one_minus(name: str, m: mpmath.mpf) -> mpmath.mpf:
+    """log(1 - e^m) (logaddexp2: log2(1 - 2^m)): the s that makes the result 0."""
+    if name == "logaddexp":
+        return mpmath.log(-mpmath.expm1(m))
+    return mpmath.log(-mpmath.expm1(m * mpmath.log(2))) / mpmath.log(2)
+
+
+def _log_one_minus_f64(name: str, m: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        if name == "logaddexp":
+            return np.log(-np.expm1(m))
+        return np.log2(-np.expm1(m * np.log(2)))
+
+
+def _nearest_log_one_minus_exp(name: str, m: np.ndarray, dtype) -> np.ndarray:
+    """The dtype value nearest to log(1 - e^m) (log2(1 - 2^m)) for each m < 0 (exact,
+    through mpmath)."""
     with mpmath.workprec(PRECISION):
-        exact = [mpmath.log(-mpmath.expm1(mpmath.mpf(float(v)))) for v in m]
+        exact = [_log_one_minus(name, mpmath.mpf(float(v))) for v in m]
     # float(mpf) rounds to nearest; float32 rounds from the 600-bit value's float64 rounding
     # only where that cannot change the nearest float32 (double rounding is off by at most
     # one float32 ULP, and the neighbours are tested too).
@@ -53,16 +74,16 @@ def _mixed_order(rng, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndar
     return np.where(swap, y, x), np.where(swap, x, y)
 
 
-def _near_zero_inputs(dtype, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def _near_zero_inputs(name: str, dtype, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     info = np.finfo(dtype)
     f64 = dtype == np.float64
     n = 250
-    # max in (-0.69, 0) over every binade down to the smallest normals (float64: down to
-    # 1e-300, where results are subnormal; float32: 1e-37)
+    # max in (-0.69, 0) (base 2: (-0.99, 0)) over every binade down to the smallest normals
+    # (float64: down to 1e-300, where results are subnormal; float32: 1e-37)
     low = 1e-300 if f64 else 1e-37
-    m = -np.exp(rng.uniform(np.log(low), np.log(0.69), n)).astype(dtype)
-    s = _nearest_log_one_minus_exp(m, dtype)
+    m = -np.exp(rng.uniform(np.log(low), np.log(TOP[name]), n)).astype(dtype)
+    s = _nearest_log_one_minus_exp(name, m, dtype)
     keep = s <= m
     m, s = m[keep], s[keep]
     parts_m, parts_s = [m], [s]
@@ -77,7 +98,7 @@ def _near_zero_inputs(dtype, seed: int) -> tuple[np.ndarray, np.ndarray]:
     # -2^-120: the result is ~2^-53 (2^-24) of them)
     tiny = -np.exp(rng.uniform(np.log(float(info.tiny)) + 2, np.log(float(info.tiny)) + 60, 60))
     tiny = tiny.astype(dtype)
-    tiny_s = _nearest_log_one_minus_exp(tiny, dtype)
+    tiny_s = _nearest_log_one_minus_exp(name, tiny, dtype)
     parts_m += [tiny, tiny]
     parts_s += [tiny_s, tiny_s + np.spacing(tiny_s)]
     x, y = np.concatenate(parts_m), np.concatenate(parts_s)
@@ -85,19 +106,18 @@ def _near_zero_inputs(dtype, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return _mixed_order(rng, x[ok], y[ok])
 
 
-def _deepest_cancellations(dtype, count: int = 24) -> tuple[np.ndarray, np.ndarray]:
+def _deepest_cancellations(name: str, dtype, count: int = 24) -> tuple[np.ndarray, np.ndarray]:
     """The pairs whose result is smallest relative to max(x, y), from a search over many
     nearest pairs (numfuse picks them; the test checks them against mpmath)."""
     rng = np.random.default_rng(91 if dtype == np.float64 else 92)
-    m = -np.exp(rng.uniform(np.log(1e-6), np.log(0.69), 200_000)).astype(dtype)
-    with np.errstate(all="ignore"):
-        s = np.log(-np.expm1(m.astype(np.float64))).astype(dtype)
+    m = -np.exp(rng.uniform(np.log(1e-6), np.log(TOP[name]), 200_000)).astype(dtype)
+    s = _log_one_minus_f64(name, m.astype(np.float64)).astype(dtype)
     x = np.concatenate([m, m, m])
     y = np.concatenate([s, s + np.spacing(s), s - np.spacing(s)])
     ok = np.isfinite(y) & (y <= x)
     x, y = x[ok], y[ok]
     with np.errstate(all="ignore"):
-        depth = np.abs(numfuse.logaddexp(x, y).astype(np.float64) / x.astype(np.float64))
+        depth = np.abs(getattr(numfuse, name)(x, y).astype(np.float64) / x.astype(np.float64))
     pick = np.argsort(depth)[:count]
     return _mixed_order(rng, x[pick], y[pick])
 
@@ -106,14 +126,14 @@ _ulp = ulp_of
 
 
 @functools.cache
-def _cases(dtype, kind: str):
+def _cases(name: str, dtype, kind: str):
     """(x, y, exact values) of one input family."""
     if kind == "near_zero":
-        x, y = _near_zero_inputs(dtype, 5 if dtype == np.float64 else 6)
+        x, y = _near_zero_inputs(name, dtype, 5 if dtype == np.float64 else 6)
     else:
-        x, y = _deepest_cancellations(dtype)
+        x, y = _deepest_cancellations(name, dtype)
     with mpmath.workprec(PRECISION):
-        exact = [_exact(a, b) for a, b in zip(x.tolist(), y.tolist())]
+        exact = [_exact(name, a, b) for a, b in zip(x.tolist(), y.tolist())]
     return x, y, exact
 
 
@@ -128,21 +148,23 @@ def max_ulp_error(x, y, exact, got) -> tuple[float, int]:
     return worst, at
 
 
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
 @pytest.mark.parametrize("kind", ["near_zero", "deepest"])
-def test_within_1_ulp_next_to_zero(kind, dtype, level):
-    x, y, exact = _cases(dtype, kind)
+def test_within_1_ulp_next_to_zero(name, kind, dtype, level):
+    x, y, exact = _cases(name, dtype, kind)
     assert x.size > 20
-    got = numfuse.logaddexp(x, y)
+    got = getattr(numfuse, name)(x, y)
     worst, k = max_ulp_error(x, y, exact, got)
-    assert worst <= 1.0, f"logaddexp({x[k]!r}, {y[k]!r}) = {got[k]!r} at {level}: {worst:.3f} ULP"
+    assert worst <= 1.0, f"{name}({x[k]!r}, {y[k]!r}) = {got[k]!r} at {level}: {worst:.3f} ULP"
 
 
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
-def test_the_deepest_cases_cancel_far(dtype):
+def test_the_deepest_cases_cancel_far(name, dtype):
     """The search finds what it is there for: results far below max(x, y) (float64: past
     what the double-double pass certifies, so the fixed-point pass is what is tested)."""
-    x, y, exact = _cases(dtype, "deepest")
+    x, y, exact = _cases(name, dtype, "deepest")
     m = np.maximum(x, y).astype(np.float64)
     depth = min(float(abs(v) / abs(mpmath.mpf(float(a)))) for v, a in zip(exact, m))
     assert depth < (2.0**-60 if dtype == np.float64 else 2.0**-30)
@@ -159,6 +181,20 @@ def test_known_near_zero_value(x, y, exact, level):
     got = numfuse.logaddexp(x, y)
     ulp = float(np.spacing(np.float64(float(exact))))
     assert abs(mpmath.mpf(float(got)) - mpmath.mpf(exact)) <= ulp
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+def test_logaddexp2_of_equal_arguments_is_numpys(dtype, level):
+    """x + 1, NumPy's special case, bit for bit (ties of x + 1 included: 2^53 + 1 is one)."""
+    rng = np.random.default_rng(5)
+    big = 2.0**53 if dtype == np.float64 else 2.0**24
+    x = np.concatenate(
+        [rng.uniform(-50, 50, 300), [big, big + 2, -big, 3 * big, -1.0, -0.5, 0.0, -0.0]]
+    ).astype(dtype)
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    np.testing.assert_array_equal(
+        numfuse.logaddexp2(x, x).view(bits), np.logaddexp2(x, x).view(bits)
+    )
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
@@ -180,60 +216,146 @@ def test_equal_arguments_within_1_ulp(dtype, level):
             assert abs(mpmath.mpf(g) - value) <= _ulp(value, info), (a, g)
 
 
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
-def test_evaluate_gives_the_ufunc_bits(dtype, level):
-    x, y, _ = _cases(dtype, "near_zero")
+def test_evaluate_gives_the_ufunc_bits(name, dtype, level):
+    x, y, _ = _cases(name, dtype, "near_zero")
     rng = np.random.default_rng(8)
     x = np.concatenate([x, rng.uniform(-30, 30, 500).astype(dtype), [np.inf, -np.inf, np.nan]])
     y = np.concatenate([y, rng.uniform(-30, 30, 500).astype(dtype), [np.inf, -np.inf, 1]])
     x, y = x.astype(dtype), y.astype(dtype)
     bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
     with np.errstate(all="ignore"):
-        ufunc = numfuse.logaddexp(x, y)
-        vm = numfuse.evaluate("logaddexp(a, b)", local_dict={"a": x, "b": y})
+        ufunc = getattr(numfuse, name)(x, y)
+        vm = numfuse.evaluate(f"{name}(a, b)", local_dict={"a": x, "b": y})
     np.testing.assert_array_equal(vm.view(bits), ufunc.view(bits))
 
 
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
-def test_results_do_not_depend_on_layout(dtype, level):
+def test_results_do_not_depend_on_layout(name, dtype, level):
     """Near-zero lanes are gathered across batches and recomputed: the bits of an element
     must not depend on its neighbours, the array's length, strides or in-place output."""
-    x, y, _ = _cases(dtype, "near_zero")
+    f = getattr(numfuse, name)
+    x, y, _ = _cases(name, dtype, "near_zero")
     bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
-    whole = numfuse.logaddexp(x, y).view(bits)
-    one_by_one = np.array([numfuse.logaddexp(a, b) for a, b in zip(x[:64], y[:64])], dtype)
+    whole = f(x, y).view(bits)
+    one_by_one = np.array([f(a, b) for a, b in zip(x[:64], y[:64])], dtype)
     np.testing.assert_array_equal(one_by_one.view(bits), whole[:64])
     for start in (1, 3, 7):
-        np.testing.assert_array_equal(
-            numfuse.logaddexp(x[start:], y[start:]).view(bits), whole[start:]
-        )
-    np.testing.assert_array_equal(numfuse.logaddexp(x[::-1], y[::-1]).view(bits), whole[::-1])
+        np.testing.assert_array_equal(f(x[start:], y[start:]).view(bits), whole[start:])
+    np.testing.assert_array_equal(f(x[::-1], y[::-1]).view(bits), whole[::-1])
     spread = np.zeros((x.size, 3), dtype)
     spread[:, 1] = x
-    np.testing.assert_array_equal(numfuse.logaddexp(spread[:, 1], y).view(bits), whole)
+    np.testing.assert_array_equal(f(spread[:, 1], y).view(bits), whole)
     in_place = x.copy()
-    numfuse.logaddexp(in_place, y, out=in_place)
+    f(in_place, y, out=in_place)
     np.testing.assert_array_equal(in_place.view(bits), whole)
     # accumulate is an in-order chain with its own one-pair path (binary_fold): each step
     # must be the array kernel's bits, near-zero pairs included.
     for kind in ("near_zero", "deepest"):
-        xs, ys, _ = _cases(dtype, kind)
-        expected = numfuse.logaddexp(xs, ys).view(bits)
+        xs, ys, _ = _cases(name, dtype, kind)
+        expected = f(xs, ys).view(bits)
         pairs = np.stack([xs, ys], axis=1)
-        steps = np.array([numfuse.logaddexp.accumulate(pair)[1] for pair in pairs], dtype)
+        steps = np.array([f.accumulate(pair)[1] for pair in pairs], dtype)
         np.testing.assert_array_equal(steps.view(bits), expected)
-        np.testing.assert_array_equal(
-            numfuse.logaddexp.accumulate(pairs, axis=1)[:, 1].view(bits), expected
-        )
+        np.testing.assert_array_equal(f.accumulate(pairs, axis=1)[:, 1].view(bits), expected)
+
+
+def _sweep(name: str, dtype, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """n pairs over the whole range: ordinary, |x - y| tiny, huge and zero (equal), every
+    magnitude, results next to zero (perturbed nearest pairs) and subnormal results."""
+    rng = np.random.default_rng(17 if dtype == np.float64 else 18)
+    info = np.finfo(dtype)
+    f64 = dtype == np.float64
+    top = 1100.0 if f64 else 160.0
+    k = n // 10
+
+    def logu(lo, hi, count, signed=False):
+        v = np.exp(rng.uniform(np.log(lo), np.log(hi), count))
+        return v * rng.choice([-1.0, 1.0], count) if signed else v
+
+    xs, ys = [], []
+    a = rng.uniform(-30, 30, 2 * k)  # ordinary
+    xs.append(a), ys.append(rng.uniform(-30, 30, 2 * k))
+    a = rng.uniform(-top, top, k)  # |x - y| up to twice the range
+    xs.append(a), ys.append(rng.uniform(-top, top, k))
+    a = rng.uniform(-40, 40, k)  # |x - y| tiny: down to a few ULP of x
+    xs.append(a), ys.append(a * (1 + logu(float(info.eps), 1e-3, k, True)))
+    a = rng.uniform(-40, 40, k // 2)  # equal
+    xs.append(a), ys.append(a)
+    a = logu(float(info.smallest_subnormal), float(info.max), k, True)  # every magnitude
+    xs.append(a), ys.append(logu(float(info.smallest_subnormal), float(info.max), k, True))
+    # next to zero: max over every binade to the smallest normals, min the (float64-)nearest
+    # log(1 - e^max) perturbed by a relative 1e-17 .. 1e-3 (subnormal results for tiny max)
+    count = n - sum(v.size for v in xs)
+    m = -logu(float(info.tiny) * 4, TOP[name], count)
+    sm = _log_one_minus_f64(name, m) * (1 + logu(1e-17, 1e-3, count, True))
+    xs.append(m), ys.append(np.minimum(sm, m))
+    with np.errstate(over="ignore"):
+        x = np.concatenate(xs).astype(dtype)
+        y = np.concatenate(ys).astype(dtype)
+    ok = np.isfinite(x) & np.isfinite(y)
+    return _mixed_order(rng, x[ok], y[ok])
+
+
+def sweep_max_ulp(names, n: int) -> None:
+    """Max ULP against mpmath (320 bits) of each function over n pairs per dtype, at every
+    usable level and for NumPy's: mpmath once per pair (the exact value as a float64 pair,
+    scaled by 2^600 below 2^-900 so that lo keeps its digits), then each level's error as
+    |(got - hi) - lo| / ulp, exact where got is within a few ULP."""
+    for name in names:
+        for dtype in DTYPES:
+            x, y = _sweep(name, dtype, n)
+            info = np.finfo(dtype)
+            hi = np.empty(x.size)
+            lo = np.empty(x.size)
+            ulp = np.empty(x.size)
+            scale = np.zeros(x.size, np.int64)
+            with mpmath.workprec(320):
+                for k, (a, b) in enumerate(zip(x.tolist(), y.tolist())):
+                    v = FUNCTIONS[name].exact(mpmath.mpf(a), mpmath.mpf(b))
+                    scale[k] = 600 if abs(v) < mpmath.ldexp(1, -900) else 0
+                    vs = mpmath.ldexp(v, int(scale[k]))
+                    hi[k] = float(vs)
+                    lo[k] = float(vs - hi[k])
+                    ulp[k] = float(mpmath.ldexp(ulp_of(v, info), int(scale[k])))
+            for lv in [*numfuse.usable_levels(), "numpy"]:
+                if lv == "numpy":
+                    with np.errstate(all="ignore"):
+                        got = getattr(np, name)(x, y).astype(np.float64)
+                else:
+                    previous = numfuse.set_level(lv)
+                    got = getattr(numfuse, name)(x, y).astype(np.float64)
+                    numfuse.set_level(previous)
+                err = np.abs((np.ldexp(got, scale) - hi) - lo) / ulp
+                w = int(np.argmax(err))
+                # and away from zero (|result| >= max(|x|, |y|) / 64: no cancellation)
+                away = np.abs(np.ldexp(hi, -scale)) >= np.maximum(np.abs(x), np.abs(y)) / 64
+                print(
+                    f"{name:10} {lv:9} {np.dtype(dtype).name:8} {x.size} pairs: "
+                    f"{err[w]:.3f} ULP at ({x[w]!r}, {y[w]!r}); "
+                    f"away from zero {err[away].max():.3f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":  # pragma: no cover
+    import sys
+
+    if len(sys.argv) > 2 and sys.argv[1] == "--sweep":
+        # python tests/test_logaddexp.py --sweep 1000000 [name ...]
+        sweep_max_ulp(sys.argv[3:] or NAMES, int(float(sys.argv[2])))
+        sys.exit(0)
     for level in numfuse.usable_levels():
         numfuse.set_level(level)
-        for dtype in DTYPES:
-            for kind in ("near_zero", "deepest"):
-                x, y, exact = _cases(dtype, kind)
-                got = numfuse.logaddexp(x, y)
-                worst, _ = max_ulp_error(x, y, exact, got)
-                name = np.dtype(dtype).name
-                print(f"{level:9} {name:8} {kind:10} {x.size:5} pairs: {worst:.3f} ULP")
+        for name in NAMES:
+            for dtype in DTYPES:
+                for kind in ("near_zero", "deepest"):
+                    x, y, exact = _cases(name, dtype, kind)
+                    got = getattr(numfuse, name)(x, y)
+                    worst, _ = max_ulp_error(x, y, exact, got)
+                    dname = np.dtype(dtype).name
+                    print(
+                        f"{name:10} {level:9} {dname:8} {kind:10} {x.size:5} pairs: {worst:.3f} ULP"
+                    )

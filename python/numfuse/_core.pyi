@@ -26,6 +26,7 @@ erf: np.ufunc
 erfc: np.ufunc
 expit: np.ufunc
 logaddexp: np.ufunc
+logaddexp2: np.ufunc
 exp2: np.ufunc
 cbrt: np.ufunc
 hypot: np.ufunc

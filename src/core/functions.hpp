@@ -39,7 +39,7 @@
 //            loop operation is struct FunctorOp in arch/unary_loop.hpp (binary_loop.hpp
 //            for two arguments). NUMFUSE_FUNCTIONS hands X the functor's type name.
 //   libm     the function of one scalar, scalar_libm::libm (scalar_libm.hpp: the C++
-//            library's, plus expit, logaddexp and NumPy's complex forms it lacks): a ufunc's
+//            library's, plus expit, logaddexp, logaddexp2 and NumPy's complex forms it lacks): a ufunc's
 //            long double and complex loops and the VM's complex ones; the GPU's `libdevice`
 //            form (CUDA's ::libm / libmf). Two-argument rows call libm(a, b) (long double).
 //   ufunc    no | numpy | scipy: whether numfuse.name is a numpy.ufunc, and its loop
@@ -104,6 +104,7 @@
     R(X, nextafter, 2, float_pair,       Nextafter, nextafter, no,    none,      none,        0,     none,            -10.0, 10.0,  "Next float after x1 toward x2") \
     R(X, copysign,  2, float_pair,       Copysign,  copysign,  no,    none,      libdevice,   0,     none,            -10.0, 10.0,  "x1 with the sign of x2") \
     R(X, logaddexp, 2, float_pair,       Logaddexp, logaddexp, numpy, minus_inf, none,        8192,  none,            -5.0,  5.0,   "log(exp(x1) + exp(x2))") \
+    R(X, logaddexp2, 2, float_pair,      Logaddexp2, logaddexp2, numpy, minus_inf, none,      8192,  none,            -5.0,  5.0,   "log2(2**x1 + 2**x2)") \
     R(X, exp2,      1, float_complex,    Exp2,      exp2,      numpy, none,      libdevice,   32768, none,            -5.0,  5.0,   "Base-2 exponential 2**x") \
     R(X, cbrt,      1, float_only,       Cbrt,      cbrt,      numpy, none,      libdevice,   16384, none,            -10.0, 10.0,  "Cube root") \
     R(X, hypot,     2, float_pair,       Hypot,     hypot,     numpy, zero,      libdevice,   8192,  none,            -10.0, 10.0,  "sqrt(x1**2 + x2**2)") \

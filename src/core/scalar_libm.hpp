@@ -4,11 +4,11 @@
 // lacks that a kernel header defines beside its kernel, in kernels::scalar_forms (NumPy's
 // complex exp2 in kernels/exp2.hpp): a function whose complex form the C++ library lacks
 // brings that form with its kernel, and nothing here changes. Declared here: the forms
-// of scipy.special.expit, np.logaddexp's long double loop, and NumPy's complex log1p,
-// expm1, log2 and log10 (the C++ library has only the real ones; NumPy's log10(z) is
-// log(z) log10(e), which rounds unlike std::log10's log(z) / ln 10), each with a
-// using-declaration of the C++ library's real form beside it (a name declared here is not
-// looked up through the directives). One definition for every user: the ufuncs' long
+// of scipy.special.expit, np.logaddexp's and np.logaddexp2's long double loops, and NumPy's
+// complex log1p, expm1, log2 and log10 (the C++ library has only the real ones; NumPy's
+// log10(z) is log(z) log10(e), which rounds unlike std::log10's log(z) / ln 10), each with
+// a using-declaration of the C++ library's real form beside it (a name declared here is
+// not looked up through the directives). One definition for every user: the ufuncs' long
 // double and complex loops (scalar_loops.cpp) and the expression VM's complex and scalar
 // paths (arch/expr_math.hpp), so a ufunc and evaluate give the same bits.
 //
@@ -79,6 +79,17 @@ T logaddexp(const T& a, const T& b) {
     const T d = a - b;
     if (d > T(0)) return a + std::log1p(std::exp(-d));
     if (d <= T(0)) return b + std::log1p(std::exp(d));
+    return d;  // NaN
+}
+
+// np.logaddexp2's long double loop (npy_logaddexp2l: log2_1p(y) = log2(e) log1p(y)).
+template <class T>
+T logaddexp2(const T& a, const T& b) {
+    const T log2e = T(1.442695040888963407359924681001892137L);
+    if (a == b) return a + T(1);
+    const T d = a - b;
+    if (d > T(0)) return a + log2e * std::log1p(std::exp2(-d));
+    if (d <= T(0)) return b + log2e * std::log1p(std::exp2(d));
     return d;  // NaN
 }
 

@@ -1,8 +1,9 @@
 // The exact arithmetic behind logaddexp's near-zero results (src/core/kernels/
 // fixed_point.hpp and the passes of kernels/logaddexp.hpp), at the baseline level: the
 // fixed-point constants against their known digits, the fixed-point operations against
-// identities, and the three ways logaddexp computes e^x + e^y - 1 against each other.
-// The accuracy of the results against mpmath, at every level: tests/test_logaddexp.py.
+// identities, and the three ways logaddexp computes e^x + e^y - 1 (logaddexp2: 2^x + 2^y
+// - 1) against each other. The accuracy of the results against mpmath, at every level:
+// tests/test_logaddexp.py.
 #include <gtest/gtest.h>
 
 #include <xsimd/xsimd.hpp>
@@ -62,6 +63,18 @@ TEST(FixedPoint, OperationsAgreeWithIdentities) {
     EXPECT_EQ(fx::to_pair(half).hi, 0.5 - 0x1p-54);  // 3/4 RN(2/3) = 1/2 - 2^-55.., truncated
 }
 
+TEST(FixedPoint, Log2eIsTheReciprocalOfLn2) {
+    namespace kc = kd::logaddexp_consts;
+    // (log2(e) / 2) ln2 = 1/2 to 2^-108 (the pair's 2^-109 and two truncations).
+    const auto half_log2e = fx::add(fx::from_double<3>(kc::log2e_pair.hi / 2),
+                                    fx::from_double<3>(kc::log2e_pair.lo / 2));
+    const auto p = fx::mul(half_log2e, fx::ln2<3>());
+    const auto half = fx::from_double<3>(0.5);
+    const auto diff = fx::compare(p, half) < 0 ? fx::sub(half, p) : fx::sub(p, half);
+    EXPECT_EQ(diff.w[0], 0u);
+    EXPECT_LT(diff.w[1], std::uint64_t(1) << 21);
+}
+
 TEST(FixedPoint, DecomposeIsExact) {
     for (double d : {0.1, 1.0, 0.75, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308}) {
         const fx::Decomposed x = fx::decompose(d);
@@ -70,11 +83,12 @@ TEST(FixedPoint, DecomposeIsExact) {
     }
 }
 
-// Pairs (m, s), s <= m < 0, with e^m + e^s within ~2^-53 |m| of 1 (the nearest s and its
-// neighbours) or within a relative 10^-16 .. 10^-4 of it.
+// Pairs (m, s), s <= m < 0, with e^m + e^s (base 2: 2^m + 2^s) within ~2^-53 |m| of 1 (the
+// nearest s and its neighbours) or within a relative 10^-16 .. 10^-4 of it.
 struct NearZeroPair {
     double m, s;
 };
+template <kd::LogBase Base>
 std::vector<NearZeroPair> near_zero_pairs(std::size_t count) {
     std::mt19937_64 rng(2024);
     std::uniform_real_distribution<double> log_mag(std::log(1e-300), std::log(0.69));
@@ -82,7 +96,8 @@ std::vector<NearZeroPair> near_zero_pairs(std::size_t count) {
     std::vector<NearZeroPair> pairs;
     while (pairs.size() < count) {
         const double m = -std::exp(log_mag(rng));
-        double s = std::log(-std::expm1(m));
+        double s = Base == kd::LogBase::e ? std::log(-std::expm1(m))
+                                          : std::log2(-std::expm1(m * 0.6931471805599453));
         switch (pairs.size() % 4) {
             case 1: s = std::nextafter(s, 0.0); break;
             case 2: s = s * (1 + std::pow(10.0, rel(rng))); break;
@@ -93,15 +108,16 @@ std::vector<NearZeroPair> near_zero_pairs(std::size_t count) {
     return pairs;
 }
 
-TEST(LogaddexpExact, PassesAgree) {
+template <kd::LogBase Base>
+void check_passes_agree() {
     // Pass 3 at 128, 192 and 384 bits: the same eps to the pair's precision wherever the
     // narrower certifies it; pass 2, where it certifies, to its own (2^-59 relative).
     using B = xsimd::batch<double, Arch>;
     int certified_by_pass2 = 0, certified_at_128 = 0;
-    for (const NearZeroPair& p : near_zero_pairs(2000)) {
-        const kd::LogaddexpExactEps e128 = kd::logaddexp_eps_fixed<Arch, 2>(p.m, p.s);
-        const kd::LogaddexpExactEps e3 = kd::logaddexp_eps_fixed<Arch, 3>(p.m, p.s);
-        const kd::LogaddexpExactEps e6 = kd::logaddexp_eps_fixed<Arch, 6>(p.m, p.s);
+    for (const NearZeroPair& p : near_zero_pairs<Base>(2000)) {
+        const kd::LogaddexpExactEps e128 = kd::logaddexp_eps_fixed<Arch, 2, Base>(p.m, p.s);
+        const kd::LogaddexpExactEps e3 = kd::logaddexp_eps_fixed<Arch, 3, Base>(p.m, p.s);
+        const kd::LogaddexpExactEps e6 = kd::logaddexp_eps_fixed<Arch, 6, Base>(p.m, p.s);
         ASSERT_TRUE(e3.certified) << p.m << " " << p.s;
         ASSERT_TRUE(e6.certified);
         ASSERT_NE(e3.hi, 0.0);
@@ -114,7 +130,7 @@ TEST(LogaddexpExact, PassesAgree) {
                 std::ldexp(static_cast<long double>(e128.hi) + e128.lo, e128.exponent);
             EXPECT_LE(std::fabs(eps128 - eps6), std::fabs(eps6) * 0x1p-58L) << p.m << " " << p.s;
         }
-        const kd::LogaddexpEps<Arch> e2 = kd::logaddexp_eps_dd<double>(B(p.m), B(p.s));
+        const kd::LogaddexpEps<Arch> e2 = kd::logaddexp_eps_dd<double, Base>(B(p.m), B(p.s));
         if (e2.certified.get(0)) {
             ++certified_by_pass2;
             const long double eps2 =
@@ -126,5 +142,8 @@ TEST(LogaddexpExact, PassesAgree) {
     EXPECT_GT(certified_by_pass2, 200);  // the perturbed pairs
     EXPECT_GT(certified_at_128, 1000);
 }
+
+TEST(LogaddexpExact, PassesAgree) { check_passes_agree<kd::LogBase::e>(); }
+TEST(LogaddexpExact, PassesAgreeInBase2) { check_passes_agree<kd::LogBase::two>(); }
 
 }  // namespace

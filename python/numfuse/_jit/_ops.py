@@ -59,7 +59,7 @@ _UFUNC_TEMPLATES = {
 _SAME_NAME_UFUNCS = (
     "isinf isnan isfinite signbit sin cos tan arcsin arccos arctan arctan2 hypot nextafter "
     "copysign maximum minimum sinh cosh tanh arcsinh arccosh arctanh log log10 log1p log2 exp "
-    "expm1 sqrt trunc ceil floor fmod sign logaddexp exp2 cbrt"
+    "expm1 sqrt trunc ceil floor fmod sign logaddexp logaddexp2 exp2 cbrt"
 ).split()
 for _name in _SAME_NAME_UFUNCS:
     _UFUNC_TEMPLATES[getattr(np, _name)] = (

@@ -152,6 +152,15 @@ def _numba_logaddexp(numba):
     return logaddexp
 
 
+def _numba_logaddexp2(numba):
+    @numba.vectorize(_SIGNATURES_2, target="parallel")
+    def logaddexp2(x, y):
+        # The textbook form: max + log1p(2^-|x - y|) / ln 2 (inputs are finite here).
+        return max(x, y) + math.log1p(2.0 ** -abs(x - y)) * 1.4426950408889634
+
+    return logaddexp2
+
+
 def _numba_linear(numba):
     @numba.vectorize(_SIGNATURES_2, target="parallel")
     def linear(a, b):
@@ -234,6 +243,7 @@ def _numba_log_sum_exp_axis0(numba):
 _NUMBA_BUILDERS = {
     "expit": _numba_expit,
     "logaddexp": _numba_logaddexp,
+    "logaddexp2": _numba_logaddexp2,
     "logsumexp": _numba_logsumexp,
     "softmax": _numba_softmax,
     "softmax_last_axis": _numba_softmax_last_axis,
@@ -255,6 +265,7 @@ NUMBA_TEXT = {
     },
     "expit": "@vectorize(target='parallel'): 1/(1 + math.exp(-v))",
     "logaddexp": "@vectorize(target='parallel'): max(x, y) + log1p(exp(-|x - y|))",
+    "logaddexp2": "@vectorize(target='parallel'): max(x, y) + log1p(2**-|x - y|) / ln 2",
     "logsumexp": "@njit(parallel=True): m = x.max(); prange sum of exp(x - m)",
     "softmax": "@njit(parallel=True): m = x.max(); prange exp(x - m), sum; divide",
     "softmax_last_axis": "@njit(parallel=True): prange over rows: max, exp, sum, divide",

@@ -1,5 +1,5 @@
-// The strided two-argument ufunc loops (logaddexp, hypot, arctan2, power), instantiated once per
-// instruction-set level; included by level_unit.hpp after expr_ops.hpp and
+// The strided two-argument ufunc loops (logaddexp, logaddexp2, hypot, arctan2, power),
+// instantiated once per instruction-set level; included by level_unit.hpp after expr_ops.hpp and
 // unary_loop.hpp, in the level's namespace for the reason unary_loop.hpp gives.
 #pragma once
 
@@ -59,6 +59,27 @@ struct LogaddexpOp : ArrayKernelOp<expr_ops::Logaddexp> {
         const T d = a - b;
         if (d - d != T(0)) return fp_overflow;
         const T tail = std::exp(-(d < T(0) ? -d : d));
+        return tail < std::numeric_limits<T>::min() ? fp_underflow : fp_none;
+    }
+};
+
+// logaddexp2: NumPy's npy_logaddexp2 as npy_logaddexp, with exp2 (underflow beyond |d| of
+// 1022, 126 for float32). reduce and accumulate go element by element (binary_fold).
+struct Logaddexp2Op : ArrayKernelOp<expr_ops::Logaddexp2> {
+    template <class B>
+    static inline auto may_raise(const B& a, const B& b) noexcept {
+        using T = typename B::value_type;
+        return ~(xsimd::abs(a - b) <= B(sizeof(T) == 4 ? T(125) : T(1021)));
+    }
+    template <class T>
+    static unsigned flags(T a, T b) noexcept {
+        if (a != a || b != b) return fp_invalid;  // NumPy's compares raise it
+        if (a == b) return fp_none;               // a + 1, infinities included
+        const bool finite = a - a == T(0) && b - b == T(0);
+        if (!finite) return fp_none;  // exp2(-inf) is an exact 0
+        const T d = a - b;
+        if (d - d != T(0)) return fp_overflow;
+        const T tail = std::exp2(-(d < T(0) ? -d : d));
         return tail < std::numeric_limits<T>::min() ? fp_underflow : fp_none;
     }
 };

@@ -438,5 +438,19 @@ struct Logaddexp {
         return kernels::logaddexp_one<Out, Arch>(a, b);
     }
 };
+// logaddexp2 over arrays: logaddexp's kernel in base 2 (kernels/logaddexp.hpp), the same
+// handling.
+struct Logaddexp2 {
+    static constexpr bool array_kernel = true;
+    static constexpr bool f32_via_f64 = true;
+    template <class Arch, class Out>
+    static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
+        kernels::logaddexp2_array<Out, Arch>(out, a, b, n);
+    }
+    template <class Arch, class Out>
+    static double one(double a, double b) noexcept {
+        return kernels::logaddexp2_one<Out, Arch>(a, b);
+    }
+};
 
 }  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::expr_ops

@@ -1,19 +1,23 @@
-// logaddexp(x, y) = log(e^x + e^y) for float64 values, and for float32 values held in
-// float64 (rounded once by the caller).
+// logaddexp(x, y) = log(e^x + e^y) and logaddexp2(x, y) = log2(2^x + 2^y) for float64
+// values, and for float32 values held in float64 (rounded once by the caller).
 //
 // Contract
 //   logaddexp_array<Out, A>(out, a, b, n): out[k] = logaddexp(a[k], b[k]), k < n, float64
-//   values; Out (double or float) is the type the caller rounds the results to. out may be
+//   values; logaddexp2_array likewise (all below holds for both, with base 2's powers and
+//   log2). Out (double or float) is the type the caller rounds the results to. out may be
 //   a or b (the same elements) but must not overlap them otherwise; a call must not depend
 //   on its own results (the near-zero lanes are written after later ones). A result does
 //   not depend on n, on its neighbours or on how the array is split: the ufunc loop
 //   (arch/binary_loop.hpp) and the VM (arch/expr_ops.hpp) give the same bits.
 //   Max error <= 1 ULP of Out for every input at every level (enforced against mpmath,
 //   next to zero included, by tests/test_logaddexp.py; measured maxima in
-//   docs/accuracy.md).
+//   docs/accuracy.md), except, so far, logaddexp2's float64 subnormal results of |max| <
+//   ~2^-1016 that the near-zero test does not flag (up to 2.2 ULP: docs/accuracy.md).
 //   Special values as NumPy's npy_logaddexp: a NaN argument gives x + y; +inf with
 //   anything but NaN gives +inf; -inf with y gives y + 0 (-0 becomes +0); equal
-//   infinities give that infinity; arguments more than 746 apart give max + 0.
+//   infinities give that infinity; arguments more than 746 apart give max + 0. logaddexp2
+//   as NumPy's npy_logaddexp2: the same, but equal arguments give x + 1 (rounded once, bit
+//   for bit) and arguments more than 1076 apart max + 0.
 //
 // Method: three passes of increasing precision, each run only where the one before cannot
 // vouch for its result. m = max(x, y), s = min(x, y), d = s - m <= 0 (an exact pair).
@@ -45,6 +49,12 @@
 //      most ~120 bits (2^62 candidate pairs near e^x + e^y = 1, each missing it by ~2^-53
 //      |m| u, u uniform), so the 384-bit result is used as is beyond that. Scalar: 0.24 us
 //      a lane at 128 bits, 0.55 at 192 (AVX-512 machine).
+//   Base 2 (logaddexp_base_array<Out, LogBase::two, A>): the same passes on 2^x + 2^y, d =
+//   n/16 + t/ln2 reduced exactly (n = round(16 d), t = (d - n/16) ln2 as a pair to 2^-104,
+//   logaddexp2_reduced), L (pass 1) and log1p(eps) (passes 2, 3) times log2(e) as pairs
+//   (2^-104) before the one rounding; pass 3's e^x on x = (ceil|s| - |s|) ln2 and 1 - 2^m
+//   = 1 - e^-(mu ln2) with mu ln2 as a fraction. Error bounds as base e's (measured in
+//   docs/accuracy.md).
 //   Every pass computes lane by lane, so gathering the near-zero lanes changes no bits.
 //   The tables and constants (ln2/16 split, 2^(j/16), r_i and -log(r_i), 1/n!) are
 //   computed at compile time in fixed point (logaddexp_consts), not typed in.
@@ -77,6 +87,19 @@ template <class Out>
 inline constexpr double logaddexp_near_fraction =
     std::is_same<Out, float>::value ? 0x1.0p-34 : 0x1.0p-6;
 
+// The near-zero test of a result: m < 0 and |res| < |m| 2^-near_bits (false for m >= 0 and
+// NaN), pass 1's and, bit for bit, logaddexp_base_array's rescan. Base 2 leaves out equal
+// arguments: their x + 1 is exact (-1 and -1 give 0, an eps pass 3 could not certify).
+template <class Out, LogBase Base, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<double, A> logaddexp_near_zero(
+    const xsimd::batch<double, A>& res, const xsimd::batch<double, A>& m,
+    const xsimd::batch<double, A>& s) noexcept {
+    using B = xsimd::batch<double, A>;
+    const auto near = xsimd::abs(res) < m * B(-logaddexp_near_fraction<Out>);
+    if constexpr (Base == LogBase::two) return near & (m != s);
+    return near;
+}
+
 template <class A>
 struct LogaddexpFirst {
     xsimd::batch<double, A> result;
@@ -89,25 +112,32 @@ struct LogaddexpFirst {
 // 2^-e r_i - 1 (an exact product), |f| <= 2^-5, log(1 + E) = e ln2 - log(r_i) + log1p(f)
 // (Taylor to f^15); m + L rounded once. No division; the tables are logaddexp_consts'.
 // Errors (measured against mpmath): E 2^-65 relative, L 2^-62.5 |m| absolute.
-template <class Out, class A>
+template <class Out, LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<double, A>& x,
                                                         const xsimd::batch<double, A>& y) noexcept {
     using B = xsimd::batch<double, A>;
     using I = xsimd::batch<std::int64_t, A>;
     namespace c = logaddexp_consts;
     const B m = xsimd::max(x, y), s = xsimd::min(x, y);
-    const dd::pair<A> d = dd::two_sum(s, -m);  // <= 0, exact
-    const B dc = xsimd::max(d.hi, B(-746.0));   // e^d below 2^-1076: E = 0
+    const dd::pair<A> d = dd::two_sum(s, -m);          // <= 0, exact
+    const B dc = xsimd::max(d.hi, B(c::far_d<Base>));  // base^d below 2^-1076: E = 0
 
-    // t = (d - n c1) + (d.lo - n c2): the first exact (as in pass 2), the second below
-    // 2^-30, rounded (n c3 < 2^-84 is left out). Indices are masked to the tables: lanes of
-    // NaN or huge arguments read a valid entry.
+    // Base e: t = (d - n c1) + (d.lo - n c2): the first exact (as in pass 2), the second
+    // below 2^-30, rounded (n c3 < 2^-84 is left out). Base 2: n = round(16 d), t = (d - n/16)
+    // ln2 (logaddexp2_reduced). Indices are masked to the tables: lanes of NaN or huge
+    // arguments read a valid entry.
     const B shifter(0x1.8p52);
-    const B n = dd::fmadd(dc, B(16.0 * exp_consts<double>::inv_ln2), shifter) - shifter;
+    const B scale(Base == LogBase::e ? 16.0 * exp_consts<double>::inv_ln2 : 16.0);
+    const B n = dd::fmadd(dc, scale, shifter) - shifter;
     const B k = logaddexp_floor(n, 1.0 / 16.0);
     const I j = (as_int((n - k * B(16.0)) + shifter) - as_int(shifter)) & I(15);
-    const dd::pair<A> t = dd::two_sum(dd::fnmadd(n, B(c::ln2_over_16.c1), dc),
-                                      dd::fnmadd(n, B(c::ln2_over_16.c2), d.lo));
+    dd::pair<A> t;
+    if constexpr (Base == LogBase::e) {
+        t = dd::two_sum(dd::fnmadd(n, B(c::ln2_over_16.c1), dc),
+                        dd::fnmadd(n, B(c::ln2_over_16.c2), d.lo));
+    } else {
+        t = logaddexp2_reduced(dc, n, d.lo);
+    }
     const B poly = dd::horner(t.hi, 0.5, c::inv_fact[3].hi, c::inv_fact[4].hi, c::inv_fact[5].hi,
                               c::inv_fact[6].hi, c::inv_fact[7].hi, c::inv_fact_8);
     const B p_lo = dd::fmadd(t.hi * t.hi, poly, t.lo);  // p = t.hi + p_lo
@@ -121,11 +151,12 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
     // log part runs on E = 0 there, so that no product sees a tiny value (a subnormal operand
     // or result takes a microcode assist, exp.hpp). E is scaled with k held at -960 or above
     // (e_lo normal too). Below (deep: d < -665, E < 2^-968 < ulp(m) 2^-16 where |m| >=
-    // 2^-900) the result is m itself; the rare lanes with k < -960 and |m| < 2^-900 are no
-    // far lanes: the log part runs on their true E as before (subnormal values and all).
+    // 2^-900) the result is m itself; the rare lanes with k < -960 and |m| < 2^-900 add
+    // their true E (m + E, scaled without the hold: E^2 is below 2^-1920), the value the log
+    // part would give them.
     const auto deep = k < B(-960.0);
     const auto deep_tiny_m = deep & (xsimd::abs(m) < B(0x1.0p-900));
-    const auto far = (d.hi < B(-40.0)) & ~deep_tiny_m;
+    const auto far = d.hi < B(-40.0);
     const B kc = xsimd::select(deep_tiny_m, k, xsimd::max(k, B(-960.0)));
     const B es_hi = logaddexp_scale(e1.hi, kc), es_lo = logaddexp_scale(e1.lo, kc);
     const B e_hi = xsimd::select(far, B(0.0), es_hi), e_lo = xsimd::select(far, B(0.0), es_lo);
@@ -154,33 +185,52 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
     // e ln2 - log(r_i): one of the two is 0 (e = 1 has i = 0).
     const B base_hi = xsimd::select(top, B(c::ln2_pair.hi), li.v[1]);
     const B base_lo = xsimd::select(top, B(c::ln2_pair.lo), li.v[2]);
-    // m + L = m + base + lead + the low parts, the three leading terms as exact sums.
-    const dd::pair<A> r0 = dd::two_sum(m, base_hi);
-    const dd::pair<A> r1 = dd::two_sum(r0.hi, lead.hi);
-    B r = r1.hi + (r1.lo + (r0.lo + (base_lo + l1p_lo)));
+    B r;
+    if constexpr (Base == LogBase::e) {
+        // m + L = m + base + lead + the low parts, the three leading terms as exact sums.
+        const dd::pair<A> r0 = dd::two_sum(m, base_hi);
+        const dd::pair<A> r1 = dd::two_sum(r0.hi, lead.hi);
+        r = r1.hi + (r1.lo + (r0.lo + (base_lo + l1p_lo)));
+    } else {
+        // m + L log2(e): L as a pair (base + lead exact), times log2(e) as pairs (2^-104).
+        const dd::pair<A> l0 = dd::two_sum(base_hi, lead.hi);
+        const dd::pair<A> l2 = dd::mul(dd::pair<A>{l0.hi, l0.lo + (base_lo + l1p_lo)},
+                                       dd::pair<A>{B(c::log2e_pair.hi), B(c::log2e_pair.lo)});
+        const dd::pair<A> r0 = dd::two_sum(m, l2.hi);
+        r = r0.hi + (r0.lo + l2.lo);
+    }
     if (xsimd::any(far)) {
         // m + E - E^2/2 (E^2/2 left out below E = 2^-400, where it is below 2^-401 E), m + E
         // as an exact two-sum: E's pair error (2^-65) alone, as in the main path; deep: m.
+        // Base 2: (E - E^2/2) log2(e), E log2(e) as a pair.
         const B eq = xsimd::max(es_hi, B(0x1.0p-400));
         const B half_sq = xsimd::select(es_hi > B(0x1.0p-400), B(0.5) * eq * eq, B(0.0));
-        const dd::pair<A> rf0 = dd::two_sum(m, es_hi);
-        const B rf = xsimd::select(deep, m, rf0.hi + (rf0.lo + (es_lo - half_sq)));
+        dd::pair<A> ef = {es_hi, es_lo - half_sq};
+        if constexpr (Base == LogBase::two) {
+            const dd::pair<A> p = dd::two_prod(es_hi, B(c::log2e_pair.hi));
+            ef = {p.hi, dd::fmadd(es_hi, B(c::log2e_pair.lo),
+                                  dd::fmadd(ef.lo, B(c::log2e_pair.hi), p.lo))};
+        }
+        const dd::pair<A> rf0 = dd::two_sum(m, ef.hi);
+        const B rf = xsimd::select(deep & ~deep_tiny_m, m, rf0.hi + (rf0.lo + ef.lo));
         r = xsimd::select(far, rf, r);
     }
-    // Special values as NumPy: d < -746 (s = -inf included, and m = +inf with s finite)
+    // Special values as NumPy: d below far_d (s = -inf included, and m = +inf with s finite)
     // gives m + log1p(0) = m + 0 (-0 becomes +0); a NaN argument (which max and min may
     // drop) gives x + y, NumPy's NaN, and so do equal infinities (d is NaN): the infinity,
-    // NumPy's x + ln2.
+    // NumPy's x + ln2 (x + 1). Base 2, x == y: x + 1, NumPy's, rounded once (m + L log2(e)
+    // would round a tie by the sign of L's error).
     const auto nan = xsimd::isnan(x) | xsimd::isnan(y) | xsimd::isnan(d.hi);
-    const B res = xsimd::select(nan, x + y, xsimd::select(d.hi < B(-746.0), m + B(0.0), r));
-    // m < 0 and |res| < |m| 2^-near_bits (false for m >= 0 and NaN).
-    return {res, xsimd::abs(res) < m * B(-logaddexp_near_fraction<Out>), m, s};
+    B finite = xsimd::select(d.hi < B(c::far_d<Base>), m + B(0.0), r);
+    if constexpr (Base == LogBase::two) finite = xsimd::select(d.hi == B(0.0), m + B(1.0), finite);
+    const B res = xsimd::select(nan, x + y, finite);
+    return {res, logaddexp_near_zero<Out, Base>(res, m, s), m, s};
 }
 
 // One block of the first pass (count <= block elements): results to out, and whether any
 // lane is near zero. KeepArguments (out is a or b): each batch's max and min go to ms, ss,
 // since the arguments are overwritten.
-template <class Out, class A, bool KeepArguments>
+template <class Out, LogBase Base, class A, bool KeepArguments>
 NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const double* b,
                                            std::size_t count, double* ms, double* ss) noexcept {
     using B = xsimd::batch<double, A>;
@@ -189,7 +239,7 @@ NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const d
     std::size_t k = 0;
     for (; k + width <= count; k += width) {
         const LogaddexpFirst<A> first =
-            logaddexp_first<Out>(B::load_unaligned(a + k), B::load_unaligned(b + k));
+            logaddexp_first<Out, Base>(B::load_unaligned(a + k), B::load_unaligned(b + k));
         first.result.store_unaligned(out + k);
         if constexpr (KeepArguments) {
             first.m.store_aligned(ms + k);
@@ -205,7 +255,7 @@ NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const d
         std::memcpy(xa, a + k, rest * sizeof(double));
         std::memcpy(xb, b + k, rest * sizeof(double));
         const LogaddexpFirst<A> first =
-            logaddexp_first<Out>(B::load_aligned(xa), B::load_aligned(xb));
+            logaddexp_first<Out, Base>(B::load_aligned(xa), B::load_aligned(xb));
         first.result.store_aligned(xo);
         std::memcpy(out + k, xo, rest * sizeof(double));
         if constexpr (KeepArguments) {
@@ -219,24 +269,26 @@ NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const d
 
 }  // namespace detail
 
-// logaddexp(a, b) of one pair: bit for bit logaddexp_array's result for it (a lane's result
-// depends on that lane alone). For in-order chains (accumulate: each result an argument of
-// the next call), where logaddexp_array's set-up for one element costs more than the
-// element. The pair is broadcast to every lane (no store to reload on the chain); a
-// near-zero pair is then recomputed in every lane, which costs the same as in one.
-template <class Out, class A>
-double logaddexp_one(double a, double b) noexcept {
+// logaddexp(a, b) (Base e) or logaddexp2(a, b) (Base two) of one pair: bit for bit
+// logaddexp_base_array's result for it (a lane's result depends on that lane alone). For
+// in-order chains (accumulate: each result an argument of the next call), where the array
+// function's set-up for one element costs more than the element. The pair is broadcast to
+// every lane (no store to reload on the chain); a near-zero pair is then recomputed in
+// every lane, which costs the same as in one.
+template <class Out, detail::LogBase Base, class A>
+double logaddexp_base_one(double a, double b) noexcept {
     using B = xsimd::batch<double, A>;
     alignas(64) double r[B::size];
-    const detail::LogaddexpFirst<A> first = detail::logaddexp_first<Out>(B(a), B(b));
+    const detail::LogaddexpFirst<A> first = detail::logaddexp_first<Out, Base>(B(a), B(b));
     if (!xsimd::any(first.near_zero)) return first.result.get(0);
-    detail::LogaddexpNearZeroLanes<Out, A> lanes(r);
+    detail::LogaddexpNearZeroLanes<Out, Base, A> lanes(r);
     lanes.add(first.m, first.s, first.near_zero, 0);
     lanes.finish();
     return r[0];
 }
 
-// out[k] = logaddexp(a[k], b[k]) for k < n (see the contract). The first pass runs over
+// out[k] = logaddexp(a[k], b[k]) (Base e) or logaddexp2(a[k], b[k]) (Base two) for k < n
+// (see the contract). The first pass runs over
 // blocks and only notes whether a block has near-zero lanes; those blocks are scanned
 // again afterwards (the near-zero test recomputed from the results, bit for bit the
 // first pass's) and their near-zero lanes gathered. A branch per batch inside the first
@@ -244,22 +296,22 @@ double logaddexp_one(double a, double b) noexcept {
 // long dependency chains of the batches in flight (measured: ~60 ns per near-zero batch);
 // every extra instruction in that loop costs too (it is latency-bound, overlapping the few
 // batches the reorder buffer holds).
-template <class Out, class A>
-void logaddexp_array(double* out, const double* a, const double* b, std::size_t n) noexcept {
+template <class Out, detail::LogBase Base, class A>
+void logaddexp_base_array(double* out, const double* a, const double* b, std::size_t n) noexcept {
     using B = xsimd::batch<double, A>;
     constexpr std::size_t width = B::size;
     constexpr std::size_t block = 32 * width;
     const bool in_place = out == a || out == b;
     alignas(64) double ms[block], ss[block];
-    detail::LogaddexpNearZeroLanes<Out, A> lanes(out);
+    detail::LogaddexpNearZeroLanes<Out, Base, A> lanes(out);
     for (std::size_t start = 0; start < n; start += block) {
         const std::size_t count = n - start < block ? n - start : block;
         const double* pa = a + start;
         const double* pb = b + start;
         double* po = out + start;
         const bool any_near =
-            in_place ? detail::logaddexp_block<Out, A, true>(po, pa, pb, count, ms, ss)
-                     : detail::logaddexp_block<Out, A, false>(po, pa, pb, count, ms, ss);
+            in_place ? detail::logaddexp_block<Out, Base, A, true>(po, pa, pb, count, ms, ss)
+                     : detail::logaddexp_block<Out, Base, A, false>(po, pa, pb, count, ms, ss);
         if (!any_near) continue;
         for (std::size_t k = 0; k < count; k += width) {
             B x, y, r;
@@ -278,11 +330,29 @@ void logaddexp_array(double* out, const double* a, const double* b, std::size_t 
             }
             B m = xsimd::max(x, y), s = xsimd::min(x, y);
             if (in_place) m = B::load_aligned(ms + k), s = B::load_aligned(ss + k);
-            const auto near = xsimd::abs(r) < m * B(-detail::logaddexp_near_fraction<Out>);
+            const auto near = detail::logaddexp_near_zero<Out, Base>(r, m, s);
             if (xsimd::any(near)) lanes.add(m, s, near, start + k);
         }
     }
     lanes.finish();
+}
+
+// The two functions' entry points (the contract's names).
+template <class Out, class A>
+void logaddexp_array(double* out, const double* a, const double* b, std::size_t n) noexcept {
+    logaddexp_base_array<Out, detail::LogBase::e, A>(out, a, b, n);
+}
+template <class Out, class A>
+double logaddexp_one(double a, double b) noexcept {
+    return logaddexp_base_one<Out, detail::LogBase::e, A>(a, b);
+}
+template <class Out, class A>
+void logaddexp2_array(double* out, const double* a, const double* b, std::size_t n) noexcept {
+    logaddexp_base_array<Out, detail::LogBase::two, A>(out, a, b, n);
+}
+template <class Out, class A>
+double logaddexp2_one(double a, double b) noexcept {
+    return logaddexp_base_one<Out, detail::LogBase::two, A>(a, b);
 }
 
 }  // namespace numfuse::kernels

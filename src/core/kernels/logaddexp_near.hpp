@@ -35,20 +35,25 @@ NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_expm1_dd(const dd::pair<A>& t) noexc
     using B = xsimd::batch<double, A>;
     namespace c = logaddexp_consts;
     const B x = t.hi;
-    const B tail = dd::horner(x, c::inv_fact_8, c::inv_fact_9, c::inv_fact_10, c::inv_fact_11,
+    // Below |x| = 2^-400 the terms from x^2 on (and t.lo x) are below 2^-400 relative, far
+    // under the pair's precision, and their products would underflow, each a microcode
+    // assist (exp.hpp): they run on 0 there (the near-zero lanes of tiny max).
+    const B xq = xsimd::select(xsimd::abs(x) < B(0x1.0p-400), B(0.0), x);
+    const B tail = dd::horner(xq, c::inv_fact_8, c::inv_fact_9, c::inv_fact_10, c::inv_fact_11,
                               c::inv_fact_12, c::inv_fact_13, c::inv_fact_14);
     // h = 1/7! + x tail, then h = 1/n! + x h for n = 6 .. 2: h = (e^x - 1 - x) / x^2.
-    dd::pair<A> h = dd::fast_two_sum(B(c::inv_fact[7].hi), x * tail);
+    dd::pair<A> h = dd::fast_two_sum(B(c::inv_fact[7].hi), xq * tail);
     h.lo = h.lo + B(c::inv_fact[7].lo);
     for (int n = 6; n >= 2; --n) {
-        const dd::pair<A> xh = dd::mul(h, x);
+        const dd::pair<A> xh = dd::mul(h, xq);
         const dd::pair<A> sum = dd::fast_two_sum(B(c::inv_fact[n].hi), xh.hi);
         h = {sum.hi, sum.lo + (B(c::inv_fact[n].lo) + xh.lo)};
     }
-    const dd::pair<A> q = dd::mul(dd::two_prod(x, x), h);  // x^2 h <= |x| 2^-6.5
+    const dd::pair<A> q = dd::mul(dd::two_prod(xq, xq), h);  // x^2 h <= |x| 2^-6.5
     const dd::pair<A> p = dd::fast_two_sum(x, q.hi);
     const B lo = p.lo + q.lo;
-    return dd::fast_two_sum(p.hi, lo + dd::fmadd(t.lo, p.hi, t.lo));
+    const B pq = xsimd::select(xq == B(0.0), B(0.0), p.hi);
+    return dd::fast_two_sum(p.hi, lo + dd::fmadd(t.lo, pq, t.lo));
 }
 
 template <class A>
@@ -59,24 +64,31 @@ struct LogaddexpExpParts {
     dd::pair<A> v;               // T_j (1 + p), in [2^-(1/32), 2^(1 + 1/32)]
 };
 
-// e^x for |x| <= 746 as 2^k v (see the contract, pass 2).
-template <class A>
+// e^x (Base e, |x| <= 746) or 2^x (Base two, |x| <= 1076) as 2^k v (see the contract,
+// pass 2).
+template <LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE LogaddexpExpParts<A> logaddexp_exp_dd(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     using I = xsimd::batch<std::int64_t, A>;
     namespace c = logaddexp_consts;
     const B shifter(0x1.8p52);
-    const B ns = dd::fmadd(x, B(16.0 * exp_consts<double>::inv_ln2), shifter);
-    const B n = ns - shifter;  // round(16 x / ln2), |n| < 2^15
+    const B scale(Base == LogBase::e ? 16.0 * exp_consts<double>::inv_ln2 : 16.0);
+    const B ns = dd::fmadd(x, scale, shifter);
+    const B n = ns - shifter;  // round(16 x / ln2) (base 2: round(16 x)), |n| < 2^15
     const B k = logaddexp_floor(n, 1.0 / 16.0);
     const I j = (as_int((n - k * B(16.0)) + shifter) - as_int(shifter)) & I(15);  // n - 16 k
-    // x - n c1 is exact: n c1 is (15 + 38 bits), and x - n c1 is a multiple of ulp(x)
-    // below 2^-5 in magnitude (ulp(x) >= 2^-58 where n != 0).
-    const B t1 = dd::fnmadd(n, B(c::ln2_over_16.c1), x);
-    const dd::pair<A> nc2 = dd::two_prod(n, B(c::ln2_over_16.c2));
-    const dd::pair<A> t0 = dd::two_sum(t1, -nc2.hi);
-    const dd::pair<A> t = {t0.hi, t0.lo - dd::fmadd(n, B(c::ln2_over_16.c3), nc2.lo)};
+    dd::pair<A> t;
+    if constexpr (Base == LogBase::e) {
+        // x - n c1 is exact: n c1 is (15 + 38 bits), and x - n c1 is a multiple of ulp(x)
+        // below 2^-5 in magnitude (ulp(x) >= 2^-58 where n != 0).
+        const B t1 = dd::fnmadd(n, B(c::ln2_over_16.c1), x);
+        const dd::pair<A> nc2 = dd::two_prod(n, B(c::ln2_over_16.c2));
+        const dd::pair<A> t0 = dd::two_sum(t1, -nc2.hi);
+        t = {t0.hi, t0.lo - dd::fmadd(n, B(c::ln2_over_16.c3), nc2.lo)};
+    } else {
+        t = logaddexp2_reduced(x, n, B(0.0));
+    }
     const dd::pair<A> p = logaddexp_expm1_dd(t);
     const Table16Entry<A, 2> te = lookup16(c::exp2_table, j);
     const dd::pair<A> tj = {te.v[0], te.v[1]};
@@ -86,7 +98,8 @@ NUMFUSE_ALWAYS_INLINE LogaddexpExpParts<A> logaddexp_exp_dd(
     return {k, n, p, v};
 }
 
-// eps = e^m + e^s - 1 = D 2^k (pass 2) for the near-zero lanes (m in (-1.4, 0), s <= m);
+// eps = e^m + e^s - 1 = D 2^k (pass 2; base 2: 2^m + 2^s - 1) for the near-zero lanes
+// (m in (-1.4, 0), s <= m);
 // `certified` where |D| is large enough for Out.
 template <class A>
 struct LogaddexpEps {
@@ -94,12 +107,13 @@ struct LogaddexpEps {
     xsimd::batch<double, A> k;
     xsimd::batch_bool<double, A> certified;
 };
-template <class Out, class A>
+template <class Out, LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double, A>& m,
                                                        const xsimd::batch<double, A>& s) noexcept {
     using B = xsimd::batch<double, A>;
-    const LogaddexpExpParts<A> es = logaddexp_exp_dd(xsimd::max(s, B(-746.0)));
-    const LogaddexpExpParts<A> em = logaddexp_exp_dd(m);
+    const LogaddexpExpParts<A> es =
+        logaddexp_exp_dd<Base>(xsimd::max(s, B(logaddexp_consts::far_d<Base>)));
+    const LogaddexpExpParts<A> em = logaddexp_exp_dd<Base>(m);
     // 1 - e^m: -p where n = 0 (e^m = 1 + p), else 1 - 2^k v (k in {-2, -1, 0}).
     const B sk = pow2i(em.k);
     const dd::pair<A> far = dd::two_sum(B(1.0), -(sk * em.v.hi));
@@ -108,48 +122,82 @@ NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double
     const dd::pair<A> a = {xsimd::select(small, -em.p.hi, from_v.hi),
                            xsimd::select(small, -em.p.lo, from_v.lo)};
     // D = v_s - a 2^-k_s: exact scaling, then the cancellation in pair arithmetic.
-    const dd::pair<A> v2 = {logaddexp_scale(a.hi, -es.k), logaddexp_scale(a.lo, -es.k)};
+    dd::pair<A> v2 = {logaddexp_scale(a.hi, -es.k), logaddexp_scale(a.lo, -es.k)};
+    if constexpr (Base == LogBase::two) {
+        // Base 2, |m| < 2^-900: t = m ln2's low part would be subnormal (rounded to 2^-1074,
+        // far coarser than the pair's 2^-104 relative), so a 2^-k_s is (m 2^-k_s) ln2 there,
+        // m scaled first (exactly) and multiplied as a pair; (m ln2)^2 / 2 is below 2^-900
+        // relative.
+        const B ms = logaddexp_scale(m, -es.k);
+        const dd::pair<A> ml = dd::two_prod(ms, B(logaddexp_consts::ln2_pair.hi));
+        const dd::pair<A> scaled =
+            dd::fast_two_sum(ml.hi, dd::fmadd(ms, B(logaddexp_consts::ln2_pair.lo), ml.lo));
+        const auto tiny_m = xsimd::abs(m) < B(0x1.0p-900);
+        v2 = {xsimd::select(tiny_m, -scaled.hi, v2.hi), xsimd::select(tiny_m, -scaled.lo, v2.lo)};
+    }
     const dd::pair<A> diff = dd::two_sum(es.v.hi, -v2.hi);
     const dd::pair<A> d = dd::fast_two_sum(diff.hi, diff.lo + (es.v.lo - v2.lo));
     return {d, es.k, xsimd::abs(d.hi) >= B(logaddexp_certified_d<Out>)};
 }
 
-// log1p(eps) for eps = (d.hi + d.lo) 2^k, |eps| < 1 (passes 2 and 3), to 2^-60 relative
-// before the final rounding.
-template <class A>
+// log1p(eps) (base 2: log1p(eps) log2(e)) for eps = (d.hi + d.lo) 2^k, |eps| < 1 (passes
+// 2 and 3), to 2^-60 relative before the final rounding.
+template <LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_log1p_eps(
     const dd::pair<A>& d0, const xsimd::batch<double, A>& k) noexcept {
     using B = xsimd::batch<double, A>;
+    namespace c = logaddexp_consts;
     const dd::pair<A> d = dd::fast_two_sum(d0.hi, d0.lo);  // |lo| <= ulp(hi) / 2
-    const B e_hi = logaddexp_scale(d.hi, k), e_lo = logaddexp_scale(d.lo, k);
+    // e_hi, e_lo: eps with the scale held at 2^-900 or above. Below it |eps| < 2^-898 is
+    // the tiny branch's, which reads neither, and the products would be subnormal (each a
+    // microcode assist, exp.hpp).
+    const B kc = xsimd::max(k, B(-900.0));
+    const B e_hi = logaddexp_scale(d.hi, kc), e_lo = logaddexp_scale(d.lo, kc);
+    const dd::pair<A> log2e = {B(c::log2e_pair.hi), B(c::log2e_pair.lo)};
+    // The tiny branch's value before scaling: D (base 2: D log2(e), |lo| <= ulp(hi) / 2).
+    const dd::pair<A> dt = Base == LogBase::e ? d : dd::mul(d, log2e);
     // |eps| < 2^-60: log1p(eps) = eps (1 - eps/2 + ...) is eps to 2^-61, rounded once: the
     // pair summed then scaled exactly where eps is normal; below 2^-1022 the pair is rounded
     // onto the subnormal grid directly, in units of 2^-1074 (|u| < 2^52, rounded to an
     // integer by adding 2^52), u.lo breaking u.hi's ties (a second rounding would be off by
-    // up to 0.75 ULP just below 2^-1022).
-    const B normal_tiny = logaddexp_scale(d.hi + d.lo, k);
-    const B u_hi = logaddexp_scale(d.hi, k + B(1074.0));
+    // up to 0.75 ULP just below 2^-1022). No product sees a subnormal: the normal form's
+    // scale is 0 in the subnormal lanes, and the subnormal is built from its bits (the
+    // integer q + 2^52's bits less 2^52's are q 2^-1074's, q <= 2^52).
+    const B u_hi = logaddexp_scale(dt.hi, k + B(1074.0));
     const B sign = xsimd::copysign(B(1.0), u_hi);
-    const B ua = xsimd::abs(u_hi), la = logaddexp_scale(d.lo, k + B(1074.0)) * sign;
+    const B ua = xsimd::abs(u_hi), la = logaddexp_scale(dt.lo, k + B(1074.0)) * sign;
+    const auto below_normal = ua < B(0x1.0p52);  // |eps| < 2^-1022
+    const B normal_tiny = logaddexp_scale(dt.hi + dt.lo, xsimd::select(below_normal, B(0.0), k));
     const B qa = (ua + B(0x1.0p52)) - B(0x1.0p52);
     const B w = ua - qa;  // exact, |w| <= 1/2
     const B step = xsimd::select((w == B(0.5)) & (la > B(0.0)), B(1.0), B(0.0)) -
                    xsimd::select((w == B(-0.5)) & (la < B(0.0)), B(1.0), B(0.0));
-    const B subnormal = xsimd::copysign((qa + step) * B(0x1.0p-1074), u_hi);
-    const B tiny = xsimd::select(xsimd::abs(e_hi) < B(0x1.0p-1022), subnormal, normal_tiny);
+    const B subnormal = xsimd::copysign(
+        as_float<double, A>(as_int((qa + step) + B(0x1.0p52)) - as_int(B(0x1.0p52))), u_hi);
+    const B tiny = xsimd::select(below_normal, subnormal, normal_tiny);
     // |eps| < 2^-20: eps - eps^2/2 + eps^3/3 (drops eps^4/4 < 2^-60 eps). The log core of
     // 1 + eps would lose the second-order term of its low part here (1 + eps's rounding
     // error, up to 2^-53, squared: 2^-55 relative where eps ~ 2^-52).
-    const B small = e_hi + (e_lo + (e_hi * e_hi) * dd::fmadd(e_hi, B(1.0 / 3.0), B(-0.5)));
-    // Else the log core of the pair 1 + eps (in (1/2, 2)).
-    const dd::pair<A> u = dd::two_sum(B(1.0), e_hi);
-    const dd::pair<A> l = log_pair(log_core(u.hi, u.lo + e_lo));
+    // The two branches below run on 0 in the tiny branch's lanes, where their products
+    // would underflow (microcode assists) and their values are not used.
     const B a = xsimd::abs(e_hi);
-    return xsimd::select(a < B(0x1.0p-60), tiny,
-                         xsimd::select(a < B(0x1.0p-20), small, l.hi + l.lo));
+    const auto tiny_lane = a < B(0x1.0p-60);
+    const B eh = xsimd::select(tiny_lane, B(0.0), e_hi),
+            el = xsimd::select(tiny_lane, B(0.0), e_lo);
+    const B small_lo = el + (eh * eh) * dd::fmadd(eh, B(1.0 / 3.0), B(-0.5));
+    // Else the log core of the pair 1 + eps (in (1/2, 2)).
+    const dd::pair<A> u = dd::two_sum(B(1.0), eh);
+    dd::pair<A> l = log_pair(log_core(u.hi, u.lo + el));
+    B small = eh + small_lo;
+    if constexpr (Base == LogBase::two) {
+        small = dd::mul(dd::fast_two_sum(eh, small_lo), log2e).hi;
+        l = dd::mul(l, log2e);
+    }
+    return xsimd::select(tiny_lane, tiny, xsimd::select(a < B(0x1.0p-20), small, l.hi + l.lo));
 }
 
-// Pass 3 (scalar): eps = e^m + e^s - 1 in N-limb fixed point, as (hi + lo) 2^exponent;
+// Pass 3 (scalar): eps = e^m + e^s - 1 (base 2: 2^m + 2^s - 1) in N-limb fixed point, as
+// (hi + lo) 2^exponent;
 // `certified` unless |eps| < 2^(72 - 64 N) 2^(exponent - 2) (see the contract). Templated on
 // the architecture so that each level keeps its own copy (fixed_point.hpp says why).
 struct LogaddexpExactEps {
@@ -157,7 +205,7 @@ struct LogaddexpExactEps {
     int exponent;
     bool certified;
 };
-template <class A, int N>
+template <class A, int N, LogBase Base = LogBase::e>
 LogaddexpExactEps logaddexp_eps_fixed(double m, double s) noexcept {
     using F = fixed::Fraction<N>;
     namespace c = logaddexp_consts;
@@ -165,26 +213,32 @@ LogaddexpExactEps logaddexp_eps_fixed(double m, double s) noexcept {
     const F& ln2 = c::ln2_fraction<N>;
     const auto& inv = c::inverse_factorials<N>;
 
-    // x = q ln2 - |s| in [0, ln2) (q ln2 is below ln2 by at most q < 2^11 units).
+    // Base e: x = q ln2 - |s| in [0, ln2) (q ln2 is below ln2 by at most q < 2^11 units).
+    // Base 2: x = (q - |s|) ln2, q = ceil(|s|) (q - |s| exact: 2 units of error).
     const double as = -s;
     const auto bi = static_cast<std::uint64_t>(as);
     const F bf = fixed::from_double<N>(as - static_cast<double>(bi));
     auto q = static_cast<std::uint64_t>(as * 1.4426950408889634) + 1;
     F x;
-    for (;;) {
-        std::uint64_t ai = 0;
-        const F af = fixed::mul_small(ln2, q, ai);
-        const bool borrow = fixed::compare(af, bf) < 0;
-        if (ai < bi + (borrow ? 1 : 0)) {
-            ++q;
-            continue;
+    if constexpr (Base == LogBase::two) {
+        q = bi + (fixed::is_zero(bf) ? 0 : 1);
+        x = fixed::mul(fixed::sub(F{}, bf), ln2);  // (1 - bf) mod 1, times ln2
+    } else {
+        for (;;) {
+            std::uint64_t ai = 0;
+            const F af = fixed::mul_small(ln2, q, ai);
+            const bool borrow = fixed::compare(af, bf) < 0;
+            if (ai < bi + (borrow ? 1 : 0)) {
+                ++q;
+                continue;
+            }
+            x = fixed::sub(af, bf);  // the fraction of the difference, modulo 1
+            if (ai > bi + (borrow ? 1 : 0) || fixed::compare(x, ln2) >= 0) {
+                --q;
+                continue;
+            }
+            break;
         }
-        x = fixed::sub(af, bf);  // the fraction of the difference, modulo 1
-        if (ai > bi + (borrow ? 1 : 0) || fixed::compare(x, ln2) >= 0) {
-            --q;
-            continue;
-        }
-        break;
     }
     // e^x - 1 in [0, 1): Taylor on u = x / 64 < 2^-6, then six doublings g -> 2 g + g^2.
     // V1 = e^x / 4 = 1/4 + g / 4 = e^s 2^(q - 2).
@@ -206,25 +260,33 @@ LogaddexpExactEps logaddexp_eps_fixed(double m, double s) noexcept {
     const int e1 = dm.exponent + 53;  // mu = M 2^e1, M in [1/2, 1)
     F mfrac;
     mfrac.w[0] = dm.mantissa << 11;
-    const auto one_minus_exp = [&](const F& z, double zd, int b) {
-        // z (1 - z C(z)) for z = zd < 2^-b, given as a fraction (z) and a double (zd).
+    // Base 2: 1 - 2^m = 1 - e^-z, z = mu ln2 = (M ln2) 2^e1, M ln2 in [0.34, 0.7): the
+    // same with mfrac M ln2 (one more truncation) and z C(z) by a fraction product.
+    if constexpr (Base == LogBase::two) mfrac = fixed::mul(mfrac, ln2);
+    const auto one_minus_exp = [&](const F& z, double zd, int b, int scale) {
+        // z (1 - z C(z)) for z = zd < 2^-b, given as a fraction (z) and a double (zd);
+        // base 2: z 2^scale (scale <= 0) for a fraction z, zd unused.
         const int terms = c::series_terms(b, bits, 2);
-        const fixed::Decomposed zx = fixed::decompose(zd);
+        const auto times_z = [&](const F& v) {
+            if constexpr (Base == LogBase::e) {
+                return fixed::mul_decomposed(v, fixed::decompose(zd));
+            } else {
+                return fixed::shift_right(fixed::mul(v, z), static_cast<unsigned>(-scale));
+            }
+        };
         F cz = inv.f[terms + 2];
-        for (int j = terms - 1; j >= 0; --j) {
-            cz = fixed::sub(inv.f[j + 2], fixed::mul_decomposed(cz, zx));
-        }
-        return fixed::sub(z, fixed::mul(z, fixed::mul_decomposed(cz, zx)));
+        for (int j = terms - 1; j >= 0; --j) cz = fixed::sub(inv.f[j + 2], times_z(cz));
+        return fixed::sub(z, fixed::mul(z, times_z(cz)));
     };
     F a_s;
     int ea = 0;
     if (e1 <= -7) {
-        a_s = one_minus_exp(mfrac, mu, -e1);  // = (1 - e^-mu) 2^-e1
+        a_s = one_minus_exp(mfrac, mu, -e1, e1);  // = (1 - e^-mu) 2^-e1
         ea = e1;
     } else {
         // u = mu 2^-r in [2^-8, 2^-7), then r doublings a -> 2 a - a^2 (1 - e^-2z).
         const int r = e1 + 7;
-        F a = one_minus_exp(fixed::shift_right(mfrac, 7), mu * fixed::pow2(-r), 7);
+        F a = one_minus_exp(fixed::shift_right(mfrac, 7), mu * fixed::pow2(-r), 7, 0);
         for (int k = 0; k < r; ++k) a = fixed::sub(fixed::shift_left(a, 1), fixed::mul(a, a));
         a_s = a;
     }
@@ -249,13 +311,13 @@ LogaddexpExactEps logaddexp_eps_fixed(double m, double s) noexcept {
 
 // Pass 3 for one lane: 128 bits (enough for 2 in 3 nearest pairs, 0.24 us), 192 (0.55 us),
 // then 384.
-template <class A>
+template <class A, LogBase Base>
 LogaddexpExactEps logaddexp_eps_exact(double m, double s) noexcept {
-    const LogaddexpExactEps narrow = logaddexp_eps_fixed<A, 2>(m, s);
+    const LogaddexpExactEps narrow = logaddexp_eps_fixed<A, 2, Base>(m, s);
     if (narrow.certified) return narrow;
-    const LogaddexpExactEps e = logaddexp_eps_fixed<A, 3>(m, s);
+    const LogaddexpExactEps e = logaddexp_eps_fixed<A, 3, Base>(m, s);
     if (e.certified) return e;
-    const LogaddexpExactEps wide = logaddexp_eps_fixed<A, 6>(m, s);
+    const LogaddexpExactEps wide = logaddexp_eps_fixed<A, 6, Base>(m, s);
     return wide.hi != 0.0 ? wide : e;
 }
 
@@ -263,7 +325,7 @@ LogaddexpExactEps logaddexp_eps_exact(double m, double s) noexcept {
 // full batch at a time; results go straight to their place in `out`. Gathering is
 // branch-free: a mispredicted branch per lane would drain the first pass's long dependency
 // chains of the batches in flight (measured: ~40 ns per near-zero lane).
-template <class Out, class A>
+template <class Out, LogBase Base, class A>
 class LogaddexpNearZeroLanes {
     using B = xsimd::batch<double, A>;
     static constexpr std::size_t width = B::size;
@@ -306,7 +368,7 @@ private:
             m[k] = m_[k < count ? k : 0];
             s[k] = s_[k < count ? k : 0];
         }
-        LogaddexpEps<A> e = logaddexp_eps_dd<Out>(B::load_aligned(m), B::load_aligned(s));
+        LogaddexpEps<A> e = logaddexp_eps_dd<Out, Base>(B::load_aligned(m), B::load_aligned(s));
         if (!xsimd::all(e.certified)) {
             alignas(64) double hi[width], lo[width], k2[width];
             bool certified[width];
@@ -316,7 +378,7 @@ private:
             e.certified.store_unaligned(certified);
             for (std::size_t k = 0; k < count; ++k) {
                 if (certified[k]) continue;
-                const LogaddexpExactEps x = logaddexp_eps_exact<A>(m[k], s[k]);
+                const LogaddexpExactEps x = logaddexp_eps_exact<A, Base>(m[k], s[k]);
                 if (x.hi == 0.0) continue;
                 hi[k] = x.hi, lo[k] = x.lo, k2[k] = static_cast<double>(x.exponent);
             }
@@ -324,7 +386,7 @@ private:
             e.k = B::load_aligned(k2);
         }
         alignas(64) double r[width];
-        logaddexp_log1p_eps(e.d, e.k).store_aligned(r);
+        logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
         for (std::size_t k = 0; k < count; ++k) out_[at_[k]] = r[k];
     }
 

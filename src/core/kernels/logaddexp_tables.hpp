@@ -2,7 +2,8 @@
 // contract and the method): the constants, computed at compile time in fixed point
 // (logaddexp_consts: ln2/16 split in three, 2^(j/16) and r_i, -log(r_i) as pairs, 1/n! as
 // pairs and as fixed-point fractions, ln2 to N limbs), their per-lane lookup (lookup16),
-// and the exact floor and power-of-two scaling that passes 1 and 2 both use.
+// the exact floor and power-of-two scaling that passes 1 and 2 both use, and base 2's
+// argument reduction (logaddexp2).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -17,6 +18,12 @@
 
 namespace numfuse::kernels {
 namespace detail {
+
+// The base of the logarithm and the powers: e (logaddexp) or 2 (logaddexp2: log2(2^x +
+// 2^y) = m + log(1 + 2^d) log2(e)). The passes differ only in how d is reduced to 2^k T_j
+// e^t (base 2: exactly, t = (d - n/16) ln2) and in the final product by log2(e).
+enum class LogBase { e, two };
+
 namespace logaddexp_consts {
 
 // ln2/16 = c1 + c2 + c3 + (< 2^-148): c1 has 38 bits, so n c1 is exact for |n| < 2^15.
@@ -88,6 +95,12 @@ constexpr Table16<3> make_log_table() noexcept {
 inline constexpr Table16<3> log_table = make_log_table();
 // ln2 = hi + lo (to 2^-106).
 inline constexpr fixed::Pair ln2_pair = fixed::to_pair(fixed::ln2<3>());
+// log2(e) = 1 / ln2 = hi + lo (to 2^-109 relative: mpmath; tests/cpp/test_logaddexp.cpp
+// checks it against ln2_pair).
+inline constexpr fixed::Pair log2e_pair = {0x1.71547652b82fep+0, 0x1.777d0ffda0d24p-56};
+// Below this d = s - m, E = base^d < 2^-1076 and the result is m + 0.
+template <LogBase Base>
+inline constexpr double far_d = Base == LogBase::e ? -746.0 : -1076.0;
 
 // 1/n! as pairs (n = 3..7, where the Taylor terms need them) and as doubles (n = 8..14).
 constexpr fixed::Pair inverse_factorial_pair(int n) noexcept {
@@ -227,6 +240,22 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_scale(
     const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& k) noexcept {
     const auto k1 = logaddexp_floor(k, 0.5);
     return (x * pow2i(k1)) * pow2i(k - k1);
+}
+
+// Base 2's reduction of x + x_lo (|x_lo| <= ulp(x) / 2) for n = round(16 x): t = (x + x_lo
+// - n/16) ln2 as a pair, to 2^-104 relative, |t| <= ln2/32 (1 + 2^-40), so that 2^(x + x_lo)
+// = 2^(n/16) e^t. r = x - n/16 is exact (Sterbenz where n != 0, else r = x), and where r
+// != 0, |r| >= ulp(x) >= 2 |x_lo|: r ln2's leading part dominates the rest.
+template <class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp2_reduced(const xsimd::batch<double, A>& x,
+                                                     const xsimd::batch<double, A>& n,
+                                                     const xsimd::batch<double, A>& x_lo) noexcept {
+    using B = xsimd::batch<double, A>;
+    namespace c = logaddexp_consts;
+    const B r = dd::fnmadd(n, B(1.0 / 16.0), x);
+    const dd::pair<A> p = dd::two_prod(r, B(c::ln2_pair.hi));
+    return dd::fast_two_sum(
+        p.hi, dd::fmadd(r, B(c::ln2_pair.lo), dd::fmadd(x_lo, B(c::ln2_pair.hi), p.lo)));
 }
 }  // namespace detail
 }  // namespace numfuse::kernels
