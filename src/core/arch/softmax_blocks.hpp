@@ -1,6 +1,6 @@
 // softmax / log_softmax of whole groups in one call while they are in cache: rows
-// (softmax_rows) and blocks of groups across contiguous lanes (softmax_columns, axis 0
-// of a C array). Contracts in reduce/kernel_table.hpp.
+// (softmax_rows) and, for softmax, blocks of groups across contiguous lanes
+// (softmax_columns, axis 0 of a C array). Contracts in reduce/kernel_table.hpp.
 //
 // Included only by arch/softmax_loops.hpp, after its run kernels (run_max, run_scale,
 // log_softmax_value), which these reuse, and before its table.
@@ -195,7 +195,10 @@ void softmax_rows(SoftmaxKind kind, const char* x, std::ptrdiff_t x_row, char* o
 // all the steps, their (m, s, c) in registers), then one scaling pass (row by row).
 // The exp pass prefetches the next strip's x and out into L2, so that its maximum
 // pass does not wait on L3 (the first read of x is what the strided strip kernels
-// spend most of their time on).
+// spend most of their time on). softmax only: log_softmax has no numerators to keep,
+// and its one-read online fold over wide strips (strip_accumulate) measured faster
+// than these three passes (float64 (1000, 1000) axis 0, one thread: 1.35-1.64 ms
+// against 1.66-2.20).
 
 // (Measured on a Xeon with AVX-512, (1000, 1000) at one thread: 256 KiB strips beat 128
 // and 512 KiB ones; two batches per walk beat four, whose register state spilled.)
@@ -232,11 +235,12 @@ inline void store_count(const Batch<T>& v, T* p, std::size_t count) noexcept {
 }
 
 // The exp pass over G batches of lanes (the last one `count` lanes) down all steps:
-// (s, c) per lane of exp(x - m) added in step order (lanes biased by 1, Fast2Sum, as
-// row_exp_sum), numerators stored when Store. Each step prefetches `prefetch_bytes` of
-// the next strip's x and out (at px_next + step * x_step, po_next + step * out_step)
-// into L2. Returns true when a numerator's x - m lies below the limit of row_exp_sum.
-template <class T, bool Store, std::size_t G>
+// each exp(x - m) stored (x - m as a double word) and added per lane in step order
+// (lanes biased by 1, Fast2Sum, as row_exp_sum). Each step prefetches
+// `prefetch_bytes` of the next strip's x and out (at px_next + step * x_step,
+// po_next + step * out_step) into L2. Returns true when a numerator's x - m lies below
+// shifted_exp_scale_tiny.
+template <class T, std::size_t G>
 NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step, char* out,
                                            std::ptrdiff_t out_step, std::size_t steps,
                                            std::size_t count, const T* m, T* s, T* c,
@@ -245,7 +249,7 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
     const B one(T(1));
-    const T limit = Store ? shifted_exp_scale_tiny<T>() : shifted_exp_tiny<T>();
+    const T limit = shifted_exp_scale_tiny<T>();
     B mv[G], sv[G], cv[G];
     for (std::size_t k = 0; k < G; ++k) {
         mv[k] = B::load_unaligned(m + k * width);
@@ -266,15 +270,11 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
             const std::size_t lanes = k + 1 == G ? count : width;
             const B xv = load_count<T>(px + k * width, lanes);
             B y;
-            if (!shifted_exp_common<Store>(xv, mv[k], limit, y)) {
-                if constexpr (Store) {
-                    y = shifted_exp_store(xv, mv[k]);
-                } else {
-                    y = shifted_exp_sum(xv, mv[k]);
-                }
+            if (!shifted_exp_common<true>(xv, mv[k], limit, y)) {
+                y = shifted_exp_store(xv, mv[k]);
                 tiny = true;
             }
-            if constexpr (Store) store_count<T>(y, po + k * width, lanes);
+            store_count<T>(y, po + k * width, lanes);
             add_biased(sv[k], cv[k], y);
         }
     }
@@ -285,19 +285,18 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
     return tiny;
 }
 
-template <class T, SoftmaxKind Kind>
-void softmax_columns_impl(const char* x, std::ptrdiff_t x_step, char* out, std::ptrdiff_t out_step,
-                          std::size_t lanes, std::size_t steps) noexcept {
+// Contract: see ReduceKernels::softmax_columns.
+template <class T>
+void softmax_columns(const char* x, std::ptrdiff_t x_step, char* out, std::ptrdiff_t out_step,
+                     std::size_t lanes, std::size_t steps) noexcept {
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
-    constexpr bool log = Kind == SoftmaxKind::log_softmax;
     constexpr std::size_t lanes_max = column_strip_lanes_max<T>();
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
     alignas(64) T m[lanes_max];
     alignas(64) T s[lanes_max];
     alignas(64) T c[lanes_max];
-    alignas(64) T a[lanes_max];  // softmax: factor; log_softmax: shift
-    alignas(64) T b[lanes_max];  // log_softmax: param
+    alignas(64) T factor[lanes_max];
     const std::size_t strip = column_strip_lanes<T>(steps);
     for (std::size_t j0 = 0; j0 < lanes; j0 += strip) {
         const std::size_t count = lanes - j0 < strip ? lanes - j0 : strip;
@@ -337,61 +336,32 @@ void softmax_columns_impl(const char* x, std::ptrdiff_t x_step, char* out, std::
             T* ck = c + k0 * width;
             bool t = false;
             if (group == column_group) {
-                t = column_exp_sum<T, !log, column_group>(
-                    xg, x_step, og, out_step, steps, group_last, mk, sk, ck, pf, pfo, pf_bytes);
+                t = column_exp_sum<T, column_group>(xg, x_step, og, out_step, steps, group_last, mk,
+                                                    sk, ck, pf, pfo, pf_bytes);
             } else {
-                t = column_exp_sum<T, !log, 1>(xg, x_step, og, out_step, steps, group_last, mk, sk,
-                                               ck, pf, pfo, pf_bytes);
+                t = column_exp_sum<T, 1>(xg, x_step, og, out_step, steps, group_last, mk, sk, ck,
+                                         pf, pfo, pf_bytes);
             }
             tiny = tiny || t;
         }
-        // Each lane's parameters (SciPy's special values: lse::softmax_parameters).
+        // Each lane's factor (SciPy's special values: lse::softmax_parameters; softmax
+        // never scans for NaN).
         for (std::size_t j = 0; j < count; ++j) {
             const lse::SoftmaxParameters<T> g =
-                lse::softmax_parameters<T>(log, m[j], s[j], c[j], [&] {
-                    for (std::size_t r = 0; r < steps; ++r) {
-                        T v;
-                        std::memcpy(&v,
-                                    xs + static_cast<std::ptrdiff_t>(r) * x_step +
-                                        static_cast<std::ptrdiff_t>(j) * elem,
-                                    sizeof v);
-                        if (std::isnan(v)) return true;
-                    }
-                    return false;
-                });
-            a[j] = log ? g.shift : static_cast<T>(g.scale);
-            b[j] = g.param;
+                lse::softmax_parameters<T>(false, m[j], s[j], c[j], [] { return false; });
+            factor[j] = static_cast<T>(g.scale);
         }
-        // The write pass, row by row.
+        // The scaling pass, row by row.
         for (std::size_t r = 0; r < steps; ++r) {
-            const auto step = static_cast<std::ptrdiff_t>(r);
-            const T* px = reinterpret_cast<const T*>(xs + step * x_step);
-            T* po = reinterpret_cast<T*>(os + step * out_step);
+            T* po = reinterpret_cast<T*>(os + static_cast<std::ptrdiff_t>(r) * out_step);
             for (std::size_t k = 0; k < batches; ++k) {
                 const std::size_t n = k + 1 == batches ? last : width;
-                const B av = B::load_aligned(a + k * width);
-                if constexpr (log) {
-                    store_count<T>(log_softmax_value(load_count<T>(px + k * width, n), av,
-                                                     B::load_aligned(b + k * width)),
-                                   po + k * width, n);
-                } else {
-                    const B v = load_count<T>(po + k * width, n);
-                    const bool rare = tiny && xsimd::any(v < B(scale_rare_limit<T>()));
-                    store_count<T>(rare ? scale_float_rare(v, av) : v * av, po + k * width, n);
-                }
+                const B f = B::load_aligned(factor + k * width);
+                const B v = load_count<T>(po + k * width, n);
+                const bool rare = tiny && xsimd::any(v < B(scale_rare_limit<T>()));
+                store_count<T>(rare ? scale_float_rare(v, f) : v * f, po + k * width, n);
             }
         }
-    }
-}
-
-// Contract: see ReduceKernels::softmax_columns.
-template <class T>
-void softmax_columns(SoftmaxKind kind, const char* x, std::ptrdiff_t x_step, char* out,
-                     std::ptrdiff_t out_step, std::size_t lanes, std::size_t steps) noexcept {
-    if (kind == SoftmaxKind::softmax) {
-        softmax_columns_impl<T, SoftmaxKind::softmax>(x, x_step, out, out_step, lanes, steps);
-    } else {
-        softmax_columns_impl<T, SoftmaxKind::log_softmax>(x, x_step, out, out_step, lanes, steps);
     }
 }
 
