@@ -122,6 +122,35 @@ def test_special_values_in_one_chunk(level, dtype, where):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize(
     "shape,axis",
+    # rows in cache (softmax_rows) and lanes across columns (softmax_columns): several
+    # strips with a partial last batch (1000 = 7 * 128 + 104 lanes), one narrow block,
+    # a row of one element, groups whose numerators reach the subnormal range
+    [((100, 1000), 0), ((37, 203), 0), ((1000, 100), 1), ((203, 37), 1), ((5, 1), 1)],
+)
+def test_special_values_per_row_and_column(level, dtype, shape, axis):
+    x = (RNG.standard_normal(shape) * 4).astype(dtype)
+    moved = np.moveaxis(x, axis, -1)  # a view: groups along its last axis
+    groups = moved.shape[0]
+    if groups >= 6 and moved.shape[-1] >= 3:
+        moved[1, 2] = np.nan
+        moved[2, 1] = np.inf
+        moved[3, :] = -np.inf
+        moved[4, 0] = -np.inf
+        moved[5, :] = np.inf
+        moved[groups - 1, 0] = moved[groups - 1, 1:].max() + 120  # saturated: the rest tiny
+    for name in NAMES:
+        reference = expected(name, x, axis)
+        got = getattr(nf, name)(x, axis=axis)
+        assert_same(got, reference)
+        # in place: softmax stores its numerators over the input
+        same = x.copy()
+        assert getattr(nf, name)(same, axis=axis, out=same) is same
+        assert same.tobytes() == got.tobytes()
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize(
+    "shape,axis",
     [((1000, 1000), 0), ((1000, 1000), 1), ((3, 2 * CHUNK + 7), 1), ((2 * CHUNK + 7, 3), 0)],
 )
 def test_out_aliasing_and_views(level, dtype, shape, axis):

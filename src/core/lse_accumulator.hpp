@@ -124,6 +124,40 @@ NUMFUSE_HD inline P merge_compensated(const P& p, const P& q) noexcept {
 }
 
 #if !defined(__CUDACC__)
+// ------------------------------------------------------ softmax's write parameters
+// What softmax / log_softmax write for one group, from its merged (m, s, c) (the
+// maximum, lowest() for a group of -inf only, and the compensated sum of
+// exp(x - m)): softmax writes exp(x - m) * scale, log_softmax (x - shift) - param.
+// The sum s + c is normalised in double (f32 parameters are then rounded once).
+// SciPy's special values: NaN or +inf elements make the sum NaN, all -inf makes it
+// 0; such a group is NaN, except log_softmax with +inf and no NaN: shift = +inf,
+// param = 0 (NaN at the +inf elements, -inf elsewhere). has_nan() scans the group
+// (log_softmax only, where x is still intact). The driver (reduce/softmax.cpp) and
+// the row kernel (arch/softmax_loops.hpp) both take their parameters from here.
+template <class T>
+struct SoftmaxParameters {
+    double scale;  // softmax: 1 / sum, NaN for a special group
+    T shift;       // log_softmax: the maximum
+    T param;       // log_softmax: log(sum)
+};
+
+template <class T, class HasNan>
+SoftmaxParameters<T> softmax_parameters(bool log_softmax, T m, T s, T c,
+                                        HasNan&& has_nan) noexcept {
+    const T nan = std::numeric_limits<T>::quiet_NaN();
+    double hi, lo;
+    two_sum(static_cast<double>(s), static_cast<double>(c), hi, lo);
+    const bool normal = std::isfinite(hi) && hi > 0.0;
+    if (!log_softmax) {
+        return {normal ? 1.0 / hi : std::numeric_limits<double>::quiet_NaN(), nan, nan};
+    }
+    if (normal) return {0.0, m, static_cast<T>(std::log(hi) + lo / hi)};
+    if (m == std::numeric_limits<T>::infinity() && !has_nan()) return {0.0, m, T(0)};
+    return {0.0, nan, nan};
+}
+#endif
+
+#if !defined(__CUDACC__)
 // ------------------------------------------------------ a running value
 // logaddexp's reduce and accumulate (arch/binary_loop.hpp): log(sum of exp) of the
 // elements so far, one element at a time, the (m, s, c) state above in double (s + c:

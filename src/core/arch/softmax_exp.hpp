@@ -182,6 +182,138 @@ inline B shifted_exp_sum(const B& x, const B& m) noexcept {
     }
 }
 
+// Below this x - m a float32 numerator times a softmax factor >= 2^-16 (1 / sum with
+// sum <= 65536, one chunk) may be subnormal: e^-76 > 2^-109.7, times 2^-16 is above
+// 2^-126. A row whose numerators all lie above it is scaled without run_scale's test
+// per batch (softmax_rows). float64: the kernel's own limit (run_scale tests no float64
+// product).
+template <class T>
+constexpr T shifted_exp_scale_tiny() noexcept {
+    return std::is_same<T, float>::value ? T(-76) : shifted_exp_tiny<T>();
+}
+
+// The rounding error of h = RN(x - m): x - m = h + lo exactly (TwoSum).
+template <class B>
+inline B shifted_difference_error(const B& x, const B& m, const B& h) noexcept {
+    const B x_part = h - x;
+    return (x - (h - x_part)) + (-m - x_part);
+}
+
+// exp(x0 - m) and exp(x1 - m) on the common path of the row kernel (softmax_rows):
+// DoubleWord: x - m as a double word, shifted_exp_store's result; else x - m rounded,
+// shifted_exp_sum's. Returns false, with y0 and y1 unset, when a lane of x - m lies
+// below `limit` (or on a level without the AVX-512 kernel, below limit as well): the
+// caller then takes shifted_exp_store / shifted_exp_sum per batch (their rare paths)
+// and notes the row. One test for both batches, no rare path inline: the row loop
+// keeps its accumulators in registers (the inlined rare path of run_exp_sum_impl
+// spilled them to the stack in every iteration).
+template <bool DoubleWord, class B>
+inline bool shifted_exp_pair(const B& x0, const B& x1, const B& m, typename B::value_type limit,
+                             B& y0, B& y1) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (shifted_exp_native) {
+        using R = typename B::register_type;
+        const B h0 = x0 - m;
+        const B h1 = x1 - m;
+        if ((lanes_below(R(h0), limit) | lanes_below(R(h1), limit)) != 0) return false;
+        if constexpr (DoubleWord) {
+            const auto p0 = shifted_exp_parts<true>(R(h0), R(shifted_difference_error(x0, m, h0)));
+            const auto p1 = shifted_exp_parts<true>(R(h1), R(shifted_difference_error(x1, m, h1)));
+            y0 = B(scalef_plain(p0.y, p0.s));
+            y1 = B(scalef_plain(p1.y, p1.s));
+        } else {
+            const auto p0 = shifted_exp_parts<false>(R(h0), R(h0));
+            const auto p1 = shifted_exp_parts<false>(R(h1), R(h1));
+            y0 = B(scalef_plain(p0.y, p0.s));
+            y1 = B(scalef_plain(p1.y, p1.s));
+        }
+        return true;
+    } else
+#endif
+    {
+        if constexpr (DoubleWord) {
+            if (xsimd::any((x0 - m < B(limit)) || (x1 - m < B(limit)))) return false;
+            y0 = exp_difference(x0, m);
+            y1 = exp_difference(x1, m);
+        } else {
+            (void)limit;
+            y0 = B(kernels::exp_kernel(x0 - m));
+            y1 = B(kernels::exp_kernel(x1 - m));
+        }
+        return true;
+    }
+}
+
+// exp(x - m) of one batch on the common path, as shifted_exp_pair (false: a lane of
+// x - m below limit, y unset).
+template <bool DoubleWord, class B>
+inline bool shifted_exp_common(const B& x, const B& m, typename B::value_type limit,
+                               B& y) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (shifted_exp_native) {
+        using R = typename B::register_type;
+        const B h = x - m;
+        if (lanes_below(R(h), limit) != 0) return false;
+        if constexpr (DoubleWord) {
+            const auto p = shifted_exp_parts<true>(R(h), R(shifted_difference_error(x, m, h)));
+            y = B(scalef_plain(p.y, p.s));
+        } else {
+            const auto p = shifted_exp_parts<false>(R(h), R(h));
+            y = B(scalef_plain(p.y, p.s));
+        }
+        return true;
+    } else
+#endif
+    {
+        if constexpr (DoubleWord) {
+            if (xsimd::any(x - m < B(limit))) return false;
+            y = exp_difference(x, m);
+        } else {
+            (void)limit;
+            y = B(kernels::exp_kernel(x - m));
+        }
+        return true;
+    }
+}
+
+// The first `count` (< width) elements at p, the other lanes `pad`; stored back
+// likewise. AVX-512: masked loads and stores (a stack buffer costs a store-forwarding
+// stall per row).
+template <class T>
+inline Batch<T> load_first(const T* p, std::size_t count, T pad) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (shifted_exp_native) {
+        using R = typename Batch<T>::register_type;
+        if constexpr (std::is_same<T, float>::value) {
+            const auto lanes = static_cast<__mmask16>((1u << count) - 1u);
+            return Batch<T>(R(_mm512_mask_loadu_ps(_mm512_set1_ps(pad), lanes, p)));
+        } else {
+            const auto lanes = static_cast<__mmask8>((1u << count) - 1u);
+            return Batch<T>(R(_mm512_mask_loadu_pd(_mm512_set1_pd(pad), lanes, p)));
+        }
+    } else
+#endif
+    {
+        return load_lanes<T>(reinterpret_cast<const char*>(p), sizeof(T), count, pad);
+    }
+}
+
+template <class T>
+inline void store_first(const Batch<T>& v, T* p, std::size_t count) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (shifted_exp_native) {
+        using R = typename Batch<T>::register_type;
+        if constexpr (std::is_same<T, float>::value) {
+            _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << count) - 1u), R(v));
+        } else {
+            _mm512_mask_storeu_pd(p, static_cast<__mmask8>((1u << count) - 1u), R(v));
+        }
+        return;
+    }
+#endif
+    store_lanes<T>(v, reinterpret_cast<char*>(p), sizeof(T), count);
+}
+
 // s + c += y for 0 <= y <= 1 + 2^-23 (a shifted exp) and s >= 1 (lanes
 // biased by 1, see run_exp_sum_impl): Fast2Sum, exact under that condition.
 template <class B>

@@ -427,6 +427,13 @@ void short_softmax(SoftmaxKind kind, const char* a, std::ptrdiff_t a_lane, std::
     }
 }
 
+}  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops
+
+// softmax_rows and softmax_columns, which use the run kernels above.
+#include "arch/softmax_blocks.hpp"
+
+namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops {
+
 // --------------------------------------------------------------- the table
 
 template <class T>
@@ -445,6 +452,11 @@ void fill_kernels(ReduceKernels<T>& kernels) noexcept {
     kernels.strip_scale = &strip_scale<T>;
     kernels.strip_log_write = &strip_log_write<T>;
     kernels.short_softmax = &short_softmax<T>;
+    kernels.softmax_rows = &softmax_rows<T>;
+    // Only where the exp is the AVX-512 kernel: on this Xeon at the avx2_fma level the
+    // strips of strip_exp_sum were faster for float64 (four lanes a batch: the narrow
+    // walks down the steps reread L2 more than they save); the driver then takes those.
+    kernels.softmax_columns = shifted_exp_native ? &softmax_columns<T> : nullptr;
 }
 
 inline void fill_reduce_table(ReduceKernelTable& table) noexcept {

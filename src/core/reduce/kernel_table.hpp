@@ -121,6 +121,21 @@ struct ReduceKernels {
                           std::ptrdiff_t a_step, char* out, std::ptrdiff_t out_lane,
                           std::ptrdiff_t out_step, std::size_t lanes,
                           std::size_t steps) noexcept = nullptr;
+    // softmax / log_softmax of `rows` groups of n contiguous elements each (row r at
+    // x + r*x_row and out + r*out_row; 1 <= n <= kReduceChunk), each row folded,
+    // finished and written while it is in cache (its maximum, exp(x - m) summed and,
+    // for softmax, stored, then the scaling / log pass; parameters and special values
+    // from lse::softmax_parameters). out may be x itself (same row stride).
+    void (*softmax_rows)(SoftmaxKind kind, const char* x, std::ptrdiff_t x_row, char* out,
+                         std::ptrdiff_t out_row, std::size_t rows,
+                         std::size_t n) noexcept = nullptr;
+    // softmax (only) of `lanes` groups across contiguous lanes (group j, element k at
+    // x + j*sizeof(T) + k*x_step; out likewise; 1 <= steps <= kReduceChunk), as
+    // softmax_rows: axis 0 of a C array, in strips that stay in L2 through the three
+    // passes. nullptr on levels without it (the driver then takes the strip kernels).
+    void (*softmax_columns)(const char* x, std::ptrdiff_t x_step, char* out,
+                            std::ptrdiff_t out_step, std::size_t lanes,
+                            std::size_t steps) noexcept = nullptr;
 };
 
 struct ReduceKernelTable {

@@ -41,6 +41,11 @@ using namespace reduce_detail;
 // the numerators it stores are for the scaling pass.
 constexpr std::size_t softmax_strip_bytes = std::size_t{512} << 10;
 
+// softmax_columns takes groups of at most this many steps (its strips of 256 KiB
+// are then at least one batch of lanes wide) and this many lanes per call.
+constexpr std::size_t column_steps_max = 4096;
+constexpr std::size_t column_span = 2048;
+
 // Does the group of output o hold a NaN? (log_softmax with +inf only.)
 template <class T>
 bool has_nan(const Plan& p, const char* x, std::size_t o) noexcept {
@@ -179,32 +184,6 @@ void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const 
         });
 }
 
-// The write parameters of a group from its merged triple. SciPy's special
-// values: NaN or +inf entries make the sum NaN, all -inf makes it 0; the group
-// is then NaN, except log_softmax with +inf and no NaN: shift = +inf,
-// param = 0 (NaN at the +inf entries, -inf elsewhere). has_nan() scans the
-// group (log_softmax only, where x is still intact).
-template <class T>
-struct GroupParameters {
-    double scale;  // softmax: 1 / sum, NaN for a special group
-    T shift;       // log_softmax: x - shift - param
-    T param;
-};
-
-template <class T, class HasNan>
-GroupParameters<T> group_parameters(SoftmaxKind kind, const ReducePartial<T>& total,
-                                    HasNan&& has_nan) noexcept {
-    const T nan = std::numeric_limits<T>::quiet_NaN();
-    const Normalised sum = normalise(total);
-    const bool normal = std::isfinite(sum.hi) && sum.hi > 0.0;
-    if (kind == SoftmaxKind::softmax) {
-        return {normal ? 1.0 / sum.hi : std::numeric_limits<double>::quiet_NaN(), nan, nan};
-    }
-    if (normal) return {0.0, total.m, static_cast<T>(std::log(sum.hi) + sum.lo / sum.hi)};
-    if (total.m == std::numeric_limits<T>::infinity() && !has_nan()) return {0.0, total.m, T(0)};
-    return {0.0, nan, nan};
-}
-
 // Merges the chunks of output o (in chunk order) and sets its write
 // parameters: softmax's factor per chunk, exp(m_chunk - m) / sum, rounded
 // once; log_softmax's shift and param.
@@ -216,7 +195,9 @@ void finish_softmax_output(SoftmaxKind kind, const Plan& p, const char* x, std::
         const std::size_t at = sc.at(chunk, o);
         total = merge(total, {sc.m[at], sc.s[at], sc.c[at]});
     }
-    const GroupParameters<T> g = group_parameters(kind, total, [&] { return has_nan<T>(p, x, o); });
+    const lse::SoftmaxParameters<T> g =
+        lse::softmax_parameters<T>(kind == SoftmaxKind::log_softmax, total.m, total.s, total.c,
+                                   [&] { return has_nan<T>(p, x, o); });
     if (kind == SoftmaxKind::softmax) {
         for (std::size_t chunk = 0; chunk < p.chunks; ++chunk) {
             const std::size_t at = sc.at(chunk, o);
@@ -274,20 +255,26 @@ void write_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const
         });
 }
 
-// One group of at most one chunk along a single run (a 1-d array): the calls
-// softmax_typed makes for it, in the same order (so the same bits), without the
+// One group of at most one chunk along a single run (a 1-d array), without the
 // plan, the scratch arrays and the work items, which cost more than the
-// arithmetic at a few thousand elements.
+// arithmetic at a few thousand elements: a contiguous run is one row of
+// softmax_rows (as softmax_typed's rows, the same bits), a strided one takes the
+// calls softmax_typed makes for it, in the same order.
 template <class T>
 void softmax_single_run(SoftmaxKind kind, const char* x, std::ptrdiff_t x_step, char* out,
                         std::ptrdiff_t out_step, std::size_t n) {
     const auto& kernels = active_kernels<T>();
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    if (x_step == elem && out_step == elem) {
+        kernels.softmax_rows(kind, x, 0, out, 0, 1, n);
+        return;
+    }
     const bool store = kind == SoftmaxKind::softmax;
     const T m = kernels.run_max(x, x_step, n, std::numeric_limits<T>::lowest());
     T s = T(0);
     T c = T(0);
     kernels.run_exp_sum(x, x_step, store ? out : nullptr, out_step, n, m, s, c);
-    const GroupParameters<T> g = group_parameters(kind, ReducePartial<T>{m, s, c}, [&] {
+    const lse::SoftmaxParameters<T> g = lse::softmax_parameters<T>(!store, m, s, c, [&] {
         for (std::size_t i = 0; i < n; ++i) {
             T v;
             std::memcpy(&v, x + static_cast<std::ptrdiff_t>(i) * x_step, sizeof v);
@@ -319,6 +306,52 @@ void softmax_typed(SoftmaxKind kind, const Plan& p, const char* x, const ReduceO
                                   p.outer.stride[slot_out].back(), p.inner.stride[slot_out].back(),
                                   item.lanes, p.reduced);
         });
+        return;
+    }
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    if (p.chunks == 1 && !p.lanes_across_outputs && p.inner.rank() == 1 &&
+        p.inner.stride[slot_a][0] == elem && p.inner.stride[slot_out][0] == elem) {
+        // Contiguous groups of at most one chunk (rows): each folded, finished and
+        // written by one kernel call while in cache, runs of rows along the innermost
+        // outer dimension per call (the kernel prefetches the next row).
+        const std::size_t min_rows = std::max<std::size_t>(min_elements_per_thread / p.reduced, 1);
+        interrupt::Scope* const scope = interrupt::current();
+        parallel::for_ranges_or(p.outputs, min_rows, 1, [&](std::size_t begin, std::size_t end) {
+            if (interrupt::should_stop(scope)) return 0u;
+            for_each_run(p.outer, begin, end,
+                         [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+                             kernels.softmax_rows(
+                                 kind, x + offset[slot_a], p.outer.stride[slot_a].back(),
+                                 out.data + offset[slot_out], p.outer.stride[slot_out].back(),
+                                 count, p.reduced);
+                         });
+            return 0u;
+        });
+        return;
+    }
+    if (kind == SoftmaxKind::softmax && kernels.softmax_columns != nullptr && p.chunks == 1 &&
+        p.lanes_across_outputs && p.outer.rank() == 1 && p.inner.rank() == 1 &&
+        p.outer.stride[slot_a][0] == elem && p.outer.stride[slot_out][0] == elem &&
+        p.reduced <= column_steps_max) {
+        // Groups across contiguous lanes (axis 0 of a C array): one contiguous block of
+        // lanes per thread (the kernel prefetches its next strip), in spans between
+        // which a Ctrl-C is seen. Each group is folded in step order whatever the cut.
+        const auto threads = static_cast<std::size_t>(parallel::thread_count());
+        const std::size_t min_lanes = std::max<std::size_t>(
+            {p.outputs / threads, min_elements_per_thread / p.reduced, std::size_t{1}});
+        const std::ptrdiff_t x_step = p.inner.stride[slot_a][0];
+        const std::ptrdiff_t out_step = p.inner.stride[slot_out][0];
+        interrupt::Scope* const scope = interrupt::current();
+        parallel::for_ranges_or(
+            p.outputs, min_lanes, lane_padding, [&](std::size_t begin, std::size_t end) {
+                for (std::size_t j = begin; j < end; j += column_span) {
+                    if (interrupt::should_stop(scope)) break;
+                    const auto at = static_cast<std::ptrdiff_t>(j) * elem;
+                    kernels.softmax_columns(x + at, x_step, out.data + at, out_step,
+                                            std::min(column_span, end - j), p.reduced);
+                }
+                return 0u;
+            });
         return;
     }
     SoftmaxScratch<T> scratch(p);

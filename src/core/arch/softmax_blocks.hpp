@@ -1,0 +1,368 @@
+// softmax / log_softmax of whole groups in one call while they are in cache: rows
+// (softmax_rows) and, for softmax, blocks of groups across contiguous lanes
+// (softmax_columns, axis 0 of a C array). Contracts in reduce/kernel_table.hpp.
+//
+// Included only by arch/softmax_loops.hpp, after its run kernels (run_max, run_scale,
+// log_softmax_value), which these reuse, and before its table.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+
+#include "arch/softmax_exp.hpp"
+#include "lse_accumulator.hpp"
+
+namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops {
+
+// --------------------------------------------------------------- rows in cache
+//
+// softmax_rows: each row (at most one chunk, contiguous) folded, finished and
+// written by one call while it is in L1 / L2: its maximum, exp(x - m) stored and
+// summed, then one scaling pass (log_softmax: the sum, then (x - m) - log(sum)).
+// Three passes over a row in cache cost less than the first read of it from L3, so
+// the fold pass (the exp: the most arithmetic per line) prefetches the next row's x
+// and out into L1: the next maximum pass and the next stores then find their lines
+// there instead of waiting on memory. (Measured on a Xeon with AVX-512, (1000, 1000)
+// float32 at one thread: the out lines prefetched in the write pass instead, or into
+// L2 only, were 10-25% slower: that pass has too little work to hide them.)
+
+// Touches every cache line of [p + offset, p + offset + bytes) ahead of its use.
+template <bool Write>
+inline void prefetch_lines(const char* p, std::size_t offset, std::size_t bytes) noexcept {
+    for (std::size_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + offset + b, Write, 3);
+}
+
+// (s, c) += sum of exp(x[i] - m), i < n, as run_exp_sum_impl (lanes biased by 1,
+// Fast2Sum; two accumulators, batch k into accumulator k % 2, the tail into the
+// first). Store: each exp(x - m) also written to out (x - m as a double word). Returns
+// true when a numerator's x - m lies below shifted_exp_scale_tiny (the scaling pass
+// must then test for subnormal products). Prefetches the lines of the next row
+// (next_x, next_out: n elements each).
+template <class T, bool Store>
+NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, T& s, T& c,
+                                        const char* next_x, const char* next_out) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    constexpr std::size_t pair_bytes = 2 * width * sizeof(T);
+    const B mv(m);
+    const B one(T(1));
+    const T limit = Store ? shifted_exp_scale_tiny<T>() : shifted_exp_tiny<T>();
+    const auto term = [&mv](const B& x) {
+        if constexpr (Store) {
+            return shifted_exp_store(x, mv);
+        } else {
+            return shifted_exp_sum(x, mv);
+        }
+    };
+    B s0 = one, s1 = one;
+    B c0(T(0)), c1(T(0));
+    bool tiny = false;
+    std::size_t i = 0;
+    for (; i + 2 * width <= n; i += 2 * width) {
+        prefetch_lines<false>(next_x, i * sizeof(T), pair_bytes);
+        prefetch_lines<true>(next_out, i * sizeof(T), pair_bytes);
+        const B x0 = B::load_unaligned(px + i);
+        const B x1 = B::load_unaligned(px + i + width);
+        B y0, y1;
+        if (!shifted_exp_pair<Store>(x0, x1, mv, limit, y0, y1)) {
+            y0 = term(x0);
+            y1 = term(x1);
+            tiny = true;
+        }
+        if constexpr (Store) {
+            y0.store_unaligned(po + i);
+            y1.store_unaligned(po + i + width);
+        }
+        add_biased(s0, c0, y0);
+        add_biased(s1, c1, y1);
+    }
+    // The tail, into the first accumulator: padding lanes read m (a term of 1 on the
+    // common path) and are zeroed.
+    for (; i < n; i += width) {
+        const std::size_t count = n - i < width ? n - i : width;
+        const B x = count == width ? B::load_unaligned(px + i) : load_first<T>(px + i, count, m);
+        tiny = tiny || xsimd::any(x - mv < B(limit));
+        B y = term(x);
+        if (count < width) {
+            y = xsimd::select(lane_index<B>() < B(static_cast<T>(count)), y, B(T(0)));
+        }
+        if constexpr (Store) {
+            if (count == width) {
+                y.store_unaligned(po + i);
+            } else {
+                store_first<T>(y, po + i, count);
+            }
+        }
+        add_biased(s0, c0, y);
+    }
+    s0 = s0 - one;
+    s1 = s1 - one;
+    const B t = s0 + s1;
+    const B s1_part = t - s0;
+    c0 += (c1 + ((s0 - (t - s1_part)) + (s1 - s1_part)));
+    add_lane_tree(t, c0, s, c);
+    return tiny;
+}
+
+// out[i] = out[i] * factor (softmax) or (x[i] - m) - param (log_softmax), i < n, for a
+// row whose products cannot be subnormal (softmax: row_exp_sum returned false).
+template <class T, SoftmaxKind Kind>
+NUMFUSE_REDUCE_FLATTEN void row_write(const T* px, T* po, std::size_t n, T factor_or_m,
+                                      T param) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    const B a(factor_or_m);
+    const B b(param);
+    const T* source = Kind == SoftmaxKind::softmax ? po : px;
+    std::size_t i = 0;
+    for (; i + 2 * width <= n; i += 2 * width) {
+        const B v0 = B::load_unaligned(source + i);
+        const B v1 = B::load_unaligned(source + i + width);
+        if constexpr (Kind == SoftmaxKind::softmax) {
+            (v0 * a).store_unaligned(po + i);
+            (v1 * a).store_unaligned(po + i + width);
+        } else {
+            log_softmax_value(v0, a, b).store_unaligned(po + i);
+            log_softmax_value(v1, a, b).store_unaligned(po + i + width);
+        }
+    }
+    for (; i < n; i += width) {
+        const std::size_t count = n - i < width ? n - i : width;
+        const B v =
+            count == width ? B::load_unaligned(source + i) : load_first<T>(source + i, count, T(0));
+        const B w = Kind == SoftmaxKind::softmax ? B(v * a) : log_softmax_value(v, a, b);
+        if (count == width) {
+            w.store_unaligned(po + i);
+        } else {
+            store_first<T>(w, po + i, count);
+        }
+    }
+}
+
+template <class T, SoftmaxKind Kind>
+void softmax_rows_impl(const char* x, std::ptrdiff_t x_row, char* out, std::ptrdiff_t out_row,
+                       std::size_t rows, std::size_t n) noexcept {
+    constexpr bool log = Kind == SoftmaxKind::log_softmax;
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    for (std::size_t r = 0; r < rows; ++r) {
+        const auto row = static_cast<std::ptrdiff_t>(r);
+        const char* xr = x + row * x_row;
+        char* outr = out + row * out_row;
+        // The last row prefetches itself (in cache already): no test in the loops.
+        const bool last = r + 1 == rows;
+        const char* next_x = last ? xr : xr + x_row;
+        const char* next_out = last ? outr : outr + out_row;
+        const T* px = reinterpret_cast<const T*>(xr);
+        T* po = reinterpret_cast<T*>(outr);
+        const T m = run_max<T>(xr, elem, n, lowest<T>());
+        T s = T(0);
+        T c = T(0);
+        const bool tiny = row_exp_sum<T, !log>(px, po, n, m, s, c, next_x, next_out);
+        const lse::SoftmaxParameters<T> g = lse::softmax_parameters<T>(log, m, s, c, [&] {
+            for (std::size_t i = 0; i < n; ++i) {
+                if (std::isnan(px[i])) return true;
+            }
+            return false;
+        });
+        if constexpr (log) {
+            row_write<T, Kind>(px, po, n, g.shift, g.param);
+        } else if (tiny) {
+            run_scale<T>(outr, elem, n, static_cast<T>(g.scale));
+        } else {
+            row_write<T, Kind>(px, po, n, static_cast<T>(g.scale), T(0));
+        }
+    }
+}
+
+// Contract: see ReduceKernels::softmax_rows.
+template <class T>
+void softmax_rows(SoftmaxKind kind, const char* x, std::ptrdiff_t x_row, char* out,
+                  std::ptrdiff_t out_row, std::size_t rows, std::size_t n) noexcept {
+    if (kind == SoftmaxKind::softmax) {
+        softmax_rows_impl<T, SoftmaxKind::softmax>(x, x_row, out, out_row, rows, n);
+    } else {
+        softmax_rows_impl<T, SoftmaxKind::log_softmax>(x, x_row, out, out_row, rows, n);
+    }
+}
+
+// --------------------------------------------------------------- column blocks
+//
+// softmax_columns: groups across contiguous lanes (axis 0 of a C array: each row of
+// the array is one step of every group), cut into strips of at most
+// column_strip_bytes (x; out the same again) that stay in L2 through three passes:
+// the maxima (row by row), exp(x - m) stored and summed (a few batches of lanes down
+// all the steps, their (m, s, c) in registers), then one scaling pass (row by row).
+// The exp pass prefetches the next strip's x and out into L2, so that its maximum
+// pass does not wait on L3 (the first read of x is what the strided strip kernels
+// spend most of their time on). softmax only: log_softmax has no numerators to keep,
+// and its one-read online fold over wide strips (strip_accumulate) measured faster
+// than these three passes (float64 (1000, 1000) axis 0, one thread: 1.35-1.64 ms
+// against 1.66-2.20).
+
+// (Measured on a Xeon with AVX-512, (1000, 1000) at one thread: 256 KiB strips beat 128
+// and 512 KiB ones; two batches per walk beat four, whose register state spilled.)
+constexpr std::size_t column_strip_bytes = std::size_t{256} << 10;
+// Lanes of a strip at most (one row of a strip: 512 bytes, 8 cache lines).
+template <class T>
+constexpr std::size_t column_strip_lanes_max() noexcept {
+    return 512 / sizeof(T);
+}
+// Batches of lanes whose (m, s, c) the exp pass keeps in registers.
+constexpr std::size_t column_group = 2;
+
+template <class T>
+std::size_t column_strip_lanes(std::size_t steps) noexcept {
+    constexpr std::size_t width = Batch<T>::size;
+    const std::size_t fit = column_strip_bytes / (steps * sizeof(T)) / width * width;
+    return fit < width ? width
+                       : (fit > column_strip_lanes_max<T>() ? column_strip_lanes_max<T>() : fit);
+}
+
+// One batch of lanes at p: `count` lanes (width, or fewer for a strip's last batch),
+// padding lanes 0.
+template <class T>
+inline Batch<T> load_count(const T* p, std::size_t count) noexcept {
+    return count == Batch<T>::size ? Batch<T>::load_unaligned(p) : load_first<T>(p, count, T(0));
+}
+template <class T>
+inline void store_count(const Batch<T>& v, T* p, std::size_t count) noexcept {
+    if (count == Batch<T>::size) {
+        v.store_unaligned(p);
+    } else {
+        store_first<T>(v, p, count);
+    }
+}
+
+// The exp pass over G batches of lanes (the last one `count` lanes) down all steps:
+// each exp(x - m) stored (x - m as a double word) and added per lane in step order
+// (lanes biased by 1, Fast2Sum, as row_exp_sum). Each step prefetches
+// `prefetch_bytes` of the next strip's x and out (at px_next + step * x_step,
+// po_next + step * out_step) into L2. Returns true when a numerator's x - m lies below
+// shifted_exp_scale_tiny.
+template <class T, std::size_t G>
+NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step, char* out,
+                                           std::ptrdiff_t out_step, std::size_t steps,
+                                           std::size_t count, const T* m, T* s, T* c,
+                                           const char* px_next, const char* po_next,
+                                           std::size_t prefetch_bytes) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    const B one(T(1));
+    const T limit = shifted_exp_scale_tiny<T>();
+    B mv[G], sv[G], cv[G];
+    for (std::size_t k = 0; k < G; ++k) {
+        mv[k] = B::load_unaligned(m + k * width);
+        sv[k] = one;
+        cv[k] = B(T(0));
+    }
+    bool tiny = false;
+    for (std::size_t r = 0; r < steps; ++r) {
+        const auto step = static_cast<std::ptrdiff_t>(r);
+        for (std::size_t b = 0; b < prefetch_bytes; b += 64) {
+            const auto offset = static_cast<std::ptrdiff_t>(b);
+            __builtin_prefetch(px_next + step * x_step + offset, 0, 2);
+            __builtin_prefetch(po_next + step * out_step + offset, 1, 2);
+        }
+        const T* px = reinterpret_cast<const T*>(x + step * x_step);
+        T* po = reinterpret_cast<T*>(out + step * out_step);
+        for (std::size_t k = 0; k < G; ++k) {
+            const std::size_t lanes = k + 1 == G ? count : width;
+            const B xv = load_count<T>(px + k * width, lanes);
+            B y;
+            if (!shifted_exp_common<true>(xv, mv[k], limit, y)) {
+                y = shifted_exp_store(xv, mv[k]);
+                tiny = true;
+            }
+            store_count<T>(y, po + k * width, lanes);
+            add_biased(sv[k], cv[k], y);
+        }
+    }
+    for (std::size_t k = 0; k < G; ++k) {
+        (sv[k] - one).store_unaligned(s + k * width);
+        cv[k].store_unaligned(c + k * width);
+    }
+    return tiny;
+}
+
+// Contract: see ReduceKernels::softmax_columns.
+template <class T>
+void softmax_columns(const char* x, std::ptrdiff_t x_step, char* out, std::ptrdiff_t out_step,
+                     std::size_t lanes, std::size_t steps) noexcept {
+    using B = Batch<T>;
+    constexpr std::size_t width = B::size;
+    constexpr std::size_t lanes_max = column_strip_lanes_max<T>();
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    alignas(64) T m[lanes_max];
+    alignas(64) T s[lanes_max];
+    alignas(64) T c[lanes_max];
+    alignas(64) T factor[lanes_max];
+    const std::size_t strip = column_strip_lanes<T>(steps);
+    for (std::size_t j0 = 0; j0 < lanes; j0 += strip) {
+        const std::size_t count = lanes - j0 < strip ? lanes - j0 : strip;
+        const std::size_t batches = (count + width - 1) / width;
+        const std::size_t last = count - (batches - 1) * width;  // lanes of the last batch
+        const char* xs = x + static_cast<std::ptrdiff_t>(j0) * elem;
+        char* os = out + static_cast<std::ptrdiff_t>(j0) * elem;
+        // The maxima, row by row (padding lanes: max(lowest, 0) = 0, never read).
+        for (std::size_t k = 0; k < batches; ++k) B(lowest<T>()).store_aligned(m + k * width);
+        for (std::size_t r = 0; r < steps; ++r) {
+            const T* px = reinterpret_cast<const T*>(xs + static_cast<std::ptrdiff_t>(r) * x_step);
+            for (std::size_t k = 0; k < batches; ++k) {
+                const B v = load_count<T>(px + k * width, k + 1 == batches ? last : width);
+                max_ignoring_nan(B::load_aligned(m + k * width), v).store_aligned(m + k * width);
+            }
+        }
+        // The exp pass, column_group batches at a time (walks down the steps); each
+        // walk prefetches its share of the lines of each row of the next strip.
+        const std::size_t rest = lanes - j0 - count;
+        const std::size_t next_bytes = (rest < strip ? rest : strip) * sizeof(T);
+        const std::size_t walks = (batches + column_group - 1) / column_group;
+        const std::size_t share = (next_bytes / 64 + walks - 1) / walks * 64;
+        bool tiny = false;
+        for (std::size_t w = 0; w < walks; ++w) {
+            const std::size_t k0 = w * column_group;
+            const std::size_t group = batches - k0 < column_group ? batches - k0 : column_group;
+            const std::size_t group_last = k0 + group == batches ? last : width;
+            const char* xg = xs + static_cast<std::ptrdiff_t>(k0 * width) * elem;
+            char* og = os + static_cast<std::ptrdiff_t>(k0 * width) * elem;
+            const std::size_t first = w * share < next_bytes ? w * share : next_bytes;
+            const std::size_t pf_bytes = next_bytes - first < share ? next_bytes - first : share;
+            const auto pf_offset = static_cast<std::ptrdiff_t>(count * sizeof(T) + first);
+            const char* pf = xs + pf_offset;
+            const char* pfo = os + pf_offset;
+            const T* mk = m + k0 * width;
+            T* sk = s + k0 * width;
+            T* ck = c + k0 * width;
+            bool t = false;
+            if (group == column_group) {
+                t = column_exp_sum<T, column_group>(xg, x_step, og, out_step, steps, group_last, mk,
+                                                    sk, ck, pf, pfo, pf_bytes);
+            } else {
+                t = column_exp_sum<T, 1>(xg, x_step, og, out_step, steps, group_last, mk, sk, ck,
+                                         pf, pfo, pf_bytes);
+            }
+            tiny = tiny || t;
+        }
+        // Each lane's factor (SciPy's special values: lse::softmax_parameters; softmax
+        // never scans for NaN).
+        for (std::size_t j = 0; j < count; ++j) {
+            const lse::SoftmaxParameters<T> g =
+                lse::softmax_parameters<T>(false, m[j], s[j], c[j], [] { return false; });
+            factor[j] = static_cast<T>(g.scale);
+        }
+        // The scaling pass, row by row.
+        for (std::size_t r = 0; r < steps; ++r) {
+            T* po = reinterpret_cast<T*>(os + static_cast<std::ptrdiff_t>(r) * out_step);
+            for (std::size_t k = 0; k < batches; ++k) {
+                const std::size_t n = k + 1 == batches ? last : width;
+                const B f = B::load_aligned(factor + k * width);
+                const B v = load_count<T>(po + k * width, n);
+                const bool rare = tiny && xsimd::any(v < B(scale_rare_limit<T>()));
+                store_count<T>(rare ? scale_float_rare(v, f) : v * f, po + k * width, n);
+            }
+        }
+    }
+}
+
+}  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::reduce_loops
