@@ -22,7 +22,8 @@
 //   + P4. Either way r = rh + rl to ~2^-105 absolute, far below the closest
 //   approach of a double under 1.5e6 to a multiple of pi/2. Lanes with
 //   |x| >= 1.5e6 (rare) are reduced one by one with Payne-Hanek (190 bits
-//   of x 2/pi mod 4 from integer products with the bits of 2/pi).
+//   of x 2/pi mod 4 from integer products with the bits of 2/pi, the fraction
+//   turned into a pair by exact 64-bit conversions and two-sums).
 //   sin(r) = rh + (rh z S(z) + rl (1 - z/2)), cos(r) = (1 - z/2) +
 //   (z^2 C(z) - rh rl) with z = rh^2 as an exact product, both as hi + lo
 //   pairs (relative error ~2^-57), chosen and signed by quadrant.
