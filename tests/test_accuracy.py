@@ -136,14 +136,60 @@ def near_half_pi_multiples() -> tuple[np.ndarray, dict]:
         x = np.concatenate(parts).astype(np.float32)
         x = np.concatenate([x, -x])
         _half_pi_cache["x"] = x
-        _half_pi_cache["sin"] = correctly_rounded(mpmath.sin, x)
-        _half_pi_cache["cos"] = correctly_rounded(mpmath.cos, x)
+        for name in ("sin", "cos", "tan"):
+            _half_pi_cache[name] = correctly_rounded(getattr(mpmath, name), x)
     return _half_pi_cache["x"], _half_pi_cache
 
 
-@pytest.mark.parametrize("name", ["sin", "cos"])
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
 def test_float32_trig_near_multiples_of_half_pi(name, level):
     x, exact = near_half_pi_multiples()
+    got = FUNCTIONS[name][0](x)
+    distance = ulp_distance(got, exact[name])
+    worst = int(np.argmax(distance))
+    assert distance.max() <= 1, (
+        f"{name}({x[worst]!r}) = {got[worst]!r}, exact {exact[name][worst]!r}"
+    )
+
+
+_huge_cache: dict = {}
+
+
+def huge_near_half_pi_multiples() -> tuple[np.ndarray, dict]:
+    """float32 inputs from 2^17 to the largest finite with the deepest cancellation against
+    a multiple of pi/2 in each binade (x = m 2^(e-23): the m in [2^23, 2^24) that are
+    denominators of the convergents of 2^(e-23) 2/pi's continued fraction, or multiples of
+    them), where the large-argument reduction must keep its bits; with their correctly
+    rounded sin, cos and tan."""
+    if not _huge_cache:
+        values = []
+        with mpmath.workprec(600):
+            for e in range(17, 128):
+                beta = mpmath.ldexp(2 / mpmath.pi, e - 23)
+                h1, h2, k1, k2 = 1, 0, 0, 1
+                b = beta
+                for _ in range(60):
+                    a = int(mpmath.floor(b))
+                    h1, h2 = a * h1 + h2, h1
+                    k1, k2 = a * k1 + k2, k1
+                    if k1 >= 2**24:
+                        break
+                    for m in {k1, k1 * -(-(2**23) // k1)}:
+                        if 2**23 <= m < 2**24:
+                            values.append(float(mpmath.ldexp(m, e - 23)))
+                    b = 1 / (b - a)
+        x = np.unique(np.array(values, np.float64).astype(np.float32))
+        x = np.concatenate([x, -x])
+        _huge_cache["x"] = x
+        for name in ("sin", "cos", "tan"):
+            _huge_cache[name] = correctly_rounded(getattr(mpmath, name), x)
+    return _huge_cache["x"], _huge_cache
+
+
+@pytest.mark.parametrize("name", ["sin", "cos", "tan"])
+def test_float32_trig_huge_arguments_near_multiples_of_half_pi(name, level):
+    x, exact = huge_near_half_pi_multiples()
+    assert x.size > 400
     got = FUNCTIONS[name][0](x)
     distance = ulp_distance(got, exact[name])
     worst = int(np.argmax(distance))

@@ -38,6 +38,7 @@
 #include "kernels/logaddexp.hpp"
 #include "kernels/logpair.hpp"
 #include "kernels/trig.hpp"
+#include "kernels/trig_f32.hpp"
 #include "scalar_libm.hpp"
 
 #ifndef NUMFUSE_LEVEL_NAMESPACE
@@ -104,7 +105,7 @@ namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::expr_ops {
 NUMFUSE_EXPR_MATH64(Sqrt, sqrt, kernels::sqrt_kernel, kernels::sqrt_kernel, float)
 NUMFUSE_EXPR_MATH64(Sin, sin, kernels::sin_kernel, kernels::sin_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Cos, cos, kernels::cos_kernel, kernels::cos_f32_kernel, float)
-NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, xsimd::tan, double)
+NUMFUSE_EXPR_MATH64(Tan, tan, kernels::tan_kernel, kernels::tan_f32_kernel, float)
 // arcsin, arccos, arctan: float32 lanes in float32 arithmetic on FMA levels
 // (kernels/invtrig_f32.hpp), xsimd's float64 functions elsewhere.
 NUMFUSE_EXPR_MATH64(Arcsin, asin, kernels::asin_kernel, kernels::asin_f32_kernel, float)

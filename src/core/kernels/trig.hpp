@@ -5,17 +5,13 @@
 //   Max error: <= 1 ULP over the whole domain, every level (enforced against
 //   mpmath by tests/test_evaluate_accuracy.py, which prints the measured maxima).
 //   Valid range: all inputs.
-//     |x| < 2^-27: sin and tan return x (so +-0 and subnormals are kept);
+//     |x| < 2^-27: sin and tan return x (so +-0 and subnormals are kept), cos 1,
+//     computed as 0 (no arithmetic on subnormal operands);
 //     +-inf -> NaN, NaN -> NaN; huge arguments (sin(1e22), tan(1e300)) are
 //     reduced exactly (Payne-Hanek) and stay within 1 ULP, where glibc (and
 //     so NumPy) is 8-14 ULP off at the worst case 6381956970095103 * 2^797.
-//   sin_f32_kernel / cos_f32_kernel(batch<float>): float32 lanes, <= 1 float32
-//   ULP (every float32 with |x| < 2^18 checked at AVX2+FMA: max 0.755 / 0.756
-//   ULP; benchmarks/cpp/accuracy_harness.cpp --f32-stride 1 sweeps all 2^32).
-//   |x| < 2^-12 returns x for sin (so +-0 and subnormals are kept). On FMA levels lanes with |x| <
-//   2^17 are computed in float32 arithmetic; the others (and every lane without FMA) go through
-//   detail::sincos_f32: float32 values in float64 lanes, ~2^-32 relative (<= 0.5 + 2^-8 ULP after
-//   the rounding), lanes with |x| >= 1.5e6 and inf/NaN through sin_kernel / cos_kernel.
+//   The float32 kernels (sin_f32_kernel, cos_f32_kernel, tan_f32_kernel) are in
+//   kernels/trig_f32.hpp; they share this file's constants and quadrant logic.
 //
 // Method
 //   x = k pi/2 + r, |r| <= pi/4 (1 + 2^-40): k from the 1.5*2^52 shifter.
@@ -26,7 +22,8 @@
 //   + P4. Either way r = rh + rl to ~2^-105 absolute, far below the closest
 //   approach of a double under 1.5e6 to a multiple of pi/2. Lanes with
 //   |x| >= 1.5e6 (rare) are reduced one by one with Payne-Hanek (190 bits
-//   of x 2/pi mod 4 from integer products with the bits of 2/pi).
+//   of x 2/pi mod 4 from integer products with the bits of 2/pi, the fraction
+//   turned into a pair by exact 64-bit conversions and two-sums).
 //   sin(r) = rh + (rh z S(z) + rl (1 - z/2)), cos(r) = (1 - z/2) +
 //   (z^2 C(z) - rh rl) with z = rh^2 as an exact product, both as hi + lo
 //   pairs (relative error ~2^-57), chosen and signed by quadrant.
@@ -37,18 +34,6 @@
 //   (rcp14 and one cubic Newton step on AVX-512, a division elsewhere) and
 //   one fused Newton step that folds in the low part. One rounding at the
 //   end in every case.
-//   float32 lanes (FMA): k from the 1.5*2^23 shifter, pi/2 = P1 + P2 + P3 in
-//   float32 pieces; x - k P1 exact in one FMA, k P2 an exact product, so r = h + rl
-//   to ~2^-56 absolute (float32 inputs below 2^17 stay above ~2^-26 from a
-//   multiple of pi/2, as the exhaustive check confirms). sin(r) = h + (h z S(z) +
-//   rl (1 - z/2)), cos(r) = (1 - z/2 as an exact pair) + (z^2 C(z) - zl/2 - h rl)
-//   with z = h^2 (zl its rounding error), S and C degree-2 minimax in z; one
-//   rounding at the end; the quadrant from the bits of k (swap, sign flip).
-//   The float32-in-float64 path needs far less: r = x - k pi/2 in one double (x - k C1
-//   exact as above, then one rounded step with the rest of pi/2; without FMA
-//   the exact P1 step and one rounded step with P2 + P3 + P4), and Taylor
-//   polynomials in z = r^2: sin to r^11 (truncation < 2^-37 relative), cos to
-//   r^10 (< 2^-32 relative on |r| <= pi/4).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -121,11 +106,24 @@ inline trig_reduced_scalar trig_reduce_large(double x) noexcept {
     int k = static_cast<int>(l2 >> 62);
     const std::uint64_t f = (l2 << 2) | (l1 >> 62), g = (l1 << 2) | (l0 >> 62);
     if (f >> 63) ++k;  // fraction >= 1/2: round k up; as a signed number f is the fraction - 1
-    // The fraction as a signed 128-bit fixed-point number, halved so |q| < 2^126.
-    const __int128 q = static_cast<__int128>((static_cast<u128>(f) << 64) | g) >> 1;
-    const double qh = static_cast<double>(q);
-    const double ql = static_cast<double>(q - static_cast<__int128>(qh));
-    const double fh = qh * 0x1.0p-127, fl = ql * 0x1.0p-127;  // fraction in [-1/2, 1/2]
+    // The fraction (f:g as a signed 128-bit number, times 2^-128) as a pair, from exact
+    // conversions of 32-, 53- and 11-bit pieces and two exact two-sums (no 128-bit
+    // conversions: those are library calls, a third of this path's time): f = x1 + x2
+    // exactly as fs1 + fe, then fs1 + x3 exactly as hs + l; fe + x4 and the sum with l round
+    // far below hs's last bit (and are exact where hs is small).
+    const auto fs = static_cast<std::int64_t>(f);  // two's complement
+    const double x1 = static_cast<double>(fs >> 32) * 0x1.0p32;
+    const double x2 = static_cast<double>(static_cast<std::uint32_t>(f));
+    const double x3 = static_cast<double>(g >> 11) * 0x1.0p-53;
+    const double x4 = static_cast<double>(g & 0x7ff) * 0x1.0p-64;
+    const double fs1 = x1 + x2;
+    const double fe = (x1 - (fs1 - (fs1 - x1))) + (x2 - (fs1 - x1));
+    const double hs = fs1 + x3;
+    const double hb = hs - fs1;
+    const double hl = ((fs1 - (hs - hb)) + (x3 - hb)) + (fe + x4);
+    const double q = hs + hl;
+    const double fh = q * 0x1.0p-64;  // fraction in [-1/2, 1/2]
+    const double fl = (hl - (q - hs)) * 0x1.0p-64;
     // r = fraction * pi/2 as a pair
     const double pio2_hi = 0x1.921fb54442d18p+0, pio2_lo = 0x1.1a62633145c07p-54;
     const double rh = fh * pio2_hi;
@@ -276,6 +274,15 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> negate_if(const xsimd::batch_bool<
     return xsimd::select(m, -v, v);
 }
 
+// x with the tiny lanes (whose results the callers take from x itself) replaced by 0: no
+// arithmetic sees a subnormal operand or result there (an Intel core takes a microcode
+// assist, ~100x an instruction, for a multiply or FMA with one).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> without_tiny(
+    const xsimd::batch_bool<double, A>& tiny, const xsimd::batch<double, A>& x) noexcept {
+    return xsimd::select(tiny, xsimd::batch<double, A>(0.0), x);
+}
+
 }  // namespace detail
 
 // sin(x), f64 lanes. Max error <= 1 ULP (see the contract above).
@@ -283,12 +290,12 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sin_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const auto p = detail::trig_core(x);
+    const auto tiny = xsimd::abs(x) < B(0x1.0p-27);
+    const auto p = detail::trig_core(detail::without_tiny(tiny, x));
     const B hi = xsimd::select(p.odd, p.c.hi, p.s.hi);
     const B lo = xsimd::select(p.odd, p.c.lo, p.s.lo);
     B res = detail::negate_if(p.second, hi + lo);  // k mod 4 in {2, 3}
-    const B ax = xsimd::abs(x);
-    res = xsimd::select(ax < B(0x1.0p-27), x, res);
+    res = xsimd::select(tiny, x, res);
     return xsimd::select(xsimd::isfinite(x), res, x - x);  // inf -> NaN, NaN kept
 }
 
@@ -297,7 +304,8 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cos_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const auto p = detail::trig_core(x);
+    // |x| < 2^-27: cos(0) = 1 is the correctly rounded value (1 - x^2/2 > 1 - 2^-55)
+    const auto p = detail::trig_core(detail::without_tiny(xsimd::abs(x) < B(0x1.0p-27), x));
     const B hi = xsimd::select(p.odd, p.s.hi, p.c.hi);
     const B lo = xsimd::select(p.odd, p.s.lo, p.c.lo);
     B res = detail::negate_if(p.cos_negative, hi + lo);
@@ -309,7 +317,8 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    const detail::trig_reduced<A> red = detail::trig_reduce(x);
+    const auto tiny = xsimd::abs(x) < B(0x1.0p-27);
+    const detail::trig_reduced<A> red = detail::trig_reduce(detail::without_tiny(tiny, x));
     const dd::pair<A> r = red.r;
     // T(z) ~ (tan(r) - r) / r^3 on z <= (pi/4)^2 * 1.01: Remez (tools/explog_remez.py's
     // exchange), degree 14, relative error of r + r^3 T vs tan: 2^-57.78.
@@ -357,154 +366,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_kernel(
         }
         res = xsimd::select(red.odd, -dd::fmadd(y, dd::fnmadd(y, t.lo, rho), y), res);
     }
-    const B ax = xsimd::abs(x);
-    res = xsimd::select(ax < B(0x1.0p-27), x, res);
+    res = xsimd::select(tiny, x, res);
     return xsimd::select(xsimd::isfinite(x), res, x - x);
-}
-
-namespace detail {
-
-// sin(x) and cos(x) for float32 values held in float64 lanes, to ~2^-32 relative
-// (see the contract above). Lanes with |x| >= trig_fast_limit or not finite: sin_kernel's /
-// cos_kernel's results.
-template <bool Cos, class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sincos_f32(
-    const xsimd::batch<double, A>& x) noexcept {
-    using B = xsimd::batch<double, A>;
-    const B shifter(trig_shifter);
-    const B kd = dd::fmadd(x, B(trig_two_over_pi), shifter) - shifter;
-    B r;
-    if constexpr (detail::has_fma<A>) {
-        r = dd::fmadd(-kd, B(trig_pio2_c1), x);  // exact
-        r = dd::fmadd(-kd, B(trig_pio2_c2), r);
-    } else {
-        r = x - kd * B(trig_pio2_p1);  // exact (Sterbenz, k P1 exact)
-        r = r - kd * B(trig_pio2_p2);  // k P2 exact; one rounding
-        r = r - kd * B(trig_pio2_p3 + trig_pio2_p4);
-    }
-    const B z = r * r;
-    // Taylor coefficients 1/n! with alternating signs.
-    const B sp =
-        dd::horner(z, -1.0 / 6.0, 1.0 / 120.0, -1.0 / 5040.0, 1.0 / 362880.0, -1.0 / 39916800.0);
-    const B cp = dd::horner(z, -0.5, 1.0 / 24.0, -1.0 / 720.0, 1.0 / 40320.0, -1.0 / 3628800.0);
-    const B s = dd::fmadd(r * z, sp, r);
-    const B c = dd::fmadd(z, cp, B(1.0));
-    const trig_quadrant<A> q = trig_quadrant_of(kd);
-    B res;
-    if constexpr (Cos) {
-        res = negate_if(q.cos_negative, xsimd::select(q.odd, s, c));
-    } else {
-        res = negate_if(q.second, xsimd::select(q.odd, c, s));
-        res = xsimd::select(xsimd::abs(x) < B(0x1.0p-12), x, res);  // keeps +-0
-    }
-    const auto slow = ~(xsimd::abs(x) < B(trig_fast_limit));  // inf and NaN too
-    if (xsimd::any(slow)) {
-        if constexpr (Cos) {
-            res = xsimd::select(slow, cos_kernel(x), res);
-        } else {
-            res = xsimd::select(slow, sin_kernel(x), res);
-        }
-    }
-    return res;
-}
-
-}  // namespace detail
-
-namespace detail {
-
-// Native float32 lanes take |x| below this (|k| < 2^17); larger, inf and NaN lanes go
-// through sincos_f32 in float64.
-inline constexpr float trig_f32_lane_limit = 0x1.0p17f;
-
-// sin(x) or cos(x) of float32 lanes in float32 arithmetic, FMA levels only (see the
-// contract above); lanes with |x| >= trig_f32_lane_limit (inf, NaN) hold garbage.
-template <bool Cos, class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sincos_f32_lanes(
-    const xsimd::batch<float, A>& x) noexcept {
-    using F = xsimd::batch<float, A>;
-    using I = xsimd::batch<std::int32_t, A>;
-    const F shifter(0x1.8p23f);
-    const F zk =
-        detail::fused_madd(x, F(0x1.45f306p-1f), shifter);  // k = round(2x/pi) in the low bits
-    const F kd = zk - shifter;
-    // pi/2 = P1 + P2 + P3 (float32 pieces, |rest| < 2^-76). x - k P1 is exact in one
-    // fused multiply-add (both on the 2^-23 grid, or k = 0, and the difference below 1);
-    // k P2 as an exact product, the sum with it exact: r = h + rl to ~2^-56 absolute.
-    const F r1 = detail::fused_madd(-kd, F(0x1.921fb6p+0f), x);
-    const F th = kd * F(-0x1.777a5cp-25f);
-    const F tl = detail::fused_msub(kd, F(-0x1.777a5cp-25f), th);
-    const F h = r1 - th;
-    const F hb = h - r1;
-    const F hl = (r1 - (h - hb)) - (th + hb);  // r1 - th = h + hl exactly
-    const F rl = detail::fused_madd(-kd, F(-0x1.ee59dap-50f), hl - tl);
-    const F z = h * h;
-    F main, other;  // sin(r) and cos(r)
-    {
-        // S(z) ~ (sin r - r) / r^3, C(z) ~ (cos r - 1 + z/2) / z^2 on r^2 <= (1.01 pi/4)^2:
-        // minimax of degree 2 (weighted errors of the results 2^-27.7 and 2^-30.2).
-        const F sp = detail::horner(z, -0x1.555544p-3f,  // -0.16666653752326965332
-                                    0x1.1106d4p-7f,  // 0.0083321128040552139282
-                                    -0x1.9920c2p-13f);  // -0.00019508741388563066721
-        const F cp = detail::horner(z, 0x1.55554ap-5f,  // 0.041666645556688308716
-                                    -0x1.6c0bc4p-10f,  // -0.0013887251261621713638
-                                    0x1.99cb8p-16f);  // 0.000024425680749118328094
-        // sin(h + rl) = h + (h z S + rl (1 - z/2)), rounded once
-        const F sin_r = h + detail::fused_madd(h * z, sp, detail::fused_madd(rl * F(-0.5f), z, rl));
-        // cos(h + rl) = (1 - z/2) + (z^2 C - zl/2 - h rl): z = h^2 - zl exactly, 1 - z/2 as
-        // wh + we exactly
-        const F zl = detail::fused_msub(h, h, z);
-        const F hz = F(0.5f) * z;
-        const F wh = F(1.0f) - hz;
-        const F we = (F(1.0f) - wh) - hz;
-        const F cos_r =
-            wh + detail::fused_madd(z * z, cp, we - detail::fused_madd(h, rl, F(0.5f) * zl));
-        main = Cos ? cos_r : sin_r;
-        other = Cos ? sin_r : cos_r;
-    }
-    // k mod 4: odd k swaps sin and cos; the sign from bit 1 of k (sin) or k + 1 (cos)
-    const I kb = as_int(zk);
-    const I v = xsimd::select((kb & I(1)) == I(1), as_int(other), as_int(main));
-    const I sign = ((Cos ? kb + I(1) : kb) & I(2)) << 30;
-    return as_float<float, A>(v ^ sign);
-}
-
-// sin or cos of float32 lanes: float32 arithmetic where the level has FMA, float64
-// (sincos_f32) for the lanes it leaves (and for all lanes without FMA).
-template <bool Cos, class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sincos_f32_kernel(
-    const xsimd::batch<float, A>& x) noexcept {
-    using F = xsimd::batch<float, A>;
-    using D = xsimd::batch<double, A>;
-    const auto via_f64 = [](const F& v) {
-        D lo, hi;
-        widen(v, lo, hi);
-        return narrow(sincos_f32<Cos>(lo), sincos_f32<Cos>(hi));
-    };
-    if constexpr (has_fma<A>) {
-        F res = sincos_f32_lanes<Cos>(x);
-        const F ax = xsimd::abs(x);
-        if constexpr (!Cos) res = xsimd::select(ax < F(0x1.0p-12f), x, res);  // keeps +-0
-        const auto slow = ~(ax < F(trig_f32_lane_limit));  // inf and NaN too
-        if (xsimd::any(slow)) res = xsimd::select(slow, via_f64(x), res);
-        return res;
-    } else {
-        return via_f64(x);
-    }
-}
-
-}  // namespace detail
-
-// sin(x), cos(x) for float32 lanes (contract above).
-template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sin_f32_kernel(
-    const xsimd::batch<float, A>& x) noexcept {
-    return detail::sincos_f32_kernel<false>(x);
-}
-
-template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> cos_f32_kernel(
-    const xsimd::batch<float, A>& x) noexcept {
-    return detail::sincos_f32_kernel<true>(x);
 }
 
 }  // namespace numfuse::kernels
