@@ -10,19 +10,20 @@
 //   Both report the conditions NumPy's power raises (PowConditions) when asked.
 //
 // Method, float64
-//   log|x| = hi + lo to ~2^-65 relative: the AVX-512 log's cell reduction (log.hpp,
+//   log|x| = hi + lo to ~2^-66 relative: the AVX-512 log's cell reduction (log.hpp,
 //   log_f64_avx512_pair: x = z 2^k by getmant / getexp and integer operations, 16 cells,
 //   t = z invc - 1 exact, -log(invc) as a pair on the 2^-42 grid, all from in-register
-//   tables); log|x| = (k ln2_hi - log(invc)) + t - t^2/2 + t^3 R(t) + (k ln2_lo + ...), the
-//   first three terms and t^3 R(t) summed as exact fast two-sums (their errors join lo),
-//   -t^2/2 an exact product, R of degree 9 (tools/pow_remez.py pow64_log: weighted error
-//   2^-65.0 against the smallest |log x| of each t, the rounding of R's leading 1/3; so
-//   below 2^-55.4 of the result where |y log x| <= 746). y log|x| = th + tl (an exact product
-//   plus y lo). e^(th + tl): th = kd ln2/16 + r1 (exp.hpp's AVX-512 reduction, r1 exact),
-//   r = r1 + (tl - kd ln2_lo/16) as rh + d (a fast two-sum), e^r = 1 + p by exp.hpp's
-//   degree-5 fit at rh plus d to first order, 2^(j/16) (1 + p) from the 16-entry tables,
-//   scaled by vscalefpd (rounded once). Error: below 2^-55 relative before the rounding
-//   (max measured 0.63 ULP: tests/test_power.py).
+//   tables); log|x| = (k ln2_hi - log(invc)) + t - t^2/2 + t^3/3 + t^4 R1(t) + (k ln2_lo +
+//   ...): the first four terms summed as exact fast two-sums (their errors join lo), -t^2/2
+//   an exact product, t^3/3 a pair from exact products, R1 of degree 8 (tools/pow_remez.py
+//   pow64_log's R(t) = 1/3 + t R1(t), degree 9: weighted error 2^-65.0 with R's leading
+//   coefficient rounded, which the pair avoids). Measured: 2^-66.7 relative at worst next
+//   to the cell of 1 (|t| = 0.034), so below 2^-57 of the result where |y log x| <= 746.
+//   y log|x| = th + tl (an exact product plus y lo). e^(th + tl): th = kd ln2/16 + r1
+//   (exp.hpp's AVX-512 reduction, r1 exact), r = r1 + (tl - kd ln2_lo/16) as rh + d (a
+//   fast two-sum), e^r = 1 + p by exp.hpp's degree-5 fit at rh plus d to first order,
+//   2^(j/16) (1 + p) from the 16-entry tables, scaled by vscalefpd (rounded once). Max
+//   measured 0.53 ULP for normal results (docs/accuracy.md, 1e6 pairs).
 //   The common batch (every x positive and finite, |th| <= 708: normal results) takes no
 //   test beyond one mask; any other batch takes power_f64_avx512_rare (clamped th, results
 //   below 2^-1022 scaled without assists, then power.hpp's pow_fixup).
@@ -120,36 +121,41 @@ NUMFUSE_ALWAYS_INLINE PowLogPd pow_log_f64_avx512(__m512d x) noexcept {
     const __m512d qe = _mm512_fmsub_pd(ht, t, q);  // -t^2/2 = q + qe exactly
     const __m512d h2 = _mm512_add_pd(h1, q);
     const __m512d e2 = _mm512_add_pd(_mm512_sub_pd(h1, h2), q);
-    // R(t) ~ (log1p(t) - t + t^2/2)/t^3 (tools/pow_remez.py pow64_log: weighted error
-    // 2^-65.0, the rounding of the coefficients' leading one; with |y log x| <= 746, below
-    // 2^-55.4 of the result), Estrin.
+    // t^3 R(t), R(t) ~ (log1p(t) - t + t^2/2)/t^3 (tools/pow_remez.py pow64_log) = 1/3 +
+    // t R1(t): t^3/3 as a pair u + ul (t^3 from exact products, 1/3 as a pair), added to the
+    // chain; t^4 R1(t) (Estrin) joins lo. A plain t^3 R(t), rounded 3-4 times at 2^-16 of
+    // log x, was 2^-62.6 relative next to the cell of 1: 1.1 ULP at |y log x| ~ 700.
     const __m512d t2 = _mm512_mul_pd(t, t);
+    const __m512d t2l = _mm512_fmsub_pd(t, t, t2);
+    const __m512d t3 = _mm512_mul_pd(t2, t);
+    const __m512d t3l = _mm512_fmadd_pd(t2l, t, _mm512_fmsub_pd(t2, t, t3));
+    const __m512d third = _mm512_set1_pd(0x1.5555555555555p-2);
+    const __m512d u = _mm512_mul_pd(t3, third);
+    const __m512d ul = _mm512_fmadd_pd(t3, _mm512_set1_pd(0x1.5555555555555p-56),  // 1/3 - RN(1/3)
+                                       _mm512_fmadd_pd(t3l, third, _mm512_fmsub_pd(t3, third, u)));
     const __m512d t4 = _mm512_mul_pd(t2, t2);
-    const __m512d c01 =
-        _mm512_fmadd_pd(_mm512_set1_pd(-0x1.fffffffffffffp-3), t,  // -0.24999999999999997224
-                        _mm512_set1_pd(0x1.5555555555555p-2));  // 0.33333333333333331483
-    const __m512d c23 =
-        _mm512_fmadd_pd(_mm512_set1_pd(-0x1.55555555564e8p-3), t,  // -0.16666666666677731889
-                        _mm512_set1_pd(0x1.99999999992c8p-3));  // 0.19999999999995154987
-    const __m512d c45 =
-        _mm512_fmadd_pd(_mm512_set1_pd(-0x1.fffffff6be047p-4), t,  // -0.12499999986528208262
-                        _mm512_set1_pd(0x1.2492492b442a3p-3));  // 0.14285714305198835006
-    const __m512d c67 =
-        _mm512_fmadd_pd(_mm512_set1_pd(-0x1.99998a01ff303p-4), t,  // -0.099999941914529030806
-                        _mm512_set1_pd(0x1.c71c16f427f79p-4));  // 0.11111077276518512014
-    const __m512d c89 =
-        _mm512_fmadd_pd(_mm512_set1_pd(-0x1.560b00f260e2ap-4), t,  // -0.083506587694551243084
-                        _mm512_set1_pd(0x1.75730da0eb241p-4));  // 0.091174176441833246209
-    const __m512d c03 = _mm512_fmadd_pd(c23, t2, c01);
-    const __m512d c47 = _mm512_fmadd_pd(c67, t2, c45);
-    const __m512d c49 = _mm512_fmadd_pd(c89, t4, c47);
-    const __m512d r = _mm512_fmadd_pd(c49, t4, c03);
-    const __m512d p = _mm512_mul_pd(_mm512_mul_pd(t2, t), r);
-    const __m512d h3 = _mm512_add_pd(h2, p);
-    const __m512d e3 = _mm512_add_pd(_mm512_sub_pd(h2, h3), p);
+    const __m512d c12 =
+        _mm512_fmadd_pd(_mm512_set1_pd(0x1.99999999992c8p-3), t,  // 0.19999999999995154987
+                        _mm512_set1_pd(-0x1.fffffffffffffp-3));  // -0.24999999999999997224
+    const __m512d c34 =
+        _mm512_fmadd_pd(_mm512_set1_pd(0x1.2492492b442a3p-3), t,  // 0.14285714305198835006
+                        _mm512_set1_pd(-0x1.55555555564e8p-3));  // -0.16666666666677731889
+    const __m512d c56 =
+        _mm512_fmadd_pd(_mm512_set1_pd(0x1.c71c16f427f79p-4), t,  // 0.11111077276518512014
+                        _mm512_set1_pd(-0x1.fffffff6be047p-4));  // -0.12499999986528208262
+    const __m512d c78 =
+        _mm512_fmadd_pd(_mm512_set1_pd(0x1.75730da0eb241p-4), t,  // 0.091174176441833246209
+                        _mm512_set1_pd(-0x1.99998a01ff303p-4));  // -0.099999941914529030806
+    const __m512d c14 = _mm512_fmadd_pd(c34, t2, c12);
+    const __m512d c58 = _mm512_fmadd_pd(c78, t2, c56);
+    const __m512d c59 = _mm512_fmadd_pd(_mm512_set1_pd(-0x1.560b00f260e2ap-4), t4,
+                                        c58);  // -0.083506587694551243084
+    const __m512d p = _mm512_mul_pd(t4, _mm512_fmadd_pd(c59, t4, c14));
+    const __m512d h3 = _mm512_add_pd(h2, u);
+    const __m512d e3 = _mm512_add_pd(_mm512_sub_pd(h2, h3), u);
     const __m512d kl = _mm512_fmadd_pd(k, _mm512_set1_pd(0x1.ef35793c7673p-45), cl);
-    const __m512d lo =
-        _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(e1, e2), _mm512_add_pd(e3, qe)), kl);
+    const __m512d lo = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(e1, e2), _mm512_add_pd(e3, qe)),
+                                     _mm512_add_pd(_mm512_add_pd(ul, p), kl));
     return {h3, lo};
 }
 
