@@ -24,6 +24,39 @@
 
 namespace numfuse::expr::vm {
 
+#if defined(__SSE2__)
+// SSE2 registers of float64 or float32 lanes behind one interface, so that a lane loop is
+// written once for both element types.
+template <class T>
+struct sse_lanes;
+template <>
+struct sse_lanes<double> {
+    using reg = __m128d;
+    static constexpr int width = 2;
+    static reg set1(double a) { return _mm_set1_pd(a); }
+    static reg zero() { return _mm_setzero_pd(); }
+    static reg load(const double* p) { return _mm_loadu_pd(p); }
+    static void store(double* p, reg a) { _mm_storeu_pd(p, a); }
+    static reg max(reg a, reg b) { return _mm_max_pd(a, b); }
+    static reg min(reg a, reg b) { return _mm_min_pd(a, b); }
+    static reg add(reg a, reg b) { return _mm_add_pd(a, b); }
+    static reg sub(reg a, reg b) { return _mm_sub_pd(a, b); }
+};
+template <>
+struct sse_lanes<float> {
+    using reg = __m128;
+    static constexpr int width = 4;
+    static reg set1(float a) { return _mm_set1_ps(a); }
+    static reg zero() { return _mm_setzero_ps(); }
+    static reg load(const float* p) { return _mm_loadu_ps(p); }
+    static void store(float* p, reg a) { _mm_storeu_ps(p, a); }
+    static reg max(reg a, reg b) { return _mm_max_ps(a, b); }
+    static reg min(reg a, reg b) { return _mm_min_ps(a, b); }
+    static reg add(reg a, reg b) { return _mm_add_ps(a, b); }
+    static reg sub(reg a, reg b) { return _mm_sub_ps(a, b); }
+};
+#endif
+
 // Accumulators: sums of float32 run in float64 (more accurate than NumPy's
 // pairwise float32 sum, and deterministic), integers in int64.
 template <class T>
@@ -158,40 +191,25 @@ private:
                                   T (&check)[Lanes]) {
         std::size_t k = 0;
 #if defined(__SSE2__)
-        if constexpr (std::is_same_v<T, double>) {
-            __m128d l[4], c[4];
+        if constexpr (std::is_same_v<T, double> || std::is_same_v<T, float>) {
+            // Four registers of S::width lanes: Lanes == 4 * S::width.
+            using S = sse_lanes<T>;
+            static_assert(Lanes == 4 * S::width, "lane count");
+            typename S::reg l[4], c[4];
             for (int j = 0; j < 4; ++j) {
-                l[j] = _mm_set1_pd(acc);
-                c[j] = _mm_setzero_pd();
+                l[j] = S::set1(acc);
+                c[j] = S::zero();
             }
-            for (; k + 8 <= n; k += 8) {
+            for (; k + Lanes <= n; k += Lanes) {
                 for (int j = 0; j < 4; ++j) {
-                    const __m128d x = _mm_loadu_pd(v + k + 2 * j);
-                    l[j] = Max ? _mm_max_pd(x, l[j]) : _mm_min_pd(x, l[j]);
-                    c[j] = _mm_add_pd(c[j], _mm_sub_pd(x, x));
+                    const typename S::reg x = S::load(v + k + S::width * j);
+                    l[j] = Max ? S::max(x, l[j]) : S::min(x, l[j]);
+                    c[j] = S::add(c[j], S::sub(x, x));
                 }
             }
             for (int j = 0; j < 4; ++j) {
-                _mm_storeu_pd(lane + 2 * j, l[j]);
-                _mm_storeu_pd(check + 2 * j, c[j]);
-            }
-            return k;
-        } else if constexpr (std::is_same_v<T, float>) {
-            __m128 l[4], c[4];
-            for (int j = 0; j < 4; ++j) {
-                l[j] = _mm_set1_ps(acc);
-                c[j] = _mm_setzero_ps();
-            }
-            for (; k + 16 <= n; k += 16) {
-                for (int j = 0; j < 4; ++j) {
-                    const __m128 x = _mm_loadu_ps(v + k + 4 * j);
-                    l[j] = Max ? _mm_max_ps(x, l[j]) : _mm_min_ps(x, l[j]);
-                    c[j] = _mm_add_ps(c[j], _mm_sub_ps(x, x));
-                }
-            }
-            for (int j = 0; j < 4; ++j) {
-                _mm_storeu_ps(lane + 4 * j, l[j]);
-                _mm_storeu_ps(check + 4 * j, c[j]);
+                S::store(lane + S::width * j, l[j]);
+                S::store(check + S::width * j, c[j]);
             }
             return k;
         }

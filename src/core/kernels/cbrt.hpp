@@ -48,6 +48,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/avx512_lanes.hpp"
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
 
@@ -112,6 +113,14 @@ alignas(64) inline constexpr float cbrt_scale_f32[16] = {1.0f, static_cast<float
                                                          0.0f, static_cast<float>(cbrt_scale_m1)};
 alignas(64) inline constexpr double cbrt_scale_f64[8] = {1.0, cbrt_scale_p1, 0.0, 0.0,
                                                          0.0, 0.0,           0.0, cbrt_scale_m1};
+template <class T>
+inline const T* cbrt_scale_table() noexcept {
+    if constexpr (sizeof(T) == 8) {
+        return cbrt_scale_f64;
+    } else {
+        return cbrt_scale_f32;
+    }
+}
 #endif
 
 // y0^3 - v to a relative error of about one rounding of the result (|y0^3 - v| is about
@@ -142,13 +151,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> cbrt_any(const xsimd::batch<T, A>& x) n
     B m, e;
 #if defined(__AVX512F__)
     if constexpr (is_avx512<A>) {
-        if constexpr (sizeof(T) == 8) {
-            m = _mm512_getmant_pd(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
-            e = _mm512_getexp_pd(x);
-        } else {
-            m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
-            e = _mm512_getexp_ps(x);
-        }
+        m = avx512::mant_1_2(x);
+        e = avx512::exponent_of(x);
     } else
 #endif
     {
@@ -172,15 +176,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> cbrt_any(const xsimd::batch<T, A>& x) n
     B v, scale_r;
 #if defined(__AVX512F__)
     if constexpr (is_avx512<A>) {
-        if constexpr (sizeof(T) == 8) {
-            v = _mm512_scalef_pd(m, r);
-            scale_r =
-                _mm512_permutexvar_pd(_mm512_castpd_si512(zr), _mm512_load_pd(cbrt_scale_f64));
-        } else {
-            v = _mm512_scalef_ps(m, r);
-            scale_r =
-                _mm512_permutexvar_ps(_mm512_castps_si512(zr), _mm512_load_ps(cbrt_scale_f32));
-        }
+        v = avx512::scale_by(m, r);
+        scale_r = avx512::permute_table(zr, cbrt_scale_table<T>());
     } else
 #endif
     {
@@ -202,20 +199,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> cbrt_any(const xsimd::batch<T, A>& x) n
     const B y = fused_nmadd(residual, uu * B(T(1) / T(3)), y0);
 #if defined(__AVX512F__)
     if constexpr (is_avx512<A>) {
-        B res;
-        if constexpr (sizeof(T) == 8) {
-            res = _mm512_scalef_pd(y, q);  // y in [1, 2), q in [-358, 341]: normal
-            res = _mm512_castsi512_pd(_mm512_ternarylogic_epi64(
-                _mm512_castpd_si512(res), _mm512_castpd_si512(x),
-                _mm512_set1_epi64(static_cast<long long>(0x8000000000000000ull)), 0xf8));
-            return _mm512_fixupimm_pd(res, x, _mm512_set1_epi64(cbrt_fixup), 0);
-        } else {
-            res = _mm512_scalef_ps(y, q);  // y in [1, 2), q in [-50, 42]: normal
-            res = _mm512_castsi512_ps(
-                _mm512_ternarylogic_epi32(_mm512_castps_si512(res), _mm512_castps_si512(x),
-                                          _mm512_set1_epi32(INT32_MIN), 0xf8));
-            return _mm512_fixupimm_ps(res, x, _mm512_set1_epi32(cbrt_fixup), 0);
-        }
+        // y in [1, 2), q in [-358, 341] (float64) / [-50, 42] (float32): y 2^q is normal.
+        const B res = avx512::sign_from(avx512::scale_by(y, q), x);
+        return avx512::fixup<cbrt_fixup>(res, x);
     }
 #endif
     const B pow2q = as_float<T, A>((as_int(zq) << C::mant_bits) + I(C::one_bits));  // 2^q
