@@ -74,9 +74,14 @@ NUMFUSE_ALWAYS_INLINE unsigned pow_conditions(const xsimd::batch<T, A>& x,
                                               const xsimd::batch<T, A>& r) noexcept {
     using B = xsimd::batch<T, A>;
     const B inf(std::numeric_limits<T>::infinity());
+    const B ar = xsimd::abs(r);
+    // The common batch, positive x, finite y and normal finite results, reports nothing.
+    if (xsimd::all((x > B(T(0))) & (xsimd::abs(y) < inf) &
+                   (ar >= B(std::numeric_limits<T>::min())) & (ar < inf))) {
+        return 0;
+    }
     const auto finite = (xsimd::abs(x) < inf) & (xsimd::abs(y) < inf);
     const auto nonzero = finite & (x != B(T(0)));
-    const B ar = xsimd::abs(r);
     unsigned c = 0;
     if (xsimd::any((x == B(T(0))) & (y < B(T(0))))) c |= pow_divide_by_zero;
     if (xsimd::any(finite & (x < B(T(0))) & (xsimd::trunc(y) != y))) c |= pow_invalid;
