@@ -83,6 +83,33 @@ TEST(ExprParser, ErrorsCarryKindAndColumn) {
     EXPECT_EQ(names, (std::vector<std::string>{"b", "a", "c"}));
 }
 
+// A text is parsed once for its names and its compile (parse_cached): the names, the
+// plan and the errors are those of a fresh parse, whichever comes first.
+TEST(ExprParser, RepeatedTextsGiveTheSameNamesPlansAndErrors) {
+    for (int round = 0; round < 3; ++round) {
+        try {
+            numfuse::expr::expression_names("a + * b");
+            FAIL();
+        } catch (const ExprError& e) {
+            EXPECT_EQ(e.kind, ErrorKind::syntax);
+            EXPECT_EQ(e.column, 4);
+        }
+        const std::string text = "where(x >= 1, x ** 2 // 3 % 2, -x) << 0 != (y | 1 ^ 2 & 3) + y";
+        EXPECT_EQ(numfuse::expr::expression_names(text), (std::vector<std::string>{"x", "y"}));
+        const auto plan =
+            numfuse::expr::compile_plan(text, {{"x", Type::l, false}, {"y", Type::l, false}});
+        EXPECT_EQ(plan->result_type, Type::b);
+    }
+    // Every operator, one and two characters, next to its neighbours without spaces.
+    std::vector<double> x = {3.0, -2.0};
+    EXPECT_EQ(run("x**2//1%5*x/x-+x", {&x}), (std::vector<double>{1.0, 6.0}));
+    EXPECT_EQ(run("where((x<=2)&(x>=-1)|(x==0)^(x!=3)|(x<x)|(x>x),x,-x)", {&x}),
+              (std::vector<double>{-3.0, -2.0}));
+    for (const char* bad : {"x ! 1", "x = 1", "x === 1", "x <> 1", "x ** * 1"}) {
+        EXPECT_THROW(numfuse::expr::expression_names(bad), ExprError) << bad;
+    }
+}
+
 TEST(ExprCompiler, TypesFoldingAndCse) {
     auto plan = numfuse::expr::compile_plan("sin(x)*sin(x) + (2+3)*x", {{"x", Type::f, false}});
     EXPECT_EQ(plan->result_type, Type::f);  // weak Python scalars keep float32

@@ -98,7 +98,7 @@ class _Entry:
         # the slots after the inputs, of the longest path traced so far
         self.padding = [None] * (slots - len(positions) - len(names))
         self.direct = _direct(root, positions, names)
-        self.signature = ""  # the arguments' types and shapes, for explain()
+        self.signature = ()  # _general_key of the call: the arguments, for explain()
 
 
 class JitFunction(_core._JitDispatch, Generic[_P, _R]):
@@ -195,7 +195,7 @@ class JitFunction(_core._JitDispatch, Generic[_P, _R]):
                 if len(self._entries) >= _MAX_SIGNATURES:
                     self._entries = {}
                 self._entries[key] = _Entry(positions, names, _program.build(items), len(trace.env))
-                self._entries[key].signature = _describe_key(_general_key(args, kwargs))
+                self._entries[key].signature = _general_key(args, kwargs)
             else:
                 _program.merge(entry.root, items)
                 entry.direct = None
@@ -229,7 +229,7 @@ class JitFunction(_core._JitDispatch, Generic[_P, _R]):
         with the user's source line), guards and their branches."""
         lines = [f"numfuse.jit({getattr(self._function, '__qualname__', self._function)!r})"]
         for entry in list(self._entries.values()):
-            lines.append(f"signature {entry.signature}:")
+            lines.append(f"signature {_describe_key(entry.signature)}:")
             lines.extend(_program.describe(entry.root))
         if len(lines) == 1:
             lines.append("  (not called yet: nothing traced)")

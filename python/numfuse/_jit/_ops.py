@@ -181,43 +181,79 @@ def broadcast_shape(shapes) -> tuple | None:
     return tuple(out)
 
 
-# numpy_result's answers from the stand-ins, per (template, ufunc or NumPy function, operand
-# key): what a trace asks once per operation, for every operation, when a function is
-# first called. Only answers, never errors, are kept (an error is raised again each time).
-_results: dict = {}
-_MAX_RESULTS = 4096
+# The answers for one operation, per (template, ufunc or NumPy function, operand key):
+# NumPy's result dtype, whether NumPy returns a scalar, and whether the operation is fused
+# (the engine's verdict and dtypes). What a trace asks once per operation, for every
+# operation, when a function is first called: one key and one lookup. Only answers, never
+# errors, are kept (an error is raised again each time).
+_answers: dict = {}
+_MAX_ANSWERS = 4096
 # The functions whose results depend on nothing but their operands (no closure state).
 _PURE_CALLS = (np.where, np.clip, np.real, np.imag)
 
 
-def _result_key(template, call, operands):
-    """numpy_result's cache key, or None where the answer may depend on more than it
-    holds. Arrays: dtype and which axes are empty (what the stand-ins have); Python
-    numbers: their type, and an int's value (NumPy's OverflowError and negative-power
-    errors depend on it); NumPy constants: type, dtype and value."""
-    if not (isinstance(call, np.ufunc) or call in _PURE_CALLS):
+def _answer_key(template, call, operands):
+    """answer()'s cache key, or None where the answer may depend on more than it holds.
+    Arrays: dtype and ndim, and which axes are empty when one is (what the stand-ins
+    have); Python numbers: their type, and an int's value (NumPy's OverflowError and
+    negative-power errors depend on it); NumPy constants: type, dtype and value. `call`
+    may be a key of its own (a reduction's, see Trace.reduction) instead of a function."""
+    if not (isinstance(call, (np.ufunc, tuple)) or call in _PURE_CALLS):
         return None
-    parts = []
+    parts = [template, call]
     for op in operands:
         kind = type(op)
         if kind is tuple:
-            parts.append((op[0], tuple(s == 0 for s in op[1])))
+            shape = op[1]
+            parts.append(
+                (op[0], len(shape)) if 0 not in shape else (op[0], tuple(s == 0 for s in shape))
+            )
         elif kind is int:
             parts.append((int, op))
         elif kind in PYTHON_SCALARS:
             parts.append(kind)
         else:
             parts.append((kind, np.asarray(op).dtype, repr(op)))
-    return (template, call, tuple(parts))
+    return tuple(parts)
 
 
-def numpy_result(call, operands, template=None):
+def answer(template, call, operands, key_call=None):
+    """(dtype, scalar, fused) of `call(*operands)`: NumPy's result dtype, whether NumPy
+    returns a NumPy scalar, and whether the engine computes `template` on these operand
+    types as NumPy does (engine dtypes throughout and engine_agrees). `operands` as
+    numpy_result's (broadcasting is the caller's check). Cached per template, call (or
+    `key_call`, a hashable that stands for it) and operand key; NumPy's exceptions
+    propagate and are not kept."""
+    key = _answer_key(template, call if key_call is None else key_call, operands)
+    if key is not None:
+        found = _answers.get(key)
+        if found is not None:
+            return found
+    dtype, scalar = numpy_result(call, operands)
+    fused = (
+        is_engine_dtype(dtype)
+        and all(
+            is_engine_dtype(op[0])
+            if type(op) is tuple
+            else type(op) in PYTHON_SCALARS or is_engine_dtype(np.asarray(op).dtype)
+            for op in operands
+        )
+        and engine_agrees(template, call, operands)
+    )
+    found = (dtype, scalar, fused)
+    if key is not None:
+        if len(_answers) >= _MAX_ANSWERS:  # Python ints are keyed by value: bounded
+            _answers.clear()
+        _answers[key] = found  # a dict store: atomic, the same answer from any thread
+    return found
+
+
+def numpy_result(call, operands):
     """NumPy's result dtype, and whether NumPy returns a scalar, for `call(*operands)`.
 
     `operands` are (dtype, shape) pairs for arrays and plain values for Python scalars.
     NumPy's own exception propagates (an OverflowError for ``int32_array + 2**40``, an
-    AxisError, a broadcasting ValueError with NumPy's message). `template`: the engine
-    spelling of the operation, which with `call` names it for the cache of answers.
+    AxisError, a broadcasting ValueError with NumPy's message).
     """
     shapes = [op[1] for op in operands if type(op) is tuple]
     if broadcast_shape(shapes) is None:
@@ -230,20 +266,10 @@ def numpy_result(call, operands, template=None):
         call(*full)
         np.broadcast_shapes(*shapes)
         raise AssertionError("unreachable: NumPy broadcasts shapes numfuse does not")
-    key = None if template is None else _result_key(template, call, operands)
-    if key is not None:
-        answer = _results.get(key)
-        if answer is not None:
-            return answer
     args = [standin(*op) if type(op) is tuple else op for op in operands]
     with np.errstate(all="ignore"):
         result = call(*args)
-    answer = (np.asarray(result).dtype, isinstance(result, np.generic))
-    if key is not None:
-        if len(_results) >= _MAX_RESULTS:  # Python ints are keyed by value: bounded
-            _results.clear()
-        _results[key] = answer  # a dict store: atomic, the same answer from any thread
-    return answer
+    return np.asarray(result).dtype, isinstance(result, np.generic)
 
 
 # ------------------------------------------------------------------ the engine's answer
@@ -289,6 +315,8 @@ def _same(engine, reference) -> bool:
             engine = engine.reshape(reference.shape)
     if engine.dtype != reference.dtype or engine.shape != reference.shape:
         return False
+    if engine.tobytes() == reference.tobytes():  # the same bits: the common answer
+        return True
     if reference.dtype.kind == "f":  # in Python: NumPy's allclose costs more than the rest
         return all(map(_close, engine.ravel().tolist(), reference.ravel().tolist()))
     if reference.dtype.kind == "c":

@@ -32,19 +32,18 @@ _NO_CONST = _ops.NO_CONST
 # first (the engine's limits are 100000 characters and 400 levels of nesting).
 _MAX_TEXT = 20000
 _MAX_DEPTH = 300
-_nestings: dict = {}
+_sizes: dict = {}
 
 
-def _nesting(template: str) -> int:
-    """How deep `template` nests its operands (parentheses and calls), plus one."""
-    depth = _nestings.get(template)
-    if depth is None:
-        level = depth = 0
-        for char in template:
-            level += (char == "(") - (char == ")")
-            depth = max(depth, level)
-        depth = _nestings[template] = depth + 1
-    return depth
+def _template_sizes(template: str) -> tuple:
+    """(length, nesting) of `template`: its characters, and how deep it nests its
+    operands (parentheses and calls) plus one."""
+    level = depth = 0
+    for char in template:
+        level += (char == "(") - (char == ")")
+        depth = max(depth, level)
+    sizes = _sizes[template] = (len(template), depth + 1)
+    return sizes
 
 
 def user_origin() -> str:
@@ -67,7 +66,7 @@ class Trace:
         self.name = name
         self.items = []  # steps, (Guard, key) pairs, then a Return or Opaque
         self.env = []
-        self.pending = weakref.WeakValueDictionary()  # id -> fused node not yet computed
+        self.pending = []  # weak references to fused nodes, computed or not
         self.foreign = False  # a dask array among the inputs
 
     # -- slots and leaves
@@ -106,43 +105,58 @@ class Trace:
 
     # -- fusing
 
-    def fused(self, template, call, operands, shape=None, what=""):
+    def fused(self, template, call, operands, shape=None, what="", key_call=None):
         """A pending node `template`(operands), or the NumPy result of `call` when the
-        engine does not compute it as NumPy does (a graph break)."""
-        nodes = [self.operand(v) for v in operands]
-        if any(n is None for n in nodes):
-            return self.eager(call, operands, {}, f"{what} of {_types(operands)}")
+        engine does not compute it as NumPy does (a graph break). `key_call`: a hashable
+        that stands for `call` in the cache of answers (see _ops.answer)."""
+        nodes = []
         # operand descriptions for NumPy and the verdict: (dtype, shape) of an array, the
         # value of a Python number or of a 0-d constant (checked with its own value)
-        descs = [
-            n
-            if type(n) is not Tracer
-            else n.const
-            if n.const is not _NO_CONST and not n.shape
-            else (n.dtype, n.shape)
-            for n in nodes
-        ]
-        dtype, scalar = _ops.numpy_result(call, descs, template)  # NumPy's errors, user's line
-        arrays = [d for d in descs if type(d) is tuple]
-        if not (
-            _ops.is_engine_dtype(dtype)
-            and all(_ops.is_engine_dtype(n.dtype) for n in nodes if type(n) is Tracer)
-            and _ops.engine_agrees(template, call, descs)
-        ):
+        descs = []
+        shapes = []
+        for value in operands:
+            node = value if type(value) is Tracer and value.trace is self else self.operand(value)
+            if node is None:
+                return self.eager(call, operands, {}, f"{what} of {_types(operands)}")
+            nodes.append(node)
+            if type(node) is not Tracer:
+                descs.append(node)
+            elif node.const is not _NO_CONST and not node.shape:
+                descs.append(node.const)
+            else:
+                descs.append((node.dtype, node.shape))
+                shapes.append(node.shape)
+        if shape is None:
+            shape = shapes[0] if len(shapes) == 1 else _ops.broadcast_shape(shapes)
+            if shape is None:
+                _ops.numpy_result(call, descs)  # NumPy's broadcasting error, user's line
+        dtype, scalar, fuse = _ops.answer(template, call, descs, key_call)
+        if not fuse:
             return self.eager(call, operands, {}, f"{what} on {_types(operands)}")
         node = Tracer(self)
         node.template = template
         node.args = nodes
         node.dtype = dtype
         node.scalar = scalar
-        node.shape = _ops.broadcast_shape([d[1] for d in arrays]) if shape is None else shape
-        sub = [n for n in nodes if type(n) is Tracer and n.slot is None and n.const is _NO_CONST]
-        node.textsize = len(template) + sum(n.textsize for n in sub)
-        node.depth = _nesting(template) + max((n.depth for n in sub), default=0)
-        if node.textsize > _MAX_TEXT or node.depth > _MAX_DEPTH:
+        node.shape = shape
+        # text length and nesting of the formula written out (leaves count 0)
+        textsize, depth = _sizes.get(template) or _template_sizes(template)
+        deepest = 0
+        for arg in nodes:
+            if type(arg) is Tracer:
+                textsize += arg.textsize
+                if arg.depth > deepest:
+                    deepest = arg.depth
+        depth += deepest
+        node.textsize = textsize
+        node.depth = depth
+        if textsize > _MAX_TEXT or node.depth > _MAX_DEPTH:
+            sub = [
+                n for n in nodes if type(n) is Tracer and n.slot is None and n.const is _NO_CONST
+            ]
             self.materialize([max(sub, key=lambda n: n.textsize)])
-            return self.fused(template, call, operands, shape, what)
-        self.pending[id(node)] = node
+            return self.fused(template, call, operands, shape, what, key_call)
+        self.pending.append(weakref.ref(node))
         return node
 
     def reduction(self, name, call, value, axis, keepdims):
@@ -156,7 +170,9 @@ class Trace:
             axes = _ops.normalize_axes(axis, node.ndim)
             shape = _ops.reduced_shape(node.shape, axes, keepdims)
         template = _ops.reduction_template(name, axes, keepdims, node.ndim)
-        return self.fused(template, call, (node,), shape, name)
+        # NumPy's answer depends on the template (name, axes, ndim), keepdims and the
+        # operand, not on how axis was spelled: one cache entry for every spelling
+        return self.fused(template, call, (node,), shape, name, ("reduction", keepdims))
 
     # -- running things
 
@@ -176,7 +192,7 @@ class Trace:
             self.items.append(step)
             node.slot = slot
             node.args = ()
-            self.pending.pop(id(node), None)
+            node.textsize = node.depth = 0  # a leaf now
 
     def _check_break(self, reason: str) -> str:
         origin = user_origin()
@@ -245,7 +261,8 @@ class Trace:
     def mutate(self, function, args, what):
         """An in-place operation: every pending formula is computed first (it must see the
         old values), then `function` runs on the materialised arrays."""
-        self.materialize(list(self.pending.values()))
+        alive = [node for node in map(weakref.ref.__call__, self.pending) if node is not None]
+        self.materialize(alive)
         return self.eager(function, args, {}, what)
 
     def escape(self, node, what):

@@ -288,13 +288,24 @@ def _reduce(tracer, func, args, kwargs):
 
 
 def _binary(ufunc):
+    # What __array_ufunc__ does for a call without keywords, without its dispatch: every
+    # operator's ufunc has a template.
+    template = _ops.ufunc_template(ufunc)
+    what = f"np.{ufunc.__name__}"
+
     def forward(self, other):
-        return self.__array_ufunc__(ufunc, "__call__", self, other)
+        return self.trace.fused(template, ufunc, (self, other), what=what)
 
     def reflected(self, other):
-        return self.__array_ufunc__(ufunc, "__call__", other, self)
+        return self.trace.fused(template, ufunc, (other, self), what=what)
 
     return forward, reflected
+
+
+def _unary(ufunc):
+    template = _ops.ufunc_template(ufunc)
+    what = f"np.{ufunc.__name__}"
+    return lambda self: self.trace.fused(template, ufunc, (self,), what=what)
 
 
 for _name, _ufunc in {**_ops.BINARY_OPERATORS, **_ops.COMPARISONS}.items():
@@ -303,11 +314,7 @@ for _name, _ufunc in {**_ops.BINARY_OPERATORS, **_ops.COMPARISONS}.items():
     if _name in _ops.BINARY_OPERATORS:
         setattr(Tracer, f"__r{_name}__", _reflected)
 for _name, _ufunc in _ops.UNARY_OPERATORS.items():
-    setattr(
-        Tracer,
-        f"__{_name}__",
-        (lambda u: lambda self: self.__array_ufunc__(u, "__call__", self))(_ufunc),
-    )
+    setattr(Tracer, f"__{_name}__", _unary(_ufunc))
 Tracer.__matmul__ = lambda self, other: self.__array_ufunc__(np.matmul, "__call__", self, other)
 Tracer.__rmatmul__ = lambda self, other: self.__array_ufunc__(np.matmul, "__call__", other, self)
 Tracer.__divmod__ = lambda self, other: self.__array_ufunc__(np.divmod, "__call__", self, other)

@@ -108,12 +108,21 @@ struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
     template <class B>
     static inline auto may_raise(const B& y, const B& x) noexcept {
         using T = typename B::value_type;
-        const B ay = xsimd::abs(y), ax = xsimd::abs(x);
-        const B ayn = xsimd::max(ay, B(std::numeric_limits<T>::min()));  // max: no assist
-        const T tiny = std::numeric_limits<T>::min() * T(0x1p60);
-        const T far_inv = sizeof(T) == 4 ? T(0x1p100) : T(0x1p1000);  // y / x may round to 0
-        return (ay < B(std::numeric_limits<T>::min())) |
-               ((ay < B(tiny)) & (ayn * B(T(0x1p50)) < ax)) | (ayn * B(far_inv) < ax);
+        if constexpr (sizeof(T) == 8) {
+            // A superset of the rule below on the bit patterns (no multiply; ordinary batches
+            // are all the screen costs): |y| below 2^-962 or |x| / |y| above 2^999.
+            using I = xsimd::batch<std::int64_t, typename B::arch_type>;
+            const I iy = kernels::detail::as_int(xsimd::abs(y));
+            const I ix = kernels::detail::as_int(xsimd::abs(x));
+            return (iy < I(0x03d0000000000000)) | (ix - iy > I(std::int64_t(999) << 52));
+        } else {
+            const B ay = xsimd::abs(y), ax = xsimd::abs(x);
+            const B ayn = xsimd::max(ay, B(std::numeric_limits<T>::min()));  // max: no assist
+            const T tiny = std::numeric_limits<T>::min() * T(0x1p60);
+            const T far_inv = sizeof(T) == 4 ? T(0x1p100) : T(0x1p1000);  // y / x may round to 0
+            return (ay < B(std::numeric_limits<T>::min())) |
+                   ((ay < B(tiny)) & (ayn * B(T(0x1p50)) < ax)) | (ayn * B(far_inv) < ax);
+        }
     }
     template <class T>
     static bool may_raise_one(T ay, T ax) noexcept {

@@ -160,7 +160,10 @@ private:
     // ---------------------------------------------------------------- lowering
     // (compiler_lower.cpp)
     std::shared_ptr<const Plan> compile_once();
+    // The node's value, lowered once: a repeated group of the text is one node that
+    // several parents share (parse_expression), and lowering depends on the node alone.
     Value compile_node(int index);
+    Value lower_node(int index);
     // compile_node for an operand of anything but the bytes operations: a
     // bytes operand is a TypeError that says where bytes may appear.
     Value compile_numeric(int index);
@@ -216,6 +219,7 @@ private:
     const core::Level level_;
     const OpKernelTable& kernels_;
     const detail::Ast* ast_ = nullptr;
+    std::vector<Value> lowered_;  // compile_node's results by AST node (node -1: not yet)
     std::vector<IrNode> nodes_;
     std::unordered_map<std::string, int> interned_;
 };

@@ -10,30 +10,32 @@
 
 namespace numfuse::expr::detail {
 
+// The fields that tell two nodes apart, as their bytes (no number formatting: a key is
+// made for every node the lowering emits, shared or not): kind, type, opcode, arguments
+// and input, then a constant's value (its type fixes its size; a bytes constant's value
+// is the key's tail) or a reduction's parameters.
 std::string node_key(const IrNode& n) {
     std::string key;
-    key.reserve(64);
-    key.push_back(static_cast<char>('0' + n.kind));
-    key.push_back(type_letter(n.type));
-    key += std::to_string(static_cast<int>(n.opcode));
-    for (int a : n.args) {
-        key.push_back(',');
-        key += std::to_string(a);
-    }
-    key.push_back('|');
-    key += std::to_string(n.input);
+    key.reserve(48);
+    const auto put = [&key](const auto& field) {
+        key.append(reinterpret_cast<const char*>(&field), sizeof field);
+    };
+    put(n.kind);
+    put(n.type);
+    put(n.opcode);
+    put(n.args);
+    put(n.input);
     if (n.kind == IrNode::constant_node) {
-        key.push_back('|');
         if (n.type == Type::s) key += n.bytes;
         else key.append(reinterpret_cast<const char*>(n.value.bytes), type_size(n.type));
     }
     if (n.kind == IrNode::reduce_node) {
-        key.push_back('|');
-        key += std::to_string(static_cast<int>(n.reduce_kind));
-        key.push_back(n.all_axes ? 'A' : 'a');
-        for (int a : n.axes) key += "," + std::to_string(a);
-        key.push_back(n.axis_int ? 'I' : 'T');
-        key.push_back(n.keepdims ? 'K' : 'k');
+        put(n.reduce_kind);
+        put(n.all_axes);
+        put(n.axis_int);
+        put(n.keepdims);
+        put(n.axes.size());
+        for (int a : n.axes) put(a);
     }
     return key;
 }

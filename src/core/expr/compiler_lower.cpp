@@ -32,8 +32,10 @@ std::shared_ptr<const Plan> Compiler::compile() {
 }
 
 std::shared_ptr<const Plan> Compiler::compile_once() {
-    const detail::Ast ast = detail::parse_expression(text_);
+    const std::shared_ptr<const detail::Ast> parsed = detail::parse_cached(text_);
+    const detail::Ast& ast = *parsed;
     ast_ = &ast;
+    lowered_.assign(ast.nodes.size(), Value{});
     Value root = compile_node(ast.root);
     // A Python int as the result is NumPy's default integer, int64: it must fit.
     if (root.weak && root.int_class != IntClass::none && root.type == Type::d) {
@@ -67,6 +69,12 @@ std::shared_ptr<const Plan> Compiler::compile_once() {
 }
 
 Value Compiler::compile_node(int index) {
+    const auto k = static_cast<std::size_t>(index);
+    if (lowered_[k].node < 0) lowered_[k] = lower_node(index);
+    return lowered_[k];
+}
+
+Value Compiler::lower_node(int index) {
     const AstNode& n = ast_->nodes[static_cast<std::size_t>(index)];
     switch (n.kind) {
         case NodeKind::number: return number(n);

@@ -42,6 +42,7 @@ public:
 
     std::vector<Token> tokenize() {
         std::vector<Token> tokens;
+        tokens.reserve(text_.size() / 2 + 2);  // no regrowth: ~1 token per 2-4 characters
         const std::size_t n = text_.size();
         std::size_t i = 0;
         while (true) {
@@ -62,7 +63,9 @@ public:
                     syntax_error("names starting with '__' are not allowed: '" + word + "'",
                                  column);
                 }
-                if (python_keywords().count(word)) {
+                // (every keyword is 2-8 lowercase letters: most names skip the lookup)
+                if (word.size() >= 2 && word.size() <= 8 && word[0] >= 'a' && word[0] <= 'y' &&
+                    python_keywords().count(word)) {
                     if (word == "and" || word == "or" || word == "not") {
                         syntax_error("'" + word +
                                          "' is not supported; use '&', '|' or '~' on "
@@ -82,29 +85,19 @@ public:
             } else if (c == '\'' || c == '"') {
                 i = scan_string("", i, column, tokens);
             } else {
-                static const char* const two_char[] = {"**", "//", "<<", ">>",
-                                                       "<=", ">=", "==", "!="};
-                std::string op;
-                for (const char* candidate : two_char) {
-                    if (text_.compare(i, 2, candidate) == 0) {
-                        op = candidate;
-                        break;
+                const std::size_t length = operator_length(i);
+                if (length == 0) {
+                    if (c == '[') syntax_error("subscripts are not supported", column);
+                    if (c == ':') syntax_error("':' is not allowed (no lambdas or slices)", column);
+                    if (static_cast<unsigned char>(c) >= 0x80) {
+                        syntax_error("only ASCII characters are allowed", column);
                     }
+                    syntax_error(std::string("unexpected character '") + c + "'", column);
                 }
-                if (op.empty()) {
-                    if (std::strchr("+-*/%<>&|^~(),.=", c) == nullptr || c == '\0') {
-                        if (c == '[') syntax_error("subscripts are not supported", column);
-                        if (c == ':')
-                            syntax_error("':' is not allowed (no lambdas or slices)", column);
-                        if (static_cast<unsigned char>(c) >= 0x80) {
-                            syntax_error("only ASCII characters are allowed", column);
-                        }
-                        syntax_error(std::string("unexpected character '") + c + "'", column);
-                    }
-                    op = std::string(1, c);
-                }
-                tokens.push_back({TokenKind::op, op, column});
-                i += op.size();
+                Token token{TokenKind::op, text_.substr(i, length), column, 0};
+                token.op = op_code(token.text.c_str());
+                tokens.push_back(std::move(token));
+                i += length;
             }
         }
         tokens.push_back({TokenKind::end, "", static_cast<int>(n)});
@@ -112,6 +105,33 @@ public:
     }
 
 private:
+    // The length of the operator at `i` (2 for "**", "//", "<<", ">>", "<=", ">=", "==",
+    // "!="; 1 for the single-character ones), 0 when no operator starts there.
+    std::size_t operator_length(std::size_t i) const noexcept {
+        const char c = text_[i];
+        const char d = i + 1 < text_.size() ? text_[i + 1] : '\0';
+        switch (c) {
+            case '*':
+            case '/': return d == c ? 2 : 1;
+            case '<':
+            case '>': return d == c || d == '=' ? 2 : 1;
+            case '=':
+            case '!': return d == '=' ? 2 : (c == '=' ? 1 : 0);
+            case '+':
+            case '-':
+            case '%':
+            case '&':
+            case '|':
+            case '^':
+            case '~':
+            case '(':
+            case ')':
+            case ',':
+            case '.': return 1;
+            default: return 0;
+        }
+    }
+
     // Python's number literals: decimal integers, floats (1., .5, 1e-5),
     // imaginary (1.5j), hexadecimal/octal/binary integers; '_' separators.
     std::size_t scan_number(std::size_t i, std::vector<Token>& tokens) {

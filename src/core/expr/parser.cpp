@@ -3,10 +3,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -41,12 +45,29 @@ const std::unordered_set<std::string>& reduction_functions() {
 
 class Parser {
 public:
-    explicit Parser(std::vector<Token> tokens) : tokens_(std::move(tokens)) {
+    Parser(const std::string& text, std::vector<Token> tokens)
+        : tokens_(std::move(tokens)),
+          groups_(16, GroupHash{text.data()}, GroupEqual{text.data(), &compare_budget_}),
+          compare_budget_(4 * text.size() + 4096) {
         // Each token's binary precedence, classified once: parse_binary asks it at every
         // one of the six levels after every operand (string compares were ~20% of a
         // 20-operation jit function's first call).
         levels_.reserve(tokens_.size());
         for (const Token& t : tokens_) levels_.push_back(precedence(t));
+        // At most one node per token (each node takes a token of its own): no regrowth.
+        ast_.nodes.reserve(tokens_.size());
+        depths_.reserve(tokens_.size());
+        // Each '(' token's matching ')' (-1: none; the parse reports it).
+        closing_.assign(tokens_.size(), -1);
+        std::vector<std::size_t> open;
+        for (std::size_t k = 0; k < tokens_.size(); ++k) {
+            if (tokens_[k].op == op_code("(")) {
+                open.push_back(k);
+            } else if (tokens_[k].op == op_code(")") && !open.empty()) {
+                closing_[open.back()] = static_cast<int>(k);
+                open.pop_back();
+            }
+        }
     }
 
     Ast parse() {
@@ -69,6 +90,7 @@ private:
                     "expression nests too deeply (limit " + std::to_string(max_nesting_depth) + ")",
                     parser.peek().column);
             }
+            if (parser.depth_ > parser.deepest_) parser.deepest_ = parser.depth_;
         }
         ~DepthGuard() { --parser.depth_; }
         Parser& parser;
@@ -79,18 +101,15 @@ private:
         return tokens_[k];
     }
     int peek_level() const { return levels_[pos_ < levels_.size() ? pos_ : levels_.size() - 1]; }
-    // Is the next token the operator `op`? The literal's length is known at compile time:
-    // a size check and one memcmp, no strlen (asked several times per operand).
+    // Is the next token the operator `op`? One integer compare (Token::op).
     template <std::size_t N>
     bool at_op(const char (&op)[N]) const {
-        const Token& t = peek();
-        return t.kind == TokenKind::op && t.text.size() == N - 1 &&
-               std::memcmp(t.text.data(), op, N - 1) == 0;
+        static_assert(N == 2 || N == 3, "operators are one or two characters");
+        return peek().op == op_code(op);
     }
-    bool at_op_text(const char* op) const {
-        return peek().kind == TokenKind::op && peek().text == op;
-    }
-    Token next() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
+    bool at_op_text(const char* op) const { return peek().op == op_code(op); }
+    // tokens_ never changes after construction: references to it stay valid.
+    const Token& next() { return tokens_[pos_ < tokens_.size() - 1 ? pos_++ : pos_]; }
     void expect(const char* op, const char* what) {
         if (!at_op_text(op)) {
             const Token& t = peek();
@@ -128,27 +147,116 @@ private:
     }
 
     static int precedence(const Token& t) noexcept {
-        if (t.kind != TokenKind::op) return -1;
-        const std::string& s = t.text;
-        if (s == "|") return 1;
-        if (s == "^") return 2;
-        if (s == "&") return 3;
-        if (s == "<<" || s == ">>") return 4;
-        if (s == "+" || s == "-") return 5;
-        if (s == "*" || s == "/" || s == "//" || s == "%") return 6;
-        return -1;
+        switch (t.op) {
+            case op_code("|"): return 1;
+            case op_code("^"): return 2;
+            case op_code("&"): return 3;
+            case op_code("<<"):
+            case op_code(">>"): return 4;
+            case op_code("+"):
+            case op_code("-"): return 5;
+            case op_code("*"):
+            case op_code("/"):
+            case op_code("//"):
+            case op_code("%"): return 6;
+            default: return -1;
+        }
     }
     static bool is_compare(const Token& t) noexcept {
-        if (t.kind != TokenKind::op) return false;
-        const std::string& s = t.text;
-        return s == "<" || s == "<=" || s == ">" || s == ">=" || s == "==" || s == "!=";
+        switch (t.op) {
+            case op_code("<"):
+            case op_code("<="):
+            case op_code(">"):
+            case op_code(">="):
+            case op_code("=="):
+            case op_code("!="): return true;
+            default: return false;
+        }
+    }
+
+    struct Group {
+        int node;     // the group's node
+        int nesting;  // the parse depth the group reached, from where it started
+    };
+    struct GroupStart {
+        int depth;
+        int deepest;  // deepest_ before the group
+    };
+
+    // Repeated groups. Text written by a program (numfuse.jit's tracer writes a shared
+    // subexpression out at every use) repeats parenthesized groups and calls: a group
+    // whose characters were parsed before is that node again, and the parse moves past
+    // it. The grammar and the tokens are context-free, so the same characters always
+    // give the same tree; the tree becomes a DAG, which the compiler lowers once per node
+    // (Compiler::compile_node). A group is hashed by its length and a few of its bytes,
+    // and compared in full only against groups with the same hash: a budget linear in the
+    // text's length bounds what those compares may cost (past it, groups are parsed as
+    // they come, which is always correct).
+    struct GroupSpan {
+        std::size_t begin = 0, length = 0;  // characters of the text; length 0: none
+    };
+    struct GroupHash {
+        const char* text;
+        std::size_t operator()(const GroupSpan& g) const noexcept {
+            const auto word = [&](std::size_t at) {
+                std::uint64_t w = 0;
+                std::memcpy(&w, text + g.begin + at, std::min<std::size_t>(8, g.length - at));
+                return w;
+            };
+            std::uint64_t h = g.length * 0x9E3779B97F4A7C15ULL;
+            for (const std::size_t at :
+                 {std::size_t{0}, g.length / 2, g.length - std::min<std::size_t>(8, g.length)}) {
+                h = (h ^ word(at)) * 0xBF58476D1CE4E5B9ULL;
+                h ^= h >> 31;
+            }
+            return static_cast<std::size_t>(h);
+        }
+    };
+    struct GroupEqual {
+        const char* text;
+        std::size_t* budget;
+        bool operator()(const GroupSpan& a, const GroupSpan& b) const noexcept {
+            if (a.length != b.length || a.length > *budget) return false;
+            *budget -= a.length;
+            return std::memcmp(text + a.begin, text + b.begin, a.length) == 0;
+        }
+    };
+
+    // The characters from token `first` to the ')' closing the '(' at token `open`
+    // (length 0 when unmatched: the parse then reports it).
+    GroupSpan group_text(std::size_t first, std::size_t open) const {
+        const int close = closing_[open];
+        if (close < 0) return {};
+        const auto begin = static_cast<std::size_t>(tokens_[first].column);
+        const auto end = static_cast<std::size_t>(tokens_[static_cast<std::size_t>(close)].column);
+        return GroupSpan{begin, end + 1 - begin};
+    }
+    // The node of an earlier group with these characters (the parse moves past the group
+    // that opens at token `open`), else -1; also -1 where parsing the group here would
+    // nest too deeply, so that the parse raises that error as it would without reuse.
+    // Where it returns -1, the group's parse starts: remember_group ends it.
+    int repeated_group(const GroupSpan& group, std::size_t open, GroupStart& start) {
+        start = GroupStart{depth_, deepest_};
+        deepest_ = depth_;
+        if (group.length == 0) return -1;
+        const auto found = groups_.find(group);
+        if (found == groups_.end() || depth_ + found->second.nesting > max_nesting_depth) {
+            return -1;
+        }
+        deepest_ = std::max(start.deepest, depth_ + found->second.nesting);
+        pos_ = static_cast<std::size_t>(closing_[open]) + 1;
+        return found->second.node;
+    }
+    void remember_group(const GroupSpan& group, int node, const GroupStart& start) {
+        if (group.length != 0) groups_.emplace(group, Group{node, deepest_ - start.depth});
+        deepest_ = std::max(deepest_, start.deepest);
     }
 
     int parse_expression() {
         DepthGuard guard(*this);
         int lhs = parse_binary(1);
         if (is_compare(peek())) {
-            const Token op = next();
+            const Token& op = next();
             const int rhs = parse_binary(1);
             lhs = binary(NodeKind::compare, op, lhs, rhs);
             if (is_compare(peek())) {
@@ -166,7 +274,7 @@ private:
         if (level > 6) return parse_unary();
         int lhs = parse_binary(level + 1);
         while (peek_level() == level) {
-            const Token op = next();
+            const Token& op = next();
             const int rhs = parse_binary(level + 1);
             lhs = binary(NodeKind::binary, op, lhs, rhs);
         }
@@ -176,7 +284,7 @@ private:
     int parse_unary() {
         DepthGuard guard(*this);
         if (at_op("-") || at_op("+") || at_op("~")) {
-            const Token op = next();
+            const Token& op = next();
             const int operand = parse_unary();
             AstNode node;
             node.kind = NodeKind::unary;
@@ -191,7 +299,7 @@ private:
     int parse_power() {
         const int base = parse_postfix();
         if (at_op("**")) {
-            const Token op = next();
+            const Token& op = next();
             const int exponent = parse_unary();
             return binary(NodeKind::binary, op, base, exponent);
         }
@@ -202,8 +310,8 @@ private:
         int value = parse_atom();
         while (true) {
             if (at_op(".")) {
-                const Token dot = next();
-                const Token attr = next();
+                const Token& dot = next();
+                const Token& attr = next();
                 if (attr.kind != TokenKind::name || (attr.text != "real" && attr.text != "imag")) {
                     syntax_error("attribute access is not allowed (only .real and .imag)",
                                  dot.column);
@@ -224,7 +332,7 @@ private:
     }
 
     int parse_atom() {
-        const Token t = peek();
+        const Token& t = peek();
         if (t.kind == TokenKind::number) {
             next();
             return number(t);
@@ -256,12 +364,18 @@ private:
             return add(std::move(node));
         }
         if (at_op("(")) {
+            const std::size_t open = pos_;
+            const GroupSpan group = group_text(open, open);
+            GroupStart start;
+            const int known = repeated_group(group, open, start);
+            if (known >= 0) return known;
             next();
             if (at_op(")"))
                 syntax_error("empty parentheses (tuples are not supported)", peek().column);
             const int inner = parse_expression();
             if (at_op(",")) syntax_error("tuples are not supported", peek().column);
             expect(")", "')'");
+            remember_group(group, inner, start);
             return inner;
         }
         if (t.kind == TokenKind::end) syntax_error("unexpected end of expression", t.column);
@@ -347,7 +461,19 @@ private:
         return add(std::move(node));
     }
 
+    // The call of `name` (the token before the current one, the '(').
     int call(const Token& name) {
+        const std::size_t open = pos_;
+        const GroupSpan group = group_text(open - 1, open);
+        GroupStart start;
+        const int known = repeated_group(group, open, start);
+        if (known >= 0) return known;
+        const int node = parse_call(name);
+        remember_group(group, node, start);
+        return node;
+    }
+
+    int parse_call(const Token& name) {
         const bool reduction = reduction_functions().count(name.text) != 0;
         if (!reduction && elementwise_functions().count(name.text) == 0) {
             std::unordered_set<std::string> known = elementwise_functions();
@@ -363,8 +489,7 @@ private:
         bool keywords_started = false;
         if (!at_op(")")) {
             while (true) {
-                if (peek().kind == TokenKind::name && peek(1).kind == TokenKind::op &&
-                    peek(1).text == "=") {
+                if (peek().kind == TokenKind::name && peek(1).op == op_code("=")) {
                     keywords_started = true;
                     keyword(node, reduction);
                 } else {
@@ -387,7 +512,7 @@ private:
 
     // axis=None | int | -int | (int, ...) ; keepdims=True | False | 0 | 1
     void keyword(AstNode& node, bool reduction) {
-        const Token key = next();
+        const Token& key = next();
         next();  // '='
         if (!reduction) {
             syntax_error("'" + node.text + "' takes no keyword arguments", key.column);
@@ -414,7 +539,7 @@ private:
                 node.axis_int = true;
             }
         } else if (key.text == "keepdims") {
-            const Token value = next();
+            const Token& value = next();
             if (value.text == "True" || value.text == "1") {
                 node.keepdims = true;
             } else if (value.text == "False" || value.text == "0") {
@@ -434,7 +559,7 @@ private:
             next();
             negative = true;
         }
-        const Token t = next();
+        const Token& t = next();
         if (t.kind != TokenKind::number ||
             t.text.find_first_not_of("0123456789") != std::string::npos || t.text.size() > 6) {
             syntax_error("axis must be an integer, a tuple of integers or None", t.column);
@@ -447,8 +572,12 @@ private:
 
     std::vector<Token> tokens_;
     std::vector<int> levels_;  // precedence(tokens_[k]), parallel to tokens_
+    std::vector<int> closing_;  // the ')' token matching each '(' token, else -1
+    std::unordered_map<GroupSpan, Group, GroupHash, GroupEqual> groups_;  // by characters
+    std::size_t compare_budget_;  // characters GroupEqual may still compare
     std::size_t pos_ = 0;
     int depth_ = 0;
+    int deepest_ = 0;  // the largest depth_ since the innermost group being parsed began
     Ast ast_;
     std::vector<int> depths_;
 };
@@ -469,8 +598,38 @@ Ast parse_expression(const std::string& text) {
                                               " characters; the limit is " +
                                               std::to_string(max_expression_length) + ")");
     }
-    Parser parser(tokenize(text));
+    Parser parser(text, tokenize(text));
     return parser.parse();
+}
+
+std::shared_ptr<const Ast> parse_cached(const std::string& text) {
+    // A handful of entries, most recent first, compared by length then bytes: a lookup
+    // costs less than hashing the text would.
+    constexpr std::size_t entries = 4;
+    constexpr std::size_t longest = 32768;
+    struct Entry {
+        std::string text;
+        std::shared_ptr<const Ast> ast;
+    };
+    static std::mutex mutex;
+    static std::vector<Entry> recent;
+    if (text.size() <= longest) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        for (std::size_t k = 0; k < recent.size(); ++k) {
+            if (recent[k].text == text) {
+                std::rotate(recent.begin(), recent.begin() + static_cast<std::ptrdiff_t>(k),
+                            recent.begin() + static_cast<std::ptrdiff_t>(k) + 1);
+                return recent.front().ast;
+            }
+        }
+    }
+    auto ast = std::make_shared<const Ast>(parse_expression(text));
+    if (text.size() <= longest) {
+        const std::lock_guard<std::mutex> lock(mutex);
+        if (recent.size() == entries) recent.pop_back();
+        recent.insert(recent.begin(), Entry{text, ast});
+    }
+    return ast;
 }
 
 }  // namespace numfuse::expr::detail

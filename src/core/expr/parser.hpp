@@ -25,6 +25,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,13 @@ struct Ast {
 };
 
 Ast parse_expression(const std::string& text);
+
+// parse_expression(text), shared with the other recent callers that parsed the same
+// text: numfuse.compile's object reads the names at construction and compiles at its
+// first call, evaluate reads the names and then compiles, and each would otherwise parse
+// the text again. The last few texts (up to a few tens of kilobytes each) are kept; an
+// error is thrown again by each call, never kept.
+std::shared_ptr<const Ast> parse_cached(const std::string& text);
 
 // Functions the language knows (elementwise and reductions).
 bool is_function_name(const std::string& name) noexcept;

@@ -54,9 +54,9 @@ std::string cache_key(const std::string& text, const std::vector<InputSpec>& inp
 }  // namespace
 
 std::vector<std::string> expression_names(const std::string& text) {
-    const detail::Ast ast = detail::parse_expression(text);
+    const std::shared_ptr<const detail::Ast> ast = detail::parse_cached(text);
     std::vector<std::string> names;
-    for (const auto& node : ast.nodes) {
+    for (const auto& node : ast->nodes) {
         if (node.kind == NodeKind::name &&
             std::find(names.begin(), names.end(), node.text) == names.end()) {
             names.push_back(node.text);

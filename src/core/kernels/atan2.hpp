@@ -2,10 +2,10 @@
 // and over arrays.
 //
 // Contract
-//   atan2_kernel(batch<double> y, x): per lane. Max error <= 1 ULP against the correctly
-//   rounded result at every level (pair arithmetic to about 2^-100, one rounding at the
-//   end; tests/test_accuracy.py checks it against mpmath). float32 values have their own
-//   kernel below (atan2_f32_kernel: float32 lanes, the wide float64 form for the rest).
+//   atan2_kernel(batch<double> y, x): per lane. Max error <= 1 ULP (0.54 measured, docs/
+//   accuracy.md; tests/test_accuracy.py and tests/test_invtrig.py check it against mpmath
+//   at every level). float32 values have their own kernel below (atan2_f32_kernel: float32
+//   lanes, the wide float64 form for the rest).
 //   Special values as C99 and NumPy: atan2(+-0, +0 or x > 0) = +-0, atan2(+-0, -0 or x < 0)
 //   = +-pi, atan2(y != 0, +-0) = +-pi/2, atan2(+-inf, +inf) = +-pi/4, atan2(+-inf, -inf) =
 //   +-3pi/4, atan2(+-inf, finite) = +-pi/2, atan2(+-finite, +inf) = +-0, atan2(+-finite,
@@ -18,13 +18,18 @@
 //   atan2(|y|, |x|) = atan t, pi/2 - atan t (|y| > |x|), then pi - that for negative x
 //   (sign bit: -0 too), then y's sign. Infinite arguments are mapped first to finite ones
 //   with the same angle (inf, inf) -> (1, 1), (inf, finite) -> (1, 0).
-//   atan t as kernels/invtrig.hpp's atan_kernel computes it: c = j/16 near t, atan t =
-//   atan c + atan u with u = (Y - c X) / (X + c Y), numerator and denominator as exact
-//   pairs (dd::two_prod; Y - c X.hi is exact by Sterbenz) and one pair division, after X
-//   and Y were scaled by 2^-E (E: X's exponent, clamped to [-1022, 1022]) so that nothing in
-//   between overflows or underflows. atan u = u + u^3 P(u^2) (the same Taylor polynomial),
-//   atan(j/16) from the same table. Where t < 2^-60, atan t = t to 2^-120 relative, and t is
-//   the correctly rounded quotient y / x itself (subnormal results rounded once).
+//   atan t with kernels/invtrig.hpp's quotient and polynomial: c = k/4 near t (k <= 4),
+//   atan t = atan c + atan u with u = (Y - c X) / (X + c Y), the numerator exact and the
+//   denominator an exact pair (fused residuals; Dekker's products on SSE2), |u| <= 0.1253;
+//   base + m atan c (base 0, pi/2, pi; m = +-1) from one 32-entry table of pairs indexed by
+//   k, swap and x's sign, one Fast2Sum and one rounding at the end. Vectors whose every lane
+//   has both magnitudes in [2^-440, 2^500] and t >= 2^-60 (tested on the bit patterns) run
+//   that directly; the others (atan2_general) first map infinities, scale X and Y by 2^-E
+//   (E: X's exponent, clamped to [-1022, 1022]) so that nothing in between overflows or
+//   underflows, and where t < 2^-60 (bit patterns again) take atan t = t to 2^-120
+//   relative, the correctly rounded quotient y / x itself (subnormal results rounded once;
+//   the reduction gets Y = 0 there: only that quotient and lanes with both magnitudes below
+//   2^-960 see subnormals). Every lane gets the same bits on either path (exact scaling).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -41,9 +46,149 @@
 
 namespace numfuse::kernels {
 
+namespace detail {
+
+// base + m atan(k/4) = hi + lo (mpmath, rounded to nearest) at index k + 8 swap + 16 xneg,
+// k = 0..4: atan t (|y| <= |x|, x >= 0), pi/2 - atan t (|y| > |x|, x >= 0), pi - atan t
+// (|y| <= |x|, x < 0), pi/2 + atan t (|y| > |x|, x < 0), t = min / max; 0 elsewhere.
+alignas(64) inline constexpr double atan2_quadrant_hi[32] = {
+    0x0.0p+0,
+    0x1.f5b75f92c80ddp-3,
+    0x1.dac670561bb4fp-2,
+    0x1.4978fa3269ee1p-1,
+    0x1.921fb54442d18p-1,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x1.921fb54442d18p+0,
+    0x1.5368c951e9cfdp+0,
+    0x1.1b6e192ebbe44p+0,
+    0x1.dac670561bb4fp-1,
+    0x1.921fb54442d18p-1,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x1.921fb54442d18p+1,
+    0x1.72c43f4b1650ap+1,
+    0x1.56c6e7397f5aep+1,
+    0x1.3fc176b7a8560p+1,
+    0x1.2d97c7f3321d2p+1,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x1.921fb54442d18p+0,
+    0x1.d0d6a1369bd34p+0,
+    0x1.0468a8ace4df6p+1,
+    0x1.1b6e192ebbe44p+1,
+    0x1.2d97c7f3321d2p+1,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x0.0p+0,
+};
+alignas(64) inline constexpr double atan2_quadrant_lo[32] = {
+    0x0.0p+0,
+    0x1.8ab6e3cf7afbdp-57,
+    0x1.a2b7f222f65e2p-56,
+    0x1.2419a87f2a458p-56,
+    0x1.1a62633145c07p-55,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x1.1a62633145c07p-54,
+    -0x1.96f47948a99f1p-54,
+    0x1.b1b466a88828ep-54,
+    0x1.a2b7f222f65e2p-55,
+    0x1.1a62633145c07p-55,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x1.1a62633145c07p-53,
+    0x1.c1b6f4f44e10bp-53,
+    0x1.660b64ece6f4bp-53,
+    -0x1.441a3bd3f1083p-58,
+    0x1.a79394c9e8a0ap-54,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x1.1a62633145c07p-54,
+    -0x1.a23602a65700cp-57,
+    0x1.0620bf7406affp-55,
+    0x1.b1b466a88828ep-53,
+    0x1.a79394c9e8a0ap-54,
+    0x0.0p+0,
+    0x0.0p+0,
+    0x0.0p+0,
+};
+
+}  // namespace detail
+
+namespace detail {
+
+// atan2(|y|, |x|) folded by x's sign, before y's sign, as t_hi + mu + rest: from X = max and
+// Y = min of the magnitudes with X in [2^-1022, 4) (scaled) or [2^-440, 2^500] and Y / X >=
+// 2^-61 (tiny ratios: the caller's), so that no intermediate leaves the normal range. c = k/4
+// near t = Y / X, atan t = atan c + atan u with u = (Y - c X) / (X + c Y), and the quadrant's
+// base + m atan c (m = +-1) from a table.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan2_kernel(
-    const xsimd::batch<double, A>& y, const xsimd::batch<double, A>& x) noexcept {
+struct atan2_parts {
+    xsimd::batch<double, A> t_hi, t_lo, m, mu, mtail;  // mu = m uh, mtail = m atan_tail
+};
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE atan2_parts<A> atan2_reduced(const xsimd::batch<double, A>& X,
+                                                   const xsimd::batch<double, A>& Y,
+                                                   const xsimd::batch_bool<double, A>& swap,
+                                                   const xsimd::batch<double, A>& xsign) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    // c = k/4 near t = Y / X from an estimate t' in [t (1 - 2^-12), t] (rcp14 on AVX-512,
+    // else a division; then scaled down by 2^-13): |t - c| <= 1/8 + 2^-12, so |u| <= 0.1253
+    // below, and c >= 1/4 only where t >= 1/8, which keeps Y - c X exact.
+    const B shifter(0x1.8p50);  // ulp 1/4: the low bits of t' + shifter count quarters
+    const B sh = dd::fmadd(Y * reciprocal_14(X), B(1.0 - 0x1p-13), shifter);
+    const B c = sh - shifter;
+    // u = (Y - c X) / (X + c Y): Y - c X is exact (c = 0, or Y >= X/8, so that its bits reach
+    // down to ulp(X)/8 and |Y - c X| < X/8 or Y >= X/4), X + c Y = den + den_lo exactly (X -
+    // den is exact: den in [X, 2X]; the rounding error of den has at most 6 bits).
+    B num, den, den_lo;
+    if constexpr (has_fma<A>) {
+        num = dd::fnmadd(c, X, Y);
+        den = dd::fmadd(c, Y, X);
+        den_lo = dd::fmadd(c, Y, X - den);
+    } else {
+        const dd::pair<A> cx = dd::two_prod(c, X), cy = dd::two_prod(c, Y);
+        num = (Y - cx.hi) - cx.lo;
+        const dd::pair<A> d = dd::fast_two_sum(X, cy.hi);
+        den = d.hi;
+        den_lo = d.lo + cy.lo;
+    }
+    const dd::pair<A> u = atan_quotient(num, den, den_lo);
+    // m = -1 where exactly one of swap and x's sign bit (-0 too); base + m atan c from the
+    // table at k + 8 swap + 16 xneg (2 and 4 added to the shifted value are 8 and 16 quarters).
+    const auto xneg = xsimd::bitwise_or(xsign, B(1.0)) < B(0.0);
+    const B sh_q = sh + xsimd::select(swap, B(2.0), B(0.0)) + xsimd::select(xneg, B(4.0), B(0.0));
+    const I q = as_int(sh_q);
+    // AVX-512's permutes read only the low 5 bits; the scalar loads elsewhere need q & 31.
+    const I j = is_avx512<A> ? q : q & I(31);
+    const B m = xsimd::bitwise_xor(xsimd::select(swap, B(-1.0), B(1.0)), xsign);
+    return {dd::lookup32(atan2_quadrant_hi, j), dd::lookup32(atan2_quadrant_lo, j), m, m * u.hi,
+            m * atan_tail(u)};
+}
+
+// t_hi + mu + mtail + t_lo rounded once: t_hi + mu split exactly (|t_hi| >= atan(1/4) > 1/8
+// >= |mu|, or t_hi = 0).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan2_sum(const atan2_parts<A>& p) noexcept {
+    const xsimd::batch<double, A> h = p.t_hi + p.mu;
+    const xsimd::batch<double, A> e = p.mu - (h - p.t_hi);
+    return h + (p.mtail + (p.t_lo + e));
+}
+
+// The lanes the general form of atan2_kernel needs: zeros, infinities, NaNs, magnitudes
+// outside [2^-440, 2^500], ratios below 2^-60 (scaled; tiny ratios as the quotient itself).
+template <class A>
+NUMFUSE_NOINLINE xsimd::batch<double, A> atan2_general(const xsimd::batch<double, A>& y,
+                                                       const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     using I = xsimd::batch<std::int64_t, A>;
     constexpr std::int64_t exp_mask = 0x7ff0000000000000;
@@ -58,52 +203,50 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan2_kernel(
     // 2^-E from big's exponent bits (clamped to [2^-1022, 2^1022]), exactly.
     const B up =
         xsimd::min(xsimd::select(big < B(0x1p-1022), B(0x1p-1022),
-                                 xsimd::bitwise_and(big, detail::from_bits<double, A>(exp_mask))),
+                                 xsimd::bitwise_and(big, from_bits<double, A>(exp_mask))),
                    B(0x1p1022));  // 2^-1023 would be subnormal: the top binade scales to [2, 4)
-    const B down = detail::as_float<double, A>(I(std::int64_t(2046) << 52) - detail::as_int(up));
-    const B X = big * down, Y = small * down;
-    // c = j/16 near t = Y / X (an approximate quotient only picks c).
-    const B t = Y * dd::reciprocal_approx(X);
-    const B shifter(0x1.8p52);
-    const B zj = dd::fmadd(t, B(16.0), shifter);
-    const B c = (zj - shifter) * B(0.0625);
-    const I j = detail::as_int(zj) & I(31);
-    const dd::pair<A> cx = dd::two_prod(c, X);
-    const dd::pair<A> num{Y - cx.hi, -cx.lo};  // Y - cx.hi exact (c = 0, or c X within 2x of Y)
-    const dd::pair<A> cy = dd::two_prod(c, Y);
-    const dd::pair<A> dx = dd::fast_two_sum(X, cy.hi);  // X >= c Y
-    const dd::pair<A> u = dd::div(num, dd::pair<A>{dx.hi, dx.lo + cy.lo});
-    const B z = u.hi * u.hi;
-    const B poly = dd::horner(z, -0x1.5555555555555p-2,  // -1/3
-                              0x1.999999999999ap-3,      // 1/5
-                              -0x1.2492492492492p-3,     // -1/7
-                              0x1.c71c71c71c71cp-4,      // 1/9
-                              -0x1.745d1745d1746p-4);    // -1/11
-    const B au_lo = dd::fmadd(u.hi * z, poly, u.lo);
-    const dd::pair<A> s = dd::fast_two_sum(dd::lookup32(detail::atan_tab_hi, j), u.hi);
-    B t_hi = s.hi;
-    B t_lo = s.lo + (dd::lookup32(detail::atan_tab_lo, j) + au_lo);
-    // Tiny t: the quotient itself (no scaling: a subnormal result is rounded once). Y 2^60
-    // may overflow to inf for huge Y, where t is not tiny anyway.
-    const auto tiny = small * B(0x1p60) < big;
+    const B down = as_float<double, A>(I(std::int64_t(2046) << 52) - as_int(up));
+    // Tiny t (big / small above about 2^60): the quotient itself (no scaling: a subnormal
+    // result is rounded once), and Y = 0 for the reduction, so that it stays in the normal
+    // range. Tested on the bit patterns (their difference compared as a double: both are
+    // non-negative), so that no multiply sees a subnormal.
+    const auto tiny = as_float<double, A>(as_int(big) - as_int(small)) >
+                      as_float<double, A>(I(std::int64_t(60) << 52));
+    const B xsign = xsimd::bitwise_and(x, B(-0.0));
+    atan2_parts<A> p =
+        atan2_reduced(big * down, xsimd::select(tiny, B(0.0), small) * down, swap, xsign);
     if (xsimd::any(tiny)) {
-        t_hi = xsimd::select(tiny, small / big, t_hi);
-        t_lo = xsimd::select(tiny, B(0.0), t_lo);
+        p.mu = xsimd::select(tiny, p.m * (small / big), p.mu);
+        p.mtail = xsimd::select(tiny, B(0.0), p.mtail);
     }
-    // |y| > |x|: pi/2 - atan t.
-    const dd::pair<A> h = dd::fast_two_sum(B(detail::pio2_hi), -t_hi);
-    const B a_hi = xsimd::select(swap, h.hi, t_hi);
-    const B a_lo = xsimd::select(swap, h.lo + (B(detail::pio2_lo) - t_lo), t_lo);
-    // x negative (its sign bit, -0 included): pi - that.
-    const auto xneg = xsimd::copysign(B(1.0), x) < B(0.0);
-    const dd::pair<A> p = dd::fast_two_sum(B(2 * detail::pio2_hi), -a_hi);
-    const B r_hi = xsimd::select(xneg, p.hi, a_hi);
-    const B r_lo = xsimd::select(xneg, p.lo + (B(2 * detail::pio2_lo) - a_lo), a_lo);
+    B res = atan2_sum(p);
     // Both zero: 0 or pi by x's sign (big == 0 gives NaNs above).
-    B res = xsimd::select(big == B(0.0), xsimd::select(xneg, B(2 * detail::pio2_hi), B(0.0)),
-                          r_hi + r_lo);
+    const auto xneg = xsimd::bitwise_or(xsign, B(1.0)) < B(0.0);
+    res = xsimd::select(big == B(0.0), xsimd::select(xneg, B(2 * pio2_hi), B(0.0)), res);
     res = xsimd::bitwise_or(res, xsimd::bitwise_and(y, B(-0.0)));  // res >= 0: y's sign
     return xsimd::select(xsimd::isnan(y) | xsimd::isnan(x), y + x, res);
+}
+
+}  // namespace detail
+
+// Batches whose every lane has both magnitudes in [2^-440, 2^500] and a ratio of at least
+// 2^-60 (tested on the bit patterns: no floating-point operation, NaN and inf fail) take
+// atan2_reduced directly; the others go through atan2_general, every lane the same bits.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan2_kernel(
+    const xsimd::batch<double, A>& y, const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    const B ay = xsimd::abs(y), ax = xsimd::abs(x);
+    const I iy = detail::as_int(ay), ix = detail::as_int(ax);
+    const I ibig = xsimd::max(ix, iy), ismall = xsimd::min(ix, iy);
+    const auto ordinary = (ismall >= I(0x2470000000000000)) &
+                          (ibig <= I(0x5f30000000000000)) &  // 2^-440, 2^500
+                          (ibig - ismall <= I(std::int64_t(60) << 52));
+    if (!xsimd::all(ordinary)) return detail::atan2_general(y, x);
+    const B res = detail::atan2_sum(detail::atan2_reduced(xsimd::max(ax, ay), xsimd::min(ax, ay),
+                                                          ay > ax, xsimd::bitwise_and(x, B(-0.0))));
+    return xsimd::bitwise_or(res, xsimd::bitwise_and(y, B(-0.0)));  // res >= 0: y's sign
 }
 
 // atan2 of float32 values in float64 lanes (y, x: float32 values widened exactly; the
@@ -243,24 +386,47 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_kernel(
     }
 }
 
+namespace detail {
+
+// out[k] = Kernel::apply(y[k], x[k]) for n values of T by batches, the last partial batch
+// padded with 1 (atan2(1, 1) raises nothing). out may be y or x.
+template <class T, class A, class Kernel>
+inline void atan2_lanes(T* out, const T* y, const T* x, std::size_t n) noexcept {
+    using V = xsimd::batch<T, A>;
+    constexpr std::size_t width = V::size;
+    std::size_t k = 0;
+    for (; k + width <= n; k += width) {
+        Kernel::apply(V::load_unaligned(y + k), V::load_unaligned(x + k)).store_unaligned(out + k);
+    }
+    if (k < n) {
+        alignas(64) T ya[width], xa[width];
+        for (std::size_t i = 0; i < width; ++i) ya[i] = xa[i] = T(1);
+        std::memcpy(ya, y + k, (n - k) * sizeof(T));
+        std::memcpy(xa, x + k, (n - k) * sizeof(T));
+        Kernel::apply(V::load_aligned(ya), V::load_aligned(xa)).store_aligned(ya);
+        std::memcpy(out + k, ya, (n - k) * sizeof(T));
+    }
+}
+
+struct Atan2F32 {
+    template <class F>
+    static NUMFUSE_ALWAYS_INLINE F apply(const F& y, const F& x) noexcept {
+        return atan2_f32_kernel(y, x);
+    }
+};
+struct Atan2F64 {
+    template <class B>
+    static NUMFUSE_ALWAYS_INLINE B apply(const B& y, const B& x) noexcept {
+        return atan2_kernel(y, x);
+    }
+};
+
+}  // namespace detail
+
 // out[k] = atan2(y[k], x[k]) for float32 arrays. out may be y or x.
 template <class A>
 inline void atan2_f32_array(float* out, const float* y, const float* x, std::size_t n) noexcept {
-    using F = xsimd::batch<float, A>;
-    constexpr std::size_t width = F::size;
-    std::size_t k = 0;
-    for (; k + width <= n; k += width) {
-        atan2_f32_kernel(F::load_unaligned(y + k), F::load_unaligned(x + k))
-            .store_unaligned(out + k);
-    }
-    if (k < n) {
-        alignas(64) float ya[width], xa[width];
-        for (std::size_t i = 0; i < width; ++i) ya[i] = xa[i] = 1.0f;
-        std::memcpy(ya, y + k, (n - k) * sizeof(float));
-        std::memcpy(xa, x + k, (n - k) * sizeof(float));
-        atan2_f32_kernel(F::load_aligned(ya), F::load_aligned(xa)).store_aligned(ya);
-        std::memcpy(out + k, ya, (n - k) * sizeof(float));
-    }
+    detail::atan2_lanes<float, A, detail::Atan2F32>(out, y, x, n);
 }
 
 // out[k] = atan2(y[k], x[k]) for float64 values, or for float32 values widened (Out float:
@@ -268,8 +434,6 @@ inline void atan2_f32_array(float* out, const float* y, const float* x, std::siz
 // out may be y or x.
 template <class Out, class A>
 inline void atan2_array(double* out, const double* y, const double* x, std::size_t n) noexcept {
-    using B = xsimd::batch<double, A>;
-    constexpr std::size_t width = B::size;
     std::size_t k = 0;
     if constexpr (std::is_same<Out, float>::value) {
         // By blocks of float32 lanes: the values narrowed exactly, the results widened.
@@ -285,18 +449,7 @@ inline void atan2_array(double* out, const double* y, const double* x, std::size
             for (std::size_t i = 0; i < count; ++i) out[k + i] = static_cast<double>(yf[i]);
         }
     } else {
-        for (; k + width <= n; k += width) {
-            atan2_kernel(B::load_unaligned(y + k), B::load_unaligned(x + k))
-                .store_unaligned(out + k);
-        }
-        if (k < n) {
-            alignas(64) double ya[width], xa[width];
-            for (std::size_t i = 0; i < width; ++i) ya[i] = xa[i] = 1.0;
-            std::memcpy(ya, y + k, (n - k) * sizeof(double));
-            std::memcpy(xa, x + k, (n - k) * sizeof(double));
-            atan2_kernel(B::load_aligned(ya), B::load_aligned(xa)).store_aligned(ya);
-            std::memcpy(out + k, ya, (n - k) * sizeof(double));
-        }
+        detail::atan2_lanes<double, A, detail::Atan2F64>(out, y, x, n);
     }
 }
 
