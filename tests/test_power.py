@@ -179,6 +179,29 @@ def test_hard_arguments_within_1_ulp(dtype, level):
     assert err <= 1.0, f"x**y {np.dtype(dtype)} at {level}: {err:.3f} ULP"
 
 
+def _cells_by_one(n: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """float64 pairs with |log x| in [0.01, 0.1] (the AVX-512 log's cells next to the one of
+    1, where |t| reaches 0.034 and log x only ~0.03: a plain t^3 R(t) was 2^-62.6 off there,
+    1.1 ULP at |y log x| ~ 700) and y log x within 10% of the overflow / underflow limits."""
+    x = np.exp(rng.choice([-1.0, 1.0], n) * rng.uniform(0.01, 0.1, n))
+    x[: n // 4] = 1.03125 * (1 + rng.uniform(-2e-3, 2e-3, n // 4))  # a cell boundary
+    t = rng.choice([-708.0, 709.0], n) * rng.uniform(0.9, 1.0, n)
+    return x, t / np.log(x)
+
+
+def test_log_cells_next_to_one_within_1_ulp(level):
+    x, y = _cells_by_one(600, np.random.default_rng(31))
+    # the worst pair of the plain t^3 R(t) in 1e6 (1.10 ULP), and one at 0.84 ULP
+    bad = [
+        ("0x1.081ee8fee4fa5p+0", "0x1.5900e971ec702p+14"),
+        ("0x1.07d3b8cf061dp+0", "0x1.2d4b5bc594903p+14"),
+    ]
+    x = np.concatenate([[float.fromhex(a) for a, _ in bad], x])
+    y = np.concatenate([[float.fromhex(b) for _, b in bad], y])
+    got = numfuse.power(x, y)
+    assert _max_ulp(got, x, y, _exact) <= 1.0
+
+
 def _specials(dtype) -> np.ndarray:
     info = np.finfo(dtype)
     return np.array(
@@ -355,5 +378,45 @@ def _table() -> None:
         print(f"| {title} | " + " | ".join(cells) + " |")
 
 
+def _pairs(n: int) -> None:
+    """Max ULP of float64 numfuse.power at the active level over n mpmath-checked pairs in
+    four groups (docs/accuracy.md's 1e6-pair table), normal and subnormal results apart."""
+    rng = np.random.default_rng(1)
+    q = n // 4
+    lx = rng.uniform(-708, 709, q)
+    d = rng.uniform(-1, 1, q) * 2.0 ** -rng.uniform(1, 52, q)
+    near = 1 + d[d != 0]
+    groups = {
+        "edges": (np.exp(lx), rng.uniform(-745.2, 709.8, q) / lx),
+        "x near 1": (near, rng.uniform(-745, 709, near.size) / np.log(near)),
+        "cells by 1": _cells_by_one(q, rng),
+        "ordinary": (rng.uniform(0.1, 10, q), rng.uniform(-3, 3, q)),
+    }
+    info = np.finfo(np.float64)
+    with np.errstate(all="ignore"):
+        for name, (x, y) in groups.items():
+            got = numfuse.power(x, y)
+            worst = {"normal": 0.0, "subnormal": 0.0}
+            with mpmath.workprec(120):
+                for k in range(x.size):
+                    value = _exact(float(x[k]), float(y[k]))
+                    g = float(got[k])
+                    if abs(value) > info.max or abs(value) < 2.0**-1075:
+                        continue  # inf / 0: test_hard_arguments_within_1_ulp
+                    err = float(abs(mpmath.mpf(g) - value) / ulp_of(value, info))
+                    kind = "normal" if abs(value) >= info.tiny else "subnormal"
+                    worst[kind] = max(worst[kind], err)
+            print(
+                f"{numfuse.get_level()} {name}: {x.size} pairs, max {worst['normal']:.3f} ULP "
+                f"(subnormal results {worst['subnormal']:.3f})",
+                flush=True,
+            )
+
+
 if __name__ == "__main__":
-    _table()
+    import sys
+
+    if len(sys.argv) > 2 and sys.argv[1] == "--pairs":
+        _pairs(int(float(sys.argv[2])))
+    else:
+        _table()

@@ -188,16 +188,37 @@ struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
     }
 };
 
-// power and float_power (np.power's float loops): the array kernel (kernels/power.hpp), one
-// pair through the same kernel with n = 1 (the bits of a one-element call). NumPy's loops
-// (SVML on AVX-512, glibc's pow elsewhere) report, for non-NaN arguments: divide-by-zero for
+// power and float_power (np.power's float loops): kernels/power_arrays.hpp's array kernels
+// compute the results and the conditions NumPy reports in one pass (fused_conditions:
+// compute_conditions for float64, compute_conditions_f32 for float32 on float32 loads and
+// stores), contiguous operands in place, others through stack buffers. NumPy's loops (SVML
+// on AVX-512, glibc's pow elsewhere) report, for non-NaN arguments: divide-by-zero for
 // 0 ** y, y < 0 (y = -inf included); invalid for a finite x < 0 and a finite non-integer
 // y; overflow for an infinite result of finite arguments; underflow for a result below
 // the smallest normal (exact subnormals and zeros included) of finite arguments, x != 0.
-// Infinite and NaN arguments raise nothing. The screen: x not above the smallest normal
-// (zero, negative, subnormal, NaN), or |y| (|E| + 1) >= 1022 (float32: 126) with E x's
-// exponent: elsewhere |y log2 x| < 1022 keeps the result normal and finite.
+// Infinite and NaN arguments raise nothing. The folds (reduce, accumulate) take one pair
+// at a time (one: the kernel with n = 1, the same bits) with the screen and rule below:
+// x not above the smallest normal (zero, negative, subnormal, NaN), or |y| (|E| + 1) >=
+// 1022 (float32: 126) with E x's exponent: elsewhere |y log2 x| < 1022 keeps the result
+// normal and finite.
+static_assert(unsigned{kernels::pow_divide_by_zero} == unsigned{fp_divide_by_zero} &&
+                  unsigned{kernels::pow_overflow} == unsigned{fp_overflow} &&
+                  unsigned{kernels::pow_underflow} == unsigned{fp_underflow} &&
+                  unsigned{kernels::pow_invalid} == unsigned{fp_invalid},
+              "kernels::PowConditions are FpFlag bits");
 struct PowOp {
+    static constexpr bool fused_conditions = true;
+    template <class Arch>
+    static unsigned compute_conditions(double* out, const double* a, const double* b,
+                                       std::size_t n) noexcept {
+        return kernels::power_array_conditions<Arch>(out, a, b, n);
+    }
+    template <class Arch>
+    static unsigned compute_conditions_f32(float* out, const float* a, const float* b,
+                                           std::size_t n) noexcept {
+        return kernels::power_array_f32<Arch, true>(out, a, b, n);
+    }
+    // (binary_loop's other paths, which the fused one replaces, still name it)
     template <class Arch, class Out>
     static void compute(double* out, const double* a, const double* b, std::size_t n) noexcept {
         kernels::power_array<Out, Arch>(out, a, b, n);
@@ -277,6 +298,50 @@ unsigned binary_flags(const T* a, const T* b, std::size_t n) noexcept {
     return flags;
 }
 
+template <class Op, class = void>
+struct has_fused_conditions : std::false_type {};
+template <class Op>
+struct has_fused_conditions<Op, std::enable_if_t<Op::fused_conditions>> : std::true_type {};
+
+// binary_loop of an operation whose array kernels return the conditions with the results
+// (has_fused_conditions): contiguous operands straight to the kernel (out may be a or b),
+// others through stack buffers of `chunk` elements.
+template <class Arch, class Op, class T>
+unsigned binary_loop_fused(const char* a, std::ptrdiff_t a_stride, const char* b,
+                           std::ptrdiff_t b_stride, char* out, std::ptrdiff_t out_stride,
+                           std::size_t n) noexcept {
+    const auto run = [](T* o, const T* x, const T* y, std::size_t count) {
+        if constexpr (std::is_same<T, double>::value) {
+            return Op::template compute_conditions<Arch>(o, x, y, count);
+        } else {
+            return Op::template compute_conditions_f32<Arch>(o, x, y, count);
+        }
+    };
+    constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
+    if (a_stride == elem && b_stride == elem && out_stride == elem) {
+        return run(reinterpret_cast<T*>(out), reinterpret_cast<const T*>(a),
+                   reinterpret_cast<const T*>(b), n);
+    }
+    constexpr std::size_t chunk = 256;
+    alignas(64) T ta[chunk], tb[chunk];
+    unsigned flags = fp_none;
+    for (std::size_t start = 0; start < n; start += chunk) {
+        const std::size_t count = n - start < chunk ? n - start : chunk;
+        const auto at = static_cast<std::ptrdiff_t>(start);
+        for (std::size_t k = 0; k < count; ++k) {
+            const auto i = static_cast<std::ptrdiff_t>(k) + at;
+            std::memcpy(&ta[k], a + i * a_stride, sizeof(T));
+            std::memcpy(&tb[k], b + i * b_stride, sizeof(T));
+        }
+        flags |= run(ta, ta, tb, count);
+        for (std::size_t k = 0; k < count; ++k) {
+            const auto i = static_cast<std::ptrdiff_t>(k) + at;
+            std::memcpy(out + i * out_stride, &ta[k], sizeof(T));
+        }
+    }
+    return flags;
+}
+
 // out[i] = Op(a[i], b[i]) for n elements; see BinaryLoop in numfuse_core.hpp. Contiguous
 // float64 operands go to the array kernel directly (out may be a or b: the kernel allows
 // it); any other strides, and float32 (widened to float64 and rounded once on the way
@@ -286,6 +351,9 @@ unsigned binary_flags(const T* a, const T* b, std::size_t n) noexcept {
 template <class Arch, class Op, class T>
 unsigned binary_loop(const char* a, std::ptrdiff_t a_stride, const char* b, std::ptrdiff_t b_stride,
                      char* out, std::ptrdiff_t out_stride, std::size_t n) noexcept {
+    if constexpr (has_fused_conditions<Op>::value) {
+        return binary_loop_fused<Arch, Op, T>(a, a_stride, b, b_stride, out, out_stride, n);
+    }
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
     const bool contiguous = a_stride == elem && b_stride == elem && out_stride == elem;
     constexpr std::size_t chunk = 256;

@@ -5,7 +5,7 @@
 //
 // Semantics follow NumPy's loops element for element (integer wrap-around, Python-style
 // floor division and remainder, NaN-propagating maximum, Smith's complex division, ...).
-// Real ** is kernels/power.hpp's array kernel.
+// Real ** is kernels/power_arrays.hpp's array kernels.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -17,7 +17,7 @@
 #include <type_traits>
 
 #include "kernels/common.hpp"
-#include "kernels/power.hpp"
+#include "kernels/power_arrays.hpp"
 #include "kernels/power_scalar.hpp"
 
 #ifndef NUMFUSE_LEVEL_NAMESPACE
@@ -194,16 +194,21 @@ struct Fmod {
 // Complex power as NumPy does it (kernels/power_scalar.hpp, shared with the ufunc's loops).
 using kernels::complex_power;
 
-// Real x**y through kernels/power.hpp's array kernel (<= 1 ULP, C99's special values; an
-// array whose exponents are all one small half-integer takes its exact product path),
-// float32 widened to float64 and rounded once; integers and complex numbers element by
-// element below.
+// Real x**y through kernels/power_arrays.hpp's array kernels (<= 1 ULP, C99's special
+// values; an array whose exponents are all one small half-integer takes the exact product
+// path): float64, and float32 on its own loads and stores (array_f32; complex64 is widened
+// to complex128); integers and complex numbers element by element below.
 struct Pow {
     static constexpr bool array_kernel = true;
+    static constexpr bool array_f32_kernel = true;
     static constexpr bool f32_via_f64 = true;
     template <class Arch, class Out>
     static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
         kernels::power_array<Out, Arch>(out, a, b, n);
+    }
+    template <class Arch>
+    static void array_f32(float* out, const float* a, const float* b, std::size_t n) noexcept {
+        kernels::power_array_f32<Arch, false>(out, a, b, n);
     }
     template <class R, class T>
     static R apply(T a, T b) noexcept {

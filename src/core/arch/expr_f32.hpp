@@ -67,6 +67,13 @@ struct has_array_kernel : std::false_type {};
 template <class F>
 struct has_array_kernel<F, std::void_t<decltype(F::array_kernel)>>
     : std::bool_constant<F::array_kernel> {};
+// F::array_f32_kernel: F::template array_f32<Arch>(out, a, b, n) computes whole float32
+// arrays on float32 loads and stores, two arguments.
+template <class F, class = void>
+struct has_array_f32_kernel : std::false_type {};
+template <class F>
+struct has_array_f32_kernel<F, std::void_t<decltype(F::array_f32_kernel)>>
+    : std::bool_constant<F::array_f32_kernel> {};
 template <class F, class = void>
 struct computes_f32_in_f64 : std::false_type {};
 template <class F>

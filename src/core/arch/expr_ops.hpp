@@ -61,6 +61,9 @@ unsigned numeric_kernel(char* out_bytes, const char* a_bytes, const char* b_byte
     if constexpr (has_array_kernel<F>::value && std::is_same_v<R, double> && same_types &&
                   arity == 2) {
         F::template array<Arch, double>(out, a, b, n);
+    } else if constexpr (has_array_f32_kernel<F>::value && std::is_same_v<R, float> && same_types &&
+                         arity == 2) {
+        F::template array_f32<Arch>(out, a, b, n);  // float32 array kernels: their own lanes
     } else if constexpr (computes_f32_in_f64<F>::value && !has_f32_native<F>::value &&
                          std::is_same_v<R, float> && same_types && arity < 3) {
         f32_through_f64<Arch, F, arity>(out, a, b, n);

@@ -1,4 +1,6 @@
-// power(x, y) = x**y for float64 SIMD lanes (xsimd 8.1).
+// power(x, y) = x**y for float64 SIMD lanes (xsimd 8.1): the kernels of the SSE2, AVX2 and
+// NEON levels and the constant-exponent paths of every level (AVX-512's general kernels:
+// power_avx512.hpp; the array forms: power_arrays.hpp).
 //
 // Contract
 //   power_kernel(x, y) (batch<double>): x**y per lane. Max error <= 1 ULP against the
@@ -16,8 +18,8 @@
 //     overflow -> +-inf, underflow -> subnormals (rounded at most twice: within 1 ULP) / 0.
 //   Floating-point status flags raised inside are meaningless (callers that report
 //   conditions compute them; evaluate does not report them).
-//   power_array<Out, Arch>(out, x, y, n): the kernel over arrays, with a faster exact
-//   path where every y of the array is one half-integer m/2, |m| <= 33 (evaluate's
+//   power_halves (power_arrays.hpp's power_array runs it): a faster exact path for arrays
+//   whose every y is one half-integer m/2, |m| <= 33 (evaluate's
 //   constant exponents: x**3, x**-2, x**2.5): the product x^(|m|/2) in pair arithmetic
 //   (dd.hpp: binary powering, sqrt as a pair for odd m, a pair reciprocal for m < 0),
 //   rounded once (0.5 ULP + 2^-100; subnormal results rounded twice, within 1 ULP). A batch
@@ -497,10 +499,10 @@ inline int half_integer(double y, bool* found) noexcept {
     return *found ? static_cast<int>(twice) : 0;
 }
 
-// Whether y[0..n) all equal y[0] (n >= 1).
-template <class A>
-inline bool all_equal(const double* y, std::size_t n) noexcept {
-    using B = xsimd::batch<double, A>;
+// Whether y[0..n) all equal y[0] (n >= 1; T float or double).
+template <class A, class T>
+inline bool all_equal(const T* y, std::size_t n) noexcept {
+    using B = xsimd::batch<T, A>;
     constexpr std::size_t width = B::size;
     const B first(y[0]);
     auto same = first == first;
@@ -512,48 +514,5 @@ inline bool all_equal(const double* y, std::size_t n) noexcept {
 }
 
 }  // namespace detail
-
-// out[k] = x[k]**y[k] for k < n (out may be x or y). Out: the type the caller rounds the
-// results to (float32 values arrive widened); the results are float64 either way.
-template <class Out, class A>
-inline void power_array(double* out, const double* x, const double* y, std::size_t n) noexcept {
-    using B = xsimd::batch<double, A>;
-    constexpr std::size_t width = B::size;
-    if (n == 0) return;
-    bool constant_half = false;
-    int m = 0;
-    if (detail::all_equal<A>(y, n)) m = detail::half_integer(y[0], &constant_half);
-    const detail::halves_range range = detail::direct_range(m == 0 ? 1 : m);
-    const auto compute = [&](const double* xs, const double* ys) NUMFUSE_ALWAYS_INLINE_LAMBDA {
-        const B xv = B::load_unaligned(xs);
-        if (constant_half) return detail::power_halves<Out, A>(xv, m, range);
-        if constexpr (std::is_same<Out, float>::value) {
-            return power_kernel_f32(xv, B::load_unaligned(ys));
-        } else {
-            return power_kernel(xv, B::load_unaligned(ys));
-        }
-    };
-    std::size_t k = 0;
-    if (!constant_half && !std::is_same<Out, float>::value) {
-        // Two independent batches per step: the kernel is one long dependent chain, and
-        // the two chains overlap.
-        for (; k + 2 * width <= n; k += 2 * width) {
-            const B r0 = power_kernel(B::load_unaligned(x + k), B::load_unaligned(y + k));
-            const B r1 =
-                power_kernel(B::load_unaligned(x + k + width), B::load_unaligned(y + k + width));
-            r0.store_unaligned(out + k);
-            r1.store_unaligned(out + k + width);
-        }
-    }
-    for (; k + width <= n; k += width) compute(x + k, y + k).store_unaligned(out + k);
-    if (k < n) {
-        alignas(64) double xa[width], ya[width], oa[width];
-        for (std::size_t j = 0; j < width; ++j) xa[j] = ya[j] = 1.0;
-        std::memcpy(xa, x + k, (n - k) * sizeof(double));
-        std::memcpy(ya, y + k, (n - k) * sizeof(double));
-        compute(xa, ya).store_aligned(oa);
-        std::memcpy(out + k, oa, (n - k) * sizeof(double));
-    }
-}
 
 }  // namespace numfuse::kernels
