@@ -39,8 +39,8 @@
 //            loop operation is struct FunctorOp in arch/unary_loop.hpp (binary_loop.hpp
 //            for two arguments). NUMFUSE_FUNCTIONS hands X the functor's type name.
 //   libm     the function of one scalar, scalar_libm::libm (scalar_libm.hpp: the C++
-//            library's, plus expit, logaddexp, logaddexp2 and NumPy's complex forms it lacks): a ufunc's
-//            long double and complex loops and the VM's complex ones; the GPU's `libdevice`
+//            library's, plus expit, logaddexp, logaddexp2 and NumPy's complex forms it lacks): a
+//            ufunc's long double and complex loops and the VM's complex ones; the GPU's `libdevice`
 //            form (CUDA's ::libm / libmf). Two-argument rows call libm(a, b) (long double).
 //   ufunc    no | numpy | scipy: whether numfuse.name is a numpy.ufunc, and its loop
 //            order (NumPy picks the first loop the input casts to safely, so the order
@@ -243,11 +243,11 @@ inline constexpr InvalidProbe invalid_probe(InvalidArgs args) noexcept {
     constexpr double inf = __builtin_inf();
     switch (args) {
         case InvalidArgs::none: break;
-        case InvalidArgs::negative: return {-1.0, -inf, 0.5};        // log, log2, log10, sqrt
-        case InvalidArgs::below_one: return {-1.0, -inf, 1.5};       // arccosh
+        case InvalidArgs::negative: return {-1.0, -inf, 0.5};  // log, log2, log10, sqrt
+        case InvalidArgs::below_one: return {-1.0, -inf, 1.5};  // arccosh
         case InvalidArgs::below_minus_one: return {-2.0, -inf, 0.5};  // log1p
-        case InvalidArgs::outside_unit: return {2.0, -inf, 0.5};     // arcsin, arccos, arctanh
-        case InvalidArgs::infinite: return {-inf, inf, 0.5};         // sin, cos, tan
+        case InvalidArgs::outside_unit: return {2.0, -inf, 0.5};  // arcsin, arccos, arctanh
+        case InvalidArgs::infinite: return {-inf, inf, 0.5};  // sin, cos, tan
     }
     return {0.0, 0.0, 0.5};
 }
