@@ -174,6 +174,25 @@ DATA = pathlib.Path(__file__).resolve().parent / "data" / "explog_coefficients.j
 RESULTS = {}
 
 
+def fit_rounded(g, w, a, b, deg, round_to, grid=1500):
+    """Coefficients c_0..c_deg of P ~ g, each rounded by `round_to` (to_double, to_float)
+    in turn, the remaining ones refitted to what the rounded ones leave (the error that
+    the kernels' stored coefficients actually give, not the unrounded fit's)."""
+    fixed = []
+    for k in range(deg + 1):
+
+        def gk(z, k=k):
+            return (g(z) - sum(c * z**i for i, c in enumerate(fixed))) / z**k
+
+        def wk(z, k=k):
+            return w(z) * z**k
+
+        c, _ = remez(gk, wk, a, b, deg - k, grid=grid)
+        fixed.append(round_to(c[0]))
+    err = check(lambda z: mp.polyval(fixed[::-1], z), g, w, a, b, grid=4 * grid)
+    return fixed, err
+
+
 def emit(name, coefs, single, note, maxerr):
     RESULTS[name] = (coefs, single, maxerr)
     print(f"// {name}: {note}")

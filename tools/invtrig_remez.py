@@ -21,26 +21,9 @@ Fits (z is the square of the reduced argument):
 import sys
 
 import mpmath as mp
-from explog_remez import check, hexf, remez, to_double
+from explog_remez import fit_rounded, hexf, to_double
 
 mp.mp.dps = 100
-
-
-def fit_rounded(g, w, a, b, deg, grid=1500):
-    """Float64 coefficients c_0..c_deg of P ~ g, rounded one at a time (see above)."""
-    fixed = []
-    for k in range(deg + 1):
-
-        def gk(z, k=k):
-            return (g(z) - sum(c * z**i for i, c in enumerate(fixed))) / z**k
-
-        def wk(z, k=k):
-            return w(z) * z**k
-
-        c, _ = remez(gk, wk, a, b, deg - k, grid=grid)
-        fixed.append(to_double(c[0]))
-    err = check(lambda z: mp.polyval(fixed[::-1], z), g, w, a, b, grid=4 * grid)
-    return fixed, err
 
 
 def _asin_weight(z):
@@ -77,7 +60,7 @@ def main() -> None:
         a = (
             mp.mpf(2) ** -24
         )  # below: z P(z) is below 2^-24 of the term, itself far below the result
-        coefs, err = fit_rounded(_odd_rest(f), w, a, b, deg)
+        coefs, err = fit_rounded(_odd_rest(f), w, a, b, deg, to_double)
         print(f"// {name}: {note}, z in [0, {mp.nstr(b, 8)}], degree {deg}")
         print(
             f"//   max weighted error with the float64 coefficients: 2^{float(mp.log(err, 2)):.2f}"

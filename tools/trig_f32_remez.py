@@ -21,26 +21,9 @@ Fits (z is the square of the reduced argument):
 import sys
 
 import mpmath as mp
-from explog_remez import check, hexf, remez, to_float
+from explog_remez import fit_rounded, hexf, to_float
 
 mp.mp.dps = 60
-
-
-def fit_rounded(g, w, a, b, deg, grid=1500):
-    """Float32 coefficients c_0..c_deg of P ~ g, rounded one at a time (see above)."""
-    fixed = []
-    for k in range(deg + 1):
-
-        def gk(z, k=k):
-            return (g(z) - sum(c * z**i for i, c in enumerate(fixed))) / z**k
-
-        def wk(z, k=k):
-            return w(z) * z**k
-
-        c, _ = remez(gk, wk, a, b, deg - k, grid=grid)
-        fixed.append(to_float(c[0]))
-    err = check(lambda z: mp.polyval(fixed[::-1], z), g, w, a, b, grid=4 * grid)
-    return fixed, err
 
 
 def _sqrt_fit(f):
@@ -69,7 +52,7 @@ def main() -> None:
         f, a, b, deg, note = FITS[name]
         g, w = _sqrt_fit(f)
         a = max(a, mp.mpf(2) ** -14)  # below: the terms z P(z) are below 2^-14 relative
-        coefs, err = fit_rounded(g, w, a, b, deg)
+        coefs, err = fit_rounded(g, w, a, b, deg, to_float)
         print(f"// {name}: {note}, z in [0, {mp.nstr(b, 8)}], degree {deg}")
         print(
             f"//   max weighted error with the float32 coefficients: 2^{float(mp.log(err, 2)):.2f}"
