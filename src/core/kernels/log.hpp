@@ -229,6 +229,25 @@ alignas(64) inline constexpr double log_bits_lo[16] = {
     -0x1.7e5dd7009902cp-46, 0x1.a89401fa71733p-46, -0x1.27023eb68981cp-46, -0x1.84a7e75b6f6e4p-47,
 };
 
+// The cell of a positive normal value v from its bits: v = z 2^e, z in [0.640625, 1.28125),
+// e = e_bits >> 52 (arithmetic), idx the cell in the low 4 bits (for log_cell_entry).
+struct log_cell_pd {
+    __m512d z;
+    __m512i idx, e_bits;
+};
+NUMFUSE_ALWAYS_INLINE log_cell_pd log_cell_f64_avx512(__m512i bits) noexcept {
+    const __m512i tmp =
+        _mm512_sub_epi64(bits, _mm512_set1_epi64(static_cast<long long>(log_bits_off)));
+    const __m512d z = _mm512_castsi512_pd(_mm512_sub_epi64(
+        bits,
+        _mm512_and_si512(tmp, _mm512_set1_epi64(static_cast<long long>(0xfff0000000000000ull)))));
+    return {z, _mm512_srli_epi64(tmp, 48), tmp};
+}
+// table[cell] per lane, for a 16-entry table of the cells (log_bits_invc, _hi, _lo, ...).
+NUMFUSE_ALWAYS_INLINE __m512d log_cell_entry(const double* table, __m512i idx) noexcept {
+    return _mm512_permutex2var_pd(_mm512_load_pd(table), idx, _mm512_load_pd(table + 8));
+}
+
 // log x = hi + lo (|lo| <= ~2^-52 |hi|: hi is the rounded sum of the exact k ln2_hi -
 // log(invc) and t, lo the rest), split so that log2 / log10 can scale the pair.
 struct log_pd_pair {
@@ -245,23 +264,14 @@ struct log_pd_pair {
 template <bool PlusLn2>
 NUMFUSE_ALWAYS_INLINE log_pd_pair
 log_f64_avx512_pair_impl(__m512d x, [[maybe_unused]] __mmask8 plus_ln2) noexcept {
-    const __m512d m = _mm512_getmant_pd(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
-    const __m512i im = _mm512_castpd_si512(m);
-    const __m512i tmp =
-        _mm512_sub_epi64(im, _mm512_set1_epi64(static_cast<long long>(log_bits_off)));
-    const __m512i idx = _mm512_srli_epi64(tmp, 48);  // cell in the low 4 bits
-    const __m512d z = _mm512_castsi512_pd(_mm512_sub_epi64(
-        im,
-        _mm512_and_si512(tmp, _mm512_set1_epi64(static_cast<long long>(0xfff0000000000000ull)))));
-    __m512d k = _mm512_sub_pd(_mm512_getexp_pd(x), _mm512_getexp_pd(z));
+    const log_cell_pd cell = log_cell_f64_avx512(
+        _mm512_castpd_si512(_mm512_getmant_pd(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero)));
+    __m512d k = _mm512_sub_pd(_mm512_getexp_pd(x), _mm512_getexp_pd(cell.z));
     if constexpr (PlusLn2) k = _mm512_mask_add_pd(k, plus_ln2, k, _mm512_set1_pd(1.0));
-    const __m512d invc = _mm512_permutex2var_pd(_mm512_load_pd(log_bits_invc), idx,
-                                                _mm512_load_pd(log_bits_invc + 8));
-    const __m512d th =
-        _mm512_permutex2var_pd(_mm512_load_pd(log_bits_hi), idx, _mm512_load_pd(log_bits_hi + 8));
-    const __m512d tl =
-        _mm512_permutex2var_pd(_mm512_load_pd(log_bits_lo), idx, _mm512_load_pd(log_bits_lo + 8));
-    const __m512d t = _mm512_fmsub_pd(z, invc, _mm512_set1_pd(1.0));  // exact
+    const __m512d invc = log_cell_entry(log_bits_invc, cell.idx);
+    const __m512d th = log_cell_entry(log_bits_hi, cell.idx);
+    const __m512d tl = log_cell_entry(log_bits_lo, cell.idx);
+    const __m512d t = _mm512_fmsub_pd(cell.z, invc, _mm512_set1_pd(1.0));  // exact
     const __m512d a = _mm512_fmadd_pd(k, _mm512_set1_pd(0x1.62e42fefa38p-1), th);  // exact
     const __m512d hi = _mm512_add_pd(a, t);
     const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, hi), t);  // |a| >= |t| or a = 0

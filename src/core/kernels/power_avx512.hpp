@@ -99,22 +99,13 @@ struct PowLogPd {
 };
 NUMFUSE_ALWAYS_INLINE PowLogPd pow_log_f64_avx512(__m512d x) noexcept {
     const __m512d one = _mm512_set1_pd(1.0);
-    const __m512d m = _mm512_getmant_pd(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
-    const __m512i im = _mm512_castpd_si512(m);
-    const __m512i tmp =
-        _mm512_sub_epi64(im, _mm512_set1_epi64(static_cast<long long>(log_bits_off)));
-    const __m512i idx = _mm512_srli_epi64(tmp, 48);  // cell in the low 4 bits
-    const __m512d z = _mm512_castsi512_pd(_mm512_sub_epi64(
-        im,
-        _mm512_and_si512(tmp, _mm512_set1_epi64(static_cast<long long>(0xfff0000000000000ull)))));
-    const __m512d k = _mm512_sub_pd(_mm512_getexp_pd(x), _mm512_getexp_pd(z));
-    const __m512d invc = _mm512_permutex2var_pd(_mm512_load_pd(log_bits_invc), idx,
-                                                _mm512_load_pd(log_bits_invc + 8));
-    const __m512d ch =
-        _mm512_permutex2var_pd(_mm512_load_pd(log_bits_hi), idx, _mm512_load_pd(log_bits_hi + 8));
-    const __m512d cl =
-        _mm512_permutex2var_pd(_mm512_load_pd(log_bits_lo), idx, _mm512_load_pd(log_bits_lo + 8));
-    const __m512d t = _mm512_fmsub_pd(z, invc, one);  // exact
+    const log_cell_pd cell = log_cell_f64_avx512(
+        _mm512_castpd_si512(_mm512_getmant_pd(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero)));
+    const __m512d k = _mm512_sub_pd(_mm512_getexp_pd(x), _mm512_getexp_pd(cell.z));
+    const __m512d invc = log_cell_entry(log_bits_invc, cell.idx);
+    const __m512d ch = log_cell_entry(log_bits_hi, cell.idx);
+    const __m512d cl = log_cell_entry(log_bits_lo, cell.idx);
+    const __m512d t = _mm512_fmsub_pd(cell.z, invc, one);  // exact
     const __m512d a = _mm512_fmadd_pd(k, _mm512_set1_pd(0x1.62e42fefa38p-1), ch);  // exact
     // a + t, then - t^2/2, then t^3 R(t), each an exact fast two-sum: |a| >= |t| or a = 0
     // (the cells' choice of invc), and the partial sums stay above the next term (|log x|
@@ -258,19 +249,11 @@ NUMFUSE_ALWAYS_INLINE __m512d pow_f32_half_avx512(__m256 xf, __m256 yf) noexcept
     const __m512d x = _mm512_cvtps_pd(xf);
     const __m512d y = _mm512_cvtps_pd(yf);
     // x = z 2^k, z in [0.640625, 1.28125): log.hpp's cells, on the bits of x
-    const __m512i xi = _mm512_castpd_si512(x);
-    const __m512i tmp =
-        _mm512_sub_epi64(xi, _mm512_set1_epi64(static_cast<long long>(log_bits_off)));
-    const __m512i idx = _mm512_srli_epi64(tmp, 48);  // cell in the low 4 bits
-    const __m512d z = _mm512_castsi512_pd(_mm512_sub_epi64(
-        xi,
-        _mm512_and_si512(tmp, _mm512_set1_epi64(static_cast<long long>(0xfff0000000000000ull)))));
-    const __m512d k = _mm512_cvtepi64_pd(_mm512_srai_epi64(tmp, 52));
-    const __m512d invc = _mm512_permutex2var_pd(_mm512_load_pd(log_bits_invc), idx,
-                                                _mm512_load_pd(log_bits_invc + 8));
-    const __m512d l2c =
-        _mm512_permutex2var_pd(_mm512_load_pd(pow_log2_c), idx, _mm512_load_pd(pow_log2_c + 8));
-    const __m512d t = _mm512_fmsub_pd(z, invc, _mm512_set1_pd(1.0));  // exact
+    const log_cell_pd cell = log_cell_f64_avx512(_mm512_castpd_si512(x));
+    const __m512d k = _mm512_cvtepi64_pd(_mm512_srai_epi64(cell.e_bits, 52));
+    const __m512d invc = log_cell_entry(log_bits_invc, cell.idx);
+    const __m512d l2c = log_cell_entry(pow_log2_c, cell.idx);
+    const __m512d t = _mm512_fmsub_pd(cell.z, invc, _mm512_set1_pd(1.0));  // exact
     // P(t) ~ log2(1 + t)/t (tools/pow_remez.py pow32_log: weighted error 2^-42.7)
     __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(0x1.a5eb1a57b08d4p-3), t,  // 0.2060148294459113183
                                 _mm512_set1_pd(-0x1.ed3352b01136bp-3));  // -0.24082054710211350801
