@@ -129,3 +129,114 @@ def test_operation_answers_follow_operand_types_and_python_int_values():
     with pytest.raises(OverflowError):
         nf.jit(g)(np.arange(3, dtype=np.int32))
     assert nf.jit(g)(np.arange(3, dtype=np.int64)).dtype == np.int64
+
+
+# --------------------------------------------------------------- a process's first answers
+# (what answer() computes on a miss: _ops._new_answer; the caches are emptied per test)
+
+_ENGINE_DTYPES = [np.dtype(t) for t in ("?", "i4", "i8", "f4", "f8", "c8", "c16")]
+
+
+@pytest.fixture
+def fresh_answers(monkeypatch):
+    from numfuse._jit import _ops
+
+    for name in ("_answers", "_verdicts", "_samples", "_standins"):
+        monkeypatch.setattr(_ops, name, {})
+    return _ops
+
+
+def _operand_lists(ufunc):
+    if ufunc.nin == 1:
+        return [[(d, s)] for d in _ENGINE_DTYPES for s in ((3,), (), (2, 3))]
+    lists = [[(a, (3,)), (b, (2, 3))] for a in _ENGINE_DTYPES for b in _ENGINE_DTYPES]
+    for d in _ENGINE_DTYPES:
+        for number in (True, 1.5, 1.5 - 2j, np.float32(2.5), np.int64(3)):
+            lists += [[(d, (3,)), number], [number, (d, ())]]
+    return lists
+
+
+def test_a_derived_answer_is_numpys_on_stand_ins(fresh_answers):
+    """NumPy's dtype and scalar-ness taken from the verdict's sample call equal those of
+    NumPy's call on one-element stand-ins, for every traced ufunc on every engine dtype,
+    ndim and Python or NumPy number (no Python ints: those always take the stand-ins)."""
+    ops = fresh_answers
+    checked = 0
+    for ufunc, template in list(ops._UFUNC_TEMPLATES.items()):
+        for operands in _operand_lists(ufunc):
+            try:
+                want = ops.numpy_result(ufunc, operands)
+            except Exception:  # noqa: BLE001 - NumPy refuses the types: answer() raises too
+                with pytest.raises(Exception):  # noqa: B017, PT011 - NumPy's own error
+                    ops.answer(template, ufunc, operands)
+                continue
+            dtype, scalar, _ = ops.answer(template, ufunc, operands)
+            assert (dtype, scalar) == want, (ufunc.__name__, operands)
+            checked += 1
+    assert checked > 1000
+
+
+def test_ufunc_samples_warn_only_through_the_floating_point_flags(fresh_answers):
+    """Why the verdict's ufunc calls need no warnings.catch_warnings (see _ops._reference):
+    with errstate silencing the flags, no traced ufunc warns on the samples of any engine
+    dtype or Python number kind."""
+    import warnings
+
+    ops = fresh_answers
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("error")
+        for ufunc in list(ops._UFUNC_TEMPLATES):
+            for operands in _operand_lists(ufunc):
+                samples = [ops._sample(i, op) for i, op in enumerate(operands)]
+                try:
+                    ufunc(*samples)
+                except Warning:
+                    raise
+                except Exception:  # noqa: BLE001, S112 - a refused type, not a warning
+                    continue
+
+
+def test_cached_samples_and_stand_ins_are_read_only(fresh_answers):
+    ops = fresh_answers
+    nf.jit(lambda a, b: np.sin(a) * b + 1)(np.arange(3.0), np.arange(3, dtype=np.float32))
+    assert ops._samples and ops._standins
+    for array in (*ops._samples.values(), *ops._standins.values()):
+        assert not array.flags.writeable
+
+
+def test_an_engine_that_disagrees_still_breaks_the_graph(fresh_answers, monkeypatch):
+    """A verdict computed on a process's first use: an operation whose engine result
+    differs from NumPy's on the samples runs in NumPy (here sin spelled as the engine's
+    cos), whatever its answer's dtype came from."""
+    ops = fresh_answers
+    monkeypatch.setitem(ops._UFUNC_TEMPLATES, np.sin, "cos({0})")
+
+    def f(x):
+        return np.sin(x) * 2.0 + 1
+
+    for x in (np.linspace(-3, 3, 11), np.linspace(-3, 3, 11, dtype=np.float32)):
+        jitted = nf.jit(f)
+        got = jitted(x)
+        assert got.dtype == x.dtype
+        np.testing.assert_array_equal(got, f(x))
+        assert "numpy   np.sin" in jitted.explain()
+
+
+def test_integer_powers_break_on_samples_numpy_refuses(fresh_answers):
+    """int ** int raises in NumPy for negative exponents (the samples have them): the
+    verdict is False, the power runs in NumPy, NumPy's error reaches the caller."""
+
+    def f(a, b):
+        return a**b + 1
+
+    for dtype in (np.int32, np.int64):
+        a = np.arange(1, 5, dtype=dtype)
+        jitted = nf.jit(f)
+        np.testing.assert_array_equal(jitted(a, a), f(a, a))
+        assert "numpy   np.power" in jitted.explain()
+        with pytest.raises(ValueError, match="negative integer powers"):
+            nf.jit(f)(a, -a)
+    x = np.arange(1.0, 5.0)
+    jitted = nf.jit(f)
+    np.testing.assert_array_equal(jitted(x, x), f(x, x))
+    assert "numpy   np.power" not in jitted.explain()

@@ -19,6 +19,27 @@ difference of the "Collected" lines over N is the instructions of one first call
 ``split --file FILE`` (a callgrind output file of such a run, written with
 --compress-strings=no --compress-pos=no) prints the exclusive instructions per shared
 object (the interpreter, numfuse's _core, NumPy, the C and C++ libraries).
+
+``processes``: the cold case, a process's *first* jitted function with these operation
+types, as a fresh program meets it. Each of `count` samples is a fresh Python process
+(``child`` mode) that imports numpy and numfuse, writes and imports its function, runs the
+warm-up chosen by ``--warmup`` and then times, gc off, the first call of
+``numfuse.jit(f)`` and nothing else; the parent prints the median and quartiles.
+``--warmup unrelated`` (the default) first calls a jitted ``x + 1`` on a float32 array of
+another length: what a program has paid before it reaches the measured function (the lazy
+imports of numfuse.jit's first trace, the engine's first compile and call, NumPy's first
+ufunc dispatch), with no operation type in common with the formulas (their inputs are
+float64, so no cached answer, verdict or plan applies). ``--warmup none`` times the very
+first call of the process (those one-time costs included); ``--warmup same`` first calls
+another function of the formula (the ``time`` mode's warm case). ``--profile`` prints the
+cProfile of the first call in each child instead of timing (CPU time). Beside the wall
+time each child reports the calling thread's CPU time (``time.thread_time``; a call at 1e3
+elements runs on that thread), which a loaded machine disturbs less. For instructions,
+run one child under callgrind counting only the call (it runs inside a ``divmod`` call,
+as nothing else does):
+
+    valgrind --tool=callgrind --collect-atstart=no --toggle-collect=builtin_divmod \\
+        --callgrind-out-file=/dev/null python jit_first_call.py child --count 1
 """
 
 from __future__ import annotations
@@ -30,6 +51,7 @@ import importlib.util
 import os
 import pstats
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -132,7 +154,7 @@ def _first_call(jit, function, args) -> float:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("time", "profile", "calls", "split"))
+    parser.add_argument("mode", choices=("time", "profile", "calls", "split", "processes", "child"))
     parser.add_argument("--formula", default="twenty_ops", choices=sorted(FORMULAS))
     parser.add_argument("--count", type=int, default=30)
     parser.add_argument(
@@ -141,11 +163,24 @@ def main(argv=None) -> int:
     parser.add_argument("--cold", action="store_true", help="no warm-up function")
     parser.add_argument("--file", help="callgrind output file (split mode)")
     parser.add_argument("--sort", default="tottime", help="profile mode: pstats sort key")
+    parser.add_argument(
+        "--warmup",
+        default="unrelated",
+        choices=("unrelated", "none", "same"),
+        help="processes mode: what each fresh process runs before the measured first call",
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="processes mode: cProfile each child's call"
+    )
     options = parser.parse_args(argv)
     if options.mode == "split":
         for line in _split(options.file):
             print(line)
         return 0
+    if options.mode == "processes":
+        return _processes(options)
+    if options.mode == "child":
+        return _child(options)
     import numfuse
 
     args = _inputs(options.formula)
@@ -178,6 +213,82 @@ def main(argv=None) -> int:
             for f in functions[: options.calls]:
                 numfuse.jit(f)(*args)
     return 0
+
+
+def _processes(options) -> int:
+    """Median over `count` fresh processes of one first call each (see the docstring)."""
+    command = [sys.executable, os.path.abspath(__file__), "child", "--formula", options.formula]
+    command += ["--warmup", options.warmup, "--sort", options.sort]
+    command += ["--profile"] if options.profile else []
+    walls, cpus = [], []
+    for i in range(options.count):
+        # a distinct constant per process, as in the other modes
+        done = subprocess.run(
+            [*command, "--count", str(i + 1)], capture_output=True, text=True, check=True
+        )
+        if options.profile:
+            print(done.stdout)
+        else:
+            wall, cpu = done.stdout.split()[-2:]
+            walls.append(float(wall))
+            cpus.append(float(cpu))
+    for what, times in (("wall", walls), ("thread CPU", cpus)):
+        if times:
+            q = statistics.quantiles(times, n=4) if len(times) > 1 else (times[0],) * 3
+            print(
+                f"{options.formula}: a process's first call, {what}: median "
+                f"{statistics.median(times) * 1e3:.3f} ms (quartiles {q[0] * 1e3:.3f}-"
+                f"{q[2] * 1e3:.3f} ms, min {min(times) * 1e3:.3f}, {len(times)} processes, "
+                f"warm-up {options.warmup}; load {os.getloadavg()[0]:.1f})"
+            )
+    return 0
+
+
+def _child(options) -> int:
+    """One sample of ``processes``: prints the first call's seconds (or its profile)."""
+    import numfuse
+
+    args = _inputs(options.formula)
+    with tempfile.TemporaryDirectory() as folder:
+        sys.dont_write_bytecode = True
+        # the count-th distinct function (its constant), imported before anything is timed
+        (function,) = _functions(options.formula, 1, folder, start=options.count - 1)
+        if options.warmup == "unrelated":
+            numfuse.jit(lambda x: x + 1)(np.ones(7, np.float32))
+        elif options.warmup == "same":  # another function of the formula: the warm case
+            (other,) = _functions(options.formula, 1, folder, start=options.count)
+            numfuse.jit(other)(*args)
+        gc.collect()
+        if options.profile:
+            profile = cProfile.Profile(time.thread_time)
+            profile.enable()
+            numfuse.jit(function)(*args)
+            profile.disable()
+            pstats.Stats(profile).sort_stats(options.sort).print_stats(25)
+            return 0
+        # the call runs inside divmod() of a marker (and nothing else does): callgrind's
+        # --collect-atstart=no --toggle-collect=builtin_divmod counts exactly the call
+        region = _Region(lambda: numfuse.jit(function)(*args))
+        gc.disable()
+        divmod(region, 0)
+        gc.enable()
+        wall, cpu = region.wall, region.cpu
+        print(f"{wall:.9f} {cpu:.9f}")
+    return 0
+
+
+class _Region:
+    """``divmod(_Region(work), 0)`` runs `work` once, timed by wall clock and thread CPU."""
+
+    def __init__(self, work):
+        self.work = work
+        self.wall = self.cpu = 0.0
+
+    def __divmod__(self, _):
+        start, start_cpu = time.perf_counter(), time.thread_time()
+        self.work()
+        self.cpu, self.wall = time.thread_time() - start_cpu, time.perf_counter() - start
+        return 0, 0
 
 
 def _split(path: str) -> list:

@@ -2,12 +2,14 @@
 
 Each fusable operation is a pair: the NumPy callable the user's code called, and an
 expression template in the engine's language (``"exp({0})"``). The tracer never infers a
-result type itself: it asks NumPy (the callable run on one-element stand-ins of the operands'
-dtypes and ndims), and fuses an operation only when the engine, run on a few sample values of
-the same operand types, returns NumPy's dtype and NumPy's values. That verdict is cached per
-(template, operand types) for the life of the process. So a type rule on which the engine
-and NumPy differ (math on bool or int8, ``%`` of negative ints, ...) is found by asking, not
-by a second type table, and that operation runs in NumPy instead (a graph break).
+result type itself: it asks NumPy (the callable run on the verdict's samples, or on
+one-element stand-ins of the operands' dtypes and ndims where a sample cannot answer for
+the real operands), and fuses an operation only when the engine, run on a few sample values
+of the same operand types, returns NumPy's dtype and NumPy's values. That verdict is cached
+per (template, operand types) for the life of the process, as the samples and stand-ins.
+So a type rule on which the engine and NumPy differ (math on bool or int8, ``%`` of negative
+ints, ...) is found by asking, not by a second type table, and that operation runs in NumPy
+instead (a graph break).
 """
 
 from __future__ import annotations
@@ -229,23 +231,74 @@ def answer(template, call, operands, key_call=None):
         found = _answers.get(key)
         if found is not None:
             return found
-    dtype, scalar = numpy_result(call, operands)
-    fused = (
-        is_engine_dtype(dtype)
-        and all(
-            is_engine_dtype(op[0])
-            if type(op) is tuple
-            else type(op) in PYTHON_SCALARS or is_engine_dtype(np.asarray(op).dtype)
-            for op in operands
-        )
-        and engine_agrees(template, call, operands)
-    )
-    found = (dtype, scalar, fused)
+    # one errstate for NumPy's answer and the verdict (each costs as much as a small call)
+    with np.errstate(all="ignore"):
+        found = _new_answer(template, call, operands)
     if key is not None:
         if len(_answers) >= _MAX_ANSWERS:  # Python ints are keyed by value: bounded
             _answers.clear()
         _answers[key] = found  # a dict store: atomic, the same answer from any thread
     return found
+
+
+def _new_answer(template, call, operands):
+    """answer()'s work on a miss (the caller holds np.errstate(all="ignore"))."""
+    engine_types = all(
+        is_engine_dtype(op[0])
+        if type(op) is tuple
+        else type(op) in PYTHON_SCALARS or is_engine_dtype(np.asarray(op).dtype)
+        for op in operands
+    )
+    samples = reference = None
+    if engine_types and all(map(_sample_answers_numpy, operands)):
+        # The verdict's own sample call answers NumPy's dtype and scalar-ness too: NumPy 2
+        # picks both from the operand dtypes and ndims alone (Python floats, complexes and
+        # bools weakly, whatever their value), never from values or extents; the samples
+        # have the operands' dtypes and ndims and no empty axis. Python ints are not
+        # sampled here (NumPy raises OverflowError for some values), nor empty axes (a
+        # reduction of one raises): those take numpy_result's stand-ins of the real values.
+        samples = [_sample(i, op) for i, op in enumerate(operands)]
+        reference = _reference(call, samples)
+    if reference is None or reference is _RAISED:
+        # NumPy's answer on stand-ins (its exception, if any, is the user's)
+        dtype, scalar = _numpy_result(call, operands)
+    else:
+        dtype, scalar = np.asarray(reference).dtype, isinstance(reference, np.generic)
+    fused = (
+        engine_types
+        and is_engine_dtype(dtype)
+        and _engine_verdict(template, call, operands, samples, reference)
+    )
+    return dtype, scalar, fused
+
+
+def _sample_answers_numpy(operand) -> bool:
+    kind = type(operand)
+    if kind is tuple:
+        return 0 not in operand[1]
+    return kind is not int
+
+
+_RAISED = object()  # the reference call raised on the samples
+
+
+def _reference(call, samples):
+    """NumPy's `call` on the verdict's samples (under the caller's errstate), or _RAISED."""
+    try:
+        if type(call) is np.ufunc:
+            # A ufunc on engine dtypes warns only through the floating-point flags that
+            # errstate silences (every template's ufunc on every dtype pair and Python
+            # number kind: tests/test_jit_first_call.py); a warning NumPy might add for a
+            # dtype is one the plain function gives too. No catch_warnings, which costs
+            # more than the call.
+            return call(*samples)
+        # other calls (astype, clip, reductions' wrappers) may warn on sample values,
+        # e.g. complex to float casts: silenced, once per process per key
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return call(*samples)
+    except Exception:  # noqa: BLE001 - NumPy refusing a sample: the engine is not asked
+        return _RAISED
 
 
 def numpy_result(call, operands):
@@ -255,6 +308,11 @@ def numpy_result(call, operands):
     NumPy's own exception propagates (an OverflowError for ``int32_array + 2**40``, an
     AxisError, a broadcasting ValueError with NumPy's message).
     """
+    with np.errstate(all="ignore"):
+        return _numpy_result(call, operands)
+
+
+def _numpy_result(call, operands):
     shapes = [op[1] for op in operands if type(op) is tuple]
     if broadcast_shape(shapes) is None:
         # NumPy's message: run the call on zero-stride stand-ins of the real shapes
@@ -266,10 +324,23 @@ def numpy_result(call, operands):
         call(*full)
         np.broadcast_shapes(*shapes)
         raise AssertionError("unreachable: NumPy broadcasts shapes numfuse does not")
-    args = [standin(*op) if type(op) is tuple else op for op in operands]
-    with np.errstate(all="ignore"):
-        result = call(*args)
+    args = [_standin(*op) if type(op) is tuple else op for op in operands]
+    result = call(*args)
     return np.asarray(result).dtype, isinstance(result, np.generic)
+
+
+_standins: dict = {}
+
+
+def _standin(dtype, shape: tuple) -> np.ndarray:
+    """standin(), one read-only array per dtype and axis pattern for the process."""
+    key = (dtype, tuple(1 if s else 0 for s in shape))
+    array = _standins.get(key)
+    if array is None:
+        array = standin(dtype, shape)
+        array.flags.writeable = False
+        _standins[key] = array  # bounded: a few dtypes, ndim <= 64, empty axes rare
+    return array
 
 
 # ------------------------------------------------------------------ the engine's answer
@@ -292,17 +363,31 @@ _verdicts: dict = {}
 _verdicts_lock = threading.Lock()
 
 
+_samples: dict = {}
+
+
 def _sample(index: int, operand):
     if type(operand) is not tuple:  # a Python number's type, or a NumPy constant itself
         return _PYTHON_SAMPLES.get(type(operand), operand)
     dtype, shape = operand
+    key = (index, dtype, len(shape))
+    array = _samples.get(key)
+    if array is None:  # one read-only array per position, dtype and ndim for the process
+        array = _samples[key] = _make_sample(index, dtype, len(shape))
+    return array
+
+
+def _make_sample(index: int, dtype, ndim: int) -> np.ndarray:
     samples = _SAMPLES if dtype.kind in "fc" else _INT_SAMPLES
     base = samples[index % len(samples)]
     if dtype.kind == "c":
         base = base + 0.5j * samples[(index + 1) % len(samples)]
-    if not shape:
-        return np.asarray(base[1]).astype(dtype)
-    return base.reshape((base.size,) + (1,) * (len(shape) - 1)).astype(dtype)
+    if not ndim:
+        array = np.asarray(base[1]).astype(dtype)
+    else:
+        array = base.reshape((base.size,) + (1,) * (ndim - 1)).astype(dtype)
+    array.flags.writeable = False
+    return array
 
 
 def _same(engine, reference) -> bool:
@@ -343,6 +428,13 @@ def _close(got: float, want: float) -> bool:
 def engine_agrees(template: str, call, operands) -> bool:
     """Whether the engine computes `template` on these operand types as NumPy's `call`
     does (same dtype, shape and values on sample data); cached per template and types."""
+    with np.errstate(all="ignore"):
+        return _engine_verdict(template, call, operands, None, None)
+
+
+def _engine_verdict(template, call, operands, samples, reference) -> bool:
+    """engine_agrees() under the caller's errstate; `samples` and `reference` (NumPy's
+    call on them, or _RAISED) when the caller has them already, else None."""
     key = (
         template,
         tuple(
@@ -356,22 +448,24 @@ def engine_agrees(template: str, call, operands) -> bool:
     )
     verdict = _verdicts.get(key)
     if verdict is None:
-        names = [f"v{i}" for i in range(len(operands))]
-        try:
-            # (sample values warn, e.g. complex to float casts; once per process per key)
-            with np.errstate(all="ignore"), warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                samples = [_sample(i, op) for i, op in enumerate(operands)]
-                reference = call(*samples)
-            compiled = _core.CompiledExpression(template.format(*names), None)
-            bound = dict(zip(names, samples))
-            engine = compiled(*[bound[n] for n in compiled.input_names])
-            verdict = _same(engine, reference)
-        except Exception:  # noqa: BLE001 - either side refusing means: run it in NumPy
-            verdict = False
+        if samples is None:
+            samples = [_sample(i, op) for i, op in enumerate(operands)]
+            reference = _reference(call, samples)
+        verdict = reference is not _RAISED and _engine_same(template, samples, reference)
         with _verdicts_lock:
             _verdicts[key] = verdict
     return verdict
+
+
+def _engine_same(template, samples, reference) -> bool:
+    names = [f"v{i}" for i in range(len(samples))]
+    try:
+        compiled = _core.CompiledExpression(template.format(*names), None)
+        bound = dict(zip(names, samples))
+        engine = compiled(*[bound[n] for n in compiled.input_names])
+        return _same(engine, reference)
+    except Exception:  # noqa: BLE001 - the engine refusing means: run it in NumPy
+        return False
 
 
 def astype_template(source: np.dtype, target: np.dtype) -> str | None:
