@@ -8,7 +8,9 @@
 //   of an ulp there), cos returns 1 (the correctly rounded value). +-inf and NaN -> NaN (x - x).
 //   Arithmetic never sees a subnormal operand or result: tiny and huge lanes are computed
 //   as 0 on the float32-lane path and replaced (Intel cores take a microcode assist, ~100x
-//   an instruction, for a subnormal operand or result of a multiply or FMA).
+//   an instruction, for a subnormal operand or result of a multiply or FMA). On FMA levels a
+//   batch whose lanes all have 2^-12 <= |x| < 2^17 pays one range test for all of that; any
+//   other batch goes through the out-of-line trig_f32_rare.
 //
 // Method
 //   FMA levels, |x| < 2^17 (|k| < 2^17): float32 lanes. k from the 1.5*2^23 shifter,
@@ -204,8 +206,16 @@ struct trig_f32_parts {
     xsimd::batch<std::int32_t, A> kb;  // k in the low bits
 };
 
+// x = k pi/2 + (h + rl) for float32 lanes with |x| < trig_f32_lane_limit, FMA levels only.
 template <class A>
-NUMFUSE_ALWAYS_INLINE trig_f32_parts<A> trig_f32_lanes(const xsimd::batch<float, A>& x) noexcept {
+struct trig_f32_reduced {
+    xsimd::batch<float, A> h, rl;
+    xsimd::batch<std::int32_t, A> kb;  // k in the low bits
+};
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE trig_f32_reduced<A> trig_f32_reduce(
+    const xsimd::batch<float, A>& x) noexcept {
     using F = xsimd::batch<float, A>;
     const F shifter(0x1.8p23f);
     const F zk = fused_madd(x, F(0x1.45f306p-1f), shifter);  // k = round(2x/pi) in the low bits
@@ -216,10 +226,20 @@ NUMFUSE_ALWAYS_INLINE trig_f32_parts<A> trig_f32_lanes(const xsimd::batch<float,
     const F r1 = fused_madd(-kd, F(0x1.921fb6p+0f), x);
     const F th = kd * F(-0x1.777a5cp-25f);
     const F tl = fused_msub(kd, F(-0x1.777a5cp-25f), th);
+    // r1 - th = h + hl exactly by Fast2Sum even where |r1| < |th|: r1 lies on 2^-24 Z (x
+    // does for |x| >= 1/2, k P1 on 2^-23 Z; k = 0 makes th = 0) with |r1| < 1, a grid at
+    // least as coarse as th's (|th| < 2^-7, so ulp(th) <= 2^-31)
     const F h = r1 - th;
-    const F hb = h - r1;
-    const F hl = (r1 - (h - hb)) - (th + hb);  // r1 - th = h + hl exactly
+    const F hl = (r1 - h) - th;
     const F rl = fused_madd(-kd, F(-0x1.ee59dap-50f), hl - tl);
+    return {h, rl, as_int(zk)};
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE trig_f32_parts<A> trig_f32_lanes(const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const trig_f32_reduced<A> red = trig_f32_reduce(x);
+    const F h = red.h, rl = red.rl;
     const F z = h * h;
     // S(z) ~ (sin r - r) / r^3, C(z) ~ (cos r - 1 + z/2) / z^2 on r^2 <= (1.01 pi/4)^2:
     // minimax of degree 2 (weighted errors of the results 2^-27.7 and 2^-30.2;
@@ -231,16 +251,15 @@ NUMFUSE_ALWAYS_INLINE trig_f32_parts<A> trig_f32_lanes(const xsimd::batch<float,
     const F cp = fused_horner(z, 0x1.55554ap-5f,  // 0.041666645556688308716
                               -0x1.6c0bc4p-10f,  // -0.0013887251261621713638
                               0x1.99cb8p-16f);  // 0.000024425680749118328094
-    // sin(h + rl) = h + (h z S + rl (1 - z/2))
-    const F st = fused_madd(h * z, sp, fused_madd(rl * F(-0.5f), z, rl));
     // cos(h + rl) = (1 - z/2) + (z^2 C - zl/2 - h rl): z = h^2 - zl exactly, 1 - z/2 as
-    // wh + we exactly
+    // wh + we exactly ((1 - wh) is exact and so is its difference with z/2: 1 >= z/2)
     const F zl = fused_msub(h, h, z);
-    const F hz = F(0.5f) * z;
-    const F wh = F(1.0f) - hz;
-    const F we = (F(1.0f) - wh) - hz;
-    const F ct = fused_madd(z * z, cp, we - fused_madd(h, rl, F(0.5f) * zl));
-    return {h, st, wh, ct, as_int(zk)};
+    const F wh = fused_nmadd(F(0.5f), z, F(1.0f));
+    const F we = fused_nmadd(F(0.5f), z, F(1.0f) - wh);
+    const F ct = fused_madd(z * z, cp, fused_nmadd(h, rl, fused_nmadd(F(0.5f), zl, we)));
+    // sin(h + rl) = h + (h z S + rl (1 - z/2)) (wh for 1 - z/2: rl is below 2^-20 h)
+    const F st = fused_madd(h * z, sp, rl * wh);
+    return {h, st, wh, ct, red.kb};
 }
 
 // An approximation of 1/d: rcp14 (2^-14 relative) on AVX-512, the correctly rounded
@@ -298,41 +317,45 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> trig_f32_via_f64(
     return narrow(trig_f32_in_f64<Fn>(lo), trig_f32_in_f64<Fn>(hi));
 }
 
-// The same, out of line: the FMA levels' rare path (|x| >= 2^17, inf, NaN), kept out of the
-// float32-lane loop so that it does not take that loop's registers.
+// sin, cos or tan of any float32 lanes on an FMA level: float32 arithmetic for the lanes with
+// trig_f32_tiny <= |x| < trig_f32_lane_limit, float64 (trig_f32_in_f64) for |x| >= 2^17, inf
+// and NaN; tiny lanes computed as 0 (no subnormal operand anywhere) and replaced by x (sin,
+// tan) or 1 (cos, from the 0 lane). Out of line: the rare path of trig_f32_kernel, kept out of
+// the float32-lane loop so that it does not take that loop's registers.
 template <int Fn, class A>
-NUMFUSE_NOINLINE xsimd::batch<float, A> trig_f32_via_f64_outline(
-    const xsimd::batch<float, A>& v) noexcept {
-    return trig_f32_via_f64<Fn>(v);
+NUMFUSE_NOINLINE xsimd::batch<float, A> trig_f32_rare(const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F ax = xsimd::abs(x);
+    const auto tiny = ax < F(trig_f32_tiny);
+    const auto slow = ~(ax < F(trig_f32_lane_limit));  // inf and NaN too
+    F res = trig_f32_lanes_result<Fn>(xsimd::select(tiny | slow, F(0.0f), x));
+    if (xsimd::any(slow)) {
+        res = xsimd::select(slow, trig_f32_via_f64<Fn>(xsimd::select(tiny, F(0.0f), x)), res);
+    }
+    if constexpr (Fn != 1) res = xsimd::select(tiny, x, res);  // keeps +-0; cos(0) = 1
+    return res;
 }
 
 // sin, cos or tan of float32 lanes: float32 arithmetic where the level has FMA, float64
-// (trig_f32_in_f64) for the lanes it leaves (and for all lanes without FMA). Tiny lanes are
-// computed as 0 (and, for sin and tan, replaced by x): no subnormal operand anywhere.
+// (trig_f32_in_f64) for the lanes it leaves (and for all lanes without FMA). The common
+// batch (every lane ordinary) pays one range test and nothing else; any other batch goes
+// to trig_f32_rare (a test for tiny lanes on every batch cost ~10% of the ordinary time).
 template <int Fn, class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> trig_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
     using F = xsimd::batch<float, A>;
-    const F ax = xsimd::abs(x);
-    const auto tiny = ax < F(trig_f32_tiny);
-    F res;
     if constexpr (has_fma<A>) {
-        const auto slow = ~(ax < F(trig_f32_lane_limit));  // inf and NaN too
-        // tiny and slow lanes computed as 0 (no subnormal operands); a branch, not a select
-        // on every batch: the select in front of the reduction cost 8% of ordinary batches
-        const auto replaced = tiny | slow;
-        F lanes = x;
-        if (xsimd::any(replaced)) lanes = xsimd::select(replaced, F(0.0f), x);
-        res = trig_f32_lanes_result<Fn>(lanes);
-        if (xsimd::any(slow)) {
-            res = xsimd::select(slow, trig_f32_via_f64_outline<Fn>(xsimd::select(tiny, F(0.0f), x)),
-                                res);
+        const F ax = xsimd::abs(x);
+        if (xsimd::all((ax >= F(trig_f32_tiny)) & (ax < F(trig_f32_lane_limit)))) {  // no NaN
+            return trig_f32_lanes_result<Fn>(x);
         }
+        return trig_f32_rare<Fn>(x);
     } else {
-        res = trig_f32_via_f64<Fn>(xsimd::select(tiny, F(0.0f), x));
+        const auto tiny = xsimd::abs(x) < F(trig_f32_tiny);
+        const F res = trig_f32_via_f64<Fn>(xsimd::select(tiny, F(0.0f), x));
+        if constexpr (Fn != 1) return xsimd::select(tiny, x, res);  // keeps +-0; cos(0) = 1
+        return res;
     }
-    if constexpr (Fn != 1) res = xsimd::select(tiny, x, res);  // keeps +-0; cos(0) = 1
-    return res;
 }
 
 }  // namespace detail
