@@ -5,8 +5,8 @@ the output), then the output is scaled; groups longer than one chunk (65536 elem
 each chunk with its own maximum and rescale it in the write pass. These tests aim at what
 that can get wrong: the float32 path against mpmath (the numerators, the 1/sum factor, the
 chunk rescale), chunks whose maxima differ by a lot, special values in one chunk only,
-out= aliasing the input when the numerators are stored into it, narrow strips, and the
-bits for every team size.
+out= aliasing the input when the numerators are stored into it, narrow strips, subnormal
+numerators and products over runs of many chunks, and the bits for every team size.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from test_logsumexp import assert_same, mp_parts, relative_error_in_eps, scipy_q
 
 RNG = np.random.default_rng(20261126)
 CHUNK = 65536  # kReduceChunk
+LONG = 1_100_003  # 17 chunks (more than one per thread of any team tested); no multiple of 16
 NAMES = ("softmax", "log_softmax")
 
 FLOAT32_INPUTS = {
@@ -138,6 +139,10 @@ def test_special_values_per_row_and_column(level, dtype, shape, axis):
         moved[4, 0] = -np.inf
         moved[5, :] = np.inf
         moved[groups - 1, 0] = moved[groups - 1, 1:].max() + 120  # saturated: the rest tiny
+    if groups >= 8 and moved.shape[-1] >= 3:
+        moved[6, 0] = np.inf  # +inf and NaN in one group: NaN (log_softmax scans for it)
+        moved[6, -1] = np.nan
+        moved[7, -1] = -np.inf  # -inf in the last step only
     for name in NAMES:
         reference = expected(name, x, axis)
         got = getattr(nf, name)(x, axis=axis)
@@ -175,6 +180,7 @@ def test_out_aliasing_and_views(level, dtype, shape, axis):
         ((1000, 1000), 1),
         ((200_000, 20), 0),  # strips over several chunks of steps
         ((7, 80_000), None),  # a strided view below: several runs per chunk
+        ((LONG,), None),  # a long 1-d run: 17 chunks, a partial last one
     ],
 )
 def test_bits_for_every_team_size(threads, dtype, shape, axis):
@@ -231,3 +237,60 @@ def test_every_tail_length(level, dtype):
         rows = np.stack([x, x, x])
         assert relative_error_in_eps(nf.softmax(rows, axis=1)[1], soft, dtype) <= 4, n
         assert relative_error_in_eps(nf.log_softmax(rows, axis=1)[1], log_soft, dtype) <= 4, n
+
+
+def long_double_softmax(x):
+    """softmax of a 1-d x in x87 long double (64-bit significand: x - max exact or nearly,
+    exp to 2^-63), rounded to float64 once."""
+    wide = x.astype(np.longdouble)
+    numerators = np.exp(wide - wide.max())
+    return (numerators / numerators.sum()).astype(np.float64)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "in place"])
+def test_long_run_subnormal_numerators(level, dtype, layout):
+    # A 1-d run of 17 chunks with a wide spread (normal(0, 30)): in float32 most numerators
+    # and most products with the chunk factors are subnormal (the shifted exp's and the
+    # scaling pass's rare paths), contiguous, strided and in place, against a long double
+    # reference (SciPy in float64 rounds x - max: ~130 eps off at |x - max| ~ 150).
+    x = (RNG.standard_normal(LONG) * 30).astype(dtype)
+    wide = long_double_softmax(x)
+    if layout == "strided":
+        source = np.zeros(2 * LONG, dtype)
+        source[1::2] = x
+        got = nf.softmax(source[1::2])
+    elif layout == "in place":
+        got = x.copy()
+        assert nf.softmax(got, out=got) is got
+    else:
+        got = nf.softmax(x)
+    normal = wide >= np.finfo(dtype).tiny
+    assert relative_error_in_eps(got[normal], wide[normal], dtype) <= 4
+    step = np.finfo(dtype).smallest_subnormal
+    assert np.max(np.abs(got[~normal] - wide[~normal]) / step, initial=0) <= 4
+    assert (got >= 0).all()
+    # ordinary values (no rare path): the same bound
+    y = RNG.standard_normal(LONG).astype(dtype)
+    assert relative_error_in_eps(nf.softmax(y), long_double_softmax(y), dtype) <= 4
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_long_run_special_values(level, dtype):
+    base = RNG.standard_normal(LONG).astype(dtype)
+    for where, value in ((7, np.nan), (LONG - 1, np.inf), (CHUNK + 3, -np.inf)):
+        x = base.copy()
+        x[where] = value
+        for name in NAMES:
+            assert_same(getattr(nf, name)(x), expected(name, x))
+    x = base.copy()
+    x[: 3 * CHUNK] = -np.inf  # whole chunks of -inf: zeros there
+    for name in NAMES:
+        assert_same(getattr(nf, name)(x), expected(name, x))
+    x = np.full(LONG, -np.inf, dtype)
+    for name in NAMES:
+        assert np.isnan(getattr(nf, name)(x)).all()
+    x = base.copy()
+    x[5] = 1e4  # saturated: one numerator 1, the rest 0 (rare path in every batch)
+    for name in NAMES:
+        assert_same(getattr(nf, name)(x), expected(name, x))
