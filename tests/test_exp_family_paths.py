@@ -35,11 +35,13 @@ def _edges(name: str, dtype) -> list[float]:
             [-1022.0, -1074.0, -1075.0, 1024.0, 1022.0] if f64 else [-126.0, -149.0, -150.0, 128.0]
         )
     if name == "expm1":
-        return [40.0, -40.0, 2.0**-54, -(2.0**-54), lnmax, 2.0**-30]
+        # 0x1.5p-2: the AVX-512 float64 polynomial's end; -37.43: where the result reaches -1
+        return [40.0, -40.0, 2.0**-54, -(2.0**-54), lnmax, 2.0**-30, 0.328125, -0.328125, -37.43]
     if name in ("sinh", "cosh"):
         big = lnmax + float(np.log(2))
-        # 0.5, 20, 2^-12: the float32 (AVX-512) sinh polynomial's end, e^-a's clamp, x itself
-        edges = (18.0, 2.0**-27, 2.0**-30, big, 22.0, 40.0, 0.5, 20.0, 2.0**-12)
+        # 0.5, 20, 2^-12: the float32 (AVX-512) sinh polynomial's end, e^-a's clamp, x itself;
+        # 3, 22: the AVX-512 float64 exponential form's start and its e^-a term's end
+        edges = (18.0, 2.0**-27, 2.0**-30, big, 22.0, 40.0, 0.5, 20.0, 2.0**-12, 3.0)
         return [s * v for v in edges for s in (1, -1)]
     assert name == "tanh"
     # 0.25 / 0.375: the float64 / float32 (AVX-512) polynomial's end; 9.125: the float32 clamp

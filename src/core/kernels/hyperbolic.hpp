@@ -26,12 +26,22 @@
 //   an exact product). Then, in pair arithmetic (dd.hpp), rounding once:
 //     expm1 = (2^k - 1) + 2^k p           (|x| <= 40; beyond, 2^k (1 + p) / -1)
 //             (2^k and -1 kept apart as an exact pair)
-//     sinh, cosh (|x| <= 18): |x| = k ln2 + r, sinh = A cosh r + B sinh r,
+//     expm1 on AVX-512 (expm1_f64_avx512), |x| >= 0x1.5p-2: e^x = 2^k (hi + lo) from exp.hpp's
+//             16-entry table reduction (relative error 2^-65), e^x - 1 = 2^k (hi - 2^-k + lo)
+//             with hi - 2^-k an exact two-sum (s, c), s + (c + lo) rounded once and scaled by
+//             vscalefpd; lo's rounding reaches the result scaled by |2^k lo / (e^x - 1)| <=
+//             0.06 (the result is at least 0.28 in magnitude there). x held in [-40, 710]
+//             (-1 and inf come out of the same arithmetic). |x| < 0x1.5p-2: the core above
+//             at k = 0 (the same bits as the portable path), only for batches holding such a
+//             lane. About 0.5 + 2^-4 ULP.
+//     sinh, cosh (|x| <= 18, AVX-512 |x| <= 3): |x| = k ln2 + r, sinh = A cosh r + B sinh r,
 //             cosh = B cosh r + A sinh r with A, B = sinh, cosh(k ln2) exact
 //             doubles and Taylor polynomials for cosh r - 1, sinh r - r (no
 //             division, no cancellation: see sinh_cosh_core)
 //     sinh, cosh = 2^(k-1) (E +- e^-a 2^-k), e^a = E 2^k as exp_pair's unrounded pair
-//             (|x| > 18; exp.hpp's reduction and polynomial)
+//             (|x| > 18; exp.hpp's reduction and polynomial); on AVX-512 from |x| > 3, the
+//             e^-a 2^-k term as 2^-2k / RN(E) from rcp14 and two Newton steps (its error
+//             scaled by e^-2a <= e^-6: see sinh_cosh_large_avx512)
 //     tanh, |x| = a >= 1/4: N / D with N = e^y - 1, D = e^y + 1, y = 2 min(a, 19.5) (from
 //             19.07 on tanh rounds to 1), e^y = 2^k (hi + lo) as exp_pair's unrounded pair
 //             (relative error 2^-60), renormalised to eh + el (eh >= 1.6, so N and D are
@@ -237,6 +247,96 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_cosh_large(const xsimd::batch
     }
 }
 
+#if defined(__AVX512F__)
+// sinh / cosh for 3 <= a <= 711, AVX-512 (method at the top): 2^(k-1) (hi + lo +- e^-a 2^-k),
+// e^a = 2^k (hi + lo) from exp.hpp's table reduction (relative error 2^-65 before the sum),
+// rounded once by vscalefpd (inf exactly where a > 710.476). The e^-a term is 2^-2k / m,
+// m = RN(hi + lo), from rcp14 and two Newton steps (relative error below 2^-51.9), for the
+// lanes with a < 22 of the batches that hold one (from 22 on it is below 2^-63.5 of the
+// result and left out); its error reaches the result scaled by e^-2a <= e^-6, below
+// 2^-60.5. No division, no second exponential, no subnormal operand (the scaling of the
+// term runs under the mask of those lanes).
+template <bool Sinh>
+inline __m512d sinh_cosh_large_avx512(__m512d a) noexcept {
+    const __m512d ac = _mm512_min_pd(_mm512_max_pd(a, _mm512_set1_pd(3.0)), _mm512_set1_pd(711.0));
+    const ExpT16Reduced e = exp_f64_avx512_reduce(ac);
+    const ExpT16Pair t = exp_f64_avx512_t16_pair(e.z, e.r);
+    __m512d lo = t.lo;
+    const __mmask8 near = _mm512_cmp_pd_mask(a, _mm512_set1_pd(22.0), _CMP_LT_OQ);
+    if (near != 0) {
+        const __m512d one = _mm512_set1_pd(1.0);
+        const __m512d m = _mm512_add_pd(t.hi, t.lo);
+        __m512d inv = _mm512_rcp14_pd(m);
+        inv = _mm512_fmadd_pd(inv, _mm512_fnmadd_pd(m, inv, one), inv);  // 2^-28
+        inv = _mm512_fmadd_pd(inv, _mm512_fnmadd_pd(m, inv, one), inv);  // 2^-53 (rounding)
+        const __m512d k = _mm512_roundscale_pd(_mm512_mul_pd(e.kd, _mm512_set1_pd(0.0625)),
+                                               _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        // 2^-2k / m (k <= 31 in these lanes; the others get +0 and keep lo's bits)
+        const __m512d small =
+            _mm512_maskz_scalef_pd(near, inv, _mm512_mul_pd(k, _mm512_set1_pd(-2.0)));
+        lo = Sinh ? _mm512_sub_pd(lo, small) : _mm512_add_pd(lo, small);
+    }
+    // scalef takes floor(kd/16 - 1) = k - 1
+    return _mm512_scalef_pd(_mm512_add_pd(t.hi, lo),
+                            _mm512_fmadd_pd(e.kd, _mm512_set1_pd(0.0625), _mm512_set1_pd(-1.0)));
+}
+
+// expm1 for f64 lanes, AVX-512 (method at the top); NaN lanes give garbage (the caller
+// replaces them).
+inline __m512d expm1_f64_avx512(__m512d x) noexcept {
+    // Table path: x held in [-40, 710] (from -37.43 down e^x - 1 rounds to -1, and -40 gives
+    // -1 exactly; from 709.79 on inf), the small lanes computed at 1 (no subnormal operand).
+    const __m512d ax = _mm512_abs_pd(x);
+    const __mmask8 small = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1.5p-2), _CMP_LT_OQ);
+    __m512d xt = _mm512_min_pd(_mm512_max_pd(x, _mm512_set1_pd(-40.0)), _mm512_set1_pd(710.0));
+    xt = _mm512_mask_mov_pd(xt, small, _mm512_set1_pd(1.0));
+    const ExpT16Reduced e = exp_f64_avx512_reduce(xt);
+    const ExpT16Pair t = exp_f64_avx512_t16_pair(e.z, e.r);
+    // u = -2^-k, k = floor(kd/16): scalef takes floor((15 - kd)/16) = -k, held at -100 or
+    // above (from k = 100 on u is far below ulp(hi), and no lane forms a subnormal)
+    const __m512d u = _mm512_scalef_pd(
+        _mm512_set1_pd(-1.0),
+        _mm512_max_pd(_mm512_fmadd_pd(e.kd, _mm512_set1_pd(-0.0625), _mm512_set1_pd(0.9375)),
+                      _mm512_set1_pd(-100.0)));
+    // hi + u = s + c exactly (two-sum), then s + (c + lo) rounded once and scaled by 2^k
+    const __m512d s = _mm512_add_pd(t.hi, u);
+    const __m512d bv = _mm512_sub_pd(s, t.hi);
+    const __m512d c =
+        _mm512_add_pd(_mm512_sub_pd(t.hi, _mm512_sub_pd(s, bv)), _mm512_sub_pd(u, bv));
+    __m512d res = _mm512_scalef_pd(_mm512_add_pd(s, _mm512_add_pd(c, t.lo)),
+                                   _mm512_mul_pd(e.kd, _mm512_set1_pd(0.0625)));
+    if (small != 0) {
+        // |x| < 0x1.5p-2: expm1_reduced at r = x (the portable path's bits there, where its
+        // k is 0); |x| < 2^-54 (subnormals and zeros included) returns x, computed at 0.
+        using B = xsimd::batch<double, xsimd::avx512f>;
+        const __mmask8 tiny = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1.0p-54), _CMP_LT_OQ);
+        const B xs(_mm512_maskz_mov_pd(static_cast<__mmask8>(~tiny), x));
+        const dd::pair<xsimd::avx512f> p = expm1_reduced(dd::pair<xsimd::avx512f>{xs, B(0.0)});
+        const __m512d ps = _mm512_mask_mov_pd(_mm512_add_pd(p.hi, p.lo), tiny, x);
+        res = _mm512_mask_mov_pd(res, small, ps);
+    }
+    return res;
+}
+#endif  // __AVX512F__
+
+// Where sinh_kernel / cosh_kernel switch from sinh_cosh_core to the exponential form: 3 on
+// AVX-512 (sinh_cosh_large_avx512), 18 elsewhere (sinh_cosh_large).
+template <class A>
+inline constexpr double sinh_cosh_split = is_avx512<A> ? 3.0 : 18.0;
+
+template <bool Sinh, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_cosh_large_of(
+    const xsimd::batch<double, A>& a) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        return sinh_cosh_large_avx512<Sinh>(a);
+    } else
+#endif
+    {
+        return sinh_cosh_large(a, Sinh ? -1.0 : 1.0);
+    }
+}
+
 }  // namespace detail
 
 // expm1(x) = e^x - 1, f64 lanes. Max error <= 1 ULP.
@@ -244,20 +344,28 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> expm1_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    // |x| < 2^-54 (subnormals included) returns x: those lanes compute expm1(0), so that no
-    // multiply sees a subnormal (an assist of ~250 ns per vector on Intel, exp.hpp).
-    const auto tiny = xsimd::abs(x) < B(0x1.0p-54);
-    const B xc = xsimd::select(tiny, B(0.0), xsimd::min(xsimd::max(x, B(-40.0)), B(710.0)));
-    const detail::expm1_parts<A> e = detail::expm1_core(xc);
-    const dd::pair<A> em1 = detail::expm1_pair_of(e);  // garbage where x > 40
-    B res = em1.hi + em1.lo;
-    // x > 40: e^x - 1 rounds like e^x = 2^k (1 + p) (the 1 is below ulp(e^x) / 2^57), from
-    // the same reduction, rounded once (inf from 709.79 on).
-    const auto big = x > B(40.0);
-    if (xsimd::any(big)) res = xsimd::select(big, detail::scaled_one_plus(e, 0.0), res);
-    res = xsimd::select(x < B(-40.0), B(-1.0), res);  // e^x < 2^-57
-    res = xsimd::select(tiny, x, res);
-    return xsimd::select(xsimd::isnan(x), x + x, res);
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        const B res(detail::expm1_f64_avx512(x));
+        return xsimd::select(xsimd::isnan(x), x + x, res);
+    } else
+#endif
+    {
+        // |x| < 2^-54 (subnormals included) returns x: those lanes compute expm1(0), so that no
+        // multiply sees a subnormal (an assist of ~250 ns per vector on Intel, exp.hpp).
+        const auto tiny = xsimd::abs(x) < B(0x1.0p-54);
+        const B xc = xsimd::select(tiny, B(0.0), xsimd::min(xsimd::max(x, B(-40.0)), B(710.0)));
+        const detail::expm1_parts<A> e = detail::expm1_core(xc);
+        const dd::pair<A> em1 = detail::expm1_pair_of(e);  // garbage where x > 40
+        B res = em1.hi + em1.lo;
+        // x > 40: e^x - 1 rounds like e^x = 2^k (1 + p) (the 1 is below ulp(e^x) / 2^57), from
+        // the same reduction, rounded once (inf from 709.79 on).
+        const auto big = x > B(40.0);
+        if (xsimd::any(big)) res = xsimd::select(big, detail::scaled_one_plus(e, 0.0), res);
+        res = xsimd::select(x < B(-40.0), B(-1.0), res);  // e^x < 2^-57
+        res = xsimd::select(tiny, x, res);
+        return xsimd::select(xsimd::isnan(x), x + x, res);
+    }
 }
 
 // sinh(x), f64 lanes. Max error <= 1 ULP.
@@ -267,14 +375,15 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_kernel(
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     // Each part only where a lane needs it (inputs spanning the range: most batches hold
-    // no a <= 18). a < 2^-27 returns x; those lanes compute sinh(2^-30): no subnormal
+    // no a <= split). a < 2^-27 returns x; those lanes compute sinh(2^-30): no subnormal
     // operand (exp.hpp).
-    const auto large = a > B(18.0);
+    const B split(detail::sinh_cosh_split<A>);
+    const auto large = a > split;
     B res(0.0);
     if (!xsimd::all(large)) {
-        res = detail::sinh_cosh_core(xsimd::min(xsimd::max(a, B(0x1.0p-30)), B(18.0))).sinh_a;
+        res = detail::sinh_cosh_core(xsimd::min(xsimd::max(a, B(0x1.0p-30)), split)).sinh_a;
     }
-    if (xsimd::any(large)) res = xsimd::select(large, detail::sinh_cosh_large(a, -1.0), res);
+    if (xsimd::any(large)) res = xsimd::select(large, detail::sinh_cosh_large_of<true>(a), res);
     res = xsimd::copysign(res, x);
     res = xsimd::select(a < B(0x1.0p-27), x, res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
@@ -287,12 +396,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_kernel(
     using B = xsimd::batch<double, A>;
     const B a = xsimd::abs(x);
     // As sinh_kernel; cosh(a) for a < 2^-30 rounds to 1, as cosh(2^-30).
-    const auto large = a > B(18.0);
+    const B split(detail::sinh_cosh_split<A>);
+    const auto large = a > split;
     B res(1.0);
     if (!xsimd::all(large)) {
-        res = detail::sinh_cosh_core(xsimd::min(xsimd::max(a, B(0x1.0p-30)), B(18.0))).cosh_a;
+        res = detail::sinh_cosh_core(xsimd::min(xsimd::max(a, B(0x1.0p-30)), split)).cosh_a;
     }
-    if (xsimd::any(large)) res = xsimd::select(large, detail::sinh_cosh_large(a, 1.0), res);
+    if (xsimd::any(large)) res = xsimd::select(large, detail::sinh_cosh_large_of<false>(a), res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 

@@ -54,15 +54,23 @@ namespace numfuse::kernels {
 // in float32. So the relative error before the caller's one float32 rounding is below 2^-41
 // (<= 0.5 + 2^-17 float32 ULP); no division, no subnormal operand.
 namespace detail {
+// The odd functions' last selects: |x| below `tiny` (where the function rounds to x) returns
+// x, NaN returns x + x (the input quieted).
+template <class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> odd_tiny_nan_fixup(const xsimd::batch<T, A>& x,
+                                                            const xsimd::batch<T, A>& res,
+                                                            T tiny) noexcept {
+    using B = xsimd::batch<T, A>;
+    return xsimd::select(xsimd::isnan(x), x + x, xsimd::select(xsimd::abs(x) < B(tiny), x, res));
+}
+
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_f32_in_f64(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B a = xsimd::min(xsimd::abs(x), B(100.0));  // NaN: garbage, replaced below
     const B d = exp_kernel_nofix(a) - exp_kernel_nofix(-a);
-    B res = xsimd::copysign(B(0.5) * d, x);
-    res = xsimd::select(xsimd::abs(x) < B(0x1.0p-12), x, res);
-    return xsimd::select(xsimd::isnan(x), x + x, res);
+    return odd_tiny_nan_fixup(x, xsimd::copysign(B(0.5) * d, x), 0x1.0p-12);
 }
 
 template <class A>
@@ -75,8 +83,23 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_f32_in_f64(
 }
 
 #if defined(__AVX512F__)
+// e^y 2^shift = h + l, a normalised pair (|l| <= ulp(h) / 2) scaled exactly by vscalefps (h is
+// inf exactly where e^y 2^shift overflows), from exp_f32_avx512_pair's unrounded pair for
+// |y| <= 89: the e^a of sinh / cosh (shift -1) and the e^y of tanh (shift 0).
+struct ScaledF32Pair {
+    __m512 h, l;
+};
+inline ScaledF32Pair exp_f32_scaled_pair(__m512 y, float shift) noexcept {
+    const ExpF32Pair e = exp_f32_avx512_pair(y);
+    const __m512 s = shift == 0.0f ? e.s : _mm512_add_ps(e.s, _mm512_set1_ps(shift));
+    const __m512 m = _mm512_add_ps(e.hi, e.lo);
+    return {_mm512_scalef_ps(m, s),
+            _mm512_scalef_ps(_mm512_add_ps(_mm512_sub_ps(e.hi, m), e.lo), s)};
+}
+
 // sinh (Sinh) or cosh of a = |x| for float32 lanes, AVX-512, in float32 arithmetic (method at
-// the top); the caller puts the sign back and selects tiny and NaN lanes.
+// the top); sinh's lanes below 2^-12 return a. The caller puts the sign back and selects NaN
+// lanes.
 template <bool Sinh>
 inline __m512 sinh_cosh_f32_avx512(__m512 a) noexcept {
     // e^a / 2 = H + L and e^-a / 2 = MH + ML from exp's unrounded pairs, a in [2^-12, 90]
@@ -84,15 +107,12 @@ inline __m512 sinh_cosh_f32_avx512(__m512 a) noexcept {
     // of e^a; e^-20 is normal, so no subnormal operand anywhere)
     const __m512 ac =
         _mm512_min_ps(_mm512_max_ps(a, _mm512_set1_ps(0x1.0p-12f)), _mm512_set1_ps(90.0f));
-    const __m512 one = _mm512_set1_ps(1.0f);
-    const ExpF32Pair ep = exp_f32_avx512_pair(ac);
+    // e^a renormalised first (hi + lo rounded), so that H overflows only where e^a / 2 does
+    const ScaledF32Pair ep = exp_f32_scaled_pair(ac, -1.0f);
+    const __m512 h = ep.h, l = ep.l;
     const ExpF32Pair em = exp_f32_avx512_pair(
         _mm512_sub_ps(_mm512_setzero_ps(), _mm512_min_ps(ac, _mm512_set1_ps(20.0f))));
-    const __m512 sp = _mm512_sub_ps(ep.s, one), sm = _mm512_sub_ps(em.s, one);
-    // e^a renormalised first (hi + lo rounded), so that H overflows only where e^a / 2 does
-    const __m512 m = _mm512_add_ps(ep.hi, ep.lo);
-    const __m512 h = _mm512_scalef_ps(m, sp);
-    const __m512 l = _mm512_scalef_ps(_mm512_add_ps(_mm512_sub_ps(ep.hi, m), ep.lo), sp);
+    const __m512 sm = _mm512_sub_ps(em.s, _mm512_set1_ps(1.0f));
     const __m512 mh = _mm512_scalef_ps(em.hi, sm), ml = _mm512_scalef_ps(em.lo, sm);
     // h -+ mh as an exact fast two-sum (h > mh), the rest added once, one rounding
     __m512 res;
@@ -120,6 +140,10 @@ inline __m512 sinh_cosh_f32_avx512(__m512 a) noexcept {
             g = _mm512_fmadd_ps(g, u, _mm512_set1_ps(0x1.111112p-7f));  // 0.0083333337679505348206
             g = _mm512_fmadd_ps(g, u, _mm512_set1_ps(0x1.555556p-3f));  // 0.16666667163372039795
             res = _mm512_mask_mov_ps(res, small, _mm512_fmadd_ps(ac, _mm512_mul_ps(u, g), ac));
+            // |x| < 2^-12 (computed at 2^-12: no subnormal operand) returns |x|: sinh rounds
+            // to x there (only batches with a small lane can hold such a lane)
+            res = _mm512_mask_mov_ps(
+                res, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_LT_OQ), a);
         }
     }
     return res;
@@ -135,9 +159,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sinh_f32_kernel(
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) {
         using F = xsimd::batch<float, A>;
-        F res = xsimd::copysign(F(detail::sinh_cosh_f32_avx512<true>(xsimd::abs(x))), x);
-        res = xsimd::select(xsimd::abs(x) < F(0x1.0p-12f), x, res);
-        return xsimd::select(xsimd::isnan(x), x + x, res);
+        const F res = xsimd::copysign(F(detail::sinh_cosh_f32_avx512<true>(xsimd::abs(x))), x);
+        return xsimd::select(xsimd::isnan(x), x + x, res);  // tiny lanes: |x| with x's sign
     } else
 #endif
     {
@@ -187,24 +210,21 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_f32_in_f64(
     const B p = dd::fmadd(r * r, q, r);  // e^r - 1
     const B s = detail::pow2i(kd);
     const B em1 = dd::fmadd(s, p, s - B(1.0));  // e^y - 1 (s - 1 exact)
-    B res = xsimd::copysign(detail::divide(-em1, em1 + B(2.0)), x);
-    res = xsimd::select(xsimd::abs(x) < B(0x1.0p-12), x, res);
-    return xsimd::select(xsimd::isnan(x), x + x, res);
+    return odd_tiny_nan_fixup(x, xsimd::copysign(detail::divide(-em1, em1 + B(2.0)), x), 0x1.0p-12);
 }
 
 #if defined(__AVX512F__)
-// tanh for float32 lanes, AVX-512 (method at the top). NaN lanes: garbage, replaced by the
-// caller.
+// tanh for float32 lanes, AVX-512 (method at the top); lanes below 2^-12 return a. NaN lanes:
+// garbage, replaced by the caller.
 inline __m512 tanh_f32_avx512(__m512 a) noexcept {
-    // e^y = 2^s (hi + lo), y = 2 min(a, 9.125) (tanh rounds to 1 in float32 from 9.02 on)
-    const ExpF32Pair e = exp_f32_avx512_pair(_mm512_mul_ps(
-        _mm512_set1_ps(2.0f),
-        _mm512_min_ps(_mm512_max_ps(a, _mm512_set1_ps(0.375f)), _mm512_set1_ps(9.125f))));
-    // e^y = eh + el normalised (|el| <= ulp(eh) / 2; the correction below is first order in
-    // el / eh), both scaled exactly
-    const __m512 m = _mm512_add_ps(e.hi, e.lo);
-    const __m512 eh = _mm512_scalef_ps(m, e.s);
-    const __m512 el = _mm512_scalef_ps(_mm512_add_ps(_mm512_sub_ps(e.hi, m), e.lo), e.s);
+    // e^y = eh + el, y = 2 min(a, 9.125) (tanh rounds to 1 in float32 from 9.02 on),
+    // normalised (|el| <= ulp(eh) / 2; the correction below is first order in el / eh), both
+    // scaled exactly
+    const ScaledF32Pair e = exp_f32_scaled_pair(
+        _mm512_mul_ps(_mm512_set1_ps(2.0f), _mm512_min_ps(_mm512_max_ps(a, _mm512_set1_ps(0.375f)),
+                                                          _mm512_set1_ps(9.125f))),
+        0.0f);
+    const __m512 eh = e.h, el = e.l;
     // N = e^y - 1, D = e^y + 1 as pairs (fast two-sums: eh >= 2)
     const __m512 one = _mm512_set1_ps(1.0f);
     const __m512 nh = _mm512_sub_ps(eh, one);
@@ -220,8 +240,7 @@ inline __m512 tanh_f32_avx512(__m512 a) noexcept {
     const __mmask16 small = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.375f), _CMP_LT_OQ);
     if (small != 0) {
         // a + a u G(u), u = a^2 <= 0.375^2: tools/explog_remez.py tanh32_small, degree 4,
-        // relative error of tanh 2^-28.74 (a < 2^-12 is computed at 2^-12 and replaced by
-        // the caller)
+        // relative error of tanh 2^-28.74 (a < 2^-12 is computed at 2^-12 and replaced below)
         const __m512 as = _mm512_max_ps(a, _mm512_set1_ps(0x1.0p-12f));
         const __m512 u = _mm512_mul_ps(as, as);
         __m512 g = _mm512_fmadd_ps(_mm512_set1_ps(-0x1.ecc30ep-8f), u,  // -0.007518950384110212326
@@ -230,6 +249,10 @@ inline __m512 tanh_f32_avx512(__m512 a) noexcept {
         g = _mm512_fmadd_ps(g, u, _mm512_set1_ps(0x1.1110d8p-3f));  // 0.13333290815353393555
         g = _mm512_fmadd_ps(g, u, _mm512_set1_ps(-0x1.555556p-2f));  // -0.3333333432674407959
         res = _mm512_mask_mov_ps(res, small, _mm512_fmadd_ps(as, _mm512_mul_ps(u, g), as));
+        // |x| < 2^-12 returns |x| (tanh rounds to x there; only batches with a small lane can
+        // hold such a lane)
+        res = _mm512_mask_mov_ps(res, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_LT_OQ),
+                                 a);
     }
     return res;
 }
@@ -244,10 +267,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tanh_f32_kernel(
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) {
         using F = xsimd::batch<float, A>;
-        F res = detail::tanh_f32_avx512(xsimd::abs(x));
-        res = xsimd::copysign(res, x);
-        res = xsimd::select(xsimd::abs(x) < F(0x1.0p-12f), x, res);
-        return xsimd::select(xsimd::isnan(x), x + x, res);
+        const F res = xsimd::copysign(F(detail::tanh_f32_avx512(xsimd::abs(x))), x);
+        return xsimd::select(xsimd::isnan(x), x + x, res);  // tiny lanes: |x| with x's sign
     } else
 #endif
     {
