@@ -159,11 +159,45 @@ def test_within_1_ulp_next_to_zero(name, kind, dtype, level):
     assert worst <= 1.0, f"{name}({x[k]!r}, {y[k]!r}) = {got[k]!r} at {level}: {worst:.3f} ULP"
 
 
+@functools.cache
+def _tiny_max_cases(name: str):
+    """float64 pairs with a tiny max (|m| from the smallest subnormal to 2^-900, either
+    sign) and base^min within 2^7 of |m|: results subnormal or in the lowest binades, from
+    m + base^min without cancellation to the near-zero lanes (issue 29's corner: logaddexp2
+    was 1.6 ULP off there, logaddexp 0.75, each rounding base^min's low part onto the
+    subnormal grid before the sum)."""
+    rng = np.random.default_rng(29)
+    n = 2000
+    m = 2.0 ** rng.uniform(-1074, -900, n)
+    m = np.where(rng.random(n) < 0.7, -m, m)
+    m = np.where(m == 0, -5e-324, m)
+    step = rng.uniform(-7, 7, n)
+    with np.errstate(divide="ignore"):
+        if name == "logaddexp2":
+            s = np.log2(np.abs(m)) + step
+        else:
+            s = np.log(np.abs(m)) + step * np.log(2)
+    x, y = _mixed_order(rng, m, np.minimum(s, m))
+    with mpmath.workprec(PRECISION):
+        exact = [_exact(name, a, b) for a, b in zip(x.tolist(), y.tolist())]
+    return x, y, exact
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_tiny_max_rounds_once(name, level):
+    """m + base^min rounded once onto the final grid: within 0.5 ULP plus base^min's own
+    error (2^-65 relative, at most 65 times the result: 0.516 ULP)."""
+    x, y, exact = _tiny_max_cases(name)
+    got = getattr(numfuse, name)(x, y)
+    worst, k = max_ulp_error(x, y, exact, got)
+    assert worst <= 0.52, f"{name}({x[k]!r}, {y[k]!r}) = {got[k]!r} at {level}: {worst:.3f} ULP"
+
+
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
 def test_the_deepest_cases_cancel_far(name, dtype):
     """The search finds what it is there for: results far below max(x, y) (float64: past
-    what the double-double pass certifies, so the fixed-point pass is what is tested)."""
+    what the double-double pass certifies, so the triple-double pass is what is tested)."""
     x, y, exact = _cases(name, dtype, "deepest")
     m = np.maximum(x, y).astype(np.float64)
     depth = min(float(abs(v) / abs(mpmath.mpf(float(a)))) for v, a in zip(exact, m))
@@ -264,7 +298,8 @@ def test_results_do_not_depend_on_layout(name, dtype, level):
 
 def _sweep(name: str, dtype, n: int) -> tuple[np.ndarray, np.ndarray]:
     """n pairs over the whole range: ordinary, |x - y| tiny, huge and zero (equal), every
-    magnitude, results next to zero (perturbed nearest pairs) and subnormal results."""
+    magnitude, tiny maxima with subnormal results, results next to zero (perturbed nearest
+    pairs) and subnormal results."""
     rng = np.random.default_rng(17 if dtype == np.float64 else 18)
     info = np.finfo(dtype)
     f64 = dtype == np.float64
@@ -286,6 +321,15 @@ def _sweep(name: str, dtype, n: int) -> tuple[np.ndarray, np.ndarray]:
     xs.append(a), ys.append(a)
     a = logu(float(info.smallest_subnormal), float(info.max), k, True)  # every magnitude
     xs.append(a), ys.append(logu(float(info.smallest_subnormal), float(info.max), k, True))
+    # tiny max (from the smallest subnormal), base^min within 2^7 of |max|: subnormal results
+    tiny_top = float(info.tiny) * 2.0 ** (120 if f64 else 20)
+    m = logu(float(info.smallest_subnormal), tiny_top, k, True)
+    with np.errstate(divide="ignore"):
+        if name == "logaddexp2":
+            sm = np.log2(np.abs(m)) + rng.uniform(-7, 7, k)
+        else:
+            sm = np.log(np.abs(m)) + rng.uniform(-7, 7, k) * np.log(2)
+    xs.append(m), ys.append(np.minimum(sm, m))
     # next to zero: max over every binade to the smallest normals, min the (float64-)nearest
     # log(1 - e^max) perturbed by a relative 1e-17 .. 1e-3 (subnormal results for tiny max)
     count = n - sum(v.size for v in xs)
@@ -359,3 +403,6 @@ if __name__ == "__main__":  # pragma: no cover
                     print(
                         f"{name:10} {level:9} {dname:8} {kind:10} {x.size:5} pairs: {worst:.3f} ULP"
                     )
+            x, y, exact = _tiny_max_cases(name)
+            worst, _ = max_ulp_error(x, y, exact, getattr(numfuse, name)(x, y))
+            print(f"{name:10} {level:9} float64  tiny max   {x.size:5} pairs: {worst:.3f} ULP")

@@ -1,7 +1,7 @@
 // The exact arithmetic behind logaddexp's near-zero results (src/core/kernels/
 // fixed_point.hpp and the passes of kernels/logaddexp.hpp), at the baseline level: the
 // fixed-point constants against their known digits, the fixed-point operations against
-// identities, and the three ways logaddexp computes e^x + e^y - 1 (logaddexp2: 2^x + 2^y
+// identities, and the four ways logaddexp computes e^x + e^y - 1 (logaddexp2: 2^x + 2^y
 // - 1) against each other. The accuracy of the results against mpmath, at every level:
 // tests/test_logaddexp.py.
 #include <gtest/gtest.h>
@@ -110,10 +110,11 @@ std::vector<NearZeroPair> near_zero_pairs(std::size_t count) {
 
 template <kd::LogBase Base>
 void check_passes_agree() {
-    // Pass 3 at 128, 192 and 384 bits: the same eps to the pair's precision wherever the
-    // narrower certifies it; pass 2, where it certifies, to its own (2^-59 relative).
+    // The fixed-point pass at 128, 192 and 384 bits: the same eps to the pair's precision
+    // wherever the narrower certifies it; pass 2 and the triple-double pass, where they
+    // certify, to their own.
     using B = xsimd::batch<double, Arch>;
-    int certified_by_pass2 = 0, certified_at_128 = 0;
+    int certified_by_pass2 = 0, certified_at_128 = 0, needs_triple = 0, certified_by_triple = 0;
     for (const NearZeroPair& p : near_zero_pairs<Base>(2000)) {
         const kd::LogaddexpExactEps e128 = kd::logaddexp_eps_fixed<Arch, 2, Base>(p.m, p.s);
         const kd::LogaddexpExactEps e3 = kd::logaddexp_eps_fixed<Arch, 3, Base>(p.m, p.s);
@@ -130,6 +131,19 @@ void check_passes_agree() {
                 std::ldexp(static_cast<long double>(e128.hi) + e128.lo, e128.exponent);
             EXPECT_LE(std::fabs(eps128 - eps6), std::fabs(eps6) * 0x1p-58L) << p.m << " " << p.s;
         }
+        // The triple-double pass: D = eps 2^-k_s to 2^-140 absolute (plus the 384-bit
+        // pair's own truncation, 2^-105 |D|), certified wherever pass 2 is not, but for
+        // |D| < 2^-81.
+        const kd::LogaddexpEps<Arch> et = kd::logaddexp_eps_triple<double, Base>(B(p.m), B(p.s));
+        const int kt = static_cast<int>(et.k.get(0));
+        const double h6 = std::ldexp(e6.hi, e6.exponent - kt);
+        const double l6 = std::ldexp(e6.lo, e6.exponent - kt);
+        const double triple_error =
+            std::fabs((et.d.hi.get(0) - h6) + (et.d.lo.get(0) - l6)) - std::fabs(h6) * 0x1p-105;
+        EXPECT_LE(triple_error, 0x1p-140) << p.m << " " << p.s;
+        if (std::fabs(h6) < 0x1p-38) ++needs_triple;
+        if (std::fabs(h6) < 0x1p-38 && et.certified.get(0)) ++certified_by_triple;
+        EXPECT_EQ(et.certified.get(0), std::fabs(et.d.hi.get(0)) >= 0x1p-81);
         const kd::LogaddexpEps<Arch> e2 = kd::logaddexp_eps_dd<double, Base>(B(p.m), B(p.s));
         if (e2.certified.get(0)) {
             ++certified_by_pass2;
@@ -141,6 +155,8 @@ void check_passes_agree() {
     }
     EXPECT_GT(certified_by_pass2, 200);  // the perturbed pairs
     EXPECT_GT(certified_at_128, 1000);
+    EXPECT_GT(needs_triple, 1000);  // the nearest pairs and their neighbours
+    EXPECT_GE(certified_by_triple, needs_triple - 2);
 }
 
 TEST(LogaddexpExact, PassesAgree) { check_passes_agree<kd::LogBase::e>(); }

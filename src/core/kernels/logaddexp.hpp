@@ -11,8 +11,7 @@
 //   (arch/binary_loop.hpp) and the VM (arch/expr_ops.hpp) give the same bits.
 //   Max error <= 1 ULP of Out for every input at every level (enforced against mpmath,
 //   next to zero included, by tests/test_logaddexp.py; measured maxima in
-//   docs/accuracy.md), except, so far, logaddexp2's float64 subnormal results of |max| <
-//   ~2^-1016 that the near-zero test does not flag (up to 2.2 ULP: docs/accuracy.md).
+//   docs/accuracy.md).
 //   Special values as NumPy's npy_logaddexp: a NaN argument gives x + y; +inf with
 //   anything but NaN gives +inf; -inf with y gives y + 0 (-0 becomes +0); equal
 //   infinities give that infinity; arguments more than 746 apart give max + 0. logaddexp2
@@ -42,18 +41,23 @@
 //      eps - eps^2/2 + eps^3/3 below 2^-20, else the log core (logpair.hpp) of 1 + eps.
 //   3. The lanes pass 2 cannot certify (e^x + e^y agrees with 1 to more than ~38 bits
 //      beyond |m|'s scale: random inputs essentially never, but the nearest double s to
-//      log(1 - e^m) typically does) compute D in 128-bit fixed point (logaddexp_eps_fixed,
-//      fixed_point.hpp: e^x by Taylor on x/64 and six doublings, 1 - e^-mu by its series
-//      and doublings; certified when |D| >= 2^(72 - 64 N) = 2^-56), else at 192 bits
-//      (2^-120), else at 384 (2^-312). A double pair's cancellation is heuristically at
+//      log(1 - e^m) typically does), gathered again: D in triple-double arithmetic
+//      (logaddexp_eps_triple, logaddexp_triple.hpp: e^s and 1 - e^m as sums of three
+//      doubles, 2^(j/16) and Taylor to t^17 with each step at the precision it needs; D's
+//      error below 2^-140, measured 2^-143.2), certified where |D| >= 2^-81 (float32:
+//      2^-107). The rest (about 2^-28 of nearest pairs) compute D in fixed point, scalar
+//      (logaddexp_eps_fixed, fixed_point.hpp: e^x by Taylor on x/64 and six doublings,
+//      1 - e^-mu by its series and doublings; certified when |D| >= 2^(72 - 64 N)): 192
+//      bits (2^-120), else 384 (2^-312). A double pair's cancellation is heuristically at
 //      most ~120 bits (2^62 candidate pairs near e^x + e^y = 1, each missing it by ~2^-53
-//      |m| u, u uniform), so the 384-bit result is used as is beyond that. Scalar: 0.24 us
-//      a lane at 128 bits, 0.55 at 192 (AVX-512 machine).
+//      |m| u, u uniform), so the 384-bit result is used as is beyond that. Scalar: 0.55 us
+//      a lane at 192 bits (AVX-512 machine).
 //   Base 2 (logaddexp_base_array<Out, LogBase::two, A>): the same passes on 2^x + 2^y, d =
 //   n/16 + t/ln2 reduced exactly (n = round(16 d), t = (d - n/16) ln2 as a pair to 2^-104,
 //   logaddexp2_reduced), L (pass 1) and log1p(eps) (passes 2, 3) times log2(e) as pairs
-//   (2^-104) before the one rounding; pass 3's e^x on x = (ceil|s| - |s|) ln2 and 1 - 2^m
-//   = 1 - e^-(mu ln2) with mu ln2 as a fraction. Error bounds as base e's (measured in
+//   (2^-104) before the one rounding; pass 3 reduces as pass 1 with ln2 as three doubles,
+//   and its fixed point takes e^x on x = (ceil|s| - |s|) ln2 and 1 - 2^m = 1 - e^-(mu ln2)
+//   with mu ln2 as a fraction. Error bounds as base e's (measured in
 //   docs/accuracy.md).
 //   Every pass computes lane by lane, so gathering the near-zero lanes changes no bits.
 //   The tables and constants (ln2/16 split, 2^(j/16), r_i and -log(r_i), 1/n!) are
@@ -61,6 +65,7 @@
 //
 // Files: this header holds pass 1 and the array and one-pair entry points;
 // logaddexp_near.hpp passes 2 and 3 and the gathering of near-zero lanes;
+// logaddexp_triple.hpp pass 3's triple-double arithmetic;
 // logaddexp_tables.hpp the constants, their per-lane lookup and the exact scaling the
 // passes share.
 #pragma once
@@ -152,12 +157,13 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
     // or result takes a microcode assist, exp.hpp). E is scaled with k held at -960 or above
     // (e_lo normal too). Below (deep: d < -665, E < 2^-968 < ulp(m) 2^-16 where |m| >=
     // 2^-900) the result is m itself; the rare lanes with k < -960 and |m| < 2^-900 add
-    // their true E (m + E, scaled without the hold: E^2 is below 2^-1920), the value the log
-    // part would give them.
+    // their true E (E^2 is below 2^-1920), the value the log part would give them, in a
+    // domain scaled by 2^600 (E's low part and base 2's product by log2(e) stay exact
+    // there) and rounded once onto the final grid, subnormal results included.
     const auto deep = k < B(-960.0);
     const auto deep_tiny_m = deep & (xsimd::abs(m) < B(0x1.0p-900));
     const auto far = d.hi < B(-40.0);
-    const B kc = xsimd::select(deep_tiny_m, k, xsimd::max(k, B(-960.0)));
+    const B kc = xsimd::max(k, B(-960.0));
     const B es_hi = logaddexp_scale(e1.hi, kc), es_lo = logaddexp_scale(e1.lo, kc);
     const B e_hi = xsimd::select(far, B(0.0), es_hi), e_lo = xsimd::select(far, B(0.0), es_lo);
 
@@ -212,7 +218,22 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
                                   dd::fmadd(ef.lo, B(c::log2e_pair.hi), p.lo))};
         }
         const dd::pair<A> rf0 = dd::two_sum(m, ef.hi);
-        const B rf = xsimd::select(deep & ~deep_tiny_m, m, rf0.hi + (rf0.lo + ef.lo));
+        B rf = xsimd::select(deep, m, rf0.hi + (rf0.lo + ef.lo));
+        if (xsimd::any(deep_tiny_m)) {
+            // m + E (base 2: m + E log2(e)) with m and E scaled by 2^600 (exact: k + 600 >=
+            // -477, m >= 2^-1074), rounded once at 2^-600.
+            const B ts_hi = logaddexp_scale(e1.hi, k + B(600.0));
+            const B ts_lo = logaddexp_scale(e1.lo, k + B(600.0));
+            dd::pair<A> et = {ts_hi, ts_lo};
+            if constexpr (Base == LogBase::two) {
+                const dd::pair<A> p = dd::two_prod(ts_hi, B(c::log2e_pair.hi));
+                et = {p.hi, dd::fmadd(ts_hi, B(c::log2e_pair.lo),
+                                      dd::fmadd(ts_lo, B(c::log2e_pair.hi), p.lo))};
+            }
+            const dd::pair<A> t0 = dd::two_sum(logaddexp_scale(m, B(600.0)), et.hi);
+            const dd::pair<A> t1 = dd::two_sum(t0.hi, t0.lo + et.lo);
+            rf = xsimd::select(deep_tiny_m, logaddexp_round_scaled(t1, B(-600.0)), rf);
+        }
         r = xsimd::select(far, rf, r);
     }
     // Special values as NumPy: d below far_d (s = -inf included, and m = +inf with s finite)
@@ -282,7 +303,7 @@ double logaddexp_base_one(double a, double b) noexcept {
     const detail::LogaddexpFirst<A> first = detail::logaddexp_first<Out, Base>(B(a), B(b));
     if (!xsimd::any(first.near_zero)) return first.result.get(0);
     detail::LogaddexpNearZeroLanes<Out, Base, A> lanes(r);
-    lanes.add(first.m, first.s, first.near_zero, 0);
+    lanes.add(first.m, first.s, first.result, first.near_zero, 0);
     lanes.finish();
     return r[0];
 }
@@ -331,7 +352,7 @@ void logaddexp_base_array(double* out, const double* a, const double* b, std::si
             B m = xsimd::max(x, y), s = xsimd::min(x, y);
             if (in_place) m = B::load_aligned(ms + k), s = B::load_aligned(ss + k);
             const auto near = detail::logaddexp_near_zero<Out, Base>(r, m, s);
-            if (xsimd::any(near)) lanes.add(m, s, near, start + k);
+            if (xsimd::any(near)) lanes.add(m, s, r, near, start + k);
         }
     }
     lanes.finish();

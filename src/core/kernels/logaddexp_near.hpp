@@ -17,6 +17,7 @@
 #include "kernels/fixed_point.hpp"
 #include "kernels/hyperbolic.hpp"
 #include "kernels/logaddexp_tables.hpp"
+#include "kernels/logaddexp_triple.hpp"
 #include "kernels/logpair.hpp"
 
 namespace numfuse::kernels {
@@ -101,12 +102,6 @@ NUMFUSE_ALWAYS_INLINE LogaddexpExpParts<A> logaddexp_exp_dd(
 // eps = e^m + e^s - 1 = D 2^k (pass 2; base 2: 2^m + 2^s - 1) for the near-zero lanes
 // (m in (-1.4, 0), s <= m);
 // `certified` where |D| is large enough for Out.
-template <class A>
-struct LogaddexpEps {
-    dd::pair<A> d;
-    xsimd::batch<double, A> k;
-    xsimd::batch_bool<double, A> certified;
-};
 template <class Out, LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double, A>& m,
                                                        const xsimd::batch<double, A>& s) noexcept {
@@ -156,25 +151,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_log1p_eps(
     const dd::pair<A> log2e = {B(c::log2e_pair.hi), B(c::log2e_pair.lo)};
     // The tiny branch's value before scaling: D (base 2: D log2(e), |lo| <= ulp(hi) / 2).
     const dd::pair<A> dt = Base == LogBase::e ? d : dd::mul(d, log2e);
-    // |eps| < 2^-60: log1p(eps) = eps (1 - eps/2 + ...) is eps to 2^-61, rounded once: the
-    // pair summed then scaled exactly where eps is normal; below 2^-1022 the pair is rounded
-    // onto the subnormal grid directly, in units of 2^-1074 (|u| < 2^52, rounded to an
-    // integer by adding 2^52), u.lo breaking u.hi's ties (a second rounding would be off by
-    // up to 0.75 ULP just below 2^-1022). No product sees a subnormal: the normal form's
-    // scale is 0 in the subnormal lanes, and the subnormal is built from its bits (the
-    // integer q + 2^52's bits less 2^52's are q 2^-1074's, q <= 2^52).
-    const B u_hi = logaddexp_scale(dt.hi, k + B(1074.0));
-    const B sign = xsimd::copysign(B(1.0), u_hi);
-    const B ua = xsimd::abs(u_hi), la = logaddexp_scale(dt.lo, k + B(1074.0)) * sign;
-    const auto below_normal = ua < B(0x1.0p52);  // |eps| < 2^-1022
-    const B normal_tiny = logaddexp_scale(dt.hi + dt.lo, xsimd::select(below_normal, B(0.0), k));
-    const B qa = (ua + B(0x1.0p52)) - B(0x1.0p52);
-    const B w = ua - qa;  // exact, |w| <= 1/2
-    const B step = xsimd::select((w == B(0.5)) & (la > B(0.0)), B(1.0), B(0.0)) -
-                   xsimd::select((w == B(-0.5)) & (la < B(0.0)), B(1.0), B(0.0));
-    const B subnormal = xsimd::copysign(
-        as_float<double, A>(as_int((qa + step) + B(0x1.0p52)) - as_int(B(0x1.0p52))), u_hi);
-    const B tiny = xsimd::select(below_normal, subnormal, normal_tiny);
+    // |eps| < 2^-60: log1p(eps) = eps (1 - eps/2 + ...) is eps to 2^-61, rounded once,
+    // subnormal results included (logaddexp_round_scaled).
+    const B tiny = logaddexp_round_scaled(dt, k);
     // |eps| < 2^-20: eps - eps^2/2 + eps^3/3 (drops eps^4/4 < 2^-60 eps). The log core of
     // 1 + eps would lose the second-order term of its low part here (1 + eps's rounding
     // error, up to 2^-53, squared: 2^-55 relative where eps ~ 2^-52).
@@ -309,22 +288,53 @@ LogaddexpExactEps logaddexp_eps_fixed(double m, double s) noexcept {
             fixed::compare(diff, threshold) >= 0};
 }
 
-// Pass 3 for one lane: 128 bits (enough for 2 in 3 nearest pairs, 0.24 us), 192 (0.55 us),
-// then 384.
+// The scalar pass for one lane, where the triple-double pass cannot certify |D| (below
+// 2^-81, where 128 bits, certifying 2^-56, cannot either): 192 bits (0.55 us), then 384.
 template <class A, LogBase Base>
 LogaddexpExactEps logaddexp_eps_exact(double m, double s) noexcept {
-    const LogaddexpExactEps narrow = logaddexp_eps_fixed<A, 2, Base>(m, s);
-    if (narrow.certified) return narrow;
     const LogaddexpExactEps e = logaddexp_eps_fixed<A, 3, Base>(m, s);
     if (e.certified) return e;
     const LogaddexpExactEps wide = logaddexp_eps_fixed<A, 6, Base>(m, s);
     return wide.hi != 0.0 ? wide : e;
 }
 
-// Near-zero lanes gathered from consecutive batches and recomputed (passes 2 and 3) a
-// full batch at a time; results go straight to their place in `out`. Gathering is
-// branch-free: a mispredicted branch per lane would drain the first pass's long dependency
-// chains of the batches in flight (measured: ~40 ns per near-zero lane).
+// Lanes (max, min, where the result goes) waiting for a pass that runs a full batch at a
+// time: up to 2 width - 1 between runs (one batch may complete a run and start the next).
+template <std::size_t Width>
+struct LogaddexpLaneQueue {
+    double m[2 * Width];
+    double s[2 * Width];
+    std::size_t at[2 * Width];
+    std::size_t count = 0;
+
+    // The first `count` lanes as batch arrays (the rest repeats lane 0).
+    void fill(double* ms, double* ss, std::size_t lanes) const noexcept {
+        for (std::size_t k = 0; k < Width; ++k) {
+            ms[k] = m[k < lanes ? k : 0];
+            ss[k] = s[k < lanes ? k : 0];
+        }
+    }
+    // Drop the first Width lanes (after a run of them).
+    void pop_batch() noexcept {
+        for (std::size_t k = Width; k < count; ++k) {
+            m[k - Width] = m[k], s[k - Width] = s[k], at[k - Width] = at[k];
+        }
+        count -= Width;
+    }
+};
+
+// First-pass results below this times |m| send a near-zero lane straight to the triple-
+// double pass (float64 results; float32's pass 2 certifies far deeper, 2^-64).
+template <class Out>
+inline constexpr double logaddexp_direct_deep = std::is_same<Out, float>::value ? 0.0 : 0x1.0p-41;
+
+// Near-zero lanes gathered from consecutive batches and recomputed a full batch at a time
+// (pass 2); the lanes pass 2 cannot certify are gathered again for the triple-double pass
+// (logaddexp_triple.hpp), and the few it cannot certify computed in fixed point, one at a
+// time. Results go straight to their place in `out` (a lane of the triple pass after pass
+// 2 wrote its uncertified value there). Gathering is branch-free: a mispredicted branch
+// per lane would drain the first pass's long dependency chains of the batches in flight
+// (measured: ~40 ns per near-zero lane).
 template <class Out, LogBase Base, class A>
 class LogaddexpNearZeroLanes {
     using B = xsimd::batch<double, A>;
@@ -333,42 +343,73 @@ class LogaddexpNearZeroLanes {
 public:
     explicit LogaddexpNearZeroLanes(double* out) noexcept : out_(out) {}
 
-    // The lanes of `near` of a batch: max and min of its arguments m and s, its results at
-    // out[base].
-    NUMFUSE_NOINLINE void add(const B& m, const B& s, const xsimd::batch_bool<double, A>& near,
-                              std::size_t base) noexcept {
-        alignas(64) double ms[width], ss[width], flags[width];
+    // The lanes of `near` of a batch: max and min of its arguments m and s, its first-pass
+    // results r, their places out[base]. float64 lanes with |r| < 2^-41 |m| go straight to
+    // the triple-double pass: pass 2 could not certify them (|D| <= 2.05 |eps| / (1 - e^m)
+    // and 1 - e^m >= 0.45 |m| for either base, so |D| < 4.56 (2^-41 + 2^-62.4) < 2^-38.8,
+    // with pass 1's error 2^-62.4 |m|). The route changes no bits: such a lane would reach
+    // the triple pass anyway.
+    NUMFUSE_NOINLINE void add(const B& m, const B& s, const B& r,
+                              const xsimd::batch_bool<double, A>& near, std::size_t base) noexcept {
+        alignas(64) double ms[width], ss[width], to_near[width], to_deep[width];
         m.store_aligned(ms);
         s.store_aligned(ss);
-        xsimd::select(near, B(1.0), B(0.0)).store_aligned(flags);
+        const auto deep = near & (xsimd::abs(r) < xsimd::abs(m) * B(logaddexp_direct_deep<Out>));
+        xsimd::select(near & ~deep, B(1.0), B(0.0)).store_aligned(to_near);
+        xsimd::select(deep, B(1.0), B(0.0)).store_aligned(to_deep);
         for (std::size_t k = 0; k < width; ++k) {
-            m_[count_] = ms[k];
-            s_[count_] = ss[k];
-            at_[count_] = base + k;
-            count_ += flags[k] != 0.0 ? 1 : 0;
+            near_.m[near_.count] = ms[k], deep_.m[deep_.count] = ms[k];
+            near_.s[near_.count] = ss[k], deep_.s[deep_.count] = ss[k];
+            near_.at[near_.count] = base + k, deep_.at[deep_.count] = base + k;
+            near_.count += to_near[k] != 0.0 ? 1 : 0;
+            deep_.count += to_deep[k] != 0.0 ? 1 : 0;
         }
-        if (count_ >= width) {
+        if (deep_.count >= width) {
+            run_deep(width);
+            deep_.pop_batch();
+        }
+        if (near_.count >= width) {
             run(width);
-            for (std::size_t k = width; k < count_; ++k) {
-                m_[k - width] = m_[k], s_[k - width] = s_[k], at_[k - width] = at_[k];
-            }
-            count_ -= width;
+            near_.pop_batch();
         }
     }
 
     void finish() noexcept {
-        if (count_ != 0) run(count_);
+        if (near_.count != 0) run(near_.count);
+        if (deep_.count != 0) run_deep(deep_.count);
     }
 
 private:
-    // The first `count` lanes (the rest of the batch repeats lane 0).
+    // Pass 2 on the first `count` lanes of near_; its uncertified lanes to deep_.
     void run(std::size_t count) noexcept {
         alignas(64) double m[width], s[width];
-        for (std::size_t k = 0; k < width; ++k) {
-            m[k] = m_[k < count ? k : 0];
-            s[k] = s_[k < count ? k : 0];
+        near_.fill(m, s, count);
+        const LogaddexpEps<A> e =
+            logaddexp_eps_dd<Out, Base>(B::load_aligned(m), B::load_aligned(s));
+        alignas(64) double r[width];
+        logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
+        for (std::size_t k = 0; k < count; ++k) out_[near_.at[k]] = r[k];
+        if (xsimd::all(e.certified)) return;
+        bool certified[width];
+        e.certified.store_unaligned(certified);
+        for (std::size_t k = 0; k < count; ++k) {
+            deep_.m[deep_.count] = m[k];
+            deep_.s[deep_.count] = s[k];
+            deep_.at[deep_.count] = near_.at[k];
+            deep_.count += certified[k] ? 0 : 1;
         }
-        LogaddexpEps<A> e = logaddexp_eps_dd<Out, Base>(B::load_aligned(m), B::load_aligned(s));
+        if (deep_.count >= width) {
+            run_deep(width);
+            deep_.pop_batch();
+        }
+    }
+
+    // The triple-double pass on the first `count` lanes of deep_, the scalar fixed-point
+    // pass on those it cannot certify.
+    void run_deep(std::size_t count) noexcept {
+        alignas(64) double m[width], s[width];
+        deep_.fill(m, s, count);
+        LogaddexpEps<A> e = logaddexp_eps_triple<Out, Base>(B::load_aligned(m), B::load_aligned(s));
         if (!xsimd::all(e.certified)) {
             alignas(64) double hi[width], lo[width], k2[width];
             bool certified[width];
@@ -387,15 +428,12 @@ private:
         }
         alignas(64) double r[width];
         logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
-        for (std::size_t k = 0; k < count; ++k) out_[at_[k]] = r[k];
+        for (std::size_t k = 0; k < count; ++k) out_[deep_.at[k]] = r[k];
     }
 
     double* out_;
-    // Up to 2 width - 1 lanes between runs (one batch may complete a run and start the next).
-    double m_[2 * width];
-    double s_[2 * width];
-    std::size_t at_[2 * width];
-    std::size_t count_ = 0;
+    LogaddexpLaneQueue<width> near_;
+    LogaddexpLaneQueue<width> deep_;
 };
 
 }  // namespace detail

@@ -161,6 +161,16 @@ constexpr int series_terms(int b, int bits, int offset) noexcept {
 
 }  // namespace logaddexp_consts
 
+// eps = e^m + e^s - 1 = D 2^k (base 2: 2^m + 2^s - 1) of near-zero lanes as the passes
+// give it (logaddexp_eps_dd, logaddexp_eps_triple); `certified` where |D| is large enough
+// for Out.
+template <class A>
+struct LogaddexpEps {
+    dd::pair<A> d;
+    xsimd::batch<double, A> k;
+    xsimd::batch_bool<double, A> certified;
+};
+
 // The K columns of entry j (j in [0, 16)) of a Table16, per lane.
 template <class A, int K>
 struct Table16Entry {
@@ -240,6 +250,32 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_scale(
     const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& k) noexcept {
     const auto k1 = logaddexp_floor(k, 0.5);
     return (x * pow2i(k1)) * pow2i(k - k1);
+}
+
+// (v.hi + v.lo) 2^k rounded once, |v.lo| <= ulp(v.hi) / 2, for results of magnitude below
+// 2^-60 (the scaling of v.hi by 2^(k + 1074) must not overflow), subnormal results
+// included: the pair summed then scaled exactly where the result is normal; below 2^-1022
+// the pair is rounded onto the subnormal grid directly, in units of 2^-1074 (|u| < 2^52,
+// rounded to an integer by adding 2^52), u.lo breaking u.hi's ties (scaling a rounded sum
+// would round twice: up to 0.75 ULP just below 2^-1022). No product sees a subnormal: the
+// normal form's scale is 0 in the subnormal lanes, and the subnormal is built from its
+// bits (the integer q + 2^52's bits less 2^52's are q 2^-1074's, q <= 2^52).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_round_scaled(
+    const dd::pair<A>& v, const xsimd::batch<double, A>& k) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B u_hi = logaddexp_scale(v.hi, k + B(1074.0));
+    const B sign = xsimd::copysign(B(1.0), u_hi);
+    const B ua = xsimd::abs(u_hi), la = logaddexp_scale(v.lo, k + B(1074.0)) * sign;
+    const auto below_normal = ua < B(0x1.0p52);  // |result| < 2^-1022
+    const B normal = logaddexp_scale(v.hi + v.lo, xsimd::select(below_normal, B(0.0), k));
+    const B qa = (ua + B(0x1.0p52)) - B(0x1.0p52);
+    const B w = ua - qa;  // exact, |w| <= 1/2
+    const B step = xsimd::select((w == B(0.5)) & (la > B(0.0)), B(1.0), B(0.0)) -
+                   xsimd::select((w == B(-0.5)) & (la < B(0.0)), B(1.0), B(0.0));
+    const B subnormal = xsimd::copysign(
+        as_float<double, A>(as_int((qa + step) + B(0x1.0p52)) - as_int(B(0x1.0p52))), u_hi);
+    return xsimd::select(below_normal, subnormal, normal);
 }
 
 // Base 2's reduction of x + x_lo (|x_lo| <= ulp(x) / 2) for n = round(16 x): t = (x + x_lo
