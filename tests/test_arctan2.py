@@ -1,6 +1,7 @@
 """arctan2's kernels (kernels/atan2.hpp) at every level: float32 in float32 lanes where
-every lane of a vector is ordinary (both magnitudes in [2^-96, 2^96], ratio >= 2^-30) and
-in the wide float64 form for every other vector; float64 in pair arithmetic. A wrong fast
+every lane of a vector is ordinary (AVX2: both magnitudes in [2^-96, 2^96], ratio >= 2^-30;
+AVX-512: min >= 2^-40, max <= 2^100, ratio > 2^-31) and in the wide float64 form for the other
+lanes; float64 in pair arithmetic. A wrong fast
 path shows here as an error above 1 ULP, a result that depends on its neighbours, or a
 special value that differs from C99's."""
 
@@ -48,6 +49,32 @@ def test_float32_arctan2_within_1_ulp_across_the_fast_paths_range(level):
     distance = ulp_distance(got, expected)
     worst = int(np.argmax(distance))
     assert distance.max() <= 1, (y[worst], x[worst], got[worst], expected[worst])
+
+
+def test_float32_arctan2_within_1_ulp_at_the_avx512_cells(level):
+    """The AVX-512 float32 form reduces t = min/max by c = k/4 (k = 0..4, from a reciprocal
+    estimate) and takes lanes with min >= 2^-40, max <= 2^100, max/min < 2^31: ratios next to
+    the cell edges k/4 +- 1/8 and to the estimate's 2^-12 slack, magnitudes next to the range
+    edges, every quadrant."""
+    rng = np.random.default_rng(2929)
+    n = 40000
+    edge = rng.choice(np.array([0.125, 0.375, 0.625, 0.875, 0.25, 0.5, 0.75, 1.0]), n)
+    ratio = edge * (1 + rng.uniform(-(2.0**-10), 2.0**-10, n))
+    x = rng.uniform(0.5, 2.0, n) * np.exp2(rng.integers(-50, 110, n).astype(np.float64))
+    ratio2 = np.exp2(rng.uniform(-33, 0, n))  # across the 2^-31 ratio edge
+    x2 = np.exp2(rng.uniform(-45, 106, n))
+    y = np.concatenate([x * ratio, x2 * ratio2]).astype(np.float32)
+    xx = np.concatenate([x, x2]).astype(np.float32)
+    y, xx = _quadrants(y, xx, rng)
+    with np.errstate(all="ignore"):
+        got = numfuse.arctan2(y, xx)
+        swapped = numfuse.arctan2(xx, y)
+        expected = _f32_reference(y, xx)
+        expected_swapped = _f32_reference(xx, y)
+    for g, e in ((got, expected), (swapped, expected_swapped)):
+        distance = ulp_distance(g, e)
+        worst = int(np.argmax(distance))
+        assert distance.max() <= 1, (level, worst, g[worst], e[worst])
 
 
 def _specials(dtype) -> np.ndarray:

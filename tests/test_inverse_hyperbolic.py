@@ -67,11 +67,19 @@ def regions(name: str) -> np.ndarray:
             ]
         )
         return np.concatenate([x, -x])
-    # log2, log10: every binade, and next to 1 where the results are smallest
+    # log2, log10: every binade, next to 1 where the results are smallest, and every float32
+    # within 2^-12 of the AVX-512 kernel's cell edges (m = 1 + i/32) in the binades where the
+    # table's T_hi and e cancel most (x in [1/4, 4)) and in two far ones
+    edges = [
+        f32_range(s * (1 + i / 32) * (1 - 2.0**-12), s * (1 + i / 32) * (1 + 2.0**-12), 3)
+        for s in (0.25, 0.5, 1.0, 2.0, 2.0**-100, 2.0**90)
+        for i in range(1, 33)
+    ]
     return np.concatenate(
         [
             f32_range(float(np.finfo(F32).smallest_subnormal), big, 1031),
             f32_range(1.0 - 2.0**-10, 1.0 + 2.0**-10),
+            *edges,
         ]
     )
 

@@ -34,7 +34,7 @@ Fits (r, t, z are the reduced arguments of the kernels):
   log32_t16  : as log64_t16, degree 3, float
   log32_gen  : as log64_gen for float, z * (degree 2)
   log2_32_f64: log2(1+f)/f on [1/sqrt2-1, sqrt2-1], degree 11 (float64 lanes)
-               -> the float32 log2 (log.hpp)
+               -> the float32 log2 below AVX-512 (logbase_f32.hpp)
   expm1_f32  : (e^r - 1 - r)/r^2 on |r| <= ln2/2, degree 5, relative to e^r - 1
                -> the float32 tanh (hyperbolic.hpp)
   expit_f32  : (e^r - 1 - r)/r^2 on |r| <= ln2/2 (+margin), degree 6, relative error of

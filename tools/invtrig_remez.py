@@ -16,12 +16,14 @@ Fits (z is the square of the reduced argument):
           the term's share of asin s (|x| <= 1/2) and of pi/2 - 2 asin s (|x| > 1/2)
   atan64: (atan u - u) / u^3 in z = u^2 on [0, 0.0173], degree 4, relative to atan u (the
           table lanes' |u| <= 1/8, the others' 1/|x| < 1/7.625)
+  atan2_32: the same in float32 on [0, 0.01573] (|u| <= 0.1254: kernels/atan2.hpp's AVX-512
+          float32 arctan2, c = k/4), degree 3, float coefficients
 """
 
 import sys
 
 import mpmath as mp
-from explog_remez import fit_rounded, hexf, to_double
+from explog_remez import fit_rounded, hexf, to_double, to_float
 
 mp.mp.dps = 100
 
@@ -48,7 +50,9 @@ def _odd_rest(f):
 FITS = {
     "asin64": (mp.asin, _asin_weight, mp.mpf(1) / 4, 12, "(asin s - s)/s^3"),
     "atan64": (mp.atan, _atan_weight, mp.mpf("0.0173"), 4, "(atan u - u)/u^3"),
+    "atan2_32": (mp.atan, _atan_weight, mp.mpf("0.01573"), 3, "(atan u - u)/u^3"),
 }
+SINGLE = {"atan2_32"}
 
 
 def main() -> None:
@@ -60,13 +64,15 @@ def main() -> None:
         a = (
             mp.mpf(2) ** -24
         )  # below: z P(z) is below 2^-24 of the term, itself far below the result
-        coefs, err = fit_rounded(_odd_rest(f), w, a, b, deg, to_double)
+        single = name in SINGLE
+        coefs, err = fit_rounded(_odd_rest(f), w, a, b, deg, to_float if single else to_double)
         print(f"// {name}: {note}, z in [0, {mp.nstr(b, 8)}], degree {deg}")
         print(
-            f"//   max weighted error with the float64 coefficients: 2^{float(mp.log(err, 2)):.2f}"
+            f"//   max weighted error with the {'float32' if single else 'float64'} coefficients: "
+            f"2^{float(mp.log(err, 2)):.2f}"
         )
         for i, c in enumerate(coefs):
-            print(f"    {hexf(c)},  // c{i} = {mp.nstr(c, 20)}")
+            print(f"    {hexf(c, single)},  // c{i} = {mp.nstr(c, 20)}")
         print()
 
 

@@ -338,6 +338,128 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_lanes(
     return xsimd::bitwise_or(res, xsimd::bitwise_and(y, F(-0.0f)));  // res > 0: y's sign
 }
 
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+// AVX-512 float32 (atan2_f32_kernel's method on AVX-512 below): base + m atan(k/4) as a float32
+// pair at index k + 8 swap + 16 xneg, as atan2_quadrant_hi/lo (mpmath, rounded to nearest).
+alignas(64) inline constexpr float atan2_quadrant_f32_hi[32] = {
+    0x0p+0f,        0x1.f5b76p-3f,  0x1.dac67p-2f,  0x1.4978fap-1f, 0x1.921fb6p-1f, 0x0p+0f,
+    0x0p+0f,        0x0p+0f,        0x1.921fb6p+0f, 0x1.5368cap+0f, 0x1.1b6e1ap+0f, 0x1.dac67p-1f,
+    0x1.921fb6p-1f, 0x0p+0f,        0x0p+0f,        0x0p+0f,        0x1.921fb6p+1f, 0x1.72c44p+1f,
+    0x1.56c6e8p+1f, 0x1.3fc176p+1f, 0x1.2d97c8p+1f, 0x0p+0f,        0x0p+0f,        0x0p+0f,
+    0x1.921fb6p+0f, 0x1.d0d6a2p+0f, 0x1.0468a8p+1f, 0x1.1b6e1ap+1f, 0x1.2d97c8p+1f, 0x0p+0f,
+    0x0p+0f,        0x0p+0f,
+};
+alignas(64) inline constexpr float atan2_quadrant_f32_lo[32] = {
+    0x0p+0f,          -0x1.b4dfc8p-29f, 0x1.586ed4p-28f,  0x1.934f7p-28f,   -0x1.777a5cp-26f,
+    0x0p+0f,          0x0p+0f,          0x0p+0f,          -0x1.777a5cp-25f, -0x1.5c2c6p-25f,
+    -0x1.a28838p-25f, 0x1.586ed4p-27f,  -0x1.777a5cp-26f, 0x0p+0f,          0x0p+0f,
+    0x0p+0f,          -0x1.777a5cp-24f, -0x1.69d35ep-24f, -0x1.8d014ap-24f, 0x1.6f50acp-24f,
+    -0x1.99bc5cp-28f, 0x0p+0f,          0x0p+0f,          0x0p+0f,          -0x1.777a5cp-25f,
+    -0x1.92c85ap-25f, 0x1.59c9bep-24f,  -0x1.a28838p-24f, -0x1.99bc5cp-28f, 0x0p+0f,
+    0x0p+0f,          0x0p+0f,
+};
+
+// The magnitudes' bit patterns: X = max(|x|, |y|), Y = min (integer max / min of the
+// patterns: NaN patterns are above every number's), swap = |y| > |x|.
+struct atan2_f32_mags {
+    __m512i big, small;
+    __mmask16 swap;
+};
+NUMFUSE_ALWAYS_INLINE atan2_f32_mags atan2_f32_avx512_mags(__m512 y, __m512 x) noexcept {
+    const __m512i abs_mask = _mm512_set1_epi32(0x7fffffff);
+    const __m512i ay = _mm512_and_si512(_mm512_castps_si512(y), abs_mask);
+    const __m512i ax = _mm512_and_si512(_mm512_castps_si512(x), abs_mask);
+    return {_mm512_max_epi32(ax, ay), _mm512_min_epi32(ax, ay),
+            _mm512_cmp_epi32_mask(ay, ax, _MM_CMPINT_NLE)};
+}
+
+// Lanes the AVX-512 float32 form takes: min(|x|, |y|) >= 2^-40, max <= 2^100 and
+// max / min < 2^31, on the bit patterns (NaN and infinities fail). Within these no
+// intermediate below is subnormal, infinite or NaN (the smallest nonzero residual is above
+// 2^-122). (One unsigned compare of the larger of two differences measured slower.)
+NUMFUSE_ALWAYS_INLINE __mmask16 atan2_f32_avx512_ordinary(const atan2_f32_mags& g) noexcept {
+    const __mmask16 in_range =
+        _mm512_cmp_epi32_mask(g.small, _mm512_set1_epi32(0x2b800000), _MM_CMPINT_NLT) &  // 2^-40
+        _mm512_cmp_epi32_mask(g.big, _mm512_set1_epi32(0x71800000), _MM_CMPINT_LE);  // 2^100
+    return _mm512_mask_cmp_epi32_mask(in_range, _mm512_sub_epi32(g.big, g.small),
+                                      _mm512_set1_epi32(31 << 23), _MM_CMPINT_LT);
+}
+
+// The float32 AVX-512 form for the lanes of atan2_f32_avx512_ordinary (others: garbage).
+// X = max(|x|, |y|), Y = min (atan2_f32_avx512_mags), c = k/4 near t = Y / X (rcp14 estimate scaled
+// down by 2^-13 so that c >= 1/4 only where t >= 1/8), u = (Y - c X) / (X + c Y) with the numerator
+// exact (as in atan2_reduced) and the denominator as an exact pair (den, den_lo), |u| <=
+// 0.1254; u = uh + ul with uh = num rcp14(den) and ul = (num - uh den - uh den_lo) rcp14(den)
+// (the residual from fused multiply-adds; ul carries uh's 2^-14 relative error, so u is
+// good to ~2^-28); atan u = uh + (ul + u1 z P(z)), u1 = RN(uh + ul), z = u1^2, P of degree 2
+// (tools/invtrig_remez.py atan2_32: 2^-33.9 relative to atan u); m = +-1 is carried by num's
+// sign. base + m atan(k/4) = T_hi + T_lo from the table at k + 8 swap + 16 xneg; T_hi + m uh
+// split exactly (|T_hi| >= atan(1/4) > |uh|, or T_hi = 0), the rest added to the low part,
+// one rounding at the end; y's sign put back (the result before it is >= 0). 40 vector
+// operations, no division (the float32-lanes form below: 62).
+NUMFUSE_ALWAYS_INLINE __m512 atan2_f32_avx512(__m512 y, __m512 x,
+                                              const atan2_f32_mags& g) noexcept {
+    const __m512 X = _mm512_castsi512_ps(g.big);
+    const __m512 Y = _mm512_castsi512_ps(g.small);
+    const __m512 sign = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u)));
+    const __mmask16 swap = g.swap;
+    const __mmask16 xneg = _mm512_movepi32_mask(_mm512_castps_si512(x));  // sign bit, -0 too
+    const __m512 shifter = _mm512_set1_ps(0x1.8p21f);  // ulp 1/4
+    const __m512 sh = _mm512_fmadd_ps(_mm512_mul_ps(Y, _mm512_rcp14_ps(X)),
+                                      _mm512_set1_ps(1.0f - 0x1p-13f), shifter);
+    const __m512 c = _mm512_sub_ps(sh, shifter);
+    // m = -1 where exactly one of swap and x's sign bit: m u = (m num) / den, num's sign
+    // flipped (m num exact, as num).
+    const __mmask16 mneg = _kxor_mask16(swap, xneg);
+    const __m512 num =
+        _mm512_mask_xor_ps(_mm512_fnmadd_ps(c, X, Y), mneg, _mm512_fnmadd_ps(c, X, Y), sign);
+    const __m512 den = _mm512_fmadd_ps(c, Y, X);
+    const __m512 den_lo = _mm512_fmadd_ps(c, Y, _mm512_sub_ps(X, den));  // exact
+    const __m512 r = _mm512_rcp14_ps(den);
+    const __m512 uh = _mm512_mul_ps(num, r);
+    const __m512 rho = _mm512_fnmadd_ps(uh, den_lo, _mm512_fnmadd_ps(uh, den, num));
+    const __m512 ul = _mm512_mul_ps(rho, r);
+    const __m512 u1 = _mm512_add_ps(uh, ul);
+    const __m512 z = _mm512_mul_ps(u1, u1);
+    __m512 pz = _mm512_fmadd_ps(_mm512_set1_ps(-0x1.1dc06ep-3f), z,  // -0.13952718675
+                                _mm512_set1_ps(0x1.9989ap-3f));  // 0.19996953011
+    pz = _mm512_fmadd_ps(pz, z, _mm512_set1_ps(-0x1.55555p-2f));  // -0.33333325386
+    const __m512 tail = _mm512_fmadd_ps(u1, _mm512_mul_ps(z, pz), ul);
+    // Index k + 8 swap + 16 xneg: 2 and 4 added to sh are 8 and 16 quarters.
+    __m512 sh_q = _mm512_mask_add_ps(sh, swap, sh, _mm512_set1_ps(2.0f));
+    sh_q = _mm512_mask_add_ps(sh_q, xneg, sh_q, _mm512_set1_ps(4.0f));
+    const __m512i j = _mm512_castps_si512(sh_q);
+    const __m512 t_hi = _mm512_permutex2var_ps(_mm512_load_ps(atan2_quadrant_f32_hi), j,
+                                               _mm512_load_ps(atan2_quadrant_f32_hi + 16));
+    const __m512 t_lo = _mm512_permutex2var_ps(_mm512_load_ps(atan2_quadrant_f32_lo), j,
+                                               _mm512_load_ps(atan2_quadrant_f32_lo + 16));
+    const __m512 h = _mm512_add_ps(t_hi, uh);
+    const __m512 e = _mm512_sub_ps(uh, _mm512_sub_ps(h, t_hi));
+    const __m512 res = _mm512_add_ps(h, _mm512_add_ps(_mm512_add_ps(t_lo, e), tail));
+    // res | (y & sign): y's sign.
+    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+        _mm512_castps_si512(res), _mm512_castps_si512(y), _mm512_castps_si512(sign), 0xf8));
+}
+// A batch with lanes outside atan2_f32_avx512_ordinary: those lanes from atan2_wide_kernel,
+// the others from atan2_f32_avx512 (on 1 in the outside lanes), each lane from its own form.
+// Out of line, with the batches in registers: inlined, the captures of the rare path made
+// the loop store both arguments to the stack for every batch.
+template <class A>
+NUMFUSE_NOINLINE __m512 atan2_f32_avx512_mixed(__m512 y, __m512 x, __mmask16 ordinary) noexcept {
+    using D = xsimd::batch<double, A>;
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512 y1 = _mm512_mask_mov_ps(one, ordinary, y);
+    const __m512 x1 = _mm512_mask_mov_ps(one, ordinary, x);
+    const __m512 fast = atan2_f32_avx512(y1, x1, atan2_f32_avx512_mags(y1, x1));
+    D ylo, yhi, xlo, xhi;
+    widen(xsimd::batch<float, A>(y), ylo, yhi);
+    widen(xsimd::batch<float, A>(x), xlo, xhi);
+    const xsimd::batch<float, A> wide =
+        narrow(atan2_wide_kernel(ylo, xlo), atan2_wide_kernel(yhi, xhi));
+    return _mm512_mask_mov_ps(wide, ordinary, fast);
+}
+#endif  // __AVX512F__ && __AVX512DQ__
+
 }  // namespace detail
 
 // atan2 of float32 lanes. FMA levels: float32 arithmetic (detail::atan2_f32_lanes) for the
@@ -345,9 +467,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_lanes(
 // leaves the normal float32 range there); the other lanes -- zeros, infinities, NaNs,
 // subnormals, huge values, mixed magnitudes -- from atan2_wide_kernel, a vector holding one
 // computing both (the float32 form on 1 in those lanes) and taking each lane from its own
-// form: a lane's result never depends on its neighbours. Other levels: atan2_wide_kernel.
-// Max error < 1 float32 ULP (tests/test_arctan2.py, tests/test_accuracy.py against mpmath,
-// every level); special values as atan2_kernel.
+// form: a lane's result never depends on its neighbours. AVX-512: the same split with its
+// own float32 form (detail::atan2_f32_avx512: the float64 kernel's c = k/4 method in float32,
+// 40 vector operations against atan2_f32_lanes' 62) for min >= 2^-40, max <= 2^100 and
+// max/min < 2^31 (detail::atan2_f32_avx512_ordinary), the mixed vectors out of line. Other
+// levels: atan2_wide_kernel. Max error < 1 float32 ULP (tests/test_arctan2.py,
+// tests/test_accuracy.py against mpmath, every level; AVX-512 0.546 measured, docs/
+// accuracy.md); special values as atan2_kernel.
 //
 // Float32 method: X = max(|x|, |y|), Y = min; Y < X/2: t = Y / X, else t = (Y - X) / (Y +
 // X) in [-1/3, 0] (angle pi/4 + atan t), so that |t| <= 1/2 and t u below stays small (at
@@ -372,6 +498,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_kernel(
     };
     if constexpr (!detail::has_fma<A>) {
         return wide();
+#if defined(__AVX512F__) && defined(__AVX512DQ__)
+    } else if constexpr (detail::is_avx512<A>) {
+        const detail::atan2_f32_mags g = detail::atan2_f32_avx512_mags(y, x);
+        const __mmask16 ordinary = detail::atan2_f32_avx512_ordinary(g);
+        if (ordinary == 0xffff) return detail::atan2_f32_avx512(y, x, g);
+        return detail::atan2_f32_avx512_mixed<A>(y, x, ordinary);
+#endif
     } else {
         const F ay = xsimd::abs(y), ax = xsimd::abs(x);
         // Compares only (NaN fails each); the multiply sees min >= 2^-96 (no assist).

@@ -13,10 +13,8 @@
 //     see detail::nan_result) -- both as NumPy 2.x does.
 //   Floating-point status flags raised inside are meaningless (the caller
 //   computes flags explicitly).
-//   log2_f32_kernel(batch<float>): log2 x per float32 lane, <= 0.5 + 2^-8 ULP
-//   (exhaustive over all 2^32 inputs: max 0.5016 ULP at sse2/avx2_fma), log2(2^k) = k exactly;
-//   log2(+-0) = -inf, x < 0 and -inf -> 0xffc00000, +inf -> +inf, NaN -> the
-//   input quieted (as glibc's log2f, NumPy's float32 log2 on x86-64).
+//   (The float32 log2 / log10 kernels are kernels/logbase_f32.hpp's; they use log_reduce
+//   and, on AVX-512, log_scaled_fix_avx512 from here.)
 //
 // Methods
 //   AVX-512 f64: x = m 2^E with m = getmant(x) in [1, 2), E = getexp(x) (both take
@@ -44,15 +42,6 @@
 //     own minimax P of degree 6 f64 / 2 f32); f^2/2 split so that f - f^2/2
 //     is exact to ~2^-80 and E ln2_hi + f - f^2/2 summed as an exact pair.
 //     No table, no FMA needed.
-//
-//   log2 f32: AVX-512: the f32 table kernel's hi + lo pair (reduced with m in [1, 2):
-//     log_f32_avx512_pair_impl) times 1/ln2 as a pair in two FMAs and a multiply
-//     (<= 0.5 + 2^-8 ULP; log2(2^k) = k exactly); log10_f32_kernel likewise with
-//     1/ln10 (the f64 log2 / log10 of logpair.hpp scale the f64 pair the same way on
-//     AVX-512). Other levels: x = m 2^e as in the SSE2 / AVX2 kernel (float32 integer
-//     arithmetic), f = m - 1 exact; f and e widened to float64, log2 x = e + f P(f)
-//     with P of degree 11 (relative error 2^-33.2) in one fused multiply-add, rounded
-//     once to float32. No table, no division.
 //
 // Coefficients and tables: tools/explog_remez.py (own Remez exchange in
 // mpmath; the fit named beside each polynomial), as exact hex floats.
@@ -335,7 +324,7 @@ inline __m512d log_pair_scaled_pd(const log_pd_pair& p, double c_hi, double c_lo
 struct log_ps_pair {
     __m512 hi, lo;
 };
-// Mant12 (log2 / log10 and the inverse hyperbolics; log keeps [0.75, 1.5)): m = getmant(x)
+// Mant12 (the inverse hyperbolics; log keeps [0.75, 1.5)): m = getmant(x)
 // in [1, 2) and E = getexp(x) (two operations fewer), j = 8..16. Near x = 1 from above that
 // is log's reduction (j = 16, invc = 1); from below m is next to 2, j = 8, -log(invc) is ln2
 // as ln2_hi + ln2_lo, so E ln2_hi + T_hi = 0 and E ln2_lo + T_lo = 0 exactly for E = -1 and
@@ -386,16 +375,6 @@ inline __m512 log_f32_avx512_core(__m512 x) noexcept {
     return _mm512_add_ps(p.hi, p.lo);
 }
 
-// (hi + lo) (c_hi + c_lo) rounded once: hi c_hi exact inside the last FMA, the cross terms
-// (~2^-24 of it, rounded at ~2^-48) added to it there (three operations; the product pair
-// and a final addition took five). The pair's relative error (~2^-33, R's) keeps the
-// float32 result within 0.5 + 2^-8 ULP; integer results exact.
-inline __m512 log_pair_scaled_ps(const log_ps_pair& p, float c_hi, float c_lo) noexcept {
-    const __m512 ch = _mm512_set1_ps(c_hi);
-    const __m512 tail = _mm512_fmadd_ps(p.hi, _mm512_set1_ps(c_lo), _mm512_mul_ps(p.lo, ch));
-    return _mm512_fmadd_ps(p.hi, ch, tail);
-}
-
 inline __m512 log_f32_avx512_fix(__m512 x, __m512 res) noexcept {
     res = _mm512_fixupimm_ps(res, x, _mm512_set1_epi32(log_fixup_f32), 0);
     const __mmask16 nan = _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q);
@@ -411,24 +390,18 @@ inline __m512 log_f32_avx512(__m512 x) noexcept {
 // inputs are ordinary lanes for both kernels).
 inline constexpr int log_special_classes = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x40 | 0x80;
 
-// log2 / log10 on AVX-512 (f64 and f32): the table kernel's pair scaled by 1/ln2, 1/ln10
-// (as pairs), then log's fixup: +-0 -> -inf, x < 0 and -inf -> the default NaN (sign set),
-// +inf -> +inf, 1 -> +0, NaN -> the input quieted (the NaN policy of the loops and of
-// evaluate gives NumPy's NaNs on top).
+// log2 / log10 on AVX-512: f64 the table kernel's pair scaled by 1/ln2, 1/ln10 (as pairs),
+// f32 kernels/logbase_f32.hpp's kernel; then log's fixup: +-0 -> -inf, x < 0 and -inf -> the
+// default NaN (sign set), +inf -> +inf, 1 -> +0, NaN -> the input quieted (the NaN policy of the
+// loops and of evaluate gives NumPy's NaNs on top).
 inline constexpr double inv_ln2_hi = 0x1.71547652b82fep+0, inv_ln2_lo = 0x1.777d0ffda0d24p-56;
 inline constexpr double inv_ln10_hi = 0x1.bcb7b1526e50ep-2, inv_ln10_lo = 0x1.95355baaafad3p-57;
-inline constexpr float inv_ln2_hi_f = 0x1.715476p+0f, inv_ln2_lo_f = 0x1.4ae0cp-26f;
-inline constexpr float inv_ln10_hi_f = 0x1.bcb7b2p-2f, inv_ln10_lo_f = -0x1.5b235ep-27f;
 
 inline __m512d log_scaled_fix_avx512(__m512d x, __m512d r) noexcept {
     return _mm512_fixupimm_pd(r, x, _mm512_set1_epi64(log_fixup_f64), 0);
 }
 inline __m512 log_scaled_fix_avx512(__m512 x, __m512 r) noexcept {
     return _mm512_fixupimm_ps(r, x, _mm512_set1_epi32(log_fixup_f64), 0);  // NaN: x quieted
-}
-inline __m512 log_scaled_f32_avx512(__m512 x, float c_hi, float c_lo) noexcept {
-    return log_scaled_fix_avx512(
-        x, log_pair_scaled_ps(log_f32_avx512_pair_impl<true, false>(x, 0), c_hi, c_lo));
 }
 #endif  // __AVX512F__
 
@@ -516,68 +489,6 @@ inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Ar
     {
         (void)x;
         return y;
-    }
-}
-
-// log2(x), f32 lanes, for the float32 log2 ufunc and evaluate (contract at the top).
-template <class Arch>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log2_f32_kernel(
-    const xsimd::batch<float, Arch>& x) noexcept {
-#if defined(__AVX512F__)
-    if constexpr (detail::is_avx512<Arch>) {
-        return detail::log_scaled_f32_avx512(x, detail::inv_ln2_hi_f, detail::inv_ln2_lo_f);
-    }
-#endif
-    using F = xsimd::batch<float, Arch>;
-    using D = xsimd::batch<double, Arch>;
-    const detail::log_split<float, Arch> em = detail::log_reduce(x);
-    const F f = em.m - F(1.0f);  // exact
-    D f0, f1, e0, e1;
-    detail::widen(f, f0, f1);
-    detail::widen(em.e, e0, e1);
-    // P(f) ~ log2(1 + f) / f on [1/sqrt2 - 1, sqrt2 - 1] (+2^-20): tools/explog_remez.py
-    // log2_32_f64, degree 11, relative error 2^-33.2.
-    const auto log2_half = [](const D& fd, const D& ed) {
-        const D p = detail::horner(fd, 0x1.71547652ef952p+0,  // 1.4426950409393453079
-                                   -0x1.7154767baf033p-1,  // -0.7213475252133377813
-                                   0x1.ec709c00f0f65p-2,  // 0.48089832072968469179
-                                   -0x1.715435eb405f5p-2,  // -0.36067280052529265832
-                                   0x1.277732cdcdce1p-2,  // 0.28854064351203417838
-                                   -0x1.ec8d73f5cbe0fp-3,  // -0.24050417512761199101
-                                   0x1.a615cb9eb2d11p-3,  // 0.20609625890788454972
-                                   -0x1.6eb0290279e4fp-3,  // -0.17904693640524491083
-                                   0x1.45a28cbdca51bp-3,  // 0.15900144533342416842
-                                   -0x1.417ff2aab4989p-3,  // -0.15698232253505420286
-                                   0x1.3d261d2876e89p-3,  // 0.15485785274255572941
-                                   -0x1.61ac9ab92ac67p-4);  // -0.086346248996663640951
-        return xsimd::fma(fd, p, ed);  // e + log2(m): no cancellation (e = 0 where m ~ 1)
-    };
-    F res = detail::narrow(log2_half(f0, e0), log2_half(f1, e1));
-    const F inf(std::numeric_limits<float>::infinity());
-    res = xsimd::select(x < F(0.0f),
-                        detail::from_bits<float, Arch>(detail::log_consts<float>::neg_nan),
-                        res);  // x < 0, -inf
-    res = xsimd::select(x == F(0.0f), -inf, res);
-    res = xsimd::select(x == inf, inf, res);
-    return xsimd::select(xsimd::isnan(x), x + x, res);  // the input quieted, as float64 would
-}
-
-// log10(x), f32 lanes, for the float32 log10 ufunc and evaluate: AVX-512 on float32 lanes
-// (<= 0.5 + 2^-8 ULP, exact at the float32 powers of ten); other levels widen to float64
-// and round xsimd's float64 log10 once (as before: 2-3 float64 ULP, far below a float32
-// half-ulp).
-template <class Arch>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log10_f32_kernel(
-    const xsimd::batch<float, Arch>& x) noexcept {
-#if defined(__AVX512F__)
-    if constexpr (detail::is_avx512<Arch>) {
-        return detail::log_scaled_f32_avx512(x, detail::inv_ln10_hi_f, detail::inv_ln10_lo_f);
-    } else
-#endif
-    {
-        xsimd::batch<double, Arch> lo, hi;
-        detail::widen(x, lo, hi);
-        return detail::narrow(xsimd::log10(lo), xsimd::log10(hi));
     }
 }
 

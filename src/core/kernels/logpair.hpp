@@ -48,6 +48,7 @@
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
 #include "kernels/log.hpp"
+#include "kernels/logbase_f32.hpp"
 #include "kernels/logpair_avx512.hpp"
 
 namespace numfuse::kernels {
@@ -233,10 +234,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix(const xsimd::batch<T, A>
                                               Base == 2 ? detail::inv_ln2_hi : detail::inv_ln10_hi,
                                               Base == 2 ? detail::inv_ln2_lo : detail::inv_ln10_lo);
         } else {
-            return detail::log_pair_scaled_ps(
-                detail::log_f32_avx512_pair_impl<true, false>(x, 0),
-                Base == 2 ? detail::inv_ln2_hi_f : detail::inv_ln10_hi_f,
-                Base == 2 ? detail::inv_ln2_lo_f : detail::inv_ln10_lo_f);
+            return detail::log_base_f32_avx512_core<Base>(x);
         }
     } else
 #endif
