@@ -386,6 +386,7 @@ def _pairs(n: int) -> None:
     lx = rng.uniform(-708, 709, q)
     d = rng.uniform(-1, 1, q) * 2.0 ** -rng.uniform(1, 52, q)
     near = 1 + d[d != 0]
+    near = near[near != 1]  # 1 + d rounds to 1 below 2^-53: log(near) = 0
     groups = {
         "edges": (np.exp(lx), rng.uniform(-745.2, 709.8, q) / lx),
         "x near 1": (near, rng.uniform(-745, 709, near.size) / np.log(near)),

@@ -1,12 +1,13 @@
-// power(x, y) = x**y on AVX-512: float64 lanes, and float32 values in float64 lanes.
+// power(x, y) = x**y on AVX-512: float64 lanes, and float32 lanes.
 //
 // Contract (as power.hpp's power_kernel, which the other levels run)
 //   power_f64_avx512(x, y): x**y per float64 lane within 1 ULP of the correctly rounded
 //   result (tests/test_power.py, tests/test_power_ufunc.py and the accuracy table measure
 //   it against mpmath), C99's special values bit for bit (power.hpp's pow_fixup).
-//   power_f32_avx512(x, y): x**y for 16 float32 lanes, within 0.5 + 2^-10 float32 ULP
-//   (float64 arithmetic, one rounding to float32 at the end), special values as the float64
-//   kernel's rounded to float32.
+//   power_f32_avx512(x, y): x**y for 16 float32 lanes within 0.6 float32 ULP (measured
+//   0.58: tools/pow32_check.cpp, every float32 x in [0.5, 2) and dense grids over the
+//   fast lanes' domain), special values as the float64 kernel's rounded to float32. A
+//   lane's bits depend on its own x and y only (not on the other lanes of its batch).
 //   Both report the conditions NumPy's power raises (PowConditions) when asked.
 //
 // Method, float64
@@ -20,26 +21,30 @@
 //   coefficient rounded, which the pair avoids). Measured: 2^-66.7 relative at worst next
 //   to the cell of 1 (|t| = 0.034), so below 2^-57 of the result where |y log x| <= 746.
 //   y log|x| = th + tl (an exact product plus y lo). e^(th + tl): th = kd ln2/16 + r1
-//   (exp.hpp's AVX-512 reduction, r1 exact), r = r1 + (tl - kd ln2_lo/16) as rh + d (a
-//   fast two-sum), e^r = 1 + p by exp.hpp's degree-5 fit at rh plus d to first order,
-//   2^(j/16) (1 + p) from the 16-entry tables, scaled by vscalefpd (rounded once). Max
-//   measured 0.556 ULP for normal results (docs/accuracy.md, 1e6 pairs).
+//   (exp.hpp's AVX-512 reduction, r1 exact), r = RN(r1 + (tl - kd ln2_lo/16)) (its
+//   rounding: under 0.01 ULP), e^r = 1 + p by exp.hpp's degree-5 fit, 2^(j/16) (1 + p)
+//   from the 16-entry tables, scaled by vscalefpd (rounded once). Max measured 0.564 ULP
+//   for normal results (docs/accuracy.md, 1e6 pairs).
 //   The common batch (every x positive and finite, |th| <= 708: normal results) takes no
 //   test beyond one mask; any other batch takes power_f64_avx512_rare (clamped th, results
 //   below 2^-1022 scaled without assists, then power.hpp's pow_fixup).
 //
 // Method, float32
-//   A batch of 16 whose x are all positive, normal and finite and whose y are all finite
-//   (one integer compare each) takes the fast path, any other the float64 kernel per half
-//   (power_f32_avx512_rare). Each half of 8 is widened once (x and y); x = z 2^k with the
-//   float64 log's cells on the bits of the widened x (integer operations, k by vcvtqq2pd);
-//   log2 x = k + log2(c) + t P(t) (P of degree 6, tools/pow_remez.py pow32_log: weighted
-//   error 2^-42.7), T = y log2 x (|T| clamped to 152 by one vrangepd), T = n + f with n
-//   on the 1/16 grid (one shifter addition; its low 4 bits index exp.hpp's 2^(j/16) table)
-//   and |f| <= 1/32, 2^T = 2^floor(n) 2^(j/16) (1 + f Q(f)) (Q of degree 3, pow32_exp:
-//   2^-38.5) by vscalefpd (every result lies in [2^-152, 2^152]: a normal float64, no
-//   assist), one conversion to float32 (which rounds subnormal and overflowing results
-//   once). Error of the float64 value below 2^-35 relative: within 0.5 + 2^-10 float32 ULP.
+//   Fast lanes (x positive, normal and finite; |y| < 256; |y log2 x| <= 125: normal
+//   results) on float32 lanes, 16 per vector, screened by integer compares; a batch with
+//   another lane takes power_f32_avx512_rare (those lanes through the float64 kernel per
+//   half, the fast lanes as here). y log2 x = th + tl to 2^-26 absolute:
+//   x = z 2^k, z in [0.707, 1.414) (integer operations on the bits), c = 1/z rounded to
+//   the 1/32 grid (vrcp14ps, vrndscaleps), r = z c - 1 exact (|r| <= 0.0222, 24 bits),
+//   log2 x = (k - log2 c) + A r + r P(r) with A = RN(1/ln2), k - log2(c)'s high part exact
+//   (a 2^-16 grid table; the low part joins the tail), the first sum's error recovered
+//   exactly, P of degree 4 (tools/pow_remez.py pow32_log: 2^-37.5 absolute): the
+//   sum lh + ll to ~2^-35 absolute, times |y| < 256; th + tl = y (lh + ll) from an exact
+//   product. 2^(th + tl): th = n + f with n on the 1/16 grid (a shifter addition; its low
+//   4 bits index exp.hpp's float32 2^(j/16) hi/lo tables), f += tl (|f| <= 1/32 + 2^-8),
+//   2^(j/16) 2^f = eh + (el + eh f Q(f)) (Q of degree 3, pow32_exp: 2^-34.9 relative) rounded
+//   once, times 2^floor(n) by vscalefps (exact: a normal result). Error before the last
+//   rounding ~0.1 ULP at |y| near 256, less below: within 0.6 ULP.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -146,12 +151,12 @@ NUMFUSE_ALWAYS_INLINE PowLogPd pow_log_f64_avx512(__m512d x) noexcept {
     const __m512d c58 = _mm512_fmadd_pd(c78, t2, c56);
     const __m512d c59 = _mm512_fmadd_pd(_mm512_set1_pd(-0x1.560b00f260e2ap-4), t4,
                                         c58);  // -0.083506587694551243084
-    const __m512d p = _mm512_mul_pd(t4, _mm512_fmadd_pd(c59, t4, c14));
+    const __m512d pu = _mm512_fmadd_pd(t4, _mm512_fmadd_pd(c59, t4, c14), ul);  // t^4 R1 + ul
     const __m512d h3 = _mm512_add_pd(h2, u);
     const __m512d e3 = _mm512_add_pd(_mm512_sub_pd(h2, h3), u);
     const __m512d kl = _mm512_fmadd_pd(k, _mm512_set1_pd(0x1.ef35793c7673p-45), cl);
     const __m512d lo = _mm512_add_pd(_mm512_add_pd(_mm512_add_pd(e1, e2), _mm512_add_pd(e3, qe)),
-                                     _mm512_add_pd(_mm512_add_pd(ul, p), kl));
+                                     _mm512_add_pd(pu, kl));
     return {h3, lo};
 }
 
@@ -161,16 +166,13 @@ NUMFUSE_ALWAYS_INLINE __m512d pow_exp_f64_avx512(__m512d th, __m512d tl, bool ti
     const __m512d shifter = _mm512_set1_pd(0x1.8p52);
     const __m512d z = _mm512_fmadd_pd(th, _mm512_set1_pd(0x1.71547652b82fep+4), shifter);  // 16/ln2
     const __m512d kd = _mm512_sub_pd(z, shifter);  // 16k + j
-    // th - kd C_hi exact (exp.hpp's reduction); r = r1 + c, c = tl - kd C_lo, as rh + d (a
-    // fast two-sum; where |r1| < |c| both lie below 2^-40 and the sum's error is far below
-    // the result's ulp).
+    // th - kd C_hi exact (exp.hpp's reduction); r = RN(r1 + c), c = tl - kd C_lo: |r| <=
+    // ln2/32 (1 + 2^-12), so its rounding error is below 2^-59, a relative error of the
+    // result under 0.01 ULP (the pair's low part that a two-sum would keep is not worth
+    // its three operations).
     const __m512d r1 = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.62e42fefa39efp-5), th);
     const __m512d c = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.abc9e3b39803fp-60), tl);
-    const __m512d rh = _mm512_add_pd(r1, c);
-    const __m512d d = _mm512_add_pd(_mm512_sub_pd(r1, rh), c);
-    ExpT16Pair t = exp_f64_avx512_t16_pair(z, rh);
-    // e^(rh + d) = e^rh (1 + d): 2^(j/16) e^rh d joins the low part (d <= 2^-58)
-    t.lo = _mm512_fmadd_pd(t.hi, d, t.lo);
+    const ExpT16Pair t = exp_f64_avx512_t16_pair(z, _mm512_add_pd(r1, c));
     const __m512d yv = _mm512_add_pd(t.hi, t.lo);
     const __m512d s = _mm512_mul_pd(kd, _mm512_set1_pd(0.0625));  // floor(kd/16) = k
     return tiny ? scalef_no_assist_pd(yv, s) : _mm512_scalef_pd(yv, s);
@@ -201,104 +203,131 @@ NUMFUSE_ALWAYS_INLINE __m512d power_f64_avx512(__m512d x, __m512d y,
     const PowLogPd l = pow_log_f64_avx512(x);
     const __m512d th = _mm512_mul_pd(y, l.hi);
     const __m512d tl = _mm512_fmadd_pd(y, l.lo, _mm512_fmsub_pd(y, l.hi, th));
-    // x positive and finite: bits(x) - 1 below bits(max) unsigned; |th| <= 708 (NaN: no).
-    // Such lanes raise no condition: their results are normal and finite.
-    const __mmask8 xok =
-        _mm512_cmplt_epu64_mask(_mm512_sub_epi64(_mm512_castpd_si512(x), _mm512_set1_epi64(1)),
-                                _mm512_set1_epi64(0x7fefffffffffffff));
+    // x > 0 (not NaN) and |th| <= 708 (not NaN): x = +inf gives th = +-inf or NaN (k is
+    // getexp's +inf). Such lanes raise no condition: their results are normal and finite.
+    const __mmask8 xok = _mm512_cmp_pd_mask(x, _mm512_setzero_pd(), _CMP_GT_OQ);
     const __mmask8 tok =
         _mm512_mask_cmp_pd_mask(xok, _mm512_abs_pd(th), _mm512_set1_pd(708.0), _CMP_LE_OQ);
     if (tok == 0xff) return pow_exp_f64_avx512(th, tl, false);
     return power_f64_avx512_rare<A, Conditions>(x, y, th, tl, conditions);
 }
 
-// out[k] = x[k]**y[k], k < n (out may be x or y); the conditions when asked, else 0.
-template <class A, bool Conditions>
-inline unsigned power_f64_avx512_array(double* out, const double* x, const double* y,
-                                       std::size_t n) noexcept {
-    unsigned conditions = 0;
-    std::size_t k = 0;
-    for (; k + 8 <= n; k += 8) {
-        const __m512d r = power_f64_avx512<A, Conditions>(_mm512_loadu_pd(x + k),
-                                                          _mm512_loadu_pd(y + k), conditions);
-        _mm512_storeu_pd(out + k, r);
-    }
-    if (k < n) {
-        // the tail padded with 1 ** 1 (no condition)
-        const auto mask = static_cast<__mmask8>((1u << (n - k)) - 1u);
-        const __m512d one = _mm512_set1_pd(1.0);
-        const __m512d r =
-            power_f64_avx512<A, Conditions>(_mm512_mask_loadu_pd(one, mask, x + k),
-                                            _mm512_mask_loadu_pd(one, mask, y + k), conditions);
-        _mm512_mask_storeu_pd(out + k, mask, r);
-    }
-    return conditions;
-}
-
-// -log2(invc) of log.hpp's cells (log_bits_invc), rounded to double.
-alignas(64) inline constexpr double pow_log2_c[16] = {
-    -0x1.3abb3faa02167p-1, -0x1.0c10500d63aa6p-1, -0x1.d6753e032ea0fp-2, -0x1.b47ebf73882a1p-2,
-    -0x1.6e221cd9d0cdep-2, -0x1.24407ab0e073ap-2, -0x1.fbc16b902680ap-3, -0x1.acf5e2db4ec94p-3,
-    -0x1.08c588cda79e4p-3, -0x1.663f6fac91316p-4, -0x1.6bad3758efd87p-5, 0x0.0p+0,
-    0x1.7d60496cfbb4cp-4,  0x1.563dc29ffacb2p-3,  0x1.f5fd8a9063e35p-3,  0x1.4f6fbb2cec598p-2,
+// -log2(c) = hi + lo for the float32 kernel's reciprocals c (below), at index bits(c) >> 18
+// (its low 5 bits): c = 1 + i/32 at i = 0..13, c = (32 + i)/64 at even i = 14..30 (odd ones
+// unused). hi on the 2^-16 grid (k + hi is exact for |k| <= 128), lo = RN(-log2(c) - hi).
+// tools/pow_remez.py pow32_tables.
+alignas(64) inline constexpr float pow32_log2c_hi[32] = {
+    0x0p+0f,       -0x1.6bap-5f,  -0x1.664p-4f,  -0x1.08c8p-3f, -0x1.5cp-3f,   -0x1.acf8p-3f,
+    -0x1.fbcp-3f,  -0x1.244p-2f,  -0x1.49a8p-2f, -0x1.6e24p-2f, -0x1.91bcp-2f, -0x1.b48p-2f,
+    -0x1.d674p-2f, -0x1.f7a8p-2f, 0x1.e7ep-2f,   0x0p+0f,       0x1.a9p-2f,    0x0p+0f,
+    0x1.6cbp-2f,   0x0p+0f,       0x1.32cp-2f,   0x0p+0f,       0x1.f6p-3f,    0x0p+0f,
+    0x1.8a88p-3f,  0x0p+0f,       0x1.22d8p-3f,  0x0p+0f,       0x1.7d6p-4f,   0x0p+0f,
+    0x1.774p-5f,   0x0p+0f,
+};
+alignas(64) inline constexpr float pow32_log2c_lo[32] = {
+    0x0p+0f,          -0x1.a6eb1ep-18f, 0x1.20a6dep-21f,  0x1.3b992cp-18f,  -0x1.a39fbep-19f,
+    0x1.0e9258p-18f,  -0x1.6b9026p-19f, -0x1.eac382p-20f, 0x1.ed0cbap-20f,  0x1.e3263p-18f,
+    0x1.5db83ap-20f,  0x1.408c78p-18f,  -0x1.3e032ep-18f, -0x1.5a32c2p-20f, -0x1.40358ep-19f,
+    0x0p+0f,          -0x1.a39fbep-20f, 0x0p+0f,          0x1.ed0cbap-19f,  0x0p+0f,
+    -0x1.1c8f12p-22f, 0x0p+0f,          -0x1.3ab7cep-18f, 0x0p+0f,          0x1.80abfcp-19f,
+    0x0p+0f,          0x1.6e155ap-18f,  0x0p+0f,          0x1.25b3eep-22f,  0x0p+0f,
+    -0x1.acd89ap-19f, 0x0p+0f,
 };
 
-// 2^(y log2 x) for 8 lanes of float32 values (x positive, normal and finite, y finite)
-// as float64, before the rounding to float32 (method above).
-NUMFUSE_ALWAYS_INLINE __m512d pow_f32_half_avx512(__m256 xf, __m256 yf) noexcept {
-    const __m512d x = _mm512_cvtps_pd(xf);
-    const __m512d y = _mm512_cvtps_pd(yf);
-    // x = z 2^k, z in [0.640625, 1.28125): log.hpp's cells, on the bits of x
-    const log_cell_pd cell = log_cell_f64_avx512(_mm512_castpd_si512(x));
-    const __m512d k = _mm512_cvtepi64_pd(_mm512_srai_epi64(cell.e_bits, 52));
-    const __m512d invc = log_cell_entry(log_bits_invc, cell.idx);
-    const __m512d l2c = log_cell_entry(pow_log2_c, cell.idx);
-    const __m512d t = _mm512_fmsub_pd(cell.z, invc, _mm512_set1_pd(1.0));  // exact
-    // P(t) ~ log2(1 + t)/t (tools/pow_remez.py pow32_log: weighted error 2^-42.7)
-    __m512d p = _mm512_fmadd_pd(_mm512_set1_pd(0x1.a5eb1a57b08d4p-3), t,  // 0.2060148294459113183
-                                _mm512_set1_pd(-0x1.ed3352b01136bp-3));  // -0.24082054710211350801
-    p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(0x1.2776f54183955p-2));  // 0.28853972637525276967
-    p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(-0x1.715467dbea396p-2));  // -0.36067354469064960565
-    p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(0x1.ec709dbb32738p-2));  // 0.48089834647236129328
-    p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(-0x1.71547652f7831p-1));  // -0.72134752047327854729
-    p = _mm512_fmadd_pd(p, t, _mm512_set1_pd(0x1.71547652b836bp+0));  // 1.4426950408889875899
-    const __m512d l = _mm512_fmadd_pd(t, p, _mm512_add_pd(k, l2c));
-    // T = y log2 x, |T| clamped to 152 with its sign (2^-152 rounds to float32 0, 2^152 to inf)
-    const __m512d tt = _mm512_range_pd(_mm512_mul_pd(y, l), _mm512_set1_pd(152.0), 2);
-    // T = n + f, n = RN(T) on the 1/16 grid (the shifter's ulp), n's low 4 bits (j) in zz
-    const __m512d shifter = _mm512_set1_pd(0x1.8p48);
-    const __m512d zz = _mm512_add_pd(tt, shifter);
-    const __m512d n = _mm512_sub_pd(zz, shifter);
-    const __m512d f = _mm512_sub_pd(tt, n);  // exact, |f| <= 1/32
-    const __m512d tab = _mm512_permutex2var_pd(
-        _mm512_load_pd(exp_tab16_hi), _mm512_castpd_si512(zz), _mm512_load_pd(exp_tab16_hi + 8));
-    // Q(f) ~ (2^f - 1)/f (tools/pow_remez.py pow32_exp: relative error of 2^f 2^-38.5)
-    __m512d q =
-        _mm512_fmadd_pd(_mm512_set1_pd(0x1.3b29ba610a68cp-7), f,  // 0.0096180114797619550848
-                        _mm512_set1_pd(0x1.c6b3f618c52f8p-5));  // 0.055505734117252403248
-    q = _mm512_fmadd_pd(q, f, _mm512_set1_pd(0x1.ebfbdfff44e9p-3));  // 0.24022650716561999573
-    q = _mm512_fmadd_pd(q, f, _mm512_set1_pd(0x1.62e42fec3e58bp-1));  // 0.69314718016464504924
-    const __m512d res = _mm512_fmadd_pd(_mm512_mul_pd(tab, f), q, tab);
-    return _mm512_scalef_pd(res, n);  // 2^floor(n) 2^(j/16) 2^f
+// y log2 x = th + tl for 16 float32 lanes of positive normal x and |y| < 256, y 0 or
+// above 2^-40 (other lanes garbage; method at the top). |tl| <= 2^-8.
+struct PowT32 {
+    __m512 hi, lo;
+};
+NUMFUSE_ALWAYS_INLINE PowT32 pow_t_f32_avx512(__m512 x, __m512 y) noexcept {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    // x = z 2^k, z in [0.70703125, 1.4140625): integer operations on the bits (one
+    // constant: GCC materialises each integer constant in the loop, a port-5 broadcast)
+    const __m512i ix = _mm512_castps_si512(x);
+    const __m512i kb = _mm512_srai_epi32(_mm512_sub_epi32(ix, _mm512_set1_epi32(0x3f350000)), 23);
+    const __m512 k = _mm512_cvtepi32_ps(kb);
+    const __m512 z = _mm512_castsi512_ps(_mm512_sub_epi32(ix, _mm512_slli_epi32(kb, 23)));
+    // c = 1/z rounded to the 1/32 grid (23..45 / 32): r = z c - 1 is exact (|r| <= 0.0222
+    // on the 2^-29 grid below 1, the 2^-28 grid above: 24 bits)
+    const __m512 c = _mm512_roundscale_ps(_mm512_rcp14_ps(z), (5 << 4) | _MM_FROUND_TO_NEAREST_INT);
+    const __m512 r = _mm512_fmsub_ps(z, c, one);
+    const __m512i idx = _mm512_srli_epi32(_mm512_castps_si512(c), 18);
+    const __m512 ch = _mm512_permutex2var_ps(_mm512_load_ps(pow32_log2c_hi), idx,
+                                             _mm512_load_ps(pow32_log2c_hi + 16));
+    const __m512 cl = _mm512_permutex2var_ps(_mm512_load_ps(pow32_log2c_lo), idx,
+                                             _mm512_load_ps(pow32_log2c_lo + 16));
+    // log2 x = h + A r + r P(r) (A = RN(1/ln2), r P(r) ~ log2(1 + r) - A r, tools/pow_remez.py
+    // pow32_log: 2^-37.5 absolute) + lo: h = k + ch exact; s = RN(h + A r) with its error e
+    // (h - s exact: h is 0, or |h| >= 0.0444 >= 2 |A r|, within a factor of two of s); lh =
+    // RN(s + r P) (s - lh exact: |r P| <= |s| / 64).
+    const __m512 a = _mm512_set1_ps(0x1.715476p+0f);
+    const __m512 h = _mm512_add_ps(k, ch);
+    const __m512 s = _mm512_fmadd_ps(r, a, h);
+    const __m512 e = _mm512_fmadd_ps(r, a, _mm512_sub_ps(h, s));
+    __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(0x1.279a9ap-2f), r,  // 0.28867569566
+                               _mm512_set1_ps(-0x1.719d4cp-2f));  // -0.36095160246
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.ec709cp-2f));  // 0.48089832067
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(-0x1.715474p-1f));  // -0.72134745121
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0x1.4ae0cp-26f));  // 1.9259630335e-8
+    const __m512 lh = _mm512_fmadd_ps(r, p, s);
+    const __m512 ll =
+        _mm512_add_ps(_mm512_fmadd_ps(r, p, _mm512_sub_ps(s, lh)), _mm512_add_ps(cl, e));
+    // y log2 x: an exact product plus y ll
+    const __m512 th = _mm512_mul_ps(y, lh);
+    return {th, _mm512_fmadd_ps(y, ll, _mm512_fmsub_ps(y, lh, th))};
 }
 
-// 16 float32 lanes with a lane that is not positive, normal and finite, or a y that is
-// not finite: each half through the float64 kernel (rounded once more: within 0.5 + 2^-28
-// ULP beyond its own error), special values as the float64 kernel's, rounded.
+// 2^(th + tl) for |th| <= 125, |tl| <= 2^-8 (method at the top): a normal float32.
+NUMFUSE_ALWAYS_INLINE __m512 pow_exp2_f32_avx512(PowT32 t) noexcept {
+    // n = RN(th) on the 1/16 grid (the shifter's ulp), its low 4 bits (j) in zz's
+    const __m512 shifter = _mm512_set1_ps(0x1.8p19f);
+    const __m512 zz = _mm512_add_ps(t.hi, shifter);
+    const __m512 n = _mm512_sub_ps(zz, shifter);
+    const __m512 f = _mm512_add_ps(_mm512_sub_ps(t.hi, n), t.lo);  // |f| <= 1/32 + 2^-8
+    const __m512i j = _mm512_castps_si512(zz);
+    const __m512 eh = _mm512_permutexvar_ps(j, _mm512_load_ps(exp_tab16_hi_f));
+    const __m512 el = _mm512_permutexvar_ps(j, _mm512_load_ps(exp_tab16_lo_f));
+    // Q(f) ~ (2^f - 1)/f (tools/pow_remez.py pow32_exp: relative error of 2^f 2^-34.9)
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.3b1cb4p-7f), f,  // 0.0096164587885
+                               _mm512_set1_ps(0x1.c6af5cp-5f));  // 0.055503539741
+    q = _mm512_fmadd_ps(q, f, _mm512_set1_ps(0x1.ebfbep-3f));  // 0.24022650719
+    q = _mm512_fmadd_ps(q, f, _mm512_set1_ps(0x1.62e43p-1f));  // 0.69314718246
+    // 2^(j/16) 2^f = eh + (el + eh f Q): the one rounding of the result, then the exact
+    // scaling by 2^floor(n)
+    const __m512 w = _mm512_fmadd_ps(_mm512_mul_ps(eh, f), q, el);
+    return _mm512_scalef_ps(_mm512_add_ps(eh, w), n);
+}
+
+// 16 float32 lanes of which those outside `fast` (x not positive, normal and finite, |y|
+// >= 256 or NaN, |th| > 125) take the float64 kernel per half (rounded once more: within
+// 0.5 + 2^-28 ULP beyond its own error; special values as the float64 kernel's, rounded),
+// the others the float32 kernel as in a batch of their own: a lane's bits never depend on
+// its neighbours (the folds compute one pair at a time, strided operands go in other
+// batches). The float32 exp2 sees th = tl = 0 in the other lanes (no subnormal operand).
+// ys: y as the float32 kernel takes it. Out of line, t recomputed here: the common path
+// keeps its registers and stores nothing for this call.
 template <class A, bool Conditions>
-[[gnu::noinline]] __m512 power_f32_avx512_rare(__m512 xf, __m512 yf,
+[[gnu::noinline]] __m512 power_f32_avx512_rare(__m512 xf, __m512 yf, __m512 ys, __mmask16 fast,
                                                unsigned& conditions) noexcept {
+    const PowT32 t = pow_t_f32_avx512(xf, ys);
     unsigned ignored = 0;
-    const __m512d x0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xf));
-    const __m512d y0 = _mm512_cvtps_pd(_mm512_castps512_ps256(yf));
-    const __m512d x1 =
-        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(xf), 1)));
-    const __m512d y1 =
-        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(yf), 1)));
-    const __m256 r0 = _mm512_cvtpd_ps(power_f64_avx512<A, false>(x0, y0, ignored));
-    const __m256 r1 = _mm512_cvtpd_ps(power_f64_avx512<A, false>(x1, y1, ignored));
-    const __m512 r = _mm512_castpd_ps(
-        _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(r0)), _mm256_castps_pd(r1), 1));
+    __m512 r =
+        pow_exp2_f32_avx512({_mm512_maskz_mov_ps(fast, t.hi), _mm512_maskz_mov_ps(fast, t.lo)});
+    if ((fast & 0xff) != 0xff) {
+        const __m512d x0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xf));
+        const __m512d y0 = _mm512_cvtps_pd(_mm512_castps512_ps256(yf));
+        const __m256 r0 = _mm512_cvtpd_ps(power_f64_avx512<A, false>(x0, y0, ignored));
+        r = _mm512_mask_mov_ps(r, static_cast<__mmask16>(~fast & 0xff), _mm512_castps256_ps512(r0));
+    }
+    if ((fast >> 8) != 0xff) {
+        const __m512d x1 =
+            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(xf), 1)));
+        const __m512d y1 =
+            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(yf), 1)));
+        const __m256 r1 = _mm512_cvtpd_ps(power_f64_avx512<A, false>(x1, y1, ignored));
+        r = _mm512_mask_mov_ps(r, static_cast<__mmask16>(~fast & 0xff00),
+                               _mm512_insertf32x8(r, r1, 1));
+    }
     if constexpr (Conditions) {
         using F = xsimd::batch<float, A>;
         conditions |= pow_conditions<float, A>(F(xf), F(yf), F(r));
@@ -309,54 +338,89 @@ template <class A, bool Conditions>
 // x**y for 16 float32 lanes (contract and method at the top).
 template <class A, bool Conditions>
 NUMFUSE_ALWAYS_INLINE __m512 power_f32_avx512(__m512 xf, __m512 yf, unsigned& conditions) noexcept {
-    const __m512i xi = _mm512_castps_si512(xf);
-    const __m512i yi = _mm512_castps_si512(yf);
-    // x positive, normal and finite; y finite
-    const __mmask16 xok = _mm512_cmplt_epu32_mask(
-        _mm512_sub_epi32(xi, _mm512_set1_epi32(0x00800000)), _mm512_set1_epi32(0x7f000000));
-    const __mmask16 ok = _mm512_mask_cmpneq_epi32_mask(
-        xok, _mm512_and_si512(yi, _mm512_set1_epi32(0x7f800000)), _mm512_set1_epi32(0x7f800000));
-    if (ok != 0xffff) return power_f32_avx512_rare<A, Conditions>(xf, yf, conditions);
-    const __m512d r0 = pow_f32_half_avx512(_mm512_castps512_ps256(xf), _mm512_castps512_ps256(yf));
-    const __m512d r1 =
-        pow_f32_half_avx512(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(xf), 1)),
-                            _mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(yf), 1)));
-    const __m512 r = _mm512_castpd_ps(
-        _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(_mm512_cvtpd_ps(r0))),
-                           _mm256_castps_pd(_mm512_cvtpd_ps(r1)), 1));
-    if constexpr (Conditions) {
-        // overflow and underflow only: the result is not normal and finite
-        const __mmask16 normal = _mm512_cmplt_epu32_mask(
-            _mm512_sub_epi32(_mm512_castps_si512(r), _mm512_set1_epi32(0x00800000)),
-            _mm512_set1_epi32(0x7f000000));
-        if (normal != 0xffff) {
-            using F = xsimd::batch<float, A>;
-            conditions |= pow_conditions<float, A>(F(xf), F(yf), F(r));
-        }
+    // x positive, normal and finite; |y| < 256 (not NaN); |th| <= 125. Lanes of |y| < 2^-40
+    // compute y = 0 (their x**y rounds to 1 all the same): no subnormal operand anywhere.
+    // Float compares (their constants are memory operands, integer ones cost a broadcast).
+    const __m512 ay = _mm512_abs_ps(yf);
+    const __mmask16 xok =
+        _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(xf, _mm512_set1_ps(0x1p-126f), _CMP_GE_OQ), xf,
+                                _mm512_set1_ps(0x1.fffffep127f), _CMP_LE_OQ);
+    const __mmask16 yok = _mm512_mask_cmp_ps_mask(xok, ay, _mm512_set1_ps(256.0f), _CMP_LT_OQ);
+    const __m512 ys =
+        _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(ay, _mm512_set1_ps(0x1p-40f), _CMP_GE_OQ), yf);
+    const PowT32 t = pow_t_f32_avx512(xf, ys);
+    const __mmask16 fast =
+        _mm512_mask_cmp_ps_mask(yok, _mm512_abs_ps(t.hi), _mm512_set1_ps(125.0f), _CMP_LE_OQ);
+    // fast lanes' results are normal and finite: they raise no condition
+    if (fast != 0xffff) return power_f32_avx512_rare<A, Conditions>(xf, yf, ys, fast, conditions);
+    return pow_exp2_f32_avx512(t);
+}
+
+// The AVX-512 loads and stores of one lane type, for power_avx512_array.
+template <class T>
+struct PowLanes;
+template <>
+struct PowLanes<double> {
+    using V = __m512d;
+    using M = __mmask8;
+    static constexpr std::size_t width = 8;
+    static V load(const double* p) noexcept { return _mm512_loadu_pd(p); }
+    static V load_or_one(M m, const double* p) noexcept {
+        return _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), m, p);
     }
-    return r;
+    static void store(double* p, V v) noexcept { _mm512_storeu_pd(p, v); }
+    static void store(double* p, M m, V v) noexcept { _mm512_mask_storeu_pd(p, m, v); }
+};
+template <>
+struct PowLanes<float> {
+    using V = __m512;
+    using M = __mmask16;
+    static constexpr std::size_t width = 16;
+    static V load(const float* p) noexcept { return _mm512_loadu_ps(p); }
+    static V load_or_one(M m, const float* p) noexcept {
+        return _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), m, p);
+    }
+    static void store(float* p, V v) noexcept { _mm512_storeu_ps(p, v); }
+    static void store(float* p, M m, V v) noexcept { _mm512_mask_storeu_ps(p, m, v); }
+};
+
+// out[k] = kernel(x[k], y[k], conditions) for k < n in vectors of T's lanes (out may be x
+// or y), the tail padded with 1 ** 1 (no condition); the conditions the kernel reported.
+template <class T, class Kernel>
+NUMFUSE_ALWAYS_INLINE unsigned power_avx512_array(T* out, const T* x, const T* y, std::size_t n,
+                                                  Kernel kernel) noexcept {
+    using L = PowLanes<T>;
+    unsigned conditions = 0;
+    std::size_t k = 0;
+    for (; k + L::width <= n; k += L::width) {
+        L::store(out + k, kernel(L::load(x + k), L::load(y + k), conditions));
+    }
+    if (k < n) {
+        const auto mask = static_cast<typename L::M>((1u << (n - k)) - 1u);
+        L::store(out + k, mask,
+                 kernel(L::load_or_one(mask, x + k), L::load_or_one(mask, y + k), conditions));
+    }
+    return conditions;
+}
+
+// out[k] = x[k]**y[k], k < n (out may be x or y); the conditions when asked, else 0.
+template <class A, bool Conditions>
+inline unsigned power_f64_avx512_array(double* out, const double* x, const double* y,
+                                       std::size_t n) noexcept {
+    return power_avx512_array(out, x, y, n,
+                              [](__m512d xv, __m512d yv, unsigned& c) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+                                  return power_f64_avx512<A, Conditions>(xv, yv, c);
+                              });
 }
 
 // out[k] = x[k]**y[k] for float32, k < n (out may be x or y); the conditions when asked.
 template <class A, bool Conditions>
 inline unsigned power_f32_avx512_array(float* out, const float* x, const float* y,
                                        std::size_t n) noexcept {
-    unsigned conditions = 0;
-    std::size_t k = 0;
-    for (; k + 16 <= n; k += 16) {
-        const __m512 r = power_f32_avx512<A, Conditions>(_mm512_loadu_ps(x + k),
-                                                         _mm512_loadu_ps(y + k), conditions);
-        _mm512_storeu_ps(out + k, r);
-    }
-    if (k < n) {
-        const auto mask = static_cast<__mmask16>((1u << (n - k)) - 1u);
-        const __m512 one = _mm512_set1_ps(1.0f);
-        const __m512 r =
-            power_f32_avx512<A, Conditions>(_mm512_mask_loadu_ps(one, mask, x + k),
-                                            _mm512_mask_loadu_ps(one, mask, y + k), conditions);
-        _mm512_mask_storeu_ps(out + k, mask, r);
-    }
-    return conditions;
+    return power_avx512_array(out, x, y, n,
+                              [](__m512 xv, __m512 yv, unsigned& c) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+                                  return power_f32_avx512<A, Conditions>(xv, yv, c);
+                              });
 }
 
 #endif  // __AVX512F__
