@@ -13,12 +13,18 @@
 //   fixup<Table>(res, x)     vfixupimm with the nibble table Table, imm 0
 //   permute_table(idx, tab)  tab[low bits of idx's lanes] (vpermpd / vpermps), tab 64-byte
 //                            aligned with 8 (float64) or 16 (float32) entries
+//   load(p), store(p, v)     unaligned vmovupd / vmovups of one register from/to p
+//   load_or_one(m, p)        lanes of p where m is set, 1.0 elsewhere (masked load)
+//   store(p, m, v)           v's lanes where m is set (masked store)
+//   lanes<T>, Mask<T>        lanes per register, the mask type, for element type T
 #pragma once
 
 #if defined(__AVX512F__)
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 namespace numfuse::kernels::detail::avx512 {
 
@@ -60,6 +66,24 @@ inline __m512d permute_table(__m512d idx, const double* tab) noexcept {
 inline __m512 permute_table(__m512 idx, const float* tab) noexcept {
     return _mm512_permutexvar_ps(_mm512_castps_si512(idx), _mm512_load_ps(tab));
 }
+
+template <class T>
+inline constexpr std::size_t lanes = 64 / sizeof(T);
+template <class T>
+using Mask = std::conditional_t<sizeof(T) == 8, __mmask8, __mmask16>;
+
+inline __m512d load(const double* p) noexcept { return _mm512_loadu_pd(p); }
+inline __m512 load(const float* p) noexcept { return _mm512_loadu_ps(p); }
+inline __m512d load_or_one(__mmask8 m, const double* p) noexcept {
+    return _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), m, p);
+}
+inline __m512 load_or_one(__mmask16 m, const float* p) noexcept {
+    return _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), m, p);
+}
+inline void store(double* p, __m512d v) noexcept { _mm512_storeu_pd(p, v); }
+inline void store(float* p, __m512 v) noexcept { _mm512_storeu_ps(p, v); }
+inline void store(double* p, __mmask8 m, __m512d v) noexcept { _mm512_mask_storeu_pd(p, m, v); }
+inline void store(float* p, __mmask16 m, __m512 v) noexcept { _mm512_mask_storeu_ps(p, m, v); }
 
 }  // namespace numfuse::kernels::detail::avx512
 #endif

@@ -56,6 +56,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "kernels/avx512_lanes.hpp"
 #include "kernels/common.hpp"
 #include "kernels/exp_reduction.hpp"
 #include "kernels/generated/explog_coefficients.hpp"
@@ -360,9 +361,8 @@ inline ExpF32Pair exp_f32_avx512_pair(__m512 xc) noexcept {
     __m512 r =
         _mm512_fnmadd_ps(kd, _mm512_set1_ps(0x1.62e43p-5f), xc);  // RN_f(ln2)/16, exact with FMA
     r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(-0x1.05c61p-33f), r);  // (ln2 - RN_f(ln2))/16
-    const __m512i idx = _mm512_castps_si512(z);
-    const __m512 th = _mm512_permutexvar_ps(idx, _mm512_load_ps(exp_tab16_hi_f));
-    const __m512 tl = _mm512_permutexvar_ps(idx, _mm512_load_ps(exp_tab16_lo_f));
+    const __m512 th = avx512::permute_table(z, exp_tab16_hi_f);
+    const __m512 tl = avx512::permute_table(z, exp_tab16_lo_f);
     // Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/32 (1 + 2^-12): tools/explog_remez.py exp32_t16,
     // max relative error 2^-37.39.
     __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.55521p-5f), r,  // 0.041665107011795043945

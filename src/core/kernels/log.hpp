@@ -53,6 +53,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "kernels/avx512_lanes.hpp"
 #include "kernels/common.hpp"
 #include "kernels/generated/explog_coefficients.hpp"
 
@@ -349,9 +350,8 @@ log_f32_avx512_pair_impl(__m512 x, [[maybe_unused]] __mmask16 plus_ln2) noexcept
     const __m512 z = _mm512_fmadd_ps(_mm512_rcp14_ps(m), _mm512_set1_ps(16.0f), shifter);
     const __m512 invc = _mm512_fmsub_ps(z, _mm512_set1_ps(0.0625f), _mm512_set1_ps(0x1.8p19f));
     const __m512 t = _mm512_fmsub_ps(m, invc, _mm512_set1_ps(1.0f));  // exact
-    const __m512i idx = _mm512_castps_si512(z);
-    const __m512 th = _mm512_permutexvar_ps(idx, _mm512_load_ps(log_tab16_hi_f));
-    const __m512 tl = _mm512_permutexvar_ps(idx, _mm512_load_ps(log_tab16_lo_f));
+    const __m512 th = avx512::permute_table(z, log_tab16_hi_f);
+    const __m512 tl = avx512::permute_table(z, log_tab16_lo_f);
     const __m512 a = _mm512_fmadd_ps(e, _mm512_set1_ps(0x1.62e4p-1f), th);  // exact
     const __m512 hi = _mm512_add_ps(a, t);
     const __m512 err = _mm512_add_ps(_mm512_sub_ps(a, hi), t);

@@ -51,6 +51,7 @@
 
 #include <cstdint>
 
+#include "kernels/avx512_lanes.hpp"
 #include "kernels/common.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/log.hpp"
@@ -284,9 +285,8 @@ NUMFUSE_ALWAYS_INLINE __m512 pow_exp2_f32_avx512(PowT32 t) noexcept {
     const __m512 zz = _mm512_add_ps(t.hi, shifter);
     const __m512 n = _mm512_sub_ps(zz, shifter);
     const __m512 f = _mm512_add_ps(_mm512_sub_ps(t.hi, n), t.lo);  // |f| <= 1/32 + 2^-8
-    const __m512i j = _mm512_castps_si512(zz);
-    const __m512 eh = _mm512_permutexvar_ps(j, _mm512_load_ps(exp_tab16_hi_f));
-    const __m512 el = _mm512_permutexvar_ps(j, _mm512_load_ps(exp_tab16_lo_f));
+    const __m512 eh = avx512::permute_table(zz, exp_tab16_hi_f);
+    const __m512 el = avx512::permute_table(zz, exp_tab16_lo_f);
     // Q(f) ~ (2^f - 1)/f (tools/pow_remez.py pow32_exp: relative error of 2^f 2^-34.9)
     __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.3b1cb4p-7f), f,  // 0.0096164587885
                                _mm512_set1_ps(0x1.c6af5cp-5f));  // 0.055503539741
@@ -356,49 +356,21 @@ NUMFUSE_ALWAYS_INLINE __m512 power_f32_avx512(__m512 xf, __m512 yf, unsigned& co
     return pow_exp2_f32_avx512(t);
 }
 
-// The AVX-512 loads and stores of one lane type, for power_avx512_array.
-template <class T>
-struct PowLanes;
-template <>
-struct PowLanes<double> {
-    using V = __m512d;
-    using M = __mmask8;
-    static constexpr std::size_t width = 8;
-    static V load(const double* p) noexcept { return _mm512_loadu_pd(p); }
-    static V load_or_one(M m, const double* p) noexcept {
-        return _mm512_mask_loadu_pd(_mm512_set1_pd(1.0), m, p);
-    }
-    static void store(double* p, V v) noexcept { _mm512_storeu_pd(p, v); }
-    static void store(double* p, M m, V v) noexcept { _mm512_mask_storeu_pd(p, m, v); }
-};
-template <>
-struct PowLanes<float> {
-    using V = __m512;
-    using M = __mmask16;
-    static constexpr std::size_t width = 16;
-    static V load(const float* p) noexcept { return _mm512_loadu_ps(p); }
-    static V load_or_one(M m, const float* p) noexcept {
-        return _mm512_mask_loadu_ps(_mm512_set1_ps(1.0f), m, p);
-    }
-    static void store(float* p, V v) noexcept { _mm512_storeu_ps(p, v); }
-    static void store(float* p, M m, V v) noexcept { _mm512_mask_storeu_ps(p, m, v); }
-};
-
 // out[k] = kernel(x[k], y[k], conditions) for k < n in vectors of T's lanes (out may be x
 // or y), the tail padded with 1 ** 1 (no condition); the conditions the kernel reported.
 template <class T, class Kernel>
 NUMFUSE_ALWAYS_INLINE unsigned power_avx512_array(T* out, const T* x, const T* y, std::size_t n,
                                                   Kernel kernel) noexcept {
-    using L = PowLanes<T>;
+    namespace v = avx512;
     unsigned conditions = 0;
     std::size_t k = 0;
-    for (; k + L::width <= n; k += L::width) {
-        L::store(out + k, kernel(L::load(x + k), L::load(y + k), conditions));
+    for (; k + v::lanes<T> <= n; k += v::lanes<T>) {
+        v::store(out + k, kernel(v::load(x + k), v::load(y + k), conditions));
     }
     if (k < n) {
-        const auto mask = static_cast<typename L::M>((1u << (n - k)) - 1u);
-        L::store(out + k, mask,
-                 kernel(L::load_or_one(mask, x + k), L::load_or_one(mask, y + k), conditions));
+        const auto mask = static_cast<v::Mask<T>>((1u << (n - k)) - 1u);
+        v::store(out + k, mask,
+                 kernel(v::load_or_one(mask, x + k), v::load_or_one(mask, y + k), conditions));
     }
     return conditions;
 }
