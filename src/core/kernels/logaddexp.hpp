@@ -130,7 +130,9 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
     // Base e: t = (d - n c1) + (d.lo - n c2): the first exact (as in pass 2), the second
     // below 2^-30, rounded (n c3 < 2^-84 is left out). Base 2: n = round(16 d), t = (d - n/16)
     // ln2 (logaddexp2_reduced). n, k and j: logaddexp_index16.
-    const auto [n, k, j] = logaddexp_index16<Base>(dc);
+    B n, k;
+    xsimd::batch<std::int64_t, A> j;
+    logaddexp_index16<Base>(dc, n, k, j);
     dd::pair<A> t;
     if constexpr (Base == LogBase::e) {
         t = dd::two_sum(dd::fnmadd(n, B(c::ln2_over_16.c1), dc),

@@ -72,7 +72,9 @@ NUMFUSE_ALWAYS_INLINE LogaddexpExpParts<A> logaddexp_exp_dd(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     namespace c = logaddexp_consts;
-    const auto [n, k, j] = logaddexp_index16<Base>(x);
+    B n, k;
+    xsimd::batch<std::int64_t, A> j;
+    logaddexp_index16<Base>(x, n, k, j);
     dd::pair<A> t;
     if constexpr (Base == LogBase::e) {
         // x - n c1 is exact: n c1 is (15 + 38 bits), and x - n c1 is a multiple of ulp(x)

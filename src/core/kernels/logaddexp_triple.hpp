@@ -195,7 +195,9 @@ NUMFUSE_ALWAYS_INLINE LogaddexpExpTriple<A> logaddexp_exp_triple(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     namespace c = logaddexp_consts;
-    const auto [n, k, j] = logaddexp_index16<Base>(x);
+    B n, k;
+    xsimd::batch<std::int64_t, A> j;
+    logaddexp_index16<Base>(x, n, k, j);
     triple<A> t;
     if constexpr (Base == LogBase::e) {
         // t = x - n ln2/16: x - n c1 exact (as in pass 2), n c2 and n c3 exact products, n c4
