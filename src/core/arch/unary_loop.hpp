@@ -352,7 +352,14 @@ struct VectorFlagsOp : TableOp<F, Rule> {
 struct SinOp : TableOp<expr_ops::Sin, TrigRule<true>> {};
 struct CosOp : TableOp<expr_ops::Cos, TrigRule<false>> {};
 struct TanOp : TableOp<expr_ops::Tan, TrigRule<true>> {};
-struct ArccosOp : TableOp<expr_ops::Arccos, ArccosRule> {};
+struct ArccosOp : TableOp<expr_ops::Arccos, ArccosRule> {
+    // ArccosRule's ~(|x| <= 1) is true for NaN lanes already (TableOp's isnan is a second
+    // compare for nothing).
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
+        return ArccosRule::may_raise(x);
+    }
+};
 struct SinhOp : VectorFlagsOp<expr_ops::Sinh, HyperbolicRule<true>> {};
 struct CoshOp : VectorFlagsOp<expr_ops::Cosh, HyperbolicRule<false>> {};
 struct TanhOp : TableOp<expr_ops::Tanh, QuietRule> {};
@@ -363,9 +370,10 @@ struct TanhOp : TableOp<expr_ops::Tanh, QuietRule> {};
 template <class F, class Rule>
 struct QuietSubnormalOp : TableOp<F, Rule> {
     static constexpr bool subnormal_only_underflows = true;
+    // OddRule's form, ~(|x| <= limit), is true for NaN lanes already (no second compare).
     template <class B>
     NUMFUSE_ALWAYS_INLINE static auto may_raise_no_subnormal(const B& x) noexcept {
-        return Rule::may_raise_no_subnormal(x) | xsimd::isnan(x);
+        return Rule::may_raise_no_subnormal(x);
     }
 };
 struct ArcsinOp : QuietSubnormalOp<expr_ops::Arcsin, OddRule<1, fp_none>> {};
