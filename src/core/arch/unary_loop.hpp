@@ -409,11 +409,6 @@ struct ArctanhOp : QuietSubnormalOp<expr_ops::Arctanh, OddRule<1, fp_divide_by_z
     NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
         return kernels::atanh_fix(x, y);
     }
-    // |x| >= 1 and NaN in one compare (the rule's form adds a NaN test that it already covers).
-    template <class B>
-    NUMFUSE_ALWAYS_INLINE static auto may_raise_no_subnormal(const B& x) noexcept {
-        return ~(xsimd::abs(x) < B(1));
-    }
 };
 struct Log1pOp : TableOp<expr_ops::Log1p, Log1pRule> {};
 // log2, log10: values, flags and NaNs as TableOp's, with log's deferred test (OrScreen) so
