@@ -8,6 +8,7 @@ special value that differs from C99's."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -144,3 +145,68 @@ def test_float32_arctan2_in_evaluate_is_the_ufuncs(level):
         expected = numfuse.arctan2(y, x)
     assert got.dtype == np.float32
     np.testing.assert_array_equal(got.view(np.uint32), expected.view(np.uint32))
+
+
+def _arctan2_conditions(y: np.ndarray, x: np.ndarray, layout: str) -> set[str]:
+    """The floating-point conditions numfuse.arctan2 reports for float32 (y, x), called
+    contiguous, in place or strided."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with np.errstate(all="warn"):
+            if layout == "contiguous":
+                numfuse.arctan2(y, x)
+            elif layout == "in place":
+                out = y.copy()
+                numfuse.arctan2(out, x, out=out)
+            else:
+                numfuse.arctan2(np.repeat(y, 2)[::2], np.repeat(x, 2)[::2])
+    return {
+        w
+        for w in ("overflow", "underflow", "invalid", "divide")
+        for c in caught
+        if w in str(c.message)
+    }
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "in place", "strided"])
+def test_float32_arctan2_conditions_wherever_the_rare_pair_sits(layout, level):
+    """float32 arctan2 takes its conditions in the kernel's pass, from the batches that leave
+    its fast form: one underflowing pair in the head, the body or the tail of an array raises
+    underflow as NumPy's float32 loop does (a result below the smallest normal where |y| <
+    2^-125 or |x| >= 2^123); pairs that leave the fast form without it (zeros, infinities,
+    NaN, a tiny ratio with a normal result, and the subnormal or zero results of a normal y
+    and an ordinary x, which NumPy does not report) raise nothing."""
+    n = 67
+    cases = [
+        ((-1e-40, 3.0), {"underflow"}),
+        ((1e-39, 2.0), {"underflow"}),
+        ((2.0**-126 * 1.99, 3.0), {"underflow"}),
+        ((2.0**-5, 2.0**124), {"underflow"}),
+        ((2.0**-126 * 2.01, 3.0), set()),
+        ((3e-38, 100.0), set()),
+        ((1e-30, 1e20), set()),
+        ((1e-40, -3.0), set()),
+        ((0.0, 0.0), set()),
+        ((np.inf, 2.0), set()),
+        ((np.nan, 2.0), set()),
+        ((1e-20, 1e10), set()),
+    ]
+    for (yv, xv), expected in cases:
+        for position in (0, 3, 17, 40, n - 1):
+            y = np.linspace(-3, 3, n).astype(np.float32)
+            x = np.linspace(4, -2, n).astype(np.float32)
+            y[position], x[position] = yv, xv
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                with np.errstate(all="warn"):
+                    np.arctan2(y, x)
+            reference = {
+                w
+                for w in ("overflow", "underflow", "invalid", "divide")
+                for c in caught
+                if w in str(c.message)
+            }
+            # expected: NumPy 2.4.6 with SVML (AVX-512); other builds' C library may differ
+            if reference != expected:
+                pytest.skip(f"NumPy reports {reference} for {(yv, xv)}: not the SVML loop")
+            assert _arctan2_conditions(y, x, layout) == reference, (yv, xv, position)

@@ -44,8 +44,11 @@ def _edges(name: str, dtype) -> list[float]:
         edges = (18.0, 2.0**-27, 2.0**-30, big, 22.0, 40.0, 0.5, 20.0, 2.0**-12, 3.0)
         return [s * v for v in edges for s in (1, -1)]
     assert name == "tanh"
-    # 0.25 / 0.375: the float64 / float32 (AVX-512) polynomial's end; 9.125: the float32 clamp
-    edges = (19.5, 2.0**-27, 2.0**-30, 9.0, 0.25, 0.375, 9.125, 2.0**-12)
+    # 0.25: the float64 polynomial's end; the float32 (AVX-512) table's cells: four per
+    # binade from 2^-4 to 8, 5/64 (the end of its small cell), 9.25 (its clamp), 9.0109
+    # (where float32 tanh reaches 1)
+    cells = [2.0**e * (1 + q / 4) for e in range(-4, 4) for q in range(4)]
+    edges = (19.5, 2.0**-27, 2.0**-30, 9.0, 0.25, 9.25, 9.0109, 5 / 64, 2.0**-12, *cells)
     return [s * v for v in edges for s in (1, -1)]
 
 
@@ -151,4 +154,8 @@ def test_tanh_float32_dense(level):
     got = numfuse.tanh(special)
     want = np.tanh(special)
     assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (special, got, want)
-    assert np.isnan(numfuse.tanh(np.array([np.nan], np.float32)))[0]
+    # NaN (signs, payloads, signalling ones): NumPy's NaN bit for bit
+    nan = np.array([0x7FC00000, 0xFFC00000, 0x7FC12345, 0x7FA00001, 0xFF800001], np.uint32)
+    got = numfuse.tanh(nan.view(np.float32)).view(np.uint32)
+    want = np.tanh(nan.view(np.float32)).view(np.uint32)
+    assert np.array_equal(got, want), ([hex(v) for v in got], [hex(v) for v in want])

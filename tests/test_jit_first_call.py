@@ -240,3 +240,83 @@ def test_integer_powers_break_on_samples_numpy_refuses(fresh_answers):
     jitted = nf.jit(f)
     np.testing.assert_array_equal(jitted(x, x), f(x, x))
     assert "numpy   np.power" not in jitted.explain()
+
+
+# ------------------------------------------- the verdict's one C++ call (jit_verdict.cpp)
+
+_F8 = np.array([-2.5, -1.0, -0.0, 0.5, 3.0, 7.25, np.nan, np.inf, -np.inf])
+
+
+def _agrees(text, samples, reference):
+    from numfuse import _core
+
+    return _core._jit_engine_agrees(text, tuple(samples), reference)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_the_verdict_compares_values_as_documented(dtype):
+    """Same bits, or every element within rtol 1e-4 / atol 1e-6 with NaN where NumPy has
+    NaN, infinities equal and a zero's sign NumPy's: anything else is a disagreement."""
+    x = _F8.astype(dtype)
+    exact = np.negative(x)
+    assert _agrees("(-v0)", [x], exact)
+    near = exact.copy()
+    near[0] *= 1 + 5e-5  # within rtol
+    assert _agrees("(-v0)", [x], near)
+    for index, value in [
+        (0, exact[0] * (1 + 1e-3)),  # beyond rtol
+        (2, -exact[2]),  # a zero's sign
+        (6, 1.0),  # NaN where NumPy has a number
+        (3, np.nan),  # a number where NumPy has NaN
+        (7, np.inf),  # -inf against +inf
+    ]:
+        wrong = exact.copy()
+        wrong[index] = value
+        assert not _agrees("(-v0)", [x], wrong), (index, value)
+    assert not _agrees("(-v0)", [x], exact.astype(np.float16))  # NumPy's dtype differs
+    assert not _agrees("(-v0)", [x], exact[:-1])  # NumPy's shape differs
+    assert _agrees("(-v0)", [x], exact[()] if exact.ndim == 0 else exact)
+
+
+def test_the_verdict_compares_complex_integer_and_bool_results():
+    z = np.empty(9, np.complex128)
+    z.real, z.imag = _F8, np.roll(_F8, 1)
+    assert _agrees("(-v0)", [z], np.negative(z))
+    wrong = np.negative(z)
+    wrong[0] += 1e-2
+    assert not _agrees("(-v0)", [z], wrong)
+    wrong = np.negative(z)
+    wrong[2] = complex(-wrong[2].real, wrong[2].imag)  # a zero real part's sign
+    assert not _agrees("(-v0)", [z], wrong)
+    i = np.array([-7, -1, 0, 1, 3, 100], np.int64)
+    assert _agrees("(v0 + v1)", [i, 2], i + 2)
+    assert not _agrees("(v0 + v1)", [i, 2], i + 3)
+    assert _agrees("(v0 > v1)", [i, 2], i > 2)
+    assert not _agrees("(v0 > v1)", [i, 2], i > 3)
+
+
+def test_the_verdict_takes_a_full_reduction_without_numpys_ones():
+    """A reduction over every axis is written without keepdims (the engine's fast path):
+    its result lacks only NumPy's ones, which the segment restores by a reshape."""
+    x = np.arange(6.0).reshape(3, 2, 1)
+    assert _agrees("sum(v0)", [x], np.sum(x, keepdims=True))
+    assert _agrees("sum(v0)", [x], np.sum(x))
+    assert not _agrees("sum(v0)", [x], np.sum(x, axis=0))
+
+
+def test_the_verdict_answers_false_where_the_engine_refuses():
+    x = _F8
+    assert not _agrees("(v0 << v1)", [x, x], np.zeros(9))  # no shift on floats
+    assert not _agrees("(v0 +", [x], x)  # a syntax error
+    assert not _agrees("(v0 + v1)", [x, np.ones(4)], x)  # shapes that do not broadcast
+
+
+def test_verdicts_leave_the_plan_cache_alone(fresh_answers):
+    """A one-operation plan is compiled for its verdict only, never cached (the trace's
+    formulas have other text)."""
+    from numfuse import _core
+
+    _core._expr_clear_cache()
+    assert _agrees("(v0 * v1)", [_F8, _F8], _F8 * _F8)
+    nf.jit(lambda a: np.cos(a) / 3.0)(_F8)  # its verdicts, and one formula's plan
+    assert _core._expr_cache_size() == 1

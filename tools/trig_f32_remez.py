@@ -14,7 +14,7 @@ a decimal comment and its max weighted error measured on a dense grid. Run:
 
 Fits (z is the square of the reduced argument):
   atan32 : (atan(t) - t) / t^3 in z = t^2 on [0, 1], degree 8, error relative to atan t
-  asin32 : (asin(s) - s) / s^3 in z = s^2 on [0, 1/4], degree 5, relative to asin s
+  asin32 : (asin(s) - s) / s^3 in z = s^2 on [0, 1/4], degree 4, relative to asin s
   atan2_32: atan32 on [0, 0.2501] (arctan2's reduced |t| <= 1/2), degree 5
 """
 
@@ -40,7 +40,7 @@ def _sqrt_fit(f):
 
 FITS = {
     "atan32": (mp.atan, mp.mpf(0), mp.mpf(1), 8, "(atan t - t)/t^3, relative to atan t"),
-    "asin32": (mp.asin, mp.mpf(0), mp.mpf(1) / 4, 5, "(asin s - s)/s^3, relative to asin s"),
+    "asin32": (mp.asin, mp.mpf(0), mp.mpf(1) / 4, 4, "(asin s - s)/s^3, relative to asin s"),
     # arctan2's float32 lanes (kernels/atan2.hpp): |t| <= 1/2 (1 + 2^-23) after its reduction
     "atan2_32": (mp.atan, mp.mpf(0), mp.mpf("0.2501"), 5, "(atan t - t)/t^3, relative to atan t"),
 }

@@ -52,5 +52,8 @@ void register_plan_info(pybind11::module_& m);
 // numfuse.jit's warm path: signature keys and the call dispatcher (jit_dispatch.cpp);
 // after register_expr, whose NumPy C API table it uses.
 void register_jit_dispatch(pybind11::module_& m);
+// numfuse.jit's verdict on a new operation type in one call (jit_verdict.cpp); after
+// register_expr too.
+void register_jit_verdict(pybind11::module_& m);
 
 }  // namespace numfuse::python

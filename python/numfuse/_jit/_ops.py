@@ -14,7 +14,6 @@ instead (a graph break).
 
 from __future__ import annotations
 
-import math
 import operator
 import sys
 import threading
@@ -231,9 +230,7 @@ def answer(template, call, operands, key_call=None):
         found = _answers.get(key)
         if found is not None:
             return found
-    # one errstate for NumPy's answer and the verdict (each costs as much as a small call)
-    with np.errstate(all="ignore"):
-        found = _new_answer(template, call, operands)
+    found = _new_answer(template, call, operands)
     if key is not None:
         if len(_answers) >= _MAX_ANSWERS:  # Python ints are keyed by value: bounded
             _answers.clear()
@@ -241,8 +238,12 @@ def answer(template, call, operands, key_call=None):
     return found
 
 
+# One errstate for NumPy's answer and the verdict, as a decorator: NumPy's errstate
+# decorator sets the error state per call (thread-safe) without building an errstate
+# object per call, which costs as much as a small ufunc call.
+@np.errstate(all="ignore")
 def _new_answer(template, call, operands):
-    """answer()'s work on a miss (the caller holds np.errstate(all="ignore"))."""
+    """answer()'s work on a miss, with NumPy's floating-point errors ignored."""
     engine_types = all(
         is_engine_dtype(op[0])
         if type(op) is tuple
@@ -390,41 +391,6 @@ def _make_sample(index: int, dtype, ndim: int) -> np.ndarray:
     return array
 
 
-def _same(engine, reference) -> bool:
-    engine = np.asarray(engine)
-    reference = np.asarray(reference)
-    if engine.shape != reference.shape and engine.size == reference.size:
-        # a full reduction written without keepdims: NumPy's leading ones come back by a
-        # reshape (_program.Segment)
-        if [d for d in engine.shape if d != 1] == [d for d in reference.shape if d != 1]:
-            engine = engine.reshape(reference.shape)
-    if engine.dtype != reference.dtype or engine.shape != reference.shape:
-        return False
-    if engine.tobytes() == reference.tobytes():  # the same bits: the common answer
-        return True
-    if reference.dtype.kind == "f":  # in Python: NumPy's allclose costs more than the rest
-        return all(map(_close, engine.ravel().tolist(), reference.ravel().tolist()))
-    if reference.dtype.kind == "c":
-        close = np.allclose(engine, reference, rtol=1e-4, atol=1e-6, equal_nan=True)
-        zeros = np.signbit(engine.real[engine.real == 0]) == np.signbit(
-            reference.real[engine.real == 0]
-        )
-        return bool(close and np.all(zeros))
-    return bool(np.array_equal(engine, reference))
-
-
-def _close(got: float, want: float) -> bool:
-    """np.allclose(rtol=1e-4, atol=1e-6, equal_nan=True) of one pair, and a zero's sign
-    as the reference's."""
-    if got == 0 and math.copysign(1.0, got) != math.copysign(1.0, want):
-        return False
-    if got != got or want != want:
-        return got != got and want != want
-    if math.isinf(got) or math.isinf(want):
-        return got == want
-    return abs(got - want) <= 1e-6 + 1e-4 * abs(want)
-
-
 def engine_agrees(template: str, call, operands) -> bool:
     """Whether the engine computes `template` on these operand types as NumPy's `call`
     does (same dtype, shape and values on sample data); cached per template and types."""
@@ -458,14 +424,19 @@ def _engine_verdict(template, call, operands, samples, reference) -> bool:
 
 
 def _engine_same(template, samples, reference) -> bool:
-    names = [f"v{i}" for i in range(len(samples))]
+    """The engine's formula `template` on `samples` against NumPy's `reference`: compiled
+    (without the plan cache), run and compared in one C++ call (src/python/jit_verdict.cpp:
+    the same dtype and shape, the same bits or for floating-point types every element
+    within rtol 1e-4 / atol 1e-6, NaN where NumPy has NaN, a zero's sign as NumPy's)."""
     try:
-        compiled = _core.CompiledExpression(template.format(*names), None)
-        bound = dict(zip(names, samples))
-        engine = compiled(*[bound[n] for n in compiled.input_names])
-        return _same(engine, reference)
-    except Exception:  # noqa: BLE001 - the engine refusing means: run it in NumPy
+        return _core._jit_engine_agrees(
+            template.format(*_NAMES[: len(samples)]), tuple(samples), reference
+        )
+    except Exception:  # noqa: BLE001 - samples the engine refuses: run it in NumPy
         return False
+
+
+_NAMES = tuple(f"v{i}" for i in range(32))  # a template has at most three operands
 
 
 def astype_template(source: np.dtype, target: np.dtype) -> str | None:

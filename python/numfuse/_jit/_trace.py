@@ -17,6 +17,7 @@ import math
 import os
 import sys
 import weakref
+from itertools import accumulate, repeat
 
 import numpy as np
 
@@ -38,12 +39,14 @@ _sizes: dict = {}
 def _template_sizes(template: str) -> tuple:
     """(length, nesting) of `template`: its characters, and how deep it nests its
     operands (parentheses and calls) plus one."""
-    level = depth = 0
-    for char in template:
-        level += (char == "(") - (char == ")")
-        depth = max(depth, level)
+    # the deepest running count of open parentheses, in C (a loop over the characters in
+    # Python cost a process's first use of each template several thousand instructions)
+    depth = max(0, max(accumulate(map(_PAREN_STEPS.get, template, repeat(0))), default=0))
     sizes = _sizes[template] = (len(template), depth + 1)
     return sizes
+
+
+_PAREN_STEPS = {"(": 1, ")": -1}
 
 
 def user_origin() -> str:

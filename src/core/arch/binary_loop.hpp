@@ -112,19 +112,33 @@ struct HypotOp : ArrayKernelOp<expr_ops::Hypot> {
 // arctan2: conditions only where the result may be subnormal or zero (|y| below 2^60 times
 // the smallest normal and below |x| 2^-50, or below |x| 2^-1000, float32 2^-100): underflow
 // for a result below the smallest normal where |y| is below 4 times the smallest normal,
-// the result rounds to zero, or 1/|x| is subnormal -- the rule NumPy's loop (SVML on this
-// AVX-512 machine) follows on the tests' probes; glibc's atan2 differs for a few such
-// pairs. The rule takes the C library's atan2 of the pair for the result, for the pairs that
-// pass the screen alone; no other condition arises. The screen's multiplies see no
-// subnormal operand or result (microcode assists on x86): a subnormal |y| is flagged
-// outright, and y / x < far is tested as |y| / far < |x|. float32 runs in float32 lanes
-// (kernels/atan2.hpp's atan2_f32_array, f32_lanes), and the rule of a flagged float32 batch
-// in vector lanes (flags_batch: per element, the C library's atan2 cost ~40 ns).
+// the result rounds to zero, or 1/|x| is subnormal -- the rule NumPy's float64 loop (SVML on
+// this AVX-512 machine) follows on the tests' probes; glibc's atan2 differs for a few such
+// pairs. float32: where |y| is below 2 times the smallest normal or |x| >= 2^123, as NumPy
+// 2.4.6's float32 loop (SVML) on every probe (both edges to the last bit, 4000 random pairs
+// of log-uniform |y| in [2^-149, 1] and |x| in [2^-20, 2^128]); it reports nothing for
+// (3e-38, 100) or (1e-30, 1e20), subnormal or zero results of a normal y and an ordinary x.
+// The rule takes the C library's atan2 of the pair for the result, for the pairs that pass
+// the screen alone; no other condition arises. The screen's multiplies see no subnormal
+// operand or result (microcode assists on x86): a subnormal |y| is flagged outright, and
+// y / x < far is tested as |y| / far < |x|. float32 runs in float32 lanes with the
+// conditions in the same pass (compute_conditions_f32: kernels/atan2.hpp's atan2_f32_array
+// screens only the batches its fast float32 form does not take, the only ones that can
+// raise), the rule of a flagged float32 batch in vector lanes (flags_batch: per element,
+// the C library's atan2 cost ~40 ns).
 struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
-    static constexpr bool f32_lanes = true;
+    static constexpr bool f32_conditions = true;
     template <class Arch>
-    static void compute_f32(float* out, const float* a, const float* b, std::size_t n) noexcept {
-        kernels::atan2_f32_array<Arch>(out, a, b, n);
+    static unsigned compute_conditions_f32(float* out, const float* a, const float* b,
+                                           std::size_t n) noexcept {
+        unsigned flags = fp_none;
+        kernels::atan2_f32_array<Arch>(
+            out, a, b, n,
+            [&flags](const xsimd::batch<float, Arch>& y, const xsimd::batch<float, Arch>& x)
+                NUMFUSE_ALWAYS_INLINE_LAMBDA {
+                    if (xsimd::any(may_raise(y, x))) flags |= flags_batch<Arch>(y, x);
+                });
+        return flags;
     }
     template <class B>
     static inline auto may_raise(const B& y, const B& x) noexcept {
@@ -173,7 +187,7 @@ struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
         const F tiny(std::numeric_limits<float>::min()),
             inf(std::numeric_limits<float>::infinity());
         const auto under = (ay < inf) & (ax < inf) & (ay > F(0.0f)) & (x > F(0.0f)) & (r < tiny) &
-                           ((ay < F(0x1p-124f)) | (r == F(0.0f)) | (ax >= F(0x1p126f)));
+                           ((ay < F(0x1p-125f)) | (ax >= F(0x1p123f)));
         return xsimd::any(under) ? fp_underflow : fp_none;
     }
     template <class T>
@@ -185,8 +199,12 @@ struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
         const T ay = y < T(0) ? -y : y;
         const T tiny = std::numeric_limits<T>::min();
         const T ax = x < T(0) ? -x : x;
-        if (ar < tiny && (ay < T(4) * tiny || r == T(0) || ax >= T(1) / tiny)) return fp_underflow;
-        return fp_none;
+        if (!(ar < tiny)) return fp_none;
+        if constexpr (sizeof(T) == 4) {
+            return ay < T(2) * tiny || ax >= T(0x1p123) ? fp_underflow : fp_none;
+        } else {
+            return ay < T(4) * tiny || r == T(0) || ax >= T(1) / tiny ? fp_underflow : fp_none;
+        }
     }
 };
 
@@ -269,14 +287,6 @@ struct PowOp {
     }
 };
 
-// Operations with a float32 array kernel (compute_f32<Arch>(out, a, b, n), out may be a):
-// float32 runs there instead of widened to float64, and the conditions of a flagged float32
-// batch come from flags_batch<Arch>(a, b).
-template <class Op, class = void>
-struct has_f32_lanes : std::false_type {};
-template <class Op>
-struct has_f32_lanes<Op, std::enable_if_t<Op::f32_lanes>> : std::true_type {};
-
 // The conditions of n contiguous elements: the batch screen (the tail padded with 1, which
 // raises nothing), the exact rule only on the elements of flagged batches.
 template <class Arch, class Op, class T>
@@ -297,13 +307,7 @@ unsigned binary_flags(const T* a, const T* b, std::size_t n) noexcept {
             x = B::load_aligned(xa), y = B::load_aligned(xb);
         }
         if (xsimd::any(Op::may_raise(x, y))) {
-            if constexpr (std::is_same<T, float>::value && has_f32_lanes<Op>::value) {
-                flags |= Op::template flags_batch<Arch>(x, y);  // the padding raises nothing
-            } else {
-                for (std::size_t k = i; k < i + count; ++k) {
-                    flags |= Op::template flags<T>(a[k], b[k]);
-                }
-            }
+            for (std::size_t k = i; k < i + count; ++k) flags |= Op::template flags<T>(a[k], b[k]);
         }
     }
     return flags;
@@ -314,9 +318,17 @@ struct has_fused_conditions : std::false_type {};
 template <class Op>
 struct has_fused_conditions<Op, std::enable_if_t<Op::fused_conditions>> : std::true_type {};
 
+// Operations whose float32 array kernel alone returns the conditions with the results
+// (compute_conditions_f32<Arch>(out, a, b, n), out may be a or b; arctan2): float32 runs
+// there, in float32 lanes, instead of widened to float64.
+template <class Op, class = void>
+struct has_f32_conditions : std::false_type {};
+template <class Op>
+struct has_f32_conditions<Op, std::enable_if_t<Op::f32_conditions>> : std::true_type {};
+
 // binary_loop of an operation whose array kernels return the conditions with the results
-// (has_fused_conditions): contiguous operands straight to the kernel (out may be a or b),
-// others through stack buffers of `chunk` elements.
+// (has_fused_conditions; float32 of has_f32_conditions): contiguous operands straight to
+// the kernel (out may be a or b), others through stack buffers of `chunk` elements.
 template <class Arch, class Op, class T>
 unsigned binary_loop_fused(const char* a, std::ptrdiff_t a_stride, const char* b,
                            std::ptrdiff_t b_stride, char* out, std::ptrdiff_t out_stride,
@@ -356,13 +368,14 @@ unsigned binary_loop_fused(const char* a, std::ptrdiff_t a_stride, const char* b
 // out[i] = Op(a[i], b[i]) for n elements; see BinaryLoop in numfuse_core.hpp. Contiguous
 // float64 operands go to the array kernel directly (out may be a or b: the kernel allows
 // it); any other strides, and float32 (widened to float64 and rounded once on the way
-// back), through stack buffers of `chunk` elements. float32 of an operation with float32
-// lanes (has_f32_lanes) goes to its float32 kernel, directly where contiguous. Conditions
-// are taken from the inputs before anything is written.
+// back), through stack buffers of `chunk` elements. Conditions are taken from the inputs
+// before anything is written. Kernels that return the conditions themselves
+// (has_fused_conditions, float32 of has_f32_conditions) go through binary_loop_fused.
 template <class Arch, class Op, class T>
 unsigned binary_loop(const char* a, std::ptrdiff_t a_stride, const char* b, std::ptrdiff_t b_stride,
                      char* out, std::ptrdiff_t out_stride, std::size_t n) noexcept {
-    if constexpr (has_fused_conditions<Op>::value) {
+    if constexpr (has_fused_conditions<Op>::value ||
+                  (std::is_same<T, float>::value && has_f32_conditions<Op>::value)) {
         return binary_loop_fused<Arch, Op, T>(a, a_stride, b, b_stride, out, out_stride, n);
     }
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
@@ -382,33 +395,6 @@ unsigned binary_loop(const char* a, std::ptrdiff_t a_stride, const char* b, std:
             }
             return flags;
         }
-    }
-    if constexpr (std::is_same<T, float>::value && has_f32_lanes<Op>::value) {
-        alignas(64) float fa[chunk], fb[chunk];
-        unsigned flags = fp_none;
-        for (std::size_t start = 0; start < n; start += chunk) {
-            const std::size_t count = n - start < chunk ? n - start : chunk;
-            const auto at = static_cast<std::ptrdiff_t>(start);
-            if (contiguous) {
-                const auto* pa = reinterpret_cast<const float*>(a) + at;
-                const auto* pb = reinterpret_cast<const float*>(b) + at;
-                flags |= binary_flags<Arch, Op, float>(pa, pb, count);
-                Op::template compute_f32<Arch>(reinterpret_cast<float*>(out) + at, pa, pb, count);
-                continue;
-            }
-            for (std::size_t k = 0; k < count; ++k) {
-                const auto i = static_cast<std::ptrdiff_t>(k) + at;
-                std::memcpy(&fa[k], a + i * a_stride, sizeof(float));
-                std::memcpy(&fb[k], b + i * b_stride, sizeof(float));
-            }
-            flags |= binary_flags<Arch, Op, float>(fa, fb, count);
-            Op::template compute_f32<Arch>(fa, fa, fb, count);
-            for (std::size_t k = 0; k < count; ++k) {
-                const auto i = static_cast<std::ptrdiff_t>(k) + at;
-                std::memcpy(out + i * out_stride, &fa[k], sizeof(float));
-            }
-        }
-        return flags;
     }
     // float64 values are gathered straight into the kernel's buffers; float32 ones next to
     // them, then widened.

@@ -276,11 +276,12 @@ struct ArccosRule : QuietRule {
     }
 };
 
-// arccosh: x < 1 is invalid.
+// arccosh: x < 1 is invalid; x = 1 (+0, raising nothing) is flagged too, for the AVX-512
+// float32 kernel's deferred fixup (ArccoshOp).
 struct ArccoshRule : QuietRule {
     template <class B>
     NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
-        return ~(x >= B(1));
+        return ~(x > B(1));
     }
 };
 
@@ -351,7 +352,14 @@ struct VectorFlagsOp : TableOp<F, Rule> {
 struct SinOp : TableOp<expr_ops::Sin, TrigRule<true>> {};
 struct CosOp : TableOp<expr_ops::Cos, TrigRule<false>> {};
 struct TanOp : TableOp<expr_ops::Tan, TrigRule<true>> {};
-struct ArccosOp : TableOp<expr_ops::Arccos, ArccosRule> {};
+struct ArccosOp : TableOp<expr_ops::Arccos, ArccosRule> {
+    // ArccosRule's ~(|x| <= 1) is true for NaN lanes already (TableOp's isnan is a second
+    // compare for nothing).
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
+        return ArccosRule::may_raise(x);
+    }
+};
 struct SinhOp : VectorFlagsOp<expr_ops::Sinh, HyperbolicRule<true>> {};
 struct CoshOp : VectorFlagsOp<expr_ops::Cosh, HyperbolicRule<false>> {};
 struct TanhOp : TableOp<expr_ops::Tanh, QuietRule> {};
@@ -362,17 +370,45 @@ struct TanhOp : TableOp<expr_ops::Tanh, QuietRule> {};
 template <class F, class Rule>
 struct QuietSubnormalOp : TableOp<F, Rule> {
     static constexpr bool subnormal_only_underflows = true;
+    // OddRule's form, ~(|x| <= limit), is true for NaN lanes already (no second compare).
     template <class B>
     NUMFUSE_ALWAYS_INLINE static auto may_raise_no_subnormal(const B& x) noexcept {
-        return Rule::may_raise_no_subnormal(x) | xsimd::isnan(x);
+        return Rule::may_raise_no_subnormal(x);
     }
 };
 struct ArcsinOp : QuietSubnormalOp<expr_ops::Arcsin, OddRule<1, fp_none>> {};
 struct ArctanOp : QuietSubnormalOp<expr_ops::Arctan, OddRule<0, fp_none>> {};
 struct ArcsinhOp : QuietSubnormalOp<expr_ops::Arcsinh, OddRule<0, fp_none>> {};
-struct ArccoshOp : TableOp<expr_ops::Arccosh, ArccoshRule> {};
+// arccosh, arctanh: values, flags and NaNs as TableOp's; on AVX-512 the kernels' special-value
+// fixup (vfixupimm) runs only on the flagged batches (kernels::acosh_nofix / acosh_fix,
+// atanh_nofix / atanh_fix: the same bits as evaluate's kernels): arccosh flags x <= 1 and NaN
+// (x = +inf is the fast path's +inf), arctanh |x| >= 1 and NaN.
+struct ArccoshOp : TableOp<expr_ops::Arccosh, ArccoshRule> {
+    static constexpr double padding = 2.0;  // 1 is flagged
+    // NaN lanes included (TableOp's form adds a NaN test that the rule already covers).
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
+        return ArccoshRule::may_raise(x);
+    }
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
+        return kernels::acosh_nofix(x);
+    }
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
+        return kernels::acosh_fix(x, y);
+    }
+};
 struct ArctanhOp : QuietSubnormalOp<expr_ops::Arctanh, OddRule<1, fp_divide_by_zero>> {
     static constexpr double padding = 0.5;  // arctanh(1) divides by zero
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
+        return kernels::atanh_nofix(x);
+    }
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
+        return kernels::atanh_fix(x, y);
+    }
 };
 struct Log1pOp : TableOp<expr_ops::Log1p, Log1pRule> {};
 // log2, log10: values, flags and NaNs as TableOp's, with log's deferred test (OrScreen) so

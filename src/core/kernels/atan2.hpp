@@ -462,6 +462,12 @@ NUMFUSE_NOINLINE __m512 atan2_f32_avx512_mixed(__m512 y, __m512 x, __mmask16 ord
 
 }  // namespace detail
 
+// atan2_f32_kernel's on_rare when nobody screens (evaluate, the folds).
+struct atan2_no_screen {
+    template <class F>
+    NUMFUSE_ALWAYS_INLINE void operator()(const F&, const F&) const noexcept {}
+};
+
 // atan2 of float32 lanes. FMA levels: float32 arithmetic (detail::atan2_f32_lanes) for the
 // lanes where both |y| and |x| lie in [2^-96, 2^96] and min/max >= 2^-30 (no intermediate
 // leaves the normal float32 range there); the other lanes -- zeros, infinities, NaNs,
@@ -475,6 +481,12 @@ NUMFUSE_NOINLINE __m512 atan2_f32_avx512_mixed(__m512 y, __m512 x, __mmask16 ord
 // tests/test_accuracy.py against mpmath, every level; AVX-512 0.546 measured, docs/
 // accuracy.md); special values as atan2_kernel.
 //
+// on_rare(y, x) (optional, the array loops' condition screen, binary_loop.hpp) is called
+// for each batch not computed entirely by the float32 form: every batch on levels without
+// FMA, the mixed ones elsewhere. Only those can raise a floating-point condition: a lane
+// the float32 forms take has |y|, |x| >= 2^-96 and min/max > 2^-32, so its result is a
+// normal number (and no zero, infinity or NaN is in it).
+//
 // Float32 method: X = max(|x|, |y|), Y = min; Y < X/2: t = Y / X, else t = (Y - X) / (Y +
 // X) in [-1/3, 0] (angle pi/4 + atan t), so that |t| <= 1/2 and t u below stays small (at
 // t near 1 the float32 polynomial's roundings alone cost 0.45 ULP). t = N / D = th + tl
@@ -485,9 +497,10 @@ NUMFUSE_NOINLINE __m512 atan2_f32_avx512_mixed(__m512 y, __m512 x, __mmask16 ord
 // is taken in as in atan_f32_lanes. The quadrant: result = base + m atan t with base in {0,
 // pi/4, pi/2, 3pi/4, pi} as a float32 pair and m = +-1 (|base| >= |m th| or base = 0: base +
 // m th splits exactly), one rounding at the end.
-template <class A>
+template <class A, class OnRare = atan2_no_screen>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_kernel(
-    const xsimd::batch<float, A>& y, const xsimd::batch<float, A>& x) noexcept {
+    const xsimd::batch<float, A>& y, const xsimd::batch<float, A>& x,
+    OnRare&& on_rare = OnRare{}) noexcept {
     using F = xsimd::batch<float, A>;
     using D = xsimd::batch<double, A>;
     const auto wide = [&]() {
@@ -497,12 +510,14 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_kernel(
         return detail::narrow(atan2_wide_kernel(ylo, xlo), atan2_wide_kernel(yhi, xhi));
     };
     if constexpr (!detail::has_fma<A>) {
+        on_rare(y, x);
         return wide();
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
     } else if constexpr (detail::is_avx512<A>) {
         const detail::atan2_f32_mags g = detail::atan2_f32_avx512_mags(y, x);
         const __mmask16 ordinary = detail::atan2_f32_avx512_ordinary(g);
         if (ordinary == 0xffff) return detail::atan2_f32_avx512(y, x, g);
+        on_rare(y, x);
         return detail::atan2_f32_avx512_mixed<A>(y, x, ordinary);
 #endif
     } else {
@@ -512,6 +527,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_kernel(
             (ay >= F(0x1p-96f)) & (ax >= F(0x1p-96f)) & (ay <= F(0x1p96f)) & (ax <= F(0x1p96f)) &
             (xsimd::max(xsimd::min(ax, ay), F(0x1p-96f)) * F(0x1p30f) >= xsimd::max(ax, ay));
         if (xsimd::all(ordinary)) return detail::atan2_f32_lanes(y, x);
+        on_rare(y, x);
         const F one(1.0f);
         const F fast = detail::atan2_f32_lanes(xsimd::select(ordinary, y, one),
                                                xsimd::select(ordinary, x, one));
@@ -521,45 +537,50 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_kernel(
 
 namespace detail {
 
-// out[k] = Kernel::apply(y[k], x[k]) for n values of T by batches, the last partial batch
-// padded with 1 (atan2(1, 1) raises nothing). out may be y or x.
-template <class T, class A, class Kernel>
-inline void atan2_lanes(T* out, const T* y, const T* x, std::size_t n) noexcept {
+// out[k] = Kernel::apply(y[k], x[k], screen) for n values of T by batches, the last partial
+// batch padded with 1 (atan2(1, 1) raises nothing). out may be y or x (each batch is loaded
+// before its results are stored).
+template <class T, class A, class Kernel, class Screen>
+inline void atan2_lanes(T* out, const T* y, const T* x, std::size_t n, Screen& screen) noexcept {
     using V = xsimd::batch<T, A>;
     constexpr std::size_t width = V::size;
     std::size_t k = 0;
     for (; k + width <= n; k += width) {
-        Kernel::apply(V::load_unaligned(y + k), V::load_unaligned(x + k)).store_unaligned(out + k);
+        Kernel::apply(V::load_unaligned(y + k), V::load_unaligned(x + k), screen)
+            .store_unaligned(out + k);
     }
     if (k < n) {
         alignas(64) T ya[width], xa[width];
         for (std::size_t i = 0; i < width; ++i) ya[i] = xa[i] = T(1);
         std::memcpy(ya, y + k, (n - k) * sizeof(T));
         std::memcpy(xa, x + k, (n - k) * sizeof(T));
-        Kernel::apply(V::load_aligned(ya), V::load_aligned(xa)).store_aligned(ya);
+        Kernel::apply(V::load_aligned(ya), V::load_aligned(xa), screen).store_aligned(ya);
         std::memcpy(out + k, ya, (n - k) * sizeof(T));
     }
 }
 
 struct Atan2F32 {
-    template <class F>
-    static NUMFUSE_ALWAYS_INLINE F apply(const F& y, const F& x) noexcept {
-        return atan2_f32_kernel(y, x);
+    template <class F, class Screen>
+    static NUMFUSE_ALWAYS_INLINE F apply(const F& y, const F& x, Screen& screen) noexcept {
+        return atan2_f32_kernel(y, x, screen);
     }
 };
 struct Atan2F64 {
-    template <class B>
-    static NUMFUSE_ALWAYS_INLINE B apply(const B& y, const B& x) noexcept {
+    template <class B, class Screen>
+    static NUMFUSE_ALWAYS_INLINE B apply(const B& y, const B& x, Screen&) noexcept {
         return atan2_kernel(y, x);
     }
 };
 
 }  // namespace detail
 
-// out[k] = atan2(y[k], x[k]) for float32 arrays. out may be y or x.
-template <class A>
-inline void atan2_f32_array(float* out, const float* y, const float* x, std::size_t n) noexcept {
-    detail::atan2_lanes<float, A, detail::Atan2F32>(out, y, x, n);
+// out[k] = atan2(y[k], x[k]) for float32 arrays. out may be y or x. screen(y, x) is
+// atan2_f32_kernel's on_rare, called with the batches (the partial one padded with 1) that
+// may raise a floating-point condition: the caller's condition screen in the same pass.
+template <class A, class Screen = atan2_no_screen>
+inline void atan2_f32_array(float* out, const float* y, const float* x, std::size_t n,
+                            Screen&& screen = Screen{}) noexcept {
+    detail::atan2_lanes<float, A, detail::Atan2F32>(out, y, x, n, screen);
 }
 
 // out[k] = atan2(y[k], x[k]) for float64 values, or for float32 values widened (Out float:
@@ -582,7 +603,8 @@ inline void atan2_array(double* out, const double* y, const double* x, std::size
             for (std::size_t i = 0; i < count; ++i) out[k + i] = static_cast<double>(yf[i]);
         }
     } else {
-        detail::atan2_lanes<double, A, detail::Atan2F64>(out, y, x, n);
+        atan2_no_screen none;
+        detail::atan2_lanes<double, A, detail::Atan2F64>(out, y, x, n, none);
     }
 }
 

@@ -1,6 +1,6 @@
 // sinh, cosh, tanh for float32 lanes (xsimd 8.1): float32 arithmetic on AVX-512, the
 // float64 kernels of the float32 values elsewhere. Split from hyperbolic.hpp (whose reduction
-// helpers and exp.hpp's float32 table reduction they use).
+// helpers and exp.hpp's float32 table reduction sinh and cosh use).
 //
 // Contract (per lane, <= 1 float32 ULP at every level; tests/test_exp_family_paths.py sweeps
 // float32 tanh densely, tests/test_evaluate_accuracy.py all three against mpmath)
@@ -10,19 +10,22 @@
 //     lanes (relative error below 2^-41, see there); sinh: |x| < 2^-12 returns x,
 //     overflow to +-inf from 89.4159851 on, as cosh; NaN -> NaN (x + x).
 //     tanh_f32_kernel(batch<float>): float32 lanes in float32 arithmetic on AVX-512
-//     (relative error below 2^-26 before the one rounding, so <= 0.5 + 2^-2 float32 ULP;
-//     the accuracy harness prints the measured maximum), elsewhere detail::tanh_f32_in_f64
-//     on the widened lanes (~2^-30 relative, <= 0.5 + 2^-6 float32 ULP after the one
-//     rounding); +-0 and |x| < 2^-12 return x, +-inf -> +-1, NaN -> NaN (x + x).
+//     (a polynomial per cell of a table, max 0.728 ULP over every float32), elsewhere
+//     detail::tanh_f32_in_f64 on the widened lanes (~2^-30 relative, <= 0.5 + 2^-6 float32 ULP
+//     after the one rounding); +-0 and |x| < 2^-12 return x, +-inf -> +-1, NaN -> NaN (x + x).
 //
 // Method
-//     tanh for float32 lanes, AVX-512, in float32 arithmetic: as the float64 tanh, with
-//             the threshold at 0.375 and y = 2 min(a, 9.125): e^y = 2^s (hi + lo) from
-//             exp.hpp's float32 table reduction (exp_f32_avx512_pair, relative error below
-//             2^-27.9, renormalised; eh >= 2), N / D with q from rcp14 (2^-14) and one
-//             correction by the same rcp14 (2^-28); a < 0.375: a + a u G(u), G of degree
-//             4 (2^-28.7; the correction is below 0.05 a). Relative error below 2^-26
-//             before the final rounding, 16 lanes a vector and no division.
+//     tanh for float32 lanes, AVX-512, in float32 arithmetic: one polynomial per cell, 32
+//             cells read with vpermt2ps (tools/tanh_f32_table.py): a = |x| clamped to
+//             [2^-12, 9.25], four cells per binade from 2^-4 to 8 picked by the bits of a
+//             (exponent and top two mantissa bits, shifted), all of a < 5/64 in one cell;
+//             tanh(a) = c0 + delta t + t A(t), t = a - m exact, A of degree 4. The small
+//             cell has m = 0, delta = 1 (t + t A: one rounding, t A below 2^-8 t); the others
+//             delta = 0 and an m whose tanh is within 2^-14 ulp of the float32 c0, so the
+//             stored c0 adds no error and t A is below 1/8 of the result. Fit errors below
+//             2^-26.1 (most below 2^-28), max 0.728 ULP after the roundings. Below 2^-12
+//             min(a, result) returns a; the sign bit is put back with one bitwise op.
+//             21 vector operations, no division, no subnormal operand.
 //     sinh, cosh for float32 lanes, AVX-512, in float32 arithmetic: e^a / 2 = H + L and
 //             e^-a / 2 = MH + ML (a = |x| in [2^-12, 90], e^-a at most at 20) from
 //             exp_f32_avx512_pair (2^-27.9 each) scaled by 2^(s-1) (vscalefps: H is inf
@@ -39,6 +42,8 @@
 #pragma once
 
 #include <xsimd/xsimd.hpp>
+
+#include <cstdint>
 
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
@@ -85,7 +90,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_f32_in_f64(
 #if defined(__AVX512F__)
 // e^y 2^shift = h + l, a normalised pair (|l| <= ulp(h) / 2) scaled exactly by vscalefps (h is
 // inf exactly where e^y 2^shift overflows), from exp_f32_avx512_pair's unrounded pair for
-// |y| <= 89: the e^a of sinh / cosh (shift -1) and the e^y of tanh (shift 0).
+// |y| <= 89: the e^a of sinh / cosh (shift -1).
 struct ScaledF32Pair {
     __m512 h, l;
 };
@@ -214,47 +219,220 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_f32_in_f64(
 }
 
 #if defined(__AVX512F__)
-// tanh for float32 lanes, AVX-512 (method at the top); lanes below 2^-12 return a. NaN lanes:
-// garbage, replaced by the caller.
+// The 32 entries of tanh_f32_avx512 (tools/tanh_f32_table.py writes the rows; method at the
+// top): per entry m, delta, c0..c5 with tanh(a) ~ c0 + delta t + t (c1 + c2 t + ... + c5 t^4),
+// t = a - m. Max weighted error of an entry's fit 2^-26.1 ([4, 5)), most below 2^-28.
+struct TanhF32Table {
+    alignas(64) float row[8][32];
+};
+inline constexpr TanhF32Table tanh_f32_table = {{
+    {0x1.202ec8p+1f, 0x1.5f9268p+1f, 0x1.a0499p+1f,  0x1.e002cep+1f, 0x1.1fe142p+2f, 0x1.5fe8bep+2f,
+     0x1.9fef28p+2f, 0x1.e0d5b8p+2f, 0x1.154206p+3f, 0x1.6p+3f,      0x1.6p+3f,      0x1.6p+3f,
+     0.0f,           0x1.5fe34p-4f,  0x1.9fd63ap-4f, 0x1.dfe2e6p-4f, 0x1.1ff20ep-3f, 0x1.6006ap-3f,
+     0x1.a01724p-3f, 0x1.dff0bcp-3f, 0x1.1ff652p-2f, 0x1.602b4ap-2f, 0x1.9fefaap-2f, 0x1.dff4c6p-2f,
+     0x1.2018bp-1f,  0x1.5ffc7cp-1f, 0x1.a01cfcp-1f, 0x1.dff95ap-1f, 0x1.20155cp+0f, 0x1.5fef1ep+0f,
+     0x1.a01248p+0f, 0x1.dfee32p+0f},  // m
+    {0.0f, 0.0f,    0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f,
+     0.0f, 0x1p+0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f,
+     0.0f, 0.0f,    0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f},  // delta
+    {0x1.f4c7f6p-1f, 0x1.fbcde8p-1f, 0x1.fe783cp-1f, 0x1.ff6f1ep-1f, 0x1.ffdf88p-1f, 0x1.fffb9cp-1f,
+     0x1.ffff68p-1f, 0x1.ffffecp-1f, 0x1.fffffep-1f, 0x1p+0f,        0x1p+0f,        0x1p+0f,
+     0.0f,           0x1.5f0648p-4f, 0x1.9e69fep-4f, 0x1.ddb3dep-4f, 0x1.1e1024p-3f, 0x1.5c9976p-3f,
+     0x1.9a7552p-3f, 0x1.d757e8p-3f, 0x1.189aa6p-2f, 0x1.52e952p-2f, 0x1.8a79f8p-2f, 0x1.bfa556p-2f,
+     0x1.051ab4p-1f, 0x1.31559cp-1f, 0x1.5798eep-1f, 0x1.77d528p-1f, 0x1.9e6b72p-1f, 0x1.c27104p-1f,
+     0x1.d9cc3cp-1f, 0x1.e8756cp-1f},  // c0
+    {0x1.631258p-5f,
+     0x1.0b6c54p-6f,
+     0x1.872e3p-8f,
+     0x1.219b08p-9f,
+     0x1.03b96p-11f,
+     0x1.1900a6p-14f,
+     0x1.3001eap-17f,
+     0x1.400562p-20f,
+     0x1.001a16p-23f,
+     0.0f,
+     0.0f,
+     0.0f,
+     -0x1.6684e6p-34f,
+     0x1.fc3d5cp-1f,
+     0x1.fac24ap-1f,
+     0x1.f9093p-1f,
+     0x1.f602cp-1f,
+     0x1.f12a74p-1f,
+     0x1.eb6f2p-1f,
+     0x1.e4e15cp-1f,
+     0x1.d98daap-1f,
+     0x1.c7ea62p-1f,
+     0x1.b4048ap-1f,
+     0x1.9e27a6p-1f,
+     0x1.7ad846p-1f,
+     0x1.49e972p-1f,
+     0x1.196a6cp-1f,
+     0x1.d83dd4p-2f,
+     0x1.61204ep-2f,
+     0x1.cedcf8p-3f,
+     0x1.26374ep-3f,
+     0x1.70007ap-4f},  // c1
+    {-0x1.5b480ap-5f,
+     -0x1.09377cp-6f,
+     -0x1.85fbfap-8f,
+     -0x1.2143aep-9f,
+     -0x1.035648p-11f,
+     -0x1.18a414p-14f,
+     -0x1.2f9fd8p-17f,
+     -0x1.3fa042p-20f,
+     -0x1.feba36p-24f,
+     0.0f,
+     0.0f,
+     0.0f,
+     0x1.7d1d5ep-25f,
+     -0x1.5c7238p-4f,
+     -0x1.9a2c04p-4f,
+     -0x1.d73492p-4f,
+     -0x1.187b56p-3f,
+     -0x1.527fd2p-3f,
+     -0x1.89f894p-3f,
+     -0x1.be608ap-3f,
+     -0x1.038888p-2f,
+     -0x1.2dc97ep-2f,
+     -0x1.4fef6p-2f,
+     -0x1.6a195ap-2f,
+     -0x1.8265fep-2f,
+     -0x1.897d76p-2f,
+     -0x1.79b5b2p-2f,
+     -0x1.5aa5e4p-2f,
+     -0x1.1dd3bap-2f,
+     -0x1.9736fap-3f,
+     -0x1.1043acp-3f,
+     -0x1.5f14e8p-4f},  // c2
+    {0x1.baa5e4p-6f,
+     0x1.5bd75ap-7f,
+     0x1.026bf6p-8f,
+     0x1.80d502p-10f,
+     0x1.59a63ep-12f,
+     0x1.762f3ap-15f,
+     0x1.94d606p-18f,
+     0x1.a99266p-21f,
+     0x1.522b18p-24f,
+     0.0f,
+     0.0f,
+     0.0f,
+     -0x1.555668p-2f,
+     -0x1.4c3cecp-2f,
+     -0x1.476cd2p-2f,
+     -0x1.4216bep-2f,
+     -0x1.3b5942p-2f,
+     -0x1.2ef2a2p-2f,
+     -0x1.202606p-2f,
+     -0x1.1038f4p-2f,
+     -0x1.e8f20cp-3f,
+     -0x1.9828d4p-3f,
+     -0x1.4255e8p-3f,
+     -0x1.d7105p-4f,
+     -0x1.bc4bc4p-5f,
+     0x1.d7c1f6p-7f,
+     0x1.07667cp-4f,
+     0x1.84231p-4f,
+     0x1.c69344p-4f,
+     0x1.97ef12p-4f,
+     0x1.33c282p-4f,
+     0x1.a88af2p-5f},  // c3
+    {-0x1.94ea3ap-7f,
+     -0x1.5370f6p-8f,
+     -0x1.021b7cp-9f,
+     -0x1.837ffep-11f,
+     -0x1.69f352p-13f,
+     -0x1.884adap-16f,
+     -0x1.a88262p-19f,
+     -0x1.be9098p-22f,
+     -0x1.6d3688p-25f,
+     0.0f,
+     0.0f,
+     0.0f,
+     0x1.0b7662p-13f,
+     0x1.b350aap-5f,
+     0x1.0e0d76p-4f,
+     0x1.3efbc2p-4f,
+     0x1.69039p-4f,
+     0x1.acc4a2p-4f,
+     0x1.ed007p-4f,
+     0x1.111642p-3f,
+     0x1.3347ap-3f,
+     0x1.502b28p-3f,
+     0x1.5c49a4p-3f,
+     0x1.584c2ep-3f,
+     0x1.39eedcp-3f,
+     0x1.e96e9p-4f,
+     0x1.46de34p-4f,
+     0x1.630552p-5f,
+     0x1.d9c032p-9f,
+     -0x1.59beb4p-6f,
+     -0x1.9bb116p-6f,
+     -0x1.55b9e4p-6f},  // c4
+    {0x1.04a4c2p-8f,
+     0x1.f63db2p-10f,
+     0x1.94621ap-11f,
+     0x1.33246p-12f,
+     0x1.1fafbep-14f,
+     0x1.38b174p-17f,
+     0x1.52bb5ap-20f,
+     0x1.6eb1f6p-23f,
+     0x1.3d135ap-26f,
+     0.0f,
+     0.0f,
+     0.0f,
+     0x1.0e3ddap-3f,
+     0x1.62413cp+3f,
+     -0x1.7af9a6p-2f,
+     -0x1.56fd4ap+3f,
+     0x1.daec8ap-1f,
+     0x1.10bbe6p+0f,
+     0x1.b26be8p-4f,
+     0x1.21cae8p+0f,
+     -0x1.93ddccp-6f,
+     0x1.773d54p-5f,
+     -0x1.1e4488p-4f,
+     -0x1.a7d024p-5f,
+     -0x1.3fce58p-5f,
+     -0x1.0e2206p-4f,
+     -0x1.e945ap-5f,
+     -0x1.a7639p-5f,
+     -0x1.06dfe6p-5f,
+     -0x1.385b78p-7f,
+     0x1.64de5p-10f,
+     0x1.2e51cep-8f},  // c5
+}};
+
+// Entry `r` of tanh_f32_table for each lane's index (its low 5 bits).
+inline __m512 tanh_f32_lookup(int r, __m512i index) noexcept {
+    return _mm512_permutex2var_ps(_mm512_load_ps(tanh_f32_table.row[r]), index,
+                                  _mm512_load_ps(tanh_f32_table.row[r] + 16));
+}
+
+// tanh(|x|) for float32 lanes, AVX-512 (method at the top), from a = |x|: NaN lanes return a
+// quieted (its sign is put back by the caller), lanes below 2^-12 return a.
 inline __m512 tanh_f32_avx512(__m512 a) noexcept {
-    // e^y = eh + el, y = 2 min(a, 9.125) (tanh rounds to 1 in float32 from 9.02 on),
-    // normalised (|el| <= ulp(eh) / 2; the correction below is first order in el / eh), both
-    // scaled exactly
-    const ScaledF32Pair e = exp_f32_scaled_pair(
-        _mm512_mul_ps(_mm512_set1_ps(2.0f), _mm512_min_ps(_mm512_max_ps(a, _mm512_set1_ps(0.375f)),
-                                                          _mm512_set1_ps(9.125f))),
-        0.0f);
-    const __m512 eh = e.h, el = e.l;
-    // N = e^y - 1, D = e^y + 1 as pairs (fast two-sums: eh >= 2)
-    const __m512 one = _mm512_set1_ps(1.0f);
-    const __m512 nh = _mm512_sub_ps(eh, one);
-    const __m512 nl = _mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(eh, nh), one), el);
-    const __m512 dh = _mm512_add_ps(eh, one);
-    const __m512 dl = _mm512_add_ps(_mm512_add_ps(_mm512_sub_ps(eh, dh), one), el);
-    // N / D: q = nh rcp14(dh) (2^-14), the remainder N - q D (nh - q dh exact), one
-    // correction by the same rcp14: 2^-28 relative
-    const __m512 inv = _mm512_rcp14_ps(dh);
-    const __m512 q = _mm512_mul_ps(nh, inv);
-    const __m512 rem = _mm512_add_ps(_mm512_fnmadd_ps(q, dh, nh), _mm512_fnmadd_ps(q, dl, nl));
-    __m512 res = _mm512_fmadd_ps(rem, inv, q);
-    const __mmask16 small = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.375f), _CMP_LT_OQ);
-    if (small != 0) {
-        // a + a u G(u), u = a^2 <= 0.375^2: tools/explog_remez.py tanh32_small, degree 4,
-        // relative error of tanh 2^-28.74 (a < 2^-12 is computed at 2^-12 and replaced below)
-        const __m512 as = _mm512_max_ps(a, _mm512_set1_ps(0x1.0p-12f));
-        const __m512 u = _mm512_mul_ps(as, as);
-        __m512 g = _mm512_fmadd_ps(_mm512_set1_ps(-0x1.ecc30ep-8f), u,  // -0.007518950384110212326
-                                   _mm512_set1_ps(0x1.630702p-6f));  // 0.021669151261448860168
-        g = _mm512_fmadd_ps(g, u, _mm512_set1_ps(-0x1.b9feb2p-5f));  // -0.05395445600152015686
-        g = _mm512_fmadd_ps(g, u, _mm512_set1_ps(0x1.1110d8p-3f));  // 0.13333290815353393555
-        g = _mm512_fmadd_ps(g, u, _mm512_set1_ps(-0x1.555556p-2f));  // -0.3333333432674407959
-        res = _mm512_mask_mov_ps(res, small, _mm512_fmadd_ps(as, _mm512_mul_ps(u, g), as));
-        // |x| < 2^-12 returns |x| (tanh rounds to x there; only batches with a small lane can
-        // hold such a lane)
-        res = _mm512_mask_mov_ps(res, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_LT_OQ),
-                                 a);
-    }
-    return res;
+    // clamped to [2^-12, 9.25] (tanh rounds to 1 from 9.0109 on; below 2^-12 it rounds to a),
+    // NaN kept (min/max return their second operand for a NaN)
+    const __m512 ac =
+        _mm512_max_ps(_mm512_set1_ps(0x1.0p-12f), _mm512_min_ps(_mm512_set1_ps(9.25f), a));
+    // the entry: four per binade from the exponent and top two mantissa bits, all of
+    // [2^-12, 5/64) in entry 12 (bits of 2^-4 >> 21)
+    const __m512i index = _mm512_srli_epi32(
+        _mm512_max_epi32(_mm512_castps_si512(ac), _mm512_set1_epi32(0x3d800000)), 21);
+    const __m512 t = _mm512_sub_ps(ac, tanh_f32_lookup(0, index));  // exact
+    __m512 p = tanh_f32_lookup(7, index);
+    p = _mm512_fmadd_ps(p, t, tanh_f32_lookup(6, index));
+    p = _mm512_fmadd_ps(p, t, tanh_f32_lookup(5, index));
+    p = _mm512_fmadd_ps(p, t, tanh_f32_lookup(4, index));
+    p = _mm512_fmadd_ps(p, t, tanh_f32_lookup(3, index));
+    // c0 + delta t is exact (c0 = 0 where delta = 1), so entry 12's result t + t A has one
+    // rounding; elsewhere c0 carries tanh(m) to 2^-14 ulp and t A is below 1/8 of the result
+    const __m512 c = _mm512_fmadd_ps(t, tanh_f32_lookup(1, index), tanh_f32_lookup(2, index));
+    const __m512 y = _mm512_fmadd_ps(t, p, c);
+    // below 2^-12 the clamped lane gives tanh(2^-12) = 2^-12 > a: the minimum is a there and
+    // the result elsewhere (tanh(a) < a); the result second, so that NaN returns it (quieted)
+    return _mm512_min_ps(a, y);
 }
 #endif  // __AVX512F__
 }  // namespace detail
@@ -266,9 +444,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tanh_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) {
-        using F = xsimd::batch<float, A>;
-        const F res = xsimd::copysign(F(detail::tanh_f32_avx512(xsimd::abs(x))), x);
-        return xsimd::select(xsimd::isnan(x), x + x, res);  // tiny lanes: |x| with x's sign
+        // tanh(|x|) with x's sign bit put back (NaN: x quieted, as x + x; tiny lanes: x)
+        const __m512 a = _mm512_abs_ps(x);
+        return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
+            _mm512_castps_si512(detail::tanh_f32_avx512(a)), _mm512_castps_si512(x),
+            _mm512_set1_epi32(INT32_MIN), 0xf8));  // y | (x & sign)
     } else
 #endif
     {

@@ -25,8 +25,8 @@
 //   the fit give at most 0.31 ULP and the final rounding 0.5.
 //   arcsin / arccos: a <= 1/2: s = a; a > 1/2: asin a = pi/2 - 2 asin s with
 //   s = sqrt(z), z = (1 - a)/2 exact, s as a pair (the exact residual z - s^2 of one
-//   fused multiply-add); asin s = s + s u, u = z P(z), P of degree 5 on [0, 1/4]
-//   (asin32, 2^-31.7); |s u| <= 0.024, so u's roundings cost little. arccos = pi/2 - asin
+//   fused multiply-add); asin s = s + s u, u = z P(z), P of degree 4 on [0, 1/4]
+//   (asin32, 2^-27.6); |s u| <= 0.024, so u's roundings cost little. arccos = pi/2 - asin
 //   x (|x| <= 1/2), 2 asin s (x > 1/2), pi - 2 asin s (x < -1/2): base + m (s + s u + slo)
 //   with the base as a pair and m in {+-1, +-2}, one rounding at the end.
 #pragma once
@@ -86,15 +86,17 @@ NUMFUSE_ALWAYS_INLINE f32_pair<A> sqrt_pair_f32(const xsimd::batch<float, A>& z)
     }
 }
 
-// asin(s) = s + s u, u = z P(z), z = s^2 in [0, 1/4] (tools/trig_f32_remez.py asin32).
+// asin(s) = s + s u, u = z P(z), z = s^2 in [0, 1/4] (tools/trig_f32_remez.py asin32,
+// degree 4: relative error 2^-27.6 against asin s, 2^-26.6 against pi/2 - 2 asin s, which
+// is at least half of 2 asin s; degree 5's 2^-31.7 cost one more fused multiply-add a
+// vector for no change in the rounded results' bound).
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_u(const xsimd::batch<float, A>& z) noexcept {
-    return z * fused_horner(z, 0x1.55554cp-3f,  // 0.16666659712791442871
-                            0x1.3338acp-4f,     // 0.075005218386650085449
-                            0x1.6ca758p-5f,     // 0.044513389468193054199
-                            0x1.04d25p-5f,      // 0.031838566064834594727
-                            0x1.d537f8p-7f,     // 0.014319416135549545288
-                            0x1.34b87ap-5f);    // 0.037685621529817581177
+    return z * fused_horner(z, 0x1.5555c8p-3f,  // 0.16666752099990844727
+                            0x1.330204p-4f,     // 0.074953094124794006348
+                            0x1.747bbap-5f,     // 0.045469153672456741333
+                            0x1.8c3e2ap-6f,     // 0.024184742942452430725
+                            0x1.595c8cp-5f);    // 0.042158387601375579834
 }
 
 // atan(t) = t + t u, u = z P(z), z = t^2 in [0, 1] (tools/trig_f32_remez.py atan32, relative

@@ -418,4 +418,63 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atanh_f32_kernel(
     return detail::narrow(xsimd::atanh(lo), xsimd::atanh(hi));
 }
 
+// Split forms of acosh and atanh (float32 and float64 lanes) for the ufunc loops, as
+// log_base_nofix / log_scaled_fix: acosh_nofix(x) may leave garbage where x <= 1 or NaN,
+// atanh_nofix(x) where |x| >= 1 or NaN (AVX-512: the special-value fixup is left out), and
+// acosh_fix(x, acosh_nofix(x)) / atanh_fix(x, atanh_nofix(x)) are the kernels above, bit for
+// bit (the fixes may be applied to any lane). Elsewhere the nofix forms are the kernels and
+// the fixes the identity. (acosh float64 keeps its kernel whole: no split.)
+template <class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> acosh_nofix(const xsimd::batch<T, A>& x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A> && sizeof(T) == 4) return detail::acosh_f32_avx512_nofix(x);
+#endif
+    if constexpr (sizeof(T) == 4) {
+        return acosh_f32_kernel(x);
+    } else {
+        return acosh_kernel(x);
+    }
+}
+template <class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> acosh_fix(const xsimd::batch<T, A>& x,
+                                                   const xsimd::batch<T, A>& y) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A> && sizeof(T) == 4) return detail::acosh_f32_avx512_fix(x, y);
+#endif
+    (void)x;
+    return y;
+}
+template <class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> atanh_nofix(const xsimd::batch<T, A>& x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        if constexpr (sizeof(T) == 4) {
+            return detail::atanh_f32_avx512_nofix(x);
+        } else {
+            return detail::atanh_f64_avx512_nofix(x);
+        }
+    }
+#endif
+    if constexpr (sizeof(T) == 4) {
+        return atanh_f32_kernel(x);
+    } else {
+        return atanh_kernel(x);
+    }
+}
+template <class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> atanh_fix(const xsimd::batch<T, A>& x,
+                                                   const xsimd::batch<T, A>& y) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        if constexpr (sizeof(T) == 4) {
+            return detail::atanh_f32_avx512_fix(x, y);
+        } else {
+            return detail::atanh_f64_avx512_fix(x, y);
+        }
+    }
+#endif
+    (void)x;
+    return y;
+}
+
 }  // namespace numfuse::kernels

@@ -9,28 +9,34 @@
 //   a NaN x gives x quieted; the NaN of an invalid x is a default NaN, which the callers'
 //   NaN policy rewrites to NumPy's). logpair.hpp's asinh/acosh/atanh kernels (float64)
 //   and their _f32_ forms call them on AVX-512; the other levels keep logpair.hpp's.
+//   acosh_f32 and atanh_f32 / atanh_f64 are also split as _nofix (garbage where x <= 1 /
+//   |x| >= 1 or NaN) and _fix (the special-value fixup, on any lane): the kernel is
+//   _fix(x, _nofix(x)), and the ufunc loops run _fix only on the batches they flag.
 //
 // Method
-//   Each function is the log of a value y >= 1 carried as a pair yh + yl (relative error
-//   ~2^-44 float32, ~2^-100 float64), taken by log.hpp's table kernel (a hi + lo pair) plus
-//   the first-order term yl / yh (rcp14 in float32, reciprocal_approx's 2^-40 in float64),
-//   rounded once:
+//   Each function is the log of a value y >= 1 carried as a pair yh + yl, the log taken of yh
+//   plus the first-order term yl / yh (rcp14 in float32, reciprocal_approx's 2^-40 in
+//   float64), rounded once more:
 //     asinh: y = a + sqrt(1 + a^2), a = |x|, 1 + a^2 as qh + ql (two FMAs: 1 - qh is exact
 //       for qh >= 1), sqrt(q) = s0 + sl (rsqrt14, Newton steps for 1/sqrt(q) to about the
 //       working precision, s0 = qh r, then the residual q - s0^2 in one FMA:
 //       sl = (r / 2)(q - s0^2), error ~(3/2) eps^2), yh + yl = s0 + a exactly (fast
 //       two-sum, s0 > a) plus sl. The sign of x is put back.
-//     acosh: y = x + sqrt(d (x + 1)), d = x - 1 exact, x + 1 as a pair (fast two-sum),
-//       d (x + 1) as a pair (one FMA), the square root (error relative to sqrt(2 (x - 1)),
-//       which is about the result near 1: one Newton step fewer) and y as for asinh.
+//     acosh: y = x + sqrt(p), p = x^2 - 1 = d (d + 2) with d = x - 1 exact (float32: p as
+//       ph + pl in two FMAs; float64: x + 1 as a pair, d (x + 1) as a pair), the square root
+//       (error relative to sqrt(2 (x - 1)), which is about the result near 1: one Newton step
+//       fewer, float32 none) and y as for asinh.
 //     atanh: log(q) / 2, q = (1 + a) / (1 - a) with 1 + a and 1 - a as exact pairs,
 //       qh = (1 + a) r (r: rcp14 and Newton steps), the exact residual
 //       rho = (1 + a) - qh (1 - a) in FMAs, so log q = log qh + rho / (1 + a) to first
 //       order.
+//   The log: float64 log.hpp's table kernel (a hi + lo pair); float32 its own, log_f32_ge1
+//   (32 cells, a degree-3 polynomial, two roundings: within 0.75 ULP + the pair's 2^-28,
+//   tools/logpair_f32_remez.py).
 //   The pair keeps results near 0 accurate: y - 1 is about |x| (asinh, atanh) or
 //   sqrt(2 (x - 1)) (acosh). Lanes below the cut-off (2^-12 float32, 2^-27 float64) return
 //   x (x -+ x^3/6 is within half an ULP of x there); those lanes, like every other lane,
-//   are computed on a value clamped into [cut-off / 2 or so, 2^12 (2^28)] (no operation
+//   are computed on a value clamped into [cut-off / 2 or so, 2^12 (2^28)] (no multiplication
 //   sees a subnormal: on x86 that costs a microcode assist per batch). Above 2^12 (2^28)
 //   asinh and acosh are log(2 |x|) (the neglected 1 / (4 x^2) is below 2^-26 (2^-56) of
 //   the result). Special lanes are repaired by one vfixupimm.
@@ -42,20 +48,10 @@
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
 #include "kernels/log.hpp"
+#include "kernels/logbase_f32.hpp"
 
 #if defined(__AVX512F__)
 namespace numfuse::kernels::detail {
-
-// log(yh + yl) for yh >= 1 finite and |yl| <= ~2 ulp(yh) (lanes in plus_ln2: + ln2),
-// rounded once; yh_rcp_src: the lanes' yh where the caller has a safer value at hand (yl = 0
-// there). yl / yh by rcp14 alone: |yl / yh| <= 2^-23, so its error is 2^-37, below 1/4 ULP
-// of the smallest results that come here (2^-12 asinh, 2^-11 acosh).
-NUMFUSE_ALWAYS_INLINE __m512 log_f32_pair_arg(__m512 yh, __m512 yl, __m512 yh_rcp_src,
-                                              __mmask16 plus_ln2) noexcept {
-    const log_ps_pair p = log_f32_avx512_pair_impl<true, true>(yh, plus_ln2);
-    const __m512 q = _mm512_mul_ps(yl, _mm512_rcp14_ps(yh_rcp_src));
-    return _mm512_add_ps(p.hi, _mm512_add_ps(p.lo, q));
-}
 
 // sqrt(qh + ql) = s0 + sl for qh in [2^-24, 2^26] (see the method above).
 struct sqrt_ps_pair {
@@ -72,6 +68,77 @@ NUMFUSE_ALWAYS_INLINE sqrt_ps_pair sqrt_f32_pair(__m512 qh, __m512 ql) noexcept 
     return {s0, _mm512_mul_ps(_mm512_mul_ps(r1, half), d)};
 }
 
+// The pair steps that the float32 and float64 kernels share, written once for both
+// register types (each operation is the one intrinsic of its lane width).
+// lane_ops<T>::V is the register of element type T.
+template <class T>
+struct lane_ops;
+template <>
+struct lane_ops<float> {
+    using V = __m512;
+    static __m512 set1(float v) noexcept { return _mm512_set1_ps(v); }
+    static __m512 add(__m512 a, __m512 b) noexcept { return _mm512_add_ps(a, b); }
+    static __m512 sub(__m512 a, __m512 b) noexcept { return _mm512_sub_ps(a, b); }
+    static __m512 mul(__m512 a, __m512 b) noexcept { return _mm512_mul_ps(a, b); }
+    static __m512 fmadd(__m512 a, __m512 b, __m512 c) noexcept { return _mm512_fmadd_ps(a, b, c); }
+    static __m512 fnmadd(__m512 a, __m512 b, __m512 c) noexcept {
+        return _mm512_fnmadd_ps(a, b, c);
+    }
+    static __m512 rcp14(__m512 a) noexcept { return _mm512_rcp14_ps(a); }
+};
+template <>
+struct lane_ops<double> {
+    using V = __m512d;
+    static __m512d set1(double v) noexcept { return _mm512_set1_pd(v); }
+    static __m512d add(__m512d a, __m512d b) noexcept { return _mm512_add_pd(a, b); }
+    static __m512d sub(__m512d a, __m512d b) noexcept { return _mm512_sub_pd(a, b); }
+    static __m512d mul(__m512d a, __m512d b) noexcept { return _mm512_mul_pd(a, b); }
+    static __m512d fmadd(__m512d a, __m512d b, __m512d c) noexcept {
+        return _mm512_fmadd_pd(a, b, c);
+    }
+    static __m512d fnmadd(__m512d a, __m512d b, __m512d c) noexcept {
+        return _mm512_fnmadd_pd(a, b, c);
+    }
+    static __m512d rcp14(__m512d a) noexcept { return _mm512_rcp14_pd(a); }
+};
+
+template <class T>
+struct lane_pair {
+    typename lane_ops<T>::V hi, lo;
+};
+
+// big + small + tail as hi + lo: hi = big + small rounded, lo = its rounding error (exact:
+// a fast two-sum, |big| >= |small|) plus tail (y = x + sqrt(...) of asinh and acosh).
+template <class T, class V = typename lane_ops<T>::V>
+NUMFUSE_ALWAYS_INLINE lane_pair<T> sum_plus(V big, V small, V tail) noexcept {
+    using O = lane_ops<T>;
+    const V hi = O::add(big, small);
+    return {hi, O::add(O::sub(small, O::sub(hi, big)), tail)};
+}
+
+// atanh's quotient (1 + a) / (1 - a) for a in [0, 1): qh = (1 + a) r, r = rcp14(1 - a)
+// after NewtonSteps steps, and the residual rho = (1 + a) - qh (1 - a) from 1 + a = nh + nl
+// and 1 - a = dh + dl as exact pairs, in FMAs (the first exact, the others rounded at
+// ~2^-48 qh float32, ~2^-106 float64): (1 + a) / (1 - a) = qh + rho / (1 - a), whose log is
+// log qh + rho / nh to first order (nh returned for that reciprocal).
+template <class T>
+struct atanh_quotient {
+    typename lane_ops<T>::V qh, rho, nh;
+};
+template <class T, int NewtonSteps, class V = typename lane_ops<T>::V>
+NUMFUSE_ALWAYS_INLINE atanh_quotient<T> atanh_quotient_of(V a) noexcept {
+    using O = lane_ops<T>;
+    const V one = O::set1(1);
+    const V nh = O::add(one, a);
+    const V nl = O::sub(a, O::sub(nh, one));  // 1 + a = nh + nl
+    const V dh = O::sub(one, a);
+    const V dl = O::sub(O::sub(one, dh), a);  // 1 - a = dh + dl
+    V r = O::rcp14(dh);
+    for (int k = 0; k < NewtonSteps; ++k) r = O::fmadd(r, O::fnmadd(r, dh, one), r);
+    const V qh = O::mul(nh, r);
+    return {qh, O::fnmadd(qh, dl, O::add(O::fnmadd(qh, dh, nh), nl)), nh};
+}
+
 // vfixupimm tables, float32 and float64 (one nibble per class of the classified operand:
 // QNaN, SNaN, 0, +1, -inf, +inf, negative, positive; 0 keeps the computed value, 1 the
 // operand, 2 the operand quieted, 3 the default NaN, 5 +inf, 8 +0).
@@ -86,6 +153,110 @@ inline constexpr int atanh_fixup = 0x30303522;
 
 // float32 ------------------------------------------------------------------------------
 
+// The float32 natural log of y >= 1 (tools/logpair_f32_remez.py): y = m 2^e, m = getmant(y) in
+// [1, 2), e = getexp(y) >= 0, the cell i = the top 5 fraction bits of m, invc = j/64 per cell
+// (t = m invc - 1 exact in one FMA, t in [-0.0205, 0.03125)), T = -log(invc) = T_hi (2^-16
+// grid, so e ln2_hi + T_hi is exact) + T_lo.
+alignas(64) inline constexpr float logn_f32_invc[32] = {
+    0x1.0p+0f,  0x1.fp-1f,  0x1.ep-1f,  0x1.dp-1f,  0x1.c8p-1f, 0x1.b8p-1f, 0x1.a8p-1f, 0x1.ap-1f,
+    0x1.98p-1f, 0x1.9p-1f,  0x1.8p-1f,  0x1.78p-1f, 0x1.7p-1f,  0x1.68p-1f, 0x1.6p-1f,  0x1.58p-1f,
+    0x1.5p-1f,  0x1.48p-1f, 0x1.48p-1f, 0x1.4p-1f,  0x1.38p-1f, 0x1.3p-1f,  0x1.3p-1f,  0x1.28p-1f,
+    0x1.2p-1f,  0x1.2p-1f,  0x1.18p-1f, 0x1.1p-1f,  0x1.1p-1f,  0x1.08p-1f, 0x1.08p-1f, 0x1.0p-1f,
+};
+alignas(64) inline constexpr float logn_f32_thi[32] = {
+    0x0p+0f,      0x1.042p-5f,  0x1.086p-4f,  0x1.933p-4f,  0x1.da7p-4f,  0x1.366p-3f,
+    0x1.824p-3f,  0x1.a94p-3f,  0x1.d1p-3f,   0x1.f99p-3f,  0x1.2698p-2f, 0x1.3c24p-2f,
+    0x1.522cp-2f, 0x1.68acp-2f, 0x1.7fbp-2f,  0x1.973cp-2f, 0x1.af54p-2f, 0x1.c8p-2f,
+    0x1.c8p-2f,   0x1.e148p-2f, 0x1.fb34p-2f, 0x1.0ae8p-1f, 0x1.0ae8p-1f, 0x1.188ep-1f,
+    0x1.2696p-1f, 0x1.2696p-1f, 0x1.3502p-1f, 0x1.43dap-1f, 0x1.43dap-1f, 0x1.5322p-1f,
+    0x1.5322p-1f, 0x1.62e4p-1f,
+};
+alignas(64) inline constexpr float logn_f32_tlo[32] = {
+    0x0p+0f,          -0x1.44ec32p-18f, -0x1.9d2988p-18f, 0x1.797566p-18f,  0x1.3b1c22p-19f,
+    -0x1.a7f538p-22f, -0x1.f4d572p-18f, -0x1.2c3752p-19f, 0x1.bf932ap-18f,  0x1.c6cb3cp-19f,
+    -0x1.deecb2p-18f, 0x1.277334p-18f,  -0x1.1f8c76p-18f, 0x1.07d38ep-19f,  -0x1.7109fap-20f,
+    -0x1.cbcecap-18f, -0x1.6adb74p-18f, -0x1.8e2eaap-20f, -0x1.8e2eaap-20f, 0x1.4344e4p-19f,
+    0x1.8af7a4p-18f,  -0x1.23a5f6p-18f, -0x1.23a5f6p-18f, 0x1.c81e48p-18f,  0x1.089a6ep-20f,
+    0x1.089a6ep-20f,  0x1.15b3b2p-18f,  -0x1.a0db88p-26f, -0x1.a0db88p-26f, 0x1.c4d0dp-18f,
+    0x1.c4d0dp-18f,   0x1.7f7d1cp-20f,
+};
+
+// log(y) + num * rcp for y >= 1 finite (+inf gives +inf) and num * rcp the first-order term
+// of the caller's low part (|num * rcp| <= ~2^-14 y, in error by at most 2^-14 of itself);
+// lanes in plus_ln2: log(y) + ln2 (e plus one: log(2y) without forming 2y). log y = (e ln2_hi
+// + T_hi) + (t + (t^2 W(t) + e ln2_lo + T_lo + num rcp)): the first sum exact, then two
+// roundings; j per cell keeps the inner sum's binade below the result's where the first sum
+// is not 0 (tools/logpair_f32_remez.py), so the inner rounding costs at most 1/4 ULP (cell 1;
+// 1/8 or less elsewhere), and where e = 0 in cell 0 (invc = 1, T = 0) the result is the last
+// rounding alone. W: degree 3, weighted error 2^-32.6.
+template <bool PlusLn2>
+NUMFUSE_ALWAYS_INLINE __m512 log_f32_ge1(__m512 y, __m512 num, __m512 rcp,
+                                         [[maybe_unused]] __mmask16 plus_ln2) noexcept {
+    const __m512 m = _mm512_getmant_ps(y, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
+    __m512 e = _mm512_getexp_ps(y);
+    if constexpr (PlusLn2) e = _mm512_mask_add_ps(e, plus_ln2, e, _mm512_set1_ps(1.0f));
+    // The cell from y's own bits (vpermt2ps reads the low 5 bits of each index).
+    const __m512i idx = _mm512_srli_epi32(_mm512_castps_si512(y), 18);
+    const __m512 t = _mm512_fmsub_ps(m, logb_f32_entry(logn_f32_invc, idx),
+                                     _mm512_set1_ps(1.0f));  // exact
+    const __m512 hi =
+        _mm512_fmadd_ps(e, _mm512_set1_ps(0x1.62e4p-1f), logb_f32_entry(logn_f32_thi, idx));
+    __m512 lo =
+        _mm512_fmadd_ps(e, _mm512_set1_ps(0x1.7f7d1cp-20f), logb_f32_entry(logn_f32_tlo, idx));
+    lo = _mm512_fmadd_ps(num, rcp, lo);
+    __m512 w = _mm512_fmadd_ps(_mm512_set1_ps(0x1.8bd0dp-3f), t,  // 0.193269371986
+                               _mm512_set1_ps(-0x1.000b9ap-2f));  // -0.250044256449
+    w = _mm512_fmadd_ps(w, t, _mm512_set1_ps(0x1.555614p-2f));  // 0.333336174488
+    w = _mm512_fmadd_ps(w, t, _mm512_set1_ps(-0.5f));
+    const __m512 p = _mm512_add_ps(t, _mm512_fmadd_ps(_mm512_mul_ps(t, t), w, lo));
+    return _mm512_add_ps(hi, p);
+}
+
+// Without the special-value fixup (the _fix forms below repair the lanes the ufunc loops
+// flag: arccosh x <= 1 and NaN; arctanh |x| >= 1 and NaN).
+inline __m512 acosh_f32_avx512_nofix(__m512 x) noexcept {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    // x > 2^12 (+inf included: getmant(+inf) = 1, getexp(+inf) = +inf give +inf): log(x) + ln2.
+    const __mmask16 huge = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0x1.0p12f), _CMP_GT_OQ);
+    const __m512 xc = _mm512_min_ps(x, _mm512_set1_ps(0x1.0p12f));  // NaN lanes: 2^12
+    const __m512 d = _mm512_sub_ps(xc, one);  // exact
+    const __m512 d2 = _mm512_add_ps(d, d);
+    // x^2 - 1 = d (d + 2) = ph + pl: d2 - ph is exact for d <= 2 (Sterbenz), beyond that
+    // within 2^-25 of p (results above 1.76 there, 1/8 ULP at most).
+    const __m512 ph = _mm512_fmadd_ps(d, d, d2);
+    const __m512 pl = _mm512_fmadd_ps(d, d, _mm512_sub_ps(d2, ph));
+    // sqrt(p) = s0 + sl, s0 = ph r, sl = (r / 2)(p - s0^2) with r = rsqrt14(ph) unrefined:
+    // error (3/2) 2^-28 s.
+    const __m512 r = _mm512_rsqrt14_ps(ph);
+    const __m512 s0 = _mm512_mul_ps(ph, r);
+    const __m512 sl = _mm512_mul_ps(_mm512_mul_ps(r, _mm512_set1_ps(0.5f)),
+                                    _mm512_add_ps(_mm512_fnmadd_ps(s0, s0, ph), pl));
+    const lane_pair<float> y = sum_plus<float>(xc, s0, sl);
+    return log_f32_ge1<true>(_mm512_mask_mov_ps(y.hi, huge, x), _mm512_maskz_mov_ps(~huge, y.lo),
+                             _mm512_rcp14_ps(y.hi), huge);
+}
+inline __m512 acosh_f32_avx512_fix(__m512 x, __m512 y) noexcept {
+    return avx512::fixup<acosh_fixup>(y, _mm512_sub_ps(x, _mm512_set1_ps(1.0f)));
+}
+
+inline __m512 atanh_f32_avx512_nofix(__m512 x) noexcept {
+    // a = |x| clamped into [2^-12, 2] (vrangeps: the larger magnitude, sign cleared; |x| >= 1
+    // lanes give garbage that the fixup replaces, and no operation sees a subnormal on the
+    // way: 1 / (1 - |x|) for |x| >= 2^126 would be one); lanes with |x| <= 2^-12 return x.
+    const __m512 a =
+        _mm512_min_ps(_mm512_range_ps(x, _mm512_set1_ps(0x1.0p-12f), 0x0B), _mm512_set1_ps(2.0f));
+    const __mmask16 tiny = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_EQ_OQ);
+    const atanh_quotient<float> q = atanh_quotient_of<float, 1>(a);
+    const __m512 res = _mm512_mul_ps(log_f32_ge1<false>(q.qh, q.rho, _mm512_rcp14_ps(q.nh), 0),
+                                     _mm512_set1_ps(0.5f));
+    return _mm512_mask_mov_ps(avx512::sign_from(res, x), tiny, x);
+}
+inline __m512 atanh_f32_avx512_fix(__m512 x, __m512 y) noexcept {
+    const __m512 a = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
+    return avx512::sign_from(avx512::fixup<atanh_fixup>(y, _mm512_sub_ps(a, _mm512_set1_ps(1.0f))),
+                             x);
+}
+
 inline __m512 asinh_f32_avx512(__m512 x) noexcept {
     const __m512 one = _mm512_set1_ps(1.0f);
     const __m512 a = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
@@ -97,64 +268,19 @@ inline __m512 asinh_f32_avx512(__m512 x) noexcept {
     const __m512 qh = _mm512_fmadd_ps(ac, ac, one);
     const __m512 ql = _mm512_fmadd_ps(ac, ac, _mm512_sub_ps(one, qh));  // exact, rounded once
     const sqrt_ps_pair s = sqrt_f32_pair(qh, ql);
-    const __m512 yh = _mm512_add_ps(s.s0, ac);
-    const __m512 yl = _mm512_add_ps(_mm512_sub_ps(ac, _mm512_sub_ps(yh, s.s0)), s.sl);
+    const lane_pair<float> y = sum_plus<float>(s.s0, ac, s.sl);
     // Huge lanes: log(a) + ln2 (yl = 0 there; yh's rcp14 from the clamped lane).
-    __m512 res =
-        log_f32_pair_arg(_mm512_mask_mov_ps(yh, huge, a), _mm512_maskz_mov_ps(~huge, yl), yh, huge);
+    __m512 res = log_f32_ge1<true>(_mm512_mask_mov_ps(y.hi, huge, a),
+                                   _mm512_maskz_mov_ps(~huge, y.lo), _mm512_rcp14_ps(y.hi), huge);
     res = _mm512_mask_mov_ps(avx512::sign_from(res, x), tiny, x);
     return avx512::fixup<asinh_fixup>(res, x);
 }
 
 inline __m512 acosh_f32_avx512(__m512 x) noexcept {
-    const __m512 one = _mm512_set1_ps(1.0f);
-    const __mmask16 huge = _mm512_cmp_ps_mask(x, _mm512_set1_ps(0x1.0p12f), _CMP_GT_OQ);
-    // Clamped into [1 + 2^-23, 2^12] (NaN lanes: 2^12); x <= 1 is repaired by the fixup.
-    const __m512 xc =
-        _mm512_max_ps(_mm512_min_ps(x, _mm512_set1_ps(0x1.0p12f)), _mm512_set1_ps(0x1.000002p0f));
-    const __m512 d = _mm512_sub_ps(xc, one);  // exact
-    const __m512 wh = _mm512_add_ps(xc, one);
-    const __m512 wl = _mm512_sub_ps(one, _mm512_sub_ps(wh, xc));  // x + 1 = wh + wl exactly
-    const __m512 qh = _mm512_mul_ps(d, wh);
-    const __m512 ql = _mm512_fmadd_ps(d, wl, _mm512_fmsub_ps(d, wh, qh));  // x^2 - 1 = qh + ql
-    // sqrt(q) = s0 + sl without refining rsqrt14: s0 = qh r, sl = (r / 2)(q - s0^2), error
-    // (3/2) 2^-28 s, below 2^-28 of both y and sqrt(2 (x - 1)) ~ acosh(x).
-    const __m512 r = _mm512_rsqrt14_ps(qh);
-    const __m512 s0 = _mm512_mul_ps(qh, r);
-    const __m512 sl = _mm512_mul_ps(_mm512_mul_ps(r, _mm512_set1_ps(0.5f)),
-                                    _mm512_add_ps(_mm512_fnmadd_ps(s0, s0, qh), ql));
-    const __m512 yh = _mm512_add_ps(xc, s0);
-    const __m512 yl = _mm512_add_ps(_mm512_sub_ps(s0, _mm512_sub_ps(yh, xc)), sl);
-    __m512 res =
-        log_f32_pair_arg(_mm512_mask_mov_ps(yh, huge, x), _mm512_maskz_mov_ps(~huge, yl), yh, huge);
-    return avx512::fixup<acosh_fixup>(res, _mm512_sub_ps(x, one));
+    return acosh_f32_avx512_fix(x, acosh_f32_avx512_nofix(x));
 }
-
 inline __m512 atanh_f32_avx512(__m512 x) noexcept {
-    const __m512 one = _mm512_set1_ps(1.0f);
-    const __m512 a = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
-    const __mmask16 tiny = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_LT_OQ);
-    // Clamped into [2^-12, 1 - 2^-24] (|x| >= 1 and NaN lanes: repaired by the fixup).
-    const __m512 ac =
-        _mm512_max_ps(_mm512_min_ps(a, _mm512_set1_ps(0x1.fffffep-1f)), _mm512_set1_ps(0x1.0p-12f));
-    const __m512 nh = _mm512_add_ps(one, ac);
-    const __m512 nl = _mm512_sub_ps(ac, _mm512_sub_ps(nh, one));  // 1 + a = nh + nl
-    const __m512 dh = _mm512_sub_ps(one, ac);
-    const __m512 dl = _mm512_sub_ps(_mm512_sub_ps(one, dh), ac);  // 1 - a = dh + dl
-    __m512 r = _mm512_rcp14_ps(dh);
-    r = _mm512_fmadd_ps(r, _mm512_fnmadd_ps(r, dh, one), r);
-    const __m512 qh = _mm512_mul_ps(nh, r);
-    // rho = (1 + a) - qh (1 - a), in FMAs (the first exact, the others rounded at ~2^-48 qh).
-    const __m512 rho = _mm512_fnmadd_ps(qh, dl, _mm512_add_ps(_mm512_fnmadd_ps(qh, dh, nh), nl));
-    // log q = log qh + rho / (qh (1 - a)) = log qh + rho / (1 + a) to first order;
-    // |rho / (1 + a)| <= 2^-24 where results are small (qh < 2), so rcp14's 2^-14 is 2^-38
-    // there, 1/8 ULP of the smallest result computed, 2^-12.
-    const __m512 rn = _mm512_rcp14_ps(nh);
-    const log_ps_pair p = log_f32_avx512_pair_impl<true, false>(qh, 0);
-    __m512 res =
-        _mm512_mul_ps(_mm512_add_ps(p.hi, _mm512_fmadd_ps(rho, rn, p.lo)), _mm512_set1_ps(0.5f));
-    res = avx512::fixup<atanh_fixup>(res, _mm512_sub_ps(a, one));
-    return _mm512_mask_mov_ps(avx512::sign_from(res, x), tiny, x);
+    return atanh_f32_avx512_fix(x, atanh_f32_avx512_nofix(x));
 }
 
 // float64 ------------------------------------------------------------------------------
@@ -214,9 +340,8 @@ inline __m512d asinh_f64_avx512(__m512d x) noexcept {
     const __m512d qh = _mm512_fmadd_pd(ac, ac, one);
     const __m512d ql = _mm512_fmadd_pd(ac, ac, _mm512_sub_pd(one, qh));
     const sqrt_pd_pair s = sqrt_f64_pair<2>(qh, ql);
-    const __m512d yh = _mm512_add_pd(s.s0, ac);
-    const __m512d yl = _mm512_add_pd(_mm512_sub_pd(ac, _mm512_sub_pd(yh, s.s0)), s.sl);
-    __m512d res = avx512::sign_from(log_f64_pair_arg(yh, yl, a, huge), x);
+    const lane_pair<double> y = sum_plus<double>(s.s0, ac, s.sl);
+    __m512d res = avx512::sign_from(log_f64_pair_arg(y.hi, y.lo, a, huge), x);
     res = _mm512_mask_mov_pd(res, tiny, x);
     return avx512::fixup<asinh_fixup>(res, x);
 }
@@ -232,36 +357,35 @@ inline __m512d acosh_f64_avx512(__m512d x) noexcept {
     const __m512d qh = _mm512_mul_pd(d, wh);
     const __m512d ql = _mm512_fmadd_pd(d, wl, _mm512_fmsub_pd(d, wh, qh));
     const sqrt_pd_pair s = sqrt_f64_pair<1>(qh, ql);
-    const __m512d yh = _mm512_add_pd(xc, s.s0);
-    const __m512d yl = _mm512_add_pd(_mm512_sub_pd(s.s0, _mm512_sub_pd(yh, xc)), s.sl);
-    const __m512d res = log_f64_pair_arg(yh, yl, x, huge);
+    const lane_pair<double> y = sum_plus<double>(xc, s.s0, s.sl);
+    const __m512d res = log_f64_pair_arg(y.hi, y.lo, x, huge);
     return avx512::fixup<acosh_fixup>(res, _mm512_sub_pd(x, one));
 }
 
-inline __m512d atanh_f64_avx512(__m512d x) noexcept {
+// Without the special-value fixup (atanh_f64_avx512_fix repairs |x| >= 1 and NaN lanes).
+inline __m512d atanh_f64_avx512_nofix(__m512d x) noexcept {
     const __m512d one = _mm512_set1_pd(1.0);
-    const __m512d a = _mm512_andnot_pd(_mm512_set1_pd(-0.0), x);
+    // a = |x| clamped into [2^-28, 2] (as the float32 kernel's).
+    const __m512d a =
+        _mm512_min_pd(_mm512_range_pd(x, _mm512_set1_pd(0x1.0p-28), 0x0B), _mm512_set1_pd(2.0));
     const __mmask8 tiny = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1.0p-27), _CMP_LT_OQ);
-    const __m512d ac = _mm512_max_pd(_mm512_min_pd(a, _mm512_set1_pd(0x1.fffffffffffffp-1)),
-                                     _mm512_set1_pd(0x1.0p-28));
-    const __m512d nh = _mm512_add_pd(one, ac);
-    const __m512d nl = _mm512_sub_pd(ac, _mm512_sub_pd(nh, one));
-    const __m512d dh = _mm512_sub_pd(one, ac);
-    const __m512d dl = _mm512_sub_pd(_mm512_sub_pd(one, dh), ac);
-    __m512d r = _mm512_rcp14_pd(dh);
-    r = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(r, dh, one), r);
-    r = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(r, dh, one), r);
-    const __m512d qh = _mm512_mul_pd(nh, r);
-    const __m512d rho = _mm512_fnmadd_pd(qh, dl, _mm512_add_pd(_mm512_fnmadd_pd(qh, dh, nh), nl));
+    const atanh_quotient<double> q = atanh_quotient_of<double, 2>(a);
     // rho / (1 + a) <= 2^-52, against results down to 2^-27: 1 / (1 + a) to 2^-53 (two steps).
-    __m512d rn = _mm512_rcp14_pd(nh);
-    rn = _mm512_fmadd_pd(rn, _mm512_fnmadd_pd(rn, nh, one), rn);
-    rn = _mm512_fmadd_pd(rn, _mm512_fnmadd_pd(rn, nh, one), rn);
-    const log_pd_pair p = log_f64_avx512_pair(qh);
-    __m512d res =
-        _mm512_mul_pd(_mm512_add_pd(p.hi, _mm512_fmadd_pd(rho, rn, p.lo)), _mm512_set1_pd(0.5));
-    res = avx512::fixup<atanh_fixup>(res, _mm512_sub_pd(a, one));
+    __m512d rn = _mm512_rcp14_pd(q.nh);
+    rn = _mm512_fmadd_pd(rn, _mm512_fnmadd_pd(rn, q.nh, one), rn);
+    rn = _mm512_fmadd_pd(rn, _mm512_fnmadd_pd(rn, q.nh, one), rn);
+    const log_pd_pair p = log_f64_avx512_pair(q.qh);
+    const __m512d res =
+        _mm512_mul_pd(_mm512_add_pd(p.hi, _mm512_fmadd_pd(q.rho, rn, p.lo)), _mm512_set1_pd(0.5));
     return _mm512_mask_mov_pd(avx512::sign_from(res, x), tiny, x);
+}
+inline __m512d atanh_f64_avx512_fix(__m512d x, __m512d y) noexcept {
+    const __m512d a = _mm512_andnot_pd(_mm512_set1_pd(-0.0), x);
+    return avx512::sign_from(avx512::fixup<atanh_fixup>(y, _mm512_sub_pd(a, _mm512_set1_pd(1.0))),
+                             x);
+}
+inline __m512d atanh_f64_avx512(__m512d x) noexcept {
+    return atanh_f64_avx512_fix(x, atanh_f64_avx512_nofix(x));
 }
 
 }  // namespace numfuse::kernels::detail

@@ -31,9 +31,10 @@
 //
 // Method, float32
 //   Fast lanes (x positive, normal and finite; |y| < 256; |y log2 x| <= 125: normal
-//   results) on float32 lanes, 16 per vector, screened by integer compares; a batch with
-//   another lane takes power_f32_avx512_rare (those lanes through the float64 kernel per
-//   half, the fast lanes as here). y log2 x = th + tl to 2^-26 absolute:
+//   results) on float32 lanes, 16 per vector, screened by float compares; the other lanes
+//   are gathered (compressed) over a block of 512 elements and run through the float64
+//   kernel 8 at a time, their results expanded back into their batches (a batch's fast
+//   lanes as in a batch of their own). y log2 x = th + tl to 2^-26 absolute:
 //   x = z 2^k, z in [0.707, 1.414) (integer operations on the bits), c = 1/z rounded to
 //   the 1/32 grid (vrcp14ps, vrndscaleps), r = z c - 1 exact (|r| <= 0.0222, 24 bits),
 //   log2 x = (k - log2 c) + A r + r P(r) with A = RN(1/ln2), k - log2(c)'s high part exact
@@ -298,46 +299,86 @@ NUMFUSE_ALWAYS_INLINE __m512 pow_exp2_f32_avx512(PowT32 t) noexcept {
     return _mm512_scalef_ps(_mm512_add_ps(eh, w), n);
 }
 
-// 16 float32 lanes of which those outside `fast` (x not positive, normal and finite, |y|
-// >= 256 or NaN, |th| > 125) take the float64 kernel per half (rounded once more: within
-// 0.5 + 2^-28 ULP beyond its own error; special values as the float64 kernel's, rounded),
-// the others the float32 kernel as in a batch of their own: a lane's bits never depend on
-// its neighbours (the folds compute one pair at a time, strided operands go in other
-// batches). The float32 exp2 sees th = tl = 0 in the other lanes (no subnormal operand).
-// ys: y as the float32 kernel takes it. Out of line, t recomputed here: the common path
-// keeps its registers and stores nothing for this call.
-template <class A, bool Conditions>
-[[gnu::noinline]] __m512 power_f32_avx512_rare(__m512 xf, __m512 yf, __m512 ys, __mmask16 fast,
-                                               unsigned& conditions) noexcept {
-    const PowT32 t = pow_t_f32_avx512(xf, ys);
-    unsigned ignored = 0;
-    __m512 r =
-        pow_exp2_f32_avx512({_mm512_maskz_mov_ps(fast, t.hi), _mm512_maskz_mov_ps(fast, t.lo)});
-    if ((fast & 0xff) != 0xff) {
-        const __m512d x0 = _mm512_cvtps_pd(_mm512_castps512_ps256(xf));
-        const __m512d y0 = _mm512_cvtps_pd(_mm512_castps512_ps256(yf));
-        const __m256 r0 = _mm512_cvtpd_ps(power_f64_avx512<A, false>(x0, y0, ignored));
-        r = _mm512_mask_mov_ps(r, static_cast<__mmask16>(~fast & 0xff), _mm512_castps256_ps512(r0));
-    }
-    if ((fast >> 8) != 0xff) {
-        const __m512d x1 =
-            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(xf), 1)));
-        const __m512d y1 =
-            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(yf), 1)));
-        const __m256 r1 = _mm512_cvtpd_ps(power_f64_avx512<A, false>(x1, y1, ignored));
-        r = _mm512_mask_mov_ps(r, static_cast<__mmask16>(~fast & 0xff00),
-                               _mm512_insertf32x8(r, r1, 1));
-    }
-    if constexpr (Conditions) {
-        using F = xsimd::batch<float, A>;
-        conditions |= pow_conditions<float, A>(F(xf), F(yf), F(r));
-    }
-    return r;
+// The float32 lanes that the float32 kernel does not take, gathered over a block of
+// pow32_block elements so that the float64 kernel runs on full vectors of 8 lanes (a
+// batch with one such lane ran the float64 kernel on both halves: inputs with many of
+// them, e.g. half the bases tiny, paid for three kernels per batch): their x and y
+// (compressed in order; their results replace x), and each batch that has some (its
+// index in the block and its mask). 16 floats of room past a full block: stores of whole
+// vectors at the fill level.
+inline constexpr std::size_t pow32_block = 512;
+struct PowF32Deferred {
+    alignas(64) float x[pow32_block + 16];
+    alignas(64) float y[pow32_block + 16];
+    std::uint16_t batch[pow32_block / 16];
+    __mmask16 mask[pow32_block / 16];
+    std::size_t count;  // lanes gathered
+    std::size_t batches;  // batches with a gathered lane
+};
+
+// The lanes of batch `index` (of the block) outside `fast` (x not positive, normal and
+// finite, |y| >= 256 or NaN, |th| > 125) gathered into d for power_f32_avx512_deferred;
+// the others computed as in a batch of their own (the float32 exp2 sees th = tl = 0 in
+// the gathered lanes: no subnormal operand). Out of line: the common path keeps its
+// registers.
+[[gnu::noinline]] inline __m512 power_f32_avx512_defer(__m512 xf, __m512 yf, __m512 th, __m512 tl,
+                                                       __mmask16 fast, std::size_t index,
+                                                       PowF32Deferred& d) noexcept {
+    const __mmask16 slow = static_cast<__mmask16>(~fast);
+    _mm512_storeu_ps(d.x + d.count, _mm512_maskz_compress_ps(slow, xf));
+    _mm512_storeu_ps(d.y + d.count, _mm512_maskz_compress_ps(slow, yf));
+    d.count += static_cast<std::size_t>(__builtin_popcount(slow));
+    d.batch[d.batches] = static_cast<std::uint16_t>(index);
+    d.mask[d.batches++] = slow;
+    return pow_exp2_f32_avx512({_mm512_maskz_mov_ps(fast, th), _mm512_maskz_mov_ps(fast, tl)});
 }
 
-// x**y for 16 float32 lanes (contract and method at the top).
+// The gathered lanes of a block through the float64 kernel, 8 at a time (rounded once more:
+// within 0.5 + 2^-28 ULP beyond its own error; special values as the float64 kernel's,
+// rounded), written over their batches' lanes of out (the block's start): each lane gets
+// the bits it would get alone (the folds compute one pair at a time). The conditions of
+// these lanes when asked (the others raise none). The padding is 1 ** 1: no condition.
 template <class A, bool Conditions>
-NUMFUSE_ALWAYS_INLINE __m512 power_f32_avx512(__m512 xf, __m512 yf, unsigned& conditions) noexcept {
+[[gnu::noinline]] unsigned power_f32_avx512_deferred(float* out, PowF32Deferred& d) noexcept {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    _mm512_storeu_ps(d.x + d.count, one);
+    _mm512_storeu_ps(d.y + d.count, one);
+    unsigned conditions = 0, ignored = 0;
+    for (std::size_t i = 0; i < d.count; i += 16) {
+        const __m512 xf = _mm512_load_ps(d.x + i), yf = _mm512_load_ps(d.y + i);
+        const __m256 r0 = _mm512_cvtpd_ps(
+            power_f64_avx512<A, false>(_mm512_cvtps_pd(_mm512_castps512_ps256(xf)),
+                                       _mm512_cvtps_pd(_mm512_castps512_ps256(yf)), ignored));
+        __m512 r = _mm512_insertf32x8(one, r0, 0);
+        if (d.count - i > 8) {
+            const __m512d x1 =
+                _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(xf), 1)));
+            const __m512d y1 =
+                _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(yf), 1)));
+            r = _mm512_insertf32x8(r, _mm512_cvtpd_ps(power_f64_avx512<A, false>(x1, y1, ignored)),
+                                   1);
+        }
+        if constexpr (Conditions) {
+            using F = xsimd::batch<float, A>;
+            conditions |= pow_conditions<float, A>(F(xf), F(yf), F(r));
+        }
+        _mm512_store_ps(d.x + i, r);
+    }
+    std::size_t position = 0;
+    for (std::size_t j = 0; j < d.batches; ++j) {
+        const __mmask16 m = d.mask[j];
+        _mm512_mask_storeu_ps(out + 16 * std::size_t{d.batch[j]}, m,
+                              _mm512_maskz_expand_ps(m, _mm512_loadu_ps(d.x + position)));
+        position += static_cast<std::size_t>(__builtin_popcount(m));
+    }
+    return conditions;
+}
+
+// x**y for 16 float32 lanes (contract and method at the top), the lanes outside the fast
+// domain gathered into d (power_f32_avx512_defer) and left to power_f32_avx512_deferred.
+// index: the batch's place in the block.
+NUMFUSE_ALWAYS_INLINE __m512 power_f32_avx512(__m512 xf, __m512 yf, std::size_t index,
+                                              PowF32Deferred& d) noexcept {
     // x positive, normal and finite; |y| < 256 (not NaN); |th| <= 125. Lanes of |y| < 2^-40
     // compute y = 0 (their x**y rounds to 1 all the same): no subnormal operand anywhere.
     // Float compares (their constants are memory operands, integer ones cost a broadcast).
@@ -352,7 +393,7 @@ NUMFUSE_ALWAYS_INLINE __m512 power_f32_avx512(__m512 xf, __m512 yf, unsigned& co
     const __mmask16 fast =
         _mm512_mask_cmp_ps_mask(yok, _mm512_abs_ps(t.hi), _mm512_set1_ps(125.0f), _CMP_LE_OQ);
     // fast lanes' results are normal and finite: they raise no condition
-    if (fast != 0xffff) return power_f32_avx512_rare<A, Conditions>(xf, yf, ys, fast, conditions);
+    if (fast != 0xffff) return power_f32_avx512_defer(xf, yf, t.hi, t.lo, fast, index, d);
     return pow_exp2_f32_avx512(t);
 }
 
@@ -385,14 +426,32 @@ inline unsigned power_f64_avx512_array(double* out, const double* x, const doubl
                               });
 }
 
-// out[k] = x[k]**y[k] for float32, k < n (out may be x or y); the conditions when asked.
+// out[k] = x[k]**y[k] for float32, k < n (out may be x or y: a gathered lane's x and y
+// are copied before its batch's store); the conditions when asked. Blocks of pow32_block
+// elements, the tail padded with 1 ** 1.
 template <class A, bool Conditions>
 inline unsigned power_f32_avx512_array(float* out, const float* x, const float* y,
                                        std::size_t n) noexcept {
-    return power_avx512_array(out, x, y, n,
-                              [](__m512 xv, __m512 yv, unsigned& c) NUMFUSE_ALWAYS_INLINE_LAMBDA {
-                                  return power_f32_avx512<A, Conditions>(xv, yv, c);
-                              });
+    namespace v = avx512;
+    PowF32Deferred d;
+    unsigned conditions = 0;
+    for (std::size_t start = 0; start < n; start += pow32_block) {
+        const std::size_t end = n - start < pow32_block ? n : start + pow32_block;
+        d.count = d.batches = 0;
+        std::size_t k = start;
+        for (; k + 16 <= end; k += 16) {
+            v::store(out + k,
+                     power_f32_avx512(v::load(x + k), v::load(y + k), (k - start) / 16, d));
+        }
+        if (k < end) {
+            const auto mask = static_cast<__mmask16>((1u << (end - k)) - 1u);
+            v::store(out + k, mask,
+                     power_f32_avx512(v::load_or_one(mask, x + k), v::load_or_one(mask, y + k),
+                                      (k - start) / 16, d));
+        }
+        if (d.count != 0) conditions |= power_f32_avx512_deferred<A, Conditions>(out + start, d);
+    }
+    return conditions;
 }
 
 #endif  // __AVX512F__

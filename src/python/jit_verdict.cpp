@@ -1,0 +1,175 @@
+// numfuse.jit's verdict on one operation type (python/numfuse/_jit/_ops.py, _engine_same).
+//
+// numfuse._core._jit_engine_agrees(text, samples, reference) -> bool: whether the engine,
+// compiling `text` (a one-operation formula over inputs v0, v1, ... in that order) for the
+// types of `samples` and running it on them, returns what NumPy returned on the same
+// samples (`reference`): the same dtype, the same shape (a result that lacks only ones,
+// a reduction over every axis written without keepdims, counts as that shape), and the
+// same values: the same bits, or for floating-point types every element within
+// rtol 1e-4 / atol 1e-6 with NaN where NumPy has NaN, infinities equal and a zero's
+// sign as NumPy's value's sign.
+//
+// What this replaces, and why it is one call: the verdict used to construct a
+// numfuse.CompiledExpression (a parse for its names), call it (a second parse, the plan
+// cache's lookup and insertion, the fast path's memo) and compare in Python; ~56k
+// instructions per new operation type, 20 of them in a 20-operation function's first call
+// (docs/jit.md). Here the plan is compiled once without the cache (a one-operation plan is
+// never asked for again: the trace's formulas have other text) and run with the GIL held
+// (nine elements). The engine never warns (no floating-point flags reach Python), so no
+// np.errstate is needed around it.
+//
+// Engine errors (a type the engine refuses, shapes, a value error while running) answer
+// False: the operation then runs in NumPy. Conversion errors of the samples propagate as
+// Python exceptions (the caller treats any exception as False).
+#include <pybind11/pybind11.h>
+
+#include <cmath>
+#include <complex>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "expr_conversion.hpp"
+#include "expr_internal.hpp"
+#include "expr/expr.hpp"
+
+namespace py = pybind11;
+
+namespace numfuse::python {
+namespace {
+
+using expr::ExprError;
+
+// np.allclose(rtol=1e-4, atol=1e-6, equal_nan=True) of one pair, and where `got` is zero,
+// its sign the same as `want`'s.
+bool close_real(double got, double want) {
+    if (got == 0 && std::signbit(got) != std::signbit(want)) return false;
+    if (std::isnan(got) || std::isnan(want)) return std::isnan(got) && std::isnan(want);
+    if (std::isinf(got) || std::isinf(want)) return got == want;
+    return std::fabs(got - want) <= 1e-6 + 1e-4 * std::fabs(want);
+}
+
+// np.isclose(rtol=1e-4, atol=1e-6, equal_nan=True) of one complex pair (NumPy's complex
+// rule: the modulus of the difference; non-finite pairs equal or both NaN), and where the
+// real part of `got` is zero, its sign the same as `want`'s real part's.
+bool close_complex(std::complex<double> got, std::complex<double> want) {
+    if (got.real() == 0 && std::signbit(got.real()) != std::signbit(want.real())) return false;
+    const auto is_nan = [](std::complex<double> z) {
+        return std::isnan(z.real()) || std::isnan(z.imag());
+    };
+    const auto is_finite = [](std::complex<double> z) {
+        return std::isfinite(z.real()) && std::isfinite(z.imag());
+    };
+    if (is_finite(got) && is_finite(want)) {
+        return std::abs(got - want) <= 1e-6 + 1e-4 * std::abs(want);
+    }
+    return got == want || (is_nan(got) && is_nan(want));
+}
+
+template <class T>
+bool close_reals(const char* got, const char* want, npy_intp count) {
+    for (npy_intp k = 0; k < count; ++k) {
+        T g, w;
+        std::memcpy(&g, got + k * static_cast<npy_intp>(sizeof(T)), sizeof(T));
+        std::memcpy(&w, want + k * static_cast<npy_intp>(sizeof(T)), sizeof(T));
+        if (!close_real(static_cast<double>(g), static_cast<double>(w))) return false;
+    }
+    return true;
+}
+
+template <class T>
+bool close_complexes(const char* got, const char* want, npy_intp count) {
+    for (npy_intp k = 0; k < count; ++k) {
+        T g[2], w[2];
+        std::memcpy(g, got + k * static_cast<npy_intp>(sizeof g), sizeof g);
+        std::memcpy(w, want + k * static_cast<npy_intp>(sizeof w), sizeof w);
+        if (!close_complex({static_cast<double>(g[0]), static_cast<double>(g[1])},
+                           {static_cast<double>(w[0]), static_cast<double>(w[1])})) {
+            return false;
+        }
+    }
+    return true;
+}
+
+// The shapes agree: equal, or the same elements with only ones apart.
+bool same_shape(PyArrayObject* got, PyArrayObject* want) {
+    const auto dims = [](PyArrayObject* a) {
+        return std::vector<npy_intp>(PyArray_DIMS(a), PyArray_DIMS(a) + PyArray_NDIM(a));
+    };
+    const std::vector<npy_intp> g = dims(got), w = dims(want);
+    if (g == w) return true;
+    const auto without_ones = [](std::vector<npy_intp> shape) {
+        std::vector<npy_intp> kept;
+        for (npy_intp d : shape) {
+            if (d != 1) kept.push_back(d);
+        }
+        return kept;
+    };
+    return without_ones(g) == without_ones(w);
+}
+
+// The engine's result (a fresh C-contiguous array) against NumPy's (any object).
+bool same_result(PyArrayObject* got, const py::handle& reference) {
+    PyObject* converted =
+        PyArray_FROM_OF(reference.ptr(), NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (converted == nullptr) throw py::error_already_set();
+    const py::object holder = py::reinterpret_steal<py::object>(converted);
+    auto* want = reinterpret_cast<PyArrayObject*>(converted);
+    if (!PyArray_EquivTypes(PyArray_DESCR(got), PyArray_DESCR(want)) || !same_shape(got, want)) {
+        return false;
+    }
+    const npy_intp count = PyArray_SIZE(want);
+    const auto* g = static_cast<const char*>(PyArray_DATA(got));
+    const auto* w = static_cast<const char*>(PyArray_DATA(want));
+    if (std::memcmp(g, w, static_cast<std::size_t>(PyArray_NBYTES(want))) == 0) return true;
+    switch (PyArray_TYPE(want)) {
+        case NPY_FLOAT: return close_reals<float>(g, w, count);
+        case NPY_DOUBLE: return close_reals<double>(g, w, count);
+        case NPY_CFLOAT: return close_complexes<float>(g, w, count);
+        case NPY_CDOUBLE: return close_complexes<double>(g, w, count);
+        default: return false;  // integers and bools: the same bits or not the same
+    }
+}
+
+bool engine_agrees(const std::string& text, const py::tuple& samples, const py::handle& reference) {
+    std::vector<std::string> names;
+    names.reserve(samples.size());
+    for (std::size_t k = 0; k < samples.size(); ++k) names.push_back("v" + std::to_string(k));
+    std::vector<Input> inputs = convert_inputs(text, names, samples, nullptr);
+    std::vector<expr::InputSpec> specs;
+    std::vector<std::vector<std::ptrdiff_t>> shapes;
+    std::vector<expr::ArrayView> views;
+    for (const auto& in : inputs) {
+        specs.push_back(in.spec);
+        shapes.push_back(in.view.shape);
+        views.push_back(in.view);
+    }
+    py::object result;
+    try {
+        const std::shared_ptr<const expr::Plan> plan = expr::compile_plan(text, specs);
+        if (plan->result_type == expr::Type::s) return false;
+        const std::vector<std::ptrdiff_t> shape = expr::result_shape(*plan, shapes);
+        const std::vector<npy_intp> dims(shape.begin(), shape.end());
+        PyObject* fresh =
+            PyArray_SimpleNew(static_cast<int>(dims.size()), const_cast<npy_intp*>(dims.data()),
+                              npy_type_of(plan->result_type));
+        if (fresh == nullptr) throw py::error_already_set();
+        result = py::reinterpret_steal<py::object>(fresh);
+        expr::execute(*plan, views, view_of(result, plan->result_type));
+    } catch (const ExprError&) {
+        return false;  // the engine refuses these types or values: NumPy runs it
+    }
+    return same_result(reinterpret_cast<PyArrayObject*>(result.ptr()), reference);
+}
+
+}  // namespace
+
+void register_jit_verdict(py::module_& m) {
+    m.def("_jit_engine_agrees", &engine_agrees, py::arg("text"), py::arg("samples"),
+          py::arg("reference"),
+          "Whether the engine computes `text` (over v0, v1, ...) on `samples` as NumPy's "
+          "`reference` (numfuse.jit's verdict, src/python/jit_verdict.cpp).");
+}
+
+}  // namespace numfuse::python
