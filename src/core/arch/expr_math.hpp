@@ -6,10 +6,11 @@
 // numfuse's ufunc kernels, the other transcendental functions through the float64
 // kernels of kernels/{trig,invtrig,hyperbolic,logpair}.hpp (<= 1 ULP; float32 lanes are
 // computed in float64 and rounded once, see expr_f32.hpp), sqrt/floor/ceil/trunc/round/
-// copysign through xsimd. The others are scalar loops: complex types (complex64
-// transcendental functions in complex128, rounded once), and arctan2, hypot, nextafter
-// (C library, <= 1 ULP measured; float32 through float64). The functions that are
-// ufuncs return the ufunc's NaNs for invalid and NaN inputs (nan_fixup.hpp).
+// copysign through xsimd. arctan2, hypot, logaddexp and logaddexp2 run array kernels
+// (NUMFUSE_EXPR_ARRAY_KERNEL, below; float32 through float64). The others are scalar
+// loops: complex types (complex64 transcendental functions in complex128, rounded once),
+// and nextafter (C library). The functions that are ufuncs return the ufunc's NaNs for
+// invalid and NaN inputs (nan_fixup.hpp).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -48,6 +49,13 @@
 namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::expr_ops {
 
 // ------------------------------------------------------------ real functions
+// float32 lanes of log1p (widened to float64): xsimd's float64 log1p, whose log1p(-0) is
+// +0, with NumPy's -0 kept.
+template <class B>
+NUMFUSE_ALWAYS_INLINE B log1p_keeping_minus_zero(const B& a) noexcept {
+    return xsimd::select(a == B(0.0), a, xsimd::log1p(a));
+}
+
 // One macro per family of "scalar_libm:: for scalars and complex (the C++ library's, or
 // scalar_libm.hpp's where it lacks one), a SIMD kernel for batches". NUMFUSE_EXPR_MATH's kernels
 // take float32 and float64 batches; NUMFUSE_EXPR_MATH64's are float64-only (numfuse's accurate
@@ -127,6 +135,16 @@ NUMFUSE_EXPR_MATH(Log, log, kernels::log_kernel)
 NUMFUSE_EXPR_MATH(Ceil, ceil, xsimd::ceil)
 NUMFUSE_EXPR_MATH(Floor, floor, xsimd::floor)
 NUMFUSE_EXPR_MATH(Trunc, trunc, xsimd::trunc)
+// Scalars and complex values through scalar_libm.hpp (NumPy's complex log1p / expm1 / log2 /
+// log10 formulas, as the ufuncs' complex loops; complex log10 is NumPy's log(z) log10(e));
+// real batches through numfuse's float64 kernels. float32 lanes: expm1 and log1p widened
+// (log1p through xsimd's float64 log1p, -0 kept), log2 and log10 through their float32
+// kernels (kernels/logbase_f32.hpp; AVX-512: float32 lanes, elsewhere xsimd's float64
+// functions on the widened lanes, rounded once).
+NUMFUSE_EXPR_MATH64(Expm1, expm1, kernels::expm1_kernel, kernels::expm1_kernel, double)
+NUMFUSE_EXPR_MATH64(Log1p, log1p, kernels::log1p_kernel, log1p_keeping_minus_zero, double)
+NUMFUSE_EXPR_MATH64(Log2, log2, kernels::log2_kernel, kernels::log2_f32_kernel, float)
+NUMFUSE_EXPR_MATH64(Log10, log10, kernels::log10_kernel, kernels::log10_f32_kernel, float)
 
 // The functors generated from the one-argument rows whose Functor column is `kernel`
 // (NUMFUSE_EXPR_MATH) or `kernel64` (NUMFUSE_EXPR_MATH64, float32 through the same
@@ -179,77 +197,6 @@ struct Erf {
     template <class B>
     static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
         return kernels::erf_kernel(a);
-    }
-};
-
-// Scalars and complex values through scalar_libm.hpp (NumPy's complex log1p / expm1 /
-// log2 / log10 formulas, the ufuncs' complex loops too); real batches through numfuse's
-// float64 kernels.
-struct Log1p {
-    static constexpr bool vectorized = true;
-    static constexpr bool f32_via_f64 = true;
-    template <class R, class T>
-    static R apply(T a) noexcept {
-        return scalar_libm::log1p(a);
-    }
-    template <class B>
-    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
-        return kernels::log1p_kernel(a);
-    }
-    template <class B>
-    static B batch_for_f32(const B& a) noexcept {  // xsimd's log1p(-0) is +0
-        return xsimd::select(a == B(0.0), a, xsimd::log1p(a));
-    }
-};
-
-struct Expm1 {
-    static constexpr bool vectorized = true;
-    static constexpr bool f32_via_f64 = true;
-    template <class R, class T>
-    static R apply(T a) noexcept {
-        return scalar_libm::expm1(a);
-    }
-    template <class B>
-    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
-        return kernels::expm1_kernel(a);
-    }
-};
-
-struct Log2 {
-    static constexpr bool vectorized = true;
-    static constexpr bool f32_via_f64 = true;
-    template <class R, class T>
-    static R apply(T a) noexcept {
-        return scalar_libm::log2(a);
-    }
-    static constexpr bool f32_native = true;
-    template <class B>
-    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
-        if constexpr (std::is_same_v<typename B::value_type, float>) {
-            return kernels::log2_f32_kernel(a);
-        } else {
-            return kernels::log2_kernel(a);
-        }
-    }
-};
-
-struct Log10 {
-    static constexpr bool vectorized = true;
-    static constexpr bool f32_via_f64 = true;
-    template <class R, class T>
-    static R apply(T a) noexcept {
-        return scalar_libm::log10(a);  // complex: NumPy's log(z) log10(e), as the ufunc
-    }
-    // float32 lanes: kernels::log10_f32_kernel (AVX-512: float32 lanes; elsewhere xsimd's
-    // float64 log10 on the widened lanes, rounded once).
-    static constexpr bool f32_native = true;
-    template <class B>
-    static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
-        if constexpr (std::is_same_v<typename B::value_type, float>) {
-            return kernels::log10_f32_kernel(a);
-        } else {
-            return kernels::log10_kernel(a);
-        }
     }
 };
 
@@ -369,42 +316,6 @@ struct OnesLike {
 };
 
 // ------------------------------------------------------------ two-argument functions
-// arctan2 over arrays (kernels/atan2.hpp), as Hypot below.
-struct Arctan2 {
-    static constexpr bool array_kernel = true;
-    static constexpr bool f32_via_f64 = true;
-    template <class R, class T>
-    static R apply(T a, T b) noexcept {
-        return std::atan2(a, b);
-    }
-    template <class Arch, class Out>
-    static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
-        kernels::atan2_array<Out, Arch>(out, a, b, n);
-    }
-    template <class Arch, class Out>
-    static double one(double a, double b) noexcept {
-        return kernels::atan2_one<Out, Arch>(a, b);
-    }
-};
-// hypot over arrays (kernels/hypot.hpp), as Logaddexp below: float64 directly, float32
-// widened to float64 (f32_through_f64) and rounded once; the ufunc loop (binary_loop.hpp)
-// calls the same function. apply: the C library's, for one value (constant folding).
-struct Hypot {
-    static constexpr bool array_kernel = true;
-    static constexpr bool f32_via_f64 = true;
-    template <class R, class T>
-    static R apply(T a, T b) noexcept {
-        return std::hypot(a, b);
-    }
-    template <class Arch, class Out>
-    static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
-        kernels::hypot_array<Out, Arch>(out, a, b, n);
-    }
-    template <class Arch, class Out>
-    static double one(double a, double b) noexcept {
-        return kernels::hypot_one<Out, Arch>(a, b);
-    }
-};
 struct Nextafter {
     template <class R, class T>
     static R apply(T a, T b) noexcept {
@@ -423,35 +334,31 @@ struct Copysign {
     }
 };
 
-// logaddexp over arrays (kernels/logaddexp.hpp): float64 directly, float32 widened to
-// float64 (f32_through_f64) and rounded once. An array kernel, not a batch one: the lanes
+// The functions computed over whole arrays, one row each: kernels::<kernel>_array<Out,
+// Arch>(out, a, b, n) on float64 values (Out: the type the results are rounded to) and
+// kernels::<kernel>_one<Out, Arch>(a, b), the same bits for one pair. float64 directly,
+// float32 widened to float64 (f32_through_f64) and rounded once. The ufunc loops
+// (binary_loop.hpp's ArrayKernelOp) call the same functions: evaluate and the ufunc give
+// the same bits. logaddexp and logaddexp2 are array kernels, not batch ones: the lanes
 // whose result lies next to zero are gathered across batches and recomputed in higher
-// precision. The ufunc loop (binary_loop.hpp) calls the same function: the same bits.
-struct Logaddexp {
-    static constexpr bool array_kernel = true;
-    static constexpr bool f32_via_f64 = true;
-    template <class Arch, class Out>
-    static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
-        kernels::logaddexp_array<Out, Arch>(out, a, b, n);
-    }
-    template <class Arch, class Out>
-    static double one(double a, double b) noexcept {
-        return kernels::logaddexp_one<Out, Arch>(a, b);
-    }
-};
-// logaddexp2 over arrays: logaddexp's kernel in base 2 (kernels/logaddexp.hpp), the same
-// handling.
-struct Logaddexp2 {
-    static constexpr bool array_kernel = true;
-    static constexpr bool f32_via_f64 = true;
-    template <class Arch, class Out>
-    static void array(double* out, const double* a, const double* b, std::size_t n) noexcept {
-        kernels::logaddexp2_array<Out, Arch>(out, a, b, n);
-    }
-    template <class Arch, class Out>
-    static double one(double a, double b) noexcept {
-        return kernels::logaddexp2_one<Out, Arch>(a, b);
-    }
-};
+// precision.
+#define NUMFUSE_EXPR_ARRAY_KERNEL(Name, kernel)                                                    \
+    struct Name {                                                                                  \
+        static constexpr bool array_kernel = true;                                                 \
+        static constexpr bool f32_via_f64 = true;                                                  \
+        template <class Arch, class Out>                                                           \
+        static void array(double* out, const double* a, const double* b, std::size_t n) noexcept { \
+            kernels::kernel##_array<Out, Arch>(out, a, b, n);                                      \
+        }                                                                                          \
+        template <class Arch, class Out>                                                           \
+        static double one(double a, double b) noexcept {                                           \
+            return kernels::kernel##_one<Out, Arch>(a, b);                                         \
+        }                                                                                          \
+    };
+NUMFUSE_EXPR_ARRAY_KERNEL(Arctan2, atan2)          // kernels/atan2.hpp
+NUMFUSE_EXPR_ARRAY_KERNEL(Hypot, hypot)            // kernels/hypot.hpp
+NUMFUSE_EXPR_ARRAY_KERNEL(Logaddexp, logaddexp)    // kernels/logaddexp.hpp
+NUMFUSE_EXPR_ARRAY_KERNEL(Logaddexp2, logaddexp2)  // kernels/logaddexp.hpp, base 2
+#undef NUMFUSE_EXPR_ARRAY_KERNEL
 
 }  // namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::expr_ops

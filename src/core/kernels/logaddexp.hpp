@@ -129,13 +129,10 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
 
     // Base e: t = (d - n c1) + (d.lo - n c2): the first exact (as in pass 2), the second
     // below 2^-30, rounded (n c3 < 2^-84 is left out). Base 2: n = round(16 d), t = (d - n/16)
-    // ln2 (logaddexp2_reduced). Indices are masked to the tables: lanes of NaN or huge
-    // arguments read a valid entry.
-    const B shifter(0x1.8p52);
-    const B scale(Base == LogBase::e ? 16.0 * exp_consts<double>::inv_ln2 : 16.0);
-    const B n = dd::fmadd(dc, scale, shifter) - shifter;
-    const B k = logaddexp_floor(n, 1.0 / 16.0);
-    const I j = (as_int((n - k * B(16.0)) + shifter) - as_int(shifter)) & I(15);
+    // ln2 (logaddexp2_reduced). n, k and j: logaddexp_index16.
+    B n, k;
+    xsimd::batch<std::int64_t, A> j;
+    logaddexp_index16<Base>(dc, n, k, j);
     dd::pair<A> t;
     if constexpr (Base == LogBase::e) {
         t = dd::two_sum(dd::fnmadd(n, B(c::ln2_over_16.c1), dc),
@@ -172,6 +169,7 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
     const auto top = u0.hi >= B(1.0 + 31.0 / 32.0);  // 1 + E = 2 u', u' in [0.98, 1]
     const B half = xsimd::select(top, B(0.5), B(1.0));
     const B uh = u0.hi * half;
+    const B shifter(0x1.8p52);
     const I i = (as_int(dd::fmadd(uh - B(1.0), B(16.0), shifter)) - as_int(shifter)) & I(15);
     const Table16Entry<A, 3> li = lookup16(c::log_table, i);
     const B ri = li.v[0];
@@ -212,11 +210,7 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
         const B eq = xsimd::max(es_hi, B(0x1.0p-400));
         const B half_sq = xsimd::select(es_hi > B(0x1.0p-400), B(0.5) * eq * eq, B(0.0));
         dd::pair<A> ef = {es_hi, es_lo - half_sq};
-        if constexpr (Base == LogBase::two) {
-            const dd::pair<A> p = dd::two_prod(es_hi, B(c::log2e_pair.hi));
-            ef = {p.hi, dd::fmadd(es_hi, B(c::log2e_pair.lo),
-                                  dd::fmadd(ef.lo, B(c::log2e_pair.hi), p.lo))};
-        }
+        if constexpr (Base == LogBase::two) ef = logaddexp_times(ef, c::log2e_pair);
         const dd::pair<A> rf0 = dd::two_sum(m, ef.hi);
         B rf = xsimd::select(deep, m, rf0.hi + (rf0.lo + ef.lo));
         if (xsimd::any(deep_tiny_m)) {
@@ -225,11 +219,7 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
             const B ts_hi = logaddexp_scale(e1.hi, k + B(600.0));
             const B ts_lo = logaddexp_scale(e1.lo, k + B(600.0));
             dd::pair<A> et = {ts_hi, ts_lo};
-            if constexpr (Base == LogBase::two) {
-                const dd::pair<A> p = dd::two_prod(ts_hi, B(c::log2e_pair.hi));
-                et = {p.hi, dd::fmadd(ts_hi, B(c::log2e_pair.lo),
-                                      dd::fmadd(ts_lo, B(c::log2e_pair.hi), p.lo))};
-            }
+            if constexpr (Base == LogBase::two) et = logaddexp_times(et, c::log2e_pair);
             const dd::pair<A> t0 = dd::two_sum(logaddexp_scale(m, B(600.0)), et.hi);
             const dd::pair<A> t1 = dd::two_sum(t0.hi, t0.lo + et.lo);
             rf = xsimd::select(deep_tiny_m, logaddexp_round_scaled(t1, B(-600.0)), rf);

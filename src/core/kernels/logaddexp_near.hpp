@@ -71,14 +71,10 @@ template <LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE LogaddexpExpParts<A> logaddexp_exp_dd(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    using I = xsimd::batch<std::int64_t, A>;
     namespace c = logaddexp_consts;
-    const B shifter(0x1.8p52);
-    const B scale(Base == LogBase::e ? 16.0 * exp_consts<double>::inv_ln2 : 16.0);
-    const B ns = dd::fmadd(x, scale, shifter);
-    const B n = ns - shifter;  // round(16 x / ln2) (base 2: round(16 x)), |n| < 2^15
-    const B k = logaddexp_floor(n, 1.0 / 16.0);
-    const I j = (as_int((n - k * B(16.0)) + shifter) - as_int(shifter)) & I(15);  // n - 16 k
+    B n, k;
+    xsimd::batch<std::int64_t, A> j;
+    logaddexp_index16<Base>(x, n, k, j);
     dd::pair<A> t;
     if constexpr (Base == LogBase::e) {
         // x - n c1 is exact: n c1 is (15 + 38 bits), and x - n c1 is a multiple of ulp(x)

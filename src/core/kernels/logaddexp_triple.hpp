@@ -194,13 +194,10 @@ template <LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE LogaddexpExpTriple<A> logaddexp_exp_triple(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-    using I = xsimd::batch<std::int64_t, A>;
     namespace c = logaddexp_consts;
-    const B shifter(0x1.8p52);
-    const B scale(Base == LogBase::e ? 16.0 * exp_consts<double>::inv_ln2 : 16.0);
-    const B n = dd::fmadd(x, scale, shifter) - shifter;
-    const B k = logaddexp_floor(n, 1.0 / 16.0);
-    const I j = (as_int((n - k * B(16.0)) + shifter) - as_int(shifter)) & I(15);
+    B n, k;
+    xsimd::batch<std::int64_t, A> j;
+    logaddexp_index16<Base>(x, n, k, j);
     triple<A> t;
     if constexpr (Base == LogBase::e) {
         // t = x - n ln2/16: x - n c1 exact (as in pass 2), n c2 and n c3 exact products, n c4
