@@ -465,13 +465,10 @@ void fill_kernels(ReduceKernels<T>& kernels) noexcept {
     kernels.strip_log_write = &strip_log_write<T>;
     kernels.short_softmax = &short_softmax<T>;
     kernels.softmax_rows = &softmax_rows<T>;
-    // float64 only where the exp is the AVX-512 kernel: on issue 29's Xeon at the
-    // avx2_fma level the strips of strip_exp_sum were faster for float64 (four lanes a
-    // batch: the narrow walks down the steps reread L2 more than they save); the driver
-    // then takes those. float32 at every level: on AMD EPYC Zen 3 (avx2_fma, L2 of 512
-    // KiB) the strips of softmax_strip_bytes (x and out: 1 MiB) overflow L2.
-    kernels.softmax_columns =
-        shifted_exp_native || std::is_same<T, float>::value ? &softmax_columns<T> : nullptr;
+    // Only where the exp is the AVX-512 kernel: on this Xeon at the avx2_fma level the
+    // strips of strip_exp_sum were faster for float64 (four lanes a batch: the narrow
+    // walks down the steps reread L2 more than they save); the driver then takes those.
+    kernels.softmax_columns = shifted_exp_native ? &softmax_columns<T> : nullptr;
 }
 
 inline void fill_reduce_table(ReduceKernelTable& table) noexcept {
