@@ -294,3 +294,50 @@ def test_long_run_special_values(level, dtype):
     x[5] = 1e4  # saturated: one numerator 1, the rest 0 (rare path in every batch)
     for name in NAMES:
         assert_same(getattr(nf, name)(x), expected(name, x))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("layout", ["rows", "columns", "long run"])
+def test_terms_at_the_common_path_limits(level, threads, dtype, layout):
+    # x - max just above and just below the limits under which a batch leaves the shifted
+    # exp's common path (float32: -76 for stored numerators, -87 for sums; float64: -708),
+    # and a NaN in one batch of a pair whose other batch is ordinary: each term within the
+    # bound of a long double reference whichever path its batch took, the NaN group NaN.
+    limits = (-76.0, -87.0) if dtype == np.float32 else (-708.0,)
+    n = 4 * CHUNK + 40 if layout == "long run" else 1000
+    deltas = np.concatenate([[0.0], *[lim + RNG.uniform(-1.5, 1.5, 60) for lim in limits]])
+    groups = []
+    for g in range(6):
+        x = RNG.uniform(-3, 0, n)
+        x[0] = 0.0  # the maximum
+        where = RNG.choice(np.arange(1, n), deltas.size - 1, replace=False)
+        x[where] = deltas[1:] if g % 2 else np.sort(deltas[1:])
+        groups.append(x)
+    x = np.stack(groups).astype(dtype)  # (6, n): each group a row
+    if layout == "long run":
+        x = x[:1]
+    tiny = np.finfo(dtype).tiny
+    for team in (1, 2, 3):
+        nf.set_num_threads(team)
+        if layout == "columns":
+            got = nf.softmax(np.ascontiguousarray(x.T), axis=0).T
+            got_log = nf.log_softmax(np.ascontiguousarray(x.T), axis=0).T
+        else:
+            got = nf.softmax(x, axis=-1)
+            got_log = nf.log_softmax(x, axis=-1)
+        for row in range(x.shape[0]):
+            wide = long_double_softmax(x[row])
+            normal = wide >= tiny
+            assert relative_error_in_eps(got[row][normal], wide[normal], dtype) <= 4
+            step = np.finfo(dtype).smallest_subnormal
+            assert np.max(np.abs(got[row][~normal] - wide[~normal]) / step, initial=0) <= 4
+            assert_same(got_log[row], expected("log_softmax", x[row]))
+    # one NaN: its group NaN, the others' bits unchanged
+    y = x.copy()
+    y[0, 37] = np.nan
+    if layout == "columns":
+        got_nan = nf.softmax(np.ascontiguousarray(y.T), axis=0).T
+    else:
+        got_nan = nf.softmax(y, axis=-1)
+    assert np.isnan(got_nan[0]).all()
+    assert got_nan[1:].tobytes() == got[1:].tobytes()

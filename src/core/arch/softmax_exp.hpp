@@ -199,14 +199,44 @@ inline B shifted_difference_error(const B& x, const B& m, const B& h) noexcept {
     return (x - (h - x_part)) + (-m - x_part);
 }
 
+// Levels without the AVX-512 kernel: the lanes of h = x - m that lie in [limit, 0]
+// (limit >= -fast_lim: see shifted_exp_generic). Ordered >=: a NaN lane (x NaN, or
+// x = m = +inf) is not one, nor is x = -inf. (h <= 0 always: m is the maximum.)
+template <class B>
+inline auto common_lanes(const B& h, typename B::value_type limit) noexcept {
+    return h >= B(limit);
+}
+
+// Levels without the AVX-512 kernel: exp(x - m) for lanes with limit <= h = RN(x - m)
+// <= 0, limit >= -fast_lim (87 / 708): there exp_kernel_nofix equals exp_kernel bit for
+// bit (kernels/exp.hpp: no clamp bites, 2^k is normal, no NaN lane), and lo is finite,
+// so DoubleWord gives exp_difference(x, m)'s bits and the other form
+// exp_kernel(x - m)'s, without the kernel's clamps, wide-scale test and NaN fixup or
+// exp_difference's test of hi for infinity (9-12 of some 40 operations a batch).
+template <bool DoubleWord, class B>
+inline B shifted_exp_generic(const B& x, const B& m, const B& h) noexcept {
+    static_assert(-shifted_exp_tiny<typename B::value_type>() <=
+                      kernels::detail::exp_consts<typename B::value_type>::fast_lim,
+                  "the common path's lanes must lie inside exp_kernel_nofix's range");
+    const B e = kernels::exp_kernel_nofix(h);
+    if constexpr (DoubleWord) {
+        return xsimd::fma(e, shifted_difference_error(x, m, h), e);
+    } else {
+        (void)x;
+        (void)m;
+        return e;
+    }
+}
+
 // exp(x0 - m) and exp(x1 - m) on the common path of the row kernel (softmax_rows):
 // DoubleWord: x - m as a double word, shifted_exp_store's result; else x - m rounded,
 // shifted_exp_sum's. Returns false, with y0 and y1 unset, when a lane of x - m lies
-// below `limit` (or on a level without the AVX-512 kernel, below limit as well): the
-// caller then takes shifted_exp_store / shifted_exp_sum per batch (their rare paths)
-// and notes the row. One test for both batches, no rare path inline: the row loop
-// keeps its accumulators in registers (the inlined rare path of run_exp_sum_impl
-// spilled them to the stack in every iteration).
+// below `limit` (on a level without the AVX-512 kernel also a NaN lane: its common
+// path, shifted_exp_generic, has no NaN fixup): the caller then takes
+// shifted_exp_store / shifted_exp_sum per batch (their rare paths, the same bits as
+// the common path's on the other lanes) and notes the row. One test for both batches, no rare path
+// inline: the row loop keeps its accumulators in registers (the inlined rare path of
+// run_exp_sum_impl spilled them to the stack in every iteration).
 template <bool DoubleWord, class B>
 inline bool shifted_exp_pair(const B& x0, const B& x1, const B& m, typename B::value_type limit,
                              B& y0, B& y1) noexcept {
@@ -231,21 +261,17 @@ inline bool shifted_exp_pair(const B& x0, const B& x1, const B& m, typename B::v
     } else
 #endif
     {
-        if constexpr (DoubleWord) {
-            if (xsimd::any((x0 - m < B(limit)) || (x1 - m < B(limit)))) return false;
-            y0 = exp_difference(x0, m);
-            y1 = exp_difference(x1, m);
-        } else {
-            (void)limit;
-            y0 = B(kernels::exp_kernel(x0 - m));
-            y1 = B(kernels::exp_kernel(x1 - m));
-        }
+        const B h0 = x0 - m;
+        const B h1 = x1 - m;
+        if (!xsimd::all(common_lanes(h0, limit) & common_lanes(h1, limit))) return false;
+        y0 = shifted_exp_generic<DoubleWord>(x0, m, h0);
+        y1 = shifted_exp_generic<DoubleWord>(x1, m, h1);
         return true;
     }
 }
 
 // exp(x - m) of one batch on the common path, as shifted_exp_pair (false: a lane of
-// x - m below limit, y unset).
+// x - m below limit, or on other levels than AVX-512 NaN; y unset).
 template <bool DoubleWord, class B>
 inline bool shifted_exp_common(const B& x, const B& m, typename B::value_type limit,
                                B& y) noexcept {
@@ -265,13 +291,9 @@ inline bool shifted_exp_common(const B& x, const B& m, typename B::value_type li
     } else
 #endif
     {
-        if constexpr (DoubleWord) {
-            if (xsimd::any(x - m < B(limit))) return false;
-            y = exp_difference(x, m);
-        } else {
-            (void)limit;
-            y = B(kernels::exp_kernel(x - m));
-        }
+        const B h = x - m;
+        if (!xsimd::all(common_lanes(h, limit))) return false;
+        y = shifted_exp_generic<DoubleWord>(x, m, h);
         return true;
     }
 }

@@ -103,6 +103,9 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
             return shifted_exp_sum(x, mv);
         }
     };
+    // Pairs of batches whose x - m all lie above this take shifted_exp_pair's common path
+    // (the same bits as term's, see there).
+    const T limit = shifted_exp_tiny<T>();
     const B one(T(1));
     B s0 = one, s1 = one;
     B c0(T(0)), c1(T(0));
@@ -111,10 +114,19 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
         const T* pa = reinterpret_cast<const T*>(a);
         T* po = reinterpret_cast<T*>(out);
         for (; i + 4 * width <= n; i += 4 * width) {
-            const B y0 = term(B::load_unaligned(pa + i));
-            const B y1 = term(B::load_unaligned(pa + i + width));
-            const B y2 = term(B::load_unaligned(pa + i + 2 * width));
-            const B y3 = term(B::load_unaligned(pa + i + 3 * width));
+            const B x0 = B::load_unaligned(pa + i);
+            const B x1 = B::load_unaligned(pa + i + width);
+            const B x2 = B::load_unaligned(pa + i + 2 * width);
+            const B x3 = B::load_unaligned(pa + i + 3 * width);
+            B y0, y1, y2, y3;
+            if (!shifted_exp_pair<Store>(x0, x1, mv, limit, y0, y1)) {
+                y0 = term(x0);
+                y1 = term(x1);
+            }
+            if (!shifted_exp_pair<Store>(x2, x3, mv, limit, y2, y3)) {
+                y2 = term(x2);
+                y3 = term(x3);
+            }
             if constexpr (Store) {
                 y0.store_unaligned(po + i);
                 y1.store_unaligned(po + i + width);
@@ -276,13 +288,13 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
             for (std::size_t r = 0; r < rows; ++r) {
                 const auto row = static_cast<std::ptrdiff_t>(r);
                 const B x = load_lanes<T>(pa + row * a_step, a_lane, count, minus_infinity<T>());
-                if constexpr (Store) {
-                    const B y = shifted_exp_store(x, m);
-                    store_lanes<T>(y, po + row * out_step, out_lane, count);
-                    add_compensated(s, c, y);
-                } else {
-                    add_compensated(s, c, shifted_exp_sum(x, m));
+                // The common path where it applies (the same bits as the full one).
+                B y;
+                if (!shifted_exp_common<Store>(x, m, shifted_exp_tiny<T>(), y)) {
+                    y = Store ? shifted_exp_store(x, m) : shifted_exp_sum(x, m);
                 }
+                if constexpr (Store) store_lanes<T>(y, po + row * out_step, out_lane, count);
+                add_compensated(s, c, y);
             }
             store_lanes<T>(s, reinterpret_cast<char*>(s_lane + j), elem, count);
             store_lanes<T>(c, reinterpret_cast<char*>(c_lane + j), elem, count);
