@@ -139,7 +139,19 @@ inline log_split<T, A> log_reduce(const xsimd::batch<T, A>& x) noexcept {
     return {e, as_float<T, A>((u & I(C::mant_mask)) + I(C::m_base))};
 }
 
-// Portable kernel (SSE2, AVX2+FMA; any xsimd arch).
+// log_generic's special values on a computed result (x <= 0, +inf, NaN).
+template <class T, class A>
+inline xsimd::batch<T, A> log_specials(const xsimd::batch<T, A>& x,
+                                       xsimd::batch<T, A> res) noexcept {
+    using B = xsimd::batch<T, A>;
+    const B inf(std::numeric_limits<T>::infinity());
+    res = xsimd::select(x < B(T(0)), from_bits<T, A>(log_consts<T>::neg_nan), res);  // x < 0, -inf
+    res = xsimd::select(x == B(T(0)), -inf, res);
+    res = xsimd::select(x == inf, inf, res);
+    return nan_result(x, res);
+}
+
+// Portable kernel (SSE2; AVX2+FMA float64; any xsimd arch).
 template <class T, class A>
 inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     using B = xsimd::batch<T, A>;
@@ -166,15 +178,9 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     const B hi = eh + fa;
     const B err = (eh - hi) + fa;
     const B lo = xsimd::fma(s, hfsq + r, xsimd::fma(e, B(C::ln2_lo), err - small_a));
-    B res = hi + lo;
-    const B inf(std::numeric_limits<T>::infinity());
-    res = xsimd::select(x < B(T(0)), from_bits<T, A>(C::neg_nan), res);  // x < 0, -inf
-    res = xsimd::select(x == B(T(0)), -inf, res);
-    res = xsimd::select(x == inf, inf, res);
-    return nan_result(x, res);
+    return log_specials(x, hi + lo);
 }
 
-#if defined(__AVX512F__)
 // f32: indexed by j & 15; hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi). log's
 // j = 11..21 (m in [0.75, 1.5)) use entries 11..15 and 0..5; the y >= 1 form's j = 8..16
 // (m in [1, 2)) entries 8..15 and 0 (entry 8: ln2 as the kernel's ln2_hi + ln2_lo).
@@ -190,6 +196,70 @@ alignas(64) inline constexpr float log_tab16_lo_f[16] = {
     -0x1.deecb2p-18f, -0x1.2c3752p-19f, 0x1.d044fcp-20f,  -0x1.9d2988p-18f,
 };
 
+// R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0476 (the table reduction's t with j =
+// round(16 rcp(m)), rcp's error included): tools/explog_remez.py log32_t16, max relative
+// error 2^-33.71. Shared by the AVX-512 and AVX2+FMA float32 table kernels.
+inline constexpr float log32_t16_r0 = 0x1.55554p-2f;  // 0.33333301544189453125
+inline constexpr float log32_t16_r1 = -0x1.ffffdp-3f;  // -0.24999964237213134766
+inline constexpr float log32_t16_r2 = 0x1.9a85e6p-3f;  // 0.20045070350170135498
+inline constexpr float log32_t16_r3 = -0x1.5639e8p-3f;  // -0.16710263490676879883
+
+#if defined(__AVX2__) && defined(__FMA__)
+// The AVX2+FMA level (not AVX-512, which has its own kernels above).
+template <class Arch>
+inline constexpr bool is_avx2_fma =
+    !is_avx512<Arch> && std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
+
+// table[j & 15] per lane of a 16-entry float table, j in the low 4 bits of idx: one
+// permute per 8-entry half (vpermps reads the low 3 bits) and a blend on bit 3 (moved to
+// the sign bit in bit3).
+NUMFUSE_ALWAYS_INLINE __m256 log_tab16_avx2(const float* table, __m256i idx, __m256 bit3) noexcept {
+    const __m256 lo8 = _mm256_permutevar8x32_ps(_mm256_load_ps(table), idx);
+    const __m256 hi8 = _mm256_permutevar8x32_ps(_mm256_load_ps(table + 8), idx);
+    return _mm256_blendv_ps(lo8, hi8, bit3);
+}
+
+// f32, AVX2+FMA: the AVX-512 float32 reduction without getmant / getexp / rcp14. Subnormal
+// lanes are scaled by 2^126 as in log_reduce (or with bits(1.0), minus 1: no multiplication
+// with a subnormal operand); then x = m 2^E with m in [0.75, 1.5) from the bits (subtract
+// bits(0.75), shift, and, subtract); j = round(16 rcpps(m)) in 11..21 (rcpps's 12 bits
+// decide only near the cell edges, where either neighbour keeps |t| <= 0.0476), invc = j/16,
+// t = m invc - 1 exact in one FMA (m on the 2^-24 grid times j/16 is on the 2^-28 grid and
+// |t| < 2^-4), -log(invc) = T_hi + T_lo from log_tab16_hi_f / _lo_f (two permutes and a
+// blend each). log x = (E ln2_hi + T_hi + t) [exact two-sum; E ln2_hi + T_hi exact on the
+// 2^-16 grid] + (E ln2_lo + T_lo + t^2 (-1/2 + t R(t))). No division.
+NUMFUSE_ALWAYS_INLINE __m256 log_f32_avx2(__m256 x) noexcept {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 sub = _mm256_cmp_ps(x, _mm256_set1_ps(0x1.0p-126f), _CMP_LT_OQ);
+    const __m256 xs = _mm256_blendv_ps(x, _mm256_sub_ps(_mm256_or_ps(x, one), one), sub);
+    const __m256i ix = _mm256_castps_si256(xs);
+    const __m256i tmp = _mm256_sub_epi32(ix, _mm256_set1_epi32(0x3f400000));  // bits(0.75)
+    const __m256 m = _mm256_castsi256_ps(_mm256_sub_epi32(
+        ix, _mm256_and_si256(tmp, _mm256_set1_epi32(static_cast<int>(0xff800000u)))));
+    const __m256 e = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_srai_epi32(tmp, 23)),
+                                   _mm256_and_ps(sub, _mm256_set1_ps(126.0f)));
+    const __m256 z =
+        _mm256_fmadd_ps(_mm256_rcp_ps(m), _mm256_set1_ps(16.0f), _mm256_set1_ps(0x1.8p23f));
+    const __m256 invc = _mm256_fmsub_ps(z, _mm256_set1_ps(0.0625f), _mm256_set1_ps(0x1.8p19f));
+    const __m256 t = _mm256_fmsub_ps(m, invc, one);  // exact
+    const __m256i idx = _mm256_castps_si256(z);
+    const __m256 bit3 = _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28));
+    const __m256 th = log_tab16_avx2(log_tab16_hi_f, idx, bit3);
+    const __m256 tl = log_tab16_avx2(log_tab16_lo_f, idx, bit3);
+    const __m256 a = _mm256_fmadd_ps(e, _mm256_set1_ps(log_consts<float>::ln2_hi), th);  // exact
+    const __m256 hi = _mm256_add_ps(a, t);
+    const __m256 err = _mm256_add_ps(_mm256_sub_ps(a, hi), t);  // |a| >= |t| or a = 0
+    const __m256 lo1 =
+        _mm256_add_ps(_mm256_fmadd_ps(e, _mm256_set1_ps(log_consts<float>::ln2_lo), tl), err);
+    __m256 rr = _mm256_fmadd_ps(_mm256_set1_ps(log32_t16_r3), t, _mm256_set1_ps(log32_t16_r2));
+    rr = _mm256_fmadd_ps(rr, t, _mm256_set1_ps(log32_t16_r1));
+    rr = _mm256_fmadd_ps(rr, t, _mm256_set1_ps(log32_t16_r0));
+    const __m256 w = _mm256_fmadd_ps(rr, t, _mm256_set1_ps(-0.5f));
+    return _mm256_add_ps(hi, _mm256_fmadd_ps(_mm256_mul_ps(t, t), w, lo1));
+}
+#endif  // __AVX2__ && __FMA__
+
+#if defined(__AVX512F__)
 // vfixupimm response table for log, one nibble per input class:
 // QNaN, SNaN -> QNaN(x); 0 -> -inf; +1 -> +0; -inf -> default NaN (sign set);
 // +inf -> +inf; negative -> default NaN; positive -> the computed value.
@@ -356,12 +426,10 @@ log_f32_avx512_pair_impl(__m512 x, [[maybe_unused]] __mmask16 plus_ln2) noexcept
     const __m512 hi = _mm512_add_ps(a, t);
     const __m512 err = _mm512_add_ps(_mm512_sub_ps(a, hi), t);
     const __m512 lo1 = _mm512_add_ps(_mm512_fmadd_ps(e, _mm512_set1_ps(0x1.7f7d1cp-20f), tl), err);
-    // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0476: tools/explog_remez.py log32_t16,
-    // max relative error 2^-33.71.
-    __m512 rr = _mm512_fmadd_ps(_mm512_set1_ps(-0x1.5639e8p-3f), t,  // -0.16710263490676879883
-                                _mm512_set1_ps(0x1.9a85e6p-3f));  // 0.20045070350170135498
-    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(-0x1.ffffdp-3f));  // -0.24999964237213134766
-    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(0x1.55554p-2f));  // 0.33333301544189453125
+    // -1/2 + t R(t), R of degree 3 (log32_t16_r*, above).
+    __m512 rr = _mm512_fmadd_ps(_mm512_set1_ps(log32_t16_r3), t, _mm512_set1_ps(log32_t16_r2));
+    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(log32_t16_r1));
+    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(log32_t16_r0));
     const __m512 w = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(-0.5f));
     return {hi, _mm512_fmadd_ps(_mm512_mul_ps(t, t), w, lo1)};
 }
@@ -428,6 +496,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, A
         return detail::log_f32_avx512(x);
     } else
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<Arch>) {
+        return detail::log_specials(x, xsimd::batch<float, Arch>(detail::log_f32_avx2(x)));
+    } else
+#endif
     {
         return detail::log_generic(x);
     }
@@ -453,7 +526,7 @@ inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
     } else
 #endif
     {
-        return detail::log_generic(x);
+        return log_kernel(x);
     }
 }
 
