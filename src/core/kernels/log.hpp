@@ -35,7 +35,15 @@
 //     special case), E = getexp(x) - getexp(m), t = m invc - 1 exact in one FMA,
 //     invc = j/16 with j = round(16 * rcp14(m)) in 11..21 (|t| < 2^-4.4),
 //     tables indexed by j & 15 (T_hi on the 2^-16 grid), R of degree 3.
-//   SSE2 / AVX2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
+//   AVX2+FMA f32: AVX-512 f32's method without getmant / getexp / rcp14 (log_f32_avx2):
+//     subnormals scaled by 2^126 as below, m in [0.75, 1.5) and E from integer bit
+//     arithmetic, j = round(16 rcpps(m)) (12 bits; at a cell edge either neighbouring
+//     j keeps |t| <= 0.0476, inside R's fit), the same tables (two vpermps and a blend per
+//     16-entry table) and R; no division. Exhaustively over the positive float32 inputs
+//     (subnormals included) max 0.5252 ULP on AMD Zen 3. rcpps is not specified bit for
+//     bit (Intel and AMD differ), so a result next to a cell edge may differ in its last
+//     bit between CPU vendors; both are within the bound.
+//   SSE2 (f32, f64) / AVX2+FMA f64: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals scaled by 2^1022 / 2^126 with an or and a
 //     subtraction: no multiplication by a subnormal); s = f / (2 + f),
 //     log(1 + f) = f - f^2/2 + s (f^2/2 + s^2 P(s^2)) (the classic atanh form,
@@ -141,8 +149,8 @@ inline log_split<T, A> log_reduce(const xsimd::batch<T, A>& x) noexcept {
 
 // log_generic's special values on a computed result (x <= 0, +inf, NaN).
 template <class T, class A>
-inline xsimd::batch<T, A> log_specials(const xsimd::batch<T, A>& x,
-                                       xsimd::batch<T, A> res) noexcept {
+inline xsimd::batch<T, A> log_special_values(const xsimd::batch<T, A>& x,
+                                             xsimd::batch<T, A> res) noexcept {
     using B = xsimd::batch<T, A>;
     const B inf(std::numeric_limits<T>::infinity());
     res = xsimd::select(x < B(T(0)), from_bits<T, A>(log_consts<T>::neg_nan), res);  // x < 0, -inf
@@ -178,7 +186,7 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     const B hi = eh + fa;
     const B err = (eh - hi) + fa;
     const B lo = xsimd::fma(s, hfsq + r, xsimd::fma(e, B(C::ln2_lo), err - small_a));
-    return log_specials(x, hi + lo);
+    return log_special_values(x, hi + lo);
 }
 
 // f32: indexed by j & 15; hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi). log's
@@ -498,7 +506,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, A
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
         if constexpr (detail::is_avx2_fma<Arch>) {
-        return detail::log_specials(x, xsimd::batch<float, Arch>(detail::log_f32_avx2(x)));
+        return detail::log_special_values(x, xsimd::batch<float, Arch>(detail::log_f32_avx2(x)));
     } else
 #endif
     {
@@ -511,9 +519,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, A
 //   y = log_kernel_nofix(x);                       // special lanes may be garbage
 //   if (xsimd::any(log_special(x))) y = log_fix(x, y);
 // equals log_kernel(x) bit for bit. log_special(x) is true at least where x <= 0 (the
-// lanes that raise divide-by-zero / invalid); on AVX-512 (one vfpclass) also for +inf
-// and NaN, whose results the fixup decides. Elsewhere the kernel handles special
-// values itself and log_fix is the identity.
+// lanes that raise divide-by-zero / invalid); on AVX-512 (one vfpclass) and for float32 on
+// AVX2+FMA (two compares) also for +inf and NaN, whose results log_fix decides. Elsewhere
+// the kernel handles special values itself and log_fix is the identity.
 template <class T, class Arch>
 inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept {
 #if defined(__AVX512F__)
@@ -525,8 +533,13 @@ inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
         }
     } else
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<Arch> && sizeof(T) == 4) {
+        return xsimd::batch<T, Arch>(detail::log_f32_avx2(x));
+    } else
+#endif
     {
-        return log_kernel(x);
+        return detail::log_generic(x);
     }
 }
 
@@ -543,6 +556,12 @@ inline xsimd::batch_bool<T, Arch> log_special(xsimd::batch<T, Arch> x) noexcept 
         }
     } else
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<Arch> && sizeof(T) == 4) {
+        using B = xsimd::batch<T, Arch>;  // not 0 < x < inf: x <= 0, +inf, NaN
+        return ~((x > B(T(0))) & (x < B(std::numeric_limits<T>::infinity())));
+    } else
+#endif
     {
         return x <= xsimd::batch<T, Arch>(T(0));
     }
@@ -557,6 +576,11 @@ inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Ar
         } else {
             return detail::log_f32_avx512_fix(x, y);
         }
+    } else
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<Arch> && sizeof(T) == 4) {
+        return detail::log_special_values(x, y);
     } else
 #endif
     {
