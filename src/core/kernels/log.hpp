@@ -43,7 +43,10 @@
 //     (subnormals included) max 0.5252 ULP on AMD Zen 3. rcpps is not specified bit for
 //     bit (Intel and AMD differ), so a result next to a cell edge may differ in its last
 //     bit between CPU vendors; both are within the bound.
-//   SSE2 (f32, f64) / AVX2+FMA f64: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
+//   AVX2+FMA f64: AVX-512 f64's cells, tables and R, the reduction on the bits of x
+//     (subnormals scaled by 2^1022 as below), the 16 rows {invc, T_hi, T_lo} looked up by
+//     four row loads and a transpose (log_f64_avx2); no division.
+//   SSE2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals scaled by 2^1022 / 2^126 with an or and a
 //     subtraction: no multiplication by a subnormal); s = f / (2 + f),
 //     log(1 + f) = f - f^2/2 + s (f^2/2 + s^2 P(s^2)) (the classic atanh form,
@@ -159,7 +162,7 @@ inline xsimd::batch<T, A> log_special_values(const xsimd::batch<T, A>& x,
     return nan_result(x, res);
 }
 
-// Portable kernel (SSE2; AVX2+FMA float64; any xsimd arch).
+// Portable kernel (SSE2; any xsimd arch).
 template <class T, class A>
 inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     using B = xsimd::batch<T, A>;
@@ -188,6 +191,42 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     const B lo = xsimd::fma(s, hfsq + r, xsimd::fma(e, B(C::ln2_lo), err - small_a));
     return log_special_values(x, hi + lo);
 }
+
+// f64 cells of the integer reduction (tools/explog_remez.py log64_bits): x = z 2^k with z in
+// [0.640625, 1.28125), k and the cell i from the bits of x - OFF; per cell invc (1/c on a 1/64
+// grid, so that t = z invc - 1 is exact in one FMA; invc = 1 on the cell holding z = 1) and
+// -log(invc) = hi + lo (hi on the 2^-42 grid, so that k ln2_hi + hi is exact).
+inline constexpr std::uint64_t log_bits_off = 0x3fe4800000000000ull;  // 0.640625
+alignas(64) inline constexpr double log_bits_invc[16] = {
+    0x1.88p+0, 0x1.7p+0, 0x1.6p+0,  0x1.58p+0, 0x1.48p+0, 0x1.38p+0, 0x1.3p+0, 0x1.28p+0,
+    0x1.18p+0, 0x1.1p+0, 0x1.08p+0, 0x1.0p+0,  0x1.ep-1,  0x1.c8p-1, 0x1.bp-1, 0x1.98p-1,
+};
+alignas(64) inline constexpr double log_bits_hi[16] = {
+    -0x1.b44f77bcc9p-2, -0x1.739d7f6bbdp-2, -0x1.4618bc21c6p-2, -0x1.2e8e2bae12p-2,
+    -0x1.fb9186d5e4p-3, -0x1.9525a9cf46p-3, -0x1.5ff3070a7ap-3, -0x1.29552f82p-3,
+    -0x1.6f0d28ae58p-4, -0x1.f0a30c0118p-5, -0x1.f829b0e78p-6,  0x0p+0,
+    0x1.08598b59e4p-4,  0x1.da72763844p-4,  0x1.5bf406b544p-3,  0x1.d1037f2656p-3,
+};
+alignas(64) inline constexpr double log_bits_lo[16] = {
+    0x1.3ae68224aa2cep-47,  -0x1.a7389314feb5p-52, 0x1.3d82f484c84ccp-46,  0x1.67b1e99b72bd8p-45,
+    0x1.d572aab993c87p-47,  0x1.297137d9f158fp-44, 0x1.8586f183bebf2p-44,  0x1.5b967f4471dfcp-44,
+    0x1.4b4641b664613p-44,  0x1.d599e83368e91p-45, -0x1.980267c7e09e4p-45, 0x0p+0,
+    -0x1.7e5dd7009902cp-46, 0x1.a89401fa71733p-46, -0x1.27023eb68981cp-46, -0x1.84a7e75b6f6e4p-47,
+};
+
+// R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0342: tools/explog_remez.py log64_bits,
+// error weighted by the smallest |log x| a lane with this t can have; max weighted error
+// 2^-60.97. R(t) = sum r[i] t^i (shared by the AVX-512 and AVX2+FMA float64 table kernels).
+inline constexpr double log64_bits_r[8] = {
+    0x1.5555555555496p-2,  // 0.3333333333333227122
+    -0x1.00000000006c7p-2,  // -0.25000000000009631185
+    0x1.9999999cdfba2p-3,  // 0.20000000009528401401
+    -0x1.5555554c58fe1p-3,  // -0.16666666640514818387
+    0x1.249227460a67fp-3,  // 0.1428568905114850629
+    -0x1.000011e272e92p-3,  // -0.12500013325039965872
+    0x1.c82bf2e97e293p-4,  // 0.11137003791362536098
+    -0x1.9a11ac5bea455p-4,  // -0.10011451080085127796
+};
 
 // f32: indexed by j & 15; hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi). log's
 // j = 11..21 (m in [0.75, 1.5)) use entries 11..15 and 0..5; the y >= 1 form's j = 8..16
@@ -265,6 +304,75 @@ NUMFUSE_ALWAYS_INLINE __m256 log_f32_avx2(__m256 x) noexcept {
     const __m256 w = _mm256_fmadd_ps(rr, t, _mm256_set1_ps(-0.5f));
     return _mm256_add_ps(hi, _mm256_fmadd_ps(_mm256_mul_ps(t, t), w, lo1));
 }
+// The f64 cells as rows {invc, -log(invc) hi, lo, 0} (from log_bits_invc / _hi / _lo) for
+// AVX2's per-lane lookup: four row loads and a transpose (rows_to_columns_avx2) are faster
+// than three gathers on Zen 3, and AVX2 has no 16-entry double permute.
+struct log_bits_rows_t {
+    alignas(32) double v[16][4];
+};
+inline constexpr log_bits_rows_t log_bits_rows = [] {
+    log_bits_rows_t r{};
+    for (int i = 0; i < 16; ++i) {
+        r.v[i][0] = log_bits_invc[i];
+        r.v[i][1] = log_bits_hi[i];
+        r.v[i][2] = log_bits_lo[i];
+    }
+    return r;
+}();
+
+// f64, AVX2+FMA: AVX-512 f64's cells, tables and R on the bits of x instead of getmant's m
+// (subnormal lanes scaled by 2^1022 first, as in log_reduce: no multiplication with a
+// subnormal operand). u = bits(x) + bits(1) - bits(0.640625): the exponent field of u is
+// k + 1023 and its top 4 fraction bits the cell, z = bits(0.640625) + (u's fraction bits)
+// in [0.640625, 1.28125), x = z 2^k; t = z invc - 1 exact in one FMA (|t| <= 0.0342). No
+// division. For positive finite lanes; others hold garbage (log_special_values repairs).
+NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x) noexcept {
+    const __m256d one = _mm256_set1_pd(1.0);
+    const __m256d sub = _mm256_cmp_pd(x, _mm256_set1_pd(0x1.0p-1022), _CMP_LT_OQ);
+    const __m256d xs = _mm256_blendv_pd(x, _mm256_sub_pd(_mm256_or_pd(x, one), one), sub);
+    const __m256i u = _mm256_add_epi64(
+        _mm256_castpd_si256(xs),
+        _mm256_set1_epi64x(static_cast<long long>(0x3ff0000000000000ull - log_bits_off)));
+    const __m256d z = _mm256_castsi256_pd(
+        _mm256_add_epi64(_mm256_and_si256(u, _mm256_set1_epi64x(0x000fffffffffffffll)),
+                         _mm256_set1_epi64x(static_cast<long long>(log_bits_off))));
+    // k = (u >> 52) - 1023 through the 2^52 magic number; minus 1022 on subnormal lanes
+    const __m256d k = _mm256_sub_pd(
+        _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(
+                          _mm256_srli_epi64(u, 52), _mm256_set1_epi64x(0x4330000000000000ll))),
+                      _mm256_set1_pd(0x1.0p52 + 1023.0)),
+        _mm256_and_pd(sub, _mm256_set1_pd(1022.0)));
+    alignas(32) std::int64_t cell[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(cell),
+                       _mm256_and_si256(_mm256_srli_epi64(u, 48), _mm256_set1_epi64x(15)));
+    const double* rows[4] = {log_bits_rows.v[cell[0]], log_bits_rows.v[cell[1]],
+                             log_bits_rows.v[cell[2]], log_bits_rows.v[cell[3]]};
+    using B4 = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+    B4 col[4];
+    rows_to_columns_avx2<4>(rows, col);
+    const __m256d t = _mm256_fmsub_pd(z, col[0], one);  // exact
+    const __m256d a = _mm256_fmadd_pd(k, _mm256_set1_pd(log_consts<double>::ln2_hi), col[1]);
+    const __m256d hi = _mm256_add_pd(a, t);
+    const __m256d err = _mm256_add_pd(_mm256_sub_pd(a, hi), t);  // |a| >= |t| or a = 0
+    const __m256d lo1 =
+        _mm256_add_pd(_mm256_fmadd_pd(k, _mm256_set1_pd(log_consts<double>::ln2_lo), col[2]), err);
+    const __m256d t2 = _mm256_mul_pd(t, t);
+    const __m256d t4 = _mm256_mul_pd(t2, t2);
+    const __m256d q0 = _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[0]), t, _mm256_set1_pd(-0.5));
+    const __m256d q1 =
+        _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[2]), t, _mm256_set1_pd(log64_bits_r[1]));
+    const __m256d q2 =
+        _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[4]), t, _mm256_set1_pd(log64_bits_r[3]));
+    const __m256d q3 = _mm256_fmadd_pd(
+        _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[7]), t, _mm256_set1_pd(log64_bits_r[6])), t,
+        _mm256_set1_pd(log64_bits_r[5]));
+    const __m256d w = _mm256_fmadd_pd(_mm256_fmadd_pd(q3, t2, q2), t4, _mm256_fmadd_pd(q1, t2, q0));
+    return _mm256_add_pd(hi, _mm256_fmadd_pd(t2, w, lo1));
+}
+
+// log_kernel_nofix's AVX2+FMA kernel per dtype.
+NUMFUSE_ALWAYS_INLINE __m256 log_avx2(__m256 x) noexcept { return log_f32_avx2(x); }
+NUMFUSE_ALWAYS_INLINE __m256d log_avx2(__m256d x) noexcept { return log_f64_avx2(x); }
 #endif  // __AVX2__ && __FMA__
 
 #if defined(__AVX512F__)
@@ -274,28 +382,6 @@ NUMFUSE_ALWAYS_INLINE __m256 log_f32_avx2(__m256 x) noexcept {
 inline constexpr int log_fixup_f64 = 0x03538422;
 // f32: NaN classes keep the computed value (replaced by 0x7fc00000 after).
 inline constexpr int log_fixup_f32 = 0x03538400;
-
-// f64 cells of the integer reduction (tools/explog_remez.py log64_bits): x = z 2^k with z in
-// [0.640625, 1.28125), k and the cell i from the bits of x - OFF; per cell invc (1/c on a 1/64
-// grid, so that t = z invc - 1 is exact in one FMA; invc = 1 on the cell holding z = 1) and
-// -log(invc) = hi + lo (hi on the 2^-42 grid, so that k ln2_hi + hi is exact).
-inline constexpr std::uint64_t log_bits_off = 0x3fe4800000000000ull;  // 0.640625
-alignas(64) inline constexpr double log_bits_invc[16] = {
-    0x1.88p+0, 0x1.7p+0, 0x1.6p+0,  0x1.58p+0, 0x1.48p+0, 0x1.38p+0, 0x1.3p+0, 0x1.28p+0,
-    0x1.18p+0, 0x1.1p+0, 0x1.08p+0, 0x1.0p+0,  0x1.ep-1,  0x1.c8p-1, 0x1.bp-1, 0x1.98p-1,
-};
-alignas(64) inline constexpr double log_bits_hi[16] = {
-    -0x1.b44f77bcc9p-2, -0x1.739d7f6bbdp-2, -0x1.4618bc21c6p-2, -0x1.2e8e2bae12p-2,
-    -0x1.fb9186d5e4p-3, -0x1.9525a9cf46p-3, -0x1.5ff3070a7ap-3, -0x1.29552f82p-3,
-    -0x1.6f0d28ae58p-4, -0x1.f0a30c0118p-5, -0x1.f829b0e78p-6,  0x0p+0,
-    0x1.08598b59e4p-4,  0x1.da72763844p-4,  0x1.5bf406b544p-3,  0x1.d1037f2656p-3,
-};
-alignas(64) inline constexpr double log_bits_lo[16] = {
-    0x1.3ae68224aa2cep-47,  -0x1.a7389314feb5p-52, 0x1.3d82f484c84ccp-46,  0x1.67b1e99b72bd8p-45,
-    0x1.d572aab993c87p-47,  0x1.297137d9f158fp-44, 0x1.8586f183bebf2p-44,  0x1.5b967f4471dfcp-44,
-    0x1.4b4641b664613p-44,  0x1.d599e83368e91p-45, -0x1.980267c7e09e4p-45, 0x0p+0,
-    -0x1.7e5dd7009902cp-46, 0x1.a89401fa71733p-46, -0x1.27023eb68981cp-46, -0x1.84a7e75b6f6e4p-47,
-};
 
 // The cell of a positive normal value v from its bits: v = z 2^e, z in [0.640625, 1.28125),
 // e = e_bits >> 52 (arithmetic), idx the cell in the low 4 bits (for log_cell_entry).
@@ -345,23 +431,17 @@ log_f64_avx512_pair_impl(__m512d x, [[maybe_unused]] __mmask8 plus_ln2) noexcept
     const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, hi), t);  // |a| >= |t| or a = 0
     const __m512d lo1 =
         _mm512_add_pd(_mm512_fmadd_pd(k, _mm512_set1_pd(0x1.ef35793c7673p-45), tl), err);
-    // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0342: tools/explog_remez.py log64_bits,
-    // error weighted by the smallest |log x| a lane with this t can have; max weighted
-    // error 2^-60.97. -1/2 + t R(t) by Estrin.
+    // -1/2 + t R(t) by Estrin (log64_bits_r).
     const __m512d t2 = _mm512_mul_pd(t, t);
     const __m512d t4 = _mm512_mul_pd(t2, t2);
-    const __m512d q0 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.5555555555496p-2), t,
-                                       _mm512_set1_pd(-0.5));  // 0.3333333333333227122
+    const __m512d q0 = _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[0]), t, _mm512_set1_pd(-0.5));
     const __m512d q1 =
-        _mm512_fmadd_pd(_mm512_set1_pd(0x1.9999999cdfba2p-3), t,  // 0.20000000009528401401
-                        _mm512_set1_pd(-0x1.00000000006c7p-2));  // -0.25000000000009631185
+        _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[2]), t, _mm512_set1_pd(log64_bits_r[1]));
     const __m512d q2 =
-        _mm512_fmadd_pd(_mm512_set1_pd(0x1.249227460a67fp-3), t,  // 0.1428568905114850629
-                        _mm512_set1_pd(-0x1.5555554c58fe1p-3));  // -0.16666666640514818387
+        _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[4]), t, _mm512_set1_pd(log64_bits_r[3]));
     const __m512d q3 = _mm512_fmadd_pd(
-        _mm512_fmadd_pd(_mm512_set1_pd(-0x1.9a11ac5bea455p-4), t,  // -0.10011451080085127796
-                        _mm512_set1_pd(0x1.c82bf2e97e293p-4)),  // 0.11137003791362536098
-        t, _mm512_set1_pd(-0x1.000011e272e92p-3));  // -0.12500013325039965872
+        _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[7]), t, _mm512_set1_pd(log64_bits_r[6])), t,
+        _mm512_set1_pd(log64_bits_r[5]));
     const __m512d r0 = _mm512_fmadd_pd(q1, t2, q0);
     const __m512d r1 = _mm512_fmadd_pd(q3, t2, q2);
     const __m512d w = _mm512_fmadd_pd(r1, t4, r0);
@@ -491,6 +571,11 @@ inline xsimd::batch<double, Arch> log_kernel(xsimd::batch<double, Arch> x) noexc
         return detail::log_f64_avx512(x);
     } else
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<Arch>) {
+        return detail::log_special_values(x, xsimd::batch<double, Arch>(detail::log_f64_avx2(x)));
+    } else
+#endif
     {
         return detail::log_generic(x);
     }
@@ -519,8 +604,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, A
 //   y = log_kernel_nofix(x);                       // special lanes may be garbage
 //   if (xsimd::any(log_special(x))) y = log_fix(x, y);
 // equals log_kernel(x) bit for bit. log_special(x) is true at least where x <= 0 (the
-// lanes that raise divide-by-zero / invalid); on AVX-512 (one vfpclass) and for float32 on
-// AVX2+FMA (two compares) also for +inf and NaN, whose results log_fix decides. Elsewhere
+// lanes that raise divide-by-zero / invalid); on AVX-512 (one vfpclass) and on AVX2+FMA
+// (two compares) also for +inf and NaN, whose results log_fix decides. Elsewhere
 // the kernel handles special values itself and log_fix is the identity.
 template <class T, class Arch>
 inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept {
@@ -534,8 +619,8 @@ inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
     } else
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-        if constexpr (detail::is_avx2_fma<Arch> && sizeof(T) == 4) {
-        return xsimd::batch<T, Arch>(detail::log_f32_avx2(x));
+        if constexpr (detail::is_avx2_fma<Arch>) {
+        return xsimd::batch<T, Arch>(detail::log_avx2(x));
     } else
 #endif
     {
@@ -557,7 +642,7 @@ inline xsimd::batch_bool<T, Arch> log_special(xsimd::batch<T, Arch> x) noexcept 
     } else
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-        if constexpr (detail::is_avx2_fma<Arch> && sizeof(T) == 4) {
+        if constexpr (detail::is_avx2_fma<Arch>) {
         using B = xsimd::batch<T, Arch>;  // not 0 < x < inf: x <= 0, +inf, NaN
         return ~((x > B(T(0))) & (x < B(std::numeric_limits<T>::infinity())));
     } else
@@ -579,7 +664,7 @@ inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Ar
     } else
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-        if constexpr (detail::is_avx2_fma<Arch> && sizeof(T) == 4) {
+        if constexpr (detail::is_avx2_fma<Arch>) {
         return detail::log_special_values(x, y);
     } else
 #endif
