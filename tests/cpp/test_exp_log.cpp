@@ -207,7 +207,9 @@ void check_log_edges(UnaryLoop f) {
         const long double xl = x[i];
         w.add(ulp_error<T>(y[i], sizeof(T) == 4 ? std::log(static_cast<double>(x[i])) : logl(xl)),
               xl);
-        if (x[i] == T(1)) EXPECT_EQ(to_bits<T>(y[i]), bits_t<T>(0));  // log(1) = +0
+        if (x[i] == T(1)) {
+            EXPECT_EQ(to_bits<T>(y[i]), bits_t<T>(0));  // log(1) = +0
+        }
     }
     EXPECT_LT(w.err, 1.0) << (sizeof(T) == 4 ? "f32" : "f64") << " log worst at "
                           << static_cast<double>(w.x) << " of " << x.size();
