@@ -158,6 +158,68 @@ TEST_P(ExpLog, Float64RandomWithin1Ulp) {
     }
 }
 
+// log's reduction edges, both dtypes: every power of two (subnormal ones included), the
+// float32 table kernels' cell edges (m = 32 / (2j + 1), where round(16 rcp(m)) may pick either
+// neighbouring cell, on AVX2 with rcpps's 12 bits) and the float64 table's cell edges (the
+// top four fraction bits of m - 0.640625 change) with a few ULPs either side in many
+// binades, the region around 1 ULP by ULP, and subnormals spaced evenly and at the bottom.
+template <class T>
+std::vector<T> log_edge_inputs() {
+    std::vector<T> x;
+    const int digits = std::numeric_limits<T>::digits;
+    const int emin = std::numeric_limits<T>::min_exponent - digits;  // smallest subnormal's
+    const int emax = std::numeric_limits<T>::max_exponent;
+    auto around = [&](T v, int n) {
+        T lo = v, hi = v;
+        x.push_back(v);
+        for (int i = 0; i < n; ++i) {
+            lo = std::nextafter(lo, T(0));
+            hi = std::nextafter(hi, std::numeric_limits<T>::infinity());
+            if (lo > 0) x.push_back(lo);
+            if (std::isfinite(hi)) x.push_back(hi);
+        }
+    };
+    for (int e = emin; e < emax; ++e) around(std::ldexp(T(1), e), 3);
+    std::vector<T> edges;
+    for (int j = 11; j <= 21; ++j) edges.push_back(T(32) / T(2 * j + 1));
+    for (int i = 0; i <= 16; ++i) edges.push_back(T(0.640625) * (T(1) + T(i) / T(16)));
+    for (int e : {-149, -140, -126, -125, -60, -1, 0, 1, 2, 30, 126}) {
+        for (T m : edges) {
+            const T v = std::ldexp(m, e);
+            if (v > 0 && std::isfinite(v)) around(v, 4);
+        }
+    }
+    around(T(1), 2000);
+    for (bits_t<T> b = 1; b < 20000; ++b) x.push_back(from_bits<T>(b));
+    const bits_t<T> sub_top = (bits_t<T>(1) << (digits - 1)) - 1;
+    for (bits_t<T> b = 1; b <= 20000; ++b) x.push_back(from_bits<T>(b * (sub_top / 20000)));
+    return x;
+}
+
+template <class T>
+void check_log_edges(UnaryLoop f) {
+    const std::vector<T> x = log_edge_inputs<T>();
+    std::vector<T> y(x.size());
+    f(reinterpret_cast<const char*>(x.data()), sizeof(T), reinterpret_cast<char*>(y.data()),
+      sizeof(T), x.size());
+    Worst w;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const long double xl = x[i];
+        w.add(ulp_error<T>(y[i], sizeof(T) == 4 ? std::log(static_cast<double>(x[i])) : logl(xl)),
+              xl);
+        if (x[i] == T(1)) {
+            EXPECT_EQ(to_bits<T>(y[i]), bits_t<T>(0));  // log(1) = +0
+        }
+    }
+    EXPECT_LT(w.err, 1.0) << (sizeof(T) == 4 ? "f32" : "f64") << " log worst at "
+                          << static_cast<double>(w.x) << " of " << x.size();
+}
+
+TEST_P(ExpLog, LogReductionEdgesWithin1Ulp) {
+    check_log_edges<float>(loop(UnaryOp::log, DType::f32));
+    check_log_edges<double>(loop(UnaryOp::log, DType::f64));
+}
+
 template <class T>
 struct Special {
     UnaryOp op;

@@ -35,7 +35,18 @@
 //     special case), E = getexp(x) - getexp(m), t = m invc - 1 exact in one FMA,
 //     invc = j/16 with j = round(16 * rcp14(m)) in 11..21 (|t| < 2^-4.4),
 //     tables indexed by j & 15 (T_hi on the 2^-16 grid), R of degree 3.
-//   SSE2 / AVX2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
+//   AVX2+FMA f32: AVX-512 f32's method without getmant / getexp / rcp14 (log_f32_avx2):
+//     subnormals scaled by 2^126 as below, m in [0.75, 1.5) and E from integer bit
+//     arithmetic, j = round(16 rcpps(m)) (12 bits; at a cell edge either neighbouring
+//     j keeps |t| <= 0.0476, inside R's fit), the same tables (two vpermps and a blend per
+//     16-entry table) and R; no division. Exhaustively over the positive float32 inputs
+//     (subnormals included) max 0.5252 ULP on AMD Zen 3. rcpps is not specified bit for
+//     bit (Intel and AMD differ), so a result next to a cell edge may differ in its last
+//     bit between CPU vendors; both are within the bound.
+//   AVX2+FMA f64: AVX-512 f64's cells, tables and R, the reduction on the bits of x
+//     (subnormals scaled by 2^1022 as below), the 16 rows {invc, T_hi, T_lo} looked up by
+//     four row loads and a transpose (log_f64_avx2); no division.
+//   SSE2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals scaled by 2^1022 / 2^126 with an or and a
 //     subtraction: no multiplication by a subnormal); s = f / (2 + f),
 //     log(1 + f) = f - f^2/2 + s (f^2/2 + s^2 P(s^2)) (the classic atanh form,
@@ -139,7 +150,19 @@ inline log_split<T, A> log_reduce(const xsimd::batch<T, A>& x) noexcept {
     return {e, as_float<T, A>((u & I(C::mant_mask)) + I(C::m_base))};
 }
 
-// Portable kernel (SSE2, AVX2+FMA; any xsimd arch).
+// log_generic's special values on a computed result (x <= 0, +inf, NaN).
+template <class T, class A>
+inline xsimd::batch<T, A> log_special_values(const xsimd::batch<T, A>& x,
+                                             xsimd::batch<T, A> res) noexcept {
+    using B = xsimd::batch<T, A>;
+    const B inf(std::numeric_limits<T>::infinity());
+    res = xsimd::select(x < B(T(0)), from_bits<T, A>(log_consts<T>::neg_nan), res);  // x < 0, -inf
+    res = xsimd::select(x == B(T(0)), -inf, res);
+    res = xsimd::select(x == inf, inf, res);
+    return nan_result(x, res);
+}
+
+// Portable kernel (SSE2; any xsimd arch).
 template <class T, class A>
 inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     using B = xsimd::batch<T, A>;
@@ -166,36 +189,8 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     const B hi = eh + fa;
     const B err = (eh - hi) + fa;
     const B lo = xsimd::fma(s, hfsq + r, xsimd::fma(e, B(C::ln2_lo), err - small_a));
-    B res = hi + lo;
-    const B inf(std::numeric_limits<T>::infinity());
-    res = xsimd::select(x < B(T(0)), from_bits<T, A>(C::neg_nan), res);  // x < 0, -inf
-    res = xsimd::select(x == B(T(0)), -inf, res);
-    res = xsimd::select(x == inf, inf, res);
-    return nan_result(x, res);
+    return log_special_values(x, hi + lo);
 }
-
-#if defined(__AVX512F__)
-// f32: indexed by j & 15; hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi). log's
-// j = 11..21 (m in [0.75, 1.5)) use entries 11..15 and 0..5; the y >= 1 form's j = 8..16
-// (m in [1, 2)) entries 8..15 and 0 (entry 8: ln2 as the kernel's ln2_hi + ln2_lo).
-alignas(64) inline constexpr float log_tab16_hi_f[16] = {
-    0x0p+0f,      -0x1.f0ap-5f, -0x1.e27p-4f, -0x1.5ffp-3f, -0x1.c9p-3f,  -0x1.1674p-2f,
-    0x0p+0f,      0x0p+0f,      0x1.62e4p-1f, 0x1.2696p-1f, 0x1.e148p-2f, 0x1.7fbp-2f,
-    0x1.2698p-2f, 0x1.a94p-3f,  0x1.1178p-3f, 0x1.086p-4f,
-};
-alignas(64) inline constexpr float log_tab16_lo_f[16] = {
-    0x0p+0f,          -0x1.86008cp-20f, -0x1.db8abcp-22f, -0x1.83853cp-18f,
-    0x1.070cacp-20f,  -0x1.cababap-18f, 0x0p+0f,          0x0p+0f,
-    0x1.7f7d1cp-20f,  0x1.089a6ep-20f,  0x1.4344e4p-19f,  -0x1.7109fap-20f,
-    -0x1.deecb2p-18f, -0x1.2c3752p-19f, 0x1.d044fcp-20f,  -0x1.9d2988p-18f,
-};
-
-// vfixupimm response table for log, one nibble per input class:
-// QNaN, SNaN -> QNaN(x); 0 -> -inf; +1 -> +0; -inf -> default NaN (sign set);
-// +inf -> +inf; negative -> default NaN; positive -> the computed value.
-inline constexpr int log_fixup_f64 = 0x03538422;
-// f32: NaN classes keep the computed value (replaced by 0x7fc00000 after).
-inline constexpr int log_fixup_f32 = 0x03538400;
 
 // f64 cells of the integer reduction (tools/explog_remez.py log64_bits): x = z 2^k with z in
 // [0.640625, 1.28125), k and the cell i from the bits of x - OFF; per cell invc (1/c on a 1/64
@@ -218,6 +213,185 @@ alignas(64) inline constexpr double log_bits_lo[16] = {
     0x1.4b4641b664613p-44,  0x1.d599e83368e91p-45, -0x1.980267c7e09e4p-45, 0x0p+0,
     -0x1.7e5dd7009902cp-46, 0x1.a89401fa71733p-46, -0x1.27023eb68981cp-46, -0x1.84a7e75b6f6e4p-47,
 };
+
+// R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0342: tools/explog_remez.py log64_bits,
+// error weighted by the smallest |log x| a lane with this t can have; max weighted error
+// 2^-60.97. R(t) = sum r[i] t^i (shared by the AVX-512 and AVX2+FMA float64 table kernels).
+inline constexpr double log64_bits_r[8] = {
+    0x1.5555555555496p-2,  // 0.3333333333333227122
+    -0x1.00000000006c7p-2,  // -0.25000000000009631185
+    0x1.9999999cdfba2p-3,  // 0.20000000009528401401
+    -0x1.5555554c58fe1p-3,  // -0.16666666640514818387
+    0x1.249227460a67fp-3,  // 0.1428568905114850629
+    -0x1.000011e272e92p-3,  // -0.12500013325039965872
+    0x1.c82bf2e97e293p-4,  // 0.11137003791362536098
+    -0x1.9a11ac5bea455p-4,  // -0.10011451080085127796
+};
+
+// f32: indexed by j & 15; hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi). log's
+// j = 11..21 (m in [0.75, 1.5)) use entries 11..15 and 0..5; the y >= 1 form's j = 8..16
+// (m in [1, 2)) entries 8..15 and 0 (entry 8: ln2 as the kernel's ln2_hi + ln2_lo).
+alignas(64) inline constexpr float log_tab16_hi_f[16] = {
+    0x0p+0f,      -0x1.f0ap-5f, -0x1.e27p-4f, -0x1.5ffp-3f, -0x1.c9p-3f,  -0x1.1674p-2f,
+    0x0p+0f,      0x0p+0f,      0x1.62e4p-1f, 0x1.2696p-1f, 0x1.e148p-2f, 0x1.7fbp-2f,
+    0x1.2698p-2f, 0x1.a94p-3f,  0x1.1178p-3f, 0x1.086p-4f,
+};
+alignas(64) inline constexpr float log_tab16_lo_f[16] = {
+    0x0p+0f,          -0x1.86008cp-20f, -0x1.db8abcp-22f, -0x1.83853cp-18f,
+    0x1.070cacp-20f,  -0x1.cababap-18f, 0x0p+0f,          0x0p+0f,
+    0x1.7f7d1cp-20f,  0x1.089a6ep-20f,  0x1.4344e4p-19f,  -0x1.7109fap-20f,
+    -0x1.deecb2p-18f, -0x1.2c3752p-19f, 0x1.d044fcp-20f,  -0x1.9d2988p-18f,
+};
+
+// R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0476 (the table reduction's t with j =
+// round(16 rcp(m)), rcp's error included): tools/explog_remez.py log32_t16, max relative
+// error 2^-33.71. Shared by the AVX-512 and AVX2+FMA float32 table kernels.
+inline constexpr float log32_t16_r0 = 0x1.55554p-2f;  // 0.33333301544189453125
+inline constexpr float log32_t16_r1 = -0x1.ffffdp-3f;  // -0.24999964237213134766
+inline constexpr float log32_t16_r2 = 0x1.9a85e6p-3f;  // 0.20045070350170135498
+inline constexpr float log32_t16_r3 = -0x1.5639e8p-3f;  // -0.16710263490676879883
+
+#if defined(__AVX2__) && defined(__FMA__)
+// The AVX2+FMA level (not AVX-512, which has its own kernels above).
+template <class Arch>
+inline constexpr bool is_avx2_fma =
+    !is_avx512<Arch> && std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
+
+// table[j & 15] per lane of a 16-entry float table, j in the low 4 bits of idx: one
+// permute per 8-entry half (vpermps reads the low 3 bits) and a blend on bit 3 (moved to
+// the sign bit in bit3).
+NUMFUSE_ALWAYS_INLINE __m256 log_tab16_avx2(const float* table, __m256i idx, __m256 bit3) noexcept {
+    const __m256 lo8 = _mm256_permutevar8x32_ps(_mm256_load_ps(table), idx);
+    const __m256 hi8 = _mm256_permutevar8x32_ps(_mm256_load_ps(table + 8), idx);
+    return _mm256_blendv_ps(lo8, hi8, bit3);
+}
+
+// f32, AVX2+FMA: the AVX-512 float32 reduction without getmant / getexp / rcp14. Subnormal
+// lanes are scaled by 2^126 as in log_reduce (or with bits(1.0), minus 1: no multiplication
+// with a subnormal operand); then x = m 2^E with m in [0.75, 1.5) from the bits (subtract
+// bits(0.75), shift, and, subtract); j = round(16 rcpps(m)) in 11..21 (rcpps's 12 bits
+// decide only near the cell edges, where either neighbour keeps |t| <= 0.0476), invc = j/16,
+// t = m invc - 1 exact in one FMA (m on the 2^-24 grid times j/16 is on the 2^-28 grid and
+// |t| < 2^-4), -log(invc) = T_hi + T_lo from log_tab16_hi_f / _lo_f (two permutes and a
+// blend each). log x = (E ln2_hi + T_hi + t) [exact two-sum; E ln2_hi + T_hi exact on the
+// 2^-16 grid] + (E ln2_lo + T_lo + t^2 (-1/2 + t R(t))). No division.
+NUMFUSE_ALWAYS_INLINE __m256 log_f32_avx2(__m256 x) noexcept {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 sub = _mm256_cmp_ps(x, _mm256_set1_ps(0x1.0p-126f), _CMP_LT_OQ);
+    const __m256 xs = _mm256_blendv_ps(x, _mm256_sub_ps(_mm256_or_ps(x, one), one), sub);
+    const __m256i ix = _mm256_castps_si256(xs);
+    const __m256i tmp = _mm256_sub_epi32(ix, _mm256_set1_epi32(0x3f400000));  // bits(0.75)
+    const __m256 m = _mm256_castsi256_ps(_mm256_sub_epi32(
+        ix, _mm256_and_si256(tmp, _mm256_set1_epi32(static_cast<int>(0xff800000u)))));
+    const __m256 e = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_srai_epi32(tmp, 23)),
+                                   _mm256_and_ps(sub, _mm256_set1_ps(126.0f)));
+    const __m256 z =
+        _mm256_fmadd_ps(_mm256_rcp_ps(m), _mm256_set1_ps(16.0f), _mm256_set1_ps(0x1.8p23f));
+    const __m256 invc = _mm256_fmsub_ps(z, _mm256_set1_ps(0.0625f), _mm256_set1_ps(0x1.8p19f));
+    const __m256 t = _mm256_fmsub_ps(m, invc, one);  // exact
+    const __m256i idx = _mm256_castps_si256(z);
+    const __m256 bit3 = _mm256_castsi256_ps(_mm256_slli_epi32(idx, 28));
+    const __m256 th = log_tab16_avx2(log_tab16_hi_f, idx, bit3);
+    const __m256 tl = log_tab16_avx2(log_tab16_lo_f, idx, bit3);
+    const __m256 a = _mm256_fmadd_ps(e, _mm256_set1_ps(log_consts<float>::ln2_hi), th);  // exact
+    const __m256 hi = _mm256_add_ps(a, t);
+    const __m256 err = _mm256_add_ps(_mm256_sub_ps(a, hi), t);  // |a| >= |t| or a = 0
+    const __m256 lo1 =
+        _mm256_add_ps(_mm256_fmadd_ps(e, _mm256_set1_ps(log_consts<float>::ln2_lo), tl), err);
+    __m256 rr = _mm256_fmadd_ps(_mm256_set1_ps(log32_t16_r3), t, _mm256_set1_ps(log32_t16_r2));
+    rr = _mm256_fmadd_ps(rr, t, _mm256_set1_ps(log32_t16_r1));
+    rr = _mm256_fmadd_ps(rr, t, _mm256_set1_ps(log32_t16_r0));
+    const __m256 w = _mm256_fmadd_ps(rr, t, _mm256_set1_ps(-0.5f));
+    return _mm256_add_ps(hi, _mm256_fmadd_ps(_mm256_mul_ps(t, t), w, lo1));
+}
+// The f64 cells as rows {invc, -log(invc) hi, lo, 0} (from log_bits_invc / _hi / _lo) for
+// AVX2's per-lane lookup: four row loads and a transpose (rows_to_columns_avx2) are faster
+// than three gathers on Zen 3, and AVX2 has no 16-entry double permute.
+struct log_bits_rows_t {
+    alignas(32) double v[16][4];
+};
+inline constexpr log_bits_rows_t log_bits_rows = [] {
+    log_bits_rows_t r{};
+    for (int i = 0; i < 16; ++i) {
+        r.v[i][0] = log_bits_invc[i];
+        r.v[i][1] = log_bits_hi[i];
+        r.v[i][2] = log_bits_lo[i];
+    }
+    return r;
+}();
+
+// f64, AVX2+FMA: AVX-512 f64's cells, tables and R on the bits of x instead of getmant's m
+// (subnormal lanes scaled by 2^1022 first, as in log_reduce: no multiplication with a
+// subnormal operand). u = bits(x) + bits(1) - bits(0.640625): the exponent field of u is
+// k + 1023 and its top 4 fraction bits the cell, z = bits(0.640625) + (u's fraction bits)
+// in [0.640625, 1.28125), x = z 2^k; t = z invc - 1 exact in one FMA (|t| <= 0.0342). No
+// division. For positive finite lanes; others hold garbage (log_special_values repairs).
+NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x) noexcept {
+    const __m256d one = _mm256_set1_pd(1.0);
+    const __m256d sub = _mm256_cmp_pd(x, _mm256_set1_pd(0x1.0p-1022), _CMP_LT_OQ);
+    const __m256d xs = _mm256_blendv_pd(x, _mm256_sub_pd(_mm256_or_pd(x, one), one), sub);
+    const __m256i u = _mm256_add_epi64(
+        _mm256_castpd_si256(xs),
+        _mm256_set1_epi64x(static_cast<long long>(0x3ff0000000000000ull - log_bits_off)));
+    const __m256d z = _mm256_castsi256_pd(
+        _mm256_add_epi64(_mm256_and_si256(u, _mm256_set1_epi64x(0x000fffffffffffffll)),
+                         _mm256_set1_epi64x(static_cast<long long>(log_bits_off))));
+    // k = (u >> 52) - 1023 through the 2^52 magic number; minus 1022 on subnormal lanes
+    const __m256d k = _mm256_sub_pd(
+        _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(
+                          _mm256_srli_epi64(u, 52), _mm256_set1_epi64x(0x4330000000000000ll))),
+                      _mm256_set1_pd(0x1.0p52 + 1023.0)),
+        _mm256_and_pd(sub, _mm256_set1_pd(1022.0)));
+    alignas(32) std::int64_t cell[4];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(cell),
+                       _mm256_and_si256(_mm256_srli_epi64(u, 48), _mm256_set1_epi64x(15)));
+    const double* rows[4] = {log_bits_rows.v[cell[0]], log_bits_rows.v[cell[1]],
+                             log_bits_rows.v[cell[2]], log_bits_rows.v[cell[3]]};
+    using B4 = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+    B4 col[4];
+    rows_to_columns_avx2<4>(rows, col);
+    const __m256d t = _mm256_fmsub_pd(z, col[0], one);  // exact
+    const __m256d a = _mm256_fmadd_pd(k, _mm256_set1_pd(log_consts<double>::ln2_hi), col[1]);
+    const __m256d hi = _mm256_add_pd(a, t);
+    const __m256d err = _mm256_add_pd(_mm256_sub_pd(a, hi), t);  // |a| >= |t| or a = 0
+    const __m256d lo1 =
+        _mm256_add_pd(_mm256_fmadd_pd(k, _mm256_set1_pd(log_consts<double>::ln2_lo), col[2]), err);
+    const __m256d t2 = _mm256_mul_pd(t, t);
+    const __m256d t4 = _mm256_mul_pd(t2, t2);
+    const __m256d q0 = _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[0]), t, _mm256_set1_pd(-0.5));
+    const __m256d q1 =
+        _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[2]), t, _mm256_set1_pd(log64_bits_r[1]));
+    const __m256d q2 =
+        _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[4]), t, _mm256_set1_pd(log64_bits_r[3]));
+    const __m256d q3 = _mm256_fmadd_pd(
+        _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[7]), t, _mm256_set1_pd(log64_bits_r[6])), t,
+        _mm256_set1_pd(log64_bits_r[5]));
+    const __m256d w = _mm256_fmadd_pd(_mm256_fmadd_pd(q3, t2, q2), t4, _mm256_fmadd_pd(q1, t2, q0));
+    return _mm256_add_pd(hi, _mm256_fmadd_pd(t2, w, lo1));
+}
+
+// log_kernel_nofix's AVX2+FMA kernel per dtype.
+NUMFUSE_ALWAYS_INLINE __m256 log_avx2(__m256 x) noexcept { return log_f32_avx2(x); }
+NUMFUSE_ALWAYS_INLINE __m256d log_avx2(__m256d x) noexcept { return log_f64_avx2(x); }
+
+// log_kernel on AVX2+FMA: the special values (x <= 0, +inf, NaN: not 0 < x < inf) by a
+// branch on the rare batches that hold one; four selects on every batch cost more.
+template <class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_avx2_kernel(const xsimd::batch<T, A>& x) noexcept {
+    using B = xsimd::batch<T, A>;
+    const B y(log_avx2(x));
+    const auto ok = (x > B(T(0))) & (x < B(std::numeric_limits<T>::infinity()));
+    return xsimd::all(ok) ? y : log_special_values(x, y);
+}
+#endif  // __AVX2__ && __FMA__
+
+#if defined(__AVX512F__)
+// vfixupimm response table for log, one nibble per input class:
+// QNaN, SNaN -> QNaN(x); 0 -> -inf; +1 -> +0; -inf -> default NaN (sign set);
+// +inf -> +inf; negative -> default NaN; positive -> the computed value.
+inline constexpr int log_fixup_f64 = 0x03538422;
+// f32: NaN classes keep the computed value (replaced by 0x7fc00000 after).
+inline constexpr int log_fixup_f32 = 0x03538400;
 
 // The cell of a positive normal value v from its bits: v = z 2^e, z in [0.640625, 1.28125),
 // e = e_bits >> 52 (arithmetic), idx the cell in the low 4 bits (for log_cell_entry).
@@ -267,23 +441,17 @@ log_f64_avx512_pair_impl(__m512d x, [[maybe_unused]] __mmask8 plus_ln2) noexcept
     const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, hi), t);  // |a| >= |t| or a = 0
     const __m512d lo1 =
         _mm512_add_pd(_mm512_fmadd_pd(k, _mm512_set1_pd(0x1.ef35793c7673p-45), tl), err);
-    // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0342: tools/explog_remez.py log64_bits,
-    // error weighted by the smallest |log x| a lane with this t can have; max weighted
-    // error 2^-60.97. -1/2 + t R(t) by Estrin.
+    // -1/2 + t R(t) by Estrin (log64_bits_r).
     const __m512d t2 = _mm512_mul_pd(t, t);
     const __m512d t4 = _mm512_mul_pd(t2, t2);
-    const __m512d q0 = _mm512_fmadd_pd(_mm512_set1_pd(0x1.5555555555496p-2), t,
-                                       _mm512_set1_pd(-0.5));  // 0.3333333333333227122
+    const __m512d q0 = _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[0]), t, _mm512_set1_pd(-0.5));
     const __m512d q1 =
-        _mm512_fmadd_pd(_mm512_set1_pd(0x1.9999999cdfba2p-3), t,  // 0.20000000009528401401
-                        _mm512_set1_pd(-0x1.00000000006c7p-2));  // -0.25000000000009631185
+        _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[2]), t, _mm512_set1_pd(log64_bits_r[1]));
     const __m512d q2 =
-        _mm512_fmadd_pd(_mm512_set1_pd(0x1.249227460a67fp-3), t,  // 0.1428568905114850629
-                        _mm512_set1_pd(-0x1.5555554c58fe1p-3));  // -0.16666666640514818387
+        _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[4]), t, _mm512_set1_pd(log64_bits_r[3]));
     const __m512d q3 = _mm512_fmadd_pd(
-        _mm512_fmadd_pd(_mm512_set1_pd(-0x1.9a11ac5bea455p-4), t,  // -0.10011451080085127796
-                        _mm512_set1_pd(0x1.c82bf2e97e293p-4)),  // 0.11137003791362536098
-        t, _mm512_set1_pd(-0x1.000011e272e92p-3));  // -0.12500013325039965872
+        _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[7]), t, _mm512_set1_pd(log64_bits_r[6])), t,
+        _mm512_set1_pd(log64_bits_r[5]));
     const __m512d r0 = _mm512_fmadd_pd(q1, t2, q0);
     const __m512d r1 = _mm512_fmadd_pd(q3, t2, q2);
     const __m512d w = _mm512_fmadd_pd(r1, t4, r0);
@@ -356,12 +524,10 @@ log_f32_avx512_pair_impl(__m512 x, [[maybe_unused]] __mmask16 plus_ln2) noexcept
     const __m512 hi = _mm512_add_ps(a, t);
     const __m512 err = _mm512_add_ps(_mm512_sub_ps(a, hi), t);
     const __m512 lo1 = _mm512_add_ps(_mm512_fmadd_ps(e, _mm512_set1_ps(0x1.7f7d1cp-20f), tl), err);
-    // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0476: tools/explog_remez.py log32_t16,
-    // max relative error 2^-33.71.
-    __m512 rr = _mm512_fmadd_ps(_mm512_set1_ps(-0x1.5639e8p-3f), t,  // -0.16710263490676879883
-                                _mm512_set1_ps(0x1.9a85e6p-3f));  // 0.20045070350170135498
-    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(-0x1.ffffdp-3f));  // -0.24999964237213134766
-    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(0x1.55554p-2f));  // 0.33333301544189453125
+    // -1/2 + t R(t), R of degree 3 (log32_t16_r*, above).
+    __m512 rr = _mm512_fmadd_ps(_mm512_set1_ps(log32_t16_r3), t, _mm512_set1_ps(log32_t16_r2));
+    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(log32_t16_r1));
+    rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(log32_t16_r0));
     const __m512 w = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(-0.5f));
     return {hi, _mm512_fmadd_ps(_mm512_mul_ps(t, t), w, lo1)};
 }
@@ -409,10 +575,15 @@ inline __m512 log_scaled_fix_avx512(__m512 x, __m512 r) noexcept {
 
 // log(x), f64 lanes. Max error <= 1 ULP, all inputs valid, specials as NumPy.
 template <class Arch>
-inline xsimd::batch<double, Arch> log_kernel(xsimd::batch<double, Arch> x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> log_kernel(xsimd::batch<double, Arch> x) noexcept {
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<Arch>) {
         return detail::log_f64_avx512(x);
+    } else
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<Arch>) {
+        return detail::log_avx2_kernel(x);
     } else
 #endif
     {
@@ -428,6 +599,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, A
         return detail::log_f32_avx512(x);
     } else
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<Arch>) {
+        return detail::log_avx2_kernel(x);
+    } else
+#endif
     {
         return detail::log_generic(x);
     }
@@ -438,9 +614,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, A
 //   y = log_kernel_nofix(x);                       // special lanes may be garbage
 //   if (xsimd::any(log_special(x))) y = log_fix(x, y);
 // equals log_kernel(x) bit for bit. log_special(x) is true at least where x <= 0 (the
-// lanes that raise divide-by-zero / invalid); on AVX-512 (one vfpclass) also for +inf
-// and NaN, whose results the fixup decides. Elsewhere the kernel handles special
-// values itself and log_fix is the identity.
+// lanes that raise divide-by-zero / invalid); on AVX-512 (one vfpclass) and on AVX2+FMA
+// (two compares) also for +inf and NaN, whose results log_fix decides. Elsewhere
+// the kernel handles special values itself and log_fix is the identity.
 template <class T, class Arch>
 inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept {
 #if defined(__AVX512F__)
@@ -450,6 +626,11 @@ inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
         } else {
             return detail::log_f32_avx512_core(x);
         }
+    } else
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<Arch>) {
+        return xsimd::batch<T, Arch>(detail::log_avx2(x));
     } else
 #endif
     {
@@ -470,6 +651,12 @@ inline xsimd::batch_bool<T, Arch> log_special(xsimd::batch<T, Arch> x) noexcept 
         }
     } else
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<Arch>) {
+        using B = xsimd::batch<T, Arch>;  // not 0 < x < inf: x <= 0, +inf, NaN
+        return ~((x > B(T(0))) & (x < B(std::numeric_limits<T>::infinity())));
+    } else
+#endif
     {
         return x <= xsimd::batch<T, Arch>(T(0));
     }
@@ -484,6 +671,11 @@ inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Ar
         } else {
             return detail::log_f32_avx512_fix(x, y);
         }
+    } else
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<Arch>) {
+        return detail::log_special_values(x, y);
     } else
 #endif
     {
