@@ -60,6 +60,10 @@
 //   with mu ln2 as a fraction. Error bounds as base e's (measured in
 //   docs/accuracy.md).
 //   Every pass computes lane by lane, so gathering the near-zero lanes changes no bits.
+//   Lanes of tiny max (|m| < 2^-400 for pass 2, 2^-150 for pass 3: 1 - e^m is -m there to
+//   the pass's precision) are gathered apart and skip e^m and (pass 2) the log core,
+//   bit for bit the general code's values there (logaddexp_eps_dd_tiny_max,
+//   logaddexp_eps_triple_tiny_max).
 //   The tables and constants (ln2/16 split, 2^(j/16), r_i and -log(r_i), 1/n!) are
 //   computed at compile time in fixed point (logaddexp_consts), not typed in.
 //

@@ -27,6 +27,9 @@ namespace detail {
 template <class Out>
 inline constexpr double logaddexp_certified_d =
     std::is_same<Out, float>::value ? 0x1.0p-64 : 0x1.0p-38;
+// Below this |t| logaddexp_expm1_dd runs its terms from t^2 on at 0, and pass 2's lanes
+// with |m| below it go through logaddexp_eps_dd_tiny_max, which leaves out e^m.
+inline constexpr double logaddexp_tiny_max = 0x1.0p-400;
 // e^t - 1 to 2^-104 relative for a pair t, |t| <= ln2/32 (1 + 2^-20): Taylor to t^14
 // (what it drops is below 2^-108 relative), evaluated at t.hi with 1/3! .. 1/7! as pairs
 // and the terms from t^8 on in plain doubles (each below 2^-54 relative to the sum), plus
@@ -39,7 +42,7 @@ NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_expm1_dd(const dd::pair<A>& t) noexc
     // Below |x| = 2^-400 the terms from x^2 on (and t.lo x) are below 2^-400 relative, far
     // under the pair's precision, and their products would underflow, each a microcode
     // assist (exp.hpp): they run on 0 there (the near-zero lanes of tiny max).
-    const B xq = xsimd::select(xsimd::abs(x) < B(0x1.0p-400), B(0.0), x);
+    const B xq = xsimd::select(xsimd::abs(x) < B(logaddexp_tiny_max), B(0.0), x);
     const B tail = dd::horner(xq, c::inv_fact_8, c::inv_fact_9, c::inv_fact_10, c::inv_fact_11,
                               c::inv_fact_12, c::inv_fact_13, c::inv_fact_14);
     // h = 1/7! + x tail, then h = 1/n! + x h for n = 6 .. 2: h = (e^x - 1 - x) / x^2.
@@ -55,6 +58,25 @@ NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_expm1_dd(const dd::pair<A>& t) noexc
     const B lo = p.lo + q.lo;
     const B pq = xsimd::select(xq == B(0.0), B(0.0), p.hi);
     return dd::fast_two_sum(p.hi, lo + dd::fmadd(t.lo, pq, t.lo));
+}
+
+// t, a pair, with e^x = 2^(n/16) e^t (base 2: 2^x = 2^(n/16) e^t), n = round(16 x / ln2)
+// (base 2: round(16 x)), to 2^-104 relative (pass 2's reduction).
+template <LogBase Base, class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_reduce_dd(const xsimd::batch<double, A>& x,
+                                                      const xsimd::batch<double, A>& n) noexcept {
+    using B = xsimd::batch<double, A>;
+    namespace c = logaddexp_consts;
+    if constexpr (Base == LogBase::e) {
+        // x - n c1 is exact: n c1 is (15 + 38 bits), and x - n c1 is a multiple of ulp(x)
+        // below 2^-5 in magnitude (ulp(x) >= 2^-58 where n != 0).
+        const B t1 = dd::fnmadd(n, B(c::ln2_over_16.c1), x);
+        const dd::pair<A> nc2 = dd::two_prod(n, B(c::ln2_over_16.c2));
+        const dd::pair<A> t0 = dd::two_sum(t1, -nc2.hi);
+        return {t0.hi, t0.lo - dd::fmadd(n, B(c::ln2_over_16.c3), nc2.lo)};
+    } else {
+        return logaddexp2_reduced(x, n, B(0.0));
+    }
 }
 
 template <class A>
@@ -75,18 +97,7 @@ NUMFUSE_ALWAYS_INLINE LogaddexpExpParts<A> logaddexp_exp_dd(
     B n, k;
     xsimd::batch<std::int64_t, A> j;
     logaddexp_index16<Base>(x, n, k, j);
-    dd::pair<A> t;
-    if constexpr (Base == LogBase::e) {
-        // x - n c1 is exact: n c1 is (15 + 38 bits), and x - n c1 is a multiple of ulp(x)
-        // below 2^-5 in magnitude (ulp(x) >= 2^-58 where n != 0).
-        const B t1 = dd::fnmadd(n, B(c::ln2_over_16.c1), x);
-        const dd::pair<A> nc2 = dd::two_prod(n, B(c::ln2_over_16.c2));
-        const dd::pair<A> t0 = dd::two_sum(t1, -nc2.hi);
-        t = {t0.hi, t0.lo - dd::fmadd(n, B(c::ln2_over_16.c3), nc2.lo)};
-    } else {
-        t = logaddexp2_reduced(x, n, B(0.0));
-    }
-    const dd::pair<A> p = logaddexp_expm1_dd(t);
+    const dd::pair<A> p = logaddexp_expm1_dd(logaddexp_reduce_dd<Base>(x, n));
     const Table16Entry<A, 2> te = lookup16(c::exp2_table, j);
     const dd::pair<A> tj = {te.v[0], te.v[1]};
     const dd::pair<A> tp = dd::mul(tj, p);  // |T_j p| < T_j / 45
@@ -95,23 +106,12 @@ NUMFUSE_ALWAYS_INLINE LogaddexpExpParts<A> logaddexp_exp_dd(
     return {k, n, p, v};
 }
 
-// eps = e^m + e^s - 1 = D 2^k (pass 2; base 2: 2^m + 2^s - 1) for the near-zero lanes
-// (m in (-1.4, 0), s <= m);
-// `certified` where |D| is large enough for Out.
+// eps from e^s's parts and a = 1 - e^m (base 2: 2^s, 1 - 2^m) as pairs: D = v_s - a 2^-k_s.
 template <class Out, LogBase Base, class A>
-NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double, A>& m,
-                                                       const xsimd::batch<double, A>& s) noexcept {
+NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_from(
+    const LogaddexpExpParts<A>& es, const dd::pair<A>& a,
+    const xsimd::batch<double, A>& m) noexcept {
     using B = xsimd::batch<double, A>;
-    const LogaddexpExpParts<A> es =
-        logaddexp_exp_dd<Base>(xsimd::max(s, B(logaddexp_consts::far_d<Base>)));
-    const LogaddexpExpParts<A> em = logaddexp_exp_dd<Base>(m);
-    // 1 - e^m: -p where n = 0 (e^m = 1 + p), else 1 - 2^k v (k in {-2, -1, 0}).
-    const B sk = pow2i(em.k);
-    const dd::pair<A> far = dd::two_sum(B(1.0), -(sk * em.v.hi));
-    const dd::pair<A> from_v = dd::fast_two_sum(far.hi, far.lo - sk * em.v.lo);
-    const auto small = em.n == B(0.0);
-    const dd::pair<A> a = {xsimd::select(small, -em.p.hi, from_v.hi),
-                           xsimd::select(small, -em.p.lo, from_v.lo)};
     // D = v_s - a 2^-k_s: exact scaling, then the cancellation in pair arithmetic.
     dd::pair<A> v2 = {logaddexp_scale(a.hi, -es.k), logaddexp_scale(a.lo, -es.k)};
     if constexpr (Base == LogBase::two) {
@@ -131,6 +131,58 @@ NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double
     return {d, es.k, xsimd::abs(d.hi) >= B(logaddexp_certified_d<Out>)};
 }
 
+// eps = e^m + e^s - 1 = D 2^k (pass 2; base 2: 2^m + 2^s - 1) for the near-zero lanes
+// (m in (-1.4, 0), s <= m);
+// `certified` where |D| is large enough for Out.
+template <class Out, LogBase Base, class A>
+NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double, A>& m,
+                                                       const xsimd::batch<double, A>& s) noexcept {
+    using B = xsimd::batch<double, A>;
+    const LogaddexpExpParts<A> es =
+        logaddexp_exp_dd<Base>(xsimd::max(s, B(logaddexp_consts::far_d<Base>)));
+    const LogaddexpExpParts<A> em = logaddexp_exp_dd<Base>(m);
+    // 1 - e^m: -p where n = 0 (e^m = 1 + p), else 1 - 2^k v (k in {-2, -1, 0}).
+    const B sk = pow2i(em.k);
+    const dd::pair<A> far = dd::two_sum(B(1.0), -(sk * em.v.hi));
+    const dd::pair<A> from_v = dd::fast_two_sum(far.hi, far.lo - sk * em.v.lo);
+    const auto small = em.n == B(0.0);
+    const dd::pair<A> a = {xsimd::select(small, -em.p.hi, from_v.hi),
+                           xsimd::select(small, -em.p.lo, from_v.lo)};
+    return logaddexp_eps_from<Out, Base>(es, a, m);
+}
+
+// logaddexp_eps_dd, bit for bit, for lanes with |m| < 2^-400 (pass 2's tiny-max lanes): e^m
+// is not computed. There n = 0 and logaddexp_expm1_dd runs its terms from t^2 on at 0
+// (xq = 0: q = (+0, +0), p = (t.hi, +0), pq = 0), so that e^m - 1 is exactly the
+// expression below, the same operations on the same t (which n's sign does not change:
+// n c1, n c2 and n/16 are zeros subtracted from a nonzero m, and t.lo's zero, if any, is
+// added to +0).
+template <class Out, LogBase Base, class A>
+NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd_tiny_max(
+    const xsimd::batch<double, A>& m, const xsimd::batch<double, A>& s) noexcept {
+    using B = xsimd::batch<double, A>;
+    const LogaddexpExpParts<A> es =
+        logaddexp_exp_dd<Base>(xsimd::max(s, B(logaddexp_consts::far_d<Base>)));
+    const dd::pair<A> t = logaddexp_reduce_dd<Base>(m, B(0.0));
+    const dd::pair<A> p = dd::fast_two_sum(t.hi, B(0.0) + dd::fmadd(t.lo, B(0.0), t.lo));
+    return logaddexp_eps_from<Out, Base>(es, dd::pair<A>{-p.hi, -p.lo}, m);
+}
+
+// log1p(eps) (base 2: log1p(eps) log2(e)) for eps = (d.hi + d.lo) 2^k, |eps| < 2^-60:
+// eps (1 - eps/2 + ...) is eps to 2^-61, rounded once, subnormal results included
+// (logaddexp_round_scaled). logaddexp_log1p_eps's value in such lanes.
+template <LogBase Base, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_log1p_tiny_eps(
+    const dd::pair<A>& d0, const xsimd::batch<double, A>& k) noexcept {
+    using B = xsimd::batch<double, A>;
+    namespace c = logaddexp_consts;
+    const dd::pair<A> d = dd::fast_two_sum(d0.hi, d0.lo);  // |lo| <= ulp(hi) / 2
+    // D (base 2: D log2(e), |lo| <= ulp(hi) / 2).
+    const dd::pair<A> log2e = {B(c::log2e_pair.hi), B(c::log2e_pair.lo)};
+    const dd::pair<A> dt = Base == LogBase::e ? d : dd::mul(d, log2e);
+    return logaddexp_round_scaled(dt, k);
+}
+
 // log1p(eps) (base 2: log1p(eps) log2(e)) for eps = (d.hi + d.lo) 2^k, |eps| < 1 (passes
 // 2 and 3), to 2^-60 relative before the final rounding.
 template <LogBase Base, class A>
@@ -145,11 +197,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_log1p_eps(
     const B kc = xsimd::max(k, B(-900.0));
     const B e_hi = logaddexp_scale(d.hi, kc), e_lo = logaddexp_scale(d.lo, kc);
     const dd::pair<A> log2e = {B(c::log2e_pair.hi), B(c::log2e_pair.lo)};
-    // The tiny branch's value before scaling: D (base 2: D log2(e), |lo| <= ulp(hi) / 2).
-    const dd::pair<A> dt = Base == LogBase::e ? d : dd::mul(d, log2e);
-    // |eps| < 2^-60: log1p(eps) = eps (1 - eps/2 + ...) is eps to 2^-61, rounded once,
-    // subnormal results included (logaddexp_round_scaled).
-    const B tiny = logaddexp_round_scaled(dt, k);
+    // |eps| < 2^-60: log1p(eps) = eps (1 - eps/2 + ...) is eps to 2^-61, rounded once.
+    const B tiny = logaddexp_log1p_tiny_eps<Base>(d0, k);
     // |eps| < 2^-20: eps - eps^2/2 + eps^3/3 (drops eps^4/4 < 2^-60 eps). The log core of
     // 1 + eps would lose the second-order term of its low part here (1 + eps's rounding
     // error, up to 2^-53, squared: 2^-55 relative where eps ~ 2^-52).
@@ -347,65 +396,103 @@ public:
     // the triple pass anyway.
     NUMFUSE_NOINLINE void add(const B& m, const B& s, const B& r,
                               const xsimd::batch_bool<double, A>& near, std::size_t base) noexcept {
-        alignas(64) double ms[width], ss[width], to_near[width], to_deep[width];
+        alignas(64) double ms[width], ss[width], to_near[width], to_tiny[width], to_deep[width];
+        std::size_t at[width];
         m.store_aligned(ms);
         s.store_aligned(ss);
+        for (std::size_t k = 0; k < width; ++k) at[k] = base + k;
         const auto deep = near & (xsimd::abs(r) < xsimd::abs(m) * B(logaddexp_direct_deep<Out>));
-        xsimd::select(near & ~deep, B(1.0), B(0.0)).store_aligned(to_near);
+        const auto tiny = near & ~deep & (xsimd::abs(m) < B(logaddexp_tiny_max));
+        xsimd::select(near & ~deep & ~tiny, B(1.0), B(0.0)).store_aligned(to_near);
+        xsimd::select(tiny, B(1.0), B(0.0)).store_aligned(to_tiny);
         xsimd::select(deep, B(1.0), B(0.0)).store_aligned(to_deep);
         for (std::size_t k = 0; k < width; ++k) {
-            near_.m[near_.count] = ms[k], deep_.m[deep_.count] = ms[k];
-            near_.s[near_.count] = ss[k], deep_.s[deep_.count] = ss[k];
-            near_.at[near_.count] = base + k, deep_.at[deep_.count] = base + k;
+            near_.m[near_.count] = ms[k], tiny_.m[tiny_.count] = ms[k];
+            near_.s[near_.count] = ss[k], tiny_.s[tiny_.count] = ss[k];
+            near_.at[near_.count] = at[k], tiny_.at[tiny_.count] = at[k];
             near_.count += to_near[k] != 0.0 ? 1 : 0;
-            deep_.count += to_deep[k] != 0.0 ? 1 : 0;
+            tiny_.count += to_tiny[k] != 0.0 ? 1 : 0;
         }
-        if (deep_.count >= width) {
-            run_deep(width);
-            deep_.pop_batch();
-        }
+        push_deep(ms, ss, at, to_deep, width);
         if (near_.count >= width) {
-            run(width);
+            run<false>(near_, width);
             near_.pop_batch();
+        }
+        if (tiny_.count >= width) {
+            run<true>(tiny_, width);
+            tiny_.pop_batch();
         }
     }
 
     void finish() noexcept {
-        if (near_.count != 0) run(near_.count);
-        if (deep_.count != 0) run_deep(deep_.count);
+        if (near_.count != 0) run<false>(near_, near_.count);
+        if (tiny_.count != 0) run<true>(tiny_, tiny_.count);
+        if (deep_.count != 0) run_deep<false>(deep_, deep_.count);
+        if (deep_tiny_.count != 0) run_deep<true>(deep_tiny_, deep_tiny_.count);
     }
 
 private:
-    // Pass 2 on the first `count` lanes of near_; its uncertified lanes to deep_.
-    void run(std::size_t count) noexcept {
-        alignas(64) double m[width], s[width];
-        near_.fill(m, s, count);
-        const LogaddexpEps<A> e =
-            logaddexp_eps_dd<Out, Base>(B::load_aligned(m), B::load_aligned(s));
-        alignas(64) double r[width];
-        logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
-        for (std::size_t k = 0; k < count; ++k) out_[near_.at[k]] = r[k];
-        if (xsimd::all(e.certified)) return;
-        bool certified[width];
-        e.certified.store_unaligned(certified);
+    // The lanes k < count with to[k] != 0 to the triple pass: deep_tiny_ where |m| <
+    // logaddexp_triple_tiny_max, else deep_; a full batch of either runs.
+    void push_deep(const double* ms, const double* ss, const std::size_t* at, const double* to,
+                   std::size_t count) noexcept {
         for (std::size_t k = 0; k < count; ++k) {
-            deep_.m[deep_.count] = m[k];
-            deep_.s[deep_.count] = s[k];
-            deep_.at[deep_.count] = near_.at[k];
-            deep_.count += certified[k] ? 0 : 1;
+            const bool tiny = (ms[k] < 0.0 ? -ms[k] : ms[k]) < logaddexp_triple_tiny_max;
+            const std::size_t go = to[k] != 0.0 ? 1 : 0;
+            deep_.m[deep_.count] = ms[k], deep_tiny_.m[deep_tiny_.count] = ms[k];
+            deep_.s[deep_.count] = ss[k], deep_tiny_.s[deep_tiny_.count] = ss[k];
+            deep_.at[deep_.count] = at[k], deep_tiny_.at[deep_tiny_.count] = at[k];
+            deep_.count += tiny ? 0 : go;
+            deep_tiny_.count += tiny ? go : 0;
         }
         if (deep_.count >= width) {
-            run_deep(width);
+            run_deep<false>(deep_, width);
             deep_.pop_batch();
+        }
+        if (deep_tiny_.count >= width) {
+            run_deep<true>(deep_tiny_, width);
+            deep_tiny_.pop_batch();
         }
     }
 
-    // The triple-double pass on the first `count` lanes of deep_, the scalar fixed-point
-    // pass on those it cannot certify.
-    void run_deep(std::size_t count) noexcept {
+    // Pass 2 on the first `count` lanes of `queue` (near_, or tiny_ for TinyMax: every lane
+    // has |m| < logaddexp_tiny_max); its uncertified lanes to the triple pass. TinyMax lanes
+    // take logaddexp_eps_dd_tiny_max and logaddexp_log1p_tiny_eps, the same bits as
+    // logaddexp_eps_dd and logaddexp_log1p_eps there: |eps| < |m| < 2^-400, and where k <
+    // -900, |eps| 2^900 <= |D| < 4 (e^s and 1 - e^m agree to a few units of 2^k).
+    template <bool TinyMax>
+    void run(LogaddexpLaneQueue<width>& queue, std::size_t count) noexcept {
         alignas(64) double m[width], s[width];
-        deep_.fill(m, s, count);
-        LogaddexpEps<A> e = logaddexp_eps_triple<Out, Base>(B::load_aligned(m), B::load_aligned(s));
+        queue.fill(m, s, count);
+        alignas(64) double r[width];
+        LogaddexpEps<A> e;
+        if constexpr (TinyMax) {
+            e = logaddexp_eps_dd_tiny_max<Out, Base>(B::load_aligned(m), B::load_aligned(s));
+            logaddexp_log1p_tiny_eps<Base>(e.d, e.k).store_aligned(r);
+        } else {
+            e = logaddexp_eps_dd<Out, Base>(B::load_aligned(m), B::load_aligned(s));
+            logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
+        }
+        for (std::size_t k = 0; k < count; ++k) out_[queue.at[k]] = r[k];
+        if (xsimd::all(e.certified)) return;
+        alignas(64) double uncertified[width];
+        xsimd::select(e.certified, B(0.0), B(1.0)).store_aligned(uncertified);
+        push_deep(m, s, queue.at, uncertified, count);
+    }
+
+    // The triple-double pass on the first `count` lanes of `queue` (deep_, or deep_tiny_
+    // for TinyMax: logaddexp_eps_triple_tiny_max, the same bits), the scalar fixed-point
+    // pass on those it cannot certify.
+    template <bool TinyMax>
+    void run_deep(LogaddexpLaneQueue<width>& queue, std::size_t count) noexcept {
+        alignas(64) double m[width], s[width];
+        queue.fill(m, s, count);
+        LogaddexpEps<A> e;
+        if constexpr (TinyMax) {
+            e = logaddexp_eps_triple_tiny_max<Out, Base>(B::load_aligned(m), B::load_aligned(s));
+        } else {
+            e = logaddexp_eps_triple<Out, Base>(B::load_aligned(m), B::load_aligned(s));
+        }
         if (!xsimd::all(e.certified)) {
             alignas(64) double hi[width], lo[width], k2[width];
             bool certified[width];
@@ -424,12 +511,14 @@ private:
         }
         alignas(64) double r[width];
         logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
-        for (std::size_t k = 0; k < count; ++k) out_[deep_.at[k]] = r[k];
+        for (std::size_t k = 0; k < count; ++k) out_[queue.at[k]] = r[k];
     }
 
     double* out_;
     LogaddexpLaneQueue<width> near_;
+    LogaddexpLaneQueue<width> tiny_;
     LogaddexpLaneQueue<width> deep_;
+    LogaddexpLaneQueue<width> deep_tiny_;
 };
 
 }  // namespace detail

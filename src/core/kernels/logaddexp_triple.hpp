@@ -239,6 +239,41 @@ template <class Out>
 inline constexpr double logaddexp_triple_certified_d =
     std::is_same<Out, float>::value ? 0x1.0p-107 : 0x1.0p-81;
 
+// Below this |m|, 1 - e^m is -m (base 2: -m ln2) to the triple's precision (m^2/2 is
+// below 2^-150 |m|): logaddexp_eps_triple takes it so, and pass 3's lanes with |m| below it
+// go through logaddexp_eps_triple_tiny_max, which leaves out e^m.
+inline constexpr double logaddexp_triple_tiny_max = 0x1.0p-150;
+
+// 1 - e^m (base 2: 1 - 2^m) for |m| < logaddexp_triple_tiny_max, scaled by 2^nk: -m (base
+// 2: -m ln2), m scaled first (exactly).
+template <LogBase Base, class A>
+NUMFUSE_ALWAYS_INLINE triple<A> logaddexp_triple_tiny_one_minus(
+    const xsimd::batch<double, A>& m, const xsimd::batch<double, A>& nk) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B ms = logaddexp_scale(m, nk);
+    triple<A> at = {-ms, B(0.0), B(0.0)};
+    if constexpr (Base == LogBase::two)
+        at = tri_mul(at, tri_const<A>(logaddexp_consts::ln2_triple));
+    return at;
+}
+
+// D = v_s - a (e^s = 2^k_s v_s, a = (1 - e^m) 2^-k_s), summed exactly but for the roundings
+// of the parts below 2^-104.
+template <class Out, class A>
+NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_triple_from(const LogaddexpExpTriple<A>& es,
+                                                                const triple<A>& a) noexcept {
+    using B = xsimd::batch<double, A>;
+    const dd::pair<A> d0 = dd::two_sum(es.v.hi, -a.hi);
+    const dd::pair<A> d1 = dd::two_sum(es.v.mi, -a.mi);
+    const dd::pair<A> s0 = dd::two_sum(d0.hi, d1.hi);
+    const dd::pair<A> s1 = dd::two_sum(d0.lo, d1.lo);
+    const dd::pair<A> u = dd::two_sum(s0.lo, s1.hi);
+    const B rest = u.lo + (s1.lo + (es.v.lo - a.lo));
+    const dd::pair<A> w = dd::two_sum(s0.hi, u.hi);
+    const dd::pair<A> d = dd::two_sum(w.hi, w.lo + rest);
+    return {d, es.k, xsimd::abs(d.hi) >= B(logaddexp_triple_certified_d<Out>)};
+}
+
 template <class Out, LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_triple(
     const xsimd::batch<double, A>& m, const xsimd::batch<double, A>& s) noexcept {
@@ -246,8 +281,8 @@ NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_triple(
     namespace c = logaddexp_consts;
     const LogaddexpExpTriple<A> es = logaddexp_exp_triple<Base>(xsimd::max(s, B(c::far_d<Base>)));
     const B nk = -es.k;
-    // 1 - e^m, scaled by 2^-k_s. Tiny m: -m (base 2: -m ln2), m scaled first (exactly).
-    const auto tiny_m = xsimd::abs(m) < B(0x1.0p-150);
+    // 1 - e^m, scaled by 2^-k_s. Tiny m: logaddexp_triple_tiny_one_minus.
+    const auto tiny_m = xsimd::abs(m) < B(logaddexp_triple_tiny_max);
     const LogaddexpExpTriple<A> em = logaddexp_exp_triple<Base>(xsimd::select(tiny_m, B(-0.25), m));
     // -p where n = 0 (e^m = 1 + p), else 1 - 2^k v, k in {-1, 0} (2^k v in [0.48, 1]: 1 -
     // 2^k v.hi as an exact two-sum, not Sterbenz, which fails below 1/2).
@@ -260,21 +295,22 @@ NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_triple(
                    xsimd::select(small, -em.p.mi, from_v.mi),
                    xsimd::select(small, -em.p.lo, from_v.lo)};
     a = tri_scale(a, xsimd::select(tiny_m, B(0.0), nk));  // tiny m: no overflow
-    const B ms = logaddexp_scale(xsimd::select(tiny_m, m, B(0.0)), nk);
-    triple<A> at = {-ms, B(0.0), B(0.0)};
-    if constexpr (Base == LogBase::two) at = tri_mul(at, tri_const<A>(c::ln2_triple));
+    const triple<A> at =
+        logaddexp_triple_tiny_one_minus<Base>(xsimd::select(tiny_m, m, B(0.0)), nk);
     a = {xsimd::select(tiny_m, at.hi, a.hi), xsimd::select(tiny_m, at.mi, a.mi),
          xsimd::select(tiny_m, at.lo, a.lo)};
-    // D = v_s - a, summed exactly but for the roundings of the parts below 2^-104.
-    const dd::pair<A> d0 = dd::two_sum(es.v.hi, -a.hi);
-    const dd::pair<A> d1 = dd::two_sum(es.v.mi, -a.mi);
-    const dd::pair<A> s0 = dd::two_sum(d0.hi, d1.hi);
-    const dd::pair<A> s1 = dd::two_sum(d0.lo, d1.lo);
-    const dd::pair<A> u = dd::two_sum(s0.lo, s1.hi);
-    const B rest = u.lo + (s1.lo + (es.v.lo - a.lo));
-    const dd::pair<A> w = dd::two_sum(s0.hi, u.hi);
-    const dd::pair<A> d = dd::two_sum(w.hi, w.lo + rest);
-    return {d, es.k, xsimd::abs(d.hi) >= B(logaddexp_triple_certified_d<Out>)};
+    return logaddexp_eps_triple_from<Out>(es, a);
+}
+
+// logaddexp_eps_triple, bit for bit, for lanes with |m| < logaddexp_triple_tiny_max: e^m is
+// not computed (logaddexp_eps_triple only selects it away there).
+template <class Out, LogBase Base, class A>
+NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_triple_tiny_max(
+    const xsimd::batch<double, A>& m, const xsimd::batch<double, A>& s) noexcept {
+    using B = xsimd::batch<double, A>;
+    const LogaddexpExpTriple<A> es =
+        logaddexp_exp_triple<Base>(xsimd::max(s, B(logaddexp_consts::far_d<Base>)));
+    return logaddexp_eps_triple_from<Out>(es, logaddexp_triple_tiny_one_minus<Base>(m, -es.k));
 }
 
 }  // namespace detail
