@@ -159,3 +159,34 @@ def test_tanh_float32_dense(level):
     got = numfuse.tanh(nan.view(np.float32)).view(np.uint32)
     want = np.tanh(nan.view(np.float32)).view(np.uint32)
     assert np.array_equal(got, want), ([hex(v) for v in got], [hex(v) for v in want])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exp2_conditions_wherever_the_rare_lane_sits(dtype, level):
+    """exp2 collects a flagged batch's conditions with vector compares, and below AVX-512
+    its float32 loop keeps the first pass's results for flagged batches: one rare lane in the
+    head, the body or the tail of an array raises what NumPy raises (overflow; underflow
+    for an inexact result below the smallest normal) and gets NumPy's value, and infinite
+    or NaN arguments raise nothing."""
+    n = 67
+    f64 = dtype == np.float64
+    for value in (
+        1030.0 if f64 else 130.0,
+        1023.5 if f64 else 127.5,
+        -1074.5 if f64 else -140.5,
+        -1100.0 if f64 else -160.0,
+        -1021.5 if f64 else -125.5,
+        1e30,
+        -1e30,
+        np.inf,
+        -np.inf,
+        np.nan,
+    ):
+        for position in (0, 3, 17, 40, n - 1):
+            x = np.linspace(-3, 3, n).astype(dtype)
+            x[position] = value
+            assert _conditions(numfuse.exp2, x) == _conditions(np.exp2, x), (value, position)
+            with np.errstate(all="ignore"):
+                got, ref = numfuse.exp2(x), np.exp2(x)
+            assert np.array_equal(np.isnan(got), np.isnan(ref)), (value, position)
+            assert ulp_distance(got, ref).max() <= 1, (value, position)

@@ -30,9 +30,15 @@ struct Exp2Op {
     NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
         return kernels::exp2_kernel_nofix(x);
     }
+    // Where compute_fast is the whole kernel (kernels::exp2_nofix_complete: float32 below
+    // AVX-512), its result stands; else the batch is recomputed.
     template <class B>
-    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B&) noexcept {
-        return compute(x);
+    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
+        if constexpr (kernels::exp2_nofix_complete<typename B::arch_type, typename B::value_type>) {
+            return y;
+        } else {
+            return compute(x);
+        }
     }
     template <class B>
     NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
@@ -44,6 +50,18 @@ struct Exp2Op {
     // exact and raises nothing). NumPy's float32 loop (SVML on AVX-512 machines) also
     // reports underflow for most exact subnormal powers of two and skips it for a few
     // inexact ones between 2^-150 and 2^-126; numfuse keeps IEEE's rule there.
+    // flags (below) of a flagged batch at once, from vector compares.
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static unsigned batch_flags(const B& x, const B& y) noexcept {
+        using T = typename B::value_type;
+        const B inf(std::numeric_limits<T>::infinity());
+        const auto finite = xsimd::abs(x) < inf;  // false for NaN
+        unsigned bits = fp_none;
+        if (xsimd::any(finite & (y == inf))) bits |= fp_overflow;
+        const auto tiny = finite & (y < B(std::numeric_limits<T>::min()));
+        if (xsimd::any(tiny & ((y == B(T(0))) | (xsimd::nearbyint(x) != x)))) bits |= fp_underflow;
+        return bits;
+    }
     template <class T>
     static unsigned flags(T x, T y) noexcept {
         if (!(x - x == T(0))) return fp_none;  // exp2(+-inf), exp2(NaN) are exact

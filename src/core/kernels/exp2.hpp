@@ -14,7 +14,9 @@
 //   Floating-point status flags raised inside are meaningless (the ufunc loop computes
 //   them: overflow, underflow where the result is below the smallest normal and inexact).
 //   float32 lanes are widened, computed by the float64 kernel and rounded once
-//   (<= 0.5 + 2^-28 float32 ULP; float32 subnormal results rounded once).
+//   (<= 0.5 + 2^-28 float32 ULP; float32 subnormal results rounded once); below AVX-512
+//   clamped to [-160, 160] first and taken through the float64 core alone, with no branch
+//   (the same bits: exp2_f32_widened).
 //   xsimd's exp2 is no such kernel: it flushes float64 results below 2^-1022 to zero and
 //   gives exp2(1023.9) = inf.
 //
@@ -159,19 +161,51 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> exp2_kernel(
     return detail::exp2_f64(x);
 }
 
+namespace detail {
+
+// float32 lanes below AVX-512: x clamped to [-160, 160] (as float32, before widening), then
+// the float64 core, whose 2^k is normal for every such lane, and one rounding to float32
+// (overflow to inf from 2^128, float32 subnormals and zeros rounded once). Bit for bit the
+// float64 kernel on the widened lanes: that kernel takes this core for |x| <= 1022 and gives
+// 0 / inf in float32 beyond the clamp as well. No branch: every input takes this path.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> exp2_f32_widened(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F xc = xsimd::min(xsimd::max(x, F(-160.0f)), F(160.0f));  // NaN: garbage
+    xsimd::batch<double, A> lo, hi;
+    widen(xc, lo, hi);
+    const F res = narrow(exp2_generic_scale_normal(exp2_generic_reduce(lo)),
+                         exp2_generic_scale_normal(exp2_generic_reduce(hi)));
+    return xsimd::select(xsimd::isnan(x), x + x, res);  // x + x: the NaN quieted
+}
+
+}  // namespace detail
+
+// Whether exp2_kernel_nofix(batch<T, Arch>) is the whole kernel (every lane right, no
+// repair needed): float32 below AVX-512.
+template <class Arch, class T>
+inline constexpr bool exp2_nofix_complete =
+    std::is_same<T, float>::value && !detail::is_avx512<Arch>;
+
 // 2^x, float32 lanes: the float64 kernel on the widened lanes, rounded once.
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> exp2_kernel(
     const xsimd::batch<float, Arch>& x) noexcept {
-    xsimd::batch<double, Arch> lo, hi;
-    detail::widen(x, lo, hi);
-    return detail::narrow(detail::exp2_f64(lo), detail::exp2_f64(hi));
+    if constexpr (exp2_nofix_complete<Arch, float>) {
+        return detail::exp2_f32_widened(x);
+    } else {
+        xsimd::batch<double, Arch> lo, hi;
+        detail::widen(x, lo, hi);
+        return detail::narrow(detail::exp2_f64(lo), detail::exp2_f64(hi));
+    }
 }
 
 // Split form for the ufunc loop (as exp_kernel_nofix): exp2_kernel_nofix(x) equals
 // exp2_kernel(x) bit for bit where exp2_special(x) is false (|x| <= 1022, float32 |x| <=
 // 126: finite normal results, no floating-point condition); elsewhere it may give garbage,
-// and the loop recomputes those batches with exp2_kernel.
+// and the loop recomputes those batches with exp2_kernel, unless exp2_nofix_complete (then
+// it is exp2_kernel on every lane).
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> exp2_kernel_nofix(
     const xsimd::batch<double, Arch>& x) noexcept {
@@ -180,9 +214,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> exp2_kernel_nofix(
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> exp2_kernel_nofix(
     const xsimd::batch<float, Arch>& x) noexcept {
-    xsimd::batch<double, Arch> lo, hi;
-    detail::widen(x, lo, hi);
-    return detail::narrow(detail::exp2_f64_core(lo), detail::exp2_f64_core(hi));
+    if constexpr (exp2_nofix_complete<Arch, float>) {
+        return detail::exp2_f32_widened(x);
+    } else {
+        xsimd::batch<double, Arch> lo, hi;
+        detail::widen(x, lo, hi);
+        return detail::narrow(detail::exp2_f64_core(lo), detail::exp2_f64_core(hi));
+    }
 }
 
 template <class Arch, class T>

@@ -8,8 +8,10 @@
 //   power_array_conditions<Arch>(out, x, y, n): power_array<double> plus NumPy's conditions
 //   (PowConditions bits) of these elements, in the same pass (the numfuse.power ufunc).
 //   power_array_f32<Arch, Conditions>(out, x, y, n): float32 in and out (out may be x or
-//   y): AVX-512 on float32 loads and stores (power_avx512.hpp), other levels through
-//   float64 chunks; the conditions when Conditions, else 0.
+//   y): AVX-512 on float32 loads and stores (power_avx512.hpp; constant half-integer
+//   exponents through float64 chunks), other levels on float32 loads and stores as well,
+//   each batch widened to float64 lanes (power_kernel_f32, or power_halves for a constant
+//   half-integer exponent) and rounded once; the conditions when Conditions, else 0.
 //   An array whose exponents all equal one half-integer m/2, |m| <= 33 (evaluate's
 //   constant exponents: x**3, x**-2, x**2.5) takes power.hpp's exact product path.
 #pragma once
@@ -83,6 +85,61 @@ inline unsigned power_array_impl(double* out, const double* x, const double* y,
     return conditions;
 }
 
+// power_array_f32 below AVX-512: float32 batches loaded and stored as such, each widened
+// to two float64 batches (two independent chains) for kernel(x, y), rounded once; the
+// conditions from the float32 batch. The tail goes through a buffer padded with 1 ** 1 (no
+// condition).
+template <class A, bool Conditions, class Kernel>
+inline unsigned power_f32_widened_loop(float* out, const float* x, const float* y, std::size_t n,
+                                       const Kernel& kernel) noexcept {
+    using F = xsimd::batch<float, A>;
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t width = F::size;
+    unsigned conditions = 0;
+    const auto compute = [&](const float* xs, const float* ys, float* os)
+                             NUMFUSE_ALWAYS_INLINE_LAMBDA {
+                                 const F xf = F::load_unaligned(xs), yf = F::load_unaligned(ys);
+                                 B xl, xh, yl, yh;
+                                 widen(xf, xl, xh);
+                                 widen(yf, yl, yh);
+                                 const F r = narrow(kernel(xl, yl), kernel(xh, yh));
+                                 if constexpr (Conditions) {
+                                     conditions |= pow_conditions(xf, yf, r);
+                                 }
+                                 r.store_unaligned(os);
+                             };
+    std::size_t k = 0;
+    for (; k + width <= n; k += width) compute(x + k, y + k, out + k);
+    if (k < n) {
+        alignas(64) float xa[width], ya[width], oa[width];
+        for (std::size_t j = 0; j < width; ++j) xa[j] = ya[j] = 1.0f;
+        std::memcpy(xa, x + k, (n - k) * sizeof(float));
+        std::memcpy(ya, y + k, (n - k) * sizeof(float));
+        compute(xa, ya, oa);
+        std::memcpy(out + k, oa, (n - k) * sizeof(float));
+    }
+    return conditions;
+}
+
+// power_array_f32 below AVX-512: power_kernel_f32, or power_halves where every exponent is
+// the half-integer m/2 (constant_half).
+template <class A, bool Conditions>
+inline unsigned power_f32_widened_array(float* out, const float* x, const float* y, std::size_t n,
+                                        bool constant_half, int m) noexcept {
+    using B = xsimd::batch<double, A>;
+    if (constant_half) {
+        const halves_range range = direct_range(m == 0 ? 1 : m);
+        return power_f32_widened_loop<A, Conditions>(
+            out, x, y, n, [&](const B& xv, const B&) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+                return power_halves<float, A>(xv, m, range);
+            });
+    }
+    return power_f32_widened_loop<A, Conditions>(
+        out, x, y, n, [](const B& xv, const B& yv) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+            return power_kernel_f32(xv, yv);
+        });
+}
+
 }  // namespace detail
 
 // out[k] = x[k]**y[k] for k < n (contract above).
@@ -103,15 +160,17 @@ template <class A, bool Conditions>
 inline unsigned power_array_f32(float* out, const float* x, const float* y,
                                 std::size_t n) noexcept {
     if (n == 0) return 0;
-#if defined(__AVX512F__)
-    if constexpr (detail::is_avx512<A>) {
-        // a constant half-integer exponent keeps the product path below
-        bool constant_half = false;
-        if (detail::all_equal<A>(y, n)) {
-            detail::half_integer(static_cast<double>(y[0]), &constant_half);
-        }
-        if (!constant_half) return detail::power_f32_avx512_array<A, Conditions>(out, x, y, n);
+    bool constant_half = false;
+    int m = 0;
+    if (detail::all_equal<A>(y, n)) {
+        m = detail::half_integer(static_cast<double>(y[0]), &constant_half);
     }
+    if constexpr (!detail::is_avx512<A>) {
+        return detail::power_f32_widened_array<A, Conditions>(out, x, y, n, constant_half, m);
+    }
+#if defined(__AVX512F__)
+    // AVX-512: a constant half-integer exponent keeps the product path below
+    if (!constant_half) return detail::power_f32_avx512_array<A, Conditions>(out, x, y, n);
 #endif
     using F = xsimd::batch<float, A>;
     constexpr std::size_t chunk = 256;
