@@ -193,40 +193,39 @@ _MAX_ANSWERS = 4096
 _PURE_CALLS = (np.where, np.clip, np.real, np.imag)
 
 
-def _answer_key(template, call, operands):
-    """answer()'s cache key, or None where the answer may depend on more than it holds.
-    Arrays: dtype and ndim, and which axes are empty when one is (what the stand-ins
-    have); Python numbers: their type, and an int's value (NumPy's OverflowError and
-    negative-power errors depend on it); NumPy constants: type, dtype and value. `call`
-    may be a key of its own (a reduction's, see Trace.reduction) instead of a function."""
-    if not (isinstance(call, (np.ufunc, tuple)) or call in _PURE_CALLS):
-        return None
-    parts = [template, call]
-    for op in operands:
-        kind = type(op)
-        if kind is tuple:
-            shape = op[1]
-            parts.append(
-                (op[0], len(shape)) if 0 not in shape else (op[0], tuple(s == 0 for s in shape))
-            )
-        elif kind is int:
-            parts.append((int, op))
-        elif kind in PYTHON_SCALARS:
-            parts.append(kind)
-        else:
-            parts.append((kind, np.asarray(op).dtype, repr(op)))
-    return tuple(parts)
-
-
 def answer(template, call, operands, key_call=None):
     """(dtype, scalar, fused) of `call(*operands)`: NumPy's result dtype, whether NumPy
     returns a NumPy scalar, and whether the engine computes `template` on these operand
     types as NumPy does (engine dtypes throughout and engine_agrees). `operands` as
     numpy_result's (broadcasting is the caller's check). Cached per template, call (or
     `key_call`, a hashable that stands for it) and operand key; NumPy's exceptions
-    propagate and are not kept."""
-    key = _answer_key(template, call if key_call is None else key_call, operands)
-    if key is not None:
+    propagate and are not kept.
+
+    The key (built here, not in a function of its own: this runs for every traced
+    operation): arrays by dtype and ndim, and which axes are empty when one is (what the
+    stand-ins have); Python numbers by their type, and an int by its value too (NumPy's
+    OverflowError and negative-power errors depend on it); NumPy constants by type, dtype
+    and value. No key, and no caching, where the answer may depend on more than it holds
+    (a call other than a ufunc, a reduction's key or a pure function)."""
+    if key_call is None:
+        key_call = call
+    key = None
+    if isinstance(key_call, (np.ufunc, tuple)) or key_call in _PURE_CALLS:
+        parts = [template, key_call]
+        for op in operands:
+            kind = type(op)
+            if kind is tuple:
+                dtype, shape = op
+                parts.append(
+                    (dtype, len(shape)) if 0 not in shape else (dtype, tuple(s == 0 for s in shape))
+                )
+            elif kind is int:
+                parts.append((int, op))
+            elif kind in PYTHON_SCALARS:
+                parts.append(kind)
+            else:
+                parts.append((kind, np.asarray(op).dtype, repr(op)))
+        key = tuple(parts)
         found = _answers.get(key)
         if found is not None:
             return found
