@@ -131,7 +131,7 @@ class Trace:
                 descs.append((node.dtype, node.shape))
                 shapes.append(node.shape)
         if shape is None:
-            # one shape, or two equal ones (the common cases), without a call
+            # every operand of one shape (the common case), without a call
             shape = shapes[0] if shapes and shapes.count(shapes[0]) == len(shapes) else None
             if shape is None:
                 shape = _ops.broadcast_shape(shapes)
