@@ -280,6 +280,20 @@ def test_global_loads_scan_reads_bytecode_as_dis_does():
     assert checked > 300
 
 
+def test_global_loads_scan_reads_extended_arguments():
+    # Names beyond the 255th take EXTENDED_ARG prefixes, on a LOAD_GLOBAL and on the
+    # LOAD_ATTR right after it (past the LOAD_GLOBAL's inline caches)
+    from numfuse._jit import _guards
+
+    source = "def f():\n" + "".join(f"    x{i} = g{i}.a{i}\n" for i in range(300))
+    source += "    return g299.b, g0, (g1)\n"
+    namespace = {}
+    exec(source, namespace)
+    expected = [[f"g{i}", [f"a{i}"]] for i in range(300)]
+    expected += [["g299", ["b"]], ["g0", []], ["g1", []]]
+    assert _guards._global_loads(namespace["f"].__code__) == expected
+
+
 def test_verdict_comparison_matches_numpys_allclose_with_signed_zeros():
     # The engine-vs-NumPy comparison of the first call's verdicts (in C++,
     # src/python/jit_verdict.cpp) against the NumPy formulation it replaced: the engine's

@@ -278,6 +278,42 @@ def test_the_verdict_compares_values_as_documented(dtype):
     assert _agrees("(-v0)", [x], exact[()] if exact.ndim == 0 else exact)
 
 
+_VERDICT_CASES = {
+    "(v0 + v1)": np.add,
+    "(v0 * v1)": np.multiply,
+    "(v0 > v1)": np.greater,
+    "exp(v0)": np.exp,
+    "sum(v0)": np.sum,
+    "where((v0 > v1), v0, v1)": lambda a, b: np.where(a > b, a, b),
+}
+
+
+@pytest.mark.parametrize("text", sorted(_VERDICT_CASES))
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.complex128, np.int64])
+def test_the_verdict_runs_1d_samples_as_any_others(text, dtype):
+    """1-d contiguous samples run through the contiguous path (execute_contiguous), strided
+    and 2-d ones through execute(): the same verdicts, on NumPy's result and on a wrong one."""
+    function = _VERDICT_CASES[text]
+    arity = text.count("v1") and 2 or 1
+    if np.dtype(dtype).kind == "i":
+        flat = [np.array([-7, -1, 0, 1, 3, 100, 2, -2, 5], dtype), np.arange(9, dtype=dtype) - 4]
+    else:
+        flat = [_F8.astype(dtype), np.roll(_F8, 3).astype(dtype)]
+    flat = flat[:arity]
+    strided = [np.repeat(a, 2)[::2] for a in flat]
+    tall = [a.reshape(9, 1) for a in flat]
+    verdicts = set()
+    with np.errstate(all="ignore"):
+        for samples in (flat, strided, tall):
+            reference = np.asarray(function(*samples))
+            verdicts.add(_agrees(text, samples, reference))
+            if reference.dtype.kind in "fciu" and reference.size:
+                wrong = reference.copy()
+                wrong.flat[0] = wrong.flat[0] + 1 if np.isfinite(wrong.flat[0]) else 1
+                assert not _agrees(text, samples, wrong), samples
+    assert len(verdicts) == 1, verdicts
+
+
 def test_the_verdict_compares_complex_integer_and_bool_results():
     z = np.empty(9, np.complex128)
     z.real, z.imag = _F8, np.roll(_F8, 1)

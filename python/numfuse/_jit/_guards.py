@@ -27,7 +27,9 @@ def _code_objects(code):
 
 
 # The raw bytecode scan of _global_loads: dis.get_instructions builds an Instruction per
-# instruction (about 100x slower, a large part of a small function's first call).
+# instruction (about 100x slower, a large part of a small function's first call), and a
+# Python loop over every instruction (inline caches included) still costs a 20-operation
+# function's first call ~0.1M instructions: the opcodes are searched for LOAD_GLOBAL in C.
 _CACHE = dis.opmap.get("CACHE")  # inline cache entries (3.11+), skipped as dis skips them
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
 _LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
@@ -39,30 +41,32 @@ _ATTRIBUTE_SHIFT = 1 if sys.version_info >= (3, 12) else 0
 
 
 def _global_loads(code):
-    """(name, [attribute, ...]) for every LOAD_GLOBAL, with the LOAD_ATTRs right after it."""
+    """(name, [attribute, ...]) for every LOAD_GLOBAL, with the LOAD_ATTR (or LOAD_METHOD)
+    that is the next instruction after it, past its inline caches."""
     loads = []
-    current = None
     names = code.co_names
     raw = code.co_code
-    extended = 0
-    for i in range(0, len(raw), 2):
-        op = raw[i]
-        if op == _CACHE:
-            continue
-        arg = raw[i + 1] | extended
-        if op == _EXTENDED_ARG:
-            extended = arg << 8
-            continue
+    ops, args = raw[0::2], raw[1::2]  # instruction units: opcode and argument bytes
+    count = len(ops)
+    i = ops.find(_LOAD_GLOBAL)
+    while i >= 0:
+        arg, shift, k = args[i], 8, i - 1
+        while k >= 0 and ops[k] == _EXTENDED_ARG:  # its argument's higher bytes
+            arg |= args[k] << shift
+            shift += 8
+            k -= 1
+        current = [names[arg >> _GLOBAL_SHIFT], []]
+        loads.append(current)
+        j = i + 1
+        while j < count and ops[j] == _CACHE:
+            j += 1
         extended = 0
-        if op == _LOAD_GLOBAL:
-            current = [names[arg >> _GLOBAL_SHIFT], []]
-            loads.append(current)
-        elif op in _ATTRIBUTE_LOADS and current is not None:
-            if not current[1]:  # one level: module.attr
-                current[1].append(names[arg >> _ATTRIBUTE_SHIFT])
-            current = None
-        else:
-            current = None
+        while j < count and ops[j] == _EXTENDED_ARG:
+            extended = (extended | args[j]) << 8
+            j += 1
+        if j < count and ops[j] in _ATTRIBUTE_LOADS:  # one level: module.attr
+            current[1].append(names[(args[j] | extended) >> _ATTRIBUTE_SHIFT])
+        i = ops.find(_LOAD_GLOBAL, i + 1)
     return loads
 
 

@@ -193,40 +193,39 @@ _MAX_ANSWERS = 4096
 _PURE_CALLS = (np.where, np.clip, np.real, np.imag)
 
 
-def _answer_key(template, call, operands):
-    """answer()'s cache key, or None where the answer may depend on more than it holds.
-    Arrays: dtype and ndim, and which axes are empty when one is (what the stand-ins
-    have); Python numbers: their type, and an int's value (NumPy's OverflowError and
-    negative-power errors depend on it); NumPy constants: type, dtype and value. `call`
-    may be a key of its own (a reduction's, see Trace.reduction) instead of a function."""
-    if not (isinstance(call, (np.ufunc, tuple)) or call in _PURE_CALLS):
-        return None
-    parts = [template, call]
-    for op in operands:
-        kind = type(op)
-        if kind is tuple:
-            shape = op[1]
-            parts.append(
-                (op[0], len(shape)) if 0 not in shape else (op[0], tuple(s == 0 for s in shape))
-            )
-        elif kind is int:
-            parts.append((int, op))
-        elif kind in PYTHON_SCALARS:
-            parts.append(kind)
-        else:
-            parts.append((kind, np.asarray(op).dtype, repr(op)))
-    return tuple(parts)
-
-
 def answer(template, call, operands, key_call=None):
     """(dtype, scalar, fused) of `call(*operands)`: NumPy's result dtype, whether NumPy
     returns a NumPy scalar, and whether the engine computes `template` on these operand
     types as NumPy does (engine dtypes throughout and engine_agrees). `operands` as
     numpy_result's (broadcasting is the caller's check). Cached per template, call (or
     `key_call`, a hashable that stands for it) and operand key; NumPy's exceptions
-    propagate and are not kept."""
-    key = _answer_key(template, call if key_call is None else key_call, operands)
-    if key is not None:
+    propagate and are not kept.
+
+    The key (built here, not in a function of its own: this runs for every traced
+    operation): arrays by dtype and ndim, and which axes are empty when one is (what the
+    stand-ins have); Python numbers by their type, and an int by its value too (NumPy's
+    OverflowError and negative-power errors depend on it); NumPy constants by type, dtype
+    and value. No key, and no caching, where the answer may depend on more than it holds
+    (a call other than a ufunc, a reduction's key or a pure function)."""
+    if key_call is None:
+        key_call = call
+    key = None
+    if isinstance(key_call, (np.ufunc, tuple)) or key_call in _PURE_CALLS:
+        parts = [template, key_call]
+        for op in operands:
+            kind = type(op)
+            if kind is tuple:
+                dtype, shape = op
+                parts.append(
+                    (dtype, len(shape)) if 0 not in shape else (dtype, tuple(s == 0 for s in shape))
+                )
+            elif kind is int:
+                parts.append((int, op))
+            elif kind in PYTHON_SCALARS:
+                parts.append(kind)
+            else:
+                parts.append((kind, np.asarray(op).dtype, repr(op)))
+        key = tuple(parts)
         found = _answers.get(key)
         if found is not None:
             return found
@@ -244,14 +243,9 @@ def answer(template, call, operands, key_call=None):
 @np.errstate(all="ignore")
 def _new_answer(template, call, operands):
     """answer()'s work on a miss, with NumPy's floating-point errors ignored."""
-    engine_types = all(
-        is_engine_dtype(op[0])
-        if type(op) is tuple
-        else type(op) in PYTHON_SCALARS or is_engine_dtype(np.asarray(op).dtype)
-        for op in operands
-    )
+    engine_types, sampled, types = _operand_facts(operands)
     samples = reference = None
-    if engine_types and all(map(_sample_answers_numpy, operands)):
+    if engine_types and sampled:
         # The verdict's own sample call answers NumPy's dtype and scalar-ness too: NumPy 2
         # picks both from the operand dtypes and ndims alone (Python floats, complexes and
         # bools weakly, whatever their value), never from values or extents; the samples
@@ -267,17 +261,39 @@ def _new_answer(template, call, operands):
         dtype, scalar = np.asarray(reference).dtype, isinstance(reference, np.generic)
     fused = (
         engine_types
-        and is_engine_dtype(dtype)
-        and _engine_verdict(template, call, operands, samples, reference)
+        and dtype in ENGINE_DTYPES
+        and _engine_verdict((template, types), template, call, operands, samples, reference)
     )
     return dtype, scalar, fused
 
 
-def _sample_answers_numpy(operand) -> bool:
-    kind = type(operand)
-    if kind is tuple:
-        return 0 not in operand[1]
-    return kind is not int
+def _operand_facts(operands):
+    """(engine_types, sampled, types) of answer()'s operands, in one pass: whether every
+    operand is of an engine dtype or a Python number; whether the verdict's samples
+    answer NumPy's dtype too (no Python int, no empty axis; see _new_answer); and the
+    operand types that key the verdict: (dtype, ndim) of an array, a Python number's
+    type, a NumPy constant's type, dtype and value."""
+    engine_types = sampled = True
+    types = []
+    for op in operands:
+        kind = type(op)
+        if kind is tuple:
+            dtype, shape = op
+            if dtype not in ENGINE_DTYPES:
+                engine_types = False
+            if 0 in shape:
+                sampled = False
+            types.append((dtype, len(shape)))
+        elif kind in PYTHON_SCALARS:
+            if kind is int:
+                sampled = False
+            types.append(kind)
+        else:
+            dtype = np.asarray(op).dtype
+            if dtype not in ENGINE_DTYPES:
+                engine_types = False
+            types.append((kind, dtype, repr(op)))
+    return engine_types, sampled, tuple(types)
 
 
 _RAISED = object()  # the reference call raised on the samples
@@ -394,24 +410,15 @@ def _make_sample(index: int, dtype, ndim: int) -> np.ndarray:
 def engine_agrees(template: str, call, operands) -> bool:
     """Whether the engine computes `template` on these operand types as NumPy's `call`
     does (same dtype, shape and values on sample data); cached per template and types."""
+    key = (template, _operand_facts(operands)[2])
     with np.errstate(all="ignore"):
-        return _engine_verdict(template, call, operands, None, None)
+        return _engine_verdict(key, template, call, operands, None, None)
 
 
-def _engine_verdict(template, call, operands, samples, reference) -> bool:
-    """engine_agrees() under the caller's errstate; `samples` and `reference` (NumPy's
-    call on them, or _RAISED) when the caller has them already, else None."""
-    key = (
-        template,
-        tuple(
-            (op[0], len(op[1]))
-            if type(op) is tuple
-            else type(op)
-            if type(op) in PYTHON_SCALARS
-            else (type(op), np.asarray(op).dtype, repr(op))
-            for op in operands
-        ),
-    )
+def _engine_verdict(key, template, call, operands, samples, reference) -> bool:
+    """engine_agrees() under the caller's errstate: the verdict cached under `key`
+    (template and _operand_facts' types); `samples` and `reference` (NumPy's call on
+    them, or _RAISED) when the caller has them already, else None."""
     verdict = _verdicts.get(key)
     if verdict is None:
         if samples is None:

@@ -34,6 +34,7 @@ _NO_CONST = _ops.NO_CONST
 _MAX_TEXT = 20000
 _MAX_DEPTH = 300
 _sizes: dict = {}
+_new_tracer = Tracer.__new__
 
 
 def _template_sizes(template: str) -> tuple:
@@ -130,13 +131,19 @@ class Trace:
                 descs.append((node.dtype, node.shape))
                 shapes.append(node.shape)
         if shape is None:
-            shape = shapes[0] if len(shapes) == 1 else _ops.broadcast_shape(shapes)
+            # every operand of one shape (the common case), without a call
+            shape = shapes[0] if shapes and shapes.count(shapes[0]) == len(shapes) else None
             if shape is None:
-                _ops.numpy_result(call, descs)  # NumPy's broadcasting error, user's line
+                shape = _ops.broadcast_shape(shapes)
+                if shape is None:
+                    _ops.numpy_result(call, descs)  # NumPy's broadcasting error, user's line
         dtype, scalar, fuse = _ops.answer(template, call, descs, key_call)
         if not fuse:
             return self.eager(call, operands, {}, f"{what} on {_types(operands)}")
-        node = Tracer(self)
+        node = _new_tracer(Tracer)  # Tracer(self)'s fields, set here without its __init__
+        node.trace = self
+        node.slot = None
+        node.const = _NO_CONST
         node.template = template
         node.args = nodes
         node.dtype = dtype

@@ -24,6 +24,7 @@ _VIEW_FUNCTIONS = frozenset(
         "ravel",
     )
 )
+_UFUNC_TEMPLATES = _ops._UFUNC_TEMPLATES
 _VIEW_METHODS = frozenset(("reshape", "transpose", "squeeze", "swapaxes", "ravel", "view"))
 
 
@@ -85,7 +86,8 @@ class Tracer:
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
         trace = self.trace
-        template = _ops.ufunc_template(ufunc)
+        # the table's template without a call (every traced np.* ufunc comes here)
+        template = _UFUNC_TEMPLATES.get(ufunc) or _ops.ufunc_template(ufunc)
         if method == "__call__" and not kwargs and template is not None:
             return trace.fused(template, ufunc, inputs, what=f"np.{ufunc.__name__}")
         function = ufunc if method == "__call__" else getattr(ufunc, method)
