@@ -566,15 +566,15 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_lanes(
     const F a = _mm256_min_ps(ax, F(T::xmax));  // NaN gives xmax (the second operand)
     // k = floor(2a) in [0, 7] (2a exact; vpermps reads the low 3 bits of each lane).
     const __m256i k = _mm256_cvttps_epi32(a * F(T::scale));
-    const auto k0 = a < F(1.0f / T::scale);  // k == 0
+    const __m256 k0 = _mm256_cmp_ps(a, F(1.0f / T::scale), _CMP_LT_OQ);  // k == 0
     const auto P = [&](const float* tab) NUMFUSE_ALWAYS_INLINE_LAMBDA {
         return F(_mm256_permutevar8x32_ps(_mm256_load_ps(tab), k));
     };
     const F t = a - P(T::m);  // exact (Sterbenz); t = a on interval 0 (m = 0)
-    const F v = xsimd::select(k0, t * t, t);
+    const F v = _mm256_blendv_ps(t, t * t, k0);
     F q = P(T::c[T::degree - 1]);
     for (int j = T::degree - 2; j >= 0; --j) q = detail::fused_madd(q, v, P(T::c[j]));
-    const F base = xsimd::select(k0, t, P(T::c0));
+    const F base = _mm256_blendv_ps(P(T::c0), t, k0);
     return detail::fused_madd(t, q, base) | sign;
 #else
     return x;
@@ -618,9 +618,14 @@ template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<float, Arch> erf_special(
     xsimd::batch<float, Arch> x) noexcept {
     if constexpr (erf_detail::f32_lanes<Arch>) {
-        using F = xsimd::batch<float, Arch>;
-        const F ax = (x & F(-0.0f)) ^ x;
-        return ~(ax >= F(0x1p-126f)) & (x != F(0.0f));  // NaN: both sides true
+#if defined(__AVX2__)
+        // Unordered compares, so that NaN is true on both sides (xsimd's != is ordered).
+        const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+        return _mm256_and_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(0x1p-126f), _CMP_NGE_UQ),
+                             _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+#else
+        return xsimd::batch_bool<float, Arch>(false);
+#endif
     } else {
         (void)x;
         return xsimd::batch_bool<float, Arch>(false);
