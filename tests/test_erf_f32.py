@@ -14,10 +14,10 @@ import numfuse
 
 # kMaxUlpF32Lanes of tests/cpp/test_erf.cpp (the larger of the two float32 bounds).
 MAX_ULP = 0.64
-# The float32-lane kernel's interval edges (k/2), its clamp point xmax and the smallest
-# normal (where the subnormal repair starts); the float64-based path has its own edges,
-# which these sweeps cross too.
-EDGES = [k / 2 for k in range(1, 8)] + [3.9375, 2.0**-126]
+# The float32-lane kernel's interval edges (k/2), its clamp point xmax, the smallest
+# normal and 2^-32 (below which the repair path computes x * 2/sqrt(pi)); the float64-based
+# path has its own edges, which these sweeps cross too.
+EDGES = [k / 2 for k in range(1, 8)] + [3.9375, 2.0**-126, 2.0**-32]
 
 
 def ulp_error(y: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -159,12 +159,13 @@ TEST_P(Erf, Float32StridedBitPatternsWithinBound) {
 }
 
 // Around every interval edge of the float32-lane kernel (k/2 for k = 1..7, where the
-// table row changes; xmax, where the clamp starts; 2^-126, where the subnormal path
-// starts) and of the float64 one's float32 table: the 200 floats on each side, both
-// signs. A wrong edge (a lane taking its neighbour's row or centre) shows as a large error.
+// table row changes; xmax, where the clamp starts; 2^-126 and tiny = 2^-32, below which
+// the repair path computes x * 2/sqrt(pi)) and of the float64 one's float32 table: the 200 floats
+// on each side, both signs. A wrong edge (a lane taking its neighbour's row or centre) shows as a
+// large error.
 TEST_P(Erf, Float32IntervalEdgesBothSigns) {
     using Tab = numfuse::kernels::erf_detail::erf_table_f32_lanes;
-    std::vector<float> edges = {Tab::xmax, 0x1p-126f};
+    std::vector<float> edges = {Tab::xmax, 0x1p-126f, Tab::tiny};
     for (int k = 1; k < 8; ++k) edges.push_back(static_cast<float>(k) / Tab::scale);
     std::vector<float> x;
     for (const float e : edges) {

@@ -57,8 +57,9 @@
 //           the interval's centre with erf(m) within 2^-12 ulp of the float c0;
 // Horner in float32 with FMA, one table row per lane; y gets x's sign by an OR. Interval 1
 // starts at 1/2 (not lower), so that t*P stays well below y there. Zero and infinities
-// come out right; subnormal and NaN lanes are flagged (erf_special) and repaired out of
-// line (erf_f32_fix: RN(x * 2/sqrt(pi)) through one double product, +qNaN).
+// come out right; tiny (0 < |x| < 2^-32, subnormals included) and NaN lanes are flagged
+// (erf_special) and repaired out of line (erf_f32_fix: RN(x * 2/sqrt(pi)) through one
+// double product, +qNaN).
 // Coefficients: src/core/kernels/generated/erf_coefficients.hpp (make regen), from the
 // Chebyshev-interpolation (near-minimax) fits of tools/erf_coeffs.py; shared with the
 // scalar / GPU code in src/core/device_math/erf.hpp.
@@ -548,6 +549,10 @@ struct erf_table_f32_lanes {
     static constexpr int degree = NUMFUSE_ERF32_DEGREE;  // c1..c7
     static constexpr float scale = NUMFUSE_ERF32_SCALE;  // 1 / interval width (2)
     static constexpr float xmax = NUMFUSE_ERF32_XMAX;
+    // Below tiny (subnormals included) erf_f32_fix gives RN(x * 2/sqrt(pi)): erf(x) is that
+    // product to 2^-65 relative there, and the lanes' polynomial, within bound but not
+    // correctly rounded (c1 is a float), would differ from scipy's erf at e.g. 2^-126.
+    static constexpr float tiny = 0x1p-32f;
     alignas(32) static constexpr float m[8] = NUMFUSE_ERF32_M;
     alignas(32) static constexpr float c0[8] = NUMFUSE_ERF32_C0;
     alignas(32) static constexpr float c[degree][8] = NUMFUSE_ERF32_C;  // c1..c7
@@ -581,9 +586,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_lanes(
 #endif
 }
 
-// Subnormal and NaN lanes of erf_f32_lanes: subnormals give RN(x * 2/sqrt(pi)) through
-// one double product (x is exact in double; RN53 then RN24 is the correctly rounded
-// result for every float32 subnormal: checked exhaustively, tests/test_erf_f32.py),
+// Tiny (0 < |x| < 2^-32, subnormals included) and NaN lanes of erf_f32_lanes: tiny lanes
+// give RN(x * 2/sqrt(pi)) through one double product (x is exact in double; RN53 then
+// RN24 is the correctly rounded result for every float32 subnormal: checked exhaustively,
+// tests/test_erf_f32.py),
 // NaN gives +qNaN. Out of line: rare.
 template <class Arch>
 NUMFUSE_NOINLINE xsimd::batch<float, Arch> erf_f32_fix(xsimd::batch<float, Arch> x,
@@ -594,7 +600,7 @@ NUMFUSE_NOINLINE xsimd::batch<float, Arch> erf_f32_fix(xsimd::batch<float, Arch>
     detail::widen(x, lo, hi);
     const B c(0x1.20dd750429b6dp+0);  // RN(2/sqrt(pi))
     const F tiny = detail::narrow(lo * c, hi * c);
-    y = xsimd::select(((x & F(-0.0f)) ^ x) < F(0x1p-126f), tiny, y);
+    y = xsimd::select(((x & F(-0.0f)) ^ x) < F(erf_table_f32_lanes::tiny), tiny, y);
     return xsimd::select(xsimd::isnan(x), F(std::numeric_limits<float>::quiet_NaN()), y);
 }
 
@@ -613,7 +619,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_kernel_nofix(
     }
 }
 
-// True for subnormal (nonzero) and NaN lanes on the float32-lane levels.
+// True for tiny (0 < |x| < 2^-32) and NaN lanes on the float32-lane levels.
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<float, Arch> erf_special(
     xsimd::batch<float, Arch> x) noexcept {
@@ -621,8 +627,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<float, Arch> erf_special(
 #if defined(__AVX2__)
         // Unordered compares, so that NaN is true on both sides (xsimd's != is ordered).
         const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
-        return _mm256_and_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(0x1p-126f), _CMP_NGE_UQ),
-                             _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+        return _mm256_and_ps(
+            _mm256_cmp_ps(ax, _mm256_set1_ps(erf_detail::erf_table_f32_lanes::tiny), _CMP_NGE_UQ),
+            _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NEQ_UQ));
 #else
         return xsimd::batch_bool<float, Arch>(false);
 #endif
