@@ -145,33 +145,20 @@ struct ErfOp : OrScreen<ErfOp> {
     NUMFUSE_ALWAYS_INLINE static B compute(const B& x) noexcept {
         return kernels::erf_kernel(x);
     }
-    // float64: tiny and NaN lanes are repaired on the rare path (erf raises no
-    // floating-point conditions, so that path only fixes values; flags stay none).
+    // Tiny (float64) / subnormal (float32 on avx2_fma) and NaN lanes are repaired on the
+    // rare path (erf raises no floating-point conditions, so that path only fixes values;
+    // flags stay none). float32 on the other levels flags nothing.
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
-        if constexpr (std::is_same<typename B::value_type, double>::value) {
-            return kernels::erf_kernel_nofix(x);
-        } else {
-            return compute(x);
-        }
+        return kernels::erf_kernel_nofix(x);
     }
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
-        if constexpr (std::is_same<typename B::value_type, double>::value) {
-            return kernels::erf_fix(x, y);
-        } else {
-            (void)x;
-            return y;
-        }
+        return kernels::erf_fix(x, y);
     }
     template <class B>
     NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
-        if constexpr (std::is_same<typename B::value_type, double>::value) {
-            return kernels::erf_special(x);
-        } else {
-            (void)x;  // float erf raises nothing and needs no fixup: never flag
-            return typename B::batch_bool_type(false);
-        }
+        return kernels::erf_special(x);
     }
     template <class T>
     static unsigned flags(T, T) noexcept {

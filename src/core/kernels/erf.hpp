@@ -4,8 +4,10 @@
 //   template <class Arch> batch<double, Arch> erf_kernel(batch<double, Arch> x) noexcept;
 //   template <class Arch> batch<float, Arch>  erf_kernel(batch<float, Arch> x) noexcept;
 //   * Max error <= 1 ULP against the correctly rounded erf, at every level. The measured
-//     maxima per dtype and level are the bounds kMaxUlpF64Sse2, kMaxUlpF64Fma and kMaxUlpF32
-//     enforced in tests/cpp/test_erf.cpp (benchmarks/cpp/accuracy_harness.cpp sweeps more inputs).
+//     maxima per dtype and level are the bounds kMaxUlpF64Sse2, kMaxUlpF64Fma, kMaxUlpF32
+//     (float32 through double) and kMaxUlpF32Lanes (float32 lanes, avx2_fma; measured on
+//     every float32) enforced in tests/cpp/test_erf.cpp (benchmarks/cpp/accuracy_harness.cpp
+//     sweeps more inputs).
 //   * Valid for all inputs. erf(+-0) = +-0, erf(+-inf) = +-1, erf(NaN) = +qNaN
 //     (0x7ff8000000000000 / 0x7fc00000, also for negative NaN inputs); subnormal inputs
 //     give x * 2/sqrt(pi) correctly rounded; erf(-x) == -erf(x) bitwise. These are the
@@ -17,7 +19,9 @@
 //     unfused a * b + c; on x86-64 GCC contracts it into vfmadd after inlining (its default
 //     -ffp-contract=fast), clang 14 does not (-ffp-contract=on fuses only within one source
 //     expression), which made clang's avx512 erf differ from avx2_fma and exceed the bound.
-//   * avx2_fma and avx512 give bit-identical results (same operations in the same order).
+//   * float64: avx2_fma and avx512 give bit-identical results (same operations in the same
+//     order). float32: avx2_fma runs float32 lanes, the other levels go through double, so
+//     their float32 results differ in the last bit at some inputs (both within the bound).
 //
 // Method. ax = min(|x|, xmax) picks one of 16 intervals, k = round(qb*ax + qc*ax^2 - n)
 // clamped at 0, computed as the low bits of max(fma(fma(qc, ax, qb), ax, 2^52 - n), 2^52)
@@ -39,8 +43,23 @@
 // (erf_abs_fma, a shorter dependency chain), and on AVX-512 c3..c11 carry their interval
 // number in their 4 lowest mantissa bits, so that each serves as the permute index of
 // the next one (no index copies).
-// float32 converts to double, evaluates a degree-5 set of the same form, rounds once.
+// float32 through double (sse2, avx512, neon): converts to double, evaluates a degree-5
+// set of the same form, rounds once.
 // 0 < |x| < 2^-1000 (rare) takes an exact scalar path for RN(x * 2/sqrt(pi)).
+//
+// float32 lanes (avx2_fma; erf_f32_lanes, 8 lanes per register): a = min(|x|, xmax)
+// (erf(xmax) and above round to 1), k = floor(2a) from vcvttps2dq of the exact 2a picks one
+// of 8 intervals [k/2, (k+1)/2], and every coefficient is one vpermps from an 8-entry table
+// (src/core/kernels/generated/erf_f32_coefficients.hpp, tools/erf_f32_coeffs.py):
+//   k = 0:  y = a + a*(c1 + u*(c2 + ... c7)), u = a^2 (odd; the rounding of the
+//           polynomial reaches y scaled by <= 0.12);
+//   k >= 1: y = c0 + t*(c1 + t*(c2 + ... c7)), t = a - m exact (Sterbenz), m a float near
+//           the interval's centre with erf(m) within 2^-12 ulp of the float c0;
+// Horner in float32 with FMA, one table row per lane; y gets x's sign by an OR. Interval 1
+// starts at 1/2 (not lower), so that t*P stays well below y there. Zero and infinities
+// come out right; tiny (0 < |x| < 2^-32, subnormals included) and NaN lanes are flagged
+// (erf_special) and repaired out of line (erf_f32_fix: RN(x * 2/sqrt(pi)) through one
+// double product, +qNaN).
 // Coefficients: src/core/kernels/generated/erf_coefficients.hpp (make regen), from the
 // Chebyshev-interpolation (near-minimax) fits of tools/erf_coeffs.py; shared with the
 // scalar / GPU code in src/core/device_math/erf.hpp.
@@ -58,6 +77,7 @@
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
 #include "kernels/generated/erf_coefficients.hpp"
+#include "kernels/generated/erf_f32_coefficients.hpp"
 
 namespace numfuse::kernels {
 
@@ -507,17 +527,139 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_f32_half(
     return y | (x & sign_mask);  // NaN lanes are fixed up in float
 }
 
-}  // namespace erf_detail
-
-// erf(x) for float32 lanes, evaluated in double and rounded once. Max error: kMaxUlpF32 in
-// tests/cpp/test_erf.cpp.
+// float32 through double (sse2, avx512, neon): NaN lanes fixed, nothing else to repair.
 template <class Arch>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_kernel(xsimd::batch<float, Arch> x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_via_double(
+    xsimd::batch<float, Arch> x) noexcept {
     using F = xsimd::batch<float, Arch>;
     xsimd::batch<double, Arch> lo, hi;
     detail::widen(x, lo, hi);
-    const F y = detail::narrow(erf_detail::erf_f32_half(lo), erf_detail::erf_f32_half(hi));
+    const F y = detail::narrow(erf_f32_half(lo), erf_f32_half(hi));
     return xsimd::select(xsimd::isnan(x), F(std::numeric_limits<float>::quiet_NaN()), y);
+}
+
+// Whether float32 erf runs in float32 lanes (erf_f32_lanes): AVX2 with FMA (8-entry
+// tables, one vpermps each). Other levels evaluate in double (erf_f32_via_double).
+template <class Arch>
+inline constexpr bool f32_lanes = std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
+
+// The float32-lane table (src/core/kernels/generated/erf_f32_coefficients.hpp):
+// entry k of each array belongs to interval k = [k/scale, (k + 1)/scale].
+struct erf_table_f32_lanes {
+    static constexpr int degree = NUMFUSE_ERF32_DEGREE;  // c1..c7
+    static constexpr float scale = NUMFUSE_ERF32_SCALE;  // 1 / interval width (2)
+    static constexpr float xmax = NUMFUSE_ERF32_XMAX;
+    // Below tiny (subnormals included) erf_f32_fix gives RN(x * 2/sqrt(pi)): erf(x) is that
+    // product to 2^-65 relative there, and the lanes' polynomial, within bound but not
+    // correctly rounded (c1 is a float), would differ from scipy's erf at e.g. 2^-126.
+    static constexpr float tiny = 0x1p-32f;
+    alignas(32) static constexpr float m[8] = NUMFUSE_ERF32_M;
+    alignas(32) static constexpr float c0[8] = NUMFUSE_ERF32_C0;
+    alignas(32) static constexpr float c[degree][8] = NUMFUSE_ERF32_C;  // c1..c7
+};
+
+// erf(x) in float32 lanes for every x except subnormals and NaN (erf_f32_fix repairs
+// those; +-0 and +-inf are right here). Method in the header comment ("float32 lanes").
+template <class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_lanes(
+    xsimd::batch<float, Arch> x) noexcept {
+#if defined(__AVX2__)
+    using F = xsimd::batch<float, Arch>;
+    using T = erf_table_f32_lanes;
+    const F ax = (x & F(-0.0f)) ^ x;  // |x|
+    const F sign = x ^ ax;
+    const F a = _mm256_min_ps(ax, F(T::xmax));  // NaN gives xmax (the second operand)
+    // k = floor(2a) in [0, 7] (2a exact; vpermps reads the low 3 bits of each lane).
+    const __m256i k = _mm256_cvttps_epi32(a * F(T::scale));
+    const __m256 k0 = _mm256_cmp_ps(a, F(1.0f / T::scale), _CMP_LT_OQ);  // k == 0
+    const auto P = [&](const float* tab) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+        return F(_mm256_permutevar8x32_ps(_mm256_load_ps(tab), k));
+    };
+    const F t = a - P(T::m);  // exact (Sterbenz); t = a on interval 0 (m = 0)
+    const F v = _mm256_blendv_ps(t, t * t, k0);
+    F q = P(T::c[T::degree - 1]);
+    for (int j = T::degree - 2; j >= 0; --j) q = detail::fused_madd(q, v, P(T::c[j]));
+    const F base = _mm256_blendv_ps(P(T::c0), t, k0);
+    return detail::fused_madd(t, q, base) | sign;
+#else
+    return x;
+#endif
+}
+
+// Tiny (0 < |x| < 2^-32, subnormals included) and NaN lanes of erf_f32_lanes: tiny lanes
+// give RN(x * 2/sqrt(pi)) through one double product (x is exact in double; RN53 then
+// RN24 is the correctly rounded result for every float32 subnormal: checked exhaustively,
+// tests/test_erf_f32.py),
+// NaN gives +qNaN. Out of line: rare.
+template <class Arch>
+NUMFUSE_NOINLINE xsimd::batch<float, Arch> erf_f32_fix(xsimd::batch<float, Arch> x,
+                                                       xsimd::batch<float, Arch> y) noexcept {
+    using F = xsimd::batch<float, Arch>;
+    using B = xsimd::batch<double, Arch>;
+    B lo, hi;
+    detail::widen(x, lo, hi);
+    const B c(0x1.20dd750429b6dp+0);  // RN(2/sqrt(pi))
+    const F tiny = detail::narrow(lo * c, hi * c);
+    y = xsimd::select(((x & F(-0.0f)) ^ x) < F(erf_table_f32_lanes::tiny), tiny, y);
+    return xsimd::select(xsimd::isnan(x), F(std::numeric_limits<float>::quiet_NaN()), y);
+}
+
+}  // namespace erf_detail
+
+// The split form for float32 (as for float64 above: erf_kernel_nofix, then erf_fix where
+// erf_special flags a lane, equals erf_kernel bit for bit). Only the float32-lane levels
+// have lanes to repair: elsewhere erf_kernel_nofix is erf_kernel and nothing is flagged.
+template <class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_kernel_nofix(
+    xsimd::batch<float, Arch> x) noexcept {
+    if constexpr (erf_detail::f32_lanes<Arch>) {
+        return erf_detail::erf_f32_lanes(x);
+    } else {
+        return erf_detail::erf_f32_via_double(x);
+    }
+}
+
+// True for tiny (0 < |x| < 2^-32) and NaN lanes on the float32-lane levels.
+template <class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<float, Arch> erf_special(
+    xsimd::batch<float, Arch> x) noexcept {
+    if constexpr (erf_detail::f32_lanes<Arch>) {
+#if defined(__AVX2__)
+        // Unordered compares, so that NaN is true on both sides (xsimd's != is ordered).
+        const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+        return _mm256_and_ps(
+            _mm256_cmp_ps(ax, _mm256_set1_ps(erf_detail::erf_table_f32_lanes::tiny), _CMP_NGE_UQ),
+            _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+#else
+        return xsimd::batch_bool<float, Arch>(false);
+#endif
+    } else {
+        (void)x;
+        return xsimd::batch_bool<float, Arch>(false);
+    }
+}
+
+template <class Arch>
+NUMFUSE_NOINLINE xsimd::batch<float, Arch> erf_fix(xsimd::batch<float, Arch> x,
+                                                   xsimd::batch<float, Arch> y) noexcept {
+    if constexpr (erf_detail::f32_lanes<Arch>) {
+        return erf_detail::erf_f32_fix(x, y);
+    } else {
+        (void)x;
+        return y;
+    }
+}
+
+// erf(x) for float32 lanes. Max error: kMaxUlpF32Lanes (avx2_fma) / kMaxUlpF32 (other
+// levels, evaluated in double and rounded once) in tests/cpp/test_erf.cpp.
+template <class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_kernel(xsimd::batch<float, Arch> x) noexcept {
+    if constexpr (erf_detail::f32_lanes<Arch>) {
+        const auto y = erf_detail::erf_f32_lanes(x);
+        return xsimd::any(erf_special(x)) ? erf_detail::erf_f32_fix(x, y) : y;
+    } else {
+        return erf_detail::erf_f32_via_double(x);
+    }
 }
 
 }  // namespace numfuse::kernels
