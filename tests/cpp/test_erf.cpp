@@ -213,9 +213,16 @@ TEST_P(Erf, Float32SparseSpecialsMatchOneAtATime) {
     for (int i = 0; i < 60; ++i) {
         const size_t at = rng() % x.size();
         switch (i % 4) {
-            case 0: x[at] = value_of<float>(1u + rng() % 0x007fffffu); break;
-            case 1: x[at] = -value_of<float>(1u + rng() % 0x007fffffu); break;
-            case 2: x[at] = value_of<float>(0xffc00000u | (rng() & 0x3fffffu)); break;
+            case 0:
+                x[at] = value_of<float>(static_cast<std::uint32_t>(1u + rng() % 0x007fffffu));
+                break;
+            case 1:
+                x[at] = -value_of<float>(static_cast<std::uint32_t>(1u + rng() % 0x007fffffu));
+                break;
+            case 2:
+                x[at] =
+                    value_of<float>(static_cast<std::uint32_t>(0xffc00000u | (rng() & 0x3fffffu)));
+                break;
             default: x[at] = (rng() & 1) ? 0.0f : -0.0f; break;
         }
     }
