@@ -145,9 +145,9 @@ struct ErfOp : OrScreen<ErfOp> {
     NUMFUSE_ALWAYS_INLINE static B compute(const B& x) noexcept {
         return kernels::erf_kernel(x);
     }
-    // Tiny (float64) / subnormal (float32 on avx2_fma) and NaN lanes are repaired on the
-    // rare path (erf raises no floating-point conditions, so that path only fixes values;
-    // flags stay none). float32 on the other levels flags nothing.
+    // Tiny (float64) and NaN lanes (float64; float32 on avx2_fma) are repaired on the rare
+    // path (erf raises no floating-point conditions, so that path only fixes values; flags
+    // stay none). float32 on the other levels flags nothing.
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
         return kernels::erf_kernel_nofix(x);

@@ -57,9 +57,10 @@
 //           the interval's centre with erf(m) within 2^-12 ulp of the float c0;
 // Horner in float32 with FMA, one table row per lane; y gets x's sign by an OR. Interval 1
 // starts at 1/2 (not lower), so that t*P stays well below y there. Zero and infinities
-// come out right; tiny (0 < |x| < 2^-32, subnormals included) and NaN lanes are flagged
-// (erf_special) and repaired out of line (erf_f32_fix: RN(x * 2/sqrt(pi)) through one
-// double product, +qNaN).
+// come out right; lanes with |x| < 2^-32 (zeros and subnormals included) take
+// RN(x * 2/sqrt(pi)) through one double product on the batches that hold one (the
+// polynomial sees 2^-32 there: no subnormal arithmetic), NaN lanes are flagged
+// (erf_special) and repaired out of line (erf_f32_fix: +qNaN).
 // Coefficients: src/core/kernels/generated/erf_coefficients.hpp (make regen), from the
 // Chebyshev-interpolation (near-minimax) fits of tools/erf_coeffs.py; shared with the
 // scalar / GPU code in src/core/device_math/erf.hpp.
@@ -549,7 +550,7 @@ struct erf_table_f32_lanes {
     static constexpr int degree = NUMFUSE_ERF32_DEGREE;  // c1..c7
     static constexpr float scale = NUMFUSE_ERF32_SCALE;  // 1 / interval width (2)
     static constexpr float xmax = NUMFUSE_ERF32_XMAX;
-    // Below tiny (subnormals included) erf_f32_fix gives RN(x * 2/sqrt(pi)): erf(x) is that
+    // Below tiny (subnormals included) erf_f32_tiny gives RN(x * 2/sqrt(pi)): erf(x) is that
     // product to 2^-65 relative there, and the lanes' polynomial, within bound but not
     // correctly rounded (c1 is a float), would differ from scipy's erf at e.g. 2^-126.
     static constexpr float tiny = 0x1p-32f;
@@ -558,8 +559,20 @@ struct erf_table_f32_lanes {
     alignas(32) static constexpr float c[degree][8] = NUMFUSE_ERF32_C;  // c1..c7
 };
 
-// erf(x) in float32 lanes for every x except subnormals and NaN (erf_f32_fix repairs
-// those; +-0 and +-inf are right here). Method in the header comment ("float32 lanes").
+// RN(x * 2/sqrt(pi)) per lane through one double product: x is exact in double, and RN53
+// then RN24 is the correctly rounded float32 for every |x| < tiny, subnormals and signed
+// zeros included (checked exhaustively, tests/test_erf_f32.py).
+template <class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_tiny(xsimd::batch<float, Arch> x) noexcept {
+    using B = xsimd::batch<double, Arch>;
+    B lo, hi;
+    detail::widen(x, lo, hi);
+    const B c(0x1.20dd750429b6dp+0);  // RN(2/sqrt(pi))
+    return detail::narrow(lo * c, hi * c);
+}
+
+// erf(x) in float32 lanes for every x except NaN (erf_f32_fix repairs those; +-0, tiny
+// and subnormal x, +-inf are right here). Method in the header comment ("float32 lanes").
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_lanes(
     xsimd::batch<float, Arch> x) noexcept {
@@ -568,7 +581,12 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_lanes(
     using T = erf_table_f32_lanes;
     const F ax = (x & F(-0.0f)) ^ x;  // |x|
     const F sign = x ^ ax;
-    const F a = _mm256_min_ps(ax, F(T::xmax));  // NaN gives xmax (the second operand)
+    // NaN gives xmax (the second operand of min). Below tiny (zeros included) the lanes take
+    // erf_f32_tiny's product instead; the polynomial sees tiny there, so that no operand or
+    // result of its arithmetic is subnormal (an assist per operation on x86), whatever the
+    // input: inputs spanning magnitudes run at the speed of ordinary ones.
+    const F a = _mm256_max_ps(_mm256_min_ps(ax, F(T::xmax)), F(T::tiny));
+    const __m256 small = _mm256_cmp_ps(ax, F(T::tiny), _CMP_LT_OQ);
     // k = floor(2a) in [0, 7] (2a exact; vpermps reads the low 3 bits of each lane).
     const __m256i k = _mm256_cvttps_epi32(a * F(T::scale));
     const __m256 k0 = _mm256_cmp_ps(a, F(1.0f / T::scale), _CMP_LT_OQ);  // k == 0
@@ -580,27 +598,19 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_lanes(
     F q = P(T::c[T::degree - 1]);
     for (int j = T::degree - 2; j >= 0; --j) q = detail::fused_madd(q, v, P(T::c[j]));
     const F base = _mm256_blendv_ps(P(T::c0), t, k0);
-    return detail::fused_madd(t, q, base) | sign;
+    const F y = detail::fused_madd(t, q, base) | sign;
+    if (_mm256_movemask_ps(small) == 0) return y;
+    return _mm256_blendv_ps(y, erf_f32_tiny(x), small);
 #else
     return x;
 #endif
 }
 
-// Tiny (0 < |x| < 2^-32, subnormals included) and NaN lanes of erf_f32_lanes: tiny lanes
-// give RN(x * 2/sqrt(pi)) through one double product (x is exact in double; RN53 then
-// RN24 is the correctly rounded result for every float32 subnormal: checked exhaustively,
-// tests/test_erf_f32.py),
-// NaN gives +qNaN. Out of line: rare.
+// NaN lanes of erf_f32_lanes give +qNaN. Out of line: rare.
 template <class Arch>
 NUMFUSE_NOINLINE xsimd::batch<float, Arch> erf_f32_fix(xsimd::batch<float, Arch> x,
                                                        xsimd::batch<float, Arch> y) noexcept {
     using F = xsimd::batch<float, Arch>;
-    using B = xsimd::batch<double, Arch>;
-    B lo, hi;
-    detail::widen(x, lo, hi);
-    const B c(0x1.20dd750429b6dp+0);  // RN(2/sqrt(pi))
-    const F tiny = detail::narrow(lo * c, hi * c);
-    y = xsimd::select(((x & F(-0.0f)) ^ x) < F(erf_table_f32_lanes::tiny), tiny, y);
     return xsimd::select(xsimd::isnan(x), F(std::numeric_limits<float>::quiet_NaN()), y);
 }
 
@@ -619,17 +629,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_kernel_nofix(
     }
 }
 
-// True for tiny (0 < |x| < 2^-32) and NaN lanes on the float32-lane levels.
+// True for NaN lanes on the float32-lane levels.
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<float, Arch> erf_special(
     xsimd::batch<float, Arch> x) noexcept {
     if constexpr (erf_detail::f32_lanes<Arch>) {
 #if defined(__AVX2__)
-        // Unordered compares, so that NaN is true on both sides (xsimd's != is ordered).
-        const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
-        return _mm256_and_ps(
-            _mm256_cmp_ps(ax, _mm256_set1_ps(erf_detail::erf_table_f32_lanes::tiny), _CMP_NGE_UQ),
-            _mm256_cmp_ps(x, _mm256_setzero_ps(), _CMP_NEQ_UQ));
+        return _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
 #else
         return xsimd::batch_bool<float, Arch>(false);
 #endif
