@@ -1,4 +1,4 @@
-"""What every tools/gen_*.py emitter shares: its opening lines, reading its fit data, writing its header.
+"""What every tools/gen_*.py emitter shares: opening lines, reading fit data, writing the header.
 
 A header is rewritten only when its text changes (so make does not rebuild for nothing);
 `--stdout` prints it instead.
