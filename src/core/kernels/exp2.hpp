@@ -188,17 +188,30 @@ template <class Arch, class T>
 inline constexpr bool exp2_nofix_complete =
     std::is_same<T, float>::value && !detail::is_avx512<Arch>;
 
+namespace detail {
+
+// float32 lanes through a float64 form `f64` (exp2_f64 or exp2_f64_core) on the widened
+// lanes, rounded once; exp2_f32_widened (the whole kernel) where exp2_nofix_complete.
+template <class Arch, class F64>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> exp2_f32_through(const xsimd::batch<float, Arch>& x,
+                                                                 F64 f64) noexcept {
+    if constexpr (exp2_nofix_complete<Arch, float>) {
+        return exp2_f32_widened(x);
+    } else {
+        xsimd::batch<double, Arch> lo, hi;
+        widen(x, lo, hi);
+        return narrow(f64(lo), f64(hi));
+    }
+}
+
+}  // namespace detail
+
 // 2^x, float32 lanes: the float64 kernel on the widened lanes, rounded once.
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> exp2_kernel(
     const xsimd::batch<float, Arch>& x) noexcept {
-    if constexpr (exp2_nofix_complete<Arch, float>) {
-        return detail::exp2_f32_widened(x);
-    } else {
-        xsimd::batch<double, Arch> lo, hi;
-        detail::widen(x, lo, hi);
-        return detail::narrow(detail::exp2_f64(lo), detail::exp2_f64(hi));
-    }
+    return detail::exp2_f32_through(
+        x, [](const xsimd::batch<double, Arch>& v) { return detail::exp2_f64(v); });
 }
 
 // Split form for the ufunc loop (as exp_kernel_nofix): exp2_kernel_nofix(x) equals
@@ -214,13 +227,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> exp2_kernel_nofix(
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> exp2_kernel_nofix(
     const xsimd::batch<float, Arch>& x) noexcept {
-    if constexpr (exp2_nofix_complete<Arch, float>) {
-        return detail::exp2_f32_widened(x);
-    } else {
-        xsimd::batch<double, Arch> lo, hi;
-        detail::widen(x, lo, hi);
-        return detail::narrow(detail::exp2_f64_core(lo), detail::exp2_f64_core(hi));
-    }
+    return detail::exp2_f32_through(
+        x, [](const xsimd::batch<double, Arch>& v) { return detail::exp2_f64_core(v); });
 }
 
 template <class Arch, class T>
