@@ -396,62 +396,67 @@ public:
     // the triple pass anyway.
     NUMFUSE_NOINLINE void add(const B& m, const B& s, const B& r,
                               const xsimd::batch_bool<double, A>& near, std::size_t base) noexcept {
-        alignas(64) double ms[width], ss[width], to_near[width], to_tiny[width], to_deep[width];
-        std::size_t at[width];
+        alignas(64) double ms[width], ss[width], routes[width];
         m.store_aligned(ms);
         s.store_aligned(ss);
-        for (std::size_t k = 0; k < width; ++k) at[k] = base + k;
-        const auto deep = near & (xsimd::abs(r) < xsimd::abs(m) * B(logaddexp_direct_deep<Out>));
-        const auto tiny = near & ~deep & (xsimd::abs(m) < B(logaddexp_tiny_max));
-        xsimd::select(near & ~deep & ~tiny, B(1.0), B(0.0)).store_aligned(to_near);
-        xsimd::select(tiny, B(1.0), B(0.0)).store_aligned(to_tiny);
-        xsimd::select(deep, B(1.0), B(0.0)).store_aligned(to_deep);
+        const B am = xsimd::abs(m);
+        const auto deep = near & (xsimd::abs(r) < am * B(logaddexp_direct_deep<Out>));
+        const B deep_route = xsimd::select(am < B(logaddexp_triple_tiny_max), B(double(deep_tiny)),
+                                           B(double(deep_general)));
+        const B near_route =
+            xsimd::select(am < B(logaddexp_tiny_max), B(double(tiny)), B(double(general)));
+        xsimd::select(deep, deep_route, xsimd::select(near, near_route, B(double(none))))
+            .store_aligned(routes);
         for (std::size_t k = 0; k < width; ++k) {
-            near_.m[near_.count] = ms[k], tiny_.m[tiny_.count] = ms[k];
-            near_.s[near_.count] = ss[k], tiny_.s[tiny_.count] = ss[k];
-            near_.at[near_.count] = at[k], tiny_.at[tiny_.count] = at[k];
-            near_.count += to_near[k] != 0.0 ? 1 : 0;
-            tiny_.count += to_tiny[k] != 0.0 ? 1 : 0;
+            LogaddexpLaneQueue<width>& q = queues_[static_cast<std::size_t>(routes[k])];
+            q.m[q.count] = ms[k], q.s[q.count] = ss[k], q.at[q.count] = base + k;
+            ++q.count;
         }
-        push_deep(ms, ss, at, to_deep, width);
-        if (near_.count >= width) {
-            run<false>(near_, width);
-            near_.pop_batch();
-        }
-        if (tiny_.count >= width) {
-            run<true>(tiny_, width);
-            tiny_.pop_batch();
-        }
+        queues_[none].count = 0;
+        run_full();
     }
 
     void finish() noexcept {
-        if (near_.count != 0) run<false>(near_, near_.count);
-        if (tiny_.count != 0) run<true>(tiny_, tiny_.count);
-        if (deep_.count != 0) run_deep<false>(deep_, deep_.count);
-        if (deep_tiny_.count != 0) run_deep<true>(deep_tiny_, deep_tiny_.count);
+        // Pass 2's queues first: their uncertified lanes join the triple pass's.
+        if (queues_[general].count != 0) run<false>(queues_[general], queues_[general].count);
+        if (queues_[tiny].count != 0) run<true>(queues_[tiny], queues_[tiny].count);
+        if (queues_[deep_general].count != 0) {
+            run_deep<false>(queues_[deep_general], queues_[deep_general].count);
+        }
+        if (queues_[deep_tiny].count != 0) {
+            run_deep<true>(queues_[deep_tiny], queues_[deep_tiny].count);
+        }
     }
 
 private:
-    // The lanes k < count with to[k] != 0 to the triple pass: deep_tiny_ where |m| <
-    // logaddexp_triple_tiny_max, else deep_; a full batch of either runs.
-    void push_deep(const double* ms, const double* ss, const std::size_t* at, const double* to,
-                   std::size_t count) noexcept {
-        for (std::size_t k = 0; k < count; ++k) {
-            const bool tiny = (ms[k] < 0.0 ? -ms[k] : ms[k]) < logaddexp_triple_tiny_max;
-            const std::size_t go = to[k] != 0.0 ? 1 : 0;
-            deep_.m[deep_.count] = ms[k], deep_tiny_.m[deep_tiny_.count] = ms[k];
-            deep_.s[deep_.count] = ss[k], deep_tiny_.s[deep_tiny_.count] = ss[k];
-            deep_.at[deep_.count] = at[k], deep_tiny_.at[deep_tiny_.count] = at[k];
-            deep_.count += tiny ? 0 : go;
-            deep_tiny_.count += tiny ? go : 0;
+    // The queues (LogaddexpLaneQueue, up to 2 width - 1 lanes between runs): pass 2
+    // (general), pass 2 of tiny max (|m| < logaddexp_tiny_max), the triple pass
+    // (deep_general) and the triple pass of tiny max (|m| < logaddexp_triple_tiny_max);
+    // `none` takes the lanes of no pass (emptied after each batch). A lane goes to
+    // queues_[its route] by index: no branch per lane.
+    enum Route : std::size_t { general, tiny, deep_general, deep_tiny, none, routes_count };
+
+    // Runs every full queue on its first batch of lanes: the triple pass's first, so that
+    // they have room for pass 2's uncertified lanes.
+    void run_full() noexcept {
+        run_full_deep();
+        if (queues_[general].count >= width) {
+            run<false>(queues_[general], width);
+            queues_[general].pop_batch();
         }
-        if (deep_.count >= width) {
-            run_deep<false>(deep_, width);
-            deep_.pop_batch();
+        if (queues_[tiny].count >= width) {
+            run<true>(queues_[tiny], width);
+            queues_[tiny].pop_batch();
         }
-        if (deep_tiny_.count >= width) {
-            run_deep<true>(deep_tiny_, width);
-            deep_tiny_.pop_batch();
+    }
+    void run_full_deep() noexcept {
+        if (queues_[deep_general].count >= width) {
+            run_deep<false>(queues_[deep_general], width);
+            queues_[deep_general].pop_batch();
+        }
+        if (queues_[deep_tiny].count >= width) {
+            run_deep<true>(queues_[deep_tiny], width);
+            queues_[deep_tiny].pop_batch();
         }
     }
 
@@ -475,9 +480,18 @@ private:
         }
         for (std::size_t k = 0; k < count; ++k) out_[queue.at[k]] = r[k];
         if (xsimd::all(e.certified)) return;
-        alignas(64) double uncertified[width];
-        xsimd::select(e.certified, B(0.0), B(1.0)).store_aligned(uncertified);
-        push_deep(m, s, queue.at, uncertified, count);
+        // The uncertified lanes to the triple pass (after the results above: the triple
+        // pass overwrites them).
+        bool certified[width];
+        e.certified.store_unaligned(certified);
+        for (std::size_t k = 0; k < count; ++k) {
+            if (certified[k]) continue;
+            const bool tiny_m = (m[k] < 0.0 ? -m[k] : m[k]) < logaddexp_triple_tiny_max;
+            LogaddexpLaneQueue<width>& q = queues_[tiny_m ? deep_tiny : deep_general];
+            q.m[q.count] = m[k], q.s[q.count] = s[k], q.at[q.count] = queue.at[k];
+            ++q.count;
+        }
+        run_full_deep();
     }
 
     // The triple-double pass on the first `count` lanes of `queue` (deep_, or deep_tiny_
@@ -515,10 +529,7 @@ private:
     }
 
     double* out_;
-    LogaddexpLaneQueue<width> near_;
-    LogaddexpLaneQueue<width> tiny_;
-    LogaddexpLaneQueue<width> deep_;
-    LogaddexpLaneQueue<width> deep_tiny_;
+    LogaddexpLaneQueue<width> queues_[routes_count];
 };
 
 }  // namespace detail
