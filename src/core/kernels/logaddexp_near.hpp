@@ -359,6 +359,11 @@ struct LogaddexpLaneQueue {
             ss[k] = s[k < lanes ? k : 0];
         }
     }
+    // One lane at the end (the queue has room: see the runs that empty it).
+    void push(double max, double min, std::size_t place) noexcept {
+        m[count] = max, s[count] = min, at[count] = place;
+        ++count;
+    }
     // Drop the first Width lanes (after a run of them).
     void pop_batch() noexcept {
         for (std::size_t k = Width; k < count; ++k) {
@@ -396,23 +401,15 @@ public:
     // the triple pass anyway.
     NUMFUSE_NOINLINE void add(const B& m, const B& s, const B& r,
                               const xsimd::batch_bool<double, A>& near, std::size_t base) noexcept {
-        alignas(64) double ms[width], ss[width], routes[width];
-        m.store_aligned(ms);
-        s.store_aligned(ss);
         const B am = xsimd::abs(m);
         const auto deep = near & (xsimd::abs(r) < am * B(logaddexp_direct_deep<Out>));
-        const B deep_route = xsimd::select(am < B(logaddexp_triple_tiny_max), B(double(deep_tiny)),
-                                           B(double(deep_general)));
         const B near_route =
             xsimd::select(am < B(logaddexp_tiny_max), B(double(tiny)), B(double(general)));
-        xsimd::select(deep, deep_route, xsimd::select(near, near_route, B(double(none))))
-            .store_aligned(routes);
-        for (std::size_t k = 0; k < width; ++k) {
-            LogaddexpLaneQueue<width>& q = queues_[static_cast<std::size_t>(routes[k])];
-            q.m[q.count] = ms[k], q.s[q.count] = ss[k], q.at[q.count] = base + k;
-            ++q.count;
-        }
-        queues_[none].count = 0;
+        const B routes =
+            xsimd::select(deep, deep_route(am), xsimd::select(near, near_route, B(double(none))));
+        std::size_t at[width];
+        for (std::size_t k = 0; k < width; ++k) at[k] = base + k;
+        push(m, s, routes, at, width);
         run_full();
     }
 
@@ -435,6 +432,27 @@ private:
     // `none` takes the lanes of no pass (emptied after each batch). A lane goes to
     // queues_[its route] by index: no branch per lane.
     enum Route : std::size_t { general, tiny, deep_general, deep_tiny, none, routes_count };
+
+    // The triple pass's queue for lanes of |max| am.
+    static B deep_route(const B& am) noexcept {
+        return xsimd::select(am < B(logaddexp_triple_tiny_max), B(double(deep_tiny)),
+                             B(double(deep_general)));
+    }
+
+    // The routing of lanes to queues, the one place a lane joins one: the first `count`
+    // lanes of (m, s) to queues_[routes[k]] with their places at[k], branch-free (a lane of
+    // route `none` goes nowhere).
+    void push(const B& m, const B& s, const B& routes, const std::size_t* at,
+              std::size_t count) noexcept {
+        alignas(64) double ms[width], ss[width], rs[width];
+        m.store_aligned(ms);
+        s.store_aligned(ss);
+        routes.store_aligned(rs);
+        for (std::size_t k = 0; k < count; ++k) {
+            queues_[static_cast<std::size_t>(rs[k])].push(ms[k], ss[k], at[k]);
+        }
+        queues_[none].count = 0;
+    }
 
     // Runs every full queue on its first batch of lanes: the triple pass's first, so that
     // they have room for pass 2's uncertified lanes.
@@ -467,30 +485,24 @@ private:
     // -900, |eps| 2^900 <= |D| < 4 (e^s and 1 - e^m agree to a few units of 2^k).
     template <bool TinyMax>
     void run(LogaddexpLaneQueue<width>& queue, std::size_t count) noexcept {
-        alignas(64) double m[width], s[width];
-        queue.fill(m, s, count);
+        alignas(64) double ms[width], ss[width];
+        queue.fill(ms, ss, count);
+        const B m = B::load_aligned(ms), s = B::load_aligned(ss);
         alignas(64) double r[width];
         LogaddexpEps<A> e;
         if constexpr (TinyMax) {
-            e = logaddexp_eps_dd_tiny_max<Out, Base>(B::load_aligned(m), B::load_aligned(s));
+            e = logaddexp_eps_dd_tiny_max<Out, Base>(m, s);
             logaddexp_log1p_tiny_eps<Base>(e.d, e.k).store_aligned(r);
         } else {
-            e = logaddexp_eps_dd<Out, Base>(B::load_aligned(m), B::load_aligned(s));
+            e = logaddexp_eps_dd<Out, Base>(m, s);
             logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
         }
         for (std::size_t k = 0; k < count; ++k) out_[queue.at[k]] = r[k];
         if (xsimd::all(e.certified)) return;
         // The uncertified lanes to the triple pass (after the results above: the triple
         // pass overwrites them).
-        bool certified[width];
-        e.certified.store_unaligned(certified);
-        for (std::size_t k = 0; k < count; ++k) {
-            if (certified[k]) continue;
-            const bool tiny_m = (m[k] < 0.0 ? -m[k] : m[k]) < logaddexp_triple_tiny_max;
-            LogaddexpLaneQueue<width>& q = queues_[tiny_m ? deep_tiny : deep_general];
-            q.m[q.count] = m[k], q.s[q.count] = s[k], q.at[q.count] = queue.at[k];
-            ++q.count;
-        }
+        push(m, s, xsimd::select(e.certified, B(double(none)), deep_route(xsimd::abs(m))), queue.at,
+             count);
         run_full_deep();
     }
 
