@@ -344,12 +344,13 @@ LogaddexpExactEps logaddexp_eps_exact(double m, double s) noexcept {
 }
 
 // Lanes (max, min, where the result goes) waiting for a pass that runs a full batch at a
-// time: up to 2 width - 1 between runs (one batch may complete a run and start the next).
+// time: up to 3 width - 1 (pass 2 runs two batches at once, after a batch or pass 2 adds up
+// to two batches of lanes to a queue holding fewer than it runs).
 template <std::size_t Width>
 struct LogaddexpLaneQueue {
-    double m[2 * Width];
-    double s[2 * Width];
-    std::size_t at[2 * Width];
+    double m[3 * Width];
+    double s[3 * Width];
+    std::size_t at[3 * Width];
     std::size_t count = 0;
 
     // The first `count` lanes as batch arrays (the rest repeats lane 0).
@@ -415,6 +416,14 @@ public:
 
     void finish() noexcept {
         // Pass 2's queues first: their uncertified lanes join the triple pass's.
+        while (queues_[general].count >= width) {
+            run<false>(queues_[general], width);
+            queues_[general].pop_batch();
+        }
+        while (queues_[tiny].count >= width) {
+            run<true>(queues_[tiny], width);
+            queues_[tiny].pop_batch();
+        }
         if (queues_[general].count != 0) run<false>(queues_[general], queues_[general].count);
         if (queues_[tiny].count != 0) run<true>(queues_[tiny], queues_[tiny].count);
         if (queues_[deep_general].count != 0) {
@@ -426,7 +435,8 @@ public:
     }
 
 private:
-    // The queues (LogaddexpLaneQueue, up to 2 width - 1 lanes between runs): pass 2
+    // The queues (LogaddexpLaneQueue: below 2 width lanes between runs for pass 2's, below
+    // width for the triple pass's): pass 2
     // (general), pass 2 of tiny max (|m| < logaddexp_tiny_max), the triple pass
     // (deep_general) and the triple pass of tiny max (|m| < logaddexp_triple_tiny_max);
     // `none` takes the lanes of no pass (emptied after each batch). A lane goes to
@@ -454,25 +464,59 @@ private:
         queues_[none].count = 0;
     }
 
-    // Runs every full queue on its first batch of lanes: the triple pass's first, so that
-    // they have room for pass 2's uncertified lanes.
+    // Runs the triple pass's full queues, then pass 2's on their first two batches where
+    // they hold two (the triple pass's first, so that they have room for pass 2's
+    // uncertified lanes).
     void run_full() noexcept {
         run_full_deep();
-        if (queues_[general].count >= width) {
-            run<false>(queues_[general], width);
+        if (queues_[general].count >= 2 * width) {
+            run_two<false>(queues_[general]);
+            queues_[general].pop_batch();
             queues_[general].pop_batch();
         }
-        if (queues_[tiny].count >= width) {
-            run<true>(queues_[tiny], width);
+        if (queues_[tiny].count >= 2 * width) {
+            run_two<true>(queues_[tiny]);
+            queues_[tiny].pop_batch();
             queues_[tiny].pop_batch();
         }
     }
+    // run<TinyMax> on the first two batches of `queue`, bit for bit, side by side: pass 2
+    // is one long dependency chain per batch, and two independent chains in one block of
+    // code keep the floating-point units busy where one waits on latency.
+    template <bool TinyMax>
+    void run_two(LogaddexpLaneQueue<width>& queue) noexcept {
+        const B m0 = B::load_unaligned(queue.m), s0 = B::load_unaligned(queue.s);
+        const B m1 = B::load_unaligned(queue.m + width), s1 = B::load_unaligned(queue.s + width);
+        alignas(64) double r0[width], r1[width];
+        LogaddexpEps<A> e0, e1;
+        if constexpr (TinyMax) {
+            e0 = logaddexp_eps_dd_tiny_max<Out, Base>(m0, s0);
+            e1 = logaddexp_eps_dd_tiny_max<Out, Base>(m1, s1);
+            logaddexp_log1p_tiny_eps<Base>(e0.d, e0.k).store_aligned(r0);
+            logaddexp_log1p_tiny_eps<Base>(e1.d, e1.k).store_aligned(r1);
+        } else {
+            e0 = logaddexp_eps_dd<Out, Base>(m0, s0);
+            e1 = logaddexp_eps_dd<Out, Base>(m1, s1);
+            logaddexp_log1p_eps<Base>(e0.d, e0.k).store_aligned(r0);
+            logaddexp_log1p_eps<Base>(e1.d, e1.k).store_aligned(r1);
+        }
+        for (std::size_t k = 0; k < width; ++k) {
+            out_[queue.at[k]] = r0[k];
+            out_[queue.at[width + k]] = r1[k];
+        }
+        if (xsimd::all(e0.certified) && xsimd::all(e1.certified)) return;
+        push(m0, s0, xsimd::select(e0.certified, B(double(none)), deep_route(xsimd::abs(m0))),
+             queue.at, width);
+        push(m1, s1, xsimd::select(e1.certified, B(double(none)), deep_route(xsimd::abs(m1))),
+             queue.at + width, width);
+        run_full_deep();
+    }
     void run_full_deep() noexcept {
-        if (queues_[deep_general].count >= width) {
+        while (queues_[deep_general].count >= width) {
             run_deep<false>(queues_[deep_general], width);
             queues_[deep_general].pop_batch();
         }
-        if (queues_[deep_tiny].count >= width) {
+        while (queues_[deep_tiny].count >= width) {
             run_deep<true>(queues_[deep_tiny], width);
             queues_[deep_tiny].pop_batch();
         }
