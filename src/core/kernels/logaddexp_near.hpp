@@ -344,12 +344,13 @@ LogaddexpExactEps logaddexp_eps_exact(double m, double s) noexcept {
 }
 
 // Lanes (max, min, where the result goes) waiting for a pass that runs a full batch at a
-// time: up to 2 width - 1 between runs (one batch may complete a run and start the next).
+// time: up to 3 width - 1 (pass 2 runs two batches at once, after a batch or pass 2 adds up
+// to two batches of lanes to a queue holding fewer than it runs).
 template <std::size_t Width>
 struct LogaddexpLaneQueue {
-    double m[2 * Width];
-    double s[2 * Width];
-    std::size_t at[2 * Width];
+    double m[3 * Width];
+    double s[3 * Width];
+    std::size_t at[3 * Width];
     std::size_t count = 0;
 
     // The first `count` lanes as batch arrays (the rest repeats lane 0).
@@ -358,6 +359,11 @@ struct LogaddexpLaneQueue {
             ms[k] = m[k < lanes ? k : 0];
             ss[k] = s[k < lanes ? k : 0];
         }
+    }
+    // One lane at the end (the queue has room: see the runs that empty it).
+    void push(double max, double min, std::size_t place) noexcept {
+        m[count] = max, s[count] = min, at[count] = place;
+        ++count;
     }
     // Drop the first Width lanes (after a run of them).
     void pop_batch() noexcept {
@@ -396,62 +402,123 @@ public:
     // the triple pass anyway.
     NUMFUSE_NOINLINE void add(const B& m, const B& s, const B& r,
                               const xsimd::batch_bool<double, A>& near, std::size_t base) noexcept {
-        alignas(64) double ms[width], ss[width], to_near[width], to_tiny[width], to_deep[width];
+        const B am = xsimd::abs(m);
+        const auto deep = near & (xsimd::abs(r) < am * B(logaddexp_direct_deep<Out>));
+        const B near_route =
+            xsimd::select(am < B(logaddexp_tiny_max), B(double(tiny)), B(double(general)));
+        const B routes =
+            xsimd::select(deep, deep_route(am), xsimd::select(near, near_route, B(double(none))));
         std::size_t at[width];
-        m.store_aligned(ms);
-        s.store_aligned(ss);
         for (std::size_t k = 0; k < width; ++k) at[k] = base + k;
-        const auto deep = near & (xsimd::abs(r) < xsimd::abs(m) * B(logaddexp_direct_deep<Out>));
-        const auto tiny = near & ~deep & (xsimd::abs(m) < B(logaddexp_tiny_max));
-        xsimd::select(near & ~deep & ~tiny, B(1.0), B(0.0)).store_aligned(to_near);
-        xsimd::select(tiny, B(1.0), B(0.0)).store_aligned(to_tiny);
-        xsimd::select(deep, B(1.0), B(0.0)).store_aligned(to_deep);
-        for (std::size_t k = 0; k < width; ++k) {
-            near_.m[near_.count] = ms[k], tiny_.m[tiny_.count] = ms[k];
-            near_.s[near_.count] = ss[k], tiny_.s[tiny_.count] = ss[k];
-            near_.at[near_.count] = at[k], tiny_.at[tiny_.count] = at[k];
-            near_.count += to_near[k] != 0.0 ? 1 : 0;
-            tiny_.count += to_tiny[k] != 0.0 ? 1 : 0;
-        }
-        push_deep(ms, ss, at, to_deep, width);
-        if (near_.count >= width) {
-            run<false>(near_, width);
-            near_.pop_batch();
-        }
-        if (tiny_.count >= width) {
-            run<true>(tiny_, width);
-            tiny_.pop_batch();
-        }
+        push(m, s, routes, at, width);
+        run_full();
     }
 
     void finish() noexcept {
-        if (near_.count != 0) run<false>(near_, near_.count);
-        if (tiny_.count != 0) run<true>(tiny_, tiny_.count);
-        if (deep_.count != 0) run_deep<false>(deep_, deep_.count);
-        if (deep_tiny_.count != 0) run_deep<true>(deep_tiny_, deep_tiny_.count);
+        // Pass 2's queues first: their uncertified lanes join the triple pass's.
+        while (queues_[general].count >= width) {
+            run<false>(queues_[general], width);
+            queues_[general].pop_batch();
+        }
+        while (queues_[tiny].count >= width) {
+            run<true>(queues_[tiny], width);
+            queues_[tiny].pop_batch();
+        }
+        if (queues_[general].count != 0) run<false>(queues_[general], queues_[general].count);
+        if (queues_[tiny].count != 0) run<true>(queues_[tiny], queues_[tiny].count);
+        if (queues_[deep_general].count != 0) {
+            run_deep<false>(queues_[deep_general], queues_[deep_general].count);
+        }
+        if (queues_[deep_tiny].count != 0) {
+            run_deep<true>(queues_[deep_tiny], queues_[deep_tiny].count);
+        }
     }
 
 private:
-    // The lanes k < count with to[k] != 0 to the triple pass: deep_tiny_ where |m| <
-    // logaddexp_triple_tiny_max, else deep_; a full batch of either runs.
-    void push_deep(const double* ms, const double* ss, const std::size_t* at, const double* to,
-                   std::size_t count) noexcept {
+    // The queues (LogaddexpLaneQueue: below 2 width lanes between runs for pass 2's, below
+    // width for the triple pass's): pass 2
+    // (general), pass 2 of tiny max (|m| < logaddexp_tiny_max), the triple pass
+    // (deep_general) and the triple pass of tiny max (|m| < logaddexp_triple_tiny_max);
+    // `none` takes the lanes of no pass (emptied after each batch). A lane goes to
+    // queues_[its route] by index: no branch per lane.
+    enum Route : std::size_t { general, tiny, deep_general, deep_tiny, none, routes_count };
+
+    // The triple pass's queue for lanes of |max| am.
+    static B deep_route(const B& am) noexcept {
+        return xsimd::select(am < B(logaddexp_triple_tiny_max), B(double(deep_tiny)),
+                             B(double(deep_general)));
+    }
+
+    // The routing of lanes to queues, the one place a lane joins one: the first `count`
+    // lanes of (m, s) to queues_[routes[k]] with their places at[k], branch-free (a lane of
+    // route `none` goes nowhere).
+    void push(const B& m, const B& s, const B& routes, const std::size_t* at,
+              std::size_t count) noexcept {
+        alignas(64) double ms[width], ss[width], rs[width];
+        m.store_aligned(ms);
+        s.store_aligned(ss);
+        routes.store_aligned(rs);
         for (std::size_t k = 0; k < count; ++k) {
-            const bool tiny = (ms[k] < 0.0 ? -ms[k] : ms[k]) < logaddexp_triple_tiny_max;
-            const std::size_t go = to[k] != 0.0 ? 1 : 0;
-            deep_.m[deep_.count] = ms[k], deep_tiny_.m[deep_tiny_.count] = ms[k];
-            deep_.s[deep_.count] = ss[k], deep_tiny_.s[deep_tiny_.count] = ss[k];
-            deep_.at[deep_.count] = at[k], deep_tiny_.at[deep_tiny_.count] = at[k];
-            deep_.count += tiny ? 0 : go;
-            deep_tiny_.count += tiny ? go : 0;
+            queues_[static_cast<std::size_t>(rs[k])].push(ms[k], ss[k], at[k]);
         }
-        if (deep_.count >= width) {
-            run_deep<false>(deep_, width);
-            deep_.pop_batch();
+        queues_[none].count = 0;
+    }
+
+    // Runs the triple pass's full queues, then pass 2's on their first two batches where
+    // they hold two (the triple pass's first, so that they have room for pass 2's
+    // uncertified lanes).
+    void run_full() noexcept {
+        run_full_deep();
+        if (queues_[general].count >= 2 * width) {
+            run_two<false>(queues_[general]);
+            queues_[general].pop_batch();
+            queues_[general].pop_batch();
         }
-        if (deep_tiny_.count >= width) {
-            run_deep<true>(deep_tiny_, width);
-            deep_tiny_.pop_batch();
+        if (queues_[tiny].count >= 2 * width) {
+            run_two<true>(queues_[tiny]);
+            queues_[tiny].pop_batch();
+            queues_[tiny].pop_batch();
+        }
+    }
+    // run<TinyMax> on the first two batches of `queue`, bit for bit, side by side: pass 2
+    // is one long dependency chain per batch, and two independent chains in one block of
+    // code keep the floating-point units busy where one waits on latency.
+    template <bool TinyMax>
+    void run_two(LogaddexpLaneQueue<width>& queue) noexcept {
+        const B m0 = B::load_unaligned(queue.m), s0 = B::load_unaligned(queue.s);
+        const B m1 = B::load_unaligned(queue.m + width), s1 = B::load_unaligned(queue.s + width);
+        alignas(64) double r0[width], r1[width];
+        LogaddexpEps<A> e0, e1;
+        if constexpr (TinyMax) {
+            e0 = logaddexp_eps_dd_tiny_max<Out, Base>(m0, s0);
+            e1 = logaddexp_eps_dd_tiny_max<Out, Base>(m1, s1);
+            logaddexp_log1p_tiny_eps<Base>(e0.d, e0.k).store_aligned(r0);
+            logaddexp_log1p_tiny_eps<Base>(e1.d, e1.k).store_aligned(r1);
+        } else {
+            e0 = logaddexp_eps_dd<Out, Base>(m0, s0);
+            e1 = logaddexp_eps_dd<Out, Base>(m1, s1);
+            logaddexp_log1p_eps<Base>(e0.d, e0.k).store_aligned(r0);
+            logaddexp_log1p_eps<Base>(e1.d, e1.k).store_aligned(r1);
+        }
+        for (std::size_t k = 0; k < width; ++k) {
+            out_[queue.at[k]] = r0[k];
+            out_[queue.at[width + k]] = r1[k];
+        }
+        if (xsimd::all(e0.certified) && xsimd::all(e1.certified)) return;
+        push(m0, s0, xsimd::select(e0.certified, B(double(none)), deep_route(xsimd::abs(m0))),
+             queue.at, width);
+        push(m1, s1, xsimd::select(e1.certified, B(double(none)), deep_route(xsimd::abs(m1))),
+             queue.at + width, width);
+        run_full_deep();
+    }
+    void run_full_deep() noexcept {
+        while (queues_[deep_general].count >= width) {
+            run_deep<false>(queues_[deep_general], width);
+            queues_[deep_general].pop_batch();
+        }
+        while (queues_[deep_tiny].count >= width) {
+            run_deep<true>(queues_[deep_tiny], width);
+            queues_[deep_tiny].pop_batch();
         }
     }
 
@@ -462,22 +529,25 @@ private:
     // -900, |eps| 2^900 <= |D| < 4 (e^s and 1 - e^m agree to a few units of 2^k).
     template <bool TinyMax>
     void run(LogaddexpLaneQueue<width>& queue, std::size_t count) noexcept {
-        alignas(64) double m[width], s[width];
-        queue.fill(m, s, count);
+        alignas(64) double ms[width], ss[width];
+        queue.fill(ms, ss, count);
+        const B m = B::load_aligned(ms), s = B::load_aligned(ss);
         alignas(64) double r[width];
         LogaddexpEps<A> e;
         if constexpr (TinyMax) {
-            e = logaddexp_eps_dd_tiny_max<Out, Base>(B::load_aligned(m), B::load_aligned(s));
+            e = logaddexp_eps_dd_tiny_max<Out, Base>(m, s);
             logaddexp_log1p_tiny_eps<Base>(e.d, e.k).store_aligned(r);
         } else {
-            e = logaddexp_eps_dd<Out, Base>(B::load_aligned(m), B::load_aligned(s));
+            e = logaddexp_eps_dd<Out, Base>(m, s);
             logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
         }
         for (std::size_t k = 0; k < count; ++k) out_[queue.at[k]] = r[k];
         if (xsimd::all(e.certified)) return;
-        alignas(64) double uncertified[width];
-        xsimd::select(e.certified, B(0.0), B(1.0)).store_aligned(uncertified);
-        push_deep(m, s, queue.at, uncertified, count);
+        // The uncertified lanes to the triple pass (after the results above: the triple
+        // pass overwrites them).
+        push(m, s, xsimd::select(e.certified, B(double(none)), deep_route(xsimd::abs(m))), queue.at,
+             count);
+        run_full_deep();
     }
 
     // The triple-double pass on the first `count` lanes of `queue` (deep_, or deep_tiny_
@@ -515,10 +585,7 @@ private:
     }
 
     double* out_;
-    LogaddexpLaneQueue<width> near_;
-    LogaddexpLaneQueue<width> tiny_;
-    LogaddexpLaneQueue<width> deep_;
-    LogaddexpLaneQueue<width> deep_tiny_;
+    LogaddexpLaneQueue<width> queues_[routes_count];
 };
 
 }  // namespace detail
