@@ -33,12 +33,13 @@ using numfuse::core::UnaryOp;
 // all 2^32 bit patterns against glibc's double erf, mpmath at the worst), rounded up:
 //   float64 sse2 (c1 kept as an exact pair):   0.663 ulp  (this test's sample: 0.642)
 //   float64 avx512 (16 intervals, degree 11):   0.704 ulp  (this test's sample: 0.686)
-//   float64 avx2_fma (377 intervals, degree 6): AVX2_MEASURED
+//   float64 avx2_fma (377 intervals, degree 6): 0.728 ulp  (1e8 inputs, 8 regions; interval 0,
+//                                               x ~ 2^-15: c1 rounded, no c1lo there)
 //   float32 through double (sse2, avx512):     0.517 ulp  (this test's sample: 0.520)
 //   float32 lanes (avx2_fma):                  0.635 ulp  (every float32, at +-0x1.009cdap-1)
 constexpr double kMaxUlpF64Sse2 = 0.67;
 constexpr double kMaxUlpF64Fma = 0.71;
-constexpr double kMaxUlpF64Avx2 = 0.71;
+constexpr double kMaxUlpF64Avx2 = 0.73;
 constexpr double kMaxUlpF32 = 0.55;
 constexpr double kMaxUlpF32Lanes = 0.64;
 
@@ -57,7 +58,7 @@ bool level_f64_avx2(Level) { return false; }
 
 double max_ulp_f32(Level level) { return level_f32_lanes(level) ? kMaxUlpF32Lanes : kMaxUlpF32; }
 double max_ulp_f64(Level level) {
-    return level_f64_avx2(level) ? kMaxUlpF64Avx2
+    return level_f64_avx2(level)  ? kMaxUlpF64Avx2
            : level_has_fma(level) ? kMaxUlpF64Fma
                                   : kMaxUlpF64Sse2;
 }
