@@ -10,8 +10,9 @@ time and the degree is what costs: many narrow intervals at low degree.
   * Interval 0 = [0, (N0 + 1/2)/64]: y = x + x * (c1 + u*(c2 + ... + c6 u^4)), u = x^2, a
     near-minimax fit of erf(x)/x - 1 in u (relative accuracy down to the subnormals).
   * Interval k >= 1 = [(k + N0 - 1/2)/64, (k + N0 + 1/2)/64]: y = c0 + t*(c1 + t*(c2 + ...
-    + c6 t^5)), t = ax - m exact (Sterbenz), m the double nearest the centre (k + N0)/64
-    (see pick_center) with erf(m) within 2^-10 ulp of the double c0, P
+    + c6 t^5)), t = ax - m exact (Sterbenz), m a double near the centre (k + N0)/64
+    (pick_center; the last rows, erf within ulps of 1, share m ~ 5.87) with erf(m) within
+    2^-10 ulp of the double c0, P
     the Chebyshev interpolant of (erf(m + t) - erf(m))/t on the interval widened by MARGIN.
   * Row k = m, c0, c1, ..., c6 (interval 0: m = c0 = 0).
 
@@ -78,7 +79,7 @@ def pick_center(center):
     em = mp.erf(mp.mpf(m))
     if (abs(m - center) <= 1 / 64 or center > 5.5) and abs(em - D) <= ulp(D) * mp.mpf(2) ** -10:
         return m, float(D)
-    slope = 2 / mp.sqrt(mp.pi) * mp.exp(-mp.mpf(center) ** 2)
+    slope = 2 / mp.sqrt(mp.pi) * mp.exp(-(mp.mpf(center) ** 2))
     step = max(2.0**-40, float(mp.mpf(0.618) * ulp(e) / slope))
     for j in range(4000):
         if j * step > 1 / 256:

@@ -4,10 +4,10 @@
 //   template <class Arch> batch<double, Arch> erf_kernel(batch<double, Arch> x) noexcept;
 //   template <class Arch> batch<float, Arch>  erf_kernel(batch<float, Arch> x) noexcept;
 //   * Max error <= 1 ULP against the correctly rounded erf, at every level. The measured
-//     maxima per dtype and level are the bounds kMaxUlpF64Sse2, kMaxUlpF64Fma, kMaxUlpF32
-//     (float32 through double) and kMaxUlpF32Lanes (float32 lanes, avx2_fma; measured on
-//     every float32) enforced in tests/cpp/test_erf.cpp (benchmarks/cpp/accuracy_harness.cpp
-//     sweeps more inputs).
+//     maxima per dtype and level are the bounds kMaxUlpF64Sse2, kMaxUlpF64Fma (avx512),
+//     kMaxUlpF64Avx2 (avx2_fma), kMaxUlpF32 (float32 through double) and kMaxUlpF32Lanes (float32
+//     lanes, avx2_fma; measured on every float32) enforced in tests/cpp/test_erf.cpp
+//     (benchmarks/cpp/accuracy_harness.cpp sweeps more inputs).
 //   * Valid for all inputs. erf(+-0) = +-0, erf(+-inf) = +-1, erf(NaN) = +qNaN
 //     (0x7ff8000000000000 / 0x7fc00000, also for negative NaN inputs); subnormal inputs
 //     give x * 2/sqrt(pi) correctly rounded; erf(-x) == -erf(x) bitwise. These are the
@@ -528,7 +528,8 @@ NUMFUSE_NOINLINE xsimd::batch<double, Arch> erf_fix_tiny(xsimd::batch<double, Ar
 
 }  // namespace erf_detail
 
-// erf(x) for float64 lanes. Max error: kMaxUlpF64Sse2 / kMaxUlpF64Fma in tests/cpp/test_erf.cpp
+// erf(x) for float64 lanes. Max error: kMaxUlpF64Sse2 / kMaxUlpF64Fma / kMaxUlpF64Avx2 in
+// tests/cpp/test_erf.cpp
 // (contract at the top).
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Arch> x) noexcept {
