@@ -102,7 +102,13 @@ bool positive_input(double x) { return x > 0; }  // log: NaN for x < 0, -inf at 
 bool at_least_one(double x) { return x >= 1; }  // arccosh: NaN below 1 (tested exactly)
 
 double erf_interval_edge(Rng& rng) {
-    // near the boundary between intervals k - 1 and k of the float64 table
+    // near the boundary between intervals k - 1 and k of one of the float64 tables: every
+    // second draw the avx2_fma table's (edges at (k + n0 - 1/2) / scale), else the others'
+    if (rng() & 1) {
+        using A = numfuse::kernels::erf_detail::erf_table_f64_avx2;
+        const int k = 1 + static_cast<int>(rng() % static_cast<std::uint64_t>(A::count - 1));
+        return (k + A::n0 - 0.5) / A::scale + uniform(rng, -0.5e-9, 0.5e-9);
+    }
     using T = numfuse::kernels::erf_detail::erf_table_f64;
     const int k = 1 + static_cast<int>(rng() % 15);
     const double level = (0x1p52 - T::qn) + k - 0.5, b = T::qb, c = T::qc;

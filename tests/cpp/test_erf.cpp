@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/erf.hpp"   // the avx2_fma float64 table (interval edges)
 #include "kernels/erfc.hpp"  // the erfc table (interval edges)
 #include "numfuse_core.hpp"
 
@@ -31,11 +32,14 @@ using numfuse::core::UnaryOp;
 // inputs, both signs; float32 through double: every 257th bit pattern; float32 lanes:
 // all 2^32 bit patterns against glibc's double erf, mpmath at the worst), rounded up:
 //   float64 sse2 (c1 kept as an exact pair):   0.663 ulp  (this test's sample: 0.642)
-//   float64 avx2_fma, avx512 (bit-identical):  0.704 ulp  (this test's sample: 0.686)
+//   float64 avx512 (16 intervals, degree 11):   0.704 ulp  (this test's sample: 0.686)
+//   float64 avx2_fma (377 intervals, degree 6): 0.728 ulp  (1e8 inputs, 8 regions; interval 0,
+//                                               x ~ 2^-15: c1 rounded, no c1lo there)
 //   float32 through double (sse2, avx512):     0.517 ulp  (this test's sample: 0.520)
 //   float32 lanes (avx2_fma):                  0.635 ulp  (every float32, at +-0x1.009cdap-1)
 constexpr double kMaxUlpF64Sse2 = 0.67;
 constexpr double kMaxUlpF64Fma = 0.71;
+constexpr double kMaxUlpF64Avx2 = 0.73;
 constexpr double kMaxUlpF32 = 0.55;
 constexpr double kMaxUlpF32Lanes = 0.64;
 
@@ -44,13 +48,20 @@ constexpr double kMaxUlpF32Lanes = 0.64;
 bool level_has_fma(Level level) { return level != Level::sse2; }
 // The level whose float32 erf runs in float32 lanes (erf_detail::f32_lanes).
 bool level_f32_lanes(Level level) { return level == Level::avx2_fma; }
+// The level whose float64 erf runs its own table (erf_detail::erf_abs_avx2).
+bool level_f64_avx2(Level level) { return level == Level::avx2_fma; }
 #else
 bool level_has_fma(Level) { return true; }
 bool level_f32_lanes(Level) { return false; }
+bool level_f64_avx2(Level) { return false; }
 #endif
 
 double max_ulp_f32(Level level) { return level_f32_lanes(level) ? kMaxUlpF32Lanes : kMaxUlpF32; }
-double max_ulp_f64(Level level) { return level_has_fma(level) ? kMaxUlpF64Fma : kMaxUlpF64Sse2; }
+double max_ulp_f64(Level level) {
+    return level_f64_avx2(level)  ? kMaxUlpF64Avx2
+           : level_has_fma(level) ? kMaxUlpF64Fma
+                                  : kMaxUlpF64Sse2;
+}
 
 template <class T>
 using erf_bits_t = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
@@ -405,29 +416,22 @@ TEST_P(Erf, StridesSizesAlignmentAndGuards) {
     erf_check_strides<double>(loop<double>());
 }
 
-// The same inputs give bit-identical results on every x86 level that has a real FMA
-// (avx2_fma, avx512): the kernel's operation order does not depend on the vector width.
-// float64 only: float32 runs in float32 lanes on avx2_fma and through double on avx512.
-#if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
-TEST_P(Erf, FmaLevelsAgreeBitwise) {
-    using numfuse::core::usable_levels;
-    const std::vector<Level> levels = usable_levels();
-    if (GetParam() == Level::sse2 ||
-        std::find(levels.begin(), levels.end(), Level::avx2_fma) == levels.end() ||
-        GetParam() == Level::avx2_fma)
-        GTEST_SKIP() << "compares this level with avx2_fma";
-    std::mt19937_64 rng(3);
-    std::uniform_real_distribution<double> u(-6.5, 6.5);
-    std::vector<double> x(100003);
-    for (auto& v : x) v = u(rng);
-    const std::vector<double> y = run(x);
-    std::vector<double> y2(x.size());
-    UnaryLoop f64 = numfuse::core::unary_loop(UnaryOp::erf, DType::f64, Level::avx2_fma);
-    f64(reinterpret_cast<const char*>(x.data()), 8, reinterpret_cast<char*>(y2.data()), 8,
-        x.size());
-    EXPECT_EQ(0, std::memcmp(y.data(), y2.data(), y.size() * sizeof(double)));
+// Both sides of every interval boundary of the avx2_fma float64 table (its 376 edges at
+// (k + n0 - 1/2) / scale; the kernel's index rounds there, so either neighbour's
+// polynomial may serve an input), within 64 ulps and 2^-30 of each edge, on every level.
+TEST_P(Erf, Float64Avx2TableEdgesWithinBound) {
+    using A = numfuse::kernels::erf_detail::erf_table_f64_avx2;
+    std::mt19937_64 rng(5);
+    std::vector<double> x;
+    for (int k = 1; k < A::count; ++k) {
+        const double edge = (k + A::n0 - 0.5) / A::scale;
+        const double ulp = std::nextafter(edge, 7.0) - edge;
+        for (int d = -64; d <= 64; ++d) x.push_back(edge + d * ulp);
+        std::uniform_real_distribution<double> near(edge - 0x1p-30, edge + 0x1p-30);
+        for (int i = 0; i < 64; ++i) x.push_back(near(rng));
+    }
+    check_accuracy(x, max_ulp_f64(GetParam()), "f64 avx2 table edges");
 }
-#endif
 
 INSTANTIATE_TEST_SUITE_P(Levels, Erf, ::testing::ValuesIn(numfuse::core::usable_levels()),
                          [](const ::testing::TestParamInfo<Level>& info) {

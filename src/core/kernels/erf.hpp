@@ -4,10 +4,10 @@
 //   template <class Arch> batch<double, Arch> erf_kernel(batch<double, Arch> x) noexcept;
 //   template <class Arch> batch<float, Arch>  erf_kernel(batch<float, Arch> x) noexcept;
 //   * Max error <= 1 ULP against the correctly rounded erf, at every level. The measured
-//     maxima per dtype and level are the bounds kMaxUlpF64Sse2, kMaxUlpF64Fma, kMaxUlpF32
-//     (float32 through double) and kMaxUlpF32Lanes (float32 lanes, avx2_fma; measured on
-//     every float32) enforced in tests/cpp/test_erf.cpp (benchmarks/cpp/accuracy_harness.cpp
-//     sweeps more inputs).
+//     maxima per dtype and level are the bounds kMaxUlpF64Sse2, kMaxUlpF64Fma (avx512),
+//     kMaxUlpF64Avx2 (avx2_fma), kMaxUlpF32 (float32 through double) and kMaxUlpF32Lanes (float32
+//     lanes, avx2_fma; measured on every float32) enforced in tests/cpp/test_erf.cpp
+//     (benchmarks/cpp/accuracy_harness.cpp sweeps more inputs).
 //   * Valid for all inputs. erf(+-0) = +-0, erf(+-inf) = +-1, erf(NaN) = +qNaN
 //     (0x7ff8000000000000 / 0x7fc00000, also for negative NaN inputs); subnormal inputs
 //     give x * 2/sqrt(pi) correctly rounded; erf(-x) == -erf(x) bitwise. These are the
@@ -19,11 +19,13 @@
 //     unfused a * b + c; on x86-64 GCC contracts it into vfmadd after inlining (its default
 //     -ffp-contract=fast), clang 14 does not (-ffp-contract=on fuses only within one source
 //     expression), which made clang's avx512 erf differ from avx2_fma and exceed the bound.
-//   * float64: avx2_fma and avx512 give bit-identical results (same operations in the same
-//     order). float32: avx2_fma runs float32 lanes, the other levels go through double, so
-//     their float32 results differ in the last bit at some inputs (both within the bound).
+//   * float64: avx2_fma runs its own table (erf_abs_avx2, below), avx512 the 16-interval
+//     one (erf_abs_fma), sse2 the same with c1 split (erf_abs): the levels' float64 results
+//     differ in the last bit at some inputs (each within its bound). float32: avx2_fma runs
+//     float32 lanes, the other levels go through double (again within the bounds).
 //
-// Method. ax = min(|x|, xmax) picks one of 16 intervals, k = round(qb*ax + qc*ax^2 - n)
+// Method (sse2, avx512; float64 on avx2_fma: erf_abs_avx2, its own comment).
+// ax = min(|x|, xmax) picks one of 16 intervals, k = round(qb*ax + qc*ax^2 - n)
 // clamped at 0, computed as the low bits of max(fma(fma(qc, ax, qb), ax, 2^52 - n), 2^52)
 // (narrow intervals near x ~ 1, wide ones where erf ~ 1). Per-interval coefficients come
 // from one vpermt2pd per coefficient on AVX-512 (16-entry tables in two registers), from
@@ -77,6 +79,7 @@
 
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
+#include "kernels/generated/erf_avx2_coefficients.hpp"
 #include "kernels/generated/erf_coefficients.hpp"
 #include "kernels/generated/erf_f32_coefficients.hpp"
 
@@ -98,6 +101,17 @@ struct erf_table_f64 {
     alignas(64) static constexpr double c1lo[16] = NUMFUSE_ERF_F64_C1LO;
     static constexpr double c1lo0 = NUMFUSE_ERF_F64_C1LO0;  // c1lo of interval 0
     alignas(64) static constexpr double c[degree - 1][16] = NUMFUSE_ERF_F64_C;  // c2..c11
+};
+
+// The avx2_fma float64 table (src/core/kernels/generated/erf_avx2_coefficients.hpp,
+// tools/erf_avx2_coeffs.py): row k = m, c0, c1..c6 of interval k, one 64-byte line.
+struct erf_table_f64_avx2 {
+    static constexpr int degree = NUMFUSE_ERF_AVX2_DEGREE;  // c1..c6
+    static constexpr int count = NUMFUSE_ERF_AVX2_ROWS_COUNT;
+    static constexpr double scale = NUMFUSE_ERF_AVX2_SCALE;
+    static constexpr double n0 = NUMFUSE_ERF_AVX2_N0;
+    static constexpr double xmax = NUMFUSE_ERF_AVX2_XMAX;
+    alignas(64) static constexpr double rows[count][8] = NUMFUSE_ERF_AVX2_ROWS;
 };
 
 struct erf_table_f32 {
@@ -362,7 +376,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs(xsimd::batch<double, Ar
 //   * q = E(u^2) + u*O(u^2), two Horner chains (their rounding errors reach y scaled by
 //     |t*u/y| <~ 0.03); the last two steps stay Horner: y = fma(t, fma(q, u, c1), base);
 //   * AVX-512: chained lookups (see the comment in the body).
-// avx2_fma and avx512 run the same operations in the same order (bit-identical).
+// avx512 runs it (float64 on avx2_fma: erf_abs_avx2). erf_coefs' AVX2 row path serves
+// builds where the avx2 Arch has no fma3 (none of numfuse's levels today).
 template <class Tab, class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs_fma(
     xsimd::batch<double, Arch> x) noexcept {
@@ -438,6 +453,60 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs_fma(
     }
 }
 
+// Whether float64 erf runs erf_abs_avx2 (avx2_fma); avx512 keeps erf_abs_fma (its
+// 16-entry permutes), sse2 erf_abs (split c1).
+template <class Arch>
+inline constexpr bool f64_avx2_rows = std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
+
+// float64 on avx2_fma: erf(|x|) for signed x (NaN gives erf(xmax): the caller replaces NaN
+// lanes). Every lane's coefficients are one 64-byte row of erf_table_f64_avx2 (many narrow
+// intervals at degree 6: the row loads and transposes cost per coefficient, not per
+// interval): ax = min(|x|, xmax), k = max(round(scale ax) - n0, 0) is the low mantissa
+// bits of r = max(fma(ax, scale, 2^52 - n0), 2^52) (64 ax is exact), its byte offset
+// (k << 6) taken from r's bits with two vector operations, then
+//   k = 0:  y = x + x*(c1 + u*(c2 + ...)), u = x^2 (x*x == ax*ax there: ax < xmax);
+//   k >= 1: y = c0 + t*(c1 + t*(c2 + ...)), t = ax - m exact (Sterbenz),
+// both as y = fma(t, P, base) with P by Horner in u (base = t, u = x^2 on interval 0).
+// Row k sits in one cache line; 377 rows (24 KiB) cover [0, 6]. Fit and measured errors:
+// tools/erf_avx2_coeffs.py (rounded polynomials <= 0.12 ulp; interval 0's is c1's rounding,
+// there is no c1lo here), kernel bound kMaxUlpF64Avx2 in tests/cpp/test_erf.cpp.
+template <class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs_avx2(
+    [[maybe_unused]] xsimd::batch<double, Arch> x) noexcept {
+    using B = xsimd::batch<double, Arch>;
+#if defined(__AVX2__)
+    using T = erf_table_f64_avx2;
+    static_assert(T::degree == 6 && T::count <= 1024, "rows of m, c0, c1..c6; 10-bit index");
+    const B two52(0x1p52);
+    const B ax = xsimd::min(x & B(abs_mask<Arch>()), B(T::xmax));
+    const B r = xsimd::max(detail::fused_madd(ax, B(T::scale), B(0x1p52 - T::n0)), two52);
+    const auto k0 = (r == two52);
+    const __m256i off =
+        _mm256_slli_epi64(_mm256_and_si256(_mm256_castpd_si256(r), _mm256_set1_epi64x(1023)), 6);
+    const __m128i off01 = _mm256_castsi256_si128(off), off23 = _mm256_extracti128_si256(off, 1);
+    const char* base = reinterpret_cast<const char*>(&T::rows[0][0]);
+    const double* p[4] = {
+        reinterpret_cast<const double*>(base + _mm_cvtsi128_si64(off01)),
+        reinterpret_cast<const double*>(base + _mm_extract_epi64(off01, 1)),
+        reinterpret_cast<const double*>(base + _mm_cvtsi128_si64(off23)),
+        reinterpret_cast<const double*>(base + _mm_extract_epi64(off23, 1)),
+    };
+    B c[8];  // m, c0, c1..c6
+    detail::rows_to_columns_avx2<8>(p, c);
+    const B t = ax - c[0];
+    const B u = xsimd::select(k0, x * x, t);
+    const B y0 = xsimd::select(k0, t, c[1]);
+    B q = detail::fused_madd(c[7], u, c[6]);
+    q = detail::fused_madd(q, u, c[5]);
+    q = detail::fused_madd(q, u, c[4]);
+    q = detail::fused_madd(q, u, c[3]);
+    q = detail::fused_madd(q, u, c[2]);
+    return detail::fused_madd(t, q, y0);
+#else
+    return B(0.0);
+#endif
+}
+
 }  // namespace erf_detail
 
 namespace erf_detail {
@@ -459,7 +528,8 @@ NUMFUSE_NOINLINE xsimd::batch<double, Arch> erf_fix_tiny(xsimd::batch<double, Ar
 
 }  // namespace erf_detail
 
-// erf(x) for float64 lanes. Max error: kMaxUlpF64Sse2 / kMaxUlpF64Fma in tests/cpp/test_erf.cpp
+// erf(x) for float64 lanes. Max error: kMaxUlpF64Sse2 / kMaxUlpF64Fma / kMaxUlpF64Avx2 in
+// tests/cpp/test_erf.cpp
 // (contract at the top).
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double, Arch> x) noexcept {
@@ -469,6 +539,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_kernel(xsimd::batch<double,
     B y;
     if constexpr (erf_detail::split_c1<Arch>) {
         y = erf_detail::erf_abs<erf_detail::erf_table_f64, true, Arch>(ax);
+    } else if constexpr (erf_detail::f64_avx2_rows<Arch>) {
+        y = erf_detail::erf_abs_avx2<Arch>(x);
     } else {
         y = erf_detail::erf_abs_fma<erf_detail::erf_table_f64, Arch>(x);
     }
@@ -493,6 +565,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_kernel_nofix(
     if constexpr (erf_detail::split_c1<Arch>) {
         y = erf_detail::erf_abs<erf_detail::erf_table_f64, true, Arch>(
             x & B(erf_detail::abs_mask<Arch>()));
+    } else if constexpr (erf_detail::f64_avx2_rows<Arch>) {
+        y = erf_detail::erf_abs_avx2<Arch>(x);
     } else {
         y = erf_detail::erf_abs_fma<erf_detail::erf_table_f64, Arch>(x);
     }
