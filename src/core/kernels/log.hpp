@@ -44,8 +44,9 @@
 //     bit (Intel and AMD differ), so a result next to a cell edge may differ in its last
 //     bit between CPU vendors; both are within the bound.
 //   AVX2+FMA f64: AVX-512 f64's cells, tables and R, the reduction on the bits of x
-//     (subnormals scaled by 2^1022 as below), the 16 rows {invc, T_hi, T_lo} looked up by
-//     four row loads and a transpose (log_f64_avx2); no division.
+//     (subnormals scaled by 2^1022 as below; the ufunc loop's fast form leaves them to the
+//     rare path), the 16 rows {invc, T_hi, T_lo} looked up by four row loads and a
+//     transpose (log_f64_avx2); no division.
 //   SSE2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals scaled by 2^1022 / 2^126 with an or and a
 //     subtraction: no multiplication by a subnormal); s = f / (2 + f),
@@ -321,15 +322,21 @@ inline constexpr log_bits_rows_t log_bits_rows = [] {
 }();
 
 // f64, AVX2+FMA: AVX-512 f64's cells, tables and R on the bits of x instead of getmant's m
-// (subnormal lanes scaled by 2^1022 first, as in log_reduce: no multiplication with a
-// subnormal operand). u = bits(x) + bits(1) - bits(0.640625): the exponent field of u is
-// k + 1023 and its top 4 fraction bits the cell, z = bits(0.640625) + (u's fraction bits)
-// in [0.640625, 1.28125), x = z 2^k; t = z invc - 1 exact in one FMA (|t| <= 0.0342). No
-// division. For positive finite lanes; others hold garbage (log_special_values repairs).
+// (with Subnormals, subnormal lanes scaled by 2^1022 first, as in log_reduce: no
+// multiplication with a subnormal operand; without, such lanes hold garbage). u = bits(x) +
+// bits(1) - bits(0.640625): the exponent field of u is k + 1023 and its top 4 fraction bits the
+// cell, z = bits(0.640625) + (u's fraction bits) in [0.640625, 1.28125), x = z 2^k; t = z invc
+// - 1 exact in one FMA (|t| <= 0.0342). No division. For positive finite lanes; others hold
+// garbage (log_special_values repairs).
+template <bool Subnormals>
 NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x) noexcept {
     const __m256d one = _mm256_set1_pd(1.0);
-    const __m256d sub = _mm256_cmp_pd(x, _mm256_set1_pd(0x1.0p-1022), _CMP_LT_OQ);
-    const __m256d xs = _mm256_blendv_pd(x, _mm256_sub_pd(_mm256_or_pd(x, one), one), sub);
+    __m256d xs = x;
+    __m256d sub = _mm256_setzero_pd();
+    if constexpr (Subnormals) {
+        sub = _mm256_cmp_pd(x, _mm256_set1_pd(0x1.0p-1022), _CMP_LT_OQ);
+        xs = _mm256_blendv_pd(x, _mm256_sub_pd(_mm256_or_pd(x, one), one), sub);
+    }
     const __m256i u = _mm256_add_epi64(
         _mm256_castpd_si256(xs),
         _mm256_set1_epi64x(static_cast<long long>(0x3ff0000000000000ull - log_bits_off)));
@@ -337,16 +344,21 @@ NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x) noexcept {
         _mm256_add_epi64(_mm256_and_si256(u, _mm256_set1_epi64x(0x000fffffffffffffll)),
                          _mm256_set1_epi64x(static_cast<long long>(log_bits_off))));
     // k = (u >> 52) - 1023 through the 2^52 magic number; minus 1022 on subnormal lanes
-    const __m256d k = _mm256_sub_pd(
+    __m256d k =
         _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(
                           _mm256_srli_epi64(u, 52), _mm256_set1_epi64x(0x4330000000000000ll))),
-                      _mm256_set1_pd(0x1.0p52 + 1023.0)),
-        _mm256_and_pd(sub, _mm256_set1_pd(1022.0)));
-    alignas(32) std::int64_t cell[4];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(cell),
-                       _mm256_and_si256(_mm256_srli_epi64(u, 48), _mm256_set1_epi64x(15)));
-    const double* rows[4] = {log_bits_rows.v[cell[0]], log_bits_rows.v[cell[1]],
-                             log_bits_rows.v[cell[2]], log_bits_rows.v[cell[3]]};
+                      _mm256_set1_pd(0x1.0p52 + 1023.0));
+    if constexpr (Subnormals) k = _mm256_sub_pd(k, _mm256_and_pd(sub, _mm256_set1_pd(1022.0)));
+    // The cell's byte offset in log_bits_rows (rows of 32 bytes) straight from u's bits 48..51:
+    // no scaling of the extracted indices.
+    const __m256i offset =
+        _mm256_and_si256(_mm256_srli_epi64(u, 48 - 5), _mm256_set1_epi64x(15 << 5));
+    const char* base = reinterpret_cast<const char*>(log_bits_rows.v);
+    const double* rows[4] = {
+        reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 0)),
+        reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 1)),
+        reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 2)),
+        reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 3))};
     using B4 = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
     B4 col[4];
     rows_to_columns_avx2<4>(rows, col);
@@ -372,7 +384,7 @@ NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x) noexcept {
 
 // log_kernel_nofix's AVX2+FMA kernel per dtype.
 NUMFUSE_ALWAYS_INLINE __m256 log_avx2(__m256 x) noexcept { return log_f32_avx2(x); }
-NUMFUSE_ALWAYS_INLINE __m256d log_avx2(__m256d x) noexcept { return log_f64_avx2(x); }
+NUMFUSE_ALWAYS_INLINE __m256d log_avx2(__m256d x) noexcept { return log_f64_avx2<true>(x); }
 
 // log_kernel on AVX2+FMA: the special values (x <= 0, +inf, NaN: not 0 < x < inf) by a
 // branch on the rare batches that hold one; four selects on every batch cost more.
@@ -615,7 +627,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, A
 //   if (xsimd::any(log_special(x))) y = log_fix(x, y);
 // equals log_kernel(x) bit for bit. log_special(x) is true at least where x <= 0 (the
 // lanes that raise divide-by-zero / invalid); on AVX-512 (one vfpclass) and on AVX2+FMA
-// (two compares) also for +inf and NaN, whose results log_fix decides. Elsewhere
+// (two compares) also for +inf and NaN, whose results log_fix decides, and on AVX2+FMA float64
+// for subnormal x too: the fast kernel there skips the subnormal scaling (6 of ~60
+// instructions a batch) and log_fix recomputes the flagged batch with it. Elsewhere
 // the kernel handles special values itself and log_fix is the identity.
 template <class T, class Arch>
 inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept {
@@ -630,7 +644,11 @@ inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
         if constexpr (detail::is_avx2_fma<Arch>) {
-        return xsimd::batch<T, Arch>(detail::log_avx2(x));
+        if constexpr (sizeof(T) == 8) {
+            return xsimd::batch<T, Arch>(detail::log_f64_avx2<false>(x));
+        } else {
+            return xsimd::batch<T, Arch>(detail::log_avx2(x));
+        }
     } else
 #endif
     {
@@ -653,8 +671,11 @@ inline xsimd::batch_bool<T, Arch> log_special(xsimd::batch<T, Arch> x) noexcept 
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
         if constexpr (detail::is_avx2_fma<Arch>) {
-        using B = xsimd::batch<T, Arch>;  // not 0 < x < inf: x <= 0, +inf, NaN
-        return ~((x > B(T(0))) & (x < B(std::numeric_limits<T>::infinity())));
+        // f32: not 0 < x < inf (x <= 0, +inf, NaN); f64 also subnormal x (not min <= x < inf).
+        using B = xsimd::batch<T, Arch>;
+        const T low = sizeof(T) == 8 ? std::numeric_limits<T>::min() : T(0);
+        const auto ordinary = sizeof(T) == 8 ? x >= B(low) : x > B(low);
+        return ~(ordinary & (x < B(std::numeric_limits<T>::infinity())));
     } else
 #endif
     {
@@ -675,7 +696,13 @@ inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Ar
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
         if constexpr (detail::is_avx2_fma<Arch>) {
-        return detail::log_special_values(x, y);
+        if constexpr (sizeof(T) == 8) {
+            (void)y;  // recomputed with the subnormal scaling
+            return detail::log_special_values(x,
+                                              xsimd::batch<T, Arch>(detail::log_f64_avx2<true>(x)));
+        } else {
+            return detail::log_special_values(x, y);
+        }
     } else
 #endif
     {
