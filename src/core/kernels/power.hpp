@@ -297,6 +297,33 @@ template <class A>
 inline constexpr bool pow_f32_lean =
     std::is_base_of<xsimd::fma3<xsimd::avx2>, A>::value && !is_avx512<A>;
 
+// pow_f32_lean_kernel's polynomial coefficients as whole AVX2 vectors (from the highest
+// degree down: log2's P, then 2^f's; tools/pow_remez.py pow32_lean_log and
+// pow32_lean_exp2), so that each FMA takes its coefficient as a memory operand: GCC
+// broadcasts constants on every batch instead (17 do not fit in 16 registers), also those
+// of a const table, whose values it sees; this one is not const (nothing writes it).
+#define NUMFUSE_POW_LEAN_ROW(c) {c, c, c, c}
+alignas(64) inline double pow_f32_lean_coefficients[17][4] = {
+    NUMFUSE_POW_LEAN_ROW(0x1.89f3b1694cffep-3),
+    NUMFUSE_POW_LEAN_ROW(0x1.c68f568d31760p-3),
+    NUMFUSE_POW_LEAN_ROW(0x1.0c9a84994022dp-2),
+    NUMFUSE_POW_LEAN_ROW(0x1.484b13d7c02a9p-2),
+    NUMFUSE_POW_LEAN_ROW(0x1.a61762a7aded9p-2),
+    NUMFUSE_POW_LEAN_ROW(0x1.2776c50ef9bfep-1),
+    NUMFUSE_POW_LEAN_ROW(0x1.ec709dc3a03fdp-1),
+    NUMFUSE_POW_LEAN_ROW(0x1.71547652b82fep+1),
+    NUMFUSE_POW_LEAN_ROW(0x1.63d136366db24p-20),
+    NUMFUSE_POW_LEAN_ROW(0x1.00dc4a532fb8ep-16),
+    NUMFUSE_POW_LEAN_ROW(0x1.4308ac85aa947p-13),
+    NUMFUSE_POW_LEAN_ROW(0x1.5d8745a728441p-10),
+    NUMFUSE_POW_LEAN_ROW(0x1.3b2ab7181b755p-7),
+    NUMFUSE_POW_LEAN_ROW(0x1.c6b08dd6fd234p-5),
+    NUMFUSE_POW_LEAN_ROW(0x1.ebfbdff823cedp-3),
+    NUMFUSE_POW_LEAN_ROW(0x1.62e42fef84cf0p-1),
+    NUMFUSE_POW_LEAN_ROW(0x1p+0),
+};
+#undef NUMFUSE_POW_LEAN_ROW
+
 // x**y = 2^(y log2 x) for lanes of x in [2^-126, FLT_MAX] and finite |y| <= FLT_MAX (other
 // lanes: garbage), to be rounded once to float32 by the caller; no table, no special lane.
 // log2 x = k + log2 z, x = 2^k z with z in [RN(1/sqrt2), 2 RN(1/sqrt2)) by integer
@@ -316,6 +343,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_f32_lean_kernel(
     using B = xsimd::batch<double, A>;
     using I = xsimd::batch<std::int64_t, A>;
     using U = xsimd::batch<std::uint64_t, A>;
+    static_assert(B::size == 4, "pow_f32_lean_coefficients holds AVX2 vectors");
     constexpr std::int64_t off = 0x3fe6a09e667f3bcd;  // RN(1/sqrt2)
     // u's exponent field is k + 1023, its mantissa bits those of bits(x) - off
     const I u = as_int(x) + I(0x3ff0000000000000 - off);
@@ -324,28 +352,20 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_f32_lean_kernel(
     const B z = as_float<double, A>((u & I(0x000fffffffffffff)) + I(off));
     const B s = (z - B(1.0)) / (z + B(1.0));
     const B w = s * s;
-    // (2/ln2) / (2j + 1), j = 0..6
-    B p = dd::fmadd(w, B(0x1.89f3b1694cffep-3), B(0x1.c68f568d31760p-3));  // j = 7, 6
-    p = dd::fmadd(p, w, B(0x1.0c9a84994022dp-2));  // j = 5
-    p = dd::fmadd(p, w, B(0x1.484b13d7c02a9p-2));  // j = 4
-    p = dd::fmadd(p, w, B(0x1.a61762a7aded9p-2));  // j = 3
-    p = dd::fmadd(p, w, B(0x1.2776c50ef9bfep-1));  // j = 2
-    p = dd::fmadd(p, w, B(0x1.ec709dc3a03fdp-1));  // j = 1
-    p = dd::fmadd(p, w, B(0x1.71547652b82fep+1));  // j = 0
+    // log2 z = s P(w), P's coefficients (2/ln2) / (2j + 1) from j = 7 down to 0
+    const auto c = [](int i) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+        return B::load_aligned(pow_f32_lean_coefficients[i]);
+    };
+    B p = dd::fmadd(w, c(0), c(1));
+    for (int i = 2; i < 8; ++i) p = dd::fmadd(p, w, c(i));
     const B l = dd::fmadd(s, p, k);
     const B t = xsimd::max(xsimd::min(y * l, B(160.0)), B(-160.0));
     const B shifter(0x1.8p52);
     const B ts = t + shifter;
     const B f = t - (ts - shifter);  // exact
-    // 2^f on [-1/2, 1/2]
-    B e = dd::fmadd(f, B(0x1.63d136366db24p-20), B(0x1.00dc4a532fb8ep-16));
-    e = dd::fmadd(e, f, B(0x1.4308ac85aa947p-13));
-    e = dd::fmadd(e, f, B(0x1.5d8745a728441p-10));
-    e = dd::fmadd(e, f, B(0x1.3b2ab7181b755p-7));
-    e = dd::fmadd(e, f, B(0x1.c6b08dd6fd234p-5));
-    e = dd::fmadd(e, f, B(0x1.ebfbdff823cedp-3));
-    e = dd::fmadd(e, f, B(0x1.62e42fef84cf0p-1));
-    e = dd::fmadd(e, f, B(1.0));
+    // 2^f on [-1/2, 1/2], degree 8 down to 0
+    B e = dd::fmadd(f, c(8), c(9));
+    for (int i = 10; i < 17; ++i) e = dd::fmadd(e, f, c(i));
     return as_float<double, A>(as_int(e) + (as_int(ts) << 52));
 }
 
@@ -364,11 +384,12 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_f32_general(
 }
 
 // A batch with lanes on both sides of the lean kernel's domain (`lean`): each lane as in a
-// batch of its own. Out of line: the common path keeps its registers.
+// batch of its own. Out of line: the common path keeps its registers (the arguments by
+// value: in registers, where references made the loop store them on every batch).
 template <class A>
 [[gnu::noinline]] xsimd::batch<double, A> pow_f32_mixed(
-    const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y,
-    const xsimd::batch_bool<double, A>& lean) noexcept {
+    xsimd::batch<double, A> x, xsimd::batch<double, A> y,
+    xsimd::batch_bool<double, A> lean) noexcept {
     using B = xsimd::batch<double, A>;
     const B r = pow_f32_lean_kernel(xsimd::select(lean, x, B(1.0)), xsimd::select(lean, y, B(0.0)));
     return xsimd::select(lean, r, pow_f32_general(x, y));
