@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Minimax fits for the AVX-512 power kernels (src/core/kernels/power_avx512.hpp).
+"""Minimax fits for the power kernels (src/core/kernels/power_avx512.hpp, and power.hpp's
+lean float32 kernel).
 
 Written for numfuse from scratch on tools/explog_remez.py's Remez exchange (mpmath only;
 deterministic; about a minute). The float64 kernel shares the AVX-512 float64 log's cells
@@ -24,6 +25,11 @@ Fits:
   pow32_exp   : Q(f) ~ (2^f - 1)/f on |f| <= 1/32 + 2^-8, degree 3, float32, relative
                 error of 2^f (the float32 power's exp2 after the 2^(j/16) table)
   pow32_tables: -log2(c) as a 2^-16-grid high part and a float32 low part per c
+  pow32_lean_log : (2/ln2)/(2j + 1), j = 0..7: log2 z = s P(s^2), s = (z - 1)/(z + 1), the
+                AVX2 float32 power's lean kernel (power.hpp pow_f32_lean_kernel; Taylor:
+                truncation 2^-44.8 relative for |s| <= 0.1716)
+  pow32_lean_exp2: 2^f on [-1/2, 1/2], degree 8 (mpmath's Chebyshev fit, float64
+                coefficients; relative error of the rounded polynomial), the same kernel's
 """
 
 import sys
@@ -168,6 +174,27 @@ def pow32_tables():
     print()
 
 
+def pow32_lean_log():
+    for j in range(8):
+        print(f"    j = {j}: {float(2 / er.LN2 / (2 * j + 1)).hex()}")
+
+
+def pow32_lean_exp2(deg=8):
+    with mp.workprec(200):
+        coeffs = mp.chebyfit(lambda f: mp.power(2, f), [-0.5, 0.5], deg + 1)[::-1]
+        rounded = [mp.mpf(float(c)) for c in coeffs]
+        worst = mp.mpf(0)
+        for i in range(4001):
+            f = mp.mpf(i - 2000) / 4000
+            p = mp.mpf(0)
+            for c in reversed(rounded):
+                p = p * f + c
+            worst = max(worst, abs(p / mp.power(2, f) - 1))
+    print(f"pow32_lean_exp2: relative error 2^{float(mp.log(worst, 2)):.2f}")
+    for j, c in enumerate(rounded):
+        print(f"    c{j} = {float(c).hex()}")
+
+
 def main():
     which = sys.argv[1:] or ["all"]
     degrees = {"pow64_log": 9, "pow32_log": 4, "pow32_exp": 3}
@@ -185,6 +212,10 @@ def main():
         fit_pow32_exp(degrees["pow32_exp"])
     if run("pow32_tables"):
         pow32_tables()
+    if run("pow32_lean_log"):
+        pow32_lean_log()
+    if run("pow32_lean_exp2"):
+        pow32_lean_exp2()
 
 
 if __name__ == "__main__":

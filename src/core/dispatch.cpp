@@ -89,7 +89,19 @@ namespace {
 std::atomic<std::uint64_t> invalid_nans[unary_op_count][simd_dtype_count] = {};
 std::atomic<std::uint64_t> nan_inputs[unary_op_count][simd_dtype_count] = {};
 std::atomic<bool> quiet_subnormal_underflow[unary_op_count][simd_dtype_count] = {};
+std::atomic<unsigned> power_conventions[simd_dtype_count] = {};
 }  // namespace
+
+void set_power_convention(DType dtype, unsigned bits) noexcept {
+    const int d = static_cast<int>(dtype);
+    if (d < simd_dtype_count) power_conventions[d].store(bits);
+}
+
+unsigned power_convention(DType dtype) noexcept {
+    const int d = static_cast<int>(dtype);
+    if (d >= simd_dtype_count) return 0;
+    return power_conventions[d].load(std::memory_order_relaxed);
+}
 
 void set_subnormal_underflow(UnaryOp op, DType dtype, bool raise) noexcept {
     const int d = static_cast<int>(dtype);

@@ -81,6 +81,18 @@ std::uint64_t nan_input_bits(UnaryOp op, DType dtype) noexcept;
 // Set by the Python bindings (src/python/nan_policy.hpp); default true.
 void set_subnormal_underflow(UnaryOp op, DType dtype, bool raise) noexcept;
 bool subnormal_underflow(UnaryOp op, DType dtype) noexcept;
+// power's (and float_power's) choices where C99 leaves the result's NaN or a condition
+// open and NumPy's loops differ by machine (SVML on AVX-512, the C library's pow
+// elsewhere): bits of PowConvention for the SIMD loops and folds of the power ufuncs, 0 (the
+// default) keeps the kernels' (C99 and SVML's). Set by the Python bindings from NumPy's
+// answers (src/python/nan_policy.hpp); the expression VM does not read it.
+enum PowConvention : unsigned {
+    pow_nan_odd_unsigned = 1u,    // NaN ** odd integer is the NaN with its sign cleared
+    pow_quiet_zero_neg_inf = 2u,  // 0 ** -inf raises no divide-by-zero
+    pow_quiet_exact_tiny = 4u,    // an exact subnormal result raises no underflow
+};
+void set_power_convention(DType dtype, unsigned bits) noexcept;
+unsigned power_convention(DType dtype) noexcept;
 
 // Runs the active level's loop, split over threads when n is large enough to
 // pay for them (see parallel.hpp). Returns the union of the FpFlag bits for

@@ -20,18 +20,19 @@ bool is_nan_bits(U bits) noexcept {
     return value != value;
 }
 
-// Whether NumPy's ufunc reports underflow for one subnormal element among ordinary ones.
-template <class T>
-bool numpy_underflows(const py::object& numpy_ufunc, const py::object& errstate, T fill, T value) {
-    constexpr std::size_t n = 64;
-    py::array_t<T> x(n);
-    for (std::size_t i = 0; i < n; ++i) x.mutable_data()[i] = fill;
-    x.mutable_data()[n / 2] = value;
-    py::object ctx = errstate(py::arg("all") = "ignore", py::arg("under") = "raise");
+// Whether NumPy's ufunc, called on the arrays, reports the condition (errstate's name:
+// "under", "divide").
+template <class... Arrays>
+bool numpy_raises(const py::object& numpy_ufunc, const py::object& errstate, const char* condition,
+                  const Arrays&... arrays) {
+    py::dict kwargs;
+    kwargs["all"] = "ignore";
+    kwargs[condition] = "raise";
+    py::object ctx = errstate(**kwargs);
     ctx.attr("__enter__")();
     bool raised = false;
     try {
-        numpy_ufunc(x);
+        numpy_ufunc(arrays...);
     } catch (py::error_already_set& e) {
         if (!e.matches(PyExc_FloatingPointError)) {
             ctx.attr("__exit__")(py::none(), py::none(), py::none());
@@ -43,16 +44,29 @@ bool numpy_underflows(const py::object& numpy_ufunc, const py::object& errstate,
     return raised;
 }
 
-// NumPy's result for an array of one value, as bits; 0 unless every element is the same.
-// A SIMD-sized array: NumPy's vector loops run on long contiguous runs.
-template <class T, class U>
-U numpy_result(const py::object& numpy_ufunc, const py::object& errstate, T value) {
-    constexpr std::size_t n = 64;
-    py::array_t<T> x(n);
+// A SIMD-sized array (NumPy's vector loops run on long contiguous runs) of one value.
+template <class T>
+py::array_t<T> filled(T value, std::size_t n = 64) {
+    py::array_t<T> x(static_cast<py::ssize_t>(n));
     for (std::size_t i = 0; i < n; ++i) x.mutable_data()[i] = value;
+    return x;
+}
+
+// Whether NumPy's ufunc reports underflow for one subnormal element among ordinary ones.
+template <class T>
+bool numpy_underflows(const py::object& numpy_ufunc, const py::object& errstate, T fill, T value) {
+    py::array_t<T> x = filled(fill);
+    x.mutable_data()[x.size() / 2] = value;
+    return numpy_raises(numpy_ufunc, errstate, "under", x);
+}
+
+// NumPy's result for arrays of one value each, as bits; 0 unless every element is the same.
+template <class T, class U, class... Values>
+U numpy_result(const py::object& numpy_ufunc, const py::object& errstate, Values... values) {
+    constexpr std::size_t n = 64;
     py::object ctx = errstate(py::arg("all") = "ignore");
     ctx.attr("__enter__")();
-    py::array_t<T> y = numpy_ufunc(x);
+    py::array_t<T> y = numpy_ufunc(filled<T>(values, n)...);
     ctx.attr("__exit__")(py::none(), py::none(), py::none());
     if (y.size() != static_cast<py::ssize_t>(n)) return 0;
     U first;
@@ -112,7 +126,41 @@ void probe_dtype(core::UnaryOp op, core::DType dtype, const core::FunctionInfo& 
     }
 }
 
+// power's conventions (core::PowConvention) for one dtype from np.power's answers on
+// three pairs: -NaN ** 3 (+NaN: the sign cleared), 0 ** -inf (divide-by-zero or not) and
+// 2 ** (the smallest subnormal's exponent), an exact subnormal (underflow or not).
+template <class T, class U>
+unsigned numpy_power_convention(const py::object& power, const py::object& errstate) {
+    const T inf = std::numeric_limits<T>::infinity();
+    const T plus = std::numeric_limits<T>::quiet_NaN();
+    U plus_bits;
+    std::memcpy(&plus_bits, &plus, sizeof plus_bits);
+    unsigned bits = 0;
+    if (numpy_result<T, U>(power, errstate, -plus, T(3)) == plus_bits) {
+        bits |= core::pow_nan_odd_unsigned;
+    }
+    if (!numpy_raises(power, errstate, "divide", filled(T(0)), filled(-inf))) {
+        bits |= core::pow_quiet_zero_neg_inf;
+    }
+    const T tiny_exponent =
+        T(std::numeric_limits<T>::min_exponent - std::numeric_limits<T>::digits);
+    if (!numpy_raises(power, errstate, "under", filled(T(2)), filled(tiny_exponent))) {
+        bits |= core::pow_quiet_exact_tiny;
+    }
+    return bits;
+}
+
 }  // namespace
+
+void probe_numpy_power_conventions() {
+    const py::module_ numpy = py::module_::import("numpy");
+    const py::object power = numpy.attr("power");
+    const py::object errstate = numpy.attr("errstate");
+    core::set_power_convention(core::DType::f32,
+                               numpy_power_convention<float, std::uint32_t>(power, errstate));
+    core::set_power_convention(core::DType::f64,
+                               numpy_power_convention<double, std::uint64_t>(power, errstate));
+}
 
 void probe_numpy_conventions(core::UnaryOp op) {
     const core::FunctionInfo& info = *core::ufunc_info(op);

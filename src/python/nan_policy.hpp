@@ -27,4 +27,10 @@ namespace numfuse::python {
 // held); a name NumPy lacks (erf) does nothing.
 void probe_numpy_conventions(core::UnaryOp op);
 
+// The same for np.power (numfuse.power and float_power): whether NumPy's loops take the C
+// library's choices where C99 leaves them open (core::PowConvention: the sign of NaN ** odd
+// integer, divide-by-zero for 0 ** -inf, underflow for an exact subnormal result), per
+// dtype. Call once at module initialisation (with the GIL held).
+void probe_numpy_power_conventions();
+
 }  // namespace numfuse::python

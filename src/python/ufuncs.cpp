@@ -290,7 +290,8 @@ void register_ufuncs(py::module_& m) {
     }
     NUMFUSE_UNARY_OPS(NUMFUSE_ADD_UFUNC)
 #undef NUMFUSE_ADD_UFUNC
-    // The two-argument ufuncs (logaddexp: no input gives a NaN but a NaN, no NaN policy).
+    // The two-argument ufuncs (logaddexp: no input gives a NaN but a NaN, no NaN policy;
+    // power's conventions are probed below).
 #define NUMFUSE_ADD_BINARY_UFUNC(op)                                                   \
     {                                                                                  \
         constexpr int k = core::unary_op_count + static_cast<int>(core::BinaryOp::op); \
@@ -301,6 +302,8 @@ void register_ufuncs(py::module_& m) {
     }
     NUMFUSE_BINARY_OPS(NUMFUSE_ADD_BINARY_UFUNC)
 #undef NUMFUSE_ADD_BINARY_UFUNC
+    // power's NaN and condition conventions, as NumPy's on this machine (nan_policy.hpp).
+    probe_numpy_power_conventions();
 
     m.def(
         "_function_table",

@@ -226,17 +226,33 @@ static_assert(unsigned{kernels::pow_divide_by_zero} == unsigned{fp_divide_by_zer
                   unsigned{kernels::pow_underflow} == unsigned{fp_underflow} &&
                   unsigned{kernels::pow_invalid} == unsigned{fp_invalid},
               "kernels::PowConditions are FpFlag bits");
+//
+// The machine's convention (core::power_convention, NumPy's answers where C99 leaves the
+// choice open: its loops are SVML's on AVX-512 machines, the C library's pow elsewhere)
+// is applied after the kernels, which follow C99 and SVML: a NaN x with an odd integer y
+// gives the NaN with its sign cleared (glibc: the sign of x**odd is x's, applied to |x|**y);
+// 0 ** -inf raises no divide-by-zero; a subnormal result that is exact (|x| a power of two,
+// y log2|x| an integer: the only exact ones glibc's pow computes exactly) raises no
+// underflow. The fused loops take the kernels by chunks, their arguments kept (copied where
+// the output is one of them), and fix the chunk's NaNs and conditions afterwards (the
+// conditions by the exact rule, only in chunks where the kernels reported one).
 struct PowOp {
     static constexpr bool fused_conditions = true;
     template <class Arch>
     static unsigned compute_conditions(double* out, const double* a, const double* b,
                                        std::size_t n) noexcept {
-        return kernels::power_array_conditions<Arch>(out, a, b, n);
+        return with_convention<Arch>(
+            out, a, b, n, [](double* o, const double* x, const double* y, std::size_t count) {
+                return kernels::power_array_conditions<Arch>(o, x, y, count);
+            });
     }
     template <class Arch>
     static unsigned compute_conditions_f32(float* out, const float* a, const float* b,
                                            std::size_t n) noexcept {
-        return kernels::power_array_f32<Arch, true>(out, a, b, n);
+        return with_convention<Arch>(
+            out, a, b, n, [](float* o, const float* x, const float* y, std::size_t count) {
+                return kernels::power_array_f32<Arch, true>(o, x, y, count);
+            });
     }
     // (binary_loop's other paths, which the fused one replaces, still name it)
     template <class Arch, class Out>
@@ -244,19 +260,22 @@ struct PowOp {
         kernels::power_array<Out, Arch>(out, a, b, n);
     }
     // float32 pairs through the float32 array kernel (the loop's bits: on AVX-512 it is
-    // not the float64 kernel rounded)
+    // not the float64 kernel rounded), with the machine's NaN convention
     template <class Arch, class Out>
     static double one(double a, double b) noexcept {
+        double r = 0.0;
         if constexpr (std::is_same_v<Out, float>) {
-            float r = 0.0f;
+            float rf = 0.0f;
             const float af = static_cast<float>(a), bf = static_cast<float>(b);
-            kernels::power_array_f32<Arch, false>(&r, &af, &bf, 1);
-            return static_cast<double>(r);
+            kernels::power_array_f32<Arch, false>(&rf, &af, &bf, 1);
+            r = static_cast<double>(rf);
         } else {
-            double r = 0.0;
             kernels::power_array<Out, Arch>(&r, &a, &b, 1);
-            return r;
         }
+        if ((convention<Out>() & pow_nan_odd_unsigned) && a != a && odd_integer(b)) {
+            r = std::fabs(r);
+        }
+        return r;
     }
     template <class B>
     static inline auto may_raise(const B& a, const B& b) noexcept {
@@ -278,12 +297,101 @@ struct PowOp {
     template <class T>
     static unsigned flags(T a, T b) noexcept {
         if (a != a || b != b) return fp_none;
-        if (a == T(0)) return b < T(0) ? fp_divide_by_zero : fp_none;
+        if (a == T(0)) return divides_by_zero(b, convention<T>()) ? fp_divide_by_zero : fp_none;
         if (!(a - a == T(0)) || !(b - b == T(0))) return fp_none;
         if (a < T(0) && b != std::trunc(b)) return fp_invalid;
         const T r = std::pow(a, b);
         if (r - r != T(0)) return fp_overflow;
-        return std::fabs(r) < std::numeric_limits<T>::min() ? fp_underflow : fp_none;
+        return underflows(a, b, r, convention<T>()) ? fp_underflow : fp_none;
+    }
+
+    template <class T>
+    static unsigned convention() noexcept {
+        return power_convention(sizeof(T) == 4 ? DType::f32 : DType::f64);
+    }
+    template <class T>
+    static bool odd_integer(T v) noexcept {
+        return v - v == T(0) && std::trunc(v) == v && std::fmod(v, T(2)) != T(0);
+    }
+    // Whether 0 ** b (b not NaN) raises divide-by-zero under the convention.
+    template <class T>
+    static bool divides_by_zero(T b, unsigned convention) noexcept {
+        return b < T(0) &&
+               !((convention & pow_quiet_zero_neg_inf) && b == -std::numeric_limits<T>::infinity());
+    }
+    // Whether the result r of finite a != 0 and finite b raises underflow under the
+    // convention: r below the smallest normal, unless the convention keeps exact results
+    // quiet and |a| = 2^e, b e an integer at or above the smallest subnormal's exponent.
+    template <class T>
+    static bool underflows(T a, T b, T r, unsigned convention) noexcept {
+        if (!(std::fabs(r) < std::numeric_limits<T>::min())) return false;
+        if (!(convention & pow_quiet_exact_tiny)) return true;
+        int e = 0;
+        if (std::frexp(std::fabs(a), &e) != T(0.5)) return true;
+        const T k = static_cast<T>(e - 1);
+        const T t = b * k;
+        const bool exact =
+            std::fma(b, k, -t) == T(0) && std::trunc(t) == t &&
+            t >= T(std::numeric_limits<T>::min_exponent - std::numeric_limits<T>::digits);
+        return !exact;
+    }
+
+    // kernel(out, x, y, count) (the fused array kernels) with the machine's convention.
+    template <class Arch, class T, class Kernel>
+    static unsigned with_convention(T* out, const T* a, const T* b, std::size_t n,
+                                    const Kernel& kernel) noexcept {
+        const unsigned conv = convention<T>();
+        if (conv == 0) return kernel(out, a, b, n);
+        using B = xsimd::batch<T, Arch>;
+        constexpr std::size_t width = B::size;
+        constexpr std::size_t chunk = 256;
+        alignas(64) T ca[chunk], cb[chunk];
+        const bool aliased = out == a || out == b;
+        unsigned flags = fp_none;
+        for (std::size_t start = 0; start < n; start += chunk) {
+            const std::size_t count = n - start < chunk ? n - start : chunk;
+            const T* x = a + start;
+            const T* y = b + start;
+            if (aliased) {
+                std::memcpy(ca, x, count * sizeof(T));
+                std::memcpy(cb, y, count * sizeof(T));
+                x = ca, y = cb;
+            }
+            T* o = out + start;
+            unsigned raised = kernel(o, x, y, count);
+            if (conv & pow_nan_odd_unsigned) {
+                const auto fix = [&](std::size_t k) {
+                    if (x[k] != x[k] && odd_integer(y[k])) o[k] = std::fabs(o[k]);
+                };
+                std::size_t k = 0;
+                for (; k + width <= count; k += width) {
+                    if (!xsimd::any(xsimd::isnan(B::load_unaligned(x + k)))) continue;
+                    for (std::size_t j = k; j < k + width; ++j) fix(j);
+                }
+                for (; k < count; ++k) fix(k);
+            }
+            if ((conv & pow_quiet_zero_neg_inf) && (raised & fp_divide_by_zero)) {
+                raised &= ~unsigned{fp_divide_by_zero};
+                for (std::size_t k = 0; k < count; ++k) {
+                    if (x[k] == T(0) && y[k] == y[k] && divides_by_zero(y[k], conv)) {
+                        raised |= fp_divide_by_zero;
+                        break;
+                    }
+                }
+            }
+            if ((conv & pow_quiet_exact_tiny) && (raised & fp_underflow)) {
+                raised &= ~unsigned{fp_underflow};
+                for (std::size_t k = 0; k < count; ++k) {
+                    const bool finite = x[k] - x[k] == T(0) && y[k] - y[k] == T(0);
+                    if (finite && x[k] != T(0) && underflows(x[k], y[k], o[k], conv)) {
+                        raised |= fp_underflow;
+                        break;
+                    }
+                }
+            }
+            flags |= raised;
+        }
+        return flags;
     }
 };
 

@@ -30,8 +30,8 @@
 //   with odd m take power_kernel. y == -1 is 1 / x (NumPy's x**-1, np.reciprocal:
 //   correctly rounded, the same bits), y == 1 is x, y == 2 is x * x.
 //   With Out = float (float32 values in float64 lanes, rounded once by the caller) the
-//   products are plain float64 ones and x**y is power_kernel_f32 (below): within 0.5 +
-//   2^-20 float32 ULP.
+//   products are plain float64 ones (within 0.5 + 2^-20 float32 ULP) and x**y is
+//   power_kernel_f32 (below: within 0.5 + 2^-12 float32 ULP on AVX2, 2^-20 elsewhere).
 //
 // Method (power_kernel)
 //   log|x| as a pair hi + lo to about 2^-68 relative: |x| = 2^k m (subnormals scaled by
@@ -289,14 +289,89 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel(
     return detail::pow_fixup(x, y, res);
 }
 
-// x**y for float32 values held in f64 lanes, to be rounded once to float32 by the caller:
-// e^(y log|x|) from the float64 log and exp kernels. The error of t = y log|x| is below
-// |t| 2^-51, and |t| <= 120 wherever the float32 result is neither 0 nor inf (beyond, t is
-// clamped: e^-120 rounds to float32 0 and e^120 to inf), so the float64 value is within
-// 2^-44 relative and the float32 result within 0.5 + 2^-20 ULP. float32 inputs are
-// normal float64 numbers: no subnormal arithmetic. Special values as power_kernel.
+namespace detail {
+
+// The lean float32 kernel of power_kernel_f32 below: on x86 levels with FMA below AVX-512
+// (AVX-512 keeps its own float32-lane kernel, power_avx512.hpp).
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel_f32(
+inline constexpr bool pow_f32_lean =
+    std::is_base_of<xsimd::fma3<xsimd::avx2>, A>::value && !is_avx512<A>;
+
+// pow_f32_lean_kernel's polynomial coefficients as whole AVX2 vectors (from the highest
+// degree down: log2's P, then 2^f's; tools/pow_remez.py pow32_lean_log and
+// pow32_lean_exp2), so that each FMA takes its coefficient as a memory operand: GCC
+// broadcasts constants on every batch instead (17 do not fit in 16 registers), also those
+// of a const table, whose values it sees; this one is not const (nothing writes it).
+#define NUMFUSE_POW_LEAN_ROW(c) {c, c, c, c}
+alignas(64) inline double pow_f32_lean_coefficients[17][4] = {
+    NUMFUSE_POW_LEAN_ROW(0x1.89f3b1694cffep-3),
+    NUMFUSE_POW_LEAN_ROW(0x1.c68f568d31760p-3),
+    NUMFUSE_POW_LEAN_ROW(0x1.0c9a84994022dp-2),
+    NUMFUSE_POW_LEAN_ROW(0x1.484b13d7c02a9p-2),
+    NUMFUSE_POW_LEAN_ROW(0x1.a61762a7aded9p-2),
+    NUMFUSE_POW_LEAN_ROW(0x1.2776c50ef9bfep-1),
+    NUMFUSE_POW_LEAN_ROW(0x1.ec709dc3a03fdp-1),
+    NUMFUSE_POW_LEAN_ROW(0x1.71547652b82fep+1),
+    NUMFUSE_POW_LEAN_ROW(0x1.63d136366db24p-20),
+    NUMFUSE_POW_LEAN_ROW(0x1.00dc4a532fb8ep-16),
+    NUMFUSE_POW_LEAN_ROW(0x1.4308ac85aa947p-13),
+    NUMFUSE_POW_LEAN_ROW(0x1.5d8745a728441p-10),
+    NUMFUSE_POW_LEAN_ROW(0x1.3b2ab7181b755p-7),
+    NUMFUSE_POW_LEAN_ROW(0x1.c6b08dd6fd234p-5),
+    NUMFUSE_POW_LEAN_ROW(0x1.ebfbdff823cedp-3),
+    NUMFUSE_POW_LEAN_ROW(0x1.62e42fef84cf0p-1),
+    NUMFUSE_POW_LEAN_ROW(0x1p+0),
+};
+#undef NUMFUSE_POW_LEAN_ROW
+
+// x**y = 2^(y log2 x) for lanes of x in [2^-126, FLT_MAX] and finite |y| <= FLT_MAX (other
+// lanes: garbage), to be rounded once to float32 by the caller; no table, no special lane.
+// log2 x = k + log2 z, x = 2^k z with z in [RN(1/sqrt2), 2 RN(1/sqrt2)) by integer
+// operations on the bits; log2 z = (2/ln2) atanh(s), s = (z - 1)/(z + 1) (|s| <= 0.1716;
+// z - 1 exact, z + 1 exact for a float32 z, the quotient rounded once), the odd Taylor
+// series through s^15 (truncation 2^-44.8 relative). t = y log2 x clamped to [-160, 160]
+// (2^+-160 round to float32 inf / 0); 2^t = 2^n 2^f, n = RN(t), |f| <= 1/2, 2^f by a
+// degree-8 polynomial (Chebyshev fit, tools/pow_remez.py pow32_lean_exp2: 2^-39.7
+// relative), 2^n added to the exponent field (exact: 2^f 2^n is a normal double). t's
+// error is below |t| 2^-44 <= 2^-36.7 absolute, so the float64 value is within 2^-36
+// relative of x**y and the float32 result within 0.5 + 2^-12 ULP (subnormal float32
+// results: rounded once from the double, the same bound in their ULP). Exact cases stay
+// exact: x = 2^k gives s = 0, t = y k, f = 0 and p(0) = 1.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_f32_lean_kernel(
+    const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    using U = xsimd::batch<std::uint64_t, A>;
+    static_assert(B::size == 4, "pow_f32_lean_coefficients holds AVX2 vectors");
+    constexpr std::int64_t off = 0x3fe6a09e667f3bcd;  // RN(1/sqrt2)
+    // u's exponent field is k + 1023, its mantissa bits those of bits(x) - off
+    const I u = as_int(x) + I(0x3ff0000000000000 - off);
+    const B k = as_float<double, A>(bit_cast<I>(bit_cast<U>(u) >> 52) | I(0x4330000000000000)) -
+                B(0x1p52 + 1023.0);
+    const B z = as_float<double, A>((u & I(0x000fffffffffffff)) + I(off));
+    const B s = (z - B(1.0)) / (z + B(1.0));
+    const B w = s * s;
+    // log2 z = s P(w), P's coefficients (2/ln2) / (2j + 1) from j = 7 down to 0
+    const auto c = [](int i) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+        return B::load_aligned(pow_f32_lean_coefficients[i]);
+    };
+    B p = dd::fmadd(w, c(0), c(1));
+    for (int i = 2; i < 8; ++i) p = dd::fmadd(p, w, c(i));
+    const B l = dd::fmadd(s, p, k);
+    const B t = xsimd::max(xsimd::min(y * l, B(160.0)), B(-160.0));
+    const B shifter(0x1.8p52);
+    const B ts = t + shifter;
+    const B f = t - (ts - shifter);  // exact
+    // 2^f on [-1/2, 1/2], degree 8 down to 0
+    B e = dd::fmadd(f, c(8), c(9));
+    for (int i = 10; i < 17; ++i) e = dd::fmadd(e, f, c(i));
+    return as_float<double, A>(as_int(e) + (as_int(ts) << 52));
+}
+
+// power_kernel_f32's lanes outside the lean kernel's domain (all lanes without it).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_f32_general(
     const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y) noexcept {
     using B = xsimd::batch<double, A>;
     const B ax = xsimd::abs(x);
@@ -305,7 +380,45 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel_f32(
     // NaN and infinite y (and x) are special lanes: whatever t is there, pow_fixup decides.
     const B t = xsimd::max(xsimd::min(y * l, B(120.0)), B(-120.0));
     const B res = exp_kernel_nofix(xsimd::select(t == t, t, B(0.0)));
-    return detail::pow_fixup(x, y, res);
+    return pow_fixup(x, y, res);
+}
+
+// A batch with lanes on both sides of the lean kernel's domain (`lean`): each lane as in a
+// batch of its own. Out of line: the common path keeps its registers (the arguments by
+// value: in registers, where references made the loop store them on every batch).
+template <class A>
+[[gnu::noinline]] xsimd::batch<double, A> pow_f32_mixed(
+    xsimd::batch<double, A> x, xsimd::batch<double, A> y,
+    xsimd::batch_bool<double, A> lean) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B r = pow_f32_lean_kernel(xsimd::select(lean, x, B(1.0)), xsimd::select(lean, y, B(0.0)));
+    return xsimd::select(lean, r, pow_f32_general(x, y));
+}
+
+}  // namespace detail
+
+// x**y for float32 values held in f64 lanes, to be rounded once to float32 by the caller.
+// Lanes whose x is a positive normal float32 magnitude and y finite take the lean kernel
+// above where it exists (x86 FMA levels below AVX-512): within 0.5 + 2^-12 ULP; a batch
+// of such lanes only, nothing else. The other lanes (all lanes elsewhere): e^(y log|x|)
+// from the float64 log and exp kernels. The error of t = y log|x| is below |t| 2^-51, and
+// |t| <= 120 wherever the float32 result is neither 0 nor inf (beyond, t is clamped:
+// e^-120 rounds to float32 0 and e^120 to inf), so the float64 value is within 2^-44
+// relative and the float32 result within 0.5 + 2^-20 ULP. float32 inputs are normal
+// float64 numbers: no subnormal arithmetic. Special values as power_kernel. A lane's bits
+// depend on its own x and y only (the folds compute one pair at a time).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel_f32(
+    const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y) noexcept {
+    using B = xsimd::batch<double, A>;
+    if constexpr (detail::pow_f32_lean<A>) {
+        const B big(static_cast<double>(std::numeric_limits<float>::max()));
+        const auto lean = (x >= B(0x1p-126)) & (x <= big) & (xsimd::abs(y) <= big);
+        if (xsimd::all(lean)) return detail::pow_f32_lean_kernel(x, y);
+        return detail::pow_f32_mixed(x, y, lean);
+    } else {
+        return detail::pow_f32_general(x, y);
+    }
 }
 
 namespace detail {
