@@ -133,3 +133,39 @@ def test_bits_for_every_team_size(threads, dtype, shape):
         # and the same bits when the groups start at another lane (a view of 40 columns)
         part = getattr(nf, name)(x[:, 17:57], axis=0)
         assert part.tobytes() == np.ascontiguousarray(results[0][:, 17:57]).tobytes(), name
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("lanes", [16, 24, 27, 40, 1000])
+@pytest.mark.parametrize("inputs", ["normal", "ascending", "wide"])
+def test_contiguous_lanes_match_strided_lanes(level, dtype, lanes, inputs):
+    # The strip kernels take contiguous lanes two full batches at a time and the rest (a
+    # full batch, a partial one) lane by lane; strided lanes take the second way only. Each
+    # lane's operations are the same either way, so the bits must be. Lane counts: whole
+    # pairs of batches, a pair and one batch, a pair, a batch and a part (float32: 8 lanes
+    # a batch at AVX2, 16 at AVX-512; float64 4 / 8), several strips. The AVX-512 softmax
+    # takes its column kernel for contiguous lanes (another summation): log_softmax only
+    # there.
+    x = INPUTS[inputs]((203, lanes)).astype(dtype)
+    x[5, 3] = np.nan
+    x[7, lanes - 1] = np.inf
+    x[:, lanes // 2] = -np.inf
+    wide = np.zeros((203, 2 * lanes), dtype)
+    wide[:, ::2] = x
+    strided = wide[:, ::2]
+    names = NAMES if level != "avx512" else ("log_softmax",)
+
+    def assert_bits(a, b, name):
+        # NaN where the other has NaN (its sign: whichever operand the compiler put first
+        # in the NaN * NaN of a group with +inf), every other value bit for bit.
+        assert np.array_equal(np.isnan(a), np.isnan(b)), name
+        keep = ~np.isnan(a)
+        assert a[keep].tobytes() == b[keep].tobytes(), name
+
+    for name in names:
+        fn = getattr(nf, name)
+        got = fn(x, axis=0)
+        assert_bits(got, fn(strided, axis=0), name)
+        out = np.zeros((203, 2 * lanes), dtype)[:, ::2]
+        fn(strided, axis=0, out=out)
+        assert_bits(got, np.ascontiguousarray(out), name)

@@ -240,6 +240,18 @@ NUMFUSE_REDUCE_FLATTEN void run_log_write(const char* a, std::ptrdiff_t a_stride
 // a partial last batch never touches the entries of a neighbouring strip
 // (another thread's).
 
+// The element at row r of a strip whose rows lie `step` bytes apart (contiguous lanes).
+template <class T>
+inline const T* strip_row(const T* row0, std::ptrdiff_t step, std::size_t r) noexcept {
+    return reinterpret_cast<const T*>(reinterpret_cast<const char*>(row0) +
+                                      static_cast<std::ptrdiff_t>(r) * step);
+}
+template <class T>
+inline T* strip_row(T* row0, std::ptrdiff_t step, std::size_t r) noexcept {
+    return reinterpret_cast<T*>(reinterpret_cast<char*>(row0) +
+                                static_cast<std::ptrdiff_t>(r) * step);
+}
+
 // Contract: see ReduceKernels::strip_max.
 template <class T>
 NUMFUSE_REDUCE_FLATTEN void strip_max(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
@@ -249,7 +261,25 @@ NUMFUSE_REDUCE_FLATTEN void strip_max(const char* a, std::ptrdiff_t a_lane, std:
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
     for (std::size_t r0 = 0; r0 < steps; r0 += strip_block) {
         const std::size_t rows = steps - r0 < strip_block ? steps - r0 : strip_block;
-        for (std::size_t j = 0; j < lanes; j += width) {
+        std::size_t j = 0;
+        if (a_lane == elem) {
+            // Contiguous lanes (axis 0 of a C array), two full batches at a time: the
+            // same comparisons in the same order as below, without load_lanes' tests.
+            const T* row0 =
+                reinterpret_cast<const T*>(a + static_cast<std::ptrdiff_t>(r0) * a_step);
+            for (; j + 2 * width <= lanes; j += 2 * width) {
+                B m0 = B::load_unaligned(m_lane + j);
+                B m1 = B::load_unaligned(m_lane + j + width);
+                for (std::size_t r = 0; r < rows; ++r) {
+                    const T* pa = strip_row(row0, a_step, r) + j;
+                    m0 = max_ignoring_nan(m0, B::load_unaligned(pa));
+                    m1 = max_ignoring_nan(m1, B::load_unaligned(pa + width));
+                }
+                m0.store_unaligned(m_lane + j);
+                m1.store_unaligned(m_lane + j + width);
+            }
+        }
+        for (; j < lanes; j += width) {
             const std::size_t count = lanes - j < width ? lanes - j : width;
             const char* pa = a + static_cast<std::ptrdiff_t>(r0) * a_step +
                              static_cast<std::ptrdiff_t>(j) * a_lane;
@@ -277,7 +307,46 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
     for (std::size_t r0 = 0; r0 < steps; r0 += strip_block) {
         const std::size_t rows = steps - r0 < strip_block ? steps - r0 : strip_block;
         const auto row0 = static_cast<std::ptrdiff_t>(r0);
-        for (std::size_t j = 0; j < lanes; j += width) {
+        std::size_t j = 0;
+        if (a_lane == elem && (!Store || out_lane == elem)) {
+            // Contiguous lanes, two full batches at a time: each lane's terms as below (the
+            // same functions, the same order), the state in registers through the block.
+            const T* xa = reinterpret_cast<const T*>(a + row0 * a_step);
+            T* xo = Store ? reinterpret_cast<T*>(out + row0 * out_step) : nullptr;
+            const T limit = shifted_exp_tiny<T>();
+            for (; j + 2 * width <= lanes; j += 2 * width) {
+                const B m0 = B::load_unaligned(m_lane + j);
+                const B m1 = B::load_unaligned(m_lane + j + width);
+                B s0 = B::load_unaligned(s_lane + j);
+                B s1 = B::load_unaligned(s_lane + j + width);
+                B c0 = B::load_unaligned(c_lane + j);
+                B c1 = B::load_unaligned(c_lane + j + width);
+                for (std::size_t r = 0; r < rows; ++r) {
+                    const T* px = strip_row(xa, a_step, r) + j;
+                    const B x0 = B::load_unaligned(px);
+                    const B x1 = B::load_unaligned(px + width);
+                    B y0, y1;
+                    if (!shifted_exp_common<Store>(x0, m0, limit, y0)) {
+                        y0 = Store ? shifted_exp_store(x0, m0) : shifted_exp_sum(x0, m0);
+                    }
+                    if (!shifted_exp_common<Store>(x1, m1, limit, y1)) {
+                        y1 = Store ? shifted_exp_store(x1, m1) : shifted_exp_sum(x1, m1);
+                    }
+                    if constexpr (Store) {
+                        T* po = strip_row(xo, out_step, r) + j;
+                        y0.store_unaligned(po);
+                        y1.store_unaligned(po + width);
+                    }
+                    add_compensated(s0, c0, y0);
+                    add_compensated(s1, c1, y1);
+                }
+                s0.store_unaligned(s_lane + j);
+                s1.store_unaligned(s_lane + j + width);
+                c0.store_unaligned(c_lane + j);
+                c1.store_unaligned(c_lane + j + width);
+            }
+        }
+        for (; j < lanes; j += width) {
             const std::size_t count = lanes - j < width ? lanes - j : width;
             const auto lane0 = static_cast<std::ptrdiff_t>(j);
             const char* pa = a + row0 * a_step + lane0 * a_lane;
@@ -323,15 +392,39 @@ NUMFUSE_REDUCE_FLATTEN void strip_scale(char* out, std::ptrdiff_t out_lane, std:
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
-    for (std::size_t r = 0; r < steps; ++r) {
+    const B limit(scale_rare_limit<T>());
+    // Contiguous lanes: the pairs of full batches in blocks of strip_block rows, their
+    // factors loaded once a block (a strip's rows are short: per-row work would cost as
+    // much as the products); the same product per element as below.
+    const std::size_t paired = out_lane == elem ? lanes / (2 * width) * (2 * width) : 0;
+    for (std::size_t r0 = 0; paired != 0 && r0 < steps; r0 += strip_block) {
+        const std::size_t rows = steps - r0 < strip_block ? steps - r0 : strip_block;
+        T* block = reinterpret_cast<T*>(out + static_cast<std::ptrdiff_t>(r0) * out_step);
+        for (std::size_t j = 0; j < paired; j += 2 * width) {
+            const B f0 = B::load_unaligned(factor + j);
+            const B f1 = B::load_unaligned(factor + j + width);
+            for (std::size_t r = 0; r < rows; ++r) {
+                T* po = strip_row(block, out_step, r) + j;
+                const B v0 = B::load_unaligned(po);
+                const B v1 = B::load_unaligned(po + width);
+                if (std::is_same<T, float>::value && xsimd::any((v0 < limit) | (v1 < limit))) {
+                    scale_float_rare(v0, f0).store_unaligned(po);
+                    scale_float_rare(v1, f1).store_unaligned(po + width);
+                    continue;
+                }
+                (v0 * f0).store_unaligned(po);
+                (v1 * f1).store_unaligned(po + width);
+            }
+        }
+    }
+    for (std::size_t r = 0; paired != lanes && r < steps; ++r) {
         char* row = out + static_cast<std::ptrdiff_t>(r) * out_step;
-        for (std::size_t j = 0; j < lanes; j += width) {
+        for (std::size_t j = paired; j < lanes; j += width) {
             const std::size_t count = lanes - j < width ? lanes - j : width;
             char* p = row + static_cast<std::ptrdiff_t>(j) * out_lane;
             const B f = load_lanes<T>(reinterpret_cast<const char*>(factor + j), elem, count, T(0));
             const B v = load_lanes<T>(p, out_lane, count, T(1));
-            const bool rare =
-                std::is_same<T, float>::value && xsimd::any(v < B(scale_rare_limit<T>()));
+            const bool rare = std::is_same<T, float>::value && xsimd::any(v < limit);
             store_lanes<T>(rare ? scale_float_rare(v, f) : v * f, p, out_lane, count);
         }
     }
@@ -349,7 +442,22 @@ NUMFUSE_REDUCE_FLATTEN void strip_log_write(const char* a, std::ptrdiff_t a_lane
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
     for (std::size_t r = 0; r < steps; ++r) {
         const auto row = static_cast<std::ptrdiff_t>(r);
-        for (std::size_t j = 0; j < lanes; j += width) {
+        std::size_t j = 0;
+        if (a_lane == elem && out_lane == elem) {
+            // Contiguous lanes, two full batches at a time (the same values as below).
+            const T* px = reinterpret_cast<const T*>(a + row * a_step);
+            T* po = reinterpret_cast<T*>(out + row * out_step);
+            for (; j + 2 * width <= lanes; j += 2 * width) {
+                log_softmax_value(B::load_unaligned(px + j), B::load_unaligned(m_lane + j),
+                                  B::load_unaligned(param_lane + j))
+                    .store_unaligned(po + j);
+                log_softmax_value(B::load_unaligned(px + j + width),
+                                  B::load_unaligned(m_lane + j + width),
+                                  B::load_unaligned(param_lane + j + width))
+                    .store_unaligned(po + j + width);
+            }
+        }
+        for (; j < lanes; j += width) {
             const std::size_t count = lanes - j < width ? lanes - j : width;
             const auto lane0 = static_cast<std::ptrdiff_t>(j);
             const B x = load_lanes<T>(a + row * a_step + lane0 * a_lane, a_lane, count, T(0));
