@@ -391,19 +391,21 @@ template <class A>
     xsimd::batch<double, A> x, xsimd::batch<double, A> y,
     xsimd::batch_bool<double, A> lean) noexcept {
     using B = xsimd::batch<double, A>;
-    const B r = pow_f32_lean_kernel(xsimd::select(lean, x, B(1.0)), xsimd::select(lean, y, B(0.0)));
-    return xsimd::select(lean, r, pow_f32_general(x, y));
+    const B r = pow_f32_lean_kernel(xsimd::select(lean, xsimd::abs(x), B(1.0)),
+                                    xsimd::select(lean, y, B(0.0)));
+    return xsimd::select(lean, pow_fixup(x, y, r), pow_f32_general(x, y));
 }
 
 }  // namespace detail
 
 // x**y for float32 values held in f64 lanes, to be rounded once to float32 by the caller.
-// Lanes whose x is a positive normal float32 magnitude and y finite take the lean kernel
-// above where it exists (x86 FMA levels below AVX-512): within 0.5 + 2^-12 ULP; a batch
-// of such lanes only, nothing else. The other lanes (all lanes elsewhere): e^(y log|x|)
-// from the float64 log and exp kernels. The error of t = y log|x| is below |t| 2^-51, and
-// |t| <= 120 wherever the float32 result is neither 0 nor inf (beyond, t is clamped:
-// e^-120 rounds to float32 0 and e^120 to inf), so the float64 value is within 2^-44
+// Lanes whose |x| is a normal float32 magnitude and y finite take the lean kernel above
+// on |x| where it exists (x86 FMA levels below AVX-512): within 0.5 + 2^-12 ULP; a batch
+// of such lanes only, nothing else but pow_fixup's sign and invalid rules where one x is
+// negative (a negative base is as common as a positive one in real data). The other lanes (all
+// lanes elsewhere): e^(y log|x|) from the float64 log and exp kernels. The error of t = y log|x| is
+// below |t| 2^-51, and |t| <= 120 wherever the float32 result is neither 0 nor inf (beyond, t is
+// clamped: e^-120 rounds to float32 0 and e^120 to inf), so the float64 value is within 2^-44
 // relative and the float32 result within 0.5 + 2^-20 ULP. float32 inputs are normal
 // float64 numbers: no subnormal arithmetic. Special values as power_kernel. A lane's bits
 // depend on its own x and y only (the folds compute one pair at a time).
@@ -413,8 +415,12 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel_f32(
     using B = xsimd::batch<double, A>;
     if constexpr (detail::pow_f32_lean<A>) {
         const B big(static_cast<double>(std::numeric_limits<float>::max()));
-        const auto lean = (x >= B(0x1p-126)) & (x <= big) & (xsimd::abs(y) <= big);
-        if (xsimd::all(lean)) return detail::pow_f32_lean_kernel(x, y);
+        const B ax = xsimd::abs(x);
+        const auto lean = (ax >= B(0x1p-126)) & (ax <= big) & (xsimd::abs(y) <= big);
+        if (xsimd::all(lean)) {
+            const B r = detail::pow_f32_lean_kernel(ax, y);
+            return xsimd::any(x < B(0.0)) ? detail::pow_fixup(x, y, r) : r;
+        }
         return detail::pow_f32_mixed(x, y, lean);
     } else {
         return detail::pow_f32_general(x, y);
