@@ -27,6 +27,7 @@ import json
 import pathlib
 
 import mpmath as mp
+from erf_coeffs import horner, interp  # tools/erf_coeffs.py (the script's own folder)
 
 mp.mp.dps = 40
 SCALE = 64  # intervals per unit of x
@@ -43,22 +44,6 @@ OUT = pathlib.Path(__file__).resolve().parent / "data" / "erf_avx2_coefficients.
 def ulp(y):
     e = int(mp.floor(mp.log(abs(mp.mpf(y)), 2)))
     return mp.mpf(2) ** (e - 52)
-
-
-def interp(fun, a, b, n):
-    """Monomial coefficients (lowest first) of the degree n-1 interpolant at Chebyshev nodes."""
-    xs = [(a + b) / 2 + (b - a) / 2 * mp.cos(mp.pi * (2 * j + 1) / (2 * n)) for j in range(n)]
-    A = mp.matrix([[x**i for i in range(n)] for x in xs])
-    v = mp.matrix([fun(x) for x in xs])
-    sol = mp.lu_solve(A, v)
-    return [sol[i] for i in range(n)]
-
-
-def horner(cs, u):
-    r = mp.mpf(0)
-    for c in reversed(cs):
-        r = r * u + c
-    return r
 
 
 def pick_center(center):
