@@ -167,8 +167,9 @@ def check(poly_eval, g, w, a, b, grid=20000):
 
 # Fits whose coefficients the SIMD kernels and the scalar / GPU code share: their results
 # are written to tools/data/explog_coefficients.json (make regen turns that into
-# src/core/kernels/generated/explog_coefficients.hpp); the others are printed for the
-# AVX-512 kernels, which hold them as literals.
+# src/core/kernels/generated/explog_coefficients.hpp; tools/pow_remez.py stores its lean
+# float32 kernel's fits there the same way); the others are printed for the AVX-512
+# kernels, which hold them as literals.
 SHARED = ("exp64_gen", "exp32_gen", "log64_gen", "log32_gen")
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "explog_coefficients.json"
 RESULTS = {}
@@ -624,9 +625,9 @@ def main():
     write_shared()
 
 
-def write_shared():
-    """Stores the shared fits that ran in tools/data/explog_coefficients.json."""
-    ran = [name for name in SHARED if name in RESULTS]
+def write_shared(names=SHARED):
+    """Stores the fits `names` that ran (emit) in tools/data/explog_coefficients.json."""
+    ran = [name for name in names if name in RESULTS]
     if not ran:
         return
     data = json.loads(DATA.read_text())

@@ -3,7 +3,8 @@
 
 The JSON holds the exact values (hex) of the exp / log polynomials that the portable SIMD
 kernels (src/core/kernels/exp.hpp, log.hpp) and the scalar / GPU code (src/core/device_math)
-share; tools/explog_remez.py fits them. This emitter only formats them, so `make regen` is
+share, and the lean float32 power kernel's (src/core/kernels/power.hpp); tools/explog_remez.py
+and tools/pow_remez.py fit them. This emitter only formats them, so `make regen` is
 fast and deterministic. For each fit NAME the header defines NUMFUSE_<NAME>_C<i> (the
 coefficient of degree i) and NUMFUSE_<NAME> (all of them, lowest degree first, comma
 separated: the argument list of kernels::detail::horner). A block with "constants" instead
@@ -82,7 +83,9 @@ def render(data: dict) -> str:
             "(src/core/device_math/exp.hpp, log.hpp): exact hex literals with their decimal",
             "value, from tools/data/explog_coefficients.json, fitted by tools/explog_remez.py",
             "(Remez exchange in mpmath). _C<i> is the coefficient of degree i. Also exp's",
-            "reduction constants and clamps (exp_constants), shared the same way.",
+            "reduction constants and clamps (exp_constants), shared the same way, and the",
+            "lean float32 power kernel's log2 and 2^f polynomials (src/core/kernels/power.hpp,",
+            "fitted by tools/pow_remez.py).",
             "Plain macros (no types, no includes): usable from host, nvcc and NVRTC code.",
         ],
     )

@@ -9,8 +9,9 @@ deterministic; about a minute). The float64 kernel shares the AVX-512 float64 lo
 has its own reduction (r = z c - 1, c = 1/z on the 1/32 grid, |r| < 0.0222) and exp's
 float32 2^(j/16) tables. Prints each fit's coefficients as exact hex-float literals with
 the max weighted error of the rounded polynomial on a dense grid (every fit is one
-fit_tail: leading coefficients given, the rest by Remez, then rounded); the kernels hold
-them as literals.
+fit_tail: leading coefficients given, the rest by Remez, then rounded); the AVX-512 kernels
+hold them as literals. The lean kernel's two polynomials are also stored in
+tools/data/explog_coefficients.json (make regen: kernels/generated/explog_coefficients.hpp).
 
     .venv/bin/python tools/pow_remez.py               # all fits and tables
     .venv/bin/python tools/pow_remez.py pow64_log     # one fit
@@ -175,24 +176,24 @@ def pow32_tables():
 
 
 def pow32_lean_log():
-    for j in range(8):
-        print(f"    j = {j}: {float(2 / er.LN2 / (2 * j + 1)).hex()}")
+    """(2/ln2)/(2j + 1), j = 0..7, and the truncation error of s P(s^2) against log2 z
+    where |s| is largest (the rounded coefficients' error is far below it)."""
+    coefs = [er.to_double(2 / er.LN2 / (2 * j + 1)) for j in range(8)]
+    s = mp.mpf("0.1716")
+    p = mp.polyval(coefs[::-1], s * s)
+    worst = abs(s * p / (2 * mp.atanh(s) / er.LN2) - 1)
+    er.emit("pow32_lean_log2", coefs, False, "log2 z = s P(s^2), Taylor", worst)
 
 
 def pow32_lean_exp2(deg=8):
     with mp.workprec(200):
         coeffs = mp.chebyfit(lambda f: mp.power(2, f), [-0.5, 0.5], deg + 1)[::-1]
-        rounded = [mp.mpf(float(c)) for c in coeffs]
+        rounded = [er.to_double(c) for c in coeffs]
         worst = mp.mpf(0)
         for i in range(4001):
             f = mp.mpf(i - 2000) / 4000
-            p = mp.mpf(0)
-            for c in reversed(rounded):
-                p = p * f + c
-            worst = max(worst, abs(p / mp.power(2, f) - 1))
-    print(f"pow32_lean_exp2: relative error 2^{float(mp.log(worst, 2)):.2f}")
-    for j, c in enumerate(rounded):
-        print(f"    c{j} = {float(c).hex()}")
+            worst = max(worst, abs(mp.polyval(rounded[::-1], f) / mp.power(2, f) - 1))
+    er.emit("pow32_lean_exp2", rounded, False, "2^f on [-1/2, 1/2], Chebyshev", worst)
 
 
 def main():
@@ -216,6 +217,7 @@ def main():
         pow32_lean_log()
     if run("pow32_lean_exp2"):
         pow32_lean_exp2()
+    er.write_shared(("pow32_lean_log2", "pow32_lean_exp2"))
 
 
 if __name__ == "__main__":

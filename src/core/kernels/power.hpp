@@ -61,6 +61,7 @@
 
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
+#include "kernels/generated/explog_coefficients.hpp"
 #include "kernels/generated/pow_log_table.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/hyperbolic.hpp"
@@ -297,30 +298,30 @@ template <class A>
 inline constexpr bool pow_f32_lean =
     std::is_base_of<xsimd::fma3<xsimd::avx2>, A>::value && !is_avx512<A>;
 
-// pow_f32_lean_kernel's polynomial coefficients as whole AVX2 vectors (from the highest
-// degree down: log2's P, then 2^f's; tools/pow_remez.py pow32_lean_log and
-// pow32_lean_exp2), so that each FMA takes its coefficient as a memory operand: GCC
+// pow_f32_lean_kernel's polynomial coefficients as whole AVX2 vectors, from the highest
+// degree down: log2's P, then 2^f's (kernels/generated/explog_coefficients.hpp, fitted by
+// tools/pow_remez.py), so that each FMA takes its coefficient as a memory operand: GCC
 // broadcasts constants on every batch instead (17 do not fit in 16 registers), also those
 // of a const table, whose values it sees; this one is not const (nothing writes it).
 #define NUMFUSE_POW_LEAN_ROW(c) {c, c, c, c}
 alignas(64) inline double pow_f32_lean_coefficients[17][4] = {
-    NUMFUSE_POW_LEAN_ROW(0x1.89f3b1694cffep-3),
-    NUMFUSE_POW_LEAN_ROW(0x1.c68f568d31760p-3),
-    NUMFUSE_POW_LEAN_ROW(0x1.0c9a84994022dp-2),
-    NUMFUSE_POW_LEAN_ROW(0x1.484b13d7c02a9p-2),
-    NUMFUSE_POW_LEAN_ROW(0x1.a61762a7aded9p-2),
-    NUMFUSE_POW_LEAN_ROW(0x1.2776c50ef9bfep-1),
-    NUMFUSE_POW_LEAN_ROW(0x1.ec709dc3a03fdp-1),
-    NUMFUSE_POW_LEAN_ROW(0x1.71547652b82fep+1),
-    NUMFUSE_POW_LEAN_ROW(0x1.63d136366db24p-20),
-    NUMFUSE_POW_LEAN_ROW(0x1.00dc4a532fb8ep-16),
-    NUMFUSE_POW_LEAN_ROW(0x1.4308ac85aa947p-13),
-    NUMFUSE_POW_LEAN_ROW(0x1.5d8745a728441p-10),
-    NUMFUSE_POW_LEAN_ROW(0x1.3b2ab7181b755p-7),
-    NUMFUSE_POW_LEAN_ROW(0x1.c6b08dd6fd234p-5),
-    NUMFUSE_POW_LEAN_ROW(0x1.ebfbdff823cedp-3),
-    NUMFUSE_POW_LEAN_ROW(0x1.62e42fef84cf0p-1),
-    NUMFUSE_POW_LEAN_ROW(0x1p+0),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_LOG2_C7),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_LOG2_C6),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_LOG2_C5),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_LOG2_C4),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_LOG2_C3),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_LOG2_C2),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_LOG2_C1),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_LOG2_C0),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_EXP2_C8),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_EXP2_C7),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_EXP2_C6),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_EXP2_C5),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_EXP2_C4),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_EXP2_C3),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_EXP2_C2),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_EXP2_C1),
+    NUMFUSE_POW_LEAN_ROW(NUMFUSE_POW32_LEAN_EXP2_C0),
 };
 #undef NUMFUSE_POW_LEAN_ROW
 
@@ -331,7 +332,7 @@ alignas(64) inline double pow_f32_lean_coefficients[17][4] = {
 // z - 1 exact, z + 1 exact for a float32 z, the quotient rounded once), the odd Taylor
 // series through s^15 (truncation 2^-44.8 relative). t = y log2 x clamped to [-160, 160]
 // (2^+-160 round to float32 inf / 0); 2^t = 2^n 2^f, n = RN(t), |f| <= 1/2, 2^f by a
-// degree-8 polynomial (Chebyshev fit, tools/pow_remez.py pow32_lean_exp2: 2^-39.7
+// degree-8 polynomial (Chebyshev fit, tools/pow_remez.py pow32_lean_exp2: 2^-39.77
 // relative), 2^n added to the exponent field (exact: 2^f 2^n is a normal double). t's
 // error is below |t| 2^-44 <= 2^-36.7 absolute, so the float64 value is within 2^-36
 // relative of x**y and the float32 result within 0.5 + 2^-12 ULP (subnormal float32

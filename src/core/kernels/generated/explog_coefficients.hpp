@@ -6,7 +6,9 @@
 // (src/core/device_math/exp.hpp, log.hpp): exact hex literals with their decimal
 // value, from tools/data/explog_coefficients.json, fitted by tools/explog_remez.py
 // (Remez exchange in mpmath). _C<i> is the coefficient of degree i. Also exp's
-// reduction constants and clamps (exp_constants), shared the same way.
+// reduction constants and clamps (exp_constants), shared the same way, and the
+// lean float32 power kernel's log2 and 2^f polynomials (src/core/kernels/power.hpp,
+// fitted by tools/pow_remez.py).
 // Plain macros (no types, no includes): usable from host, nvcc and NVRTC code.
 #pragma once
 
@@ -65,3 +67,28 @@
 #define NUMFUSE_LOG64_GEN_C5 0x1.39a1fb3d036f1p-3  /* 0.15314098625133668 */
 #define NUMFUSE_LOG64_GEN_C6 0x1.2f02e9a30b8bap-3  /* 0.14795477417778163 */
 #define NUMFUSE_LOG64_GEN NUMFUSE_LOG64_GEN_C0, NUMFUSE_LOG64_GEN_C1, NUMFUSE_LOG64_GEN_C2, NUMFUSE_LOG64_GEN_C3, NUMFUSE_LOG64_GEN_C4, NUMFUSE_LOG64_GEN_C5, NUMFUSE_LOG64_GEN_C6
+
+// pow32_lean_exp2 (f64): 2^f on [-1/2, 1/2], degree 8 (Chebyshev interpolation), relative error of the rounded polynomial vs 2^f
+// max error with these rounded coefficients: 2^-39.77
+#define NUMFUSE_POW32_LEAN_EXP2_C0 0x1.0000000000000p+0  /* 1 */
+#define NUMFUSE_POW32_LEAN_EXP2_C1 0x1.62e42fef84cf0p-1  /* 0.69314718054593349 */
+#define NUMFUSE_POW32_LEAN_EXP2_C2 0x1.ebfbdff823cedp-3  /* 0.24022650695812989 */
+#define NUMFUSE_POW32_LEAN_EXP2_C3 0x1.c6b08dd6fd234p-5  /* 0.055504109412059327 */
+#define NUMFUSE_POW32_LEAN_EXP2_C4 0x1.3b2ab7181b755p-7  /* 0.0096181291594025584 */
+#define NUMFUSE_POW32_LEAN_EXP2_C5 0x1.5d8745a728441p-10  /* 0.0013333450568000645 */
+#define NUMFUSE_POW32_LEAN_EXP2_C6 0x1.4308ac85aa947p-13  /* 0.00015403455852453838 */
+#define NUMFUSE_POW32_LEAN_EXP2_C7 0x1.00dc4a532fb8ep-16  /* 1.5310079402249296e-05 */
+#define NUMFUSE_POW32_LEAN_EXP2_C8 0x1.63d136366db24p-20  /* 1.3255224878668817e-06 */
+#define NUMFUSE_POW32_LEAN_EXP2 NUMFUSE_POW32_LEAN_EXP2_C0, NUMFUSE_POW32_LEAN_EXP2_C1, NUMFUSE_POW32_LEAN_EXP2_C2, NUMFUSE_POW32_LEAN_EXP2_C3, NUMFUSE_POW32_LEAN_EXP2_C4, NUMFUSE_POW32_LEAN_EXP2_C5, NUMFUSE_POW32_LEAN_EXP2_C6, NUMFUSE_POW32_LEAN_EXP2_C7, NUMFUSE_POW32_LEAN_EXP2_C8
+
+// pow32_lean_log2 (f64): P(w) ~ log2(z)/s, s = (z - 1)/(z + 1), w = s^2, |s| <= 0.1716: the Taylor coefficients (2/ln2)/(2j + 1), j = 0..7 (not a minimax fit), relative truncation error of s P(s^2) vs log2 z
+// max error with these rounded coefficients: 2^-44.75
+#define NUMFUSE_POW32_LEAN_LOG2_C0 0x1.71547652b82fep+1  /* 2.8853900817779268 */
+#define NUMFUSE_POW32_LEAN_LOG2_C1 0x1.ec709dc3a03fdp-1  /* 0.96179669392597555 */
+#define NUMFUSE_POW32_LEAN_LOG2_C2 0x1.2776c50ef9bfep-1  /* 0.57707801635558531 */
+#define NUMFUSE_POW32_LEAN_LOG2_C3 0x1.a61762a7aded9p-2  /* 0.41219858311113239 */
+#define NUMFUSE_POW32_LEAN_LOG2_C4 0x1.484b13d7c02a9p-2  /* 0.3205988979753252 */
+#define NUMFUSE_POW32_LEAN_LOG2_C5 0x1.0c9a84994022dp-2  /* 0.26230818925253879 */
+#define NUMFUSE_POW32_LEAN_LOG2_C6 0x1.c68f568d31760p-3  /* 0.22195308321368667 */
+#define NUMFUSE_POW32_LEAN_LOG2_C7 0x1.89f3b1694cffep-3  /* 0.19235933878519512 */
+#define NUMFUSE_POW32_LEAN_LOG2 NUMFUSE_POW32_LEAN_LOG2_C0, NUMFUSE_POW32_LEAN_LOG2_C1, NUMFUSE_POW32_LEAN_LOG2_C2, NUMFUSE_POW32_LEAN_LOG2_C3, NUMFUSE_POW32_LEAN_LOG2_C4, NUMFUSE_POW32_LEAN_LOG2_C5, NUMFUSE_POW32_LEAN_LOG2_C6, NUMFUSE_POW32_LEAN_LOG2_C7
