@@ -8,9 +8,13 @@ spanning many magnitudes" of issue 29's target, per function. Also ordinary inpu
 first part of each domain alone). Each figure is the fastest of `--repeats` blocks of
 calls into a preallocated out= array; the peer (the table's reference: NumPy, SciPy) is
 timed in the same run on the same array. Ratio = reference time / numfuse time (> 1 means
-numfuse is faster).
+numfuse is faster). With `--calls K` each figure is instead the fastest single call of K,
+numfuse's and the peer's calls alternating: on a machine whose cores are busy with other
+work, a call shorter than a scheduler slice (e.g. `--n 2e4`) often runs undisturbed, while
+blocks of calls rarely do.
 
     python benchmarks/python/compare_domains.py [--n 1e5] [--threads 1] [--functions exp,cbrt]
+    python benchmarks/python/compare_domains.py --n 2e4 --calls 400   # on a loaded machine
 """
 
 from __future__ import annotations
@@ -77,6 +81,22 @@ def _best(call, repeats: int, min_time: float) -> float:
     return best
 
 
+def _fastest_calls(ours, theirs, calls: int) -> tuple[float, float]:
+    """The fastest single call of each of `calls`, the two alternating."""
+    ours()
+    theirs()
+    best_ours = best_theirs = float("inf")
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        ours()
+        t1 = time.perf_counter()
+        theirs()
+        t2 = time.perf_counter()
+        best_ours = min(best_ours, t1 - t0)
+        best_theirs = min(best_theirs, t2 - t1)
+    return best_ours, best_theirs
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--n", type=float, default=1e5)
@@ -85,6 +105,7 @@ def main() -> None:
     p.add_argument("--functions", default="")
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--min-time", type=float, default=0.02)
+    p.add_argument("--calls", type=int, default=0, help="fastest single call of this many")
     args = p.parse_args()
     n = int(args.n)
     numfuse.set_num_threads(args.threads)
@@ -94,7 +115,9 @@ def main() -> None:
     by_name = FUNCTIONS
     print(
         f"{_cpu()}, numfuse level {numfuse.get_level()}, numfuse threads {args.threads}, "
-        f"n {n}, load average {os.getloadavg()[0]:.2f} at start\n"
+        f"n {n}, "
+        + (f"fastest of {args.calls} alternating calls, " if args.calls else "")
+        + f"load average {os.getloadavg()[0]:.2f} at start\n"
     )
     print("| function | dtype | inputs | numfuse µs | reference µs | reference/numfuse |")
     print("|---|---|---|---:|---:|---:|")
@@ -118,8 +141,11 @@ def main() -> None:
                         return f(*a)
 
                 with np.errstate(all="ignore"):
-                    t_nf = _best(ours, args.repeats, args.min_time)
-                    t_ref = _best(theirs, args.repeats, args.min_time)
+                    if args.calls:
+                        t_nf, t_ref = _fastest_calls(ours, theirs, args.calls)
+                    else:
+                        t_nf = _best(ours, args.repeats, args.min_time)
+                        t_ref = _best(theirs, args.repeats, args.min_time)
                 print(
                     f"| {name} | {dname} | {label} | {t_nf * 1e6:.1f} | {t_ref * 1e6:.1f} | "
                     f"{t_ref / t_nf:.2f} |",
