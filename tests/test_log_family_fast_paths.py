@@ -243,3 +243,43 @@ def test_sqrt_is_the_hardware_root_with_subnormal_lanes(dtype, level):
         numfuse.sqrt(positive, out=np.empty_like(positive))
         with pytest.raises(FloatingPointError):
             numfuse.sqrt(x, out=np.empty_like(x))
+
+
+def test_log_float64_contiguous_same_bits_as_strided(level):
+    """Contiguous out-of-place float64 log with no rare lane runs the fast kernel over the
+    whole array (at avx2_fma it reads each lane's table cell from the input's memory, not
+    from the vector lanes); strided and one-element calls take the kernel on loaded lanes.
+    Every binade, both sides of every cell edge of the table reduction (the top four
+    fraction bits of x + 1 - 0.640625) and random fractions, at four input alignments."""
+    rng = np.random.default_rng(2921)
+    exponents = np.arange(-1022, 1024)
+    # bits(0.640625) + i 2^48: the cell edges of z in [0.640625, 1.28125), as fractions of 2
+    edges = (0x3FE4800000000000 + (np.arange(16, dtype=np.uint64) << np.uint64(48))).view(
+        np.float64
+    )
+    edges = np.concatenate([np.nextafter(edges, 0), edges, np.nextafter(edges, 2)])
+    values = np.concatenate(
+        [
+            np.ldexp(
+                edges[:, None], exponents[None, :] - rng.integers(0, 2, exponents.size)
+            ).ravel(),
+            np.ldexp(1.0 + rng.random(4000), rng.integers(-1022, 1024, 4000)),
+            1.0 + np.ldexp(rng.random(2000) - 0.5, -rng.integers(1, 50, 2000)),
+        ]
+    )
+    values = values[np.isfinite(values) & (values >= np.finfo(np.float64).tiny)]
+    rng.shuffle(values)
+    strided = numfuse.log(np.repeat(values, 2)[::2])
+    alone = np.concatenate([numfuse.log(values[k : k + 1]) for k in range(0, values.size, 97)])
+    np.testing.assert_array_equal(strided[::97].view(np.uint64), alone.view(np.uint64))
+    for offset in range(4):
+        buffer = np.empty(values.size + 4)
+        x = buffer[offset : offset + values.size]
+        x[:] = values
+        got = numfuse.log(x)
+        np.testing.assert_array_equal(got.view(np.uint64), strided.view(np.uint64))
+        out = np.empty(values.size + 4)[3 - offset : 3 - offset + values.size]
+        numfuse.log(x, out=out)
+        np.testing.assert_array_equal(out.view(np.uint64), strided.view(np.uint64))
+    exact = correctly_rounded("log", values[::53])
+    assert ulp_distance(strided[::53], exact).max() <= 1

@@ -118,6 +118,11 @@ struct LogOp : OrScreen<LogOp> {
     NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
         return kernels::log_kernel_nofix(x);
     }
+    // compute_fast(x) for x loaded from src (contiguous loops): the same bits.
+    template <class B, class T>
+    NUMFUSE_ALWAYS_INLINE static B compute_fast_at(const B& x, const T* src) noexcept {
+        return kernels::log_kernel_nofix_at(x, src);
+    }
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
         return kernels::log_fix(x, y);
@@ -505,6 +510,25 @@ template <class Op>
 struct op_single<Op, std::void_t<decltype(Op::single)>> : std::integral_constant<bool, Op::single> {
 };
 
+// Op::compute_fast_at(x, src) (optional): compute_fast(x) for x loaded from src, the same
+// bits (a kernel may read what it needs from memory instead of x's lanes); compute_fast_at
+// below picks it or compute_fast.
+template <class Op, class B, class T, class = void>
+struct op_compute_fast_at : std::false_type {};
+template <class Op, class B, class T>
+struct op_compute_fast_at<
+    Op, B, T,
+    std::void_t<decltype(Op::compute_fast_at(std::declval<B>(), std::declval<const T*>()))>>
+    : std::true_type {};
+template <class Op, class B, class T>
+NUMFUSE_ALWAYS_INLINE B compute_fast_at(const B& x, const T* src) noexcept {
+    if constexpr (op_compute_fast_at<Op, B, T>::value) {
+        return Op::compute_fast_at(x, src);
+    } else {
+        return Op::compute_fast(x);
+    }
+}
+
 // Op::batch_flags(x, y) (optional): the conditions of a flagged batch from vector compares,
 // instead of Op::flags lane by lane (the op then owns keep_subnormal_underflow's rule too).
 template <class Op, class B, class = void>
@@ -679,7 +703,7 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                         for (; i + width <= n; i += width) {
                             const B x0 = B::load_unaligned(src + i);
                             acc = Op::screen(acc, x0);
-                            const B y0 = Op::compute_fast(x0);
+                            const B y0 = compute_fast_at<Op>(x0, src + i);
                             if constexpr (Streaming) {
                                 store_streaming<Arch, T>(y0, dst + i);
                             } else {
@@ -691,7 +715,8 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                         const B x0 = B::load_unaligned(src + i),
                                 x1 = B::load_unaligned(src + i + width);
                         acc = Op::screen(Op::screen(acc, x0), x1);
-                        store2(Op::compute_fast(x0), Op::compute_fast(x1));
+                        store2(compute_fast_at<Op>(x0, src + i),
+                               compute_fast_at<Op>(x1, src + i + width));
                     }
                     if (Op::screened_may_raise(acc)) {
                         if constexpr (Streaming) stream_fence();  // before rewriting those lines

@@ -46,7 +46,9 @@
 //   AVX2+FMA f64: AVX-512 f64's cells, tables and R, the reduction on the bits of x
 //     (subnormals scaled by 2^1022 as below; the ufunc loop's fast form leaves them to the
 //     rare path), the 16 rows {invc, T_hi, T_lo} looked up by four row loads and a
-//     transpose (log_f64_avx2); no division.
+//     transpose (log_f64_avx2); no division. The rows' addresses come from the lanes, or
+//     (contiguous ufunc loops, log_kernel_nofix_at) from scalar loads of the input's high
+//     words, which shortens the chain the loop waits on (LogRowsFromMemory).
 //   SSE2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals scaled by 2^1022 / 2^126 with an or and a
 //     subtraction: no multiplication by a subnormal); s = f / (2 + f),
@@ -62,6 +64,7 @@
 #include <xsimd/xsimd.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -229,6 +232,39 @@ inline constexpr double log64_bits_r[8] = {
     -0x1.9a11ac5bea455p-4,  // -0.10011451080085127796
 };
 
+// -1/2 + t R(t) (log64_bits_r) by Estrin for the AVX2+FMA and AVX-512 float64 table kernels,
+// one evaluation order for both: Ops names the lanes (Pd4Ops: __m256d, Pd8Ops: __m512d) with
+// fma (rounded once), mul and set1; t2 = t^2.
+template <class Ops>
+NUMFUSE_ALWAYS_INLINE typename Ops::V log64_bits_estrin(typename Ops::V t,
+                                                        typename Ops::V t2) noexcept {
+    using V = typename Ops::V;
+    const auto c = [](double v) NUMFUSE_ALWAYS_INLINE_LAMBDA { return Ops::set1(v); };
+    const V t4 = Ops::mul(t2, t2);
+    const V q0 = Ops::fma(c(log64_bits_r[0]), t, c(-0.5));
+    const V q1 = Ops::fma(c(log64_bits_r[2]), t, c(log64_bits_r[1]));
+    const V q2 = Ops::fma(c(log64_bits_r[4]), t, c(log64_bits_r[3]));
+    const V q3 =
+        Ops::fma(Ops::fma(c(log64_bits_r[7]), t, c(log64_bits_r[6])), t, c(log64_bits_r[5]));
+    return Ops::fma(Ops::fma(q3, t2, q2), t4, Ops::fma(q1, t2, q0));
+}
+#if defined(__AVX2__) && defined(__FMA__)
+struct Pd4Ops {
+    using V = __m256d;
+    static NUMFUSE_ALWAYS_INLINE V fma(V a, V b, V c) noexcept { return _mm256_fmadd_pd(a, b, c); }
+    static NUMFUSE_ALWAYS_INLINE V mul(V a, V b) noexcept { return _mm256_mul_pd(a, b); }
+    static NUMFUSE_ALWAYS_INLINE V set1(double v) noexcept { return _mm256_set1_pd(v); }
+};
+#endif
+#if defined(__AVX512F__)
+struct Pd8Ops {
+    using V = __m512d;
+    static NUMFUSE_ALWAYS_INLINE V fma(V a, V b, V c) noexcept { return _mm512_fmadd_pd(a, b, c); }
+    static NUMFUSE_ALWAYS_INLINE V mul(V a, V b) noexcept { return _mm512_mul_pd(a, b); }
+    static NUMFUSE_ALWAYS_INLINE V set1(double v) noexcept { return _mm512_set1_pd(v); }
+};
+#endif
+
 // f32: indexed by j & 15; hi on the 2^-16 grid, lo = RN_f(-log(j/16) - hi). log's
 // j = 11..21 (m in [0.75, 1.5)) use entries 11..15 and 0..5; the y >= 1 form's j = 8..16
 // (m in [1, 2)) entries 8..15 and 0 (entry 8: ln2 as the kernel's ln2_hi + ln2_lo).
@@ -321,15 +357,54 @@ inline constexpr log_bits_rows_t log_bits_rows = [] {
     return r;
 }();
 
+// Where log_f64_avx2 finds the four lanes' rows in log_bits_rows (rows of 32 bytes; the cell
+// is bits 48..51 of u = bits(x) + bits(1) - bits(0.640625)).
+// From the lanes of u: a shift, an and and four extracts to general registers.
+struct LogRowsFromLanes {
+    NUMFUSE_ALWAYS_INLINE void operator()(__m256i u, const double* (&rows)[4]) const noexcept {
+        // The cell's byte offset straight from u's bits 48..51: no scaling of the indices.
+        const __m256i offset =
+            _mm256_and_si256(_mm256_srli_epi64(u, 48 - 5), _mm256_set1_epi64x(15 << 5));
+        const char* base = reinterpret_cast<const char*>(log_bits_rows.v);
+        rows[0] = reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 0));
+        rows[1] = reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 1));
+        rows[2] = reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 2));
+        rows[3] = reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 3));
+    }
+};
+// From the memory x was loaded from (x = the four doubles at src; subnormal lanes not scaled,
+// so for log_f64_avx2<false> only): each lane's high 32 bits by a scalar load, plus the high
+// word of bits(1) - bits(0.640625) (its low word is 0: no carry to add), shifted and masked on
+// the integer units. Same rows as LogRowsFromLanes, but they arrive earlier: no trip from
+// the vector unit to the general registers, whose latency the loop waits on (the lookup
+// heads the kernel's dependency chain, and a chain that long fills the vector scheduler).
+struct LogRowsFromMemory {
+    const double* src;
+    NUMFUSE_ALWAYS_INLINE void operator()(__m256i, const double* (&rows)[4]) const noexcept {
+        constexpr std::uint32_t u_hi =
+            static_cast<std::uint32_t>((0x3ff0000000000000ull - log_bits_off) >> 32);
+        const char* base = reinterpret_cast<const char*>(log_bits_rows.v);
+        for (int j = 0; j < 4; ++j) {
+            std::uint32_t hi;
+            std::memcpy(&hi, reinterpret_cast<const char*>(src + j) + 4, sizeof hi);
+            rows[j] = reinterpret_cast<const double*>(
+                base + (((hi + u_hi) >> (48 - 32 - 5)) & (15u << 5)));
+        }
+    }
+};
+
 // f64, AVX2+FMA: AVX-512 f64's cells, tables and R on the bits of x instead of getmant's m
 // (with Subnormals, subnormal lanes scaled by 2^1022 first, as in log_reduce: no
 // multiplication with a subnormal operand; without, such lanes hold garbage). u = bits(x) +
 // bits(1) - bits(0.640625): the exponent field of u is k + 1023 and its top 4 fraction bits the
 // cell, z = bits(0.640625) + (u's fraction bits) in [0.640625, 1.28125), x = z 2^k; t = z invc
 // - 1 exact in one FMA (|t| <= 0.0342). No division. For positive finite lanes; others hold
-// garbage (log_special_values repairs).
-template <bool Subnormals>
-NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x) noexcept {
+// garbage (log_special_values repairs). Rows: where the cells' rows come from
+// (LogRowsFromLanes, or LogRowsFromMemory without Subnormals; the same bits).
+template <bool Subnormals, class Rows = LogRowsFromLanes>
+NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x, Rows rows_of = {}) noexcept {
+    static_assert(!(Subnormals && std::is_same<Rows, LogRowsFromMemory>::value),
+                  "the memory copy of x holds the unscaled subnormals");
     const __m256d one = _mm256_set1_pd(1.0);
     __m256d xs = x;
     __m256d sub = _mm256_setzero_pd();
@@ -349,16 +424,8 @@ NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x) noexcept {
                           _mm256_srli_epi64(u, 52), _mm256_set1_epi64x(0x4330000000000000ll))),
                       _mm256_set1_pd(0x1.0p52 + 1023.0));
     if constexpr (Subnormals) k = _mm256_sub_pd(k, _mm256_and_pd(sub, _mm256_set1_pd(1022.0)));
-    // The cell's byte offset in log_bits_rows (rows of 32 bytes) straight from u's bits 48..51:
-    // no scaling of the extracted indices.
-    const __m256i offset =
-        _mm256_and_si256(_mm256_srli_epi64(u, 48 - 5), _mm256_set1_epi64x(15 << 5));
-    const char* base = reinterpret_cast<const char*>(log_bits_rows.v);
-    const double* rows[4] = {
-        reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 0)),
-        reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 1)),
-        reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 2)),
-        reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 3))};
+    const double* rows[4];
+    rows_of(u, rows);
     using B4 = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
     B4 col[4];
     rows_to_columns_avx2<4>(rows, col);
@@ -369,16 +436,7 @@ NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x) noexcept {
     const __m256d lo1 =
         _mm256_add_pd(_mm256_fmadd_pd(k, _mm256_set1_pd(log_consts<double>::ln2_lo), col[2]), err);
     const __m256d t2 = _mm256_mul_pd(t, t);
-    const __m256d t4 = _mm256_mul_pd(t2, t2);
-    const __m256d q0 = _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[0]), t, _mm256_set1_pd(-0.5));
-    const __m256d q1 =
-        _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[2]), t, _mm256_set1_pd(log64_bits_r[1]));
-    const __m256d q2 =
-        _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[4]), t, _mm256_set1_pd(log64_bits_r[3]));
-    const __m256d q3 = _mm256_fmadd_pd(
-        _mm256_fmadd_pd(_mm256_set1_pd(log64_bits_r[7]), t, _mm256_set1_pd(log64_bits_r[6])), t,
-        _mm256_set1_pd(log64_bits_r[5]));
-    const __m256d w = _mm256_fmadd_pd(_mm256_fmadd_pd(q3, t2, q2), t4, _mm256_fmadd_pd(q1, t2, q0));
+    const __m256d w = log64_bits_estrin<Pd4Ops>(t, t2);
     return _mm256_add_pd(hi, _mm256_fmadd_pd(t2, w, lo1));
 }
 
@@ -453,20 +511,8 @@ log_f64_avx512_pair_impl(__m512d x, [[maybe_unused]] __mmask8 plus_ln2) noexcept
     const __m512d err = _mm512_add_pd(_mm512_sub_pd(a, hi), t);  // |a| >= |t| or a = 0
     const __m512d lo1 =
         _mm512_add_pd(_mm512_fmadd_pd(k, _mm512_set1_pd(0x1.ef35793c7673p-45), tl), err);
-    // -1/2 + t R(t) by Estrin (log64_bits_r).
     const __m512d t2 = _mm512_mul_pd(t, t);
-    const __m512d t4 = _mm512_mul_pd(t2, t2);
-    const __m512d q0 = _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[0]), t, _mm512_set1_pd(-0.5));
-    const __m512d q1 =
-        _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[2]), t, _mm512_set1_pd(log64_bits_r[1]));
-    const __m512d q2 =
-        _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[4]), t, _mm512_set1_pd(log64_bits_r[3]));
-    const __m512d q3 = _mm512_fmadd_pd(
-        _mm512_fmadd_pd(_mm512_set1_pd(log64_bits_r[7]), t, _mm512_set1_pd(log64_bits_r[6])), t,
-        _mm512_set1_pd(log64_bits_r[5]));
-    const __m512d r0 = _mm512_fmadd_pd(q1, t2, q0);
-    const __m512d r1 = _mm512_fmadd_pd(q3, t2, q2);
-    const __m512d w = _mm512_fmadd_pd(r1, t4, r0);
+    const __m512d w = log64_bits_estrin<Pd8Ops>(t, t2);
     return {hi, _mm512_fmadd_pd(t2, w, lo1)};
 }
 inline log_pd_pair log_f64_avx512_pair(__m512d x) noexcept {
@@ -505,28 +551,11 @@ inline __m512d log_pair_scaled_pd(const log_pd_pair& p, double c_hi, double c_lo
 struct log_ps_pair {
     __m512 hi, lo;
 };
-// Mant12 (the inverse hyperbolics; log keeps [0.75, 1.5)): m = getmant(x)
-// in [1, 2) and E = getexp(x) (two operations fewer), j = 8..16. Near x = 1 from above that
-// is log's reduction (j = 16, invc = 1); from below m is next to 2, j = 8, -log(invc) is ln2
-// as ln2_hi + ln2_lo, so E ln2_hi + T_hi = 0 and E ln2_lo + T_lo = 0 exactly for E = -1 and
-// the result is t's alone, as accurate as above 1; |t| <= 2^-4 (R is used a little beyond
-// its fit interval in the cells j = 8, 9, where the lanes with E = 0 have |log x| >= 0.52
-// and those with E = -1 a small |t| R error against t: checked over the float32 inputs,
-// docs/accuracy.md). PlusLn2: lanes set in plus_ln2 get log x + ln2 (the exponent plus one:
-// log(2x) without forming 2x, which could overflow).
-template <bool Mant12, bool PlusLn2>
-NUMFUSE_ALWAYS_INLINE log_ps_pair
-log_f32_avx512_pair_impl(__m512 x, [[maybe_unused]] __mmask16 plus_ln2) noexcept {
+// m = getmant(x) in [0.75, 1.5), E = getexp(x) - getexp(m), j = round(16 rcp14(m)) in 11..21.
+NUMFUSE_ALWAYS_INLINE log_ps_pair log_f32_avx512_pair(__m512 x) noexcept {
     const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
-    __m512 m, e;
-    if constexpr (Mant12) {
-        m = _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
-        e = _mm512_getexp_ps(x);
-    } else {
-        m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_src);
-        e = _mm512_sub_ps(_mm512_getexp_ps(x), _mm512_getexp_ps(m));
-    }
-    if constexpr (PlusLn2) e = _mm512_mask_add_ps(e, plus_ln2, e, _mm512_set1_ps(1.0f));
+    const __m512 m = _mm512_getmant_ps(x, _MM_MANT_NORM_p75_1p5, _MM_MANT_SIGN_src);
+    const __m512 e = _mm512_sub_ps(_mm512_getexp_ps(x), _mm512_getexp_ps(m));
     const __m512 z = _mm512_fmadd_ps(_mm512_rcp14_ps(m), _mm512_set1_ps(16.0f), shifter);
     const __m512 invc = _mm512_fmsub_ps(z, _mm512_set1_ps(0.0625f), _mm512_set1_ps(0x1.8p19f));
     const __m512 t = _mm512_fmsub_ps(m, invc, _mm512_set1_ps(1.0f));  // exact
@@ -542,9 +571,6 @@ log_f32_avx512_pair_impl(__m512 x, [[maybe_unused]] __mmask16 plus_ln2) noexcept
     rr = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(log32_t16_r0));
     const __m512 w = _mm512_fmadd_ps(rr, t, _mm512_set1_ps(-0.5f));
     return {hi, _mm512_fmadd_ps(_mm512_mul_ps(t, t), w, lo1)};
-}
-inline log_ps_pair log_f32_avx512_pair(__m512 x) noexcept {
-    return log_f32_avx512_pair_impl<false, false>(x, 0);
 }
 
 // f32, AVX-512, without the special-value fixup (as log_f64_avx512_core).
@@ -653,6 +679,23 @@ inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
 #endif
     {
         return detail::log_generic(x);
+    }
+}
+
+// log_kernel_nofix(x) for x = the batch at src (x loaded from there, unaligned allowed): the
+// same bits. The AVX2+FMA float64 kernel takes the cells' table rows from src's copy
+// (LogRowsFromMemory); elsewhere this is log_kernel_nofix(x).
+template <class T, class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, Arch> log_kernel_nofix_at(
+    xsimd::batch<T, Arch> x, [[maybe_unused]] const T* src) noexcept {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<Arch> && sizeof(T) == 8) {
+        return xsimd::batch<T, Arch>(
+            detail::log_f64_avx2<false>(x, detail::LogRowsFromMemory{src}));
+    } else
+#endif
+    {
+        return log_kernel_nofix(x);
     }
 }
 
