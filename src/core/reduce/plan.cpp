@@ -76,8 +76,7 @@ void offsets_of(const Dims& dims, std::size_t index,
     }
 }
 
-Plan plan(const Dims& outer_in, const Dims& inner_in, std::size_t elem, std::size_t batch_lanes,
-          std::size_t strip_bytes_max) {
+Plan plan(const Dims& outer_in, const Dims& inner_in, std::size_t elem, std::size_t batch_lanes) {
     Plan p;
     p.outer = simplify(outer_in);
     p.inner = simplify(inner_in);
@@ -96,12 +95,6 @@ Plan plan(const Dims& outer_in, const Dims& inner_in, std::size_t elem, std::siz
         std::size_t width = (outer_length + threads - 1) / threads;
         width = (width + lane_padding - 1) / lane_padding * lane_padding;
         p.strip_lanes = std::min(outer_length, std::clamp(width, strip_lanes_min, strip_lanes_max));
-        if (strip_bytes_max != 0) {
-            const std::size_t step_bytes = std::min(p.reduced, kReduceChunk) * elem;
-            const std::size_t fit = strip_bytes_max / std::max<std::size_t>(step_bytes, 1);
-            p.strip_lanes =
-                std::min(p.strip_lanes, std::max(fit / lane_padding * lane_padding, lane_padding));
-        }
         p.strips_per_row = (outer_length + p.strip_lanes - 1) / p.strip_lanes;
         p.rows = p.outputs / outer_length;
         // Chunks count steps here: strips already give one work item per

@@ -71,10 +71,7 @@ constexpr std::size_t lane_padding = 16;
 constexpr std::size_t min_elements_per_thread = std::size_t{1} << 15;
 
 // The plan of a problem whose kernels take `batch_lanes` elements of `elem` bytes.
-// strip_bytes_max (0: no limit) caps a strip's bytes per chunk, for the softmax
-// passes that read a strip more than once (softmax.cpp).
-Plan plan(const Dims& outer_in, const Dims& inner_in, std::size_t elem, std::size_t batch_lanes,
-          std::size_t strip_bytes_max = 0);
+Plan plan(const Dims& outer_in, const Dims& inner_in, std::size_t elem, std::size_t batch_lanes);
 
 template <class Body>
 void parallel_items(const Plan& p, Body&& body) {
