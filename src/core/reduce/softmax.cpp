@@ -39,9 +39,8 @@ using namespace reduce_detail;
 // lanes), though their three passes then reread x and the numerators from L3, not L2.
 // Strips narrow enough to stay in L2 read only a few cache lines of each step before
 // moving to the next (a new page every step), which the prefetchers follow worse than
-// they save: on an AMD EPYC Zen 3 (512 KiB L2 a core, avx2_fma), (1000, 1000) float32
-// axis 0 took 1.22-1.27 ms with whole-share strips against 1.50-1.55 ms with 512 KiB
-// ones (x alone: L2's size) and 1.8-2.6 ms with 256-64 KiB ones (x and out in L2).
+// they save (measured on a Zen 3 with 512 KiB of L2 a core: whole-share strips beat
+// strips of L2's size and smaller ones; figures in docs/benchmarks.md).
 
 // softmax_columns takes groups of at most this many steps (its strips of 256 KiB
 // are then at least one batch of lanes wide) and this many lanes per call.
