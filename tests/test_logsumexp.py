@@ -712,16 +712,17 @@ def test_middle_axis_many_magnitudes_every_team_size(threads, dtype):
 # ------------------------------------------------------------------ blocks folded without tests
 # Contiguous runs and strips fold blocks whose maximum and minimum were found first; a block
 # with no new maximum and every x - max inside the exp kernel's fast range (|.| <= 708 for
-# float64, 87 for float32) runs the exps with no test at all. Special and extreme entries
+# float64, 87 for float32) runs the exps with no test at all (runs of 32 blocks or more:
+# 8192 float32 at AVX2, so the arrays here are longer). Special and extreme entries
 # anywhere in a block must still send it down the checked path.
 
-BLOCK_POSITIONS = [0, 1, 3, 63, 64, 100, 127, 128, 255, 256, 300, 511, 512, 1023, 2000, 4095]
+BLOCK_POSITIONS = [0, 1, 3, 63, 64, 100, 127, 128, 255, 256, 300, 511, 512, 1023, 4095, 8191, 9000]
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 @pytest.mark.parametrize("special", [NAN, INF, -INF, 800.0, -1000.0, -760.0, -90.0])
 def test_special_entry_at_any_block_position(level, dtype, special):
-    base = np.random.default_rng(3).uniform(-5, 5, 4099)
+    base = np.random.default_rng(3).uniform(-5, 5, 9001)
     for pos in BLOCK_POSITIONS:
         x = base.copy()
         x[pos] = special
@@ -753,7 +754,7 @@ def test_terms_at_the_edge_of_the_fast_exp_range(level, dtype, differences):
     # One maximum, then thousands of equal terms e^d: results down to the subnormal range,
     # where a flushed, clamped or garbage term would show.
     info = np.finfo(dtype)
-    count = 5000
+    count = 9000
     for top in (0.0, 3.0):
         for d in differences:
             x = np.full(count + 1, top + d, dtype=dtype)

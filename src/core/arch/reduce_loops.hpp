@@ -47,6 +47,11 @@ constexpr std::size_t run_unroll = 4;
 // Rows of run_unroll batches per block of the contiguous unweighted run loop:
 // 8 rows are 32 batches (1 KiB of float64 at AVX2), read twice while in L1.
 constexpr std::size_t run_block_rows = 8;
+// Runs shorter than this many blocks skip them: while each lane has seen few elements,
+// almost every block holds a new maximum somewhere and takes the per-batch fold anyway
+// (uniform data: no new maximum in any of 16 lanes in block j has probability about
+// ((j - 1) / j)^16), so its max/min pass only adds work (rows of 500 float64: +5%).
+constexpr std::size_t run_block_min = 32;
 // Steps (rows) folded per visit of a strip's state: the state is loaded and
 // stored once per block, and the block's maximum is found before any exp,
 // so a block costs at most one rescale per lane.
@@ -265,7 +270,7 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
                 w0 = w1 = w2 = w3 = B(w);
             }
         }
-        if constexpr (!HasB) {
+        if (!HasB && n >= run_block_min * run_block_rows * block) {
             // Blocks of run_block_rows rows: a max / min pass, then, for the usual block
             // (no new maximum, no extreme difference), the exps with no test at all. Results
             // are those of the per-batch loop below (needs_fold), bit for bit.
