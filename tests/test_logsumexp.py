@@ -707,3 +707,69 @@ def test_middle_axis_many_magnitudes_every_team_size(threads, dtype):
         nf.set_num_threads(team)
         for _ in range(10):
             np.testing.assert_array_equal(nf.logsumexp(x, axis=1), expected)
+
+
+# ------------------------------------------------------------------ blocks folded without tests
+# Contiguous runs and strips fold blocks whose maximum and minimum were found first; a block
+# with no new maximum and every x - max inside the exp kernel's fast range (|.| <= 708 for
+# float64, 87 for float32) runs the exps with no test at all (runs of 32 blocks or more:
+# 8192 float32 at AVX2, so the arrays here are longer). Special and extreme entries
+# anywhere in a block must still send it down the checked path.
+
+BLOCK_POSITIONS = [0, 1, 3, 63, 64, 100, 127, 128, 255, 256, 300, 511, 512, 1023, 4095, 8191, 9000]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("special", [NAN, INF, -INF, 800.0, -1000.0, -760.0, -90.0])
+def test_special_entry_at_any_block_position(level, dtype, special):
+    base = np.random.default_rng(3).uniform(-5, 5, 9001)
+    for pos in BLOCK_POSITIONS:
+        x = base.copy()
+        x[pos] = special
+        x = x.astype(dtype)
+        cols = np.stack([x, np.roll(x, 1), x[::-1], np.roll(x, 77)] * 5, axis=1)
+        for name in FUNCTIONS:
+            assert_same(getattr(nf, name)(x), scipy_quiet(name, x))
+            assert_same(getattr(nf, name)(cols, axis=0), scipy_quiet(name, cols, axis=0))
+        assert_same(
+            nf.logsumexp(x, return_sign=True), scipy_quiet("logsumexp", x, return_sign=True)
+        )
+
+
+def mp_lse_of_equal_terms(top, low, count, dtype):
+    """log(exp(top) + count exp(low)) of the rounded inputs, exactly enough."""
+    with mpmath.workdps(60):
+        top, low = mpmath.mpf(float(dtype(top))), mpmath.mpf(float(dtype(low)))
+        return float(top + mpmath.log1p(count * mpmath.exp(low - top)))
+
+
+@pytest.mark.parametrize(
+    "dtype,differences",
+    [
+        (np.float64, [-1.0, -700.0, -707.9, -708.0, -708.001, -708.4, -708.5, -720.0, -745.0]),
+        (np.float32, [-1.0, -80.0, -86.9, -87.0, -87.01, -87.4, -90.0, -100.0, -103.0]),
+    ],
+)
+def test_terms_at_the_edge_of_the_fast_exp_range(level, dtype, differences):
+    # One maximum, then thousands of equal terms e^d: results down to the subnormal range,
+    # where a flushed, clamped or garbage term would show.
+    info = np.finfo(dtype)
+    count = 9000
+    for top in (0.0, 3.0):
+        for d in differences:
+            x = np.full(count + 1, top + d, dtype=dtype)
+            for pos in (0, 700, count):
+                x[:] = dtype(top + d)
+                x[pos] = top
+                expected = mp_lse_of_equal_terms(top, dtype(top + d), count, dtype)
+                got = float(nf.logsumexp(x))
+                cols = np.stack([x] * 9, axis=1)
+                got_cols = nf.logsumexp(cols, axis=0).astype(np.float64)
+                for value in [got, *got_cols]:
+                    # With top = 0 the result is the tiny terms' sum itself, which the
+                    # accumulator's correction term c holds as a plain sum (each term is below
+                    # half an ulp of s = 1): count eps relative at worst (such inputs are
+                    # ill-conditioned: |x| / result ~ 700). Subnormal terms are each rounded to
+                    # the subnormal grid. A flushed, clamped or garbage term is far outside.
+                    tolerance = count * max(info.eps * abs(expected), info.smallest_subnormal)
+                    assert abs(value - expected) <= tolerance, (top, d, pos, value, expected)

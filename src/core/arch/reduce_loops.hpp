@@ -44,6 +44,14 @@ using Batch = xsimd::batch<T, Arch>;
 // Independent accumulators per run: enough to hide the latency of the
 // exp -> add chain, few enough to stay in registers with AVX-512.
 constexpr std::size_t run_unroll = 4;
+// Rows of run_unroll batches per block of the contiguous unweighted run loop:
+// 8 rows are 32 batches (1 KiB of float64 at AVX2), read twice while in L1.
+constexpr std::size_t run_block_rows = 8;
+// Runs shorter than this many blocks skip them: while each lane has seen few elements,
+// almost every block holds a new maximum somewhere and takes the per-batch fold anyway
+// (uniform data: no new maximum in any of 16 lanes in block j has probability about
+// ((j - 1) / j)^16), so its max/min pass only adds work (rows of 500 float64: +5%).
+constexpr std::size_t run_block_min = 32;
 // Steps (rows) folded per visit of a strip's state: the state is loaded and
 // stored once per block, and the block's maximum is found before any exp,
 // so a block costs at most one rescale per lane.
@@ -201,6 +209,21 @@ inline void fold(B& m, B& s, B& c, B x, const B& w) noexcept {
     }
 }
 
+// True in the lanes where a block whose elements have maximum `top` and minimum `low`
+// (NaN elements skipped) must take fold's per-batch path: a new maximum (top > m), or an
+// x - m that exp_kernel_nofix may get wrong (below -fast_lim: tiny or zero results, -inf
+// elements), or a NaN low (a block starting with NaN). Elsewhere every x - m of the block is
+// in [-fast_lim, 0] (rounding is monotone), where exp_kernel_nofix equals exp_kernel bit for
+// bit, and no lane is rescaled: the block is folded as fold would fold it, minus its tests.
+// A NaN element inside such a block gives a NaN term, as in fold (the payload may differ;
+// finish_logsumexp recomputes every non-finite result from the elements).
+template <class B>
+inline auto needs_fold(const B& top, const B& low, const B& m) noexcept {
+    using T = typename B::value_type;
+    const B floor(-kernels::detail::exp_consts<T>::fast_lim);
+    return (top > m) | ~((low - m) >= floor);
+}
+
 // --------------------------------------------------------------- runs
 
 template <class T>
@@ -245,6 +268,60 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
                 T w;
                 std::memcpy(&w, b, sizeof(T));
                 w0 = w1 = w2 = w3 = B(w);
+            }
+        }
+        if (!HasB && n >= run_block_min * run_block_rows * block) {
+            // Blocks of run_block_rows rows: a max / min pass, then, for the usual block
+            // (no new maximum, no extreme difference), the exps with no test at all. Results
+            // are those of the per-batch loop below (needs_fold), bit for bit.
+            constexpr std::size_t span = run_block_rows * block;
+            // fold's Fast2Sum branch (every term is <= 1 <= s) for one accumulator's
+            // batches of a block, at q, q + block, ...
+            const auto fast_block = [](const T* q, const B& m, B& s, B& c) {
+                for (std::size_t r = 0; r < run_block_rows; ++r) {
+                    const B y = kernels::exp_kernel_nofix(B::load_unaligned(q + r * block) - m);
+                    const B t = s + y;
+                    c += (s - t) + y;
+                    s = t;
+                }
+            };
+            for (; i + span <= n; i += span) {
+                const T* p = pa + i;
+                B top0 = B::load_unaligned(p), top1 = B::load_unaligned(p + width),
+                  top2 = B::load_unaligned(p + 2 * width), top3 = B::load_unaligned(p + 3 * width);
+                B low0 = top0, low1 = top1, low2 = top2, low3 = top3;
+                for (std::size_t r = 1; r < run_block_rows; ++r) {
+                    const T* q = p + r * block;
+                    const B x0 = B::load_unaligned(q), x1 = B::load_unaligned(q + width),
+                            x2 = B::load_unaligned(q + 2 * width),
+                            x3 = B::load_unaligned(q + 3 * width);
+                    top0 = xsimd::select(x0 > top0, x0, top0);
+                    top1 = xsimd::select(x1 > top1, x1, top1);
+                    top2 = xsimd::select(x2 > top2, x2, top2);
+                    top3 = xsimd::select(x3 > top3, x3, top3);
+                    low0 = xsimd::select(x0 < low0, x0, low0);
+                    low1 = xsimd::select(x1 < low1, x1, low1);
+                    low2 = xsimd::select(x2 < low2, x2, low2);
+                    low3 = xsimd::select(x3 < low3, x3, low3);
+                }
+                if (xsimd::any(needs_fold(top0, low0, m0) | needs_fold(top1, low1, m1) |
+                               needs_fold(top2, low2, m2) | needs_fold(top3, low3, m3))) {
+                    for (std::size_t r = 0; r < run_block_rows; ++r) {
+                        const T* q = p + r * block;
+                        fold<false>(m0, s0, c0, B::load_unaligned(q), one);
+                        fold<false>(m1, s1, c1, B::load_unaligned(q + width), one);
+                        fold<false>(m2, s2, c2, B::load_unaligned(q + 2 * width), one);
+                        fold<false>(m3, s3, c3, B::load_unaligned(q + 3 * width), one);
+                    }
+                    continue;
+                }
+                // One accumulator at a time (each still sees its elements in order): its
+                // state and the exp's constants fit the registers, where all four states
+                // did not (AVX2: 16 registers).
+                fast_block(p, m0, s0, c0);
+                fast_block(p + width, m1, s1, c1);
+                fast_block(p + 2 * width, m2, s2, c2);
+                fast_block(p + 3 * width, m3, s3, c3);
             }
         }
         for (; i + block <= n; i += block) {
@@ -398,11 +475,15 @@ inline void strip_fold_pair(const char* a, std::ptrdiff_t a_step, Batch<T>& m0, 
     };
     B top0 = row(0, 0);
     B top1 = row(0, 1);
+    B low0 = top0;
+    B low1 = top1;
     for (std::size_t r = 1; r < strip_block; ++r) {
         const B x0 = row(r, 0);
         const B x1 = row(r, 1);
         top0 = xsimd::select(x0 > top0, x0, top0);
         top1 = xsimd::select(x1 > top1, x1, top1);
+        low0 = xsimd::select(x0 < low0, x0, low0);
+        low1 = xsimd::select(x1 < low1, x1, low1);
     }
     const auto larger0 = top0 > m0;
     const auto larger1 = top1 > m1;
@@ -424,16 +505,24 @@ inline void strip_fold_pair(const char* a, std::ptrdiff_t a_step, Batch<T>& m0, 
         }
         return;
     }
-    for (std::size_t r = 0; r < strip_block; ++r) {
-        // Fast2Sum: every term is <= 1 <= s (see fold).
-        const B y0 = kernels::exp_kernel(row(r, 0) - m0);
-        const B y1 = kernels::exp_kernel(row(r, 1) - m1);
-        const B t0 = s0 + y0;
-        const B t1 = s1 + y1;
-        c0 += (s0 - t0) + y0;
-        c1 += (s1 - t1) + y1;
-        s0 = t0;
-        s1 = t1;
+    // Fast2Sum: every term is <= 1 <= s (see fold). The exps need no test unless some
+    // x - m lies outside exp_kernel_nofix's range (needs_fold; the same bits either way).
+    const auto add_block = [&](auto exp) {
+        for (std::size_t r = 0; r < strip_block; ++r) {
+            const B y0 = exp(row(r, 0) - m0);
+            const B y1 = exp(row(r, 1) - m1);
+            const B t0 = s0 + y0;
+            const B t1 = s1 + y1;
+            c0 += (s0 - t0) + y0;
+            c1 += (s1 - t1) + y1;
+            s0 = t0;
+            s1 = t1;
+        }
+    };
+    if (xsimd::any(needs_fold(top0, low0, m0) | needs_fold(top1, low1, m1))) {
+        add_block([](const B& d) { return kernels::exp_kernel(d); });
+    } else {
+        add_block([](const B& d) { return kernels::exp_kernel_nofix(d); });
     }
 }
 
