@@ -97,8 +97,8 @@ inline constexpr double logaddexp_near_fraction =
     std::is_same<Out, float>::value ? 0x1.0p-34 : 0x1.0p-6;
 
 // The near-zero test of a result: m < 0 and |res| < |m| 2^-near_bits (false for m >= 0 and
-// NaN), pass 1's and, bit for bit, logaddexp_base_array's rescan. Base 2 leaves out equal
-// arguments: their x + 1 is exact (-1 and -1 give 0, an eps pass 3 could not certify).
+// NaN), pass 1's. Base 2 leaves out equal arguments: their x + 1 is exact (-1 and -1
+// give 0, an eps pass 3 could not certify).
 template <class Out, LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<double, A> logaddexp_near_zero(
     const xsimd::batch<double, A>& res, const xsimd::batch<double, A>& m,
@@ -242,15 +242,17 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
     return {res, logaddexp_near_zero<Out, Base>(res, m, s), m, s};
 }
 
-// One block of the first pass (count <= block elements): results to out, and whether any
-// lane is near zero. KeepArguments (out is a or b): each batch's max and min go to ms, ss,
-// since the arguments are overwritten.
+// One block of the first pass (count <= block elements): results to out, and each
+// batch's near-zero lanes as a bit mask, near[k / width] (bit j: lane k + j). Returns
+// whether any lane is near zero. KeepArguments (out is a or b): each batch's max and min go
+// to ms, ss, since the arguments are overwritten.
 template <class Out, LogBase Base, class A, bool KeepArguments>
 NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const double* b,
-                                           std::size_t count, double* ms, double* ss) noexcept {
+                                           std::size_t count, double* ms, double* ss,
+                                           std::uint8_t* near) noexcept {
     using B = xsimd::batch<double, A>;
     constexpr std::size_t width = B::size;
-    auto any_near = xsimd::batch_bool<double, A>(false);
+    std::uint64_t any_near = 0;
     std::size_t k = 0;
     for (; k + width <= count; k += width) {
         const LogaddexpFirst<A> first =
@@ -260,7 +262,9 @@ NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const d
             first.m.store_aligned(ms + k);
             first.s.store_aligned(ss + k);
         }
-        any_near = any_near | first.near_zero;
+        const std::uint64_t bits = logaddexp_lane_bits(first.near_zero);
+        near[k / width] = static_cast<std::uint8_t>(bits);
+        any_near |= bits;
     }
     if (k < count) {
         // The tail through buffers padded with 1 (never a near-zero lane).
@@ -277,9 +281,11 @@ NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const d
             first.m.store_aligned(ms + k);
             first.s.store_aligned(ss + k);
         }
-        any_near = any_near | first.near_zero;
+        const std::uint64_t bits = logaddexp_lane_bits(first.near_zero);
+        near[k / width] = static_cast<std::uint8_t>(bits);
+        any_near |= bits;
     }
-    return xsimd::any(any_near);
+    return any_near != 0;
 }
 
 }  // namespace detail
@@ -303,21 +309,23 @@ double logaddexp_base_one(double a, double b) noexcept {
 }
 
 // out[k] = logaddexp(a[k], b[k]) (Base e) or logaddexp2(a[k], b[k]) (Base two) for k < n
-// (see the contract). The first pass runs over
-// blocks and only notes whether a block has near-zero lanes; those blocks are scanned
-// again afterwards (the near-zero test recomputed from the results, bit for bit the
-// first pass's) and their near-zero lanes gathered. A branch per batch inside the first
-// pass's loop would be mispredicted where such lanes are scattered, each time draining the
-// long dependency chains of the batches in flight (measured: ~60 ns per near-zero batch);
-// every extra instruction in that loop costs too (it is latency-bound, overlapping the few
-// batches the reorder buffer holds).
+// (see the contract). The first pass runs over blocks and notes each batch's near-zero
+// lanes as a bit mask; after a block, the lanes of those masks join their passes' queues
+// one by one (max and min from the arguments, or from ms and ss where out is an argument;
+// the first-pass result from out). A branch per batch inside the first pass's loop would
+// be mispredicted where such lanes are scattered, each time draining the long dependency
+// chains of the batches in flight (measured: ~60 ns per near-zero batch); every extra
+// instruction in that loop costs too (it is latency-bound, overlapping the few batches the
+// reorder buffer holds): the mask is one instruction and one byte stored.
 template <class Out, detail::LogBase Base, class A>
 void logaddexp_base_array(double* out, const double* a, const double* b, std::size_t n) noexcept {
     using B = xsimd::batch<double, A>;
     constexpr std::size_t width = B::size;
+    static_assert(width <= 8, "a batch's near-zero mask is one byte");
     constexpr std::size_t block = 32 * width;
     const bool in_place = out == a || out == b;
     alignas(64) double ms[block], ss[block];
+    std::uint8_t near[block / width];
     detail::LogaddexpNearZeroLanes<Out, Base, A> lanes(out);
     for (std::size_t start = 0; start < n; start += block) {
         const std::size_t count = n - start < block ? n - start : block;
@@ -325,28 +333,22 @@ void logaddexp_base_array(double* out, const double* a, const double* b, std::si
         const double* pb = b + start;
         double* po = out + start;
         const bool any_near =
-            in_place ? detail::logaddexp_block<Out, Base, A, true>(po, pa, pb, count, ms, ss)
-                     : detail::logaddexp_block<Out, Base, A, false>(po, pa, pb, count, ms, ss);
+            in_place
+                ? detail::logaddexp_block<Out, Base, A, true>(po, pa, pb, count, ms, ss, near)
+                : detail::logaddexp_block<Out, Base, A, false>(po, pa, pb, count, ms, ss, near);
         if (!any_near) continue;
-        for (std::size_t k = 0; k < count; k += width) {
-            B x, y, r;
-            if (k + width <= count) {
-                x = B::load_unaligned(pa + k), y = B::load_unaligned(pb + k);
-                r = B::load_unaligned(po + k);
-            } else {
-                // The tail, padded with 1 as in the first pass.
-                alignas(64) double xa[width], xb[width], xr[width];
-                for (std::size_t j = 0; j < width; ++j) xa[j] = xb[j] = xr[j] = 1.0;
-                const std::size_t rest = count - k;
-                std::memcpy(xa, pa + k, rest * sizeof(double));
-                std::memcpy(xb, pb + k, rest * sizeof(double));
-                std::memcpy(xr, po + k, rest * sizeof(double));
-                x = B::load_aligned(xa), y = B::load_aligned(xb), r = B::load_aligned(xr);
+        for (std::size_t batch = 0; batch * width < count; ++batch) {
+            std::uint64_t bits = near[batch];
+            if (bits == 0) continue;
+            for (; bits != 0; bits &= bits - 1) {
+                const std::size_t k =
+                    batch * width + static_cast<std::size_t>(__builtin_ctzll(bits));
+                // A near-zero lane has m < 0 and no NaN: max and min as the first pass's.
+                const double m = in_place ? ms[k] : (pa[k] > pb[k] ? pa[k] : pb[k]);
+                const double s = in_place ? ss[k] : (pa[k] > pb[k] ? pb[k] : pa[k]);
+                lanes.add_lane(m, s, po[k], start + k);
             }
-            B m = xsimd::max(x, y), s = xsimd::min(x, y);
-            if (in_place) m = B::load_aligned(ms + k), s = B::load_aligned(ss + k);
-            const auto near = detail::logaddexp_near_zero<Out, Base>(r, m, s);
-            if (xsimd::any(near)) lanes.add(m, s, r, near, start + k);
+            lanes.after_batch();
         }
     }
     lanes.finish();

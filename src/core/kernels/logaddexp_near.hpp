@@ -5,8 +5,10 @@
 // gathers such lanes across batches and runs both passes on them a batch at a time.
 #pragma once
 
+#include <immintrin.h>
 #include <xsimd/xsimd.hpp>
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <type_traits>
@@ -343,6 +345,21 @@ LogaddexpExactEps logaddexp_eps_exact(double m, double s) noexcept {
     return wide.hi != 0.0 ? wide : e;
 }
 
+// The lanes of `b` as bits (bit k: lane k): one movemask at sse2 and avx2_fma, the mask
+// register itself at AVX-512.
+template <class A>
+NUMFUSE_ALWAYS_INLINE std::uint64_t logaddexp_lane_bits(
+    const xsimd::batch_bool<double, A>& b) noexcept {
+    if constexpr (std::is_base_of<xsimd::avx512f, A>::value) {
+        return static_cast<std::uint64_t>(b.data);
+    } else if constexpr (std::is_base_of<xsimd::avx, A>::value) {
+        return static_cast<std::uint64_t>(_mm256_movemask_pd(b.data));
+    } else {
+        static_assert(std::is_base_of<xsimd::sse2, A>::value, "a level without lane bits");
+        return static_cast<std::uint64_t>(_mm_movemask_pd(b.data));
+    }
+}
+
 // Lanes (max, min, where the result goes) waiting for a pass that runs a full batch at a
 // time: up to 3 width - 1 (pass 2 runs two batches at once, after a batch or pass 2 adds up
 // to two batches of lanes to a queue holding fewer than it runs).
@@ -383,9 +400,10 @@ inline constexpr double logaddexp_direct_deep = std::is_same<Out, float>::value 
 // (pass 2); the lanes pass 2 cannot certify are gathered again for the triple-double pass
 // (logaddexp_triple.hpp), and the few it cannot certify computed in fixed point, one at a
 // time. Results go straight to their place in `out` (a lane of the triple pass after pass
-// 2 wrote its uncertified value there). Gathering is branch-free: a mispredicted branch
-// per lane would drain the first pass's long dependency chains of the batches in flight
-// (measured: ~40 ns per near-zero lane).
+// 2 wrote its uncertified value there). A lane's route is computed branch-free, and the
+// lanes are visited after a block's first pass, never inside its loop: a mispredicted
+// branch there would drain the first pass's long dependency chains of the batches in
+// flight (measured: ~40 ns per near-zero lane).
 template <class Out, LogBase Base, class A>
 class LogaddexpNearZeroLanes {
     using B = xsimd::batch<double, A>;
@@ -395,24 +413,39 @@ public:
     explicit LogaddexpNearZeroLanes(double* out) noexcept : out_(out) {}
 
     // The lanes of `near` of a batch: max and min of its arguments m and s, its first-pass
-    // results r, their places out[base]. float64 lanes with |r| < 2^-41 |m| go straight to
+    // results r, their places out[base] (logaddexp_base_one's batch).
+    NUMFUSE_NOINLINE void add(const B& m, const B& s, const B& r,
+                              const xsimd::batch_bool<double, A>& near, std::size_t base) noexcept {
+        alignas(64) double ms[width], ss[width], rs[width];
+        m.store_aligned(ms);
+        s.store_aligned(ss);
+        r.store_aligned(rs);
+        for (std::uint64_t bits = logaddexp_lane_bits(near); bits != 0; bits &= bits - 1) {
+            const auto k = static_cast<std::size_t>(__builtin_ctzll(bits));
+            add_lane(ms[k], ss[k], rs[k], base + k);
+        }
+        after_batch();
+    }
+
+    // One near-zero lane (max m < 0, min s, first-pass result r, its place out[at]) to the
+    // queue of its pass, branch-free. float64 lanes with |r| < 2^-41 |m| go straight to
     // the triple-double pass: pass 2 could not certify them (|D| <= 2.05 |eps| / (1 - e^m)
     // and 1 - e^m >= 0.45 |m| for either base, so |D| < 4.56 (2^-41 + 2^-62.4) < 2^-38.8,
     // with pass 1's error 2^-62.4 |m|). The route changes no bits: such a lane would reach
-    // the triple pass anyway.
-    NUMFUSE_NOINLINE void add(const B& m, const B& s, const B& r,
-                              const xsimd::batch_bool<double, A>& near, std::size_t base) noexcept {
-        const B am = xsimd::abs(m);
-        const auto deep = near & (xsimd::abs(r) < am * B(logaddexp_direct_deep<Out>));
-        const B near_route =
-            xsimd::select(am < B(logaddexp_tiny_max), B(double(tiny)), B(double(general)));
-        const B routes =
-            xsimd::select(deep, deep_route(am), xsimd::select(near, near_route, B(double(none))));
-        std::size_t at[width];
-        for (std::size_t k = 0; k < width; ++k) at[k] = base + k;
-        push(m, s, routes, at, width);
-        run_full();
+    // the triple pass anyway. At most `width` lanes between two calls of after_batch (the
+    // queues' room).
+    NUMFUSE_ALWAYS_INLINE void add_lane(double m, double s, double r, std::size_t at) noexcept {
+        const double am = -m;
+        const auto deep = static_cast<std::size_t>(std::abs(r) < am * logaddexp_direct_deep<Out>);
+        const auto tiny_max = static_cast<std::size_t>(am < logaddexp_tiny_max);
+        const auto triple_tiny = static_cast<std::size_t>(am < logaddexp_triple_tiny_max);
+        // general 0, tiny 1; deep_general 2, deep_tiny 3.
+        const std::size_t route = deep * (deep_general + triple_tiny) + (1 - deep) * tiny_max;
+        queues_[route].push(m, s, at);
     }
+
+    // Runs the queues that are full enough (after at most `width` add_lane calls).
+    void after_batch() noexcept { run_full(); }
 
     void finish() noexcept {
         // Pass 2's queues first: their uncertified lanes join the triple pass's.
@@ -442,6 +475,8 @@ private:
     // `none` takes the lanes of no pass (emptied after each batch). A lane goes to
     // queues_[its route] by index: no branch per lane.
     enum Route : std::size_t { general, tiny, deep_general, deep_tiny, none, routes_count };
+    static_assert(general == 0 && tiny == 1 && deep_tiny == deep_general + 1,
+                  "add_lane computes a route from these values");
 
     // The triple pass's queue for lanes of |max| am.
     static B deep_route(const B& am) noexcept {
