@@ -5,8 +5,10 @@
 // gathers such lanes across batches and runs both passes on them a batch at a time.
 #pragma once
 
-#include <immintrin.h>
 #include <xsimd/xsimd.hpp>
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
 
 #include <cmath>
 #include <cstddef>
@@ -346,17 +348,34 @@ LogaddexpExactEps logaddexp_eps_exact(double m, double s) noexcept {
 }
 
 // The lanes of `b` as bits (bit k: lane k): one movemask at sse2 and avx2_fma, the mask
-// register itself at AVX-512.
+// register itself at AVX-512, lane by lane elsewhere (neon64).
 template <class A>
 NUMFUSE_ALWAYS_INLINE std::uint64_t logaddexp_lane_bits(
     const xsimd::batch_bool<double, A>& b) noexcept {
+#if defined(__AVX512F__)
     if constexpr (std::is_base_of<xsimd::avx512f, A>::value) {
         return static_cast<std::uint64_t>(b.data);
-    } else if constexpr (std::is_base_of<xsimd::avx, A>::value) {
+    } else
+#endif
+#if defined(__AVX__)
+        if constexpr (std::is_base_of<xsimd::avx, A>::value) {
         return static_cast<std::uint64_t>(_mm256_movemask_pd(b.data));
-    } else {
-        static_assert(std::is_base_of<xsimd::sse2, A>::value, "a level without lane bits");
+    } else
+#endif
+#if defined(__SSE2__)
+        if constexpr (std::is_base_of<xsimd::sse2, A>::value) {
         return static_cast<std::uint64_t>(_mm_movemask_pd(b.data));
+    } else
+#endif
+    {
+        using B = xsimd::batch<double, A>;
+        alignas(64) double lanes[B::size];
+        xsimd::select(b, B(1.0), B(0.0)).store_aligned(lanes);
+        std::uint64_t bits = 0;
+        for (std::size_t k = 0; k < B::size; ++k) {
+            bits |= static_cast<std::uint64_t>(lanes[k] != 0.0) << k;
+        }
+        return bits;
     }
 }
 
