@@ -4,7 +4,9 @@ peak memory; JAX, torch.compile, Numba and blosc2 where installed.
 Command line: ``python -m numfuse.bench.jit`` (``--help``). Each formula is written once as a
 plain NumPy function (what ``numfuse.jit`` and NumPy run) and once as the expression text
 ``numfuse.compile`` takes; the two must agree (checked before timing). Figures are from one
-run on one machine: compare ratios, not times across machines.
+run on one machine: compare ratios, not times across machines. Eager NumPy computes erf with
+``scipy.special.erf`` where SciPy is installed (NumPy has no erf; numfuse.jit traces
+numfuse.erf, as the formulas are written).
 """
 
 from __future__ import annotations
@@ -32,9 +34,21 @@ def _gelu_tanh(x):
 
 
 def _erf(x):
+    # What numfuse.jit and numfuse.compile trace; eager NumPy runs SciPy's erf instead
+    # (_eager), as code written without numfuse would.
     import numfuse
 
     return numfuse.erf(x)
+
+
+def _eager(f):
+    """`f` as eager NumPy code: with SciPy's erf, what a NumPy user calls (NumPy has none),
+    where SciPy is installed; numfuse.erf otherwise."""
+    try:
+        import scipy.special
+    except ImportError:
+        return f
+    return _respelled(f, _erf=scipy.special.erf)
 
 
 def _gelu_erf(x):
@@ -265,7 +279,7 @@ def run(names, sizes, dtypes, budget, peers=None, write=print):
                     reference = function(*args)
                 _agree(name, result, reference, dtype)
                 calls = {"jit_s": partial(jitted, *args)}
-                calls["numpy_s"] = partial(_quiet, function, args)
+                calls["numpy_s"] = partial(_quiet, _eager(function), args)
                 if text is not None:
                     compiled = numfuse.compile(text)
                     named = dict(zip(variables, args))

@@ -93,6 +93,19 @@ unsigned numeric_kernel(char* out_bytes, const char* a_bytes, const char* b_byte
             }
         };
         std::size_t k = 0;
+        if constexpr (has_fast_split<F>::value && arity == 1) {
+            // exp, log, erf: the ufunc loop's fast path. compute_fast equals F::batch on
+            // every lane of a batch may_raise does not flag (and such a batch holds no NaN,
+            // so the NaN policy leaves it as is); flagged batches take the full kernel.
+            // x is loaded before the store, so out may be a.
+            using Split = typename F::fast_split;
+            for (; k + width <= n; k += width) {
+                const V x = V::load_unaligned(a + k);
+                V y = compute_fast_at<Split>(x, a + k);
+                if (xsimd::any(Split::may_raise(x))) y = nan_policy.apply(x, F::batch(x));
+                y.store_unaligned(out + k);
+            }
+        }
         for (; k + width <= n; k += width) {
             compute(a + k, arity > 1 ? b + k : nullptr, arity > 2 ? c + k : nullptr)
                 .store_unaligned(out + k);
