@@ -356,3 +356,51 @@ def test_verdicts_leave_the_plan_cache_alone(fresh_answers):
     assert _agrees("(v0 * v1)", [_F8, _F8], _F8 * _F8)
     nf.jit(lambda a: np.cos(a) / 3.0)(_F8)  # its verdicts, and one formula's plan
     assert _core._expr_cache_size() == 1
+
+
+def test_the_verdict_takes_the_tracers_template_and_any_sequence():
+    """_jit_engine_agrees writes a template's {k} as vk itself: the same verdicts as the
+    text written out, from a list or a tuple of samples, on NumPy's result and a wrong one."""
+    x, y = _F8, np.roll(_F8, 3)
+    with np.errstate(all="ignore"):
+        cases = [
+            ("({0} * {1})", "(v0 * v1)", [x, y], x * y),
+            ("arctan2({0}, {1})", "arctan2(v0, v1)", [x, y], np.arctan2(x, y)),
+            ("where({0}, {1}, {2})", "where(v0, v1, v2)", [x > 0, x, y], np.where(x > 0, x, y)),
+            ("({0} ** 2)", "(v0 ** 2)", [x], x**2),
+        ]
+    for template, text, samples, reference in cases:
+        wrong = reference.copy()
+        wrong[np.flatnonzero(np.isfinite(reference))[0]] += 1  # a finite element, off by one
+        for answer in (reference, wrong):
+            want = _agrees(text, samples, answer)
+            assert _agrees(template, samples, answer) == want, template
+            assert _core_agrees_list(template, samples, answer) == want, template
+        assert _agrees(template, samples, reference)
+        assert not _agrees(template, samples, wrong)
+
+
+def _core_agrees_list(text, samples, reference):
+    from numfuse import _core
+
+    return _core._jit_engine_agrees(text, list(samples), reference)
+
+
+def test_a_new_answers_verdict_is_the_verdict_computed_alone(fresh_answers, monkeypatch):
+    """answer()'s miss path (one pass: samples, NumPy's sample call, the verdict) fuses
+    exactly where the verdict computed on its own (engine_agrees, fresh caches) agrees and
+    NumPy's dtype is the engine's, for the traced ufuncs on engine dtypes and numbers."""
+    ops = fresh_answers
+    checked = fused_count = 0
+    for ufunc, template in list(ops._UFUNC_TEMPLATES.items()):
+        for operands in _operand_lists(ufunc)[::4]:
+            try:
+                dtype, _, fused = ops.answer(template, ufunc, operands)
+            except Exception:  # noqa: BLE001, S112 - NumPy refuses the types
+                continue
+            monkeypatch.setattr(ops, "_verdicts", {})
+            alone = ops.engine_agrees(template, ufunc, operands)
+            assert bool(fused) == (alone and dtype in ops.ENGINE_DTYPES), (ufunc, operands)
+            checked += 1
+            fused_count += bool(fused)
+    assert checked > 300 and 0 < fused_count < checked

@@ -1,5 +1,7 @@
 """Type stubs for numfuse._core, the compiled extension."""
 
+from collections.abc import Sequence
+
 import numpy as np
 
 # <generated: the table's ufuncs (tools/gen_function_lists.py, make regen)>
@@ -63,7 +65,7 @@ class _JitDispatch:
     def __call__(self, *args: object, **kwargs: object) -> object: ...
 
 # numfuse.jit's verdict on a new operation type (src/python/jit_verdict.cpp, _jit/_ops.py)
-def _jit_engine_agrees(text: str, samples: tuple[object, ...], reference: object) -> bool: ...
+def _jit_engine_agrees(text: str, samples: Sequence[object], reference: object) -> bool: ...
 
 # loop swaps for numfuse.patch_numpy (numfuse/_patch.py)
 def _swap_loop(target: np.ufunc, source: np.ufunc, type: str) -> object: ...

@@ -1,8 +1,9 @@
 // numfuse.jit's verdict on one operation type (python/numfuse/_jit/_ops.py, _engine_same).
 //
 // numfuse._core._jit_engine_agrees(text, samples, reference) -> bool: whether the engine,
-// compiling `text` (a one-operation formula over inputs v0, v1, ... in that order) for the
-// types of `samples` and running it on them, returns what NumPy returned on the same
+// compiling `text` (a one-operation formula over inputs v0, v1, ... in that order, or the
+// tracer's template of it, with {0}, {1}, ... where those go) for the types of `samples`
+// (a sequence) and running it on them, returns what NumPy returned on the same
 // samples (`reference`): the same dtype, the same shape (a result that lacks only ones,
 // a reduction over every axis written without keepdims, counts as that shape), and the
 // same values: the same bits, or for floating-point types every element within
@@ -176,10 +177,31 @@ bool run_contiguous(const expr::Plan& plan, const std::vector<expr::ArrayView>& 
     return true;
 }
 
-bool engine_agrees(const std::string& text, const py::tuple& samples, const py::handle& reference) {
+// `text` with each {k} (one digit: a template has at most three operands) written as vk;
+// the engine's language has no braces, so a text without them is itself.
+std::string formula_of(const std::string& text) {
+    std::string formula;
+    formula.reserve(text.size());
+    for (std::size_t k = 0; k < text.size(); ++k) {
+        if (text[k] == '{' && k + 2 < text.size() && text[k + 1] >= '0' && text[k + 1] <= '9' &&
+            text[k + 2] == '}') {
+            formula += 'v';
+            formula += text[k + 1];
+            k += 2;
+        } else {
+            formula += text[k];
+        }
+    }
+    return formula;
+}
+
+bool engine_agrees(const std::string& template_text, const py::sequence& samples,
+                   const py::handle& reference) {
+    const std::string text = formula_of(template_text);
+    const auto count = static_cast<std::size_t>(py::len(samples));
     std::vector<std::string> names;
-    names.reserve(samples.size());
-    for (std::size_t k = 0; k < samples.size(); ++k) names.push_back("v" + std::to_string(k));
+    names.reserve(count);
+    for (std::size_t k = 0; k < count; ++k) names.push_back("v" + std::to_string(k));
     std::vector<Input> inputs = convert_inputs(text, names, samples, nullptr);
     std::vector<expr::InputSpec> specs;
     std::vector<std::vector<std::ptrdiff_t>> shapes;
@@ -215,8 +237,9 @@ bool engine_agrees(const std::string& text, const py::tuple& samples, const py::
 void register_jit_verdict(py::module_& m) {
     m.def("_jit_engine_agrees", &engine_agrees, py::arg("text"), py::arg("samples"),
           py::arg("reference"),
-          "Whether the engine computes `text` (over v0, v1, ...) on `samples` as NumPy's "
-          "`reference` (numfuse.jit's verdict, src/python/jit_verdict.cpp).");
+          "Whether the engine computes `text` (over v0, v1, ..., or a template over {0}, "
+          "{1}, ...) on `samples` as NumPy's `reference` (numfuse.jit's verdict, "
+          "src/python/jit_verdict.cpp).");
 }
 
 }  // namespace numfuse::python

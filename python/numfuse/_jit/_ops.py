@@ -242,9 +242,47 @@ def answer(template, call, operands, key_call=None):
 # object per call, which costs as much as a small ufunc call.
 @np.errstate(all="ignore")
 def _new_answer(template, call, operands):
-    """answer()'s work on a miss, with NumPy's floating-point errors ignored."""
-    engine_types, sampled, types = _operand_facts(operands)
-    samples = reference = None
+    """answer()'s work on a miss, with NumPy's floating-point errors ignored.
+
+    One pass over the operands gives what _operand_facts gives and the verdict's samples
+    (an operand of an engine dtype or a Python number has one; the samples are used only
+    when every operand has one); the ufunc's sample call and the verdict's cache lookup
+    and store are written out here, not called: a process's first function runs this
+    once per new operation type, mostly before the interpreter has specialized it, so
+    every call and bytecode saved counts there."""
+    engine_types = sampled = True
+    types = []
+    samples = []
+    index = 0
+    for op in operands:
+        kind = type(op)
+        if kind is tuple:
+            dtype, shape = op
+            ndim = len(shape)
+            types.append((dtype, ndim))
+            if 0 in shape:
+                sampled = False
+            if dtype in ENGINE_DTYPES:
+                key = (index, dtype, ndim)
+                array = _samples.get(key)
+                if array is None:  # one read-only array per position, dtype and ndim
+                    array = _samples[key] = _make_sample(index, dtype, ndim)
+                samples.append(array)
+            else:
+                engine_types = False
+        elif kind in PYTHON_SCALARS:
+            if kind is int:
+                sampled = False
+            types.append(kind)
+            samples.append(_PYTHON_SAMPLES[kind])
+        else:  # a NumPy constant: itself as its sample, its value in its type
+            dtype = np.asarray(op).dtype
+            if dtype not in ENGINE_DTYPES:
+                engine_types = False
+            types.append((kind, dtype, repr(op)))
+            samples.append(op)
+        index += 1
+    reference = None
     if engine_types and sampled:
         # The verdict's own sample call answers NumPy's dtype and scalar-ness too: NumPy 2
         # picks both from the operand dtypes and ndims alone (Python floats, complexes and
@@ -252,19 +290,33 @@ def _new_answer(template, call, operands):
         # have the operands' dtypes and ndims and no empty axis. Python ints are not
         # sampled here (NumPy raises OverflowError for some values), nor empty axes (a
         # reduction of one raises): those take numpy_result's stand-ins of the real values.
-        samples = [_sample(i, op) for i, op in enumerate(operands)]
-        reference = _reference(call, samples)
-    if reference is None or reference is _RAISED:
+        if type(call) is np.ufunc:  # no catch_warnings: see _reference
+            try:
+                reference = call(*samples)
+            except Exception:  # noqa: BLE001 - NumPy refusing a sample: no verdict
+                reference = _RAISED
+        else:
+            reference = _reference(call, samples)
+    kind = type(reference)
+    if kind is np.ndarray:
+        dtype, scalar = reference.dtype, False
+    elif reference is None or reference is _RAISED:
         # NumPy's answer on stand-ins (its exception, if any, is the user's)
         dtype, scalar = _numpy_result(call, operands)
     else:
         dtype, scalar = np.asarray(reference).dtype, isinstance(reference, np.generic)
-    fused = (
-        engine_types
-        and dtype in ENGINE_DTYPES
-        and _engine_verdict((template, types), template, call, operands, samples, reference)
-    )
-    return dtype, scalar, fused
+    if not engine_types or dtype not in ENGINE_DTYPES:
+        return dtype, scalar, False
+    # the engine's verdict, cached per template and operand types (_engine_verdict's)
+    key = (template, tuple(types))
+    verdict = _verdicts.get(key)
+    if verdict is None:
+        if reference is None:
+            reference = _reference(call, samples)
+        verdict = reference is not _RAISED and _engine_same(template, samples, reference)
+        with _verdicts_lock:
+            _verdicts[key] = verdict
+    return dtype, scalar, verdict
 
 
 def _operand_facts(operands):
@@ -431,19 +483,15 @@ def _engine_verdict(key, template, call, operands, samples, reference) -> bool:
 
 
 def _engine_same(template, samples, reference) -> bool:
-    """The engine's formula `template` on `samples` against NumPy's `reference`: compiled
-    (without the plan cache), run and compared in one C++ call (src/python/jit_verdict.cpp:
-    the same dtype and shape, the same bits or for floating-point types every element
-    within rtol 1e-4 / atol 1e-6, NaN where NumPy has NaN, a zero's sign as NumPy's)."""
+    """The engine's formula `template` on `samples` against NumPy's `reference`: the
+    template's operands named v0, v1, ..., compiled (without the plan cache), run and
+    compared in one C++ call (src/python/jit_verdict.cpp: the same dtype and shape, the
+    same bits or for floating-point types every element within rtol 1e-4 / atol 1e-6, NaN
+    where NumPy has NaN, a zero's sign as NumPy's)."""
     try:
-        return _core._jit_engine_agrees(
-            template.format(*_NAMES[: len(samples)]), tuple(samples), reference
-        )
+        return _core._jit_engine_agrees(template, samples, reference)
     except Exception:  # noqa: BLE001 - samples the engine refuses: run it in NumPy
         return False
-
-
-_NAMES = tuple(f"v{i}" for i in range(32))  # a template has at most three operands
 
 
 def astype_template(source: np.dtype, target: np.dtype) -> str | None:
