@@ -245,18 +245,48 @@ def test_sqrt_is_the_hardware_root_with_subnormal_lanes(dtype, level):
             numfuse.sqrt(x, out=np.empty_like(x))
 
 
+def cell_edges() -> np.ndarray:
+    """The cell edges of the float64 log's table reductions, as values in [0.5, 2):
+    bits(0.640625) + i 2^48 (avx512's 16 cells of z in [0.640625, 1.28125)) and
+    bits(0.638671875) + i 2^45 (avx2_fma's 128 cells of z in [0.638671875, 1.27734375))."""
+    return np.concatenate(
+        [
+            (0x3FE4800000000000 + (np.arange(16, dtype=np.uint64) << np.uint64(48))),
+            (0x3FE4700000000000 + (np.arange(128, dtype=np.uint64) << np.uint64(45))),
+        ]
+    ).view(np.float64)
+
+
+def test_log_float64_cell_edges_within_1_ulp(level):
+    """Every input within 40 ulps of every cell edge (both table reductions, cell_edges), in
+    the binades of k = -1, 0, 1 where the cells' -log(invc) meets t without a large k ln2
+    beside it, and every input within 2000 ulps of 1: <= 1 ULP against mpmath, contiguous
+    (the avx2_fma ufunc loop's rows from memory) and strided (rows from the lanes)."""
+    steps = np.arange(-40, 41, dtype=np.int64)
+    edges = cell_edges()
+    base = np.concatenate([edges, edges * 2, edges / 2])
+    values = (base.view(np.int64)[:, None] + steps[None, :]).ravel().view(np.float64)
+    near_one = (np.float64(1.0).view(np.int64) + np.arange(-2000, 2001)).view(np.float64)
+    values = np.unique(np.concatenate([values, near_one]))
+    exact = correctly_rounded("log", values)
+    contiguous = numfuse.log(values)
+    strided = numfuse.log(np.repeat(values, 2)[::2])
+    assert ulp_distance(contiguous, exact).max() <= 1
+    assert ulp_distance(strided, exact).max() <= 1
+    np.testing.assert_array_equal(contiguous.view(np.uint64), strided.view(np.uint64))
+    assert numfuse.log(np.array([1.0]))[0] == 0 and not np.signbit(numfuse.log(np.ones(5)))[0]
+
+
 def test_log_float64_contiguous_same_bits_as_strided(level):
     """Contiguous out-of-place float64 log with no rare lane runs the fast kernel over the
     whole array (at avx2_fma it reads each lane's table cell from the input's memory, not
     from the vector lanes); strided and one-element calls take the kernel on loaded lanes.
-    Every binade, both sides of every cell edge of the table reduction (the top four
-    fraction bits of x + 1 - 0.640625) and random fractions, at four input alignments."""
+    Every binade, both sides of every cell edge of the table reductions (avx512: the top
+    four fraction bits of x + 1 - 0.640625; avx2_fma: the top seven of x + 1 - 0.638671875)
+    and random fractions, at four input alignments."""
     rng = np.random.default_rng(2921)
     exponents = np.arange(-1022, 1024)
-    # bits(0.640625) + i 2^48: the cell edges of z in [0.640625, 1.28125), as fractions of 2
-    edges = (0x3FE4800000000000 + (np.arange(16, dtype=np.uint64) << np.uint64(48))).view(
-        np.float64
-    )
+    edges = cell_edges()
     edges = np.concatenate([np.nextafter(edges, 0), edges, np.nextafter(edges, 2)])
     values = np.concatenate(
         [

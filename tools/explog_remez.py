@@ -48,6 +48,9 @@ Fits (r, t, z are the reduced arguments of the kernels):
                degree 2, float -> the float32 sin / cos lanes (trig.hpp)
   log64_bits : the AVX-512 float64 log's cells (invc per cell, -log(invc) as hi + lo)
                and R(t) of degree 7, weighted by the cells' smallest |log x| (~40 s)
+  log64_bits128: the same for the AVX2+FMA float64 log's 128 cells (top 7 fraction bits,
+               invc on grids down to 2^-10, |t| <= 0.00528), R(t) of degree 4; prints
+               the rows of src/core/kernels/log_rows128.hpp (~1 min idle, 5 at load)
 Tables:
   exp_tab16  : 2^(j/16) split hi (double) + lo (double); float hi/lo too
   log_tab16  : for invc = j/16, -log(invc) split into hi (a multiple of
@@ -58,6 +61,7 @@ Tables:
 """
 
 import json
+import math
 import pathlib
 import sys
 
@@ -465,22 +469,24 @@ def tables():
         )
 
 
-# ---- log64_bits (the current AVX-512 float64 log):
-# Cells, tables and polynomial of the AVX-512 float64 log (src/core/kernels/log.hpp,
-# log_f64_avx512_bits): the integer reduction x = z 2^k, z in [OFF, 2 OFF), cell i = the top
-# 4 bits of the fraction of bits(x) - bits(OFF).
-# Per cell, invc is the value on the 1/64 grid (or a coarser one) that minimises max |t|,
-# t = z invc - 1, subject to: t exact in one FMA (z's last bit times invc's last bit leaves
-# t at most 53 significant bits), |t| <= |log invc| (the kernel's fast two-sum of
-# k ln2_hi - log(invc) and t with k = 0) and invc = 1 on the cell holding z = 1. OFF is an
-# offset (on a 1/64 grid of the fraction) with the smallest max |t|.
+# ---- log64_bits (the current AVX-512 float64 log) and log64_bits128 (AVX2+FMA):
+# Cells, tables and polynomial of the float64 table logs (src/core/kernels/log.hpp,
+# log_f64_avx512_pair and log_f64_avx2): the integer reduction x = z 2^k, z in [OFF, 2 OFF),
+# cell i = the top 4 (7) bits of the fraction of bits(x) - bits(OFF).
+# Per cell, invc is the value on the finest grid given (1/64 for 16 cells, 1/1024 for 128)
+# or a coarser one that minimises max |t|, t = z invc - 1, subject to: t exact in one FMA
+# (z's last bit times invc's last bit leaves t at most 53 significant bits), |t| <= |log
+# invc| (the kernel's fast two-sum of k ln2_hi - log(invc) and t with k = 0) and invc = 1
+# on the cell holding z = 1. OFF is an offset (on a 1/64 grid of the fraction; 1/512 for
+# 128 cells) with the smallest max |t|.
 
 
-def layout(f0):
-    """(z ranges with their lsb exponent) per cell for OFF fraction f0."""
+def layout(f0, bits=4):
+    """(z ranges with their lsb exponent) per cell for OFF fraction f0, 2^bits cells."""
+    n = 1 << bits
     cells = []
-    for i in range(16):
-        lo_f, hi_f = i / 16, (i + 1) / 16
+    for i in range(n):
+        lo_f, hi_f = i / n, (i + 1) / n
         zr = []
         a, b = max(lo_f + f0, f0), min(hi_f + f0, 1.0)  # lower binade: z = (1 + F)/2
         if a < b:
@@ -492,11 +498,12 @@ def layout(f0):
     return cells
 
 
-def choose(zr):
+def choose(zr, grids=(64, 32, 16, 8)):
     zlo, zhi = min(r[0] for r in zr), max(r[1] for r in zr)
     best = None
-    for grid in (64, 32, 16, 8):
-        for j in range(int(grid * 0.6), int(grid * 1.6) + 2):
+    for grid in grids:
+        # invc near 1/z over the cell (the best one lies between 1/zhi and 1/zlo)
+        for j in range(max(1, int(grid / zhi) - 2), int(grid / zlo) + 3):
             c = j / grid
             odd, lsb_c = j, 1 / grid
             while odd % 2 == 0:
@@ -508,7 +515,7 @@ def choose(zr):
                 worst = max(worst, m)
                 if m / (2.0**-zb * lsb_c) >= 2.0**53:
                     ok = False  # t not exact
-            if c != 1 and worst > abs(float(mp.log(c))):
+            if c != 1 and worst > abs(math.log(c)):
                 ok = False
             if zlo <= 1 < zhi and c != 1:
                 ok = False
@@ -517,22 +524,23 @@ def choose(zr):
     return zlo, zhi, best
 
 
-def fit_log_bits():
-    """log64_bits: the cells, tables and R of the AVX-512 float64 log (see the top)."""
+def fit_log_bits(name, bits, offsets, pick, grids, deg):
+    """The cells, tables and R of a float64 table log (see log64_bits at the top): 2^bits
+    cells, OFF's fraction among `offsets` (the kernel uses `pick`, which must be one with
+    the smallest max |t|), invc on the first of `grids` that keeps t exact, R of degree deg."""
     saved = mp.mp.prec
     mp.mp.prec = 200
     options = []
-    for s in range(64):
-        chosen = [choose(zr) for zr in layout(s / 64)]
+    for f0 in offsets:
+        chosen = [choose(zr, grids) for zr in layout(f0, bits)]
         if all(c[2] is not None for c in chosen):
-            options.append((max(c[2][0] for c in chosen), s / 64, chosen))
+            options.append((max(c[2][0] for c in chosen), f0, chosen))
     best = min(o[0] for o in options)
     print(
-        "// offsets with the smallest max |t|:",
+        f"// {name}: offsets with the smallest max |t|:",
         ", ".join(str(o[1]) for o in options if o[0] == best),
     )
-    # They tie in steps of 1/16; the kernel uses 0.28125 (z in [0.640625, 1.28125)).
-    worst, f0, chosen = next(o for o in options if o[1] == 0.28125)
+    worst, f0, chosen = next(o for o in options if o[1] == pick)
     assert worst == best
     off = 0x3FE0000000000000 | int(f0 * 2**52)
     print(f"// OFF = 0x{off:016x} (z from {(1 + f0) / 2}), max |t| = {worst}")
@@ -544,20 +552,27 @@ def fit_log_bits():
         his.append(hexf(hi))
         los.append(hexf(to_double(v - hi)))
         print(f"//   z [{zlo:.6f}, {zhi:.6f})  invc {c}  max |t| {m:.5f}")
-    print("invc:", ", ".join(inv))
-    print("hi:  ", ", ".join(his))
-    print("lo:  ", ", ".join(los))
+    if bits == 4:  # log.hpp's three 16-entry tables (AVX-512's in-register permutes)
+        print("invc:", ", ".join(inv))
+        print("hi:  ", ", ".join(his))
+        print("lo:  ", ", ".join(los))
+    else:  # rows {invc, hi, lo, 0} for AVX2's row loads (kernels/log_rows128.hpp)
+        for i, (zlo, zhi, _) in enumerate(chosen):
+            print(
+                f"    {{{inv[i]}, {his[i]}, {los[i]}, 0x0p+0}},  // {i}: z [{zlo:.6f}, {zhi:.6f})"
+            )
     # R(t) ~ (log1p(t) - t + t^2/2)/t^3, error relative to the smallest |log x| a lane with
     # this t can have (k = 0: log1p(t) - log(invc) over the cells holding t).
     ts = [
-        (mp.mpf(zlo) * mp.mpf(c) - 1, mp.mpf(zhi) * mp.mpf(c) - 1, mp.mpf(c))
+        (mp.mpf(zlo) * mp.mpf(c) - 1, mp.mpf(zhi) * mp.mpf(c) - 1, mp.log(mp.mpf(c)))
         for zlo, zhi, (m, c) in chosen
     ]
     half = max(max(abs(a), abs(b)) for a, b, _ in ts) * (1 + mp.mpf(2) ** -12)
 
     def D(t):
-        vals = [abs(mp.log1p(t) - mp.log(c)) for a, b, c in ts if a - 1e-12 <= t <= b + 1e-12]
-        return min(vals) if vals else abs(mp.log1p(t))
+        l1p = mp.log1p(t)
+        vals = [abs(l1p - lc) for a, b, lc in ts if a - 1e-12 <= t <= b + 1e-12]
+        return min(vals) if vals else abs(l1p)
 
     def g(t):
         return (mp.log1p(t) - t + t**2 / 2) / t**3
@@ -565,11 +580,11 @@ def fit_log_bits():
     def w(t):
         return t**3 / D(t) * mp.sign(mp.log1p(t))
 
-    c, _ = remez(g, w, -half, half, 7)
+    c, _ = remez(g, w, -half, half, deg)
     cr = [to_double(x) for x in c]
     err = check(lambda t: mp.polyval(cr[::-1], t), g, w, -half, half)
     emit(
-        "log64_bits",
+        name,
         cr,
         False,
         f"R(t) on [-{mp.nstr(half, 6)}, {mp.nstr(half, 6)}], "
@@ -621,7 +636,20 @@ def main():
     if run("tables"):
         tables()
     if run("log64_bits"):
-        fit_log_bits()
+        # 16 cells; the offsets tie in steps of 1/16, the kernel uses 0.28125
+        # (z in [0.640625, 1.28125))
+        fit_log_bits("log64_bits", 4, [s / 64 for s in range(64)], 0.28125, (64, 32, 16, 8), 7)
+    if run("log64_bits128"):
+        # 128 cells (AVX2+FMA); offsets on the 1/512 grid near 0.28 (the whole range takes
+        # minutes; these hold the smallest max |t|, 0.00528, first at 0.27734375)
+        fit_log_bits(
+            "log64_bits128",
+            7,
+            [s / 512 for s in range(136, 152)],
+            0.27734375,
+            (1024, 512, 256, 128, 64),
+            4,
+        )
     write_shared()
 
 

@@ -43,12 +43,15 @@
 //     (subnormals included) max 0.5252 ULP on AMD Zen 3. rcpps is not specified bit for
 //     bit (Intel and AMD differ), so a result next to a cell edge may differ in its last
 //     bit between CPU vendors; both are within the bound.
-//   AVX2+FMA f64: AVX-512 f64's cells, tables and R, the reduction on the bits of x
-//     (subnormals scaled by 2^1022 as below; the ufunc loop's fast form leaves them to the
-//     rare path), the 16 rows {invc, T_hi, T_lo} looked up by four row loads and a
-//     transpose (log_f64_avx2); no division. The rows' addresses come from the lanes, or
-//     (contiguous ufunc loops, log_kernel_nofix_at) from scalar loads of the input's high
-//     words, which shortens the chain the loop waits on (LogRowsFromMemory).
+//   AVX2+FMA f64: AVX-512 f64's method with 128 cells instead of 16 (top 7 fraction bits
+//     of bits(x) + bits(1) - bits(0.638671875); z in [0.638671875, 1.27734375), invc on
+//     grids down to 2^-10, |t| <= 0.00528, `tools/explog_remez.py log64_bits128`), so R
+//     is of degree 4 instead of 7, the reduction on the bits of x (subnormals scaled by
+//     2^1022 as below; the ufunc loop's fast form leaves them to the rare path), the 128
+//     rows {invc, T_hi, T_lo} (kernels/log_rows128.hpp) looked up by four row loads and a
+//     transpose, as the 16 rows were before (log_f64_avx2); no division. The rows' addresses come
+//     from the lanes, or (contiguous ufunc loops, log_kernel_nofix_at) from scalar loads of the
+//     input's high words, which shortens the chain the loop waits on (LogRowsFromMemory).
 //   SSE2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals scaled by 2^1022 / 2^126 with an or and a
 //     subtraction: no multiplication by a subnormal); s = f / (2 + f),
@@ -71,6 +74,7 @@
 #include "kernels/avx512_lanes.hpp"
 #include "kernels/common.hpp"
 #include "kernels/generated/explog_coefficients.hpp"
+#include "kernels/log_rows128.hpp"
 
 namespace numfuse::kernels {
 namespace detail {
@@ -220,7 +224,8 @@ alignas(64) inline constexpr double log_bits_lo[16] = {
 
 // R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0342: tools/explog_remez.py log64_bits,
 // error weighted by the smallest |log x| a lane with this t can have; max weighted error
-// 2^-60.97. R(t) = sum r[i] t^i (shared by the AVX-512 and AVX2+FMA float64 table kernels).
+// 2^-60.97. R(t) = sum r[i] t^i (the AVX-512 float64 table kernel; AVX2+FMA has its own
+// cells, log64_bits128_r below).
 inline constexpr double log64_bits_r[8] = {
     0x1.5555555555496p-2,  // 0.3333333333333227122
     -0x1.00000000006c7p-2,  // -0.25000000000009631185
@@ -232,9 +237,19 @@ inline constexpr double log64_bits_r[8] = {
     -0x1.9a11ac5bea455p-4,  // -0.10011451080085127796
 };
 
-// -1/2 + t R(t) (log64_bits_r) by Estrin for the AVX2+FMA and AVX-512 float64 table kernels,
-// one evaluation order for both: Ops names the lanes (Pd4Ops: __m256d, Pd8Ops: __m512d) with
-// fma (rounded once), mul and set1; t2 = t^2.
+// R(t) ~ (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.00528 for the AVX2+FMA float64 kernel's
+// 128 cells (kernels/log_rows128.hpp): tools/explog_remez.py log64_bits128, error weighted
+// as log64_bits_r's, max weighted error 2^-61.62. R(t) = sum r[i] t^i.
+inline constexpr double log64_bits128_r[5] = {
+    0x1.5555555555303p-2,  // 0.33333333333330034121
+    -0x1.fffffffe6783ap-3,  // -0.24999999995356053661
+    0x1.99999a3654bffp-3,  // 0.20000000456147401517
+    -0x1.5557ff8ec5d95p-3,  // -0.1666717496343436411
+    0x1.24546214d8b3cp-3,  // 0.14273907304876753965
+};
+
+// -1/2 + t R(t) (log64_bits_r) by Estrin for the AVX-512 float64 table kernel: Ops names the
+// lanes (Pd8Ops: __m512d) with fma (rounded once), mul and set1; t2 = t^2.
 template <class Ops>
 NUMFUSE_ALWAYS_INLINE typename Ops::V log64_bits_estrin(typename Ops::V t,
                                                         typename Ops::V t2) noexcept {
@@ -248,14 +263,6 @@ NUMFUSE_ALWAYS_INLINE typename Ops::V log64_bits_estrin(typename Ops::V t,
         Ops::fma(Ops::fma(c(log64_bits_r[7]), t, c(log64_bits_r[6])), t, c(log64_bits_r[5]));
     return Ops::fma(Ops::fma(q3, t2, q2), t4, Ops::fma(q1, t2, q0));
 }
-#if defined(__AVX2__) && defined(__FMA__)
-struct Pd4Ops {
-    using V = __m256d;
-    static NUMFUSE_ALWAYS_INLINE V fma(V a, V b, V c) noexcept { return _mm256_fmadd_pd(a, b, c); }
-    static NUMFUSE_ALWAYS_INLINE V mul(V a, V b) noexcept { return _mm256_mul_pd(a, b); }
-    static NUMFUSE_ALWAYS_INLINE V set1(double v) noexcept { return _mm256_set1_pd(v); }
-};
-#endif
 #if defined(__AVX512F__)
 struct Pd8Ops {
     using V = __m512d;
@@ -341,31 +348,15 @@ NUMFUSE_ALWAYS_INLINE __m256 log_f32_avx2(__m256 x) noexcept {
     const __m256 w = _mm256_fmadd_ps(rr, t, _mm256_set1_ps(-0.5f));
     return _mm256_add_ps(hi, _mm256_fmadd_ps(_mm256_mul_ps(t, t), w, lo1));
 }
-// The f64 cells as rows {invc, -log(invc) hi, lo, 0} (from log_bits_invc / _hi / _lo) for
-// AVX2's per-lane lookup: four row loads and a transpose (rows_to_columns_avx2) are faster
-// than three gathers on Zen 3, and AVX2 has no 16-entry double permute.
-struct log_bits_rows_t {
-    alignas(32) double v[16][4];
-};
-inline constexpr log_bits_rows_t log_bits_rows = [] {
-    log_bits_rows_t r{};
-    for (int i = 0; i < 16; ++i) {
-        r.v[i][0] = log_bits_invc[i];
-        r.v[i][1] = log_bits_hi[i];
-        r.v[i][2] = log_bits_lo[i];
-    }
-    return r;
-}();
-
-// Where log_f64_avx2 finds the four lanes' rows in log_bits_rows (rows of 32 bytes; the cell
-// is bits 48..51 of u = bits(x) + bits(1) - bits(0.640625)).
+// Where log_f64_avx2 finds the four lanes' rows in log_bits128_rows (rows of 32 bytes; the
+// cell is bits 45..51 of u = bits(x) + bits(1) - bits(log_bits128_off)).
 // From the lanes of u: a shift, an and and four extracts to general registers.
 struct LogRowsFromLanes {
     NUMFUSE_ALWAYS_INLINE void operator()(__m256i u, const double* (&rows)[4]) const noexcept {
-        // The cell's byte offset straight from u's bits 48..51: no scaling of the indices.
+        // The cell's byte offset straight from u's bits 45..51: no scaling of the indices.
         const __m256i offset =
-            _mm256_and_si256(_mm256_srli_epi64(u, 48 - 5), _mm256_set1_epi64x(15 << 5));
-        const char* base = reinterpret_cast<const char*>(log_bits_rows.v);
+            _mm256_and_si256(_mm256_srli_epi64(u, 45 - 5), _mm256_set1_epi64x(127 << 5));
+        const char* base = reinterpret_cast<const char*>(log_bits128_rows.v);
         rows[0] = reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 0));
         rows[1] = reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 1));
         rows[2] = reinterpret_cast<const double*>(base + _mm256_extract_epi64(offset, 2));
@@ -374,33 +365,37 @@ struct LogRowsFromLanes {
 };
 // From the memory x was loaded from (x = the four doubles at src; subnormal lanes not scaled,
 // so for log_f64_avx2<false> only): each lane's high 32 bits by a scalar load, plus the high
-// word of bits(1) - bits(0.640625) (its low word is 0: no carry to add), shifted and masked on
-// the integer units. Same rows as LogRowsFromLanes, but they arrive earlier: no trip from
-// the vector unit to the general registers, whose latency the loop waits on (the lookup
-// heads the kernel's dependency chain, and a chain that long fills the vector scheduler).
+// word of bits(1) - bits(log_bits128_off) (its low word is 0: no carry to add), shifted and
+// masked on the integer units. Same rows as LogRowsFromLanes, but they arrive earlier: no
+// trip from the vector unit to the general registers, whose latency the loop waits on (the
+// lookup heads the kernel's dependency chain, and a chain that long fills the vector
+// scheduler).
 struct LogRowsFromMemory {
     const double* src;
     NUMFUSE_ALWAYS_INLINE void operator()(__m256i, const double* (&rows)[4]) const noexcept {
         constexpr std::uint32_t u_hi =
-            static_cast<std::uint32_t>((0x3ff0000000000000ull - log_bits_off) >> 32);
-        const char* base = reinterpret_cast<const char*>(log_bits_rows.v);
+            static_cast<std::uint32_t>((0x3ff0000000000000ull - log_bits128_off) >> 32);
+        static_assert(((0x3ff0000000000000ull - log_bits128_off) & 0xffffffffull) == 0,
+                      "no carry from the low word");
+        const char* base = reinterpret_cast<const char*>(log_bits128_rows.v);
         for (int j = 0; j < 4; ++j) {
             std::uint32_t hi;
             std::memcpy(&hi, reinterpret_cast<const char*>(src + j) + 4, sizeof hi);
             rows[j] = reinterpret_cast<const double*>(
-                base + (((hi + u_hi) >> (48 - 32 - 5)) & (15u << 5)));
+                base + (((hi + u_hi) >> (45 - 32 - 5)) & (127u << 5)));
         }
     }
 };
 
-// f64, AVX2+FMA: AVX-512 f64's cells, tables and R on the bits of x instead of getmant's m
-// (with Subnormals, subnormal lanes scaled by 2^1022 first, as in log_reduce: no
-// multiplication with a subnormal operand; without, such lanes hold garbage). u = bits(x) +
-// bits(1) - bits(0.640625): the exponent field of u is k + 1023 and its top 4 fraction bits the
-// cell, z = bits(0.640625) + (u's fraction bits) in [0.640625, 1.28125), x = z 2^k; t = z invc
-// - 1 exact in one FMA (|t| <= 0.0342). No division. For positive finite lanes; others hold
-// garbage (log_special_values repairs). Rows: where the cells' rows come from
-// (LogRowsFromLanes, or LogRowsFromMemory without Subnormals; the same bits).
+// f64, AVX2+FMA: 128 cells (kernels/log_rows128.hpp) on the bits of x (with Subnormals,
+// subnormal lanes scaled by 2^1022 first, as in log_reduce: no multiplication with a
+// subnormal operand; without, such lanes hold garbage). u = bits(x) + bits(1) - bits(OFF):
+// the exponent field of u is k + 1023 and its top 7 fraction bits the cell, z = bits(OFF) +
+// (u's fraction bits) in [0.638671875, 1.27734375), x = z 2^k; t = z invc - 1 exact in one
+// FMA (|t| <= 0.00528). log x = (k ln2_hi + hi + t) [exact two-sum] + (k ln2_lo + lo + t^2
+// (-1/2 + t R(t))), R of degree 4 (log64_bits128_r). No division. For positive finite
+// lanes; others hold garbage (log_special_values repairs). Rows: where the cells' rows come
+// from (LogRowsFromLanes, or LogRowsFromMemory without Subnormals; the same bits).
 template <bool Subnormals, class Rows = LogRowsFromLanes>
 NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x, Rows rows_of = {}) noexcept {
     static_assert(!(Subnormals && std::is_same<Rows, LogRowsFromMemory>::value),
@@ -414,10 +409,10 @@ NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x, Rows rows_of = {}) noexcep
     }
     const __m256i u = _mm256_add_epi64(
         _mm256_castpd_si256(xs),
-        _mm256_set1_epi64x(static_cast<long long>(0x3ff0000000000000ull - log_bits_off)));
+        _mm256_set1_epi64x(static_cast<long long>(0x3ff0000000000000ull - log_bits128_off)));
     const __m256d z = _mm256_castsi256_pd(
         _mm256_add_epi64(_mm256_and_si256(u, _mm256_set1_epi64x(0x000fffffffffffffll)),
-                         _mm256_set1_epi64x(static_cast<long long>(log_bits_off))));
+                         _mm256_set1_epi64x(static_cast<long long>(log_bits128_off))));
     // k = (u >> 52) - 1023 through the 2^52 magic number; minus 1022 on subnormal lanes
     __m256d k =
         _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(
@@ -435,8 +430,13 @@ NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x, Rows rows_of = {}) noexcep
     const __m256d err = _mm256_add_pd(_mm256_sub_pd(a, hi), t);  // |a| >= |t| or a = 0
     const __m256d lo1 =
         _mm256_add_pd(_mm256_fmadd_pd(k, _mm256_set1_pd(log_consts<double>::ln2_lo), col[2]), err);
+    // -1/2 + t R(t) = q0 + t^2 (q1 + t^2 q2), pairs of coefficients by one FMA each
     const __m256d t2 = _mm256_mul_pd(t, t);
-    const __m256d w = log64_bits_estrin<Pd4Ops>(t, t2);
+    const auto c = [](double v) NUMFUSE_ALWAYS_INLINE_LAMBDA { return _mm256_set1_pd(v); };
+    const __m256d q0 = _mm256_fmadd_pd(c(log64_bits128_r[0]), t, c(-0.5));
+    const __m256d q1 = _mm256_fmadd_pd(c(log64_bits128_r[2]), t, c(log64_bits128_r[1]));
+    const __m256d q2 = _mm256_fmadd_pd(c(log64_bits128_r[4]), t, c(log64_bits128_r[3]));
+    const __m256d w = _mm256_fmadd_pd(_mm256_fmadd_pd(q2, t2, q1), t2, q0);
     return _mm256_add_pd(hi, _mm256_fmadd_pd(t2, w, lo1));
 }
 
