@@ -30,6 +30,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "expr_conversion.hpp"
@@ -202,14 +203,17 @@ bool engine_agrees(const std::string& template_text, const py::sequence& samples
     std::vector<std::string> names;
     names.reserve(count);
     for (std::size_t k = 0; k < count; ++k) names.push_back("v" + std::to_string(k));
+    // `inputs` stays alive to the end: it owns the arrays, and a Python scalar's view
+    // points into its Input; the specs and views are moved out of it (nothing else reads
+    // them), not copied.
     std::vector<Input> inputs = convert_inputs(text, names, samples, nullptr);
     std::vector<expr::InputSpec> specs;
-    std::vector<std::vector<std::ptrdiff_t>> shapes;
     std::vector<expr::ArrayView> views;
-    for (const auto& in : inputs) {
-        specs.push_back(in.spec);
-        shapes.push_back(in.view.shape);
-        views.push_back(in.view);
+    specs.reserve(count);
+    views.reserve(count);
+    for (auto& in : inputs) {
+        specs.push_back(std::move(in.spec));
+        views.push_back(std::move(in.view));
     }
     py::object result;
     try {
@@ -218,6 +222,9 @@ bool engine_agrees(const std::string& template_text, const py::sequence& samples
         if (run_contiguous(*plan, views, &result)) {
             return same_result(reinterpret_cast<PyArrayObject*>(result.ptr()), reference);
         }
+        std::vector<std::vector<std::ptrdiff_t>> shapes;
+        shapes.reserve(count);
+        for (const auto& v : views) shapes.push_back(v.shape);
         const std::vector<std::ptrdiff_t> shape = expr::result_shape(*plan, shapes);
         const std::vector<npy_intp> dims(shape.begin(), shape.end());
         PyObject* fresh =

@@ -2,7 +2,6 @@
 // with register reuse; and the disassembler.
 #include <algorithm>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "expr/compiler_internal.hpp"
@@ -98,14 +97,19 @@ void Compiler::collect_reductions(int id, std::vector<char>& seen, std::vector<i
 Program Compiler::generate(int root, const std::vector<int>& stage_of,
                            std::vector<StageInput>& inputs, int output_leaf) {
     Program program;
-    std::unordered_map<int, int> reg_of;  // IR node -> register
+    // IR node -> register (-1: none yet), and an op node's last use by position in
+    // `order`: indexed by node, as `seen` is (no hashing: a first call compiles one plan
+    // per new operation type for numfuse.jit's verdicts, docs/jit.md).
+    std::vector<int> reg_of(nodes_.size(), -1);
+    std::vector<std::size_t> last_use(nodes_.size(), 0);
     std::vector<int> order;  // op nodes in evaluation order
     std::vector<char> seen(nodes_.size(), 0);
     topo(root, seen, order, output_leaf);
+    program.registers.reserve(order.size() * 2 + 1);  // each op, its leaves, the result
+    program.code.reserve(order.size() + 1);
 
     auto leaf_register = [&](int id) {
-        const auto found = reg_of.find(id);
-        if (found != reg_of.end()) return found->second;
+        if (reg_of[id] >= 0) return reg_of[id];
         const IrNode& n = nodes_[id];
         Register r;
         r.type = n.type;
@@ -125,12 +129,10 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
         }
         program.registers.push_back(r);
         const int index = static_cast<int>(program.registers.size() - 1);
-        reg_of.emplace(id, index);
+        reg_of[id] = index;
         return index;
     };
 
-    // Last use of every op node, by position in `order`.
-    std::unordered_map<int, std::size_t> last_use;
     for (std::size_t k = 0; k < order.size(); ++k) {
         for (int a : nodes_[order[k]].args) {
             if (a >= 0) last_use[a] = k;
@@ -164,7 +166,7 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
                 if (n.args[j] < 0) continue;
                 const IrNode& arg = nodes_[n.args[j]];
                 const bool is_temp = arg.kind == IrNode::op_node && n.args[j] != output_leaf;
-                const int reg = is_temp ? reg_of.at(n.args[j]) : leaf_register(n.args[j]);
+                const int reg = is_temp ? reg_of[n.args[j]] : leaf_register(n.args[j]);
                 *operand[j] = static_cast<std::int16_t>(reg);
                 if (is_temp && last_use[n.args[j]] == k) {
                     const int slot = program.registers[reg].slot;
@@ -197,7 +199,7 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
             }
             program.registers.push_back(r);
             const int reg = static_cast<int>(program.registers.size() - 1);
-            reg_of.emplace(order[k], reg);
+            reg_of[order[k]] = reg;
             ins.dst = static_cast<std::int16_t>(reg);
             program.code.push_back(ins);
             if (program.registers.size() > 30000) {
@@ -205,7 +207,7 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
             }
         }
         const int result_slot = slots++;
-        program.result = reg_of.at(root);
+        program.result = reg_of[root];
         program.registers[program.result].slot = result_slot;
         program.slots = slots;
     }

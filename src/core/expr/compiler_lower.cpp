@@ -36,6 +36,9 @@ std::shared_ptr<const Plan> Compiler::compile_once() {
     const detail::Ast& ast = *parsed;
     ast_ = &ast;
     lowered_.assign(ast.nodes.size(), Value{});
+    // Most AST nodes lower to one IR node, a few to two (a cast and its operation): room
+    // for them up front instead of regrowing a vector of IR nodes (strings and vectors).
+    nodes_.reserve(2 * ast.nodes.size() + 2);
     Value root = compile_node(ast.root);
     // A Python int as the result is NumPy's default integer, int64: it must fit.
     if (root.weak && root.int_class != IntClass::none && root.type == Type::d) {
