@@ -271,14 +271,16 @@ inline B take_smaller(const B& x, const B& low) noexcept {
 
 // True in the lanes where a block whose elements have maximum `top` and minimum `low`
 // (NaN elements skipped) must take fold's per-batch path: a new maximum (top > m), or an
-// x - m outside lse_term_exp's range (below -fast_lim: tiny or zero results, -inf
-// elements), or a NaN low (a block starting with NaN). Elsewhere every x - m of the block is
-// in [-fast_lim, 0] (rounding is monotone) and no lane is rescaled: the block's terms come
-// from lse_term_exp (kernels/lse_exp.hpp: relative error below 1.75 u where exp_kernel
-// keeps 1.02 u, u = 2^-53; no test), summed as fold sums them. Which blocks go which way depends
-// only on the elements and the block's position in the run, so results are the same for any thread
-// count. A NaN element inside such a block gives a NaN term, as in fold (the payload may differ;
-// finish_logsumexp recomputes every non-finite result from the elements).
+// x - m outside the unchecked exps' range (below -fast_lim: tiny or zero results, -inf
+// elements), or a NaN low (a block starting with NaN). Elsewhere every x - m of the block
+// is in [-fast_lim, 0] (rounding is monotone) and no lane is rescaled. There the contiguous
+// run's blocks take their terms from lse_term_exp (kernels/lse_exp.hpp: relative error
+// below 1.75 u where exp_kernel keeps 1.02 u, u = 2^-53; no test), summed as fold sums
+// them; strip pairs take exp_kernel_nofix (exp_kernel's bits; see strip_fold_pair). Which
+// blocks go which way depends only on the elements and the block's position in the run,
+// so results are the same for any thread count. A NaN element inside such a block gives a
+// NaN term, as in fold (the payload may differ; finish_logsumexp recomputes every
+// non-finite result from the elements).
 //
 // Accuracy (float64): with M the maximum and S = sum exp(x - M) >= 1, the result M + log S
 // takes an absolute error of at most max|theta| (S - 1) / S from relative term errors theta
@@ -576,7 +578,10 @@ inline void strip_fold_pair(const char* a, std::ptrdiff_t a_step, Batch<T>& m0, 
         return;
     }
     // Fast2Sum: every term is <= 1 <= s (see fold). The exps need no test unless some
-    // x - m lies outside lse_term_exp's range (needs_fold).
+    // x - m lies outside exp_kernel_nofix's range (needs_fold); there it equals exp_kernel
+    // bit for bit, so a lane's bits do not depend on its neighbours' path: contiguous lanes
+    // (pairs) and strided ones (strip_fold_block, batch by batch) agree, which
+    // lse_term_exp's terms would break (tests/test_softmax_columns.py).
     const auto add_block = [&](auto exp) {
         for (std::size_t r = 0; r < strip_block; ++r) {
             const B y0 = exp(row(r, 0) - m0);
@@ -592,7 +597,7 @@ inline void strip_fold_pair(const char* a, std::ptrdiff_t a_step, Batch<T>& m0, 
     if (xsimd::any(needs_fold(top0, low0, m0) | needs_fold(top1, low1, m1))) {
         add_block([](const B& d) { return kernels::exp_kernel(d); });
     } else {
-        add_block([](const B& d) { return kernels::lse_term_exp(d); });
+        add_block([](const B& d) { return kernels::exp_kernel_nofix(d); });
     }
 }
 
