@@ -773,3 +773,33 @@ def test_terms_at_the_edge_of_the_fast_exp_range(level, dtype, differences):
                     # the subnormal grid. A flushed, clamped or garbage term is far outside.
                     tolerance = count * max(info.eps * abs(expected), info.smallest_subnormal)
                     assert abs(value - expected) <= tolerance, (top, d, pos, value, expected)
+
+
+# Terms of the unchecked blocks come from logsumexp's own exp (src/core/kernels/lse_exp.hpp:
+# relative error below 1.75 u, where the exp kernel keeps 1.02 u); the result stays within
+# 4 eps of mpmath. Rows of 8192 take the contiguous run's blocks, 8 columns of them the strips'
+# pairs; the kinds put the result near 0 (one dominant term at 0), make every term 1, or
+# mix magnitudes, where a term's relative error shows most.
+FAST_BLOCK_INPUTS = {
+    **ACCURACY_INPUTS,
+    "uniform(-5, 5)": lambda n: RNG.uniform(-5, 5, n),
+    "one dominant term at 0": lambda n: np.concatenate([[0.0], RNG.uniform(-60, -20, n - 1)]),
+    "maximum near 0": lambda n: np.concatenate(
+        [RNG.uniform(-1e-3, 1e-3, 1), RNG.uniform(-40, -5, n - 1)]
+    ),
+    "all equal": lambda n: np.full(n, RNG.uniform(-5, 5)),
+    "mixed magnitudes": lambda n: RNG.uniform(-1, 1, n) * 10.0 ** RNG.uniform(-3, 2.8, n),
+    "positive": lambda n: RNG.uniform(0, 700, n),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(FAST_BLOCK_INPUTS))
+def test_fast_blocks_within_4_eps_of_mpmath(level, kind):
+    x = FAST_BLOCK_INPUTS[kind](8192)
+    x = np.roll(x, int(RNG.integers(0, x.size)))  # the maximum anywhere
+    expected = mp_logsumexp(x)
+    assert relative_error_in_eps(nf.logsumexp(x), expected, np.float64) <= 4
+    cols = np.stack([x, x[::-1], np.roll(x, 1), np.roll(x, 4095)] * 2, axis=1)
+    assert relative_error_in_eps(nf.logsumexp(cols, axis=0), expected, np.float64) <= 4
+    log_soft = mp_softmax_parts(x)[1]
+    assert relative_error_in_eps(nf.log_softmax(cols, axis=0)[:, 0], log_soft, np.float64) <= 4

@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "kernels/exp.hpp"
+#include "kernels/lse_exp.hpp"
 #include "kernels/log.hpp"
 #include "reduce/kernel_table.hpp"
 
@@ -209,14 +210,85 @@ inline void fold(B& m, B& s, B& c, B x, const B& w) noexcept {
     }
 }
 
+// The max / min passes' steps: xsimd::select(x > top, x, top) and select(x < low, x, low),
+// NaN elements skipped (the comparison is false, the running value kept). x86's maxpd /
+// minpd (ps) compute exactly these selects, the second operand where either is NaN or both
+// are zeros, in one instruction where xsimd's select is a compare and a blend; other
+// levels keep the select.
+template <class B>
+inline B take_larger(const B& x, const B& top) noexcept {
+    using T = typename B::value_type;
+    [[maybe_unused]] constexpr bool f64 = std::is_same<T, double>::value;
+#if defined(__AVX512F__)
+    if constexpr (kernels::detail::is_avx512<Arch>) {
+        if constexpr (f64) return B(_mm512_max_pd(x, top));
+        else return B(_mm512_max_ps(x, top));
+    } else
+#endif
+#if defined(__AVX__)
+        if constexpr (std::is_base_of<xsimd::avx, Arch>::value) {
+        if constexpr (f64) return B(_mm256_max_pd(x, top));
+        else return B(_mm256_max_ps(x, top));
+    } else
+#endif
+#if defined(__SSE2__)
+        if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
+        if constexpr (f64) return B(_mm_max_pd(x, top));
+        else return B(_mm_max_ps(x, top));
+    } else
+#endif
+    {
+        return xsimd::select(x > top, x, top);
+    }
+}
+
+template <class B>
+inline B take_smaller(const B& x, const B& low) noexcept {
+    using T = typename B::value_type;
+    [[maybe_unused]] constexpr bool f64 = std::is_same<T, double>::value;
+#if defined(__AVX512F__)
+    if constexpr (kernels::detail::is_avx512<Arch>) {
+        if constexpr (f64) return B(_mm512_min_pd(x, low));
+        else return B(_mm512_min_ps(x, low));
+    } else
+#endif
+#if defined(__AVX__)
+        if constexpr (std::is_base_of<xsimd::avx, Arch>::value) {
+        if constexpr (f64) return B(_mm256_min_pd(x, low));
+        else return B(_mm256_min_ps(x, low));
+    } else
+#endif
+#if defined(__SSE2__)
+        if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
+        if constexpr (f64) return B(_mm_min_pd(x, low));
+        else return B(_mm_min_ps(x, low));
+    } else
+#endif
+    {
+        return xsimd::select(x < low, x, low);
+    }
+}
+
 // True in the lanes where a block whose elements have maximum `top` and minimum `low`
 // (NaN elements skipped) must take fold's per-batch path: a new maximum (top > m), or an
-// x - m that exp_kernel_nofix may get wrong (below -fast_lim: tiny or zero results, -inf
-// elements), or a NaN low (a block starting with NaN). Elsewhere every x - m of the block is
-// in [-fast_lim, 0] (rounding is monotone), where exp_kernel_nofix equals exp_kernel bit for
-// bit, and no lane is rescaled: the block is folded as fold would fold it, minus its tests.
-// A NaN element inside such a block gives a NaN term, as in fold (the payload may differ;
-// finish_logsumexp recomputes every non-finite result from the elements).
+// x - m outside the unchecked exps' range (below -fast_lim: tiny or zero results, -inf
+// elements), or a NaN low (a block starting with NaN). Elsewhere every x - m of the block
+// is in [-fast_lim, 0] (rounding is monotone) and no lane is rescaled. There the contiguous
+// run's blocks take their terms from lse_term_exp (kernels/lse_exp.hpp: relative error
+// below 1.75 u where exp_kernel keeps 1.02 u, u = 2^-53; no test), summed as fold sums
+// them; strip pairs take exp_kernel_nofix (exp_kernel's bits; see strip_fold_pair). Which
+// blocks go which way depends only on the elements and the block's position in the run,
+// so results are the same for any thread count. A NaN element inside such a block gives a
+// NaN term, as in fold (the payload may differ; finish_logsumexp recomputes every
+// non-finite result from the elements).
+//
+// Accuracy (float64): with M the maximum and S = sum exp(x - M) >= 1, the result M + log S
+// takes an absolute error of at most max|theta| (S - 1) / S from relative term errors theta
+// (the first maximum of each lane is folded by fold, and exp(0) = 1 exactly in both kernels;
+// the compensated sums add nothing of first order). lse_term_exp's |theta| < 1.75 u against
+// exp_kernel's 1.02 u: at most 0.73 u (S - 1) / S more, which for M >= 0 is at most 0.73 u
+// = 0.37 eps relative to the result (M + log S >= log S >= (S - 1) / S); results that are
+// small only through cancellation (M < 0 < ...) are ill-conditioned (docs/accuracy.md).
 template <class B>
 inline auto needs_fold(const B& top, const B& low, const B& m) noexcept {
     using T = typename B::value_type;
@@ -272,14 +344,14 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
         }
         if (!HasB && n >= run_block_min * run_block_rows * block) {
             // Blocks of run_block_rows rows: a max / min pass, then, for the usual block
-            // (no new maximum, no extreme difference), the exps with no test at all. Results
-            // are those of the per-batch loop below (needs_fold), bit for bit.
+            // (no new maximum, no extreme difference), the terms from lse_term_exp with no
+            // test at all (needs_fold); other blocks take the per-batch loop's fold.
             constexpr std::size_t span = run_block_rows * block;
             // fold's Fast2Sum branch (every term is <= 1 <= s) for one accumulator's
             // batches of a block, at q, q + block, ...
             const auto fast_block = [](const T* q, const B& m, B& s, B& c) {
                 for (std::size_t r = 0; r < run_block_rows; ++r) {
-                    const B y = kernels::exp_kernel_nofix(B::load_unaligned(q + r * block) - m);
+                    const B y = kernels::lse_term_exp(B::load_unaligned(q + r * block) - m);
                     const B t = s + y;
                     c += (s - t) + y;
                     s = t;
@@ -295,14 +367,14 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
                     const B x0 = B::load_unaligned(q), x1 = B::load_unaligned(q + width),
                             x2 = B::load_unaligned(q + 2 * width),
                             x3 = B::load_unaligned(q + 3 * width);
-                    top0 = xsimd::select(x0 > top0, x0, top0);
-                    top1 = xsimd::select(x1 > top1, x1, top1);
-                    top2 = xsimd::select(x2 > top2, x2, top2);
-                    top3 = xsimd::select(x3 > top3, x3, top3);
-                    low0 = xsimd::select(x0 < low0, x0, low0);
-                    low1 = xsimd::select(x1 < low1, x1, low1);
-                    low2 = xsimd::select(x2 < low2, x2, low2);
-                    low3 = xsimd::select(x3 < low3, x3, low3);
+                    top0 = take_larger(x0, top0);
+                    top1 = take_larger(x1, top1);
+                    top2 = take_larger(x2, top2);
+                    top3 = take_larger(x3, top3);
+                    low0 = take_smaller(x0, low0);
+                    low1 = take_smaller(x1, low1);
+                    low2 = take_smaller(x2, low2);
+                    low3 = take_smaller(x3, low3);
                 }
                 if (xsimd::any(needs_fold(top0, low0, m0) | needs_fold(top1, low1, m1) |
                                needs_fold(top2, low2, m2) | needs_fold(top3, low3, m3))) {
@@ -480,10 +552,10 @@ inline void strip_fold_pair(const char* a, std::ptrdiff_t a_step, Batch<T>& m0, 
     for (std::size_t r = 1; r < strip_block; ++r) {
         const B x0 = row(r, 0);
         const B x1 = row(r, 1);
-        top0 = xsimd::select(x0 > top0, x0, top0);
-        top1 = xsimd::select(x1 > top1, x1, top1);
-        low0 = xsimd::select(x0 < low0, x0, low0);
-        low1 = xsimd::select(x1 < low1, x1, low1);
+        top0 = take_larger(x0, top0);
+        top1 = take_larger(x1, top1);
+        low0 = take_smaller(x0, low0);
+        low1 = take_smaller(x1, low1);
     }
     const auto larger0 = top0 > m0;
     const auto larger1 = top1 > m1;
@@ -506,7 +578,10 @@ inline void strip_fold_pair(const char* a, std::ptrdiff_t a_step, Batch<T>& m0, 
         return;
     }
     // Fast2Sum: every term is <= 1 <= s (see fold). The exps need no test unless some
-    // x - m lies outside exp_kernel_nofix's range (needs_fold; the same bits either way).
+    // x - m lies outside exp_kernel_nofix's range (needs_fold); there it equals exp_kernel
+    // bit for bit, so a lane's bits do not depend on its neighbours' path: contiguous lanes
+    // (pairs) and strided ones (strip_fold_block, batch by batch) agree, which
+    // lse_term_exp's terms would break (tests/test_softmax_columns.py).
     const auto add_block = [&](auto exp) {
         for (std::size_t r = 0; r < strip_block; ++r) {
             const B y0 = exp(row(r, 0) - m0);
