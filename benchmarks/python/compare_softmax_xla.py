@@ -18,7 +18,7 @@ Prints Markdown tables and a PASS/FAIL line per target (>= 1.3x jax.jit, >= 1.5x
 softmax at 1e3 no slower than the compiled formula). JAX is optional: install it into a
 separate folder and put that on PYTHONPATH (docs/jit.md).
 
-    python benchmarks/python/compare_softmax_xla.py [--threads 2] [--time 0.4] [--min]
+    python benchmarks/python/compare_softmax_xla.py [--threads 2] [--time 0.4] [--min] [--rounds 3]
 """
 
 from __future__ import annotations
@@ -46,21 +46,29 @@ except ImportError:  # pragma: no cover - optional peer
 
 
 FASTEST = False  # --min: the fastest call instead of the median (a busy machine)
+ROUNDS = 3  # --rounds
 
 
 def measure(contenders: dict, seconds: float) -> dict:
     """Median (or fastest) seconds per call, each contender in its own block after one
-    warm-up call."""
-    result = {}
-    for name, fn in contenders.items():
-        fn()
-        times = []
-        deadline = time.perf_counter() + seconds
-        while len(times) < 5 or (time.perf_counter() < deadline and len(times) < 20000):
-            start = time.perf_counter()
+    warm-up call (numfuse, torch and XLA each keep a thread pool that spins after a call:
+    alternating calls would time each against another's spinning threads). The blocks run
+    ROUNDS times in rotating order, `seconds` split between them, and each contender's best
+    round counts, so that a burst of load during one block does not decide a ratio."""
+    names = list(contenders)
+    result = dict.fromkeys(names, float("inf"))
+    for r in range(ROUNDS):
+        for name in names[r % len(names) :] + names[: r % len(names)]:
+            fn = contenders[name]
             fn()
-            times.append(time.perf_counter() - start)
-        result[name] = min(times) if FASTEST else statistics.median(times)
+            times = []
+            deadline = time.perf_counter() + seconds / ROUNDS
+            while len(times) < 5 or (time.perf_counter() < deadline and len(times) < 20000):
+                start = time.perf_counter()
+                fn()
+                times.append(time.perf_counter() - start)
+            value = min(times) if FASTEST else statistics.median(times)
+            result[name] = min(result[name], value)
     return result
 
 
@@ -80,9 +88,11 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--time", type=float, default=0.4, help="seconds per contender")
     parser.add_argument("--min", action="store_true", help="fastest call, not the median")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of blocks (best counts)")
     args = parser.parse_args()
-    global FASTEST
+    global FASTEST, ROUNDS
     FASTEST = args.min
+    ROUNDS = max(1, args.rounds)
     numfuse.set_num_threads(args.threads)
     if torch is not None:
         torch.set_num_threads(args.threads)
