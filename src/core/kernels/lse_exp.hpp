@@ -18,8 +18,8 @@
 //   r = RN(r1 - k C_lo) is one word where exp_kernel keeps two (r_hi + r_lo). e^r =
 //   1 + (r + r^2 Q(r)) with Q of degree 9 (one below exp_kernel's) as E(r^2) + r O(r^2), each
 //   half by Horner's rule: 10 multiply-adds, and few enough live values that the loops keep
-//   their state in registers (Estrin's form over r^2 and r^4 spilled: 15% more instructions
-//   in the run loop), fitted by tools/lse_exp_remez.py (relative fit error 2^-56.42 with the
+//   their state in registers (Estrin's form over r^2 and r^4 keeps more values live, and the
+//   run loop spilled them), fitted by tools/lse_exp_remez.py (relative fit error 2^-56.42 with the
 //   rounded coefficients). The scaling by 2^k is exact (normal results); a product, not an integer
 //   add to the exponent field, so that a NaN's payload bits cannot turn it into a number.
 //
