@@ -55,13 +55,9 @@ template <class F, class = void>
 struct has_batch : std::false_type {};
 template <class F>
 struct has_batch<F, std::void_t<decltype(F::vectorized)>> : std::bool_constant<F::vectorized> {};
-// F::fast_split: the ufunc operation (arch/unary_fast_ops.hpp) whose compute_fast,
-// may_raise and kernel F::batch shares; numeric_kernel runs compute_fast and recomputes
-// the flagged batches with F::batch.
-template <class F, class = void>
-struct has_fast_split : std::false_type {};
+// Whether F's VM kernel takes a ufunc's fast path (fast_split_of, expr_math.hpp).
 template <class F>
-struct has_fast_split<F, std::void_t<typename F::fast_split>> : std::true_type {};
+struct has_fast_split : std::bool_constant<!std::is_void_v<typename fast_split_of<F>::type>> {};
 template <class F, class = void>
 struct has_batch_for_f32 : std::false_type {};
 template <class F>

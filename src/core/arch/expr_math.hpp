@@ -131,32 +131,8 @@ NUMFUSE_EXPR_MATH64(Arctanh, atanh, kernels::atanh_kernel, kernels::atanh_f32_ke
 // complex64 exp2 runs in complex128 (f32_via_f64) and is rounded once.
 NUMFUSE_EXPR_MATH64(Exp2, exp2, kernels::exp2_kernel, kernels::exp2_kernel, float)
 NUMFUSE_EXPR_MATH64(Cbrt, cbrt, kernels::cbrt_kernel, kernels::cbrt_kernel, float)
-// exp and log: the kernels of the ufuncs, with their fast path (fast_split, see
-// numeric_kernel).
-struct Exp {
-    static constexpr bool vectorized = true;
-    using fast_split = ExpOp;
-    template <class R, class T>
-    static R apply(T a) noexcept {
-        return scalar_libm::exp(a);
-    }
-    template <class B>
-    static B batch(const B& a) noexcept {
-        return kernels::exp_kernel(a);
-    }
-};
-struct Log {
-    static constexpr bool vectorized = true;
-    using fast_split = LogOp;
-    template <class R, class T>
-    static R apply(T a) noexcept {
-        return scalar_libm::log(a);
-    }
-    template <class B>
-    static B batch(const B& a) noexcept {
-        return kernels::log_kernel(a);
-    }
-};
+NUMFUSE_EXPR_MATH(Exp, exp, kernels::exp_kernel)
+NUMFUSE_EXPR_MATH(Log, log, kernels::log_kernel)
 NUMFUSE_EXPR_MATH(Ceil, ceil, xsimd::ceil)
 NUMFUSE_EXPR_MATH(Floor, floor, xsimd::floor)
 NUMFUSE_EXPR_MATH(Trunc, trunc, xsimd::trunc)
@@ -215,7 +191,6 @@ struct Erfc {
 
 struct Erf {
     static constexpr bool vectorized = true;
-    using fast_split = ErfOp;
     template <class R, class T>
     static R apply(T a) noexcept {
         return std::erf(a);
@@ -224,6 +199,25 @@ struct Erf {
     static NUMFUSE_ALWAYS_INLINE B batch(const B& a) noexcept {
         return kernels::erf_kernel(a);
     }
+};
+
+// The ufunc operation (arch/unary_fast_ops.hpp) whose fast path a functor's VM kernel takes
+// (numeric_kernel: compute_fast, and F::batch on the batches may_raise flags); void: none.
+template <class F>
+struct fast_split_of {
+    using type = void;
+};
+template <>
+struct fast_split_of<Exp> {
+    using type = ExpOp;
+};
+template <>
+struct fast_split_of<Log> {
+    using type = LogOp;
+};
+template <>
+struct fast_split_of<Erf> {
+    using type = ErfOp;
 };
 
 // scipy.special.expit (kernels/hyperbolic.hpp: 1 / (1 + e^-x), and e^x below -708, so

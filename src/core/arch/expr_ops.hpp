@@ -98,7 +98,7 @@ unsigned numeric_kernel(char* out_bytes, const char* a_bytes, const char* b_byte
             // every lane of a batch may_raise does not flag (and such a batch holds no NaN,
             // so the NaN policy leaves it as is); flagged batches take the full kernel.
             // x is loaded before the store, so out may be a.
-            using Split = typename F::fast_split;
+            using Split = typename fast_split_of<F>::type;
             for (; k + width <= n; k += width) {
                 const V x = V::load_unaligned(a + k);
                 V y = compute_fast_at<Split>(x, a + k);
