@@ -21,7 +21,7 @@ std::shared_ptr<const Plan> Compiler::compile() {
     }
     values_known_ = true;
     nodes_.clear();
-    interned_.clear();
+    interned_.assign(interned_.size(), -1);
     try {
         return compile_once();
     } catch (const NeedsValues&) {
@@ -32,8 +32,9 @@ std::shared_ptr<const Plan> Compiler::compile() {
 }
 
 std::shared_ptr<const Plan> Compiler::compile_once() {
-    const std::shared_ptr<const detail::Ast> parsed = detail::parse_cached(text_);
-    const detail::Ast& ast = *parsed;
+    std::shared_ptr<const detail::Ast> parsed;
+    if (given_ast_ == nullptr) parsed = detail::parse_cached(text_);
+    const detail::Ast& ast = given_ast_ != nullptr ? *given_ast_ : *parsed;
     ast_ = &ast;
     lowered_.assign(ast.nodes.size(), Value{});
     // Most AST nodes lower to one IR node, a few to two (a cast and its operation): room
