@@ -8,6 +8,8 @@
 - One cached answer per traced operation (_ops.answer): NumPy's result type, scalar-ness
   and the engine's verdict, keyed by the operation and operand types; reductions keyed by
   template and keepdims, whatever the spelling of their axis.
+- The verdict's plan of a template's one operation, compiled from the operation without
+  its text (compile_operation), is the plan of the text, and gives the same verdict.
 """
 
 from __future__ import annotations
@@ -434,7 +436,9 @@ def _verdict_operand_lists(arity):
             for number in _NUMBERS:
                 lists += [[(d, (3,)), number], [number, (d, ())], [number, number]]
         return lists
-    lists = [[(np.dtype("?"), (3,)), (a, (3,)), (b, ())] for a in _ENGINE_DTYPES for b in _ENGINE_DTYPES]
+    lists = [
+        [(np.dtype("?"), (3,)), (a, (3,)), (b, ())] for a in _ENGINE_DTYPES for b in _ENGINE_DTYPES
+    ]
     for d in _ENGINE_DTYPES:
         for number in _NUMBERS:
             lists += [[(d, (3,)), number, (d, (3,))], [number, (d, ()), number]]
@@ -444,8 +448,10 @@ def _verdict_operand_lists(arity):
 def _spelled_apart(template):
     """The template's formula with a space after its first operand's opening: the same
     text to the parser, no longer one operation to the verdict (compiled from the text)."""
-    return template.replace("({0}", "( {0}", 1) if "({0}" in template else template.replace(
-        "{0}", " {0}", 1
+    return (
+        template.replace("({0}", "( {0}", 1)
+        if "({0}" in template
+        else template.replace("{0}", " {0}", 1)
     )
 
 
