@@ -8,6 +8,8 @@
 - One cached answer per traced operation (_ops.answer): NumPy's result type, scalar-ness
   and the engine's verdict, keyed by the operation and operand types; reductions keyed by
   template and keepdims, whatever the spelling of their axis.
+- The verdict's plan of a template's one operation, compiled from the operation without
+  its text (compile_operation), is the plan of the text, and gives the same verdict.
 """
 
 from __future__ import annotations
@@ -404,3 +406,110 @@ def test_a_new_answers_verdict_is_the_verdict_computed_alone(fresh_answers, monk
             checked += 1
             fused_count += bool(fused)
     assert checked > 300 and 0 < fused_count < checked
+
+
+# Templates the tracer writes besides the ufuncs' (_tracer.py, _ops.py): np.where, np.clip's
+# halves, real/imag, astype's, and reductions (left to the text: their keywords).
+_OTHER_TEMPLATES = [
+    "where({0}, {1}, {2})",
+    "minimum({0}, {1})",
+    "maximum({0}, {1})",
+    "real({0})",
+    "imag({0})",
+    "copy({0})",
+    "({0} != 0)",
+    "sum({0})",
+    "max({0}, axis=(0,), keepdims=True)",
+]
+# Python and NumPy numbers of every kind, Python ints of several NumPy ranges among them
+_NUMBERS = (True, 2, -1, 300, 2**40, 2**70, 1.5, 1.5 - 2j, np.float32(2.5), np.int64(3))
+
+
+def _verdict_operand_lists(arity):
+    """Operands as answer() has them: (dtype, shape) of arrays of every engine dtype,
+    1-d and 0-d, and every kind of number, in each position."""
+    if arity == 1:
+        return [[(d, s)] for d in _ENGINE_DTYPES for s in ((3,), ())]
+    if arity == 2:
+        lists = [[(a, (3,)), (b, (3,))] for a in _ENGINE_DTYPES for b in _ENGINE_DTYPES]
+        for d in _ENGINE_DTYPES:
+            for number in _NUMBERS:
+                lists += [[(d, (3,)), number], [number, (d, ())], [number, number]]
+        return lists
+    lists = [
+        [(np.dtype("?"), (3,)), (a, (3,)), (b, ())] for a in _ENGINE_DTYPES for b in _ENGINE_DTYPES
+    ]
+    for d in _ENGINE_DTYPES:
+        for number in _NUMBERS:
+            lists += [[(d, (3,)), number, (d, (3,))], [number, (d, ()), number]]
+    return lists
+
+
+def _spelled_apart(template):
+    """The template's formula with a space after its first operand's opening: the same
+    text to the parser, no longer one operation to the verdict (compiled from the text)."""
+    return (
+        template.replace("({0}", "( {0}", 1)
+        if "({0}" in template
+        else template.replace("{0}", " {0}", 1)
+    )
+
+
+def test_the_verdicts_plan_from_the_operation_is_the_plan_from_its_text(fresh_answers):
+    """The verdict compiles a template's one operation without its text
+    (numfuse.expr compile_operation: the parse's AST built directly, then the compiler's
+    lowering and code generation): for every traced ufunc's template and the tracer's
+    others, on every engine dtype, 1-d and 0-d, and every kind of Python and NumPy number,
+    the plan (stages, registers, constants' bits, instructions, result type, value keying)
+    or the engine's error is the one the text gives."""
+    from numfuse import _core
+
+    ops = fresh_answers
+    import scipy.special  # noqa: F401 - its erf, erfc, expit templates too
+
+    ops._add_scipy_ufuncs()
+    templates = {}
+    for ufunc, template in ops._UFUNC_TEMPLATES.items():
+        templates[template] = ufunc.nin
+    for template in _OTHER_TEMPLATES:
+        templates[template] = template.count("{")
+    compared = errors = 0
+    for template, arity in templates.items():
+        for operands in _verdict_operand_lists(arity):
+            with np.errstate(all="ignore"):  # as answer() makes them
+                samples = [ops._sample(i, op) for i, op in enumerate(operands)]
+            samples = [
+                op if type(op) is int else s for op, s in zip(operands, samples)
+            ]  # Python ints by their own values (the plan may be keyed by them)
+            lean = _core._jit_verdict_plan(template, samples)
+            text = _core._jit_verdict_plan(_spelled_apart(template), samples)
+            if lean[0] == "error":  # the same kind; a message may differ in its column
+                assert text[:2] == lean[:2], (template, operands, lean, text)
+            else:
+                assert lean == text, (template, operands)
+            compared += 1
+            errors += lean[0] == "error"
+    assert compared > 5000 and 0 < errors < compared
+
+
+def test_the_verdict_from_the_operation_answers_as_from_the_text(fresh_answers):
+    """The verdict itself (compile, run, compare with NumPy) agrees between a template's
+    plan from its operation and from its text, over the ufuncs' templates on the verdict's
+    samples (the plans being the same, above, this checks the run takes either)."""
+    from numfuse import _core
+
+    ops = fresh_answers
+    checked = 0
+    for ufunc, template in list(ops._UFUNC_TEMPLATES.items())[::3]:
+        for operands in _verdict_operand_lists(ufunc.nin)[::5]:
+            with np.errstate(all="ignore"):
+                samples = [ops._sample(i, op) for i, op in enumerate(operands)]
+                try:
+                    reference = ufunc(*samples)
+                except Exception:  # noqa: BLE001, S112 - NumPy refuses: no verdict
+                    continue
+            lean = _core._jit_engine_agrees(template, samples, reference)
+            text = _core._jit_engine_agrees(_spelled_apart(template), samples, reference)
+            assert lean == text, (template, operands)
+            checked += 1
+    assert checked > 100

@@ -36,6 +36,7 @@
 #include "expr_conversion.hpp"
 #include "expr_internal.hpp"
 #include "expr/expr.hpp"
+#include "expr/operation.hpp"
 
 namespace py = pybind11;
 
@@ -95,21 +96,18 @@ bool close_complexes(const char* got, const char* want, npy_intp count) {
     return true;
 }
 
-// The shapes agree: equal, or the same elements with only ones apart.
+// The shapes agree: equal, or the same extents with only ones apart.
 bool same_shape(PyArrayObject* got, PyArrayObject* want) {
-    const auto dims = [](PyArrayObject* a) {
-        return std::vector<npy_intp>(PyArray_DIMS(a), PyArray_DIMS(a) + PyArray_NDIM(a));
-    };
-    const std::vector<npy_intp> g = dims(got), w = dims(want);
-    if (g == w) return true;
-    const auto without_ones = [](std::vector<npy_intp> shape) {
-        std::vector<npy_intp> kept;
-        for (npy_intp d : shape) {
-            if (d != 1) kept.push_back(d);
-        }
-        return kept;
-    };
-    return without_ones(g) == without_ones(w);
+    const npy_intp* g = PyArray_DIMS(got);
+    const npy_intp* w = PyArray_DIMS(want);
+    const npy_intp* const g_end = g + PyArray_NDIM(got);
+    const npy_intp* const w_end = w + PyArray_NDIM(want);
+    while (true) {
+        while (g != g_end && *g == 1) ++g;
+        while (w != w_end && *w == 1) ++w;
+        if (g == g_end || w == w_end) return g == g_end && w == w_end;
+        if (*g++ != *w++) return false;
+    }
 }
 
 // The engine's result (a fresh C-contiguous array) against NumPy's (any object).
@@ -196,28 +194,100 @@ std::string formula_of(const std::string& text) {
     return formula;
 }
 
-bool engine_agrees(const std::string& template_text, const py::sequence& samples,
-                   const py::handle& reference) {
-    const std::string text = formula_of(template_text);
+// The one operation a template applies to its operands in order, as the tracer writes
+// them (_ops.py): "({0} + {1})", "({0} < {1})", "(-{0})", "exp({0})", "arctan2({0}, {1})",
+// "where({0}, {1}, {2})". Anything else (a constant in it, a reduction's keywords, a
+// formula of several operations) is not one: false.
+struct Operation {
+    expr::OperationForm form = expr::OperationForm::call;
+    std::string op;
+};
+
+bool operation_of(const std::string& text, Operation* operation) {
+    const std::size_t size = text.size();
+    if (size == 6 && text[0] == '(' && text.compare(2, 4, "{0})") == 0) {
+        operation->form = expr::OperationForm::unary;
+        operation->op.assign(1, text[1]);
+        return true;
+    }
+    if (size > 10 && text.compare(0, 5, "({0} ") == 0 && text.compare(size - 5, 5, " {1})") == 0) {
+        operation->op = text.substr(5, size - 10);
+        const std::string& op = operation->op;
+        const bool compare =
+            op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=";
+        operation->form = compare ? expr::OperationForm::compare : expr::OperationForm::binary;
+        return op.find_first_of("{} ") == std::string::npos;
+    }
+    static const char* const operands[] = {"({0})", "({0}, {1})", "({0}, {1}, {2})"};
+    const std::size_t open = text.find('(');
+    if (open == 0 || open == std::string::npos) return false;
+    for (std::size_t k = 0; k < open; ++k) {
+        const char c = text[k];
+        if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9'))) {
+            return false;
+        }
+    }
+    for (const char* list : operands) {
+        if (text.compare(open, std::string::npos, list) == 0) {
+            operation->form = expr::OperationForm::call;
+            operation->op = text.substr(0, open);
+            return true;
+        }
+    }
+    return false;
+}
+
+// The plan of `text` (a formula over v0, v1, ...) for `specs`: a template's one operation
+// (operation_of) compiled from the operation, without the text's parse (compile_operation:
+// the same plan); other formulas, and operations compile_operation leaves to the text (a
+// reduction), compiled from the text.
+std::shared_ptr<const expr::Plan> verdict_plan(const std::string& template_text,
+                                               const std::string& text,
+                                               const std::vector<expr::InputSpec>& specs) {
+    Operation operation;
+    if (operation_of(template_text, &operation)) {
+        std::shared_ptr<const expr::Plan> plan =
+            expr::compile_operation(operation.form, operation.op, text, specs);
+        if (plan != nullptr) return plan;
+    }
+    return expr::compile_plan(text, specs);
+}
+
+// The samples as the engine's inputs v0, v1, ...: `inputs` owns the arrays, and a Python
+// scalar's view points into its Input; the specs and views are moved out of it (nothing
+// else reads them), not copied.
+struct VerdictInputs {
+    std::vector<Input> inputs;
+    std::vector<expr::InputSpec> specs;
+    std::vector<expr::ArrayView> views;
+};
+
+void convert_samples(const std::string& text, const py::sequence& samples, VerdictInputs* in) {
     const auto count = static_cast<std::size_t>(py::len(samples));
     std::vector<std::string> names;
     names.reserve(count);
     for (std::size_t k = 0; k < count; ++k) names.push_back("v" + std::to_string(k));
-    // `inputs` stays alive to the end: it owns the arrays, and a Python scalar's view
-    // points into its Input; the specs and views are moved out of it (nothing else reads
-    // them), not copied.
-    std::vector<Input> inputs = convert_inputs(text, names, samples, nullptr);
-    std::vector<expr::InputSpec> specs;
-    std::vector<expr::ArrayView> views;
-    specs.reserve(count);
-    views.reserve(count);
-    for (auto& in : inputs) {
-        specs.push_back(std::move(in.spec));
-        views.push_back(std::move(in.view));
+    in->inputs = convert_inputs(text, names, samples, nullptr);
+    in->specs.reserve(count);
+    in->views.reserve(count);
+    for (auto& input : in->inputs) {
+        in->specs.push_back(std::move(input.spec));
+        in->views.push_back(std::move(input.view));
     }
+}
+
+bool engine_agrees(const std::string& template_text, const py::sequence& samples,
+                   const py::handle& reference) {
+    const std::string text = formula_of(template_text);
+    VerdictInputs in;
+    convert_samples(text, samples, &in);
+    const std::vector<expr::InputSpec>& specs = in.specs;
+    const std::vector<expr::ArrayView>& views = in.views;
+    const std::size_t count = views.size();
     py::object result;
     try {
-        const std::shared_ptr<const expr::Plan> plan = expr::compile_plan(text, specs);
+        const std::shared_ptr<const expr::Plan> plan = verdict_plan(template_text, text, specs);
         if (plan->result_type == expr::Type::s) return false;
         if (run_contiguous(*plan, views, &result)) {
             return same_result(reinterpret_cast<PyArrayObject*>(result.ptr()), reference);
@@ -239,9 +309,63 @@ bool engine_agrees(const std::string& template_text, const py::sequence& samples
     return same_result(reinterpret_cast<PyArrayObject*>(result.ptr()), reference);
 }
 
+// Everything a plan holds but its text, as nested tuples (tests compare the plans of one
+// operation compiled from the operation and from the text): per stage its inputs,
+// registers (kind, type, input, slot, a constant's bytes), instructions and reduction;
+// then the result type, value keying, the reused stage and the input names.
+py::tuple describe_plan(const expr::Plan& plan) {
+    const auto describe_stage = [](const expr::Stage& stage) {
+        py::list inputs, registers, code, axes;
+        for (const auto& in : stage.inputs) {
+            inputs.append(py::make_tuple(in.from_stage, in.index, in.from_output));
+        }
+        for (const auto& r : stage.program.registers) {
+            const bool constant = r.kind == expr::RegisterKind::constant;
+            registers.append(py::make_tuple(static_cast<int>(r.kind),
+                                            std::string(1, expr::type_letter(r.type)), r.input,
+                                            r.slot,
+                                            py::bytes(reinterpret_cast<const char*>(r.value.bytes),
+                                                      constant ? expr::type_size(r.type) : 0),
+                                            py::bytes(r.bytes), r.item));
+        }
+        for (const auto& ins : stage.program.code) {
+            code.append(py::make_tuple(expr::opcode_name(ins.op), ins.dst, ins.a, ins.b, ins.c));
+        }
+        for (int a : stage.axes) axes.append(a);
+        return py::make_tuple(inputs, registers, code, stage.program.result, stage.program.slots,
+                              stage.program.max_item, static_cast<int>(stage.reduce),
+                              stage.all_axes, axes, stage.axis_int, stage.keepdims,
+                              std::string(1, expr::type_letter(stage.out_type)));
+    };
+    py::list stages;
+    for (const auto& stage : plan.stages) stages.append(describe_stage(stage));
+    py::list names;
+    for (const auto& name : plan.input_names) names.append(name);
+    return py::make_tuple(stages, std::string(1, expr::type_letter(plan.result_type)),
+                          plan.value_keyed, plan.reuse_stage, names);
+}
+
+// The verdict's plan of `template_text` for `samples`, described (describe_plan), or the
+// engine's error as ("error", kind, message).
+py::object verdict_plan_of(const std::string& template_text, const py::sequence& samples) {
+    const std::string text = formula_of(template_text);
+    VerdictInputs in;
+    convert_samples(text, samples, &in);
+    try {
+        return describe_plan(*verdict_plan(template_text, text, in.specs));
+    } catch (const ExprError& error) {
+        return py::make_tuple("error", static_cast<int>(error.kind), error.what());
+    }
+}
+
 }  // namespace
 
 void register_jit_verdict(py::module_& m) {
+    m.def("_jit_verdict_plan", &verdict_plan_of, py::arg("text"), py::arg("samples"),
+          "The plan numfuse.jit's verdict compiles for `text` on `samples` (as "
+          "_jit_engine_agrees), described, or ('error', kind, message) "
+          "(src/python/jit_verdict.cpp; tests compare a template's one operation with its "
+          "text spelled otherwise).");
     m.def("_jit_engine_agrees", &engine_agrees, py::arg("text"), py::arg("samples"),
           py::arg("reference"),
           "Whether the engine computes `text` (over v0, v1, ..., or a template over {0}, "

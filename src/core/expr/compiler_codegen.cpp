@@ -57,6 +57,7 @@ bool is_cheap(Opcode op) {
 
 void Compiler::plan_reuse(int root, const std::vector<int>& reductions,
                           const std::vector<int>& stage_of, Plan& plan) {
+    if (reductions.empty()) return;  // one element-wise stage: nothing to reuse
     std::vector<int> final_order;
     std::vector<char> seen(nodes_.size(), 0);
     topo(root, seen, final_order, -1);
@@ -155,12 +156,14 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
     } else {
         std::vector<int> free_slots;
         int slots = 0;
-        std::vector<int> slot_of_register;
         for (std::size_t k = 0; k < order.size(); ++k) {
             const IrNode& n = nodes_[order[k]];
             Instruction ins{n.opcode, -1, -1, -1, -1};
             std::int16_t* operand[3] = {&ins.a, &ins.b, &ins.c};
-            std::vector<int> dying;  // slots of temporaries whose last use is here
+            // slots of temporaries whose last use is here (at most one per argument)
+            int dying_slots[3];
+            int* const dying_begin = dying_slots;
+            int* dying_end = dying_slots;
             int reuse_slot = -1;
             for (int j = 0; j < 3; ++j) {
                 if (n.args[j] < 0) continue;
@@ -170,8 +173,8 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
                 *operand[j] = static_cast<std::int16_t>(reg);
                 if (is_temp && last_use[n.args[j]] == k) {
                     const int slot = program.registers[reg].slot;
-                    if (std::find(dying.begin(), dying.end(), slot) != dying.end()) continue;
-                    dying.push_back(slot);
+                    if (std::find(dying_begin, dying_end, slot) != dying_end) continue;
+                    *dying_end++ = slot;
                     // Writing over an argument is safe element for element
                     // only when both have the same element size.
                     if (reuse_slot < 0 && type_size(arg.type) == type_size(n.type) &&
@@ -194,8 +197,8 @@ Program Compiler::generate(int root, const std::vector<int>& stage_of,
             }
             // Only now: a dying argument of another element size must not
             // become this instruction's destination.
-            for (int slot : dying) {
-                if (slot != reuse_slot) free_slots.push_back(slot);
+            for (const int* slot = dying_begin; slot != dying_end; ++slot) {
+                if (*slot != reuse_slot) free_slots.push_back(*slot);
             }
             program.registers.push_back(r);
             const int reg = static_cast<int>(program.registers.size() - 1);

@@ -18,7 +18,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "expr/expr.hpp"
@@ -119,7 +118,10 @@ struct IrNode {
     bool keepdims = false;
 };
 
-std::string node_key(const IrNode& n);
+// Whether two nodes are one (hash-consing: a common subexpression is one node), and a hash
+// of what that compares.
+bool same_node(const IrNode& a, const IrNode& b);
+std::uint64_t node_hash(const IrNode& n);
 
 template <class T>
 Scalar scalar_of(T v) {
@@ -134,6 +136,14 @@ public:
     // Folds constants with `level`'s kernels (Plan::level).
     Compiler(const std::string& text, const std::vector<InputSpec>& inputs, core::Level level)
         : text_(text), inputs_(inputs), level_(level), kernels_(level_kernels(level)) {}
+    // Compiles `ast`, the caller's AST of `text` (compile_operation), instead of parsing it.
+    Compiler(const std::string& text, const Ast& ast, const std::vector<InputSpec>& inputs,
+             core::Level level)
+        : text_(text),
+          inputs_(inputs),
+          level_(level),
+          kernels_(level_kernels(level)),
+          given_ast_(&ast) {}
     std::shared_ptr<const Plan> compile();
 
 private:
@@ -218,10 +228,11 @@ private:
     bool values_known_ = false;
     const core::Level level_;
     const OpKernelTable& kernels_;
+    const Ast* given_ast_ = nullptr;  // the caller's AST, else the parse of text_
     const detail::Ast* ast_ = nullptr;
     std::vector<Value> lowered_;  // compile_node's results by AST node (node -1: not yet)
     std::vector<IrNode> nodes_;
-    std::unordered_map<std::string, int> interned_;
+    std::vector<int> interned_;  // intern()'s table of node ids, -1 where empty
 };
 
 }  // namespace numfuse::expr::detail

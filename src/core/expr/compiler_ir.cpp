@@ -1,52 +1,88 @@
 // The compiler's IR pass: hash-consed nodes (a common subexpression is one
 // node), emission by opcode name and constant folding through the VM's kernels.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "expr/compiler_internal.hpp"
 
 namespace numfuse::expr::detail {
 
-// The fields that tell two nodes apart, as their bytes (no number formatting: a key is
-// made for every node the lowering emits, shared or not): kind, type, opcode, arguments
-// and input, then a constant's value (its type fixes its size; a bytes constant's value
-// is the key's tail) or a reduction's parameters.
-std::string node_key(const IrNode& n) {
-    std::string key;
-    key.reserve(48);
-    const auto put = [&key](const auto& field) {
-        key.append(reinterpret_cast<const char*>(&field), sizeof field);
-    };
-    put(n.kind);
-    put(n.type);
-    put(n.opcode);
-    put(n.args);
-    put(n.input);
-    if (n.kind == IrNode::constant_node) {
-        if (n.type == Type::s) key += n.bytes;
-        else key.append(reinterpret_cast<const char*>(n.value.bytes), type_size(n.type));
+// The fields that tell two nodes apart (no number formatting and no key object: every node
+// the lowering emits is looked up): kind, type, opcode, arguments and input, then a
+// constant's value (its type fixes its size; a bytes constant's value is its string) or a
+// reduction's parameters.
+bool same_node(const IrNode& a, const IrNode& b) {
+    if (a.kind != b.kind || a.type != b.type || a.opcode != b.opcode || a.input != b.input ||
+        std::memcmp(a.args, b.args, sizeof a.args) != 0) {
+        return false;
     }
-    if (n.kind == IrNode::reduce_node) {
-        put(n.reduce_kind);
-        put(n.all_axes);
-        put(n.axis_int);
-        put(n.keepdims);
-        put(n.axes.size());
-        for (int a : n.axes) put(a);
+    if (a.kind == IrNode::constant_node) {
+        if (a.type == Type::s) return a.bytes == b.bytes;
+        return std::memcmp(a.value.bytes, b.value.bytes, type_size(a.type)) == 0;
     }
-    return key;
+    if (a.kind == IrNode::reduce_node) {
+        return a.reduce_kind == b.reduce_kind && a.all_axes == b.all_axes &&
+               a.axis_int == b.axis_int && a.keepdims == b.keepdims && a.axes == b.axes;
+    }
+    return true;
 }
 
+namespace {
+
+// FNV-1a over bytes, continuing from `h`.
+std::uint64_t mix(std::uint64_t h, const void* data, std::size_t size) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    for (std::size_t k = 0; k < size; ++k) h = (h ^ p[k]) * 0x100000001b3ULL;
+    return h;
+}
+
+}  // namespace
+
+// A hash of the fields same_node compares.
+std::uint64_t node_hash(const IrNode& n) {
+    std::uint64_t h = 0xcbf29ce484222325ULL;
+    h = mix(h, &n.kind, sizeof n.kind);
+    h = mix(h, &n.type, sizeof n.type);
+    h = mix(h, &n.opcode, sizeof n.opcode);
+    h = mix(h, n.args, sizeof n.args);
+    h = mix(h, &n.input, sizeof n.input);
+    if (n.kind == IrNode::constant_node) {
+        h = n.type == Type::s ? mix(h, n.bytes.data(), n.bytes.size())
+                              : mix(h, n.value.bytes, type_size(n.type));
+    }
+    if (n.kind == IrNode::reduce_node) {
+        h = mix(h, &n.reduce_kind, sizeof n.reduce_kind);
+        h = mix(h, n.axes.data(), n.axes.size() * sizeof(int));
+    }
+    return h;
+}
+
+// Open addressing over node ids (-1: empty), at most half full: a node's lookup hashes
+// it and compares fields, with no allocation but the table's growth.
 int Compiler::intern(IrNode node) {
-    std::string key = node_key(node);
-    const auto found = interned_.find(key);
-    if (found != interned_.end()) return found->second;
+    if (2 * (nodes_.size() + 1) > interned_.size()) {
+        std::vector<int> larger(std::max<std::size_t>(16, 2 * interned_.size()), -1);
+        const std::size_t mask = larger.size() - 1;
+        for (std::size_t id = 0; id < nodes_.size(); ++id) {
+            std::size_t k = static_cast<std::size_t>(node_hash(nodes_[id])) & mask;
+            while (larger[k] >= 0) k = (k + 1) & mask;
+            larger[k] = static_cast<int>(id);
+        }
+        interned_.swap(larger);
+    }
+    const std::size_t mask = interned_.size() - 1;
+    std::size_t k = static_cast<std::size_t>(node_hash(node)) & mask;
+    for (; interned_[k] >= 0; k = (k + 1) & mask) {
+        if (same_node(nodes_[static_cast<std::size_t>(interned_[k])], node)) return interned_[k];
+    }
     nodes_.push_back(std::move(node));
     const int id = static_cast<int>(nodes_.size() - 1);
-    interned_.emplace(std::move(key), id);
+    interned_[k] = id;
     return id;
 }
 

@@ -21,7 +21,7 @@ std::shared_ptr<const Plan> Compiler::compile() {
     }
     values_known_ = true;
     nodes_.clear();
-    interned_.clear();
+    interned_.assign(interned_.size(), -1);  // empty, its size kept
     try {
         return compile_once();
     } catch (const NeedsValues&) {
@@ -32,13 +32,18 @@ std::shared_ptr<const Plan> Compiler::compile() {
 }
 
 std::shared_ptr<const Plan> Compiler::compile_once() {
-    const std::shared_ptr<const detail::Ast> parsed = detail::parse_cached(text_);
-    const detail::Ast& ast = *parsed;
+    std::shared_ptr<const detail::Ast> parsed;
+    if (given_ast_ == nullptr) parsed = detail::parse_cached(text_);
+    const detail::Ast& ast = given_ast_ != nullptr ? *given_ast_ : *parsed;
     ast_ = &ast;
     lowered_.assign(ast.nodes.size(), Value{});
     // Most AST nodes lower to one IR node, a few to two (a cast and its operation): room
     // for them up front instead of regrowing a vector of IR nodes (strings and vectors).
     nodes_.reserve(2 * ast.nodes.size() + 2);
+    // and intern()'s table at most half full for as many, so that it rarely regrows
+    std::size_t table = 16;
+    while (table < 4 * ast.nodes.size() + 4) table *= 2;
+    if (interned_.size() < table) interned_.assign(table, -1);
     Value root = compile_node(ast.root);
     // A Python int as the result is NumPy's default integer, int64: it must fit.
     if (root.weak && root.int_class != IntClass::none && root.type == Type::d) {

@@ -1,5 +1,6 @@
 // The LRU cache of compiled plans and the compiler's public entry points.
 #include <algorithm>
+#include <initializer_list>
 #include <list>
 #include <mutex>
 #include <string>
@@ -7,6 +8,7 @@
 #include <utility>
 
 #include "expr/compiler_internal.hpp"
+#include "expr/operation.hpp"
 
 namespace numfuse::expr {
 namespace {
@@ -78,6 +80,60 @@ std::shared_ptr<const Plan> compile_at(const std::string& text,
 std::shared_ptr<const Plan> compile_plan(const std::string& text,
                                          const std::vector<InputSpec>& inputs) {
     return compile_at(text, inputs, core::active_level());
+}
+
+namespace {
+
+bool is_one_of(const std::string& op, std::initializer_list<const char*> names) {
+    for (const char* name : names) {
+        if (op == name) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
+std::shared_ptr<const Plan> compile_operation(OperationForm form, const std::string& op,
+                                              const std::string& text,
+                                              const std::vector<InputSpec>& inputs) {
+    // What the parser accepts for each form (its operators, and the element-wise functions
+    // it knows: a reduction's call carries the keywords only the parser reads).
+    const std::size_t n = inputs.size();
+    bool known = false;
+    NodeKind kind = NodeKind::call;
+    switch (form) {
+        case OperationForm::unary:
+            known = n == 1 && is_one_of(op, {"-", "+", "~"});
+            kind = NodeKind::unary;
+            break;
+        case OperationForm::binary:
+            known = n == 2 &&
+                    is_one_of(op, {"+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>"});
+            kind = NodeKind::binary;
+            break;
+        case OperationForm::compare:
+            known = n == 2 && is_one_of(op, {"<", "<=", ">", ">=", "==", "!="});
+            kind = NodeKind::compare;
+            break;
+        case OperationForm::call:
+            known = detail::is_function_name(op) && !detail::is_reduction_name(op);
+            break;
+    }
+    if (!known) return nullptr;
+    detail::Ast ast;
+    ast.nodes.resize(n + 1);
+    for (std::size_t k = 0; k < n; ++k) {
+        ast.nodes[k].kind = NodeKind::name;
+        ast.nodes[k].text = inputs[k].name;
+    }
+    detail::AstNode& node = ast.nodes[n];
+    node.kind = kind;
+    node.text = op;
+    node.args.resize(n);
+    for (std::size_t k = 0; k < n; ++k) node.args[k] = static_cast<int>(k);
+    ast.root = static_cast<int>(n);
+    detail::Compiler compiler(text, ast, inputs, core::active_level());
+    return compiler.compile();
 }
 
 namespace {
