@@ -10,8 +10,10 @@
 // a multiply after the exp. On AVX-512 that is the kernel of kernels/exp.hpp
 // (the same reduction, tables, polynomials and scaling, so the same <= 1 ULP
 // bound for the same argument) without its clamps, NaN fixup and the
-// correction product: 16 vector operations instead of 31 per batch. Other
-// levels use exp_difference / exp_kernel (arch/reduce_loops.hpp).
+// correction product: 16 vector operations instead of 31 per batch. float32 at
+// the avx2_fma level takes its own kernel of that shape (shifted_exp_f32_lanes:
+// eight table entries looked up by vpermps); float64 there and SSE2 / NEON use
+// exp_difference / exp_kernel (arch/reduce_loops.hpp).
 //
 // Subnormal results (x - m below -87.3 for float32, -708.4 for float64): on
 // Intel cores a multiply, FMA or vscalef with a subnormal operand or result
@@ -136,10 +138,105 @@ NUMFUSE_NOINLINE B shifted_exp_store_rare(const B& h, const B& lo) noexcept {
 }
 #endif
 
+// float32 lanes at the AVX2 level: B is an AVX2 batch of 8 floats (never on the AVX-512
+// level, whose native kernel comes first, nor on SSE2 or NEON, which lack vpermps).
+#if defined(__AVX2__) && defined(__FMA__)
+template <class B>
+constexpr bool shifted_exp_f32_avx2 =
+    std::is_same<typename B::value_type, float>::value && B::size == 8 && !shifted_exp_native;
+#else
+template <class B>
+constexpr bool shifted_exp_f32_avx2 = false;
+#endif
+
+#if defined(__AVX2__) && defined(__FMA__)
+// 2^(j/8), j = 0..7, as hi + lo: hi = RN_f(2^(j/8)), lo = RN_f(2^(j/8) - hi) (mpmath).
+// Eight entries: one register each, looked up by vpermps (AVX2 has no 16-lane permute).
+alignas(32) inline constexpr float shifted_exp_tab8_hi[8] = {
+    0x1.0p+0f,      0x1.172b84p+0f, 0x1.306fe0p+0f, 0x1.4bfdaep+0f,
+    0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f,
+};
+alignas(32) inline constexpr float shifted_exp_tab8_lo[8] = {
+    0x0p+0f,         -0x1.c15742p-27f, 0x1.4636e2p-25f,  -0x1.593abcp-25f,
+    0x1.9fcef4p-26f, 0x1.15506ep-27f,  -0x1.a94b14p-26f, -0x1.822dbcp-27f,
+};
+
+// e^(h + lo) on float32 lanes, for -87 <= h <= 0 (the common paths' limits; no NaN) and
+// |lo| <= ulp(h) / 2 (WithLo; else lo is ignored). The result is then normal
+// (e^-87 > 2^-126), so its exponent is added to y's bits exactly.
+// k8 = round(8 h / ln2) (the shifter leaves it in z's low bits), r = h - k8 ln2/8 with
+// ln2/8 as C1 + C2 (the first fnma rounds once, |r| <= ln2/16: error <= 2^-29),
+// then + lo; e^r - 1 by Taylor to r^4 (truncation r^5/120 < 2^-29.5 of 1);
+// y = th + (th p + tl) in [0.95, 1.92], the only rounding above 2^-27 being the last
+// addition's: within 0.5 + 0.13 ULP of e^(h + lo) (measured against mpmath in
+// tests/test_softmax_f32_exp.py). 2^floor(k8 / 8) goes into the exponent field:
+// (z_bits << 20) keeps k8's bits above its low three at bit 23 and up (the shifter's
+// own bits shift out), the mask drops the low three (vpermps reads only those).
+template <bool WithLo>
+inline __m256 shifted_exp_f32_lanes(__m256 h, __m256 lo) noexcept {
+    const __m256 shifter = _mm256_set1_ps(0x1.8p23f);
+    const __m256 z = _mm256_fmadd_ps(h, _mm256_set1_ps(0x1.715476p+3f), shifter);  // 8/ln2
+    const __m256 kd = _mm256_sub_ps(z, shifter);
+    __m256 r = _mm256_fnmadd_ps(kd, _mm256_set1_ps(0x1.62e43p-4f), h);   // C1 = RN_f(ln2/8)
+    r = _mm256_fnmadd_ps(kd, _mm256_set1_ps(-0x1.05c61p-32f), r);        // C2 = ln2/8 - C1
+    if constexpr (WithLo) r = _mm256_add_ps(r, lo);
+    const __m256i zi = _mm256_castps_si256(z);
+    const __m256 th = _mm256_permutevar8x32_ps(_mm256_load_ps(shifted_exp_tab8_hi), zi);
+    const __m256 tl = _mm256_permutevar8x32_ps(_mm256_load_ps(shifted_exp_tab8_lo), zi);
+    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(0x1.555556p-5f), r,    // 1/24
+                               _mm256_set1_ps(0x1.555556p-3f));     // 1/6
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));
+    const __m256 p = _mm256_fmadd_ps(_mm256_mul_ps(r, r), q, r);
+    const __m256 y = _mm256_add_ps(th, _mm256_fmadd_ps(th, p, tl));
+    const __m256i scale = _mm256_and_si256(_mm256_slli_epi32(zi, 20),
+                                           _mm256_set1_epi32(static_cast<int>(0xff800000u)));
+    return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(y), scale));
+}
+#endif
+
+// float32 AVX2 batches: exp(x - m) for every lane, the common lanes (limit <= x - m,
+// limit >= -87) by shifted_exp_f32_lanes, the others (tiny, -inf, NaN, x = m = +inf)
+// as `other` gives them; those lanes enter the kernel as h = lo = 0. DoubleWord: x - m
+// as a double word (the stored numerators), else rounded (a sum's terms).
+template <bool DoubleWord, class B, class Other>
+inline B shifted_exp_f32_select(const B& x, const B& m, typename B::value_type limit,
+                                Other&& other) noexcept {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (shifted_exp_f32_avx2<B>) {
+        const B h = x - m;
+        const auto common = h >= B(limit);
+        const B zero(0.0f);
+        if (xsimd::all(common)) {
+            if constexpr (DoubleWord) {
+                const B x_part = h - x;
+                const B lo = (x - (h - x_part)) + (-m - x_part);
+                return B(shifted_exp_f32_lanes<true>(h, lo));
+            } else {
+                return B(shifted_exp_f32_lanes<false>(h, h));
+            }
+        }
+        const B hc = xsimd::select(common, h, zero);
+        B lo = zero;
+        if constexpr (DoubleWord) {
+            const B x_part = h - x;
+            lo = xsimd::select(common, (x - (h - x_part)) + (-m - x_part), zero);
+        }
+        return xsimd::select(common, B(shifted_exp_f32_lanes<DoubleWord>(hc, lo)), other());
+    } else
+#endif
+    {
+        (void)x;
+        (void)m;
+        (void)limit;
+        return other();
+    }
+}
+
 // exp(x - m) for x <= m with x - m as a double word (softmax's stored numerators).
 // Contract: m finite (or lowest() for a group of -inf only); x any value; within the
-// exp kernel's 1 ULP plus 1/2 ULP (AVX-512: within the kernel's 1 ULP, the double word
-// folded into the reduced argument); +0 for x = -inf, NaN for NaN or x = m = +inf.
+// exp kernel's 1 ULP plus 1/2 ULP (AVX-512, and float32 at avx2_fma for x - m >= -87:
+// within 1 ULP, the double word folded into the reduced argument); +0 for x = -inf, NaN
+// for NaN or x = m = +inf.
 template <class B>
 inline B shifted_exp_store(const B& x, const B& m) noexcept {
 #if defined(__AVX512F__)
@@ -155,7 +252,10 @@ inline B shifted_exp_store(const B& x, const B& m) noexcept {
     } else
 #endif
     {
-        return exp_difference(x, m);
+        // float32 AVX2: the float32-lane kernel where it applies (the same bits as the
+        // common path's), exp_difference on the other lanes.
+        return shifted_exp_f32_select<true>(x, m, shifted_exp_tiny<typename B::value_type>(),
+                                            [&] { return exp_difference(x, m); });
     }
 }
 
@@ -178,7 +278,8 @@ inline B shifted_exp_sum(const B& x, const B& m) noexcept {
     } else
 #endif
     {
-        return B(kernels::exp_kernel(x - m));
+        return shifted_exp_f32_select<false>(x, m, shifted_exp_tiny<typename B::value_type>(),
+                                             [&] { return B(kernels::exp_kernel(x - m)); });
     }
 }
 
@@ -213,11 +314,23 @@ inline auto common_lanes(const B& h, typename B::value_type limit) noexcept {
 // so DoubleWord gives exp_difference(x, m)'s bits and the other form
 // exp_kernel(x - m)'s, without the kernel's clamps, wide-scale test and NaN fixup or
 // exp_difference's test of hi for infinity (9-12 of some 40 operations a batch).
+// float32 at the avx2_fma level: shifted_exp_f32_lanes, whose bits shifted_exp_store /
+// shifted_exp_sum give those lanes there too.
 template <bool DoubleWord, class B>
 inline B shifted_exp_generic(const B& x, const B& m, const B& h) noexcept {
     static_assert(-shifted_exp_tiny<typename B::value_type>() <=
                       kernels::detail::exp_consts<typename B::value_type>::fast_lim,
                   "the common path's lanes must lie inside exp_kernel_nofix's range");
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (shifted_exp_f32_avx2<B>) {
+        // float32 AVX2: shifted_exp_store's / shifted_exp_sum's kernel on these lanes.
+        if constexpr (DoubleWord) {
+            return B(shifted_exp_f32_lanes<true>(h, shifted_difference_error(x, m, h)));
+        } else {
+            return B(shifted_exp_f32_lanes<false>(h, h));
+        }
+    }
+#endif
     const B e = kernels::exp_kernel_nofix(h);
     if constexpr (DoubleWord) {
         return xsimd::fma(e, shifted_difference_error(x, m, h), e);
