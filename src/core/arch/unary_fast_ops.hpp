@@ -117,6 +117,24 @@ struct LogOp : OrScreen<LogOp> {
     NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
         return kernels::log_special(x);  // true at least where x <= 0
     }
+    // The deferred loop's test over many batches (kernels::log_screen: on AVX2+FMA float64
+    // an unsigned minimum and maximum of x's words instead of the or of log_special), and
+    // its batches per iteration (kernels::log_loop_single).
+    template <class B>
+    static constexpr bool single_for =
+        kernels::log_loop_single<typename B::value_type, typename B::arch_type>;
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto screen_init() noexcept {
+        return kernels::log_screen_init<typename B::value_type, typename B::arch_type>();
+    }
+    template <class B, class M>
+    NUMFUSE_ALWAYS_INLINE static M screen(const M& acc, const B& x) noexcept {
+        return kernels::log_screen(acc, x);
+    }
+    template <class M>
+    NUMFUSE_ALWAYS_INLINE static bool screened_may_raise(const M& acc) noexcept {
+        return kernels::log_screened(acc);
+    }
     template <class T>
     static unsigned flags(T x, T) noexcept {
         if (x == T(0)) return fp_divide_by_zero;

@@ -371,12 +371,16 @@ struct ExpitOp : TableOp<expr_ops::Expit, ExpitRule> {
     }
 };
 
-// Op::single (optional): the deferred loop takes one batch per iteration instead of two.
-template <class Op, class = void>
+// Op::single (optional): the deferred loop takes one batch per iteration instead of two;
+// Op::single_for<B> (optional) says the same per batch type.
+template <class Op, class B, class = void, class = void>
 struct op_single : std::false_type {};
-template <class Op>
-struct op_single<Op, std::void_t<decltype(Op::single)>> : std::integral_constant<bool, Op::single> {
-};
+template <class Op, class B, class V>
+struct op_single<Op, B, std::void_t<decltype(Op::single)>, V>
+    : std::integral_constant<bool, Op::single> {};
+template <class Op, class B>
+struct op_single<Op, B, void, std::void_t<decltype(Op::template single_for<B>)>>
+    : std::integral_constant<bool, Op::template single_for<B>> {};
 
 // Op::batch_flags(x, y) (optional): the conditions of a flagged batch from vector compares,
 // instead of Op::flags lane by lane (the op then owns keep_subnormal_underflow's rule too).
@@ -548,7 +552,7 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                 if (disjoint) {
                     const std::size_t start = i;
                     auto acc = Op::template screen_init<B>();
-                    if constexpr (op_single<Op>::value) {
+                    if constexpr (op_single<Op, B>::value) {
                         for (; i + width <= n; i += width) {
                             const B x0 = B::load_unaligned(src + i);
                             acc = Op::screen(acc, x0);

@@ -754,4 +754,75 @@ inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Ar
     }
 }
 
+// The deferred contiguous loop's test (unary_loop, LogOp's screen): acc =
+// log_screen_init<T, Arch>(), acc = log_screen(acc, x) for every batch, then
+// log_screened(acc) is true iff log_special(x) held in a lane of some batch. AVX2+FMA
+// float64: x is ordinary (min normal <= x < inf, the lanes log_special leaves out) iff the
+// high 32 bits of bits(x) lie in [0x00100000, 0x7ff00000) as an unsigned integer, so the
+// unsigned 32-bit minimum and maximum over the batches (vpminud, vpmaxud: two instructions
+// a batch, on x's register, instead of two compares, an and, a not and an or) decide it
+// once at the end, from their odd (high) words; the even words take the low halves and are
+// not read. Elsewhere the or of log_special.
+//
+// log_loop_single<T, Arch>: whether that loop should take one batch per iteration rather
+// than two. AVX2+FMA float64: with two, the kernel's constants and two batches' temporaries
+// outgrow the 16 registers and GCC 12 spills temporaries and reloads constants inside the
+// iteration; one batch per iteration leaves the overlap of iterations to the out-of-order core.
+#if defined(__AVX2__) && defined(__FMA__)
+template <class T, class Arch>
+inline constexpr bool log_loop_single = detail::is_avx2_fma<Arch> && sizeof(T) == 8;
+#else
+template <class T, class Arch>
+inline constexpr bool log_loop_single = false;
+#endif
+
+namespace detail {
+#if defined(__AVX2__) && defined(__FMA__)
+struct LogScreenF64Avx2 {
+    __m256i min, max;  // unsigned 32-bit minimum / maximum of the words of bits(x)
+};
+#endif
+}  // namespace detail
+
+template <class T, class Arch>
+NUMFUSE_ALWAYS_INLINE auto log_screen_init() noexcept {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<Arch> && sizeof(T) == 8) {
+        return detail::LogScreenF64Avx2{_mm256_set1_epi32(-1), _mm256_setzero_si256()};
+    } else
+#endif
+    {
+        return xsimd::batch_bool<T, Arch>(false);
+    }
+}
+
+template <class T, class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<T, Arch> log_screen(const xsimd::batch_bool<T, Arch>& acc,
+                                                            xsimd::batch<T, Arch> x) noexcept {
+    return acc | log_special(x);
+}
+
+template <class T, class Arch>
+inline bool log_screened(const xsimd::batch_bool<T, Arch>& acc) noexcept {
+    return xsimd::any(acc);
+}
+
+#if defined(__AVX2__) && defined(__FMA__)
+template <class Arch>
+NUMFUSE_ALWAYS_INLINE detail::LogScreenF64Avx2 log_screen(const detail::LogScreenF64Avx2& acc,
+                                                          xsimd::batch<double, Arch> x) noexcept {
+    const __m256i bits = _mm256_castpd_si256(x);
+    return {_mm256_min_epu32(acc.min, bits), _mm256_max_epu32(acc.max, bits)};
+}
+
+inline bool log_screened(const detail::LogScreenF64Avx2& acc) noexcept {
+    alignas(32) std::uint32_t lo[8], hi[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lo), acc.min);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(hi), acc.max);
+    bool special = false;
+    for (int w = 1; w < 8; w += 2) special |= lo[w] < 0x00100000u || hi[w] >= 0x7ff00000u;
+    return special;
+}
+#endif
+
 }  // namespace numfuse::kernels
