@@ -213,15 +213,19 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> logaddexp_log1p_eps(
     const B eh = xsimd::select(tiny_lane, B(0.0), e_hi),
             el = xsimd::select(tiny_lane, B(0.0), e_lo);
     const B small_lo = el + (eh * eh) * dd::fmadd(eh, B(1.0 / 3.0), B(-0.5));
-    // Else the log core of the pair 1 + eps (in (1/2, 2)).
+    B small = eh + small_lo;
+    if constexpr (Base == LogBase::two) small = dd::mul(dd::fast_two_sum(eh, small_lo), log2e).hi;
+    const B below = xsimd::select(tiny_lane, tiny, small);
+    const auto large = a >= B(0x1.0p-20);
+    // Else (|eps| >= 2^-20) the log core of the pair 1 + eps (in (1/2, 2)), computed only
+    // for batches that hold such a lane (the same bits: it is selected nowhere else). A
+    // near-zero lane's |eps| is about its |result| < |m| / 64, so lanes of |m| below 2^-14
+    // never need it, and most near-zero lanes of spanning inputs have smaller maxima.
+    if (!xsimd::any(large)) return below;
     const dd::pair<A> u = dd::two_sum(B(1.0), eh);
     dd::pair<A> l = log_pair(log_core(u.hi, u.lo + el));
-    B small = eh + small_lo;
-    if constexpr (Base == LogBase::two) {
-        small = dd::mul(dd::fast_two_sum(eh, small_lo), log2e).hi;
-        l = dd::mul(l, log2e);
-    }
-    return xsimd::select(tiny_lane, tiny, xsimd::select(a < B(0x1.0p-20), small, l.hi + l.lo));
+    if constexpr (Base == LogBase::two) l = dd::mul(l, log2e);
+    return xsimd::select(large, l.hi + l.lo, below);
 }
 
 // Pass 3 (scalar): eps = e^m + e^s - 1 (base 2: 2^m + 2^s - 1) in N-limb fixed point, as
