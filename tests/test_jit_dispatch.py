@@ -7,6 +7,7 @@ against what they replaced."""
 from __future__ import annotations
 
 import gc
+import operator
 import threading
 import types
 import weakref
@@ -191,6 +192,78 @@ def test_errors_of_the_compiled_call_propagate():
     jitted(X)
     jitted._fast_state = ((nf._core._jit_key(X), None, None), (), (), ())
     with pytest.raises(TypeError):
+        jitted(X)
+
+
+class _Recorder:
+    """A callable standing in for a compiled expression: records what it was called with."""
+
+    def __init__(self):
+        self.calls = []
+
+    def __call__(self, *values):
+        self.calls.append(values)
+        return "answer"
+
+
+def _instance_method(function):
+    """``function`` as a C instancemethod (PyInstanceMethod_New), how pybind11 defines the
+    compiled expression's __call__: the C path calls its function directly."""
+    import ctypes
+
+    make_method = ctypes.pythonapi.PyInstanceMethod_New
+    make_method.restype = ctypes.py_object
+    make_method.argtypes = [ctypes.py_object]
+    return make_method(function)
+
+
+class _PybindLike:
+    def __init__(self):
+        self.calls = []
+
+    def _record(self, *values):
+        self.calls.append(values)
+        return "answer"
+
+    __call__ = _instance_method(_record)
+
+
+@pytest.mark.parametrize("kind", [_Recorder, _PybindLike])
+def test_the_compiled_call_gets_self_and_exactly_the_picked_values(kind):
+    # call_compiled: an instancemethod __call__ (pybind11's) is called with the object in
+    # front of the values; any other __call__ the general way. Both see the same values.
+    _, f = make("def f(x, y):\n    return np.exp(x) + y\n")
+    jitted = nf.jit(f)
+    jitted(X, Y)
+    key = nf._core._jit_key(X, Y)
+    target = kind()
+    jitted._fast_state = ((key, target, None), (), (), ())
+    assert jitted(X, Y) == "answer"
+    assert len(target.calls) == 1 and all(map(operator.is_, target.calls[0], (X, Y)))
+    constant = object()
+    jitted._fast_state = ((key, target, ((True, 1), (False, constant), (True, 0))), (), (), ())
+    assert jitted(X, Y) == "answer"
+    assert all(map(operator.is_, target.calls[1], (Y, constant, X)))
+    # more picked values than the C stack holds: the Python path answers
+    many = tuple((True, 0) for _ in range(40))
+    jitted._fast_state = ((key, target, many), (), (), ())
+    np.testing.assert_allclose(jitted(X, Y), np.exp(X) + Y, rtol=1e-14)
+    assert len(target.calls) == 2
+    del jitted._fast_state
+
+
+def test_errors_raised_by_an_instance_method_call_propagate():
+    class Failing:
+        def _fail(self, *values):
+            raise ValueError("from the compiled call")
+
+        __call__ = _instance_method(_fail)
+
+    _, f = make("def f(x):\n    return np.exp(x) + 1\n")
+    jitted = nf.jit(f)
+    jitted(X)
+    jitted._fast_state = ((nf._core._jit_key(X), Failing(), None), (), (), ())
+    with pytest.raises(ValueError, match="from the compiled call"):
         jitted(X)
 
 

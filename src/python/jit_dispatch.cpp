@@ -21,6 +21,8 @@
 //                     arguments as they are, else a tuple of (is_argument, index or
 //                     constant) per input. A call's key is built on the stack and
 //                     compared with each (few: at most 64 signatures per function),
+//                     and the compiled expression's __call__ is called with its
+//                     arguments on the stack (no bound method, no tuple: call_compiled),
 //                     so the warm path allocates nothing of its own.
 //   global_checks     (globals dict, name, value, ...): dict.get(name) must be value
 //   cell_checks       (cell, value, ...): the cell's contents must be value
@@ -171,33 +173,61 @@ Verdict check_attributes(PyObject* checks) {
     return Verdict::answered;
 }
 
+// The name looked up on a compiled expression's type for its call (interned once, when
+// the module registers this file's objects).
+PyObject* call_name = nullptr;
+
+// compiled(*values) for `n` values, as slot_tp_call would make it (type(compiled).__call__
+// bound to compiled), minus the bound method it allocates per call: when the type's
+// __call__ is an instancemethod (what pybind11 defines), its function is called with
+// compiled in front of the values, through vectorcall. Any other __call__ takes the
+// general PyObject_Call. `stack[0]` is scratch, stack[1] is free for compiled, the values
+// start at stack[2] (so the callee may use stack[1] as PY_VECTORCALL_ARGUMENTS_OFFSET).
+Verdict call_compiled(PyObject* compiled, PyObject** stack, Py_ssize_t n, PyObject** result) {
+    PyObject* method = _PyType_Lookup(Py_TYPE(compiled), call_name);  // borrowed
+    if (method != nullptr && Py_IS_TYPE(method, &PyInstanceMethod_Type)) {
+        PyObject* function = PyInstanceMethod_GET_FUNCTION(method);
+        Py_INCREF(function);  // held as slot_tp_call holds its bound method
+        stack[1] = compiled;
+        *result = PyObject_Vectorcall(
+            function, stack + 1, static_cast<std::size_t>(n + 1) | PY_VECTORCALL_ARGUMENTS_OFFSET,
+            nullptr);
+        Py_DECREF(function);
+    } else {
+        PyObject* values = PyTuple_New(n);
+        if (values == nullptr) return Verdict::error;
+        for (Py_ssize_t k = 0; k < n; ++k) {
+            Py_INCREF(stack[2 + k]);
+            PyTuple_SET_ITEM(values, k, stack[2 + k]);
+        }
+        *result = PyObject_Call(compiled, values, nullptr);
+        Py_DECREF(values);
+    }
+    return *result == nullptr ? Verdict::error : Verdict::answered;
+}
+
+// The most values a call passes on the C stack; a longer call takes the Python path.
+constexpr Py_ssize_t max_values = 32;
+
 // compiled(*values), values[k] = args[index] or the constant, per (is_argument, index or
-// constant) of `picks`.
+// constant) of `picks` (borrowed references: `args` and `picks` outlive the call).
 Verdict call_with_picks(PyObject* compiled, PyObject* picks, PyObject* args, PyObject** result) {
     const Py_ssize_t n = PyTuple_GET_SIZE(picks);
-    PyObject* values = PyTuple_New(n);
-    if (values == nullptr) return Verdict::error;
+    if (n > max_values) return Verdict::ask_python;
+    PyObject* stack[max_values + 2];
     for (Py_ssize_t k = 0; k < n; ++k) {
         PyObject* pick = PyTuple_GET_ITEM(picks, k);
-        if (!PyTuple_CheckExact(pick) || PyTuple_GET_SIZE(pick) != 2) {
-            Py_DECREF(values);
-            return Verdict::ask_python;
-        }
+        if (!PyTuple_CheckExact(pick) || PyTuple_GET_SIZE(pick) != 2) return Verdict::ask_python;
         PyObject* value = PyTuple_GET_ITEM(pick, 1);
         if (PyTuple_GET_ITEM(pick, 0) == Py_True) {
             const Py_ssize_t index = PyLong_AsSsize_t(value);
-            if (index < 0 || index >= PyTuple_GET_SIZE(args)) {
-                Py_DECREF(values);
+            if (index < 0 || index >= PyTuple_GET_SIZE(args))
                 return PyErr_Occurred() ? Verdict::error : Verdict::ask_python;
-            }
             value = PyTuple_GET_ITEM(args, index);
         }
-        Py_INCREF(value);
-        PyTuple_SET_ITEM(values, k, value);
+        stack[2 + k] = value;
     }
-    *result = PyObject_Call(compiled, values, nullptr);
-    Py_DECREF(values);
-    return *result == nullptr ? Verdict::error : Verdict::answered;
+    return call_compiled(compiled, stack, n, result);
 }
 
 // The C path of a call with positional arguments `args` (a tuple) under `state` (which
@@ -226,8 +256,13 @@ Verdict call_fast(PyObject* state, PyObject* args, PyObject** result) {
     PyObject* compiled = PyTuple_GET_ITEM(targets, at + 1);
     PyObject* picks = PyTuple_GET_ITEM(targets, at + 2);
     if (picks == Py_None) {
-        *result = PyObject_Call(compiled, args, nullptr);
-        return *result == nullptr ? Verdict::error : Verdict::answered;
+        if (nargs > max_values) {
+            *result = PyObject_Call(compiled, args, nullptr);
+            return *result == nullptr ? Verdict::error : Verdict::answered;
+        }
+        PyObject* stack[max_values + 2];
+        std::memcpy(stack + 2, items, static_cast<std::size_t>(nargs) * sizeof(PyObject*));
+        return call_compiled(compiled, stack, nargs, result);
     }
     if (!PyTuple_CheckExact(picks)) return Verdict::ask_python;
     return call_with_picks(compiled, picks, args, result);
@@ -305,6 +340,10 @@ PyType_Spec dispatch_spec = {"numfuse._core._JitDispatch", sizeof(JitDispatch), 
 }  // namespace
 
 void register_jit_dispatch(pybind11::module_& m) {
+    if (call_name == nullptr) {
+        call_name = PyUnicode_InternFromString("__call__");  // kept for the process
+        if (call_name == nullptr) throw pybind11::error_already_set();
+    }
     PyObject* function = PyCFunction_NewEx(&jit_key_def, nullptr, m.ptr());
     if (function == nullptr) throw pybind11::error_already_set();
     m.add_object("_jit_key", pybind11::reinterpret_steal<pybind11::object>(function));
