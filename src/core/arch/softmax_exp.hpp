@@ -168,10 +168,10 @@ alignas(32) inline constexpr float shifted_exp_tab8_lo[8] = {
 // ln2/8 as C1 + C2 (the first fnma rounds once, |r| <= ln2/16: error <= 2^-29),
 // then + lo; e^r - 1 by Taylor to r^4 (truncation r^5/120 < 2^-29.5 of 1);
 // y = th + (th p + tl) in [0.95, 1.92], the only rounding above 2^-27 being the last
-// addition's: within 0.5 + 0.13 ULP of e^(h + lo) (measured against mpmath in
-// tests/test_softmax_f32_exp.py). 2^floor(k8 / 8) goes into the exponent field:
-// (z_bits << 20) keeps k8's bits above its low three at bit 23 and up (the shifter's
-// own bits shift out), the mask drops the low three (vpermps reads only those).
+// addition's: within 0.5 + 0.13 ULP of e^(h + lo) (measured exhaustively by
+// benchmarks/cpp/shifted_exp_check.cpp; tests/test_softmax_f32_numerators.py). 2^floor(k8 / 8) goes
+// into the exponent field: (z_bits << 20) keeps k8's bits above its low three at bit 23 and up (the
+// shifter's own bits shift out), the mask drops the low three (vpermps reads only those).
 template <bool WithLo>
 inline __m256 shifted_exp_f32_lanes(__m256 h, __m256 lo) noexcept {
     const __m256 shifter = _mm256_set1_ps(0x1.8p23f);

@@ -147,8 +147,9 @@ struct ErfOp : OrScreen<ErfOp> {
     // Deferred test as for log (OrScreen): the rescan recomputes the flagged batches from
     // the input and repairs their values with finish (erf raises no floating-point
     // conditions).
-    // One batch per iteration in the deferred loop: the float64 kernel keeps 13 table
-    // halves in registers, and two interleaved batches would spill them.
+    // One batch per iteration in the deferred loop: the float64 kernels hold many values
+    // live (AVX-512: table halves in registers; avx2_fma: a batch's eight coefficient
+    // columns after the row transpose), and two interleaved batches would spill them.
     static constexpr bool single = true;
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B compute(const B& x) noexcept {
