@@ -210,63 +210,47 @@ inline void fold(B& m, B& s, B& c, B x, const B& w) noexcept {
     }
 }
 
-// The max / min passes' steps: xsimd::select(x > top, x, top) and select(x < low, x, low),
-// NaN elements skipped (the comparison is false, the running value kept). x86's maxpd /
-// minpd (ps) compute exactly these selects, the second operand where either is NaN or both
-// are zeros, in one instruction where xsimd's select is a compare and a blend; other
-// levels keep the select.
-template <class B>
-inline B take_larger(const B& x, const B& top) noexcept {
+// The max / min passes' steps: take_larger(x, top) = xsimd::select(x > top, x, top) and
+// take_smaller(x, low) = select(x < low, x, low), NaN elements skipped (the comparison is
+// false, the running value kept). x86's maxpd / minpd (ps) compute exactly these selects,
+// the second operand where either is NaN or both are zeros, in one instruction where
+// xsimd's select is a compare and a blend; other levels keep the select. Larger picks the
+// direction: one body for both.
+template <bool Larger, class B>
+inline B take_extreme(const B& x, const B& kept) noexcept {
     using T = typename B::value_type;
     [[maybe_unused]] constexpr bool f64 = std::is_same<T, double>::value;
 #if defined(__AVX512F__)
     if constexpr (kernels::detail::is_avx512<Arch>) {
-        if constexpr (f64) return B(_mm512_max_pd(x, top));
-        else return B(_mm512_max_ps(x, top));
+        if constexpr (f64) return B(Larger ? _mm512_max_pd(x, kept) : _mm512_min_pd(x, kept));
+        else return B(Larger ? _mm512_max_ps(x, kept) : _mm512_min_ps(x, kept));
     } else
 #endif
 #if defined(__AVX__)
         if constexpr (std::is_base_of<xsimd::avx, Arch>::value) {
-        if constexpr (f64) return B(_mm256_max_pd(x, top));
-        else return B(_mm256_max_ps(x, top));
+        if constexpr (f64) return B(Larger ? _mm256_max_pd(x, kept) : _mm256_min_pd(x, kept));
+        else return B(Larger ? _mm256_max_ps(x, kept) : _mm256_min_ps(x, kept));
     } else
 #endif
 #if defined(__SSE2__)
         if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
-        if constexpr (f64) return B(_mm_max_pd(x, top));
-        else return B(_mm_max_ps(x, top));
+        if constexpr (f64) return B(Larger ? _mm_max_pd(x, kept) : _mm_min_pd(x, kept));
+        else return B(Larger ? _mm_max_ps(x, kept) : _mm_min_ps(x, kept));
     } else
 #endif
     {
-        return xsimd::select(x > top, x, top);
+        return xsimd::select(Larger ? x > kept : x < kept, x, kept);
     }
 }
 
 template <class B>
+inline B take_larger(const B& x, const B& top) noexcept {
+    return take_extreme<true>(x, top);
+}
+
+template <class B>
 inline B take_smaller(const B& x, const B& low) noexcept {
-    using T = typename B::value_type;
-    [[maybe_unused]] constexpr bool f64 = std::is_same<T, double>::value;
-#if defined(__AVX512F__)
-    if constexpr (kernels::detail::is_avx512<Arch>) {
-        if constexpr (f64) return B(_mm512_min_pd(x, low));
-        else return B(_mm512_min_ps(x, low));
-    } else
-#endif
-#if defined(__AVX__)
-        if constexpr (std::is_base_of<xsimd::avx, Arch>::value) {
-        if constexpr (f64) return B(_mm256_min_pd(x, low));
-        else return B(_mm256_min_ps(x, low));
-    } else
-#endif
-#if defined(__SSE2__)
-        if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
-        if constexpr (f64) return B(_mm_min_pd(x, low));
-        else return B(_mm_min_ps(x, low));
-    } else
-#endif
-    {
-        return xsimd::select(x < low, x, low);
-    }
+    return take_extreme<false>(x, low);
 }
 
 // True in the lanes where a block whose elements have maximum `top` and minimum `low`
