@@ -803,3 +803,57 @@ def test_fast_blocks_within_4_eps_of_mpmath(level, kind):
     assert relative_error_in_eps(nf.logsumexp(cols, axis=0), expected, np.float64) <= 4
     log_soft = mp_softmax_parts(x)[1]
     assert relative_error_in_eps(nf.log_softmax(cols, axis=0)[:, 0], log_soft, np.float64) <= 4
+
+
+# The unchecked blocks of a contiguous run add each accumulator's 8 terms of a block plainly
+# (a balanced tree) and compensate only the blocks' totals (arch/reduce_loops.hpp, at
+# needs_fold: at most 3.01 u of the block's own total). Adversarial for that: terms all
+# just below 1 (partial sums up to 8 that do not fit the grid), one dominant term with
+# many tiny ones (the result is the tiny terms' sum), tiny terms at the unchecked range's
+# floor, all-equal rows, +-700, mixed magnitudes. The reference sums the exact terms in
+# long double (x87: 64-bit significand; aarch64: quad), far below the 4 eps checked.
+def long_double_parts(x):
+    """The maximum, log1p of the other terms' sum (the log of S = sum exp(x - max): exact
+    enough where S is near 1) and x - max, in long double."""
+    wide = np.asarray(x, dtype=np.longdouble)
+    top_index = int(np.argmax(x))
+    shifted = wide - wide[top_index]
+    terms = np.exp(shifted)
+    terms[top_index] = 0
+    return wide[top_index], np.log1p(np.sum(terms)), shifted
+
+
+def lse_long_double(x):
+    top, log_sum, _ = long_double_parts(x)
+    return float(top + log_sum)
+
+
+BLOCK_SUM_INPUTS = {
+    "near the maximum": lambda n: RNG.uniform(-1e-3, 0, n),
+    "one dominant term, tiny ones": lambda n: np.concatenate([[0.0], RNG.uniform(-40, -30, n - 1)]),
+    "one dominant term, terms at the floor": lambda n: np.concatenate(
+        [[0.0], RNG.uniform(-708, -650, n - 1)]
+    ),
+    "all equal": lambda n: np.full(n, RNG.uniform(-5, 5)),
+    "+-700": lambda n: RNG.uniform(-700, 700, n),
+    "mixed magnitudes": lambda n: RNG.uniform(-1, 1, n) * 10.0 ** RNG.uniform(-3, 2.8, n),
+    "uniform(-5, 5)": lambda n: RNG.uniform(-5, 5, n),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BLOCK_SUM_INPUTS))
+@pytest.mark.parametrize(
+    "n", [2**17 + 5, pytest.param(10**7, marks=pytest.mark.slow)], ids=["1.3e5", "1e7"]
+)
+def test_plain_block_sums_within_4_eps(level, kind, n):
+    x = BLOCK_SUM_INPUTS[kind](n)
+    x = np.roll(x, int(RNG.integers(0, x.size)))  # the maximum anywhere
+    expected = lse_long_double(x)
+    assert relative_error_in_eps(nf.logsumexp(x), expected, np.float64) <= 4
+    # a run that starts mid-block and a strided view of the same values
+    assert relative_error_in_eps(nf.logsumexp(x[3:]), lse_long_double(x[3:]), np.float64) <= 4
+    assert relative_error_in_eps(nf.logsumexp(x[::2]), lse_long_double(x[::2]), np.float64) <= 4
+    # log_softmax of a group longer than one chunk folds it with the same loops
+    _, log_sum, shifted = long_double_parts(x)
+    log_soft = (shifted - log_sum).astype(np.float64)
+    assert relative_error_in_eps(nf.log_softmax(x), log_soft, np.float64) <= 4

@@ -3,8 +3,9 @@
 
 The JSON holds the exact values (hex) of the exp / log polynomials that the portable SIMD
 kernels (src/core/kernels/exp.hpp, log.hpp) and the scalar / GPU code (src/core/device_math)
-share, and the lean float32 power kernel's (src/core/kernels/power.hpp); tools/explog_remez.py
-and tools/pow_remez.py fit them. This emitter only formats them, so `make regen` is
+share, the lean float32 power kernel's (src/core/kernels/power.hpp) and logsumexp's term exp
+(src/core/kernels/lse_exp.hpp); tools/explog_remez.py, tools/pow_remez.py and
+tools/lse_exp_remez.py fit them. This emitter only formats them, so `make regen` is
 fast and deterministic. For each fit NAME the header defines NUMFUSE_<NAME>_C<i> (the
 coefficient of degree i) and NUMFUSE_<NAME> (all of them, lowest degree first, comma
 separated: the argument list of kernels::detail::horner). A block with "constants" instead
@@ -85,7 +86,8 @@ def render(data: dict) -> str:
             "(Remez exchange in mpmath). _C<i> is the coefficient of degree i. Also exp's",
             "reduction constants and clamps (exp_constants), shared the same way, and the",
             "lean float32 power kernel's log2 and 2^f polynomials (src/core/kernels/power.hpp,",
-            "fitted by tools/pow_remez.py).",
+            "fitted by tools/pow_remez.py), and logsumexp's term exp (lse_exp64:",
+            "src/core/kernels/lse_exp.hpp, fitted by tools/lse_exp_remez.py).",
             "Plain macros (no types, no includes): usable from host, nvcc and NVRTC code.",
         ],
     )

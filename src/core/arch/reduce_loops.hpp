@@ -210,90 +210,98 @@ inline void fold(B& m, B& s, B& c, B x, const B& w) noexcept {
     }
 }
 
-// The max / min passes' steps: xsimd::select(x > top, x, top) and select(x < low, x, low),
-// NaN elements skipped (the comparison is false, the running value kept). x86's maxpd /
-// minpd (ps) compute exactly these selects, the second operand where either is NaN or both
-// are zeros, in one instruction where xsimd's select is a compare and a blend; other
-// levels keep the select.
-template <class B>
-inline B take_larger(const B& x, const B& top) noexcept {
+// The max / min passes' steps: take_larger(x, top) = xsimd::select(x > top, x, top) and
+// take_smaller(x, low) = select(x < low, x, low), NaN elements skipped (the comparison is
+// false, the running value kept). x86's maxpd / minpd (ps) compute exactly these selects,
+// the second operand where either is NaN or both are zeros, in one instruction where
+// xsimd's select is a compare and a blend; other levels keep the select. Larger picks the
+// direction: one body for both.
+template <bool Larger, class B>
+inline B take_extreme(const B& x, const B& kept) noexcept {
     using T = typename B::value_type;
     [[maybe_unused]] constexpr bool f64 = std::is_same<T, double>::value;
 #if defined(__AVX512F__)
     if constexpr (kernels::detail::is_avx512<Arch>) {
-        if constexpr (f64) return B(_mm512_max_pd(x, top));
-        else return B(_mm512_max_ps(x, top));
+        if constexpr (f64) return B(Larger ? _mm512_max_pd(x, kept) : _mm512_min_pd(x, kept));
+        else return B(Larger ? _mm512_max_ps(x, kept) : _mm512_min_ps(x, kept));
     } else
 #endif
 #if defined(__AVX__)
         if constexpr (std::is_base_of<xsimd::avx, Arch>::value) {
-        if constexpr (f64) return B(_mm256_max_pd(x, top));
-        else return B(_mm256_max_ps(x, top));
+        if constexpr (f64) return B(Larger ? _mm256_max_pd(x, kept) : _mm256_min_pd(x, kept));
+        else return B(Larger ? _mm256_max_ps(x, kept) : _mm256_min_ps(x, kept));
     } else
 #endif
 #if defined(__SSE2__)
         if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
-        if constexpr (f64) return B(_mm_max_pd(x, top));
-        else return B(_mm_max_ps(x, top));
+        if constexpr (f64) return B(Larger ? _mm_max_pd(x, kept) : _mm_min_pd(x, kept));
+        else return B(Larger ? _mm_max_ps(x, kept) : _mm_min_ps(x, kept));
     } else
 #endif
     {
-        return xsimd::select(x > top, x, top);
+        return xsimd::select(Larger ? x > kept : x < kept, x, kept);
     }
+}
+
+template <class B>
+inline B take_larger(const B& x, const B& top) noexcept {
+    return take_extreme<true>(x, top);
 }
 
 template <class B>
 inline B take_smaller(const B& x, const B& low) noexcept {
-    using T = typename B::value_type;
-    [[maybe_unused]] constexpr bool f64 = std::is_same<T, double>::value;
-#if defined(__AVX512F__)
-    if constexpr (kernels::detail::is_avx512<Arch>) {
-        if constexpr (f64) return B(_mm512_min_pd(x, low));
-        else return B(_mm512_min_ps(x, low));
-    } else
-#endif
-#if defined(__AVX__)
-        if constexpr (std::is_base_of<xsimd::avx, Arch>::value) {
-        if constexpr (f64) return B(_mm256_min_pd(x, low));
-        else return B(_mm256_min_ps(x, low));
-    } else
-#endif
-#if defined(__SSE2__)
-        if constexpr (std::is_base_of<xsimd::sse2, Arch>::value) {
-        if constexpr (f64) return B(_mm_min_pd(x, low));
-        else return B(_mm_min_ps(x, low));
-    } else
-#endif
-    {
-        return xsimd::select(x < low, x, low);
-    }
+    return take_extreme<false>(x, low);
 }
 
-// True in the lanes where a block whose elements have maximum `top` and minimum `low`
-// (NaN elements skipped) must take fold's per-batch path: a new maximum (top > m), or an
-// x - m outside the unchecked exps' range (below -fast_lim: tiny or zero results, -inf
-// elements), or a NaN low (a block starting with NaN). Elsewhere every x - m of the block
-// is in [-fast_lim, 0] (rounding is monotone) and no lane is rescaled. There the contiguous
-// run's blocks take their terms from lse_term_exp (kernels/lse_exp.hpp: relative error
-// below 1.75 u where exp_kernel keeps 1.02 u, u = 2^-53; no test), summed as fold sums
-// them; strip pairs take exp_kernel_nofix (exp_kernel's bits; see strip_fold_pair). Which
-// blocks go which way depends only on the elements and the block's position in the run,
-// so results are the same for any thread count. A NaN element inside such a block gives a
-// NaN term, as in fold (the payload may differ; finish_logsumexp recomputes every
-// non-finite result from the elements).
+// True in the lanes where a block whose elements have minimum `low` (NaN elements skipped)
+// must take fold's per-batch path once the lane's maximum is m (the block's maximum where
+// that is larger): an x - m outside the unchecked exps' range (below -fast_lim: tiny or zero
+// results, -inf elements, or +inf's m), or a NaN low (a block starting with NaN). Elsewhere
+// every x - m of the block is in [-fast_lim, 0] (rounding is monotone). There the contiguous
+// run's blocks are rescaled once to their maximum where it is new (rescale_to) and take their
+// terms from lse_term_exp (kernels/lse_exp.hpp: relative error below 1.75 u where exp_kernel
+// keeps 1.02 u, u = 2^-53; no test); strip pairs take exp_kernel_nofix (exp_kernel's bits;
+// see strip_fold_pair). Which blocks go which way depends only on the elements and the
+// block's position in the run, so results are the same for any thread count. A NaN element
+// inside such a block gives a NaN term, as in fold (the payload may differ;
+// finish_logsumexp recomputes every non-finite result from the elements).
 //
 // Accuracy (float64): with M the maximum and S = sum exp(x - M) >= 1, the result M + log S
-// takes an absolute error of at most max|theta| (S - 1) / S from relative term errors theta
-// (the first maximum of each lane is folded by fold, and exp(0) = 1 exactly in both kernels;
-// the compensated sums add nothing of first order). lse_term_exp's |theta| < 1.75 u against
-// exp_kernel's 1.02 u: at most 0.73 u (S - 1) / S more, which for M >= 0 is at most 0.73 u
-// = 0.37 eps relative to the result (M + log S >= log S >= (S - 1) / S); results that are
-// small only through cancellation (M < 0 < ...) are ill-conditioned (docs/accuracy.md).
+// takes an absolute error of at most (max|theta| + max|beta|) (S - 1) / S from relative
+// errors theta of the terms and beta of the plain block sums (each lane's first maximum
+// contributes exp(0) = 1 exactly in every kernel and enters (s, c) exactly: through fold, or
+// through a compensated block, since a block that raises a lane's maximum sums its terms one
+// by one with TwoSum; the compensated sums and rescales add nothing of first order).
+// Terms: lse_term_exp's |theta| < 1.75 u against exp_kernel's 1.02 u. Plain block sums
+// (blocks that raise no lane's maximum): each accumulator's 8 terms, all in (0, 1], are
+// added in a balanced tree of depth 3 and only the total goes through TwoSum. An addition's
+// rounding is at most u times its (positive) sum, and each term lies under 3 additions, so
+// the total is within 3 u (1 + 3 u) of the exact sum of its terms: |beta| < 3.01 u, whatever
+// the magnitudes (one dominant term and tiny ones included: the bound is relative to the
+// block's own total, which is part of S - 1, never holding a lane's first maximum). So
+// against exp_kernel's terms compensated one by one (fold), at most (0.73 + 3.01) u
+// (S - 1) / S = 1.87 eps (S - 1) / S more, which for M >= 0 is at most 1.87 eps relative to
+// the result (M + log S >= log S >= (S - 1) / S); with the final rounding and log's error
+// (< 1.5 eps together) the total stays below the documented 4 eps. float32 lanes (terms
+// from exp_kernel_nofix, <= 1 ULP, sums in float32): the same argument gives at most
+// (1.02 + 3.01) u_32 (S - 1) / S, about 2 eps of float32, before the result's rounding to
+// float32 (its log is taken in double). Results that are small only through cancellation
+// (M < 0 < ...) are ill-conditioned (docs/accuracy.md).
 template <class B>
-inline auto needs_fold(const B& top, const B& low, const B& m) noexcept {
+inline auto needs_fold(const B& low, const B& m) noexcept {
     using T = typename B::value_type;
     const B floor(-kernels::detail::exp_consts<T>::fast_lim);
-    return (top > m) | ~((low - m) >= floor);
+    return ~((low - m) >= floor);
+}
+
+// Rescales a lane triple to the maximum m_new >= m (lanes where m_new == m scale by
+// exp_difference(m, m) = 1 exactly), as fold does for a new maximum.
+template <class B>
+inline void rescale_to(const B& m_new, B& m, B& s, B& c) noexcept {
+    const B scale = exp_difference(m, m_new);
+    s *= scale;
+    c *= scale;
+    m = m_new;
 }
 
 // --------------------------------------------------------------- runs
@@ -344,17 +352,28 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
         }
         if (!HasB && n >= run_block_min * run_block_rows * block) {
             // Blocks of run_block_rows rows: a max / min pass, then, for the usual block
-            // (no new maximum, no extreme difference), the terms from lse_term_exp with no
-            // test at all (needs_fold); other blocks take the per-batch loop's fold.
+            // (every x - m in the unchecked exp's range once the lane takes the block's
+            // maximum: needs_fold), the terms from lse_term_exp with no test at all; other
+            // blocks take the per-batch loop's fold.
             constexpr std::size_t span = run_block_rows * block;
-            // fold's Fast2Sum branch (every term is <= 1 <= s) for one accumulator's
-            // batches of a block, at q, q + block, ...
-            const auto fast_block = [](const T* q, const B& m, B& s, B& c) {
-                for (std::size_t r = 0; r < run_block_rows; ++r) {
-                    const B y = kernels::lse_term_exp(B::load_unaligned(q + r * block) - m);
-                    const B t = s + y;
-                    c += (s - t) + y;
-                    s = t;
+            static_assert(run_block_rows == 8, "fast_block's tree sums 8 terms");
+            // One accumulator's batches of a block, at q, q + block, ... Plain: the terms
+            // summed as a balanced tree, the block's total then added to (s, c) by TwoSum
+            // (the total may exceed s, so not Fast2Sum). Compensated (blocks that raised some
+            // lane's maximum, whose exp(0) = 1 must enter (s, c) exactly): each term by
+            // TwoSum, as fold does. The error of either is stated at needs_fold.
+            const auto fast_block = [](auto compensated, const T* q, const B& m, B& s, B& c) {
+                const auto term = [&](std::size_t r) {
+                    return kernels::lse_term_exp(B::load_unaligned(q + r * block) - m);
+                };
+                if constexpr (decltype(compensated)::value) {
+                    for (std::size_t r = 0; r < run_block_rows; ++r) add_compensated(s, c, term(r));
+                } else {
+                    const B y01 = term(0) + term(1);
+                    const B y23 = term(2) + term(3);
+                    const B y45 = term(4) + term(5);
+                    const B y67 = term(6) + term(7);
+                    add_compensated(s, c, (y01 + y23) + (y45 + y67));
                 }
             };
             for (; i + span <= n; i += span) {
@@ -376,8 +395,12 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
                     low2 = take_smaller(x2, low2);
                     low3 = take_smaller(x3, low3);
                 }
-                if (xsimd::any(needs_fold(top0, low0, m0) | needs_fold(top1, low1, m1) |
-                               needs_fold(top2, low2, m2) | needs_fold(top3, low3, m3))) {
+                // Each lane's maximum after the block (maxpd: a NaN top, a block starting
+                // with NaN, keeps m; its NaN low sends the block to fold).
+                const B mn0 = take_larger(top0, m0), mn1 = take_larger(top1, m1),
+                        mn2 = take_larger(top2, m2), mn3 = take_larger(top3, m3);
+                if (xsimd::any(needs_fold(low0, mn0) | needs_fold(low1, mn1) |
+                               needs_fold(low2, mn2) | needs_fold(low3, mn3))) {
                     for (std::size_t r = 0; r < run_block_rows; ++r) {
                         const T* q = p + r * block;
                         fold<false>(m0, s0, c0, B::load_unaligned(q), one);
@@ -387,13 +410,28 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
                     }
                     continue;
                 }
-                // One accumulator at a time (each still sees its elements in order): its
-                // state and the exp's constants fit the registers, where all four states
-                // did not (AVX2: 16 registers).
-                fast_block(p, m0, s0, c0);
-                fast_block(p + width, m1, s1, c1);
-                fast_block(p + 2 * width, m2, s2, c2);
-                fast_block(p + 3 * width, m3, s3, c3);
+                // A new maximum in some lane (most blocks of a chunk's first few dozen, on
+                // unordered data): one rescale per lane for the whole block, as the strips
+                // do, instead of fold's per-batch path. One accumulator at a time (each still
+                // sees its elements in order): its state and the exp's constants fit the
+                // registers, where all four states did not (AVX2: 16 registers).
+                if (xsimd::any((top0 > m0) | (top1 > m1) | (top2 > m2) | (top3 > m3))) {
+                    rescale_to(mn0, m0, s0, c0);
+                    rescale_to(mn1, m1, s1, c1);
+                    rescale_to(mn2, m2, s2, c2);
+                    rescale_to(mn3, m3, s3, c3);
+                    const std::true_type compensated;
+                    fast_block(compensated, p, m0, s0, c0);
+                    fast_block(compensated, p + width, m1, s1, c1);
+                    fast_block(compensated, p + 2 * width, m2, s2, c2);
+                    fast_block(compensated, p + 3 * width, m3, s3, c3);
+                    continue;
+                }
+                const std::false_type plain;
+                fast_block(plain, p, m0, s0, c0);
+                fast_block(plain, p + width, m1, s1, c1);
+                fast_block(plain, p + 2 * width, m2, s2, c2);
+                fast_block(plain, p + 3 * width, m3, s3, c3);
             }
         }
         for (; i + block <= n; i += block) {
@@ -594,7 +632,7 @@ inline void strip_fold_pair(const char* a, std::ptrdiff_t a_step, Batch<T>& m0, 
             s1 = t1;
         }
     };
-    if (xsimd::any(needs_fold(top0, low0, m0) | needs_fold(top1, low1, m1))) {
+    if (xsimd::any(needs_fold(low0, m0) | needs_fold(low1, m1))) {
         add_block([](const B& d) { return kernels::exp_kernel(d); });
     } else {
         add_block([](const B& d) { return kernels::exp_kernel_nofix(d); });

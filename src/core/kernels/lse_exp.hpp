@@ -41,24 +41,16 @@
 #include "kernels/common.hpp"
 #include "kernels/exp.hpp"
 #include "kernels/exp_reduction.hpp"
+#include "kernels/generated/explog_coefficients.hpp"
 
 namespace numfuse::kernels {
 namespace detail {
 
 // Q(r) ~ (e^r - 1 - r) / r^2 on |r| <= ln2/2 (1 + 2^-12), degree 9, relative error of e^r
-// 2^-56.42 with these rounded coefficients (tools/lse_exp_remez.py).
-inline constexpr double lse_exp_q[10] = {
-    0x1.000000000000ap-1,   // 0.50000000000000111022
-    0x1.55555555554fap-3,   // 0.16666666666666413166
-    0x1.5555555550866p-5,   // 0.041666666666530002838
-    0x1.1111111127c4ep-7,   // 0.008333333333494643419
-    0x1.6c16c1842f594p-10,  // 0.00138888889436770014
-    0x1.a01a012a3e34ep-13,  // 0.00019841269506295572877
-    0x1.a01999fd3bd13p-16,  // 0.000024801493045009908293
-    0x1.71df2573d0e37p-19,  // 2.755758652302362686e-6
-    0x1.28ad818054164p-22,  // 2.7630269274372756861e-7
-    0x1.ad7f5f9ebe3aep-26,  // 2.5000047916359395069e-8
-};
+// 2^-56.42 with the rounded coefficients: NUMFUSE_LSE_EXP64_C<i> (kernels/generated/
+// explog_coefficients.hpp, from tools/data/explog_coefficients.json, fitted by
+// tools/lse_exp_remez.py).
+inline constexpr double lse_exp_q[10] = {NUMFUSE_LSE_EXP64};
 
 // 1.5 * 2^52 + 1023: RN(d/ln2 + this) holds k + 1023 in its low mantissa bits.
 inline constexpr double lse_exp_shifter = 0x1.8p52 + 1023.0;

@@ -8,7 +8,8 @@
 // (Remez exchange in mpmath). _C<i> is the coefficient of degree i. Also exp's
 // reduction constants and clamps (exp_constants), shared the same way, and the
 // lean float32 power kernel's log2 and 2^f polynomials (src/core/kernels/power.hpp,
-// fitted by tools/pow_remez.py).
+// fitted by tools/pow_remez.py), and logsumexp's term exp (lse_exp64:
+// src/core/kernels/lse_exp.hpp, fitted by tools/lse_exp_remez.py).
 // Plain macros (no types, no includes): usable from host, nvcc and NVRTC code.
 #pragma once
 
@@ -67,6 +68,20 @@
 #define NUMFUSE_LOG64_GEN_C5 0x1.39a1fb3d036f1p-3  /* 0.15314098625133668 */
 #define NUMFUSE_LOG64_GEN_C6 0x1.2f02e9a30b8bap-3  /* 0.14795477417778163 */
 #define NUMFUSE_LOG64_GEN NUMFUSE_LOG64_GEN_C0, NUMFUSE_LOG64_GEN_C1, NUMFUSE_LOG64_GEN_C2, NUMFUSE_LOG64_GEN_C3, NUMFUSE_LOG64_GEN_C4, NUMFUSE_LOG64_GEN_C5, NUMFUSE_LOG64_GEN_C6
+
+// lse_exp64 (f64): Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/2 (1 + 2^-12), degree 9, for logsumexp's term exp (src/core/kernels/lse_exp.hpp, fitted by tools/lse_exp_remez.py), relative error of 1 + r + r^2 Q(r) vs e^r
+// max error with these rounded coefficients: 2^-56.42
+#define NUMFUSE_LSE_EXP64_C0 0x1.000000000000ap-1  /* 0.50000000000000111 */
+#define NUMFUSE_LSE_EXP64_C1 0x1.55555555554fap-3  /* 0.16666666666666413 */
+#define NUMFUSE_LSE_EXP64_C2 0x1.5555555550866p-5  /* 0.041666666666530003 */
+#define NUMFUSE_LSE_EXP64_C3 0x1.1111111127c4ep-7  /* 0.0083333333334946434 */
+#define NUMFUSE_LSE_EXP64_C4 0x1.6c16c1842f594p-10  /* 0.0013888888943677001 */
+#define NUMFUSE_LSE_EXP64_C5 0x1.a01a012a3e34ep-13  /* 0.00019841269506295573 */
+#define NUMFUSE_LSE_EXP64_C6 0x1.a01999fd3bd13p-16  /* 2.4801493045009908e-05 */
+#define NUMFUSE_LSE_EXP64_C7 0x1.71df2573d0e37p-19  /* 2.7557586523023627e-06 */
+#define NUMFUSE_LSE_EXP64_C8 0x1.28ad818054164p-22  /* 2.7630269274372757e-07 */
+#define NUMFUSE_LSE_EXP64_C9 0x1.ad7f5f9ebe3aep-26  /* 2.5000047916359395e-08 */
+#define NUMFUSE_LSE_EXP64 NUMFUSE_LSE_EXP64_C0, NUMFUSE_LSE_EXP64_C1, NUMFUSE_LSE_EXP64_C2, NUMFUSE_LSE_EXP64_C3, NUMFUSE_LSE_EXP64_C4, NUMFUSE_LSE_EXP64_C5, NUMFUSE_LSE_EXP64_C6, NUMFUSE_LSE_EXP64_C7, NUMFUSE_LSE_EXP64_C8, NUMFUSE_LSE_EXP64_C9
 
 // pow32_lean_exp2 (f64): 2^f on [-1/2, 1/2], degree 8 (Chebyshev interpolation), relative error of the rounded polynomial vs 2^f
 // max error with these rounded coefficients: 2^-39.77
