@@ -217,15 +217,10 @@ def _instance_method(function):
     return make_method(function)
 
 
-class _PybindLike:
-    def __init__(self):
-        self.calls = []
+class _PybindLike(_Recorder):
+    """_Recorder whose __call__ is a C instancemethod, as pybind11 defines it."""
 
-    def _record(self, *values):
-        self.calls.append(values)
-        return "answer"
-
-    __call__ = _instance_method(_record)
+    __call__ = _instance_method(_Recorder.__call__)
 
 
 @pytest.mark.parametrize("kind", [_Recorder, _PybindLike])
