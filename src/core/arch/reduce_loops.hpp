@@ -177,6 +177,16 @@ inline B exp_difference(const B& x, const B& m) noexcept {
     return xsimd::fma(e, lo, e);
 }
 
+// Rescales a lane triple to the maximum m_new >= m (lanes where m_new == m scale by
+// exp_difference(m, m) = 1 exactly), the one rescaling of fold, the blocks and the strips.
+template <class B>
+inline void rescale_to(const B& m_new, B& m, B& s, B& c) noexcept {
+    const B scale = exp_difference(m, m_new);
+    s *= scale;
+    c *= scale;
+    m = m_new;
+}
+
 // Folds one batch of elements (weights w when HasB) into one lane triple.
 template <bool HasB, class B>
 inline void fold(B& m, B& s, B& c, B x, const B& w) noexcept {
@@ -186,11 +196,7 @@ inline void fold(B& m, B& s, B& c, B x, const B& w) noexcept {
     if (xsimd::any(larger)) {
         // A new maximum: rescale the lane's sum to it. Rare after the first
         // few batches of typical data; every batch for sorted data.
-        const B m_new = xsimd::select(larger, x, m);
-        const B scale = exp_difference(m, m_new);
-        s *= scale;
-        c *= scale;
-        m = m_new;
+        rescale_to(B(xsimd::select(larger, x, m)), m, s, c);
         B y = kernels::exp_kernel(x - m);
         if constexpr (HasB) y *= w;
         add_compensated(s, c, y);
@@ -292,16 +298,6 @@ inline auto needs_fold(const B& low, const B& m) noexcept {
     using T = typename B::value_type;
     const B floor(-kernels::detail::exp_consts<T>::fast_lim);
     return ~((low - m) >= floor);
-}
-
-// Rescales a lane triple to the maximum m_new >= m (lanes where m_new == m scale by
-// exp_difference(m, m) = 1 exactly), as fold does for a new maximum.
-template <class B>
-inline void rescale_to(const B& m_new, B& m, B& s, B& c) noexcept {
-    const B scale = exp_difference(m, m_new);
-    s *= scale;
-    c *= scale;
-    m = m_new;
 }
 
 // --------------------------------------------------------------- runs
@@ -549,11 +545,7 @@ inline void strip_fold_block(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_
         block_max = xsimd::select(x[r] > block_max, x[r], block_max);
     const auto larger = block_max > m;
     if (HasB || xsimd::any(larger)) {
-        const B m_new = xsimd::select(larger, block_max, m);
-        const B scale = exp_difference(m, m_new);
-        s *= scale;
-        c *= scale;
-        m = m_new;
+        rescale_to(B(xsimd::select(larger, block_max, m)), m, s, c);
         for (std::size_t r = 0; r < Rows; ++r) {
             B y = kernels::exp_kernel(x[r] - m);
             if constexpr (HasB) y *= w[r];
@@ -599,16 +591,8 @@ inline void strip_fold_pair(const char* a, std::ptrdiff_t a_step, Batch<T>& m0, 
     const auto larger1 = top1 > m1;
     if (xsimd::any(larger0) || xsimd::any(larger1)) {
         // Rare: rescale both (lanes without a new maximum scale by exactly 1).
-        const B m0_new = xsimd::select(larger0, top0, m0);
-        const B m1_new = xsimd::select(larger1, top1, m1);
-        const B scale0 = exp_difference(m0, m0_new);
-        const B scale1 = exp_difference(m1, m1_new);
-        s0 *= scale0;
-        c0 *= scale0;
-        s1 *= scale1;
-        c1 *= scale1;
-        m0 = m0_new;
-        m1 = m1_new;
+        rescale_to(B(xsimd::select(larger0, top0, m0)), m0, s0, c0);
+        rescale_to(B(xsimd::select(larger1, top1, m1)), m1, s1, c1);
         for (std::size_t r = 0; r < strip_block; ++r) {
             add_compensated(s0, c0, kernels::exp_kernel(row(r, 0) - m0));
             add_compensated(s1, c1, kernels::exp_kernel(row(r, 1) - m1));
