@@ -162,7 +162,7 @@ FORMULAS = {
     ),
     "huber": (
         _huber,
-        "where(abs(x - y) < 1.0, 0.5 * abs(x - y)**2, abs(x - y) - 0.5)",
+        "where(abs(x - y) < 1.0, 0.5 * abs(x - y) * abs(x - y), abs(x - y) - 0.5)",
         "xy",
         (-3, 3),
         False,
