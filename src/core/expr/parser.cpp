@@ -43,6 +43,84 @@ const std::unordered_set<std::string>& reduction_functions() {
     return names;
 }
 
+double rounded_integer(const std::string& digits, int base) {
+    std::string text;
+    if (base == 10) {
+        text = digits;
+    } else if (base == 16) {
+        text = "0x" + digits;
+    } else {
+        const int bits_per_digit = base == 2 ? 1 : 3;
+        std::string bits;
+        for (char ch : digits) {
+            const int d = ch - '0';
+            for (int k = bits_per_digit - 1; k >= 0; --k) bits.push_back((d >> k) & 1 ? '1' : '0');
+        }
+        bits.insert(0, (4 - bits.size() % 4) % 4, '0');
+        text = "0x";
+        for (std::size_t k = 0; k < bits.size(); k += 4) {
+            const int nibble = (bits[k] - '0') * 8 + (bits[k + 1] - '0') * 4 +
+                               (bits[k + 2] - '0') * 2 + (bits[k + 3] - '0');
+            text.push_back("0123456789abcdef"[nibble]);
+        }
+    }
+    return std::strtod(text.c_str(), nullptr);  // HUGE_VAL (+inf) beyond float64
+}
+
+}  // namespace
+
+AstNode number_node(const std::string& token, int column) {
+    AstNode node;
+    node.kind = NodeKind::number;
+    node.column = column;
+    std::string digits;
+    for (char ch : token) {
+        if (ch != '_') digits.push_back(ch);
+    }
+    const bool imaginary = !digits.empty() && (digits.back() == 'j' || digits.back() == 'J');
+    const bool radix =
+        digits.size() > 1 && digits[0] == '0' && std::strchr("xXoObB", digits[1]) != nullptr;
+    const bool floating = !radix && digits.find_first_of(".eE") != std::string::npos;
+    if (imaginary) {
+        digits.pop_back();
+        node.number_type = Type::z;
+        node.imag_value = std::strtod(digits.c_str(), nullptr);
+    } else if (floating) {
+        node.number_type = Type::d;
+        node.real_value = std::strtod(digits.c_str(), nullptr);
+    } else {
+        int base = 10;
+        std::size_t skip = 0;
+        if (radix) {
+            const char r = static_cast<char>(digits[1] | 0x20);
+            base = r == 'x' ? 16 : (r == 'o' ? 8 : 2);
+            skip = 2;
+        }
+        errno = 0;
+        char* end = nullptr;
+        const unsigned long long value = std::strtoull(digits.c_str() + skip, &end, base);
+        if (*end != '\0' || end == digits.c_str() + skip) {
+            syntax_error("invalid number literal", column);
+        }
+        if (errno == ERANGE ||
+            value > static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max())) {
+            // A Python int beyond int64: what NumPy does with it depends on what it
+            // meets (the compiler's checks), so it is kept, rounded to float64.
+            node.number_type = Type::d;
+            node.big_int = true;
+            node.real_value = rounded_integer(digits.substr(skip), base);
+            // 2^63 exactly (int_value 1): its negative is int64's min.
+            node.int_value = errno != ERANGE && value == 0x8000000000000000ULL ? 1 : 0;
+        } else {
+            node.number_type = Type::l;
+            node.int_value = static_cast<std::int64_t>(value);
+        }
+    }
+    return node;
+}
+
+namespace {
+
 class Parser {
 public:
     Parser(const std::string& text, std::vector<Token> tokens)
@@ -335,7 +413,7 @@ private:
         const Token& t = peek();
         if (t.kind == TokenKind::number) {
             next();
-            return number(t);
+            return add(number_node(t.text, t.column));
         }
         if (t.kind == TokenKind::bytes) {
             next();
@@ -386,81 +464,6 @@ private:
     // the nearest float64 as Python's float(int) rounds it (to nearest, ties to even;
     // +inf where that raises): strtod rounds decimal and hexadecimal digits correctly, and
     // binary and octal digits are rewritten as hexadecimal first.
-    static double rounded_integer(const std::string& digits, int base) {
-        std::string text;
-        if (base == 10) {
-            text = digits;
-        } else if (base == 16) {
-            text = "0x" + digits;
-        } else {
-            const int bits_per_digit = base == 2 ? 1 : 3;
-            std::string bits;
-            for (char ch : digits) {
-                const int d = ch - '0';
-                for (int k = bits_per_digit - 1; k >= 0; --k)
-                    bits.push_back((d >> k) & 1 ? '1' : '0');
-            }
-            bits.insert(0, (4 - bits.size() % 4) % 4, '0');
-            text = "0x";
-            for (std::size_t k = 0; k < bits.size(); k += 4) {
-                const int nibble = (bits[k] - '0') * 8 + (bits[k + 1] - '0') * 4 +
-                                   (bits[k + 2] - '0') * 2 + (bits[k + 3] - '0');
-                text.push_back("0123456789abcdef"[nibble]);
-            }
-        }
-        return std::strtod(text.c_str(), nullptr);  // HUGE_VAL (+inf) beyond float64
-    }
-
-    int number(const Token& t) {
-        AstNode node;
-        node.kind = NodeKind::number;
-        node.column = t.column;
-        std::string digits;
-        for (char ch : t.text) {
-            if (ch != '_') digits.push_back(ch);
-        }
-        const bool imaginary = !digits.empty() && (digits.back() == 'j' || digits.back() == 'J');
-        const bool radix =
-            digits.size() > 1 && digits[0] == '0' && std::strchr("xXoObB", digits[1]) != nullptr;
-        const bool floating = !radix && digits.find_first_of(".eE") != std::string::npos;
-        if (imaginary) {
-            digits.pop_back();
-            node.number_type = Type::z;
-            node.imag_value = std::strtod(digits.c_str(), nullptr);
-        } else if (floating) {
-            node.number_type = Type::d;
-            node.real_value = std::strtod(digits.c_str(), nullptr);
-        } else {
-            int base = 10;
-            std::size_t skip = 0;
-            if (radix) {
-                const char r = static_cast<char>(digits[1] | 0x20);
-                base = r == 'x' ? 16 : (r == 'o' ? 8 : 2);
-                skip = 2;
-            }
-            errno = 0;
-            char* end = nullptr;
-            const unsigned long long value = std::strtoull(digits.c_str() + skip, &end, base);
-            if (*end != '\0' || end == digits.c_str() + skip) {
-                syntax_error("invalid number literal", t.column);
-            }
-            if (errno == ERANGE ||
-                value > static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max())) {
-                // A Python int beyond int64: what NumPy does with it depends on what it
-                // meets (the compiler's checks), so it is kept, rounded to float64.
-                node.number_type = Type::d;
-                node.big_int = true;
-                node.real_value = rounded_integer(digits.substr(skip), base);
-                // 2^63 exactly (int_value 1): its negative is int64's min.
-                node.int_value = errno != ERANGE && value == 0x8000000000000000ULL ? 1 : 0;
-            } else {
-                node.number_type = Type::l;
-                node.int_value = static_cast<std::int64_t>(value);
-            }
-        }
-        return add(std::move(node));
-    }
-
     // The call of `name` (the token before the current one, the '(').
     int call(const Token& name) {
         const std::size_t open = pos_;
