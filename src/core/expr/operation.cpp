@@ -63,6 +63,7 @@ std::shared_ptr<const Plan> compile_operation(OperationForm form, const std::str
     const std::size_t n = inputs.size();
     if (!detail::operation_known(form, op, n)) return nullptr;
     detail::Ast ast;
+    ast.nodes.reserve(n + 1);
     ast.nodes.resize(n);
     std::vector<int> args;
     args.reserve(n);
