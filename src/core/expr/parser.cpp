@@ -2,6 +2,7 @@
 #include "expr/parser.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -23,14 +25,19 @@ namespace numfuse::expr::detail {
 namespace {
 
 // The math functions of the function table (functions.hpp) and the language's
-// own element-wise functions, whose type rules the compiler writes out.
-const std::unordered_set<std::string>& elementwise_functions() {
-    static const std::unordered_set<std::string> names = [] {
-        std::unordered_set<std::string> set = {
+// own element-wise functions, whose type rules the compiler writes out. Views of static
+// names, the table sized up front: built at a process's first call of a function, where it
+// used to be ~30k instructions of std::string nodes (numfuse.jit's first function).
+const std::unordered_set<std::string_view>& elementwise_functions() {
+    static const std::unordered_set<std::string_view> names = [] {
+        static const char* const language[] = {
             "where",    "isinf",   "isnan", "isfinite",   "signbit",  "maximum",
             "minimum",  "fmod",    "sign",  "abs",        "conj",     "real",
             "imag",     "complex", "copy",  "ones_like",  "absolute", "negative",
             "contains", "pow",     "power", "float_power"};
+        std::unordered_set<std::string_view> set;
+        set.reserve(std::size(language) + std::size(core::function_table));
+        for (const char* name : language) set.insert(name);
         for (const core::FunctionInfo& info : core::function_table) set.insert(info.name);
         return set;
     }();
@@ -479,8 +486,11 @@ private:
     int parse_call(const Token& name) {
         const bool reduction = reduction_functions().count(name.text) != 0;
         if (!reduction && elementwise_functions().count(name.text) == 0) {
-            std::unordered_set<std::string> known = elementwise_functions();
-            known.insert(reduction_functions().begin(), reduction_functions().end());
+            std::unordered_set<std::string> known(reduction_functions().begin(),
+                                                  reduction_functions().end());
+            for (const std::string_view known_name : elementwise_functions()) {
+                known.emplace(known_name);
+            }
             syntax_error(unknown_function_message(name.text, known), name.column);
         }
         DepthGuard guard(*this);
