@@ -10,6 +10,10 @@
   template and keepdims, whatever the spelling of their axis.
 - The verdict's plan of a template's one operation, compiled from the operation without
   its text (compile_operation), is the plan of the text, and gives the same verdict.
+- A fused segment's formula, compiled from the AST its trace's nodes make
+  (_core._jit_formula) without printing and parsing its text, gets the plan of its text
+  (over the formula table, literals of every kind and integer and bool operands), and
+  the text it carries is what str.format of the templates writes.
 """
 
 from __future__ import annotations
@@ -513,3 +517,124 @@ def test_the_verdict_from_the_operation_answers_as_from_the_text(fresh_answers):
             assert lean == text, (template, operands)
             checked += 1
     assert checked > 100
+
+
+def _formula_text(steps):
+    """The text of _jit_formula's steps as the tracer used to write it (str.format)."""
+    texts = []
+    for step in steps:
+        texts.append(step if type(step) is str else step[0].format(*(texts[i] for i in step[1:])))
+    return texts[-1]
+
+
+def _record_formulas(monkeypatch):
+    """Record each fused formula's steps and each run's inputs: a list of (steps,
+    compiled, values), one per run of a segment."""
+    from numfuse._jit import _program, _trace
+
+    steps_of = {}
+    runs = []
+    make = _trace._jit_formula
+
+    def record(steps):
+        compiled = make(steps)
+        steps_of[id(compiled)] = (list(steps), compiled)  # kept alive: ids stay unique
+        return compiled
+
+    plain_run = _program.Segment.run
+
+    def run(self, env):
+        values = [env[v] if is_slot else v for is_slot, v in self.inputs]
+        runs.append((steps_of[id(self.compiled)][0], self.compiled, values))
+        return plain_run(self, env)
+
+    monkeypatch.setattr(_trace, "_jit_formula", record)
+    monkeypatch.setattr(_program.Segment, "run", run)
+    return runs
+
+
+def _assert_plans_agree(runs):
+    from numfuse import _core
+
+    compared = 0
+    for steps, compiled, values in runs:
+        tree, text, formula = _core._jit_formula_plans(steps, values)
+        assert formula == compiled.expression == _formula_text(steps)
+        assert tree[0] != "error", (formula, tree)
+        assert tree == text, formula
+        compared += 1
+    return compared
+
+
+def test_fused_formulas_plan_from_the_trace_is_the_plan_from_their_text(monkeypatch):
+    """Every fused segment of the formula table (float32 and float64, 1-d and 2-d: the
+    reductions' keywords, softmax's formulas, shared subexpressions), compiled from the
+    AST its steps make, has the plan (stages, registers, constants' bits, instructions,
+    result type) that the parse of its text gives, and its text is the templates'."""
+    from jit_formulas import FORMULAS, inputs
+
+    runs = _record_formulas(monkeypatch)
+    for _name, function, domains in FORMULAS:
+        for dtype in (np.float32, np.float64):
+            for shape in ((50,), (3, 17)):
+                with np.errstate(all="ignore"):
+                    nf.jit(function)(*inputs(domains, shape, dtype))
+    assert _assert_plans_agree(runs) > 4 * len(FORMULAS)
+
+
+def _literals(x, n):
+    big = 2**70  # beyond int64: the parser's rounded big int
+    a = x * 1.5 - 2 + (-3) * x / 1e-300 + (-0.0) - 5e-324 + 1e16 * x
+    b = np.where(x > -7, a, -a) ** 2 + np.maximum(x, big) - (x < 0.5) * 2.5
+    return b + n * 3 + (n > 2) + np.sqrt(abs(x)) + (x != x) + True
+
+
+def _integers(i, j, flag):
+    k = (i & j) | (i ^ 3) << 2
+    m = (k >> 1) + (-4) * i - j // 3 + i % 7
+    return m * (flag | (i > j)) + ~i + (-i) + np.where(flag, i, -j)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_literal_and_integer_formulas_plan_from_the_trace_is_the_plan_from_their_text(
+    monkeypatch, dtype
+):
+    """Python-number literals of every form the tracer writes (negative ints and floats,
+    -0.0, the smallest subnormal, a float beyond int64's range, an int beyond int64, True)
+    and integer and bool operands with every operator: the trace's AST gives the text's
+    plan, and the results are NumPy's."""
+    runs = _record_formulas(monkeypatch)
+    x = np.linspace(-3, 3, 40).astype(dtype)
+    n = np.arange(40, dtype=np.int64) % 5
+    with np.errstate(all="ignore"):
+        got = nf.jit(_literals)(x, n)
+        want = _literals(x, n)
+    np.testing.assert_allclose(got, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    assert got.dtype == want.dtype
+    for itype in (np.int32, np.int64):
+        i = np.arange(-20, 20, dtype=itype)
+        j = (np.arange(40, dtype=itype) * 7) % 11 + 1
+        flag = i % 3 == 0
+        got = nf.jit(_integers)(i, j, flag)
+        want = _integers(i, j, flag)
+        np.testing.assert_array_equal(got, want)
+        assert got.dtype == want.dtype
+    assert _assert_plans_agree(runs) >= 3
+
+
+def test_a_formula_the_tree_cannot_compile_raises_the_texts_error():
+    """A compile error of a formula compiled from its steps is the text's own (column
+    included): the compiled object compiles the text where the tree fails."""
+    from numfuse import _core
+
+    steps = ["v0", "v1", ("({0} + {1})", 0, 1)]
+    compiled = _core._jit_formula(steps)
+    assert compiled.expression == "(v0 + v1)"
+    assert compiled.input_names == ["v0", "v1"]
+    s = np.array([b"a", b"b"])
+    with pytest.raises(Exception) as from_tree:
+        compiled(s, s)
+    with pytest.raises(Exception) as from_text:
+        _core.CompiledExpression("(v0 + v1)")(s, s)
+    assert type(from_tree.value) is type(from_text.value)
+    assert str(from_tree.value) == str(from_text.value)

@@ -67,6 +67,10 @@ class _JitDispatch:
 # numfuse.jit's verdict on a new operation type (src/python/jit_verdict.cpp, _jit/_ops.py)
 def _jit_engine_agrees(text: str, samples: Sequence[object], reference: object) -> bool: ...
 def _jit_verdict_plan(text: str, samples: Sequence[object]) -> object: ...  # tests only
+def _jit_formula(steps: list[object]) -> CompiledExpression: ...
+def _jit_formula_plans(
+    steps: list[object], samples: Sequence[object]
+) -> tuple[object, object, str]: ...  # tests only
 
 # loop swaps for numfuse.patch_numpy (numfuse/_patch.py)
 def _swap_loop(target: np.ufunc, source: np.ufunc, type: str) -> object: ...

@@ -55,5 +55,7 @@ void register_jit_dispatch(pybind11::module_& m);
 // numfuse.jit's verdict on a new operation type in one call (jit_verdict.cpp); after
 // register_expr too.
 void register_jit_verdict(pybind11::module_& m);
+// numfuse.jit's fused formulas compiled from the trace's nodes (jit_formula.cpp).
+void register_jit_formula(pybind11::module_& m);
 
 }  // namespace numfuse::python

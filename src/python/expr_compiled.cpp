@@ -19,6 +19,7 @@
 #include "weak_scalar.hpp"
 #include "expr/array_views.hpp"
 #include "expr/expr.hpp"
+#include "expr/operation.hpp"
 #include "numfuse_core.hpp"
 
 namespace py = pybind11;
@@ -149,6 +150,13 @@ public:
         signature_ = true;
         specs_ = specs;
         fixed_ = signature_plan_for_level();
+    }
+
+    // `text` whose plans come from `ast`, its AST built by the caller, or from the text's
+    // parse where `ast` is null (no signature): compiled_expression_of_tree.
+    CompiledExpression(std::string text, std::shared_ptr<const expr::detail::Ast> ast)
+        : text_(std::move(text)), ast_(std::move(ast)) {
+        names_ = sorted_variable_names(ast_ ? expr::expression_names(*ast_) : names_of(text_));
     }
 
     py::object call(py::args args, py::kwargs kwargs) const {
@@ -370,7 +378,10 @@ private:
         }
         std::shared_ptr<const Plan> plan;
         try {
-            plan = expr::cached_plan(text_, specs);
+            // Without the text's parse where the caller gave its AST; an error there
+            // (rare: numfuse.jit's verdicts ran each operation) returns null, and the
+            // general path compiles the text, whose parse gives the error's column.
+            plan = expr::cached_plan_of_tree(text_, ast_.get(), specs);
         } catch (const ExprError&) {
             return nullptr;
         }
@@ -387,6 +398,7 @@ private:
     }
 
     std::string text_;
+    std::shared_ptr<const expr::detail::Ast> ast_;  // the caller's AST of text_, else null
     std::vector<std::string> names_;
     std::vector<Type> types_;
     bool signature_ = false;
@@ -402,6 +414,12 @@ private:
 };
 
 }  // namespace
+
+py::object compiled_expression_of_tree(std::string text,
+                                       std::shared_ptr<const expr::detail::Ast> ast) {
+    return py::cast(new CompiledExpression(std::move(text), std::move(ast)),
+                    py::return_value_policy::take_ownership);
+}
 
 void register_compiled_expression(py::module_& m) {
     py::class_<CompiledExpression>(m, "CompiledExpression",

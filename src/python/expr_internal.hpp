@@ -18,6 +18,7 @@
 #include "expr_error.hpp"
 #include "interruptible.hpp"
 #include "expr/expr.hpp"
+#include "expr/parser.hpp"
 
 namespace numfuse::python {
 
@@ -69,6 +70,11 @@ pybind11::list disassembly(const expr::Plan& plan);
 
 // numfuse.CompiledExpression (expr_compiled.cpp).
 void register_compiled_expression(pybind11::module_& m);
+// A numfuse.CompiledExpression of `text` whose plans are compiled from `ast`, the caller's
+// AST of `text` (expr::cached_plan_of_tree's contract), instead of the text's parse:
+// numfuse.jit's fused formulas (jit_formula.cpp).
+pybind11::object compiled_expression_of_tree(std::string text,
+                                             std::shared_ptr<const expr::detail::Ast> ast);
 
 // evaluate()'s lookup, validate() and disassemble() (expr_evaluate.cpp).
 pybind11::object plain_values(const pybind11::tuple& names, const pybind11::handle& locals,

@@ -35,6 +35,7 @@
 
 #include "expr_conversion.hpp"
 #include "expr_internal.hpp"
+#include "jit_internal.hpp"
 #include "expr/expr.hpp"
 #include "expr/operation.hpp"
 
@@ -176,68 +177,6 @@ bool run_contiguous(const expr::Plan& plan, const std::vector<expr::ArrayView>& 
     return true;
 }
 
-// `text` with each {k} (one digit: a template has at most three operands) written as vk;
-// the engine's language has no braces, so a text without them is itself.
-std::string formula_of(const std::string& text) {
-    std::string formula;
-    formula.reserve(text.size());
-    for (std::size_t k = 0; k < text.size(); ++k) {
-        if (text[k] == '{' && k + 2 < text.size() && text[k + 1] >= '0' && text[k + 1] <= '9' &&
-            text[k + 2] == '}') {
-            formula += 'v';
-            formula += text[k + 1];
-            k += 2;
-        } else {
-            formula += text[k];
-        }
-    }
-    return formula;
-}
-
-// The one operation a template applies to its operands in order, as the tracer writes
-// them (_ops.py): "({0} + {1})", "({0} < {1})", "(-{0})", "exp({0})", "arctan2({0}, {1})",
-// "where({0}, {1}, {2})". Anything else (a constant in it, a reduction's keywords, a
-// formula of several operations) is not one: false.
-struct Operation {
-    expr::OperationForm form = expr::OperationForm::call;
-    std::string op;
-};
-
-bool operation_of(const std::string& text, Operation* operation) {
-    const std::size_t size = text.size();
-    if (size == 6 && text[0] == '(' && text.compare(2, 4, "{0})") == 0) {
-        operation->form = expr::OperationForm::unary;
-        operation->op.assign(1, text[1]);
-        return true;
-    }
-    if (size > 10 && text.compare(0, 5, "({0} ") == 0 && text.compare(size - 5, 5, " {1})") == 0) {
-        operation->op = text.substr(5, size - 10);
-        const std::string& op = operation->op;
-        const bool compare =
-            op == "<" || op == "<=" || op == ">" || op == ">=" || op == "==" || op == "!=";
-        operation->form = compare ? expr::OperationForm::compare : expr::OperationForm::binary;
-        return op.find_first_of("{} ") == std::string::npos;
-    }
-    static const char* const operands[] = {"({0})", "({0}, {1})", "({0}, {1}, {2})"};
-    const std::size_t open = text.find('(');
-    if (open == 0 || open == std::string::npos) return false;
-    for (std::size_t k = 0; k < open; ++k) {
-        const char c = text[k];
-        if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-              (c >= '0' && c <= '9'))) {
-            return false;
-        }
-    }
-    for (const char* list : operands) {
-        if (text.compare(open, std::string::npos, list) == 0) {
-            operation->form = expr::OperationForm::call;
-            operation->op = text.substr(0, open);
-            return true;
-        }
-    }
-    return false;
-}
-
 // The plan of `text` (a formula over v0, v1, ...) for `specs`: a template's one operation
 // (operation_of) compiled from the operation, without the text's parse (compile_operation:
 // the same plan); other formulas, and operations compile_operation leaves to the text (a
@@ -309,10 +248,22 @@ bool engine_agrees(const std::string& template_text, const py::sequence& samples
     return same_result(reinterpret_cast<PyArrayObject*>(result.ptr()), reference);
 }
 
-// Everything a plan holds but its text, as nested tuples (tests compare the plans of one
-// operation compiled from the operation and from the text): per stage its inputs,
-// registers (kind, type, input, slot, a constant's bytes), instructions and reduction;
-// then the result type, value keying, the reused stage and the input names.
+// The verdict's plan of `template_text` for `samples`, described (describe_plan), or the
+// engine's error as ("error", kind, message).
+py::object verdict_plan_of(const std::string& template_text, const py::sequence& samples) {
+    const std::string text = formula_of(template_text);
+    VerdictInputs in;
+    convert_samples(text, samples, &in);
+    try {
+        return describe_plan(*verdict_plan(template_text, text, in.specs));
+    } catch (const ExprError& error) {
+        return py::make_tuple("error", static_cast<int>(error.kind), error.what());
+    }
+}
+
+}  // namespace
+
+// describe_plan (jit_internal.hpp).
 py::tuple describe_plan(const expr::Plan& plan) {
     const auto describe_stage = [](const expr::Stage& stage) {
         py::list inputs, registers, code, axes;
@@ -344,21 +295,6 @@ py::tuple describe_plan(const expr::Plan& plan) {
     return py::make_tuple(stages, std::string(1, expr::type_letter(plan.result_type)),
                           plan.value_keyed, plan.reuse_stage, names);
 }
-
-// The verdict's plan of `template_text` for `samples`, described (describe_plan), or the
-// engine's error as ("error", kind, message).
-py::object verdict_plan_of(const std::string& template_text, const py::sequence& samples) {
-    const std::string text = formula_of(template_text);
-    VerdictInputs in;
-    convert_samples(text, samples, &in);
-    try {
-        return describe_plan(*verdict_plan(template_text, text, in.specs));
-    } catch (const ExprError& error) {
-        return py::make_tuple("error", static_cast<int>(error.kind), error.what());
-    }
-}
-
-}  // namespace
 
 void register_jit_verdict(py::module_& m) {
     m.def("_jit_verdict_plan", &verdict_plan_of, py::arg("text"), py::arg("samples"),

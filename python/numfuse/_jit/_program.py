@@ -43,15 +43,14 @@ def fill(template, env):
 
 
 class Segment:
-    """One fused expression: ``env[out] = compiled(*inputs)``."""
+    """One fused expression: ``env[out] = compiled(*inputs)``, `compiled` a
+    CompiledExpression (the tracer's, _core._jit_formula)."""
 
     __slots__ = ("compiled", "text", "inputs", "out", "scalar", "foreign", "origin", "shape")
 
-    def __init__(self, text, inputs, out, scalar, foreign, origin):
-        from .. import _core
-
-        self.text = text
-        self.compiled = _core.CompiledExpression(text, None)
+    def __init__(self, compiled, inputs, out, scalar, foreign, origin):
+        self.text = compiled.expression
+        self.compiled = compiled
         # input name (v3, c0, ...) -> ("slot", 3) or ("const", value), in call order
         self.inputs = [inputs[name] for name in self.compiled.input_names]
         self.out = out

@@ -21,6 +21,7 @@ from itertools import accumulate, repeat
 
 import numpy as np
 
+from .. import _core
 from . import _ops
 from ._errors import GraphBreakError
 from ._program import Eager, Guard, Opaque, Ref, Return, Segment, fill, store, value_key
@@ -35,6 +36,7 @@ _MAX_TEXT = 20000
 _MAX_DEPTH = 300
 _sizes: dict = {}
 _new_tracer = Tracer.__new__
+_jit_formula = _core._jit_formula  # a fused formula's steps compiled (src/python/jit_formula.cpp)
 
 
 def _template_sizes(template: str) -> tuple:
@@ -192,9 +194,10 @@ class Trace:
             if node.slot is not None or node.const is not _NO_CONST:
                 continue
             inputs = {}
-            text = _codegen(node, inputs, {})
+            steps = []
+            _steps(node, inputs, {}, steps)
             slot = self.new_slot(None)
-            step = Segment(text, inputs, slot, node.scalar, self.foreign, None)
+            step = Segment(_jit_formula(steps), inputs, slot, node.scalar, self.foreign, None)
             step.run(self.env)
             if np.shape(self.env[slot]) != node.shape:  # a full reduction's missing ones
                 step.shape = node.shape
@@ -350,28 +353,33 @@ def _literal(value) -> str | None:
     return None
 
 
-def _codegen(node, inputs, memo) -> str:
-    """The engine text of `node`; `inputs` collects name -> (is_slot, slot or value)."""
-    text = memo.get(id(node))
-    if text is not None:
-        return text
+def _steps(node, inputs, memo, steps) -> int:
+    """Append `node`'s formula to `steps` (each node after its operands, as
+    _core._jit_formula reads them: an input's name or a literal, or (template, operand
+    indices...)); its index there. `inputs` collects name -> (is_slot, slot or value)."""
+    index = memo.get(id(node))
+    if index is not None:
+        return index
     if node.slot is not None:
-        text = f"v{node.slot}"
-        inputs[text] = (True, node.slot)
+        name = f"v{node.slot}"
+        inputs[name] = (True, node.slot)
+        steps.append(name)
     elif node.const is not _NO_CONST:
-        text = f"c{len(inputs)}"
-        inputs[text] = (False, node.const)
+        name = f"c{len(inputs)}"
+        inputs[name] = (False, node.const)
+        steps.append(name)
     else:
-        parts = []
+        step = [node.template]
         for arg in node.args:
             if type(arg) is Tracer:
-                parts.append(_codegen(arg, inputs, memo))
+                step.append(_steps(arg, inputs, memo, steps))
             else:
                 literal = _literal(arg)
                 if literal is None:
                     literal = f"c{len(inputs)}"
                     inputs[literal] = (False, arg)
-                parts.append(literal)
-        text = node.template.format(*parts)
-    memo[id(node)] = text
-    return text
+                step.append(len(steps))
+                steps.append(literal)
+        steps.append(tuple(step))
+    index = memo[id(node)] = len(steps) - 1
+    return index

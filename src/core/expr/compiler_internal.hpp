@@ -4,6 +4,7 @@
 //   compiler_lower.cpp    AST -> IR: the operators' and functions' type rules
 //   compiler_codegen.cpp  IR -> stages of bytecode with register reuse; disassembly
 //   plan_cache.cpp        the LRU cache of compiled plans and the public entry points
+//   operation.cpp         ASTs built without the parser: one operation's node (operation.hpp)
 //
 // Type rules are NumPy's (NEP 50): arrays and NumPy scalars are "strong";
 // Python numbers (literals and Python-scalar inputs) are "weak" and take the

@@ -53,6 +53,9 @@ std::shared_ptr<const Plan> Compiler::compile_once() {
     plan->text = text_;
     plan->level = level_;
     plan->value_keyed = values_known_;
+    plan->input_names.reserve(inputs_.size());
+    plan->input_types.reserve(inputs_.size());
+    plan->input_items.reserve(inputs_.size());
     for (const auto& spec : inputs_) {
         plan->input_names.push_back(spec.name);
         plan->input_types.push_back(spec.type);

@@ -2,6 +2,7 @@
 #include "expr/parser.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <cerrno>
 #include <cstdint>
 #include <cstdlib>
@@ -10,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -23,14 +25,19 @@ namespace numfuse::expr::detail {
 namespace {
 
 // The math functions of the function table (functions.hpp) and the language's
-// own element-wise functions, whose type rules the compiler writes out.
-const std::unordered_set<std::string>& elementwise_functions() {
-    static const std::unordered_set<std::string> names = [] {
-        std::unordered_set<std::string> set = {
+// own element-wise functions, whose type rules the compiler writes out. Views of static
+// names, the table sized up front: built at a process's first call of a function, where it
+// used to be ~30k instructions of std::string nodes (numfuse.jit's first function).
+const std::unordered_set<std::string_view>& elementwise_functions() {
+    static const std::unordered_set<std::string_view> names = [] {
+        static const char* const language[] = {
             "where",    "isinf",   "isnan", "isfinite",   "signbit",  "maximum",
             "minimum",  "fmod",    "sign",  "abs",        "conj",     "real",
             "imag",     "complex", "copy",  "ones_like",  "absolute", "negative",
             "contains", "pow",     "power", "float_power"};
+        std::unordered_set<std::string_view> set;
+        set.reserve(std::size(language) + std::size(core::function_table));
+        for (const char* name : language) set.insert(name);
         for (const core::FunctionInfo& info : core::function_table) set.insert(info.name);
         return set;
     }();
@@ -42,6 +49,84 @@ const std::unordered_set<std::string>& reduction_functions() {
                                                           "max", "mean", "logsumexp"};
     return names;
 }
+
+double rounded_integer(const std::string& digits, int base) {
+    std::string text;
+    if (base == 10) {
+        text = digits;
+    } else if (base == 16) {
+        text = "0x" + digits;
+    } else {
+        const int bits_per_digit = base == 2 ? 1 : 3;
+        std::string bits;
+        for (char ch : digits) {
+            const int d = ch - '0';
+            for (int k = bits_per_digit - 1; k >= 0; --k) bits.push_back((d >> k) & 1 ? '1' : '0');
+        }
+        bits.insert(0, (4 - bits.size() % 4) % 4, '0');
+        text = "0x";
+        for (std::size_t k = 0; k < bits.size(); k += 4) {
+            const int nibble = (bits[k] - '0') * 8 + (bits[k + 1] - '0') * 4 +
+                               (bits[k + 2] - '0') * 2 + (bits[k + 3] - '0');
+            text.push_back("0123456789abcdef"[nibble]);
+        }
+    }
+    return std::strtod(text.c_str(), nullptr);  // HUGE_VAL (+inf) beyond float64
+}
+
+}  // namespace
+
+AstNode number_node(const std::string& token, int column) {
+    AstNode node;
+    node.kind = NodeKind::number;
+    node.column = column;
+    std::string digits;
+    for (char ch : token) {
+        if (ch != '_') digits.push_back(ch);
+    }
+    const bool imaginary = !digits.empty() && (digits.back() == 'j' || digits.back() == 'J');
+    const bool radix =
+        digits.size() > 1 && digits[0] == '0' && std::strchr("xXoObB", digits[1]) != nullptr;
+    const bool floating = !radix && digits.find_first_of(".eE") != std::string::npos;
+    if (imaginary) {
+        digits.pop_back();
+        node.number_type = Type::z;
+        node.imag_value = std::strtod(digits.c_str(), nullptr);
+    } else if (floating) {
+        node.number_type = Type::d;
+        node.real_value = std::strtod(digits.c_str(), nullptr);
+    } else {
+        int base = 10;
+        std::size_t skip = 0;
+        if (radix) {
+            const char r = static_cast<char>(digits[1] | 0x20);
+            base = r == 'x' ? 16 : (r == 'o' ? 8 : 2);
+            skip = 2;
+        }
+        errno = 0;
+        char* end = nullptr;
+        const unsigned long long value = std::strtoull(digits.c_str() + skip, &end, base);
+        if (*end != '\0' || end == digits.c_str() + skip) {
+            syntax_error("invalid number literal", column);
+        }
+        if (errno == ERANGE ||
+            value > static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max())) {
+            // A Python int beyond int64: what NumPy does with it depends on what it
+            // meets (the compiler's checks), so it is kept, rounded to float64.
+            node.number_type = Type::d;
+            node.big_int = true;
+            node.real_value = rounded_integer(digits.substr(skip), base);
+            // 2^63 exactly (int_value 1): its negative is int64's min.
+            node.int_value = errno != ERANGE && value == 0x8000000000000000ULL ? 1 : 0;
+        } else {
+            node.number_type = Type::l;
+            node.int_value = static_cast<std::int64_t>(value);
+        }
+    }
+    return node;
+}
+
+namespace {
 
 class Parser {
 public:
@@ -335,7 +420,7 @@ private:
         const Token& t = peek();
         if (t.kind == TokenKind::number) {
             next();
-            return number(t);
+            return add(number_node(t.text, t.column));
         }
         if (t.kind == TokenKind::bytes) {
             next();
@@ -386,81 +471,6 @@ private:
     // the nearest float64 as Python's float(int) rounds it (to nearest, ties to even;
     // +inf where that raises): strtod rounds decimal and hexadecimal digits correctly, and
     // binary and octal digits are rewritten as hexadecimal first.
-    static double rounded_integer(const std::string& digits, int base) {
-        std::string text;
-        if (base == 10) {
-            text = digits;
-        } else if (base == 16) {
-            text = "0x" + digits;
-        } else {
-            const int bits_per_digit = base == 2 ? 1 : 3;
-            std::string bits;
-            for (char ch : digits) {
-                const int d = ch - '0';
-                for (int k = bits_per_digit - 1; k >= 0; --k)
-                    bits.push_back((d >> k) & 1 ? '1' : '0');
-            }
-            bits.insert(0, (4 - bits.size() % 4) % 4, '0');
-            text = "0x";
-            for (std::size_t k = 0; k < bits.size(); k += 4) {
-                const int nibble = (bits[k] - '0') * 8 + (bits[k + 1] - '0') * 4 +
-                                   (bits[k + 2] - '0') * 2 + (bits[k + 3] - '0');
-                text.push_back("0123456789abcdef"[nibble]);
-            }
-        }
-        return std::strtod(text.c_str(), nullptr);  // HUGE_VAL (+inf) beyond float64
-    }
-
-    int number(const Token& t) {
-        AstNode node;
-        node.kind = NodeKind::number;
-        node.column = t.column;
-        std::string digits;
-        for (char ch : t.text) {
-            if (ch != '_') digits.push_back(ch);
-        }
-        const bool imaginary = !digits.empty() && (digits.back() == 'j' || digits.back() == 'J');
-        const bool radix =
-            digits.size() > 1 && digits[0] == '0' && std::strchr("xXoObB", digits[1]) != nullptr;
-        const bool floating = !radix && digits.find_first_of(".eE") != std::string::npos;
-        if (imaginary) {
-            digits.pop_back();
-            node.number_type = Type::z;
-            node.imag_value = std::strtod(digits.c_str(), nullptr);
-        } else if (floating) {
-            node.number_type = Type::d;
-            node.real_value = std::strtod(digits.c_str(), nullptr);
-        } else {
-            int base = 10;
-            std::size_t skip = 0;
-            if (radix) {
-                const char r = static_cast<char>(digits[1] | 0x20);
-                base = r == 'x' ? 16 : (r == 'o' ? 8 : 2);
-                skip = 2;
-            }
-            errno = 0;
-            char* end = nullptr;
-            const unsigned long long value = std::strtoull(digits.c_str() + skip, &end, base);
-            if (*end != '\0' || end == digits.c_str() + skip) {
-                syntax_error("invalid number literal", t.column);
-            }
-            if (errno == ERANGE ||
-                value > static_cast<unsigned long long>(std::numeric_limits<std::int64_t>::max())) {
-                // A Python int beyond int64: what NumPy does with it depends on what it
-                // meets (the compiler's checks), so it is kept, rounded to float64.
-                node.number_type = Type::d;
-                node.big_int = true;
-                node.real_value = rounded_integer(digits.substr(skip), base);
-                // 2^63 exactly (int_value 1): its negative is int64's min.
-                node.int_value = errno != ERANGE && value == 0x8000000000000000ULL ? 1 : 0;
-            } else {
-                node.number_type = Type::l;
-                node.int_value = static_cast<std::int64_t>(value);
-            }
-        }
-        return add(std::move(node));
-    }
-
     // The call of `name` (the token before the current one, the '(').
     int call(const Token& name) {
         const std::size_t open = pos_;
@@ -476,8 +486,11 @@ private:
     int parse_call(const Token& name) {
         const bool reduction = reduction_functions().count(name.text) != 0;
         if (!reduction && elementwise_functions().count(name.text) == 0) {
-            std::unordered_set<std::string> known = elementwise_functions();
-            known.insert(reduction_functions().begin(), reduction_functions().end());
+            std::unordered_set<std::string> known(reduction_functions().begin(),
+                                                  reduction_functions().end());
+            for (const std::string_view known_name : elementwise_functions()) {
+                known.emplace(known_name);
+            }
             syntax_error(unknown_function_message(name.text, known), name.column);
         }
         DepthGuard guard(*this);

@@ -71,6 +71,12 @@ Ast parse_expression(const std::string& text);
 // error is thrown again by each call, never kept.
 std::shared_ptr<const Ast> parse_cached(const std::string& text);
 
+// The number node of a number token (an int, float or imaginary literal as the lexer reads
+// it: "12", "0x1f", "1.5e-3", "2j") at `column`; the parser's, and numfuse.jit's formulas'
+// (src/python/jit_formula.cpp) for their Python-number literals. A syntax error for digits
+// that are not a number.
+AstNode number_node(const std::string& token, int column);
+
 // Functions the language knows (elementwise and reductions).
 bool is_function_name(const std::string& name) noexcept;
 bool is_reduction_name(const std::string& name) noexcept;

@@ -1,6 +1,5 @@
 // The LRU cache of compiled plans and the compiler's public entry points.
 #include <algorithm>
-#include <initializer_list>
 #include <list>
 #include <mutex>
 #include <string>
@@ -56,9 +55,12 @@ std::string cache_key(const std::string& text, const std::vector<InputSpec>& inp
 }  // namespace
 
 std::vector<std::string> expression_names(const std::string& text) {
-    const std::shared_ptr<const detail::Ast> ast = detail::parse_cached(text);
+    return expression_names(*detail::parse_cached(text));
+}
+
+std::vector<std::string> expression_names(const detail::Ast& ast) {
     std::vector<std::string> names;
-    for (const auto& node : ast->nodes) {
+    for (const auto& node : ast.nodes) {
         if (node.kind == NodeKind::name &&
             std::find(names.begin(), names.end(), node.text) == names.end()) {
             names.push_back(node.text);
@@ -69,10 +71,12 @@ std::vector<std::string> expression_names(const std::string& text) {
 
 namespace {
 
+// `ast`: the caller's AST of `text` (cached_plan_of_tree), else null (the text is parsed).
 std::shared_ptr<const Plan> compile_at(const std::string& text,
-                                       const std::vector<InputSpec>& inputs, core::Level level) {
-    detail::Compiler compiler(text, inputs, level);
-    return compiler.compile();
+                                       const std::vector<InputSpec>& inputs, core::Level level,
+                                       const detail::Ast* ast = nullptr) {
+    if (ast != nullptr) return detail::Compiler(text, *ast, inputs, level).compile();
+    return detail::Compiler(text, inputs, level).compile();
 }
 
 }  // namespace
@@ -82,58 +86,9 @@ std::shared_ptr<const Plan> compile_plan(const std::string& text,
     return compile_at(text, inputs, core::active_level());
 }
 
-namespace {
-
-bool is_one_of(const std::string& op, std::initializer_list<const char*> names) {
-    for (const char* name : names) {
-        if (op == name) return true;
-    }
-    return false;
-}
-
-}  // namespace
-
-std::shared_ptr<const Plan> compile_operation(OperationForm form, const std::string& op,
-                                              const std::string& text,
-                                              const std::vector<InputSpec>& inputs) {
-    // What the parser accepts for each form (its operators, and the element-wise functions
-    // it knows: a reduction's call carries the keywords only the parser reads).
-    const std::size_t n = inputs.size();
-    bool known = false;
-    NodeKind kind = NodeKind::call;
-    switch (form) {
-        case OperationForm::unary:
-            known = n == 1 && is_one_of(op, {"-", "+", "~"});
-            kind = NodeKind::unary;
-            break;
-        case OperationForm::binary:
-            known = n == 2 &&
-                    is_one_of(op, {"+", "-", "*", "/", "//", "%", "**", "&", "|", "^", "<<", ">>"});
-            kind = NodeKind::binary;
-            break;
-        case OperationForm::compare:
-            known = n == 2 && is_one_of(op, {"<", "<=", ">", ">=", "==", "!="});
-            kind = NodeKind::compare;
-            break;
-        case OperationForm::call:
-            known = detail::is_function_name(op) && !detail::is_reduction_name(op);
-            break;
-    }
-    if (!known) return nullptr;
-    detail::Ast ast;
-    ast.nodes.resize(n + 1);
-    for (std::size_t k = 0; k < n; ++k) {
-        ast.nodes[k].kind = NodeKind::name;
-        ast.nodes[k].text = inputs[k].name;
-    }
-    detail::AstNode& node = ast.nodes[n];
-    node.kind = kind;
-    node.text = op;
-    node.args.resize(n);
-    for (std::size_t k = 0; k < n; ++k) node.args[k] = static_cast<int>(k);
-    ast.root = static_cast<int>(n);
-    detail::Compiler compiler(text, ast, inputs, core::active_level());
-    return compiler.compile();
+std::shared_ptr<const Plan> compile_plan_of_tree(const std::string& text, const detail::Ast& ast,
+                                                 const std::vector<InputSpec>& inputs) {
+    return compile_at(text, inputs, core::active_level(), &ast);
 }
 
 namespace {
@@ -165,6 +120,11 @@ std::shared_ptr<const Plan> cache_insert(PlanCache& cache, std::string key,
 
 std::shared_ptr<const Plan> cached_plan(const std::string& text,
                                         const std::vector<InputSpec>& inputs) {
+    return cached_plan_of_tree(text, nullptr, inputs);
+}
+
+std::shared_ptr<const Plan> cached_plan_of_tree(const std::string& text, const detail::Ast* ast,
+                                                const std::vector<InputSpec>& inputs) {
     PlanCache& cache = plan_cache();
     // The level read once: the key and the folding agree even if set_level runs meanwhile.
     const core::Level level = core::active_level();
@@ -177,11 +137,11 @@ std::shared_ptr<const Plan> cached_plan(const std::string& text,
     if (plan) {
         std::string values_key = cache_key(text, inputs, level, true);
         if (std::shared_ptr<const Plan> exact = cache_find(cache, values_key)) return exact;
-        return cache_insert(cache, std::move(values_key), compile_at(text, inputs, level));
+        return cache_insert(cache, std::move(values_key), compile_at(text, inputs, level, ast));
     }
     // Compile outside the lock: two threads may compile the same text once
     // each; the second insert simply finds the entry present.
-    plan = compile_at(text, inputs, level);
+    plan = compile_at(text, inputs, level, ast);
     if (!plan->value_keyed) return cache_insert(cache, key, plan);
     cache_insert(cache, key, plan);  // stands for the kind (the entry there may be another's)
     return cache_insert(cache, cache_key(text, inputs, level, true), plan);
