@@ -33,13 +33,14 @@ using numfuse::core::UnaryOp;
 // all 2^32 bit patterns against glibc's double erf, mpmath at the worst), rounded up:
 //   float64 sse2 (c1 kept as an exact pair):   0.663 ulp  (this test's sample: 0.642)
 //   float64 avx512 (16 intervals, degree 11):   0.704 ulp  (this test's sample: 0.686)
-//   float64 avx2_fma (377 intervals, degree 6): 0.728 ulp  (1e8 inputs, 8 regions; interval 0,
-//                                               x ~ 2^-15: c1 rounded, no c1lo there)
+//   float64 avx2_fma (760 intervals, degree 5): 0.731 ulp  (1e8 inputs on [0, 6], 2e7 on
+//                                               [0, 0.6], 1e7 at the edges, 1e7 over the
+//                                               binades; x ~ 0.105, interpolation error 0.15)
 //   float32 through double (sse2, avx512):     0.517 ulp  (this test's sample: 0.520)
 //   float32 lanes (avx2_fma):                  0.635 ulp  (every float32, at +-0x1.009cdap-1)
 constexpr double kMaxUlpF64Sse2 = 0.67;
 constexpr double kMaxUlpF64Fma = 0.71;
-constexpr double kMaxUlpF64Avx2 = 0.73;
+constexpr double kMaxUlpF64Avx2 = 0.74;
 constexpr double kMaxUlpF32 = 0.55;
 constexpr double kMaxUlpF32Lanes = 0.64;
 
@@ -249,12 +250,13 @@ TEST_P(Erf, Float64RandomWithinBound) {
     std::uniform_real_distribution<double> u01(0.0, 1.0);
     std::vector<double> x(1 << 20);
     for (size_t i = 0; i < x.size(); ++i) {
-        switch (i % 6) {
+        switch (i % 7) {
             case 0: x[i] = 6.0 * u01(rng); break;                            // whole range
             case 1: x[i] = 1.5 * u01(rng); break;                            // steepest part
             case 2: x[i] = std::exp2(-1074.0 + 1077.0 * u01(rng)); break;  // every binade
             case 3: x[i] = value_of<double>(rng()); break;                  // any bit pattern
             case 4: x[i] = 5.5 + u01(rng); break;                            // saturation
+            case 5: x[i] = 0.07 + 0.18 * u01(rng); break;  // avx2_fma's worst fitted rows
             default: x[i] = 0.3 + 0.3 * u01(rng); break;                     // first intervals
         }
     }
@@ -416,7 +418,7 @@ TEST_P(Erf, StridesSizesAlignmentAndGuards) {
     erf_check_strides<double>(loop<double>());
 }
 
-// Both sides of every interval boundary of the avx2_fma float64 table (its 376 edges at
+// Both sides of every interval boundary of the avx2_fma float64 table (its 759 edges at
 // (k + n0 - 1/2) / scale; the kernel's index rounds there, so either neighbour's
 // polynomial may serve an input), within 64 ulps and 2^-30 of each edge, on every level.
 TEST_P(Erf, Float64Avx2TableEdgesWithinBound) {

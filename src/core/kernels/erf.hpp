@@ -104,14 +104,17 @@ struct erf_table_f64 {
 };
 
 // The avx2_fma float64 table (src/core/kernels/generated/erf_avx2_coefficients.hpp,
-// tools/erf_avx2_coeffs.py): row k = m, c0, c1..c6 of interval k, one 64-byte line.
+// tools/erf_avx2_coeffs.py): row k of interval k is head[k] = c0..c3 (32 bytes) and
+// tail[k] = c4, c5 (16 bytes); the origin of the interval's polynomial is implied by k.
 struct erf_table_f64_avx2 {
-    static constexpr int degree = NUMFUSE_ERF_AVX2_DEGREE;  // c1..c6
+    static constexpr int degree = NUMFUSE_ERF_AVX2_DEGREE;  // c1..c5
     static constexpr int count = NUMFUSE_ERF_AVX2_ROWS_COUNT;
     static constexpr double scale = NUMFUSE_ERF_AVX2_SCALE;
     static constexpr double n0 = NUMFUSE_ERF_AVX2_N0;
+    static constexpr double shift = NUMFUSE_ERF_AVX2_SHIFT;
     static constexpr double xmax = NUMFUSE_ERF_AVX2_XMAX;
-    alignas(64) static constexpr double rows[count][8] = NUMFUSE_ERF_AVX2_ROWS;
+    alignas(64) static constexpr double head[count][4] = NUMFUSE_ERF_AVX2_HEAD;
+    alignas(64) static constexpr double tail[count][2] = NUMFUSE_ERF_AVX2_TAIL;
 };
 
 struct erf_table_f32 {
@@ -458,49 +461,97 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs_fma(
 template <class Arch>
 inline constexpr bool f64_avx2_rows = std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
 
+#if defined(__AVX__)
+// mask ? b : a per lane for a compare's all-ones/all-zeros mask: one vblendvpd. GCC 12
+// lowers _mm256_blendv_pd to a select on (mask < 0) and rebuilds that from the mask with a
+// vpcmpgtq first (one more instruction per use); the asm takes the mask as it is. A
+// template on Arch like everything here (no copy shared across the per-level units).
+template <class Arch>
+inline __m256d blendv_avx(__m256d a, __m256d b, __m256d mask) noexcept {
+#if defined(__GNUC__)
+    __m256d r;
+    __asm__("vblendvpd %3, %2, %1, %0" : "=x"(r) : "x"(a), "x"(b), "x"(mask));
+    return r;
+#else
+    return _mm256_blendv_pd(a, b, mask);
+#endif
+}
+#endif
+
 // float64 on avx2_fma: erf(|x|) for signed x (NaN gives erf(xmax): the caller replaces NaN
-// lanes). Every lane's coefficients are one 64-byte row of erf_table_f64_avx2 (many narrow
-// intervals at degree 6: the row loads and transposes cost per coefficient, not per
+// lanes). Every lane's coefficients are one row of erf_table_f64_avx2, 6 doubles (many
+// narrow intervals at degree 5: the row loads and transposes cost per column, not per
 // interval): ax = min(|x|, xmax), k = max(round(scale ax) - n0, 0) is the low mantissa
-// bits of r = max(fma(ax, scale, 2^52 - n0), 2^52) (64 ax is exact), its byte offset
-// (k << 6) taken from r's bits with two vector operations, then
+// bits of r = max(fma(ax, scale, 2^52 - n0), 2^52) (128 ax is exact), its offset k << 4
+// taken from r's bits with two vector operations (head rows at twice that offset), then
 //   k = 0:  y = x + x*(c1 + u*(c2 + ...)), u = x^2 (x*x == ax*ax there: ax < xmax);
-//   k >= 1: y = c0 + t*(c1 + t*(c2 + ...)), t = ax - m exact (Sterbenz),
-// both as y = fma(t, P, base) with P by Horner in u (base = t, u = x^2 on interval 0).
-// Row k sits in one cache line; 377 rows (24 KiB) cover [0, 6]. Fit and measured errors:
-// tools/erf_avx2_coeffs.py (rounded polynomials <= 0.12 ulp; interval 0's is c1's rounding,
-// there is no c1lo here), kernel bound kMaxUlpF64Avx2 in tests/cpp/test_erf.cpp.
+//   k >= 1: y = c0 + t*(c1 + t*(c2 + ...)), t = ax - o, o = (k + n0 - shift)/scale =
+//           r/scale - (2^52 - n0 + shift)/scale (one fma, exact: both terms are multiples
+//           of 1/scale near 2^45), the grid point below the interval: t in [1/256, 3/256],
+//           exact (Sterbenz: o <= ax <= 2o);
+// both as y = fma(t, P, base) with P by Horner in u (o = 0, so t = ax, base = t and u = x^2
+// on interval 0). The origin outside the interval lets the fit absorb the rounding of
+// c0 and c1 into the higher coefficients (tools/erf_avx2_coeffs.py): no column for the
+// origin and no low part of c0. 760 rows (36 KiB) cover [0, 6].
+// Error bound (ulps of y; tools/erf_avx2_coeffs.py measures the first term per row):
+//   k >= 1: rounded polynomial in exact arithmetic <= 0.161 (interpolation error, largest
+//     at x ~ 0.1-0.2; <= 0.051 above 0.5, <= 0.005 above 2); the rounding of P (its last
+//     fma: 1/2 ulp of c1 ~ 1.13, i.e. 2^-53; the earlier ones scaled by t) times
+//     t <= 3/256 over ulp(y) >= 2^-56 (y >= 0.083): <= 0.094; the final fma's rounding
+//     1/2: <= 0.76 (the fit's worst rows hold y < 1/8);
+//   k = 0: the fit (c1's representation, up to 0.11 as x -> 0, and the interpolation
+//     error) <= 0.12, the rounding of q = c1 + u*(...) (q < 1/4: 2^-56) times ax over
+//     ulp(y) >= 1.128 ax 2^-53: <= 0.11, the final 1/2: <= 0.73.
+// Measured: 0.731 (x ~ 0.105) and 0.726 on interval 0 (x ~ 4.8e-4, as before: interval 0
+// keeps its form); the bound enforced is kMaxUlpF64Avx2 in tests/cpp/test_erf.cpp.
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs_avx2(
     [[maybe_unused]] xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
 #if defined(__AVX2__)
     using T = erf_table_f64_avx2;
-    static_assert(T::degree == 6 && T::count <= 1024, "rows of m, c0, c1..c6; 10-bit index");
+    static_assert(T::degree == 5 && T::count <= 1024, "rows of c0..c5; 10-bit index");
     const B two52(0x1p52);
     const B ax = xsimd::min(x & B(abs_mask<Arch>()), B(T::xmax));
     const B r = xsimd::max(detail::fused_madd(ax, B(T::scale), B(0x1p52 - T::n0)), two52);
-    const auto k0 = (r == two52);
-    const __m256i off =
-        _mm256_slli_epi64(_mm256_and_si256(_mm256_castpd_si256(r), _mm256_set1_epi64x(1023)), 6);
+    const __m256d k0 = _mm256_cmp_pd(r, two52, _CMP_EQ_OQ);  // interval 0
+    // r's bits are 0x4330000000000000 + k (2^52 <= r < 2^52 + 1024): shifted left by 4 they
+    // are k << 4 plus a constant that wraps modulo 2^64, subtracted from the table bases
+    // beforehand (unsigned arithmetic), so that no mask isolates k.
+    constexpr std::uint64_t bias = 0x4330000000000000ull << 4;
+    const __m256i off = _mm256_slli_epi64(_mm256_castpd_si256(r), 4);
     const __m128i off01 = _mm256_castsi256_si128(off), off23 = _mm256_extracti128_si256(off, 1);
-    const char* base = reinterpret_cast<const char*>(&T::rows[0][0]);
-    const double* p[4] = {
-        reinterpret_cast<const double*>(base + _mm_cvtsi128_si64(off01)),
-        reinterpret_cast<const double*>(base + _mm_extract_epi64(off01, 1)),
-        reinterpret_cast<const double*>(base + _mm_cvtsi128_si64(off23)),
-        reinterpret_cast<const double*>(base + _mm_extract_epi64(off23, 1)),
+    const std::uint64_t o[4] = {
+        static_cast<std::uint64_t>(_mm_cvtsi128_si64(off01)),
+        static_cast<std::uint64_t>(_mm_extract_epi64(off01, 1)),
+        static_cast<std::uint64_t>(_mm_cvtsi128_si64(off23)),
+        static_cast<std::uint64_t>(_mm_extract_epi64(off23, 1)),
     };
-    B c[8];  // m, c0, c1..c6
-    detail::rows_to_columns_avx2<8>(p, c);
-    const B t = ax - c[0];
-    const B u = xsimd::select(k0, x * x, t);
-    const B y0 = xsimd::select(k0, t, c[1]);
-    B q = detail::fused_madd(c[7], u, c[6]);
-    q = detail::fused_madd(q, u, c[5]);
-    q = detail::fused_madd(q, u, c[4]);
+    const std::uint64_t head = reinterpret_cast<std::uintptr_t>(&T::head[0][0]) - 2 * bias;
+    const std::uint64_t tail = reinterpret_cast<std::uintptr_t>(&T::tail[0][0]) - bias;
+    const auto at = [](std::uint64_t address) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+        return reinterpret_cast<const double*>(static_cast<std::uintptr_t>(address));
+    };
+    const double* p[4] = {at(head + 2 * o[0]), at(head + 2 * o[1]), at(head + 2 * o[2]),
+                          at(head + 2 * o[3])};
+    B c[6];  // c0..c5
+    detail::rows_to_columns_avx2<4>(p, c);
+    // c4, c5: lanes 0 and 2 in one register, 1 and 3 in another, then one unpack each.
+    const __m256d t02 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(at(tail + o[0]))),
+                                             _mm_load_pd(at(tail + o[2])), 1);
+    const __m256d t13 = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_load_pd(at(tail + o[1]))),
+                                             _mm_load_pd(at(tail + o[3])), 1);
+    c[4] = _mm256_unpacklo_pd(t02, t13);
+    c[5] = _mm256_unpackhi_pd(t02, t13);
+    const B origin =
+        detail::fused_madd(r, B(1.0 / T::scale), B(-(0x1p52 - T::n0 + T::shift) / T::scale));
+    const B t = ax - B(_mm256_andnot_pd(k0, origin));  // interval 0: t = ax
+    const B u = blendv_avx<Arch>(t, x * x, k0);
+    const B y0 = blendv_avx<Arch>(c[0], t, k0);
+    B q = detail::fused_madd(c[5], u, c[4]);
     q = detail::fused_madd(q, u, c[3]);
     q = detail::fused_madd(q, u, c[2]);
+    q = detail::fused_madd(q, u, c[1]);
     return detail::fused_madd(t, q, y0);
 #else
     return B(0.0);
@@ -578,6 +629,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<double, Arch> erf_special(
     xsimd::batch<double, Arch> x) noexcept {
     using B = xsimd::batch<double, Arch>;
     const B ax = x & B(erf_detail::abs_mask<Arch>());
+#if defined(__AVX__)
+    if constexpr (std::is_base_of<xsimd::avx, Arch>::value && !detail::is_avx512<Arch>) {
+        return _mm256_cmp_pd(ax, B(0x1p-1000), _CMP_NGE_UQ);  // one compare, true for NaN
+    }
+#endif
     return ~(ax >= B(0x1p-1000));  // ordered >=: false for NaN
 }
 
