@@ -328,6 +328,36 @@ def test_every_lane_pattern_gives_the_same_bits(name, dtype, level):
             np.testing.assert_array_equal(in_place.view(bits), alone[start:])
 
 
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+def test_near_zero_lanes_in_the_last_batch(name, dtype, level):
+    """The near-zero lanes of a batch are reloaded after the first pass (arguments, or their
+    max and min where out is an argument, and the first-pass results): in the last, partial
+    batch of an array only its own elements may be read. Near-zero pairs in every lane of
+    the last batch of every length across two blocks, with and without out= an argument,
+    must give each element's bits computed alone."""
+    f = getattr(numfuse, name)
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    near_x, near_y, _ = _cases(name, dtype, "near_zero")
+    deep_x, deep_y, _ = _cases(name, dtype, "deepest")
+    pool_x = np.concatenate([near_x, deep_x])
+    pool_y = np.concatenate([near_y, deep_y])
+    rng = np.random.default_rng(31)
+    with np.errstate(all="ignore"):
+        for n in [*range(1, 20), 127, 129, 255, 257, 263]:
+            x = rng.uniform(-10, 10, n).astype(dtype)
+            y = rng.uniform(-10, 10, n).astype(dtype)
+            tail = slice(max(n - 9, 0), n)
+            pick = rng.integers(0, pool_x.size, n)
+            x[tail], y[tail] = pool_x[pick][tail], pool_y[pick][tail]
+            alone = np.array([f(a, b) for a, b in zip(x, y)], dtype).view(bits)
+            np.testing.assert_array_equal(f(x, y).view(bits), alone)
+            for which in (0, 1):
+                args = [x.copy(), y.copy()]
+                f(args[0], args[1], out=args[which])
+                np.testing.assert_array_equal(args[which].view(bits), alone)
+
+
 def _sweep(name: str, dtype, n: int) -> tuple[np.ndarray, np.ndarray]:
     """n pairs over the whole range: ordinary, |x - y| tiny, huge and zero (equal), every
     magnitude, tiny maxima with subnormal results, results next to zero (perturbed nearest
