@@ -299,8 +299,8 @@ def test_results_do_not_depend_on_layout(name, dtype, level):
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
 def test_every_lane_pattern_gives_the_same_bits(name, dtype, level):
-    """A batch's near-zero lanes join their passes' queues together (at avx2_fma as one
-    compressed store per queue): every pattern of near-zero lanes in a batch of 4 or 8, of
+    """A batch's near-zero lanes join their passes' queues (recorded per batch as a bit
+    mask, queued after the block): every pattern of near-zero lanes in a batch of 4 or 8, of
     every kind (ordinary pass 2, tiny max, the triple pass, tiny max there), at every offset
     and in place, must give each element's bits computed alone."""
     f = getattr(numfuse, name)
