@@ -96,6 +96,16 @@ NUMFUSE_HD inline void two_sum(T a, T b, T& sum, T& error) noexcept {
     error = (a - (sum - b_part)) + (b - b_part);
 }
 
+// The rounding error of h = RN(x - m): x - m = h + lo exactly (TwoSum, six
+// operations; finite where x, m and h are). V is T or a SIMD batch of T: the one
+// double word of every shifted exp (exp_difference here and in
+// arch/reduce_loops.hpp, the softmax kernels' in arch/softmax_exp.hpp).
+template <class V>
+NUMFUSE_HD inline V difference_error(const V& x, const V& m, const V& h) noexcept {
+    const V x_part = h - x;
+    return (x - (h - x_part)) + (-m - x_part);
+}
+
 // exp(x - m) with x - m carried as a double word hi + lo (the batch form is
 // exp_difference in arch/reduce_loops.hpp); exp(-inf) = 0 and NaN pass
 // through.
@@ -103,8 +113,7 @@ template <class Math, class T>
 NUMFUSE_HD inline T exp_difference(T x, T m) noexcept {
     const T hi = x - m;
     if (!(hi - hi == T(0))) return Math::exp(hi);  // hi is not finite
-    const T x_part = hi - x;
-    const T lo = (x - (hi - x_part)) + (-m - x_part);
+    const T lo = difference_error(x, m, hi);
     const T e = Math::exp(hi);
     return e + e * lo;
 }

@@ -19,6 +19,7 @@
 #include "kernels/exp.hpp"
 #include "kernels/lse_exp.hpp"
 #include "kernels/log.hpp"
+#include "lse_accumulator.hpp"
 #include "reduce/kernel_table.hpp"
 
 #ifndef NUMFUSE_LEVEL_NAMESPACE
@@ -169,8 +170,7 @@ inline void add_compensated(B& s, B& c, const B& y) noexcept {
 template <class B>
 inline B exp_difference(const B& x, const B& m) noexcept {
     const B hi = x - m;
-    const B x_part = hi - x;
-    B lo = (x - (hi - x_part)) + (-m - x_part);
+    B lo = lse::difference_error(x, m, hi);
     lo = xsimd::select(xsimd::abs(hi) < B(std::numeric_limits<typename B::value_type>::infinity()),
                        lo, B(typename B::value_type(0)));
     const B e = kernels::exp_kernel(hi);

@@ -208,19 +208,14 @@ inline B shifted_exp_f32_select(const B& x, const B& m, typename B::value_type l
         const B zero(0.0f);
         if (xsimd::all(common)) {
             if constexpr (DoubleWord) {
-                const B x_part = h - x;
-                const B lo = (x - (h - x_part)) + (-m - x_part);
-                return B(shifted_exp_f32_lanes<true>(h, lo));
+                return B(shifted_exp_f32_lanes<true>(h, lse::difference_error(x, m, h)));
             } else {
                 return B(shifted_exp_f32_lanes<false>(h, h));
             }
         }
         const B hc = xsimd::select(common, h, zero);
         B lo = zero;
-        if constexpr (DoubleWord) {
-            const B x_part = h - x;
-            lo = xsimd::select(common, (x - (h - x_part)) + (-m - x_part), zero);
-        }
+        if constexpr (DoubleWord) lo = xsimd::select(common, lse::difference_error(x, m, h), zero);
         return xsimd::select(common, B(shifted_exp_f32_lanes<DoubleWord>(hc, lo)), other());
     } else
 #endif
@@ -243,8 +238,7 @@ inline B shifted_exp_store(const B& x, const B& m) noexcept {
     if constexpr (shifted_exp_native) {
         using T = typename B::value_type;
         const B h = x - m;
-        const B x_part = h - x;
-        const B lo = (x - (h - x_part)) + (-m - x_part);
+        const B lo = lse::difference_error(x, m, h);
         using R = typename B::register_type;
         if (lanes_below(R(h), shifted_exp_tiny<T>()) != 0) return shifted_exp_store_rare(h, lo);
         const auto parts = shifted_exp_parts<true>(R(h), R(lo));
@@ -293,13 +287,6 @@ constexpr T shifted_exp_scale_tiny() noexcept {
     return std::is_same<T, float>::value ? T(-76) : shifted_exp_tiny<T>();
 }
 
-// The rounding error of h = RN(x - m): x - m = h + lo exactly (TwoSum).
-template <class B>
-inline B shifted_difference_error(const B& x, const B& m, const B& h) noexcept {
-    const B x_part = h - x;
-    return (x - (h - x_part)) + (-m - x_part);
-}
-
 // Levels without the AVX-512 kernel: the lanes of h = x - m that lie in [limit, 0]
 // (limit >= -fast_lim: see shifted_exp_generic). Ordered >=: a NaN lane (x NaN, or
 // x = m = +inf) is not one, nor is x = -inf. (h <= 0 always: m is the maximum.)
@@ -325,7 +312,7 @@ inline B shifted_exp_generic(const B& x, const B& m, const B& h) noexcept {
     if constexpr (shifted_exp_f32_avx2<B>) {
         // float32 AVX2: shifted_exp_store's / shifted_exp_sum's kernel on these lanes.
         if constexpr (DoubleWord) {
-            return B(shifted_exp_f32_lanes<true>(h, shifted_difference_error(x, m, h)));
+            return B(shifted_exp_f32_lanes<true>(h, lse::difference_error(x, m, h)));
         } else {
             return B(shifted_exp_f32_lanes<false>(h, h));
         }
@@ -333,7 +320,7 @@ inline B shifted_exp_generic(const B& x, const B& m, const B& h) noexcept {
 #endif
     const B e = kernels::exp_kernel_nofix(h);
     if constexpr (DoubleWord) {
-        return xsimd::fma(e, shifted_difference_error(x, m, h), e);
+        return xsimd::fma(e, lse::difference_error(x, m, h), e);
     } else {
         (void)x;
         (void)m;
@@ -360,8 +347,8 @@ inline bool shifted_exp_pair(const B& x0, const B& x1, const B& m, typename B::v
         const B h1 = x1 - m;
         if ((lanes_below(R(h0), limit) | lanes_below(R(h1), limit)) != 0) return false;
         if constexpr (DoubleWord) {
-            const auto p0 = shifted_exp_parts<true>(R(h0), R(shifted_difference_error(x0, m, h0)));
-            const auto p1 = shifted_exp_parts<true>(R(h1), R(shifted_difference_error(x1, m, h1)));
+            const auto p0 = shifted_exp_parts<true>(R(h0), R(lse::difference_error(x0, m, h0)));
+            const auto p1 = shifted_exp_parts<true>(R(h1), R(lse::difference_error(x1, m, h1)));
             y0 = B(scalef_plain(p0.y, p0.s));
             y1 = B(scalef_plain(p1.y, p1.s));
         } else {
@@ -394,7 +381,7 @@ inline bool shifted_exp_common(const B& x, const B& m, typename B::value_type li
         const B h = x - m;
         if (lanes_below(R(h), limit) != 0) return false;
         if constexpr (DoubleWord) {
-            const auto p = shifted_exp_parts<true>(R(h), R(shifted_difference_error(x, m, h)));
+            const auto p = shifted_exp_parts<true>(R(h), R(lse::difference_error(x, m, h)));
             y = B(scalef_plain(p.y, p.s));
         } else {
             const auto p = shifted_exp_parts<false>(R(h), R(h));
