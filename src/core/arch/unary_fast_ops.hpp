@@ -49,7 +49,7 @@ struct OrScreen {
     }
 };
 
-struct ExpOp {
+struct ExpOp : OrScreen<ExpOp> {
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B compute(const B& x) noexcept {
         return kernels::exp_kernel(x);
@@ -69,8 +69,13 @@ struct ExpOp {
         // Below the limit the result is a finite normal number: no flags; true for NaN.
         return kernels::exp_special(x);
     }
-    // Per-pair test (a deferred running max of |x| measured 2% slower: two ops).
-    static constexpr bool deferrable = false;
+    // Deferred test (OrScreen: exp_special's one compare and an or per batch, checked once
+    // per call, no branch in the loop) where the per-pair test's compares, or, vtestpd and
+    // branch cost more: SSE2 and AVX2+FMA (callgrind, AMD EPYC Zen 3). AVX-512 keeps the
+    // per-pair test (its compares write mask registers; a deferred running max of |x| was
+    // measured 2% slower there, and this form was not measured on an AVX-512 machine).
+    template <class B>
+    static constexpr bool deferrable_for = !kernels::detail::is_avx512<typename B::arch_type>;
     // The conditions of a flagged batch at once (flags below, per lane, says the same): on
     // inputs spanning exp's range most float32 batches are flagged, and a per-lane loop of
     // unpredictable branches cost more than the kernel. A subnormal x gives 1: no underflow.
