@@ -547,7 +547,7 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                     y1.store_aligned(dst + i + width);
                 }
             };
-            // Deferrable operations (log, erf; exp below AVX-512) or their per-batch
+            // Deferrable operations (log, erf; float64 exp below AVX-512) or their per-batch
             // test over the loop and check it once at the end instead of
             // compare-and-branch per pair; only if it is set, the batches are rescanned
             // (results repaired with finish, flags collected). Needs the input intact
