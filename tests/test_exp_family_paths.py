@@ -190,3 +190,33 @@ def test_exp2_conditions_wherever_the_rare_lane_sits(dtype, level):
                 got, ref = numfuse.exp2(x), np.exp2(x)
             assert np.array_equal(np.isnan(got), np.isnan(ref)), (value, position)
             assert ulp_distance(got, ref).max() <= 1, (value, position)
+
+
+@pytest.mark.parametrize("team", [1, 2, 3, 7])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exp_deferred_loop_same_bits_and_conditions(dtype, team, level, threads):
+    """The contiguous out-of-place exp loop tests for rare lanes once per call (float64 below
+    AVX-512) and then recomputes only the flagged batches: the same bits as the in-place call
+    (per-pair test) and the strided call (per-batch test), and NumPy's conditions, with the
+    rare lanes in the head, at chunk edges and in the tail of a call split across threads."""
+    numfuse.set_num_threads(team)
+    n = 200_003
+    rng = np.random.default_rng(7)
+    big = 708.0 if dtype == np.float64 else 87.0
+    rare = [np.nan, np.inf, -np.inf, 1000.0, -1000.0, big * 1.001, -big * 1.001, big, -big]
+    for value in [None, *rare]:
+        for positions in ((0,), (n // 2, n // 3 + 1), (n - 1, 5, n // 7)):
+            x = rng.uniform(-5, 5, n).astype(dtype)
+            if value is not None:
+                x[list(positions)] = value
+            wide = np.empty(2 * n, dtype)
+            wide[::2] = x
+            inplace = x.copy()
+            with np.errstate(all="ignore"):
+                got = numfuse.exp(x, out=np.empty_like(x))
+                numfuse.exp(inplace, out=inplace)
+                strided = numfuse.exp(wide[::2])
+            for other in (inplace, strided):
+                same = got.view(BITS[dtype]) == other.view(BITS[dtype])
+                assert same.all(), (value, positions, x[~same], got[~same], other[~same])
+            assert _conditions(numfuse.exp, x) == _conditions(np.exp, x), (value, positions)

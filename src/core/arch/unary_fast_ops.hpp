@@ -49,7 +49,7 @@ struct OrScreen {
     }
 };
 
-struct ExpOp {
+struct ExpOp : OrScreen<ExpOp> {
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B compute(const B& x) noexcept {
         return kernels::exp_kernel(x);
@@ -69,8 +69,17 @@ struct ExpOp {
         // Below the limit the result is a finite normal number: no flags; true for NaN.
         return kernels::exp_special(x);
     }
-    // Per-pair test (a deferred running max of |x| measured 2% slower: two ops).
-    static constexpr bool deferrable = false;
+    // Deferred test (OrScreen: exp_special's one compare and an or per batch, checked once
+    // per call, no branch in the loop) for float64 on SSE2 and AVX2+FMA, where the per-pair
+    // test's compares, or, vtestpd and branch cost more (callgrind, AMD EPYC Zen 3). AVX-512
+    // keeps the per-pair test (a deferred running max of |x| was measured 2% slower there;
+    // this form was not measured on an AVX-512 machine). float32 keeps it too: x86-64 builds
+    // let GCC contract a product and a sum into a fused multiply-add (CMakeLists.txt), and in
+    // the deferred loop it fused the float32 kernel differently (1 ULP apart from the per-pair
+    // and strided loops' bits at 1 of 2e5 inputs at avx2_fma).
+    template <class B>
+    static constexpr bool deferrable_for = !kernels::detail::is_avx512<typename B::arch_type> &&
+                                           std::is_same<typename B::value_type, double>::value;
     // The conditions of a flagged batch at once (flags below, per lane, says the same): on
     // inputs spanning exp's range most float32 batches are flagged, and a per-lane loop of
     // unpredictable branches cost more than the kernel. A subnormal x gives 1: no underflow.

@@ -382,6 +382,14 @@ template <class Op, class B>
 struct op_single<Op, B, void, std::void_t<decltype(Op::template single_for<B>)>>
     : std::integral_constant<bool, Op::template single_for<B>> {};
 
+// Op::deferrable_for<B> (optional): Op::deferrable per batch type (Op::deferrable's value
+// where it is absent); the contiguous loop takes the deferred test where it is true.
+template <class Op, class B, class = void>
+struct op_deferred : std::integral_constant<bool, Op::deferrable> {};
+template <class Op, class B>
+struct op_deferred<Op, B, std::void_t<decltype(Op::template deferrable_for<B>)>>
+    : std::integral_constant<bool, Op::deferrable && Op::template deferrable_for<B>> {};
+
 // Op::batch_flags(x, y) (optional): the conditions of a flagged batch from vector compares,
 // instead of Op::flags lane by lane (the op then owns keep_subnormal_underflow's rule too).
 template <class Op, class B, class = void>
@@ -539,16 +547,17 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                     y1.store_aligned(dst + i + width);
                 }
             };
-            // Deferrable operations (log) or their per-batch test over the loop and
-            // check it once at the end instead of compare-and-branch per pair; only if
-            // it is set, the batches are rescanned (results repaired with finish, flags
-            // collected). Needs the input intact afterwards: not for overlapping
-            // (in-place) calls, which keep the per-pair test.
+            // Deferrable operations (log, erf; float64 exp below AVX-512) or their per-batch
+            // test over the loop and check it once at the end instead of
+            // compare-and-branch per pair; only if it is set, the batches are rescanned
+            // (results repaired with finish, flags collected). Needs the input intact
+            // afterwards: not for overlapping (in-place) calls, which keep the per-pair
+            // test.
             const auto in_begin = reinterpret_cast<std::uintptr_t>(src);
             const auto out_begin = reinterpret_cast<std::uintptr_t>(dst);
             const std::uintptr_t bytes = n * sizeof(T);
             const bool disjoint = in_begin + bytes <= out_begin || out_begin + bytes <= in_begin;
-            if constexpr (Op::deferrable) {
+            if constexpr (op_deferred<Op, B>::value) {
                 if (disjoint) {
                     const std::size_t start = i;
                     auto acc = Op::template screen_init<B>();

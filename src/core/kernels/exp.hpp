@@ -33,8 +33,9 @@
 //     42-bit (16-bit for f32) ln2_hi so k*ln2_hi is exact without FMA (SSE2
 //     xsimd::fma is mul+add); r = r_hi + r_lo kept as a pair; e^r = 1 + r +
 //     r^2 Q(r) (minimax degree 12 f64 / 6 f32 overall) summed with 1 + r_hi
-//     as an exact two-sum. Scaling by 2^k: one multiply by a built power of
-//     two when every |x| < 708 (87), else two multiplies by 2^k1 * 2^k2
+//     as an exact two-sum. Scaling by 2^k: k added to y's exponent field (an
+//     integer add, exact: y 2^k is normal) when every |x| <= 708 (87), else
+//     two multiplies by 2^k1 * 2^k2
 //     (k1 + k2 = k, both normal) so the result is rounded once; subnormal
 //     results come from t = y 2^(k + 1022) (normal) as the bits of t + 1
 //     (scale_wide), with no floating-point operation on a subnormal value.
@@ -164,12 +165,23 @@ inline xsimd::batch<T, A> scale_wide(const xsimd::batch<T, A>& y,
     return xsimd::select(sub, sub_res, (y * pow2(k1)) * pow2(kn - k1));
 }
 
-// y * 2^k with 2^k built from z's low bits: exact scaling while 2^k is normal (|x| <= fast_lim).
+// y * 2^k for y in [0.7, 1.42] and a result that is normal (|x| <= fast_lim): k, the low bits
+// of z, added to y's exponent field. The same bits as the product y * 2^k (both exact there)
+// without a multiply: the kernel's fused-multiply-add pipes are its bottleneck. Outside that
+// range the bits are garbage (the exponent field wraps), as the product's were.
+template <class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> exp_scale_normal(const xsimd::batch<T, A>& y,
+                                                          const xsimd::batch<T, A>& z) noexcept {
+    using C = exp_consts<T>;
+    // z's bits are the shifter's plus k, the shifter's below bit mant_bits - 1 clear: shifted
+    // left by mant_bits they are k << mant_bits (mod 2^width), the old bias-built 2^k's
+    // exponent field less the bias.
+    return as_float<T, A>(as_int(y) + (as_int(z) << C::mant_bits));
+}
+
 template <class T, class A>
 inline xsimd::batch<T, A> exp_generic_scale_normal(const ExpGenericParts<T, A>& p) noexcept {
-    using C = exp_consts<T>;
-    const xsimd::batch<int_of_t<T>, A> bias_bits(static_cast<int_of_t<T>>(C::bias) << C::mant_bits);
-    return p.y * as_float<T, A>((as_int(p.z) << C::mant_bits) + bias_bits);
+    return exp_scale_normal(p.y, p.z);
 }
 
 // exp_generic for lanes with |x| <= fast_lim only (bit for bit equal there); other lanes
@@ -186,7 +198,6 @@ inline xsimd::batch<T, A> exp_generic_core(const xsimd::batch<T, A>& x) noexcept
 template <class T, class A>
 inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
     using B = xsimd::batch<T, A>;
-    using I = xsimd::batch<int_of_t<T>, A>;
     using C = exp_consts<T>;
     const B shifter(C::shifter);
     // NaN lanes become garbage here and are replaced at the end.
@@ -203,12 +214,11 @@ inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
     const B h = B(T(1)) + rh;                             // 1 + rh as an exact pair (|rh| < 1)
     const B hl = (B(T(1)) - h) + rh;
     const B y = h + (hl + s);                             // e^r in [0.7, 1.42]
-    const I bias_bits(static_cast<int_of_t<T>>(C::bias) << C::mant_bits);
     B res;
     if (xsimd::any(xsimd::abs(x) > B(C::fast_lim))) {
         res = scale_wide(y, kd);  // subnormal results, overflow: rounded once
     } else {
-        res = y * as_float<T, A>((as_int(z) << C::mant_bits) + bias_bits);
+        res = exp_scale_normal(y, z);
     }
     return nan_result(x, res);
 }
