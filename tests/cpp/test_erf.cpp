@@ -33,9 +33,9 @@ using numfuse::core::UnaryOp;
 // all 2^32 bit patterns against glibc's double erf, mpmath at the worst), rounded up:
 //   float64 sse2 (c1 kept as an exact pair):   0.663 ulp  (this test's sample: 0.642)
 //   float64 avx512 (16 intervals, degree 11):   0.704 ulp  (this test's sample: 0.686)
-//   float64 avx2_fma (760 intervals, degree 5): 0.731 ulp  (1e8 inputs on [0, 6], 2e7 on
-//                                               [0, 0.6], 1e7 at the edges, 1e7 over the
-//                                               binades; x ~ 0.105, interpolation error 0.15)
+//   float64 avx2_fma (760 intervals, degree 5): 0.734 ulp  (the harness, 8 regions of 1e6 at
+//                                               x ~ -0.1049; of 1.25e7: 0.730; interpolation
+//                                               error 0.16 at x ~ 0.1-0.2)
 //   float32 through double (sse2, avx512):     0.517 ulp  (this test's sample: 0.520)
 //   float32 lanes (avx2_fma):                  0.635 ulp  (every float32, at +-0x1.009cdap-1)
 constexpr double kMaxUlpF64Sse2 = 0.67;
