@@ -296,6 +296,14 @@ def test_results_do_not_depend_on_layout(name, dtype, level):
         np.testing.assert_array_equal(f.accumulate(pairs, axis=1)[:, 1].view(bits), expected)
 
 
+def _near_zero_pool(name: str, dtype) -> tuple[np.ndarray, np.ndarray]:
+    """Pairs whose results lie next to zero, of every kind (pass 2, tiny max, the triple
+    pass), for planting among ordinary pairs."""
+    near_x, near_y, _ = _cases(name, dtype, "near_zero")
+    deep_x, deep_y, _ = _cases(name, dtype, "deepest")
+    return np.concatenate([near_x, deep_x]), np.concatenate([near_y, deep_y])
+
+
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
 def test_every_lane_pattern_gives_the_same_bits(name, dtype, level):
@@ -305,10 +313,7 @@ def test_every_lane_pattern_gives_the_same_bits(name, dtype, level):
     and in place, must give each element's bits computed alone."""
     f = getattr(numfuse, name)
     bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
-    near_x, near_y, _ = _cases(name, dtype, "near_zero")
-    deep_x, deep_y, _ = _cases(name, dtype, "deepest")
-    pool_x = np.concatenate([near_x, deep_x])
-    pool_y = np.concatenate([near_y, deep_y])
+    pool_x, pool_y = _near_zero_pool(name, dtype)
     rng = np.random.default_rng(23)
     width = 8
     masks = np.repeat(np.arange(2**width), 3)
@@ -338,10 +343,7 @@ def test_near_zero_lanes_in_the_last_batch(name, dtype, level):
     must give each element's bits computed alone."""
     f = getattr(numfuse, name)
     bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
-    near_x, near_y, _ = _cases(name, dtype, "near_zero")
-    deep_x, deep_y, _ = _cases(name, dtype, "deepest")
-    pool_x = np.concatenate([near_x, deep_x])
-    pool_y = np.concatenate([near_y, deep_y])
+    pool_x, pool_y = _near_zero_pool(name, dtype)
     rng = np.random.default_rng(31)
     with np.errstate(all="ignore"):
         for n in [*range(1, 20), 127, 129, 255, 257, 263]:
