@@ -5,13 +5,15 @@
 //
 //   is_avx512<Arch>       Arch derives from xsimd::avx512f (raw _mm512_* allowed)
 //   is_neon64<Arch>       Arch derives from xsimd::neon64 (raw arm_neon.h allowed)
-//   has_fma<Arch>         xsimd::fma and xsimd::fms are real fused multiply-adds on Arch
+//   has_fma<Arch>         Arch has fused multiply-add instructions: fused_madd and friends
+//                         round once there (so do xsimd::fma and xsimd::fms, except xsimd
+//                         8.1's AVX-512 ones: a multiply and an add)
 //   int_of_t<T>           same-width signed integer (int32_t / int64_t)
 //   as_int(b), as_float(b)  bit casts between batch<T> and batch<int_of_t<T>>
 //   fused_madd, fused_msub, fused_nmadd  a*b+c, a*b-c, c-a*b rounded once on every FMA
 //                         level (AVX-512 too)
-//   horner(x, c0, c1, ...)  c0 + x*(c1 + x*(c2 + ...)) with xsimd::fma
-//   fused_horner(x, c0, ...)  the same with fused_madd (one rounding a step on AVX-512 too)
+//   horner(x, c0, c1, ...)  c0 + x*(c1 + x*(c2 + ...)) with fused_madd (one rounding a
+//                         step on every FMA level); fused_horner is another name for it
 //   widen(x, lo, hi), narrow(lo, hi)  a float batch <-> two double batches (lanes in order;
 //                         narrow rounds to nearest)
 //   nan_result(x)         what a kernel returns for a NaN input, as NumPy does:
@@ -163,24 +165,21 @@ inline xsimd::batch<T, A> fused_nmadd(const xsimd::batch<T, A>& a, const xsimd::
         return xsimd::fnma(a, b, c);
 }
 
-// Horner's scheme: horner(x, c0, c1, ..., cn) = c0 + x (c1 + x (... + x cn)).
+// Horner's scheme: horner(x, c0, c1, ..., cn) = c0 + x (c1 + x (... + x cn)), each step
+// fused_madd: one instruction and one rounding wherever the level has FMA, AVX-512 included
+// (xsimd 8.1's AVX-512 fma is a multiply and an add, and -ffp-contract=off keeps it so).
 template <class B, class C>
 inline B horner(const B&, C c0) noexcept {
     return B(c0);
 }
 template <class B, class C, class... Cs>
 inline B horner(const B& x, C c0, Cs... cs) noexcept {
-    return xsimd::fma(horner(x, cs...), x, B(c0));
+    return fused_madd(horner(x, cs...), x, B(c0));
 }
-// horner with fused_madd: one instruction and one rounding a step wherever the level has
-// FMA (xsimd 8.1's AVX-512 fma is a multiply and an add).
-template <class B, class C>
-inline B fused_horner(const B&, C c0) noexcept {
-    return B(c0);
-}
-template <class B, class C, class... Cs>
-inline B fused_horner(const B& x, C c0, Cs... cs) noexcept {
-    return fused_madd(fused_horner(x, cs...), x, B(c0));
+// The same function under the name some kernels use.
+template <class B, class... Cs>
+inline B fused_horner(const B& x, Cs... cs) noexcept {
+    return horner(x, cs...);
 }
 
 // a / b and sqrt(a), correctly rounded on every level. xsimd 8.1's neon64

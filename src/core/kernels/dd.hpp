@@ -197,7 +197,7 @@ NUMFUSE_ALWAYS_INLINE pair<A> mul(const pair<A>& x, const pair<A>& y) noexcept {
 template <class A>
 NUMFUSE_ALWAYS_INLINE pair<A> mul(const pair<A>& x, const bd<A>& y) noexcept {
     const pair<A> p = two_prod(x.hi, y);
-    return fast_two_sum(p.hi, xsimd::fma(x.lo, y, p.lo));
+    return fast_two_sum(p.hi, fmadd(x.lo, y, p.lo));
 }
 
 // 1 / y to about 1 ulp (callers correct with the exact residual): rcp14

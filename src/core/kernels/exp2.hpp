@@ -73,9 +73,9 @@ NUMFUSE_ALWAYS_INLINE Exp2Parts<A> exp2_generic_reduce(const xsimd::batch<double
     const B f = xc - kd;  // exact, |f| <= 1/2
     const dd::pair<A> p = dd::two_prod(f, B(C::ln2_hi));
     const B rh = p.hi;
-    const B rl = xsimd::fma(f, B(C::ln2_lo), p.lo);  // r = rh + rl to ~2^-105 relative
+    const B rl = detail::fused_madd(f, B(C::ln2_lo), p.lo);  // r = rh + rl to ~2^-105 relative
     const B q = exp_poly_gen(rh, double());
-    const B s = xsimd::fma(rh * rh, q, xsimd::fma(rl, rh, rl));  // e^r - 1 - rh
+    const B s = detail::fused_madd(rh * rh, q, detail::fused_madd(rl, rh, rl));  // e^r - 1 - rh
     const B h = B(1.0) + rh;                                    // 1 + rh as an exact pair
     const B hl = (B(1.0) - h) + rh;
     return {h + (hl + s), z, kd};

@@ -120,7 +120,7 @@ NUMFUSE_ALWAYS_INLINE expm1_parts<A> expm1_core(const xsimd::batch<double, A>& x
     using B = xsimd::batch<double, A>;
     const B shifter(0x1.8p52);
     const B kd = dd::fmadd(x, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(x / ln2)
-    const B r1 = xsimd::fnma(kd, B(0x1.62e42fefa38p-1), x);  // exact (ln2_hi: 42 bits)
+    const B r1 = detail::fused_nmadd(kd, B(0x1.62e42fefa38p-1), x);  // exact (ln2_hi: 42 bits)
     // r = rh + rl = r1 - k ln2_lo: rh rounded, r1 - rh exact, rl its error (k = 0: exact;
     // otherwise to ~2^-105 of e^x - 1, which is then at least 0.29)
     const B kc = kd * B(0x1.ef35793c7673p-45);  // ln2_lo

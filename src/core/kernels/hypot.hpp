@@ -114,7 +114,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> hypot_f32_kernel(
     const xsimd::batch<double, A>& a, const xsimd::batch<double, A>& b) noexcept {
     using B = xsimd::batch<double, A>;
     const B inf(__builtin_inf());
-    const B y = detail::square_root(xsimd::fma(a, a, b * b));
+    const B y = detail::square_root(detail::fused_madd(a, a, b * b));
     const B ax = xsimd::abs(a), ay = xsimd::abs(b);
     B res = xsimd::select(xsimd::isnan(a) | xsimd::isnan(b), a + b, y);
     return xsimd::select((ax == inf) | (ay == inf), inf, res);

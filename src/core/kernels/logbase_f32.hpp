@@ -166,7 +166,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log2_f32_kernel(
                                    -0x1.417ff2aab4989p-3,  // -0.15698232253505420286
                                    0x1.3d261d2876e89p-3,  // 0.15485785274255572941
                                    -0x1.61ac9ab92ac67p-4);  // -0.086346248996663640951
-        return xsimd::fma(fd, p, ed);  // e + log2(m): no cancellation (e = 0 where m ~ 1)
+        return detail::fused_madd(fd, p, ed);  // e + log2(m): no cancellation (e = 0 where m ~ 1)
     };
     F res = detail::narrow(log2_half(f0, e0), log2_half(f1, e1));
     const F inf(std::numeric_limits<float>::infinity());

@@ -189,7 +189,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_exp(const xsimd::batch<double,
     using B = xsimd::batch<double, A>;
     const B shifter(0x1.8p52);
     const B kd = dd::fmadd(th, B(0x1.71547652b82fep+0), shifter) - shifter;  // round(th / ln2)
-    const B r1 = xsimd::fnma(kd, B(0x1.62e42fefa38p-1), th);  // exact (ln2_hi: 42 bits)
+    const B r1 = detail::fused_nmadd(kd, B(0x1.62e42fefa38p-1), th);  // exact (ln2_hi: 42 bits)
     const dd::pair<A> r = dd::two_sum(r1, -(kd * B(0x1.ef35793c7673p-45)));
     // e^(r + tl) - 1 = p + tl (1 + p) + O(tl^2): tl (up to 2^-44) is too large for
     // expm1_reduced's first-order tail.
