@@ -80,6 +80,10 @@ struct ExpOp : OrScreen<ExpOp> {
     template <class B>
     static constexpr bool deferrable_for = !kernels::detail::is_avx512<typename B::arch_type> &&
                                            std::is_same<typename B::value_type, double>::value;
+    // Batches per iteration of the deferred loop (kernels::exp_loop_single).
+    template <class B>
+    static constexpr bool single_for =
+        kernels::exp_loop_single<typename B::value_type, typename B::arch_type>;
     // The conditions of a flagged batch at once (flags below, per lane, says the same): on
     // inputs spanning exp's range most float32 batches are flagged, and a per-lane loop of
     // unpredictable branches cost more than the kernel. A subnormal x gives 1: no underflow.
