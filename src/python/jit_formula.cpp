@@ -306,25 +306,40 @@ struct StepWalk {
         return {};
     }
 
+    // A Tracer's field, by a name made (and hashed) once per process.
+    static py::object field(PyObject* node, const char* name, PyObject** interned) {
+        if (*interned == nullptr) {
+            *interned = PyUnicode_InternFromString(name);
+            if (*interned == nullptr) throw py::error_already_set();
+        }
+        PyObject* value = PyObject_GetAttr(node, *interned);
+        if (value == nullptr) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(value);
+    }
+
     Py_ssize_t walk(PyObject* node) {
+        static PyObject* slot_name = nullptr;
+        static PyObject* const_name = nullptr;
+        static PyObject* args_name = nullptr;
+        static PyObject* template_name = nullptr;
         const auto found = memo.find(node);
         if (found != memo.end()) return found->second;
-        const py::handle handle(node);
-        const py::object slot = handle.attr("slot");
+        const py::object slot = field(node, "slot", &slot_name);
         Py_ssize_t index;
         if (!slot.is_none()) {
             py::str name("v" + py::str(slot).cast<std::string>());
             inputs[name] = py::make_tuple(true, slot);
             index = append(std::move(name));
-        } else if (const py::object value = handle.attr("const"); value.ptr() != no_const) {
+        } else if (const py::object value = field(node, "const", &const_name);
+                   value.ptr() != no_const) {
             index = append(constant(value));
         } else {
-            const py::object args = handle.attr("args");
+            const py::object args = field(node, "args", &args_name);
             const py::tuple operands =
                 py::reinterpret_steal<py::tuple>(PySequence_Tuple(args.ptr()));
             if (!operands) throw py::error_already_set();
             py::tuple step(operands.size() + 1);
-            step[0] = handle.attr("template");
+            step[0] = field(node, "template", &template_name);
             for (std::size_t k = 0; k < operands.size(); ++k) {
                 PyObject* arg = operands[k].ptr();
                 if (Py_TYPE(arg) == reinterpret_cast<PyTypeObject*>(tracer)) {
