@@ -638,3 +638,32 @@ def test_a_formula_the_tree_cannot_compile_raises_the_texts_error():
         _core.CompiledExpression("(v0 + v1)")(s, s)
     assert type(from_tree.value) is type(from_text.value)
     assert str(from_tree.value) == str(from_text.value)
+
+
+def test_formula_steps_walk_each_node_once_with_literals_and_constant_inputs(monkeypatch):
+    """_core._jit_steps (the walk of a pending formula's nodes): a node used twice is one
+    step, Python numbers are literals as the tracer writes them (negative ones in
+    parentheses), a non-finite float or a complex is an input c<k>, and the result is the
+    plain function's."""
+
+    def f(x):
+        a = x * 2.5 - 3
+        b = a * a + a
+        c = np.where(x > 5, float("nan"), b) + np.where(x > 5, float("-inf"), -1)
+        return c + (x + 1j).real * (-2) + (x > 0) * True
+
+    runs = _record_formulas(monkeypatch)
+    x = np.linspace(-2, 2, 11)
+    got = nf.jit(f)(x)
+    np.testing.assert_array_equal(got, f(x))
+    ((steps, compiled, values),) = runs
+    texts = [s for s in steps if type(s) is str]
+    for literal in ("2.5", "3", "(-1)", "(-2)", "True"):
+        assert literal in texts, (literal, steps)
+    assert sum(type(s) is tuple and s[0] == "({0} - {1})" for s in steps) == 1  # a, once
+    assert sum(type(s) is tuple and s[0] == "({0} * {1})" for s in steps) == 4
+    constants = [v for name, v in zip(compiled.input_names, values) if name.startswith("c")]
+    assert len(constants) == 3
+    assert any(type(v) is float and np.isnan(v) for v in constants)
+    assert float("-inf") in constants and 1j in constants
+    assert compiled.input_names.count("v0") == 1

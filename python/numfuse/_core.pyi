@@ -59,6 +59,16 @@ def _function_table() -> list[
 
 # numfuse.jit's warm path (src/python/jit_dispatch.cpp, numfuse/_jit/_function.py)
 def _jit_key(*arrays: object) -> bytes | None: ...
+def _jit_global_loads(
+    raw: bytes,
+    names: tuple[str, ...],
+    load_global: int,
+    attribute_loads: bytes,
+    cache: int,
+    extended_arg: int,
+    global_shift: int,
+    attribute_shift: int,
+) -> list[list[object]]: ...  # numfuse.jit's guards (src/python/jit_guards.cpp)
 
 class _JitDispatch:
     _fast_state: tuple[dict[bytes, tuple[object, object]], tuple, tuple, tuple] | None
@@ -67,6 +77,7 @@ class _JitDispatch:
 # numfuse.jit's verdict on a new operation type (src/python/jit_verdict.cpp, _jit/_ops.py)
 def _jit_engine_agrees(text: str, samples: Sequence[object], reference: object) -> bool: ...
 def _jit_verdict_plan(text: str, samples: Sequence[object]) -> object: ...  # tests only
+def _jit_steps(node: object, no_const: object, tracer: type) -> tuple[list[object], dict]: ...
 def _jit_formula(steps: list[object]) -> CompiledExpression: ...
 def _jit_formula_plans(
     steps: list[object], samples: Sequence[object]

@@ -57,5 +57,7 @@ void register_jit_dispatch(pybind11::module_& m);
 void register_jit_verdict(pybind11::module_& m);
 // numfuse.jit's fused formulas compiled from the trace's nodes (jit_formula.cpp).
 void register_jit_formula(pybind11::module_& m);
+// numfuse.jit's scan of a function's bytecode for the globals it loads (jit_guards.cpp).
+void register_jit_guards(pybind11::module_& m);
 
 }  // namespace numfuse::python

@@ -21,6 +21,18 @@
 // own (CompiledExpression of the tree: expr::cached_plan_of_tree); columns are left at 0
 // (a compile error makes the compiled object compile the text, whose parse reports it).
 //
+// numfuse._core._jit_steps(node, no_const, tracer) -> (steps, inputs): the steps of the
+// pending node `node` (a _tracer.Tracer) as _jit_formula reads them, and the formula's
+// inputs, name -> (is_slot, slot or value), in one C++ walk of the nodes (the Python
+// recursion over them cost a 20-operation function's first call ~0.1M instructions, AMD
+// EPYC Zen 3; it ran once per fused formula, mostly before the interpreter specialized
+// it). Each node once (by identity), after its operands: a node holding a slot of the
+// trace's env is the input "v<slot>"; a constant (its `const` is not `no_const`) the
+// input "c<k>", k the count of inputs named before it; a pending node (template, operand
+// step indices...), its operands being nodes or Python numbers. A Python number is a
+// literal step ("2", "(-1)", "0.5", "(-0.0)", "True"), or where it has none (a complex,
+// a non-finite float) the input "c<k>".
+//
 // numfuse._core._jit_formula_plans(steps, samples) -> (tree plan, text plan): the plans
 // compiled from this AST and from the text's parse for `samples` (the inputs in the
 // compiled object's input_names order), each described (describe_plan) or
@@ -28,9 +40,11 @@
 #include <pybind11/pybind11.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -254,6 +268,105 @@ py::object jit_formula(const py::list& steps) {
                                        std::make_shared<const Ast>(std::move(f.ast)));
 }
 
+// _jit_steps' walk (see the top of this file).
+struct StepWalk {
+    PyObject* no_const;
+    PyObject* tracer;
+    py::list steps;
+    py::dict inputs;
+    std::unordered_map<PyObject*, Py_ssize_t> memo;
+
+    Py_ssize_t append(py::object step) {
+        steps.append(std::move(step));
+        return PyList_GET_SIZE(steps.ptr()) - 1;
+    }
+
+    // the name of a new constant input holding `value`
+    py::str constant(py::handle value) {
+        py::str name("c" + std::to_string(PyDict_GET_SIZE(inputs.ptr())));
+        inputs[name] = py::make_tuple(false, value);
+        return name;
+    }
+
+    // A Python number's literal as the parser reads it back: negative numbers in
+    // parentheses, a float by its repr (the shortest that round-trips); empty where it
+    // has none (a complex, a non-finite float: the caller passes it as an input).
+    static std::string literal(PyObject* value) {
+        if (PyBool_Check(value)) return value == Py_True ? "True" : "False";
+        if (PyLong_CheckExact(value)) {
+            const std::string text = py::str(value).cast<std::string>();
+            return text[0] == '-' ? "(" + text + ")" : text;
+        }
+        if (PyFloat_CheckExact(value)) {
+            const double d = PyFloat_AS_DOUBLE(value);
+            if (!std::isfinite(d)) return {};
+            const std::string text = py::repr(value).cast<std::string>();
+            return std::signbit(d) ? "(" + text + ")" : text;
+        }
+        return {};
+    }
+
+    // A Tracer's field, by a name made (and hashed) once per process.
+    static py::object field(PyObject* node, const char* name, PyObject** interned) {
+        if (*interned == nullptr) {
+            *interned = PyUnicode_InternFromString(name);
+            if (*interned == nullptr) throw py::error_already_set();
+        }
+        PyObject* value = PyObject_GetAttr(node, *interned);
+        if (value == nullptr) throw py::error_already_set();
+        return py::reinterpret_steal<py::object>(value);
+    }
+
+    Py_ssize_t walk(PyObject* node) {
+        static PyObject* slot_name = nullptr;
+        static PyObject* const_name = nullptr;
+        static PyObject* args_name = nullptr;
+        static PyObject* template_name = nullptr;
+        const auto found = memo.find(node);
+        if (found != memo.end()) return found->second;
+        const py::object slot = field(node, "slot", &slot_name);
+        Py_ssize_t index;
+        if (!slot.is_none()) {
+            py::str name("v" + py::str(slot).cast<std::string>());
+            inputs[name] = py::make_tuple(true, slot);
+            index = append(std::move(name));
+        } else if (const py::object value = field(node, "const", &const_name);
+                   value.ptr() != no_const) {
+            index = append(constant(value));
+        } else {
+            const py::object args = field(node, "args", &args_name);
+            const py::tuple operands =
+                py::reinterpret_steal<py::tuple>(PySequence_Tuple(args.ptr()));
+            if (!operands) throw py::error_already_set();
+            py::tuple step(operands.size() + 1);
+            step[0] = field(node, "template", &template_name);
+            for (std::size_t k = 0; k < operands.size(); ++k) {
+                PyObject* arg = operands[k].ptr();
+                if (Py_TYPE(arg) == reinterpret_cast<PyTypeObject*>(tracer)) {
+                    step[k + 1] = py::int_(walk(arg));
+                    continue;
+                }
+                std::string text = literal(arg);
+                step[k + 1] = py::int_(PyList_GET_SIZE(steps.ptr()));
+                if (text.empty()) {
+                    append(constant(arg));
+                } else {
+                    append(py::str(text));
+                }
+            }
+            index = append(std::move(step));
+        }
+        memo.emplace(node, index);
+        return index;
+    }
+};
+
+py::tuple jit_steps(const py::handle& node, const py::handle& no_const, const py::handle& tracer) {
+    StepWalk walk{no_const.ptr(), tracer.ptr(), py::list(), py::dict(), {}};
+    walk.walk(node.ptr());
+    return py::make_tuple(std::move(walk.steps), std::move(walk.inputs));
+}
+
 py::tuple jit_formula_plans(const py::list& steps, const py::sequence& samples) {
     const Formula f = build(steps);
     const std::vector<std::string> used = expr::expression_names(f.ast);
@@ -276,6 +389,9 @@ py::tuple jit_formula_plans(const py::list& steps, const py::sequence& samples) 
 }  // namespace
 
 void register_jit_formula(py::module_& m) {
+    m.def("_jit_steps", &jit_steps, py::arg("node"), py::arg("no_const"), py::arg("tracer"),
+          "(steps, inputs) of numfuse.jit's pending node `node`: the steps _jit_formula "
+          "reads and the inputs' name -> (is_slot, slot or value) (src/python/jit_formula.cpp).");
     m.def("_jit_formula", &jit_formula, py::arg("steps"),
           "numfuse.jit's fused formula from its steps (src/python/jit_formula.cpp): a "
           "CompiledExpression of the formula's text, compiled from the AST the steps make.");

@@ -39,6 +39,7 @@ PYBIND11_MODULE(_core, m) {
     numfuse::python::register_jit_dispatch(m);  // after register_expr: its NumPy C API table
     numfuse::python::register_jit_verdict(m);    // the same
     numfuse::python::register_jit_formula(m);
+    numfuse::python::register_jit_guards(m);
     numfuse::python::register_patch(m);  // patch_numpy's loop swaps
     pthread_atfork(nullptr, nullptr, &numfuse_openmp_single_in_fork_child);
 }

@@ -14,6 +14,8 @@ import dis
 import sys
 import types
 
+from .. import _core
+
 _MISSING = object()
 _FIXED_MODULES = ("numpy", "scipy", "numfuse", "math", "builtins")
 _DEPTH = 3
@@ -26,48 +28,35 @@ def _code_objects(code):
             yield from _code_objects(const)
 
 
-# The raw bytecode scan of _global_loads: dis.get_instructions builds an Instruction per
-# instruction (about 100x slower, a large part of a small function's first call), and a
-# Python loop over every instruction (inline caches included) still costs a 20-operation
-# function's first call ~0.1M instructions: the opcodes are searched for LOAD_GLOBAL in C.
-_CACHE = dis.opmap.get("CACHE")  # inline cache entries (3.11+), skipped as dis skips them
+# The bytecode scan of _global_loads, in C++ (src/python/jit_guards.cpp): dis.get_instructions
+# builds an Instruction per instruction (about 100x slower, a large part of a small
+# function's first call), and a Python loop over the instruction units cost a 20-operation
+# function's first call ~0.12M instructions (AMD EPYC Zen 3). The opcodes and shifts are
+# the running Python's, from dis.
+_CACHE = dis.opmap.get("CACHE", -1)  # inline cache entries (3.11+), skipped as dis skips them
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
 _LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
-_ATTRIBUTE_LOADS = frozenset(dis.opmap[n] for n in ("LOAD_ATTR", "LOAD_METHOD") if n in dis.opmap)
+_ATTRIBUTE_LOADS = bytes(dis.opmap[n] for n in ("LOAD_ATTR", "LOAD_METHOD") if n in dis.opmap)
 # LOAD_GLOBAL's argument is the name's index times two plus a flag since 3.11, LOAD_ATTR's
 # since 3.12 (tests/test_jit_dispatch.py compares this scan with dis on many functions)
 _GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
 _ATTRIBUTE_SHIFT = 1 if sys.version_info >= (3, 12) else 0
+_scan = _core._jit_global_loads
 
 
 def _global_loads(code):
-    """(name, [attribute, ...]) for every LOAD_GLOBAL, with the LOAD_ATTR (or LOAD_METHOD)
-    that is the next instruction after it, past its inline caches."""
-    loads = []
-    names = code.co_names
-    raw = code.co_code
-    ops, args = raw[0::2], raw[1::2]  # instruction units: opcode and argument bytes
-    count = len(ops)
-    i = ops.find(_LOAD_GLOBAL)
-    while i >= 0:
-        arg, shift, k = args[i], 8, i - 1
-        while k >= 0 and ops[k] == _EXTENDED_ARG:  # its argument's higher bytes
-            arg |= args[k] << shift
-            shift += 8
-            k -= 1
-        current = [names[arg >> _GLOBAL_SHIFT], []]
-        loads.append(current)
-        j = i + 1
-        while j < count and ops[j] == _CACHE:
-            j += 1
-        extended = 0
-        while j < count and ops[j] == _EXTENDED_ARG:
-            extended = (extended | args[j]) << 8
-            j += 1
-        if j < count and ops[j] in _ATTRIBUTE_LOADS:  # one level: module.attr
-            current[1].append(names[(args[j] | extended) >> _ATTRIBUTE_SHIFT])
-        i = ops.find(_LOAD_GLOBAL, i + 1)
-    return loads
+    """[name, [attribute]] for every LOAD_GLOBAL, with the LOAD_ATTR (or LOAD_METHOD)
+    that is the next instruction after it, past its inline caches ([] if none)."""
+    return _scan(
+        code.co_code,
+        code.co_names,
+        _LOAD_GLOBAL,
+        _ATTRIBUTE_LOADS,
+        _CACHE,
+        _EXTENDED_ARG,
+        _GLOBAL_SHIFT,
+        _ATTRIBUTE_SHIFT,
+    )
 
 
 class Watch:

@@ -13,7 +13,6 @@ types come from NumPy, code from the engine (see _ops).
 from __future__ import annotations
 
 import linecache
-import math
 import os
 import sys
 import weakref
@@ -36,7 +35,10 @@ _MAX_TEXT = 20000
 _MAX_DEPTH = 300
 _sizes: dict = {}
 _new_tracer = Tracer.__new__
-_jit_formula = _core._jit_formula  # a fused formula's steps compiled (src/python/jit_formula.cpp)
+# a fused formula: its steps and inputs from its nodes, then compiled from the steps
+# (src/python/jit_formula.cpp)
+_jit_steps = _core._jit_steps
+_jit_formula = _core._jit_formula
 
 
 def _template_sizes(template: str) -> tuple:
@@ -193,9 +195,7 @@ class Trace:
         for node in nodes:
             if node.slot is not None or node.const is not _NO_CONST:
                 continue
-            inputs = {}
-            steps = []
-            _steps(node, inputs, {}, steps)
+            steps, inputs = _jit_steps(node, _NO_CONST, Tracer)
             slot = self.new_slot(None)
             step = Segment(_jit_formula(steps), inputs, slot, node.scalar, self.foreign, None)
             step.run(self.env)
@@ -340,46 +340,3 @@ def _refs(template, leaves):
     if kind is dict:
         return {key: _refs(item, leaves) for key, item in template.items()}
     return template
-
-
-def _literal(value) -> str | None:
-    """The engine literal of a Python number, or None (passed as a named value)."""
-    if type(value) is bool:
-        return str(value)
-    if type(value) is int:
-        return str(value) if value >= 0 else f"({value})"
-    if type(value) is float and math.isfinite(value):
-        return repr(value) if math.copysign(1.0, value) > 0 else f"({value!r})"
-    return None
-
-
-def _steps(node, inputs, memo, steps) -> int:
-    """Append `node`'s formula to `steps` (each node after its operands, as
-    _core._jit_formula reads them: an input's name or a literal, or (template, operand
-    indices...)); its index there. `inputs` collects name -> (is_slot, slot or value)."""
-    index = memo.get(id(node))
-    if index is not None:
-        return index
-    if node.slot is not None:
-        name = f"v{node.slot}"
-        inputs[name] = (True, node.slot)
-        steps.append(name)
-    elif node.const is not _NO_CONST:
-        name = f"c{len(inputs)}"
-        inputs[name] = (False, node.const)
-        steps.append(name)
-    else:
-        step = [node.template]
-        for arg in node.args:
-            if type(arg) is Tracer:
-                step.append(_steps(arg, inputs, memo, steps))
-            else:
-                literal = _literal(arg)
-                if literal is None:
-                    literal = f"c{len(inputs)}"
-                    inputs[literal] = (False, arg)
-                step.append(len(steps))
-                steps.append(literal)
-        steps.append(tuple(step))
-    index = memo[id(node)] = len(steps) - 1
-    return index
