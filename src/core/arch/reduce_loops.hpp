@@ -174,7 +174,7 @@ inline B exp_difference(const B& x, const B& m) noexcept {
     lo = xsimd::select(xsimd::abs(hi) < B(std::numeric_limits<typename B::value_type>::infinity()),
                        lo, B(typename B::value_type(0)));
     const B e = kernels::exp_kernel(hi);
-    return xsimd::fma(e, lo, e);
+    return kernels::detail::fused_madd(e, lo, e);
 }
 
 // Rescales a lane triple to the maximum m_new >= m (lanes where m_new == m scale by

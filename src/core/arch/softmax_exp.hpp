@@ -320,7 +320,7 @@ inline B shifted_exp_generic(const B& x, const B& m, const B& h) noexcept {
 #endif
     const B e = kernels::exp_kernel_nofix(h);
     if constexpr (DoubleWord) {
-        return xsimd::fma(e, lse::difference_error(x, m, h), e);
+        return kernels::detail::fused_madd(e, lse::difference_error(x, m, h), e);
     } else {
         (void)x;
         (void)m;

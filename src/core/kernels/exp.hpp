@@ -86,14 +86,16 @@ template <class B>
 inline B exp_poly_gen(const B& r, double) noexcept {
     const B r2 = r * r;
     const B r4 = r2 * r2;
-    const B p23 = xsimd::fma(B(NUMFUSE_EXP64_GEN_C3), r, B(NUMFUSE_EXP64_GEN_C2));
-    const B p45 = xsimd::fma(B(NUMFUSE_EXP64_GEN_C5), r, B(NUMFUSE_EXP64_GEN_C4));
-    const B p67 = xsimd::fma(B(NUMFUSE_EXP64_GEN_C7), r, B(NUMFUSE_EXP64_GEN_C6));
-    const B p89 = xsimd::fma(B(NUMFUSE_EXP64_GEN_C9), r, B(NUMFUSE_EXP64_GEN_C8));
-    const B p25 = xsimd::fma(p45, r2, p23);
-    const B p69 = xsimd::fma(p89, r2, p67);
-    const B tail = xsimd::fma(xsimd::fma(B(NUMFUSE_EXP64_GEN_C10), r4, p69), r4, p25);
-    return xsimd::fma(xsimd::fma(tail, r, B(NUMFUSE_EXP64_GEN_C1)), r, B(NUMFUSE_EXP64_GEN_C0));
+    const B p23 = detail::fused_madd(B(NUMFUSE_EXP64_GEN_C3), r, B(NUMFUSE_EXP64_GEN_C2));
+    const B p45 = detail::fused_madd(B(NUMFUSE_EXP64_GEN_C5), r, B(NUMFUSE_EXP64_GEN_C4));
+    const B p67 = detail::fused_madd(B(NUMFUSE_EXP64_GEN_C7), r, B(NUMFUSE_EXP64_GEN_C6));
+    const B p89 = detail::fused_madd(B(NUMFUSE_EXP64_GEN_C9), r, B(NUMFUSE_EXP64_GEN_C8));
+    const B p25 = detail::fused_madd(p45, r2, p23);
+    const B p69 = detail::fused_madd(p89, r2, p67);
+    const B tail =
+        detail::fused_madd(detail::fused_madd(B(NUMFUSE_EXP64_GEN_C10), r4, p69), r4, p25);
+    return detail::fused_madd(detail::fused_madd(tail, r, B(NUMFUSE_EXP64_GEN_C1)), r,
+                              B(NUMFUSE_EXP64_GEN_C0));
 }
 
 template <class B>
@@ -121,16 +123,16 @@ inline ExpGenericPair<T, A> exp_generic_pair(const xsimd::batch<T, A>& xc) noexc
     using B = xsimd::batch<T, A>;
     using C = exp_consts<T>;
     const B shifter(C::shifter);
-    const B z = xsimd::fma(xc, B(C::inv_ln2), shifter);  // k = round(x/ln2) in the low bits
+    const B z = detail::fused_madd(xc, B(C::inv_ln2), shifter);  // k = round(x/ln2) in the low bits
     const B kd = z - shifter;
-    const B r1 = xsimd::fnma(kd, B(C::ln2_hi), xc);       // exact: k*ln2_hi exact, Sterbenz
+    const B r1 = detail::fused_nmadd(kd, B(C::ln2_hi), xc);  // exact: k*ln2_hi exact, Sterbenz
     const B kc = kd * B(C::ln2_lo);
-    const B rh = r1 - kc;                                 // r = rh + rl exactly (to ~2^-100)
+    const B rh = r1 - kc;  // r = rh + rl exactly (to ~2^-100)
     const B rl = (r1 - rh) - kc;
     const B q = exp_poly_gen(rh, T());
-    const B s =
-        xsimd::fma(rh * rh, q, xsimd::fma(rl, rh, rl));  // e^r - 1 - rh, e^rh rl ~ rl (1 + rh)
-    const B h = B(T(1)) + rh;                             // 1 + rh as an exact pair (|rh| < 1)
+    const B s = detail::fused_madd(
+        rh * rh, q, detail::fused_madd(rl, rh, rl));  // e^r - 1 - rh, e^rh rl ~ rl (1 + rh)
+    const B h = B(T(1)) + rh;  // 1 + rh as an exact pair (|rh| < 1)
     const B hl = (B(T(1)) - h) + rh;
     return {h, hl + s, z, kd};
 }
@@ -165,7 +167,7 @@ inline xsimd::batch<T, A> scale_wide(const xsimd::batch<T, A>& y,
     const auto sub = (kd <= B(emin)) & (t < one);
     const B sub_res = as_float<T, A>(as_int(t + one) - as_int(one));
     const B kn = xsimd::select(sub, B(T(0)), kd);
-    const B z1 = xsimd::fma(kn, B(T(0.5)), shifter);
+    const B z1 = detail::fused_madd(kn, B(T(0.5)), shifter);
     const B k1 = z1 - shifter;
     return xsimd::select(sub, sub_res, (y * pow2(k1)) * pow2(kn - k1));
 }
@@ -207,18 +209,18 @@ inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
     const B shifter(C::shifter);
     // NaN lanes become garbage here and are replaced at the end.
     const B xc = xsimd::min(xsimd::max(x, B(C::lo_clamp)), B(C::hi_clamp));
-    const B z = xsimd::fma(xc, B(C::inv_ln2), shifter);  // k = round(x/ln2) in the low bits
+    const B z = detail::fused_madd(xc, B(C::inv_ln2), shifter);  // k = round(x/ln2) in the low bits
     const B kd = z - shifter;
-    const B r1 = xsimd::fnma(kd, B(C::ln2_hi), xc);       // exact: k*ln2_hi exact, Sterbenz
+    const B r1 = detail::fused_nmadd(kd, B(C::ln2_hi), xc);  // exact: k*ln2_hi exact, Sterbenz
     const B kc = kd * B(C::ln2_lo);
-    const B rh = r1 - kc;                                 // r = rh + rl exactly (to ~2^-100)
+    const B rh = r1 - kc;  // r = rh + rl exactly (to ~2^-100)
     const B rl = (r1 - rh) - kc;
     const B q = exp_poly_gen(rh, T());
-    const B s =
-        xsimd::fma(rh * rh, q, xsimd::fma(rl, rh, rl));  // e^r - 1 - rh, e^rh rl ~ rl (1 + rh)
-    const B h = B(T(1)) + rh;                             // 1 + rh as an exact pair (|rh| < 1)
+    const B s = detail::fused_madd(
+        rh * rh, q, detail::fused_madd(rl, rh, rl));  // e^r - 1 - rh, e^rh rl ~ rl (1 + rh)
+    const B h = B(T(1)) + rh;  // 1 + rh as an exact pair (|rh| < 1)
     const B hl = (B(T(1)) - h) + rh;
-    const B y = h + (hl + s);                             // e^r in [0.7, 1.42]
+    const B y = h + (hl + s);  // e^r in [0.7, 1.42]
     B res;
     if (xsimd::any(xsimd::abs(x) > B(C::fast_lim))) {
         res = scale_wide(y, kd);  // subnormal results, overflow: rounded once

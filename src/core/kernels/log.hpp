@@ -196,7 +196,8 @@ inline xsimd::batch<T, A> log_generic(const xsimd::batch<T, A>& x) noexcept {
     const B eh = e * B(C::ln2_hi);  // exact
     const B hi = eh + fa;
     const B err = (eh - hi) + fa;
-    const B lo = xsimd::fma(s, hfsq + r, xsimd::fma(e, B(C::ln2_lo), err - small_a));
+    const B lo =
+        detail::fused_madd(s, hfsq + r, detail::fused_madd(e, B(C::ln2_lo), err - small_a));
     return log_special_values(x, hi + lo);
 }
 

@@ -60,22 +60,25 @@ inline xsimd::batch<double, A> lse_term_exp_generic(const xsimd::batch<double, A
     using B = xsimd::batch<double, A>;
     using C = exp_consts<double>;
     const B shifter(lse_exp_shifter);
-    const B z = xsimd::fma(d, B(C::inv_ln2), shifter);
+    const B z = detail::fused_madd(d, B(C::inv_ln2), shifter);
     const B kd = z - shifter;  // k, exactly
-    const B r1 = xsimd::fnma(kd, B(C::ln2_hi), d);  // exact (see the top)
-    const B r = xsimd::fnma(kd, B(C::ln2_lo), r1);
+    const B r1 = detail::fused_nmadd(kd, B(C::ln2_hi), d);  // exact (see the top)
+    const B r = detail::fused_nmadd(kd, B(C::ln2_lo), r1);
     const B r2 = r * r;
-    const B even = xsimd::fma(
-        xsimd::fma(
-            xsimd::fma(xsimd::fma(B(lse_exp_q[8]), r2, B(lse_exp_q[6])), r2, B(lse_exp_q[4])), r2,
-            B(lse_exp_q[2])),
+    const B even = detail::fused_madd(
+        detail::fused_madd(
+            detail::fused_madd(detail::fused_madd(B(lse_exp_q[8]), r2, B(lse_exp_q[6])), r2,
+                               B(lse_exp_q[4])),
+            r2, B(lse_exp_q[2])),
         r2, B(lse_exp_q[0]));
-    const B odd = xsimd::fma(xsimd::fma(xsimd::fma(xsimd::fma(B(lse_exp_q[9]), r2, B(lse_exp_q[7])),
-                                                   r2, B(lse_exp_q[5])),
-                                        r2, B(lse_exp_q[3])),
-                             r2, B(lse_exp_q[1]));
-    const B q = xsimd::fma(odd, r, even);
-    const B p = B(1.0) + xsimd::fma(r2, q, r);  // e^r in [0.70, 1.42]
+    const B odd = detail::fused_madd(
+        detail::fused_madd(
+            detail::fused_madd(detail::fused_madd(B(lse_exp_q[9]), r2, B(lse_exp_q[7])), r2,
+                               B(lse_exp_q[5])),
+            r2, B(lse_exp_q[3])),
+        r2, B(lse_exp_q[1]));
+    const B q = detail::fused_madd(odd, r, even);
+    const B p = B(1.0) + detail::fused_madd(r2, q, r);  // e^r in [0.70, 1.42]
     // 2^k from z's low bits (k + 1023 in [2, 1023]); a NaN lane stays NaN through the product.
     return p * as_float<double, A>(as_int(z) << 52);
 }
