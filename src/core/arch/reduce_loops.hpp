@@ -49,10 +49,12 @@ constexpr std::size_t run_unroll = 4;
 // Rows of run_unroll batches per block of the contiguous unweighted run loop:
 // 8 rows are 32 batches (1 KiB of float64 at AVX2), read twice while in L1.
 constexpr std::size_t run_block_rows = 8;
-// Runs shorter than this many blocks skip them: while each lane has seen few elements,
-// almost every block holds a new maximum somewhere and takes the per-batch fold anyway
-// (uniform data: no new maximum in any of 16 lanes in block j has probability about
-// ((j - 1) / j)^16), so its max/min pass only adds work (rows of 500 float64: +5%).
+// Runs of fewer blocks than this (a row of a 2-d logsumexp: they fit in L1) first find each
+// lane's maximum over the whole run: while each lane has seen few elements almost every
+// block holds a new maximum somewhere (uniform data: no new maximum in any of 16 lanes in
+// block j has probability about ((j - 1) / j)^16), which would send it to the compensated
+// sum. With the run's maximum taken first, only the blocks holding a lane's maximum are
+// summed term by term. Longer runs skip that pass: their blocks rarely raise a maximum.
 constexpr std::size_t run_block_min = 32;
 // Steps (rows) folded per visit of a strip's state: the state is loaded and
 // stored once per block, and the block's maximum is found before any exp,
@@ -346,12 +348,49 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
                 w0 = w1 = w2 = w3 = B(w);
             }
         }
-        if (!HasB && n >= run_block_min * run_block_rows * block) {
+        constexpr std::size_t span = run_block_rows * block;
+        // Short runs (fewer than run_block_min blocks): every lane takes the maximum of the
+        // run's whole rows first, provided the whole rows pass needs_fold against it (else
+        // they all go through the per-batch fold, as before). A block then raises no
+        // maximum, and one that holds a lane's maximum (top == m) is summed compensated,
+        // as a block raising it would be: each lane's first maximum still enters (s, c)
+        // exactly, which is all needs_fold's error analysis asks of the blocks.
+        bool premaxed = false;
+        if (!HasB && n >= span && n < run_block_min * span) {
+            const std::size_t rows_end = n - n % block;
+            B top0 = B::load_unaligned(pa), top1 = B::load_unaligned(pa + width),
+              top2 = B::load_unaligned(pa + 2 * width), top3 = B::load_unaligned(pa + 3 * width);
+            B low0 = top0, low1 = top1, low2 = top2, low3 = top3;
+            for (std::size_t r = block; r < rows_end; r += block) {
+                const T* q = pa + r;
+                const B x0 = B::load_unaligned(q), x1 = B::load_unaligned(q + width),
+                        x2 = B::load_unaligned(q + 2 * width),
+                        x3 = B::load_unaligned(q + 3 * width);
+                top0 = take_larger(x0, top0);
+                top1 = take_larger(x1, top1);
+                top2 = take_larger(x2, top2);
+                top3 = take_larger(x3, top3);
+                low0 = take_smaller(x0, low0);
+                low1 = take_smaller(x1, low1);
+                low2 = take_smaller(x2, low2);
+                low3 = take_smaller(x3, low3);
+            }
+            const B mn0 = take_larger(top0, m0), mn1 = take_larger(top1, m1),
+                    mn2 = take_larger(top2, m2), mn3 = take_larger(top3, m3);
+            if (!xsimd::any(needs_fold(low0, mn0) | needs_fold(low1, mn1) | needs_fold(low2, mn2) |
+                            needs_fold(low3, mn3))) {
+                rescale_to(mn0, m0, s0, c0);
+                rescale_to(mn1, m1, s1, c1);
+                rescale_to(mn2, m2, s2, c2);
+                rescale_to(mn3, m3, s3, c3);
+                premaxed = true;
+            }
+        }
+        if (!HasB && (premaxed || n >= run_block_min * span)) {
             // Blocks of run_block_rows rows: a max / min pass, then, for the usual block
             // (every x - m in the unchecked exp's range once the lane takes the block's
             // maximum: needs_fold), the terms from lse_term_exp with no test at all; other
             // blocks take the per-batch loop's fold.
-            constexpr std::size_t span = run_block_rows * block;
             static_assert(run_block_rows == 8, "fast_block's tree sums 8 terms");
             // One accumulator's batches of a block, at q, q + block, ... Plain: the terms
             // summed as a balanced tree, the block's total then added to (s, c) by TwoSum
@@ -411,7 +450,10 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
                 // do, instead of fold's per-batch path. One accumulator at a time (each still
                 // sees its elements in order): its state and the exp's constants fit the
                 // registers, where all four states did not (AVX2: 16 registers).
-                if (xsimd::any((top0 > m0) | (top1 > m1) | (top2 > m2) | (top3 > m3))) {
+                const bool raises =
+                    premaxed ? xsimd::any((top0 >= m0) | (top1 >= m1) | (top2 >= m2) | (top3 >= m3))
+                             : xsimd::any((top0 > m0) | (top1 > m1) | (top2 > m2) | (top3 > m3));
+                if (raises) {
                     rescale_to(mn0, m0, s0, c0);
                     rescale_to(mn1, m1, s1, c1);
                     rescale_to(mn2, m2, s2, c2);
@@ -428,6 +470,20 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
                 fast_block(plain, p + width, m1, s1, c1);
                 fast_block(plain, p + 2 * width, m2, s2, c2);
                 fast_block(plain, p + 3 * width, m3, s3, c3);
+            }
+            // A premaxed run's whole rows after its last block passed needs_fold with
+            // the blocks: their terms compensated one by one, as a compensated block's.
+            if (premaxed) {
+                for (; i + block <= n; i += block) {
+                    const T* q = pa + i;
+                    add_compensated(s0, c0, kernels::lse_term_exp(B::load_unaligned(q) - m0));
+                    add_compensated(s1, c1,
+                                    kernels::lse_term_exp(B::load_unaligned(q + width) - m1));
+                    add_compensated(s2, c2,
+                                    kernels::lse_term_exp(B::load_unaligned(q + 2 * width) - m2));
+                    add_compensated(s3, c3,
+                                    kernels::lse_term_exp(B::load_unaligned(q + 3 * width) - m3));
+                }
             }
         }
         for (; i + block <= n; i += block) {
