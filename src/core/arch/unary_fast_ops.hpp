@@ -73,10 +73,10 @@ struct ExpOp : OrScreen<ExpOp> {
     // per call, no branch in the loop) for float64 on SSE2 and AVX2+FMA, where the per-pair
     // test's compares, or, vtestpd and branch cost more (callgrind, AMD EPYC Zen 3). AVX-512
     // keeps the per-pair test (a deferred running max of |x| was measured 2% slower there;
-    // this form was not measured on an AVX-512 machine). float32 keeps it too: x86-64 builds
-    // let GCC contract a product and a sum into a fused multiply-add (CMakeLists.txt), and in
-    // the deferred loop it fused the float32 kernel differently (1 ULP apart from the per-pair
-    // and strided loops' bits at 1 of 2e5 inputs at avx2_fma).
+    // this form was not measured on an AVX-512 machine). float32 keeps it too: it was
+    // measured only when x86-64 builds still let GCC contract products and sums into fused
+    // multiply-adds (the deferred loop then fused the float32 kernel differently); builds now
+    // use -ffp-contract=off (CMakeLists.txt), and float32 has not been re-measured deferred.
     template <class B>
     static constexpr bool deferrable_for = !kernels::detail::is_avx512<typename B::arch_type> &&
                                            std::is_same<typename B::value_type, double>::value;
