@@ -83,8 +83,10 @@ def cpu_name() -> str:
     return platform.processor() or "unknown CPU"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def parse_timing_args(description: str) -> argparse.Namespace:
+    """The timing options this script and softmax_floors.py share, parsed and applied
+    (FASTEST, ROUNDS, numfuse's thread count)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--time", type=float, default=0.4, help="seconds per contender")
     parser.add_argument("--min", action="store_true", help="fastest call, not the median")
@@ -94,6 +96,11 @@ def main() -> None:
     FASTEST = args.min
     ROUNDS = max(1, args.rounds)
     numfuse.set_num_threads(args.threads)
+    return args
+
+
+def main() -> None:
+    args = parse_timing_args(__doc__.splitlines()[0])
     if torch is not None:
         torch.set_num_threads(args.threads)
     print(

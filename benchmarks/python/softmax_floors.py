@@ -22,7 +22,6 @@ machine was during each run.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 
@@ -51,15 +50,7 @@ def contenders(x: np.ndarray, axis: int) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--time", type=float, default=0.4, help="seconds per contender")
-    parser.add_argument("--min", action="store_true", help="fastest call, not the median")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds of blocks (best counts)")
-    args = parser.parse_args()
-    cmp.FASTEST = args.min
-    cmp.ROUNDS = max(1, args.rounds)
-    numfuse.set_num_threads(args.threads)
+    args = cmp.parse_timing_args(__doc__.splitlines()[0])
     print(
         f"{cmp.cpu_name()}, numfuse level {numfuse.get_level()}, threads {args.threads}, "
         f"load average {os.getloadavg()[0]:.2f} at start\n"

@@ -357,13 +357,21 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
         // as a block raising it would be: each lane's first maximum still enters (s, c)
         // exactly, which is all needs_fold's error analysis asks of the blocks.
         bool premaxed = false;
-        if (!HasB && n >= span && n < run_block_min * span) {
-            const std::size_t rows_end = n - n % block;
-            B top0 = B::load_unaligned(pa), top1 = B::load_unaligned(pa + width),
-              top2 = B::load_unaligned(pa + 2 * width), top3 = B::load_unaligned(pa + 3 * width);
-            B low0 = top0, low1 = top1, low2 = top2, low3 = top3;
-            for (std::size_t r = block; r < rows_end; r += block) {
-                const T* q = pa + r;
+        // Each accumulator's lanes' largest and smallest element over `rows` rows of
+        // run_unroll batches from p (maxpd / minpd: a NaN after the first row is skipped,
+        // one in the first row kept).
+        const auto extremes = [](const T* p, std::size_t rows, B& top0, B& top1, B& top2, B& top3,
+                                 B& low0, B& low1, B& low2, B& low3) noexcept {
+            top0 = B::load_unaligned(p);
+            top1 = B::load_unaligned(p + width);
+            top2 = B::load_unaligned(p + 2 * width);
+            top3 = B::load_unaligned(p + 3 * width);
+            low0 = top0;
+            low1 = top1;
+            low2 = top2;
+            low3 = top3;
+            for (std::size_t r = 1; r < rows; ++r) {
+                const T* q = p + r * block;
                 const B x0 = B::load_unaligned(q), x1 = B::load_unaligned(q + width),
                         x2 = B::load_unaligned(q + 2 * width),
                         x3 = B::load_unaligned(q + 3 * width);
@@ -376,6 +384,10 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
                 low2 = take_smaller(x2, low2);
                 low3 = take_smaller(x3, low3);
             }
+        };
+        if (!HasB && n >= span && n < run_block_min * span) {
+            B top0, top1, top2, top3, low0, low1, low2, low3;
+            extremes(pa, n / block, top0, top1, top2, top3, low0, low1, low2, low3);
             const B mn0 = take_larger(top0, m0), mn1 = take_larger(top1, m1),
                     mn2 = take_larger(top2, m2), mn3 = take_larger(top3, m3);
             if (!xsimd::any(needs_fold(low0, mn0) | needs_fold(low1, mn1) | needs_fold(low2, mn2) |
@@ -414,23 +426,8 @@ NUMFUSE_REDUCE_FLATTEN void run_accumulate_impl(const char* a, std::ptrdiff_t a_
             };
             for (; i + span <= n; i += span) {
                 const T* p = pa + i;
-                B top0 = B::load_unaligned(p), top1 = B::load_unaligned(p + width),
-                  top2 = B::load_unaligned(p + 2 * width), top3 = B::load_unaligned(p + 3 * width);
-                B low0 = top0, low1 = top1, low2 = top2, low3 = top3;
-                for (std::size_t r = 1; r < run_block_rows; ++r) {
-                    const T* q = p + r * block;
-                    const B x0 = B::load_unaligned(q), x1 = B::load_unaligned(q + width),
-                            x2 = B::load_unaligned(q + 2 * width),
-                            x3 = B::load_unaligned(q + 3 * width);
-                    top0 = take_larger(x0, top0);
-                    top1 = take_larger(x1, top1);
-                    top2 = take_larger(x2, top2);
-                    top3 = take_larger(x3, top3);
-                    low0 = take_smaller(x0, low0);
-                    low1 = take_smaller(x1, low1);
-                    low2 = take_smaller(x2, low2);
-                    low3 = take_smaller(x3, low3);
-                }
+                B top0, top1, top2, top3, low0, low1, low2, low3;
+                extremes(p, run_block_rows, top0, top1, top2, top3, low0, low1, low2, low3);
                 // Each lane's maximum after the block (maxpd: a NaN top, a block starting
                 // with NaN, keeps m; its NaN low sends the block to fold).
                 const B mn0 = take_larger(top0, m0), mn1 = take_larger(top1, m1),
