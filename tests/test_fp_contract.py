@@ -67,3 +67,49 @@ def test_complex_division_is_not_contracted(level, real, ctype):
         f"({np.count_nonzero(got[bad] == contracted[bad])} of them the fused one; first: "
         f"{z[bad[0]]!r} / {w[bad[0]]!r} = {got[bad[0]]!r}, expected {expected[bad[0]]!r})"
     )
+
+
+def _products(real, ctype, count: int, seed: int):
+    """(z, w, textbook, fused): z * w unfused, and with NumPy's FMA form
+    re = fma(ar, br, -(ai bi)), im = fma(ar, bi, ai br)."""
+    rng = np.random.default_rng(seed)
+    rows = [[real(v) for v in rng.uniform(-4.0, 4.0, 4)] for _ in range(count)]
+
+    def fma(x, y, z):
+        return real(float(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))))
+
+    z = np.array([complex(r[0], r[1]) for r in rows], dtype=ctype)
+    w = np.array([complex(r[2], r[3]) for r in rows], dtype=ctype)
+    textbook = np.array(
+        [
+            complex(real(ar * br) - real(ai * bi), real(ar * bi) + real(ai * br))
+            for ar, ai, br, bi in rows
+        ],
+        dtype=ctype,
+    )
+    fused = np.array(
+        [
+            complex(fma(ar, br, -real(ai * bi)), fma(ar, bi, real(ai * br)))
+            for ar, ai, br, bi in rows
+        ],
+        dtype=ctype,
+    )
+    return z, w, textbook, fused
+
+
+@pytest.mark.parametrize(
+    ("real", "ctype"), [(np.float64, np.complex128), (np.float32, np.complex64)]
+)
+def test_complex_product_one_formula_per_level(level, real, ctype):
+    # 301 elements: the vectorized body and a tail at every level, contiguous and strided.
+    z, w, textbook, fused = _products(real, ctype, 301, seed=31)
+    assert np.count_nonzero(textbook != fused) > 20
+    # NumPy's x86 loops fuse with FMA; numfuse's x86 FMA levels give the same bits.
+    expected = fused if level in ("avx2_fma", "avx512") else textbook
+    for zz, ww, want in ((z, w, expected), (z[::3], w[::3], expected[::3])):
+        got = numfuse.evaluate("z * w", {"z": zz, "w": ww})
+        bad = np.flatnonzero(got != want)
+        assert bad.size == 0, (
+            f"{level}: {bad.size} of {len(zz)} products not the level's formula "
+            f"(first: {zz[bad[0]]!r} * {ww[bad[0]]!r} = {got[bad[0]]!r}, expected {want[bad[0]]!r})"
+        )

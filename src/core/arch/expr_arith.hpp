@@ -54,6 +54,26 @@ T wrap_mul(T a, T b) noexcept {
     return static_cast<T>(static_cast<U>(a) * static_cast<U>(b));
 }
 
+// The complex product a * b as NumPy's x86 SIMD multiply loops compute it: on the x86 levels
+// with FMA (avx2_fma, avx512) re = fma(ar, br, -(ai bi)), im = fma(ar, bi, ai br), each
+// product inside an FMA unrounded; elsewhere (sse2, neon64) the textbook product
+// (kernels::complex_multiply). Named here rather than left to the compiler, which fused
+// the vectorized part of the loop and not its tail (the x86 units are built with
+// -ffp-contract=off, but GCC's complex-multiply pattern formed fmaddsub anyway), so that
+// every element gets the same formula. In this level's namespace: std::fma is one
+// instruction only in the FMA units.
+template <class T>
+std::complex<T> multiply_complex(std::complex<T> a, std::complex<T> b) noexcept {
+    if constexpr (kernels::detail::has_fma<NUMFUSE_LEVEL_ARCH> &&
+                  !kernels::detail::is_neon64<NUMFUSE_LEVEL_ARCH>) {
+        const T ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+        const T ai_bi = ai * bi, ai_br = ai * br;
+        return std::complex<T>(std::fma(ar, br, -ai_bi), std::fma(ar, bi, ai_br));
+    } else {
+        return kernels::complex_multiply(a, b);
+    }
+}
+
 // ------------------------------------------------------------------ arithmetic
 struct Add {
     static constexpr bool vectorized = true;
@@ -88,8 +108,7 @@ struct Mul {
         if constexpr (std::is_integral_v<T>) {
             return wrap_mul(a, b);
         } else if constexpr (is_complex_v<T>) {
-            // The textbook product, as NumPy computes it (kernels/power_scalar.hpp).
-            return kernels::complex_multiply(a, b);
+            return multiply_complex(a, b);
         } else {
             return a * b;
         }
