@@ -222,6 +222,47 @@ def test_exp_deferred_loop_same_bits_and_conditions(dtype, team, level, threads)
             assert _conditions(numfuse.exp, x) == _conditions(np.exp, x), (value, positions)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_exp_spanning_inputs_same_bits_and_conditions(dtype, level, threads):
+    """Inputs spanning exp's whole range, where most batches hold lanes that overflow or
+    underflow (float32 at AVX-512: a flagged pair is computed by the whole kernel alone, and
+    conditions are collected only until both are found): the same bits as the in-place and
+    the strided calls, NumPy's conditions, and NumPy's NaNs for NaN lanes placed after the
+    first overflow and underflow, or with one kind of condition only."""
+    numfuse.set_num_threads(1)
+    n = 40_000
+    rng = np.random.default_rng(11)
+    lnmax = float(np.log(np.finfo(dtype).max))
+    span = rng.uniform(-lnmax - 50, lnmax + 1, n)
+    cases = {
+        "spanning": span,
+        "spanning, NaN after both": np.concatenate([[1000.0, -1000.0], span[2:]]),
+        "underflow only": rng.uniform(-lnmax - 50, 3, n),
+        "overflow only": rng.uniform(-3, lnmax + 1, n),
+        "one underflow at the end": np.concatenate([rng.uniform(-3, 3, n - 1), [-1000.0]]),
+    }
+    for label, values in cases.items():
+        x = values.astype(dtype)
+        if "NaN" in label:
+            x[[7, n // 2, n - 1]] = np.nan
+            x[n // 3] = -np.nan
+        inplace = x.copy()
+        wide = np.empty(2 * n, dtype)
+        wide[::2] = x
+        with np.errstate(all="ignore"):
+            got = numfuse.exp(x, out=np.empty_like(x))
+            numfuse.exp(inplace, out=inplace)
+            strided = numfuse.exp(wide[::2])
+            ref = np.exp(x)
+        for other in (inplace, strided):
+            same = got.view(BITS[dtype]) == other.view(BITS[dtype])
+            assert same.all(), (label, x[~same], got[~same], other[~same])
+        nan = np.isnan(ref)
+        assert np.array_equal(np.isnan(got), nan), label
+        assert np.array_equal(got[nan].view(BITS[dtype]), ref[nan].view(BITS[dtype])), label
+        assert _conditions(numfuse.exp, x) == _conditions(np.exp, x), label
+
+
 def test_exp_float64_every_table_cell(level):
     """float64 exp at AVX2+FMA reduces x = (8 k + j) ln2/8 + r with 2^(j/8) from an 8-entry
     register table: every j, both ends of r's interval (|r| up to ln2/16), the cell centres,

@@ -216,6 +216,37 @@ def test_cbrt_special_values(dtype, level):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_cbrt_nan_lanes_anywhere_in_a_contiguous_call(dtype, level):
+    """NaN and -NaN at the head, the middle and the tail of a contiguous out-of-place call,
+    and infinities alone or beside a NaN: the in-place and strided calls' bits, NumPy's
+    NaNs (the rare path's NaN policy), and no warning."""
+    n = 10_007
+    bits = np.uint32 if dtype == np.float32 else np.uint64
+    rng = np.random.default_rng(26)
+    for values, positions in (
+        ((np.nan,), (0,)),
+        ((-np.nan, np.nan), (n // 2, n - 1)),
+        ((np.inf, -np.inf), (3, n // 3)),
+        ((np.inf, np.nan), (5, n - 2)),
+    ):
+        x = rng.uniform(-100, 100, n).astype(dtype)
+        x[list(positions)] = values
+        inplace = x.copy()
+        wide = np.empty(2 * n, dtype)
+        wide[::2] = x
+        with np.errstate(all="raise"):
+            got = numfuse.cbrt(x, out=np.empty_like(x))
+            numfuse.cbrt(inplace, out=inplace)
+            strided = numfuse.cbrt(wide[::2])
+            ref = np.cbrt(x)
+        for other in (inplace, strided):
+            np.testing.assert_array_equal(got.view(bits), other.view(bits))
+        nan = np.isnan(ref)
+        np.testing.assert_array_equal(np.isnan(got), nan)
+        np.testing.assert_array_equal(got[nan].view(bits), ref[nan].view(bits))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_sqrt_is_the_hardware_root_with_subnormal_lanes(dtype, level):
     """sqrt scales subnormal inputs by integer operations before the root (no microcode
     assist) and back after: the bits must stay NumPy's (the correctly rounded root) for

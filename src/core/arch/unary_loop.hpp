@@ -426,6 +426,15 @@ template <class Op>
 struct op_subnormal_only_underflows<Op, std::void_t<decltype(Op::subnormal_only_underflows)>>
     : std::integral_constant<bool, Op::subnormal_only_underflows> {};
 
+// Op::final_for<B> (optional, with Op::possible_flags): Op::finish(x, y) is Op::compute(x),
+// whatever y. The pair runner then computes a flagged pair by Op::compute alone (not
+// compute_fast first), and stops collecting conditions once they hold Op::possible_flags.
+template <class Op, class B, class = void>
+struct op_final : std::false_type {};
+template <class Op, class B>
+struct op_final<Op, B, std::void_t<decltype(Op::template final_for<B>)>>
+    : std::integral_constant<bool, Op::template final_for<B>> {};
+
 template <class Arch, class Op, class T>
 struct UnaryBatchRunner {
     using B = xsimd::batch<T, Arch>;
@@ -465,6 +474,17 @@ struct UnaryBatchRunner {
     // Two batches with one test for floating-point conditions: the test is a
     // compare and a branch per batch, worth sharing in the unrolled loop.
     NUMFUSE_ALWAYS_INLINE void pair(const B& x0, const B& x1, B& y0, B& y1) noexcept {
+        if constexpr (op_final<Op, B>::value) {
+            if (xsimd::any(may_raise(x0) | may_raise(x1))) {
+                y0 = nan_policy.apply(x0, Op::compute(x0));
+                y1 = nan_policy.apply(x1, Op::compute(x1));
+                if (flags != Op::possible_flags) flags |= lane_flags(x0, y0) | lane_flags(x1, y1);
+            } else {
+                y0 = Op::compute_fast(x0);
+                y1 = Op::compute_fast(x1);
+            }
+            return;
+        }
         y0 = Op::compute_fast(x0);
         y1 = Op::compute_fast(x1);
         if (xsimd::any(may_raise(x0) | may_raise(x1))) {
