@@ -16,7 +16,6 @@ import linecache
 import os
 import sys
 import weakref
-from itertools import accumulate, repeat
 
 import numpy as np
 
@@ -33,25 +32,11 @@ _NO_CONST = _ops.NO_CONST
 # first (the engine's limits are 100000 characters and 400 levels of nesting).
 _MAX_TEXT = 20000
 _MAX_DEPTH = 300
-_sizes: dict = {}
 _new_tracer = Tracer.__new__
 # a fused formula: its steps and inputs from its nodes, then compiled from the steps
 # (src/python/jit_formula.cpp)
 _jit_steps = _core._jit_steps
 _jit_formula = _core._jit_formula
-
-
-def _template_sizes(template: str) -> tuple:
-    """(length, nesting) of `template`: its characters, and how deep it nests its
-    operands (parentheses and calls) plus one."""
-    # the deepest running count of open parentheses, in C (a loop over the characters in
-    # Python cost a process's first use of each template several thousand instructions)
-    depth = max(0, max(accumulate(map(_PAREN_STEPS.get, template, repeat(0))), default=0))
-    sizes = _sizes[template] = (len(template), depth + 1)
-    return sizes
-
-
-_PAREN_STEPS = {"(": 1, ")": -1}
 
 
 def user_origin() -> str:
@@ -153,8 +138,11 @@ class Trace:
         node.dtype = dtype
         node.scalar = scalar
         node.shape = shape
-        # text length and nesting of the formula written out (leaves count 0)
-        textsize, depth = _sizes.get(template) or _template_sizes(template)
+        # text length and nesting of the formula written out (leaves count 0): a template
+        # nests its operands at most one level per parenthesis it opens (a bound, exact for
+        # the templates of one call or operator), plus one
+        textsize = len(template)
+        depth = template.count("(") + 1
         deepest = 0
         for arg in nodes:
             if type(arg) is Tracer:
