@@ -107,14 +107,26 @@ class Trace:
         # value of a Python number or of a 0-d constant (checked with its own value)
         descs = []
         shapes = []
+        # text length and nesting of the formula written out (leaves count 0): a template
+        # nests its operands at most one level per parenthesis it opens (a bound, exact for
+        # the templates of one call or operator), plus one; summed in the same pass
+        textsize = len(template)
+        deepest = 0
         for value in operands:
-            node = value if type(value) is Tracer and value.trace is self else self.operand(value)
-            if node is None:
-                return self.eager(call, operands, {}, f"{what} of {_types(operands)}")
+            if type(value) is Tracer and value.trace is self:
+                node = value
+            else:
+                node = self.operand(value)
+                if node is None:
+                    return self.eager(call, operands, {}, f"{what} of {_types(operands)}")
             nodes.append(node)
             if type(node) is not Tracer:
                 descs.append(node)
-            elif node.const is not _NO_CONST and not node.shape:
+                continue
+            textsize += node.textsize
+            if node.depth > deepest:
+                deepest = node.depth
+            if node.const is not _NO_CONST and not node.shape:
                 descs.append(node.const)
             else:
                 descs.append((node.dtype, node.shape))
@@ -138,21 +150,9 @@ class Trace:
         node.dtype = dtype
         node.scalar = scalar
         node.shape = shape
-        # text length and nesting of the formula written out (leaves count 0): a template
-        # nests its operands at most one level per parenthesis it opens (a bound, exact for
-        # the templates of one call or operator), plus one
-        textsize = len(template)
-        depth = template.count("(") + 1
-        deepest = 0
-        for arg in nodes:
-            if type(arg) is Tracer:
-                textsize += arg.textsize
-                if arg.depth > deepest:
-                    deepest = arg.depth
-        depth += deepest
         node.textsize = textsize
-        node.depth = depth
-        if textsize > _MAX_TEXT or node.depth > _MAX_DEPTH:
+        node.depth = depth = template.count("(") + 1 + deepest
+        if textsize > _MAX_TEXT or depth > _MAX_DEPTH:
             sub = [
                 n for n in nodes if type(n) is Tracer and n.slot is None and n.const is _NO_CONST
             ]
