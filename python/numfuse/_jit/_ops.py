@@ -248,7 +248,9 @@ def _ignoring_context() -> contextvars.Context:
 # Per thread, the context _new_answer runs its work in: entering a prepared context is one
 # C call, where np.errstate (as a decorator too) builds NumPy's error-state object with six
 # keyword arguments, sets and resets the context variable and adds a Python frame, per new
-# operation type. One per thread: a context cannot be entered by two threads at once.
+# operation type. One per thread: a context cannot be entered by two threads at once. It
+# is a snapshot of the thread's context variables at its first miss: of them, only NumPy's
+# error state is read by what runs in it (NumPy and the engine on the samples).
 _ignoring = threading.local()
 
 
