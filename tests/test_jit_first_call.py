@@ -182,6 +182,31 @@ def test_a_derived_answer_is_numpys_on_stand_ins(fresh_answers):
     assert checked > 1000
 
 
+@pytest.mark.parametrize("number", [0, 1, 2, -3, 7, 2**53, -(2**53), 2**53 + 1, 2**70])
+def test_python_ints_beside_floating_point_operands_answer_as_on_stand_ins(fresh_answers, number):
+    """A Python int within +-2**53 beside floating-point and complex operands is sampled
+    (the verdict's sample call answers NumPy's dtype and scalar-ness, _ops._answer_of);
+    the answer, or NumPy's exception, is the one NumPy gives on stand-ins with the int's
+    own value, for every traced ufunc, inexact dtype and ndim, on either side."""
+    ops = fresh_answers
+    inexact = [d for d in _ENGINE_DTYPES if d.kind in "fc"]
+    checked = 0
+    for ufunc, template in list(ops._UFUNC_TEMPLATES.items()):
+        if ufunc.nin != 2:
+            continue
+        for d in inexact:
+            for operands in ([(d, (3,)), number], [number, (d, ())], [(d, (2, 3)), number]):
+                try:
+                    want = ops.numpy_result(ufunc, operands)
+                except Exception as error:  # noqa: BLE001 - NumPy's error: answer()'s too
+                    with pytest.raises(type(error)):
+                        ops.answer(template, ufunc, operands)
+                    continue
+                assert ops.answer(template, ufunc, operands)[:2] == want, (ufunc, operands)
+                checked += 1
+    assert checked > 100
+
+
 def test_ufunc_samples_warn_only_through_the_floating_point_flags(fresh_answers):
     """Why the verdict's ufunc calls need no warnings.catch_warnings (see _ops._reference):
     with errstate silencing the flags, no traced ufunc warns on the samples of any engine
@@ -255,7 +280,10 @@ def test_a_miss_inside_the_ignoring_context_answers_as_any_other(fresh_answers):
 
 def test_cached_samples_and_stand_ins_are_read_only(fresh_answers):
     ops = fresh_answers
-    nf.jit(lambda a, b: np.sin(a) * b + 1)(np.arange(3.0), np.arange(3, dtype=np.float32))
+    # a Python int beside an integer array takes the stand-ins (beside floats, the samples)
+    nf.jit(lambda a, b, c: np.sin(a) * b + (c + 1))(
+        np.arange(3.0), np.arange(3, dtype=np.float32), np.arange(3)
+    )
     assert ops._samples and ops._standins
     for array in (*ops._samples.values(), *ops._standins.values()):
         assert not array.flags.writeable

@@ -28,6 +28,7 @@ from ._tracer import Tracer
 _NUMFUSE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
 _NO_CONST = _ops.NO_CONST
+_PYTHON_SCALARS = _ops.PYTHON_SCALARS
 # A fused formula longer or deeper than this is cut: its largest operand is materialised
 # first (the engine's limits are 100000 characters and 400 levels of nesting).
 _MAX_TEXT = 20000
@@ -115,6 +116,10 @@ class Trace:
         for value in operands:
             if type(value) is Tracer and value.trace is self:
                 node = value
+            elif type(value) in _PYTHON_SCALARS:  # operand()'s answer, without its call
+                nodes.append(value)
+                descs.append(value)
+                continue
             else:
                 node = self.operand(value)
                 if node is None:
