@@ -182,6 +182,31 @@ def test_a_derived_answer_is_numpys_on_stand_ins(fresh_answers):
     assert checked > 1000
 
 
+@pytest.mark.parametrize("number", [0, 1, 2, -3, 7, 2**53, -(2**53), 2**53 + 1, 2**70])
+def test_python_ints_beside_floating_point_operands_answer_as_on_stand_ins(fresh_answers, number):
+    """A Python int within +-2**53 beside floating-point and complex operands is sampled
+    (the verdict's sample call answers NumPy's dtype and scalar-ness, _ops._answer_of);
+    the answer, or NumPy's exception, is the one NumPy gives on stand-ins with the int's
+    own value, for every traced ufunc, inexact dtype and ndim, on either side."""
+    ops = fresh_answers
+    inexact = [d for d in _ENGINE_DTYPES if d.kind in "fc"]
+    checked = 0
+    for ufunc, template in list(ops._UFUNC_TEMPLATES.items()):
+        if ufunc.nin != 2:
+            continue
+        for d in inexact:
+            for operands in ([(d, (3,)), number], [number, (d, ())], [(d, (2, 3)), number]):
+                try:
+                    want = ops.numpy_result(ufunc, operands)
+                except Exception as error:  # noqa: BLE001 - NumPy's error: answer()'s too
+                    with pytest.raises(type(error)):
+                        ops.answer(template, ufunc, operands)
+                    continue
+                assert ops.answer(template, ufunc, operands)[:2] == want, (ufunc, operands)
+                checked += 1
+    assert checked > 100
+
+
 def test_ufunc_samples_warn_only_through_the_floating_point_flags(fresh_answers):
     """Why the verdict's ufunc calls need no warnings.catch_warnings (see _ops._reference):
     with errstate silencing the flags, no traced ufunc warns on the samples of any engine
@@ -202,9 +227,63 @@ def test_ufunc_samples_warn_only_through_the_floating_point_flags(fresh_answers)
                     continue
 
 
+def test_new_answers_ignore_the_callers_floating_point_errors(fresh_answers):
+    """A miss runs NumPy and the engine on samples with NaN, infinities and zeros in a
+    per-thread context where NumPy ignores floating-point errors (_ops._new_answer): under
+    the caller's np.errstate(all="raise"), on any thread, the operations still fuse, and
+    the caller's error state is the caller's again afterwards."""
+    import threading
+
+    def f(x, y):
+        return np.log(x) / y + np.arctanh(x) - np.sqrt(y)
+
+    x = np.linspace(0.1, 0.9, 9)
+    y = np.linspace(1.0, 2.0, 9)
+    results = {}
+
+    def trace_new_types(name, dtype):
+        with np.errstate(all="raise"):
+            jitted = nf.jit(f)
+            got = jitted(x.astype(dtype), y.astype(dtype))
+            results[name] = (got, jitted.explain(), np.geterr())
+
+    threads = [
+        threading.Thread(target=trace_new_types, args=(str(i), dtype))
+        for i, dtype in enumerate((np.float64, np.float32, np.float64, np.complex128))
+    ]
+    for thread in threads:
+        thread.start()
+    trace_new_types("main", np.float32)
+    for thread in threads:
+        thread.join()
+    assert len(results) == 5
+    for got, explain, state in results.values():
+        assert set(state.values()) == {"raise"}
+        assert "numpy " not in explain, explain
+        assert got.shape == x.shape
+    assert np.geterr()["invalid"] != "raise"
+
+
+def test_a_miss_inside_the_ignoring_context_answers_as_any_other(fresh_answers):
+    """answer() reached again while its thread's context is entered (a sample call that
+    traces) cannot enter the context twice: it answers under np.errstate instead."""
+    ops = fresh_answers
+    operands = [(np.dtype("f8"), (3,)), (np.dtype("f4"), (2, 3))]
+    ops._new_answer("({0} + {1})", np.add, operands)  # the thread's context exists now
+    nested = ops._ignoring.context.run(ops._new_answer, "({0} / {1})", np.true_divide, operands)
+    assert nested == (np.dtype("f8"), False, True)
+    with pytest.raises(OverflowError):  # NumPy's error, raised again under np.errstate
+        ops._ignoring.context.run(
+            ops._new_answer, "({0} + {1})", np.add, [(np.dtype("i4"), (3,)), 2**40]
+        )
+
+
 def test_cached_samples_and_stand_ins_are_read_only(fresh_answers):
     ops = fresh_answers
-    nf.jit(lambda a, b: np.sin(a) * b + 1)(np.arange(3.0), np.arange(3, dtype=np.float32))
+    # a Python int beside an integer array takes the stand-ins (beside floats, the samples)
+    nf.jit(lambda a, b, c: np.sin(a) * b + (c + 1))(
+        np.arange(3.0), np.arange(3, dtype=np.float32), np.arange(3)
+    )
     assert ops._samples and ops._standins
     for array in (*ops._samples.values(), *ops._standins.values()):
         assert not array.flags.writeable

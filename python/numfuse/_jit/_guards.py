@@ -170,16 +170,23 @@ class Watch:
 
 
 _UNWATCHED = object()
+# module name -> whether it is one of _FIXED_MODULES or inside one (a few names a process)
+_fixed_names: dict = {}
 
 
 def _attribute(base, name):
     """``base.name`` as a watched value: _UNWATCHED for the functions and constants of
     NumPy, SciPy, numfuse and math, and for anything callable (methods are new objects
     on every read; what a call returns is traced, not watched)."""
-    if base is None or (
-        isinstance(base, types.ModuleType) and base.__name__.split(".")[0] in _FIXED_MODULES
-    ):
+    if base is None:
         return _UNWATCHED
+    if isinstance(base, types.ModuleType):
+        name_of = base.__name__
+        fixed = _fixed_names.get(name_of)
+        if fixed is None:
+            fixed = _fixed_names[name_of] = name_of.partition(".")[0] in _FIXED_MODULES
+        if fixed:
+            return _UNWATCHED
     try:
         value = getattr(base, name)
     except Exception:  # noqa: BLE001 - a missing or failing attribute: its absence is watched

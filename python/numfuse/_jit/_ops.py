@@ -14,6 +14,7 @@ instead (a graph break).
 
 from __future__ import annotations
 
+import contextvars
 import operator
 import sys
 import threading
@@ -237,12 +238,40 @@ def answer(template, call, operands, key_call=None):
     return found
 
 
-# One errstate for NumPy's answer and the verdict, as a decorator: NumPy's errstate
-# decorator sets the error state per call (thread-safe) without building an errstate
-# object per call, which costs as much as a small ufunc call.
-@np.errstate(all="ignore")
+def _ignoring_context() -> contextvars.Context:
+    """A copy of the calling thread's context in which NumPy ignores floating-point errors
+    (np.errstate keeps its state in a context variable)."""
+    with np.errstate(all="ignore"):
+        return contextvars.copy_context()
+
+
+# Per thread, the context _new_answer runs its work in: entering a prepared context is one
+# C call, where np.errstate (as a decorator too) builds NumPy's error-state object with six
+# keyword arguments, sets and resets the context variable and adds a Python frame, per new
+# operation type. One per thread: a context cannot be entered by two threads at once. It
+# is a snapshot of the thread's context variables at its first miss: of them, only NumPy's
+# error state is read by what runs in it (NumPy and the engine on the samples).
+_ignoring = threading.local()
+
+
 def _new_answer(template, call, operands):
-    """answer()'s work on a miss, with NumPy's floating-point errors ignored.
+    """answer()'s work on a miss (_answer_of), with NumPy's floating-point errors ignored."""
+    try:
+        context = _ignoring.context
+    except AttributeError:
+        context = _ignoring.context = _ignoring_context()
+    try:
+        return context.run(_answer_of, template, call, operands)
+    except RuntimeError:
+        # the context entered already on this thread (a NumPy call of the samples that
+        # reached answer() again): the same work under np.errstate (an error of the work
+        # itself is raised again there)
+        with np.errstate(all="ignore"):
+            return _answer_of(template, call, operands)
+
+
+def _answer_of(template, call, operands):
+    """_new_answer's work, under its error state.
 
     One pass over the operands gives what _operand_facts gives and the verdict's samples
     (an operand of an engine dtype or a Python number has one; the samples are used only
@@ -250,7 +279,8 @@ def _new_answer(template, call, operands):
     and store are written out here, not called: a process's first function runs this
     once per new operation type, mostly before the interpreter has specialized it, so
     every call and bytecode saved counts there."""
-    engine_types = sampled = True
+    engine_types = sampled = inexact = True
+    python_int = False
     types = []
     samples = []
     index = 0
@@ -263,6 +293,8 @@ def _new_answer(template, call, operands):
             if 0 in shape:
                 sampled = False
             if dtype in ENGINE_DTYPES:
+                if dtype not in _INEXACT_DTYPES:
+                    inexact = False
                 key = (index, dtype, ndim)
                 array = _samples.get(key)
                 if array is None:  # one read-only array per position, dtype and ndim
@@ -272,24 +304,34 @@ def _new_answer(template, call, operands):
                 engine_types = False
         elif kind in PYTHON_SCALARS:
             if kind is int:
-                sampled = False
+                if -_EXACT_INT <= op <= _EXACT_INT:
+                    python_int = True
+                else:
+                    sampled = False
             types.append(kind)
             samples.append(_PYTHON_SAMPLES[kind])
         else:  # a NumPy constant: itself as its sample, its value in its type
             dtype = np.asarray(op).dtype
             if dtype not in ENGINE_DTYPES:
                 engine_types = False
+            if dtype not in _INEXACT_DTYPES:
+                inexact = False
             types.append((kind, dtype, repr(op)))
             samples.append(op)
         index += 1
+    if python_int and not inexact:
+        sampled = False
     reference = None
     if engine_types and sampled:
         # The verdict's own sample call answers NumPy's dtype and scalar-ness too: NumPy 2
         # picks both from the operand dtypes and ndims alone (Python floats, complexes and
         # bools weakly, whatever their value), never from values or extents; the samples
-        # have the operands' dtypes and ndims and no empty axis. Python ints are not
-        # sampled here (NumPy raises OverflowError for some values), nor empty axes (a
-        # reduction of one raises): those take numpy_result's stand-ins of the real values.
+        # have the operands' dtypes and ndims and no empty axis. A Python int is sampled
+        # only beside floating-point and complex operands and within +-2**53, where NumPy
+        # converts it exactly whatever its value; elsewhere (an integer or bool operand:
+        # NumPy's OverflowError and negative-power errors depend on the value) Python ints
+        # are not sampled here, nor empty axes (a reduction of one raises): those take
+        # numpy_result's stand-ins of the real values.
         if type(call) is np.ufunc:  # no catch_warnings: see _reference
             try:
                 reference = call(*samples)
@@ -313,18 +355,23 @@ def _new_answer(template, call, operands):
     if verdict is None:
         if reference is None:
             reference = _reference(call, samples)
-        verdict = reference is not _RAISED and _engine_same(template, samples, reference)
-        with _verdicts_lock:
-            _verdicts[key] = verdict
+        verdict = False
+        if reference is not _RAISED:
+            try:  # _engine_same's call, written out (see above)
+                verdict = _core._jit_engine_agrees(template, samples, reference)
+            except Exception:  # noqa: BLE001 - samples the engine refuses: NumPy runs it
+                verdict = False
+        _verdicts[key] = verdict  # a dict store: atomic, as answer()'s
     return dtype, scalar, verdict
 
 
 def _operand_facts(operands):
     """(engine_types, sampled, types) of answer()'s operands, in one pass: whether every
     operand is of an engine dtype or a Python number; whether the verdict's samples
-    answer NumPy's dtype too (no Python int, no empty axis; see _new_answer); and the
-    operand types that key the verdict: (dtype, ndim) of an array, a Python number's
-    type, a NumPy constant's type, dtype and value."""
+    answer NumPy's dtype too (no Python int, no empty axis: stricter than _answer_of,
+    which samples small ints beside floating-point operands too); and the operand types
+    that key the verdict: (dtype, ndim) of an array, a Python number's type, a NumPy
+    constant's type, dtype and value."""
     engine_types = sampled = True
     types = []
     for op in operands:
@@ -349,6 +396,11 @@ def _operand_facts(operands):
 
 
 _RAISED = object()  # the reference call raised on the samples
+# The operand dtypes beside which a Python int's value does not change NumPy's answer (the
+# result dtype, scalar-ness, an error or not), for ints within +-_EXACT_INT (converted to
+# the floating-point type exactly in float64, within range in float32): _answer_of.
+_INEXACT_DTYPES = frozenset(np.dtype(t) for t in ("f4", "f8", "c8", "c16"))
+_EXACT_INT = 2**53
 
 
 def _reference(call, samples):
@@ -429,7 +481,6 @@ _INT_SAMPLES = (
 )
 _PYTHON_SAMPLES = {bool: True, int: 2, float: 1.5, complex: 1.5 - 0.5j}
 _verdicts: dict = {}
-_verdicts_lock = threading.Lock()
 
 
 _samples: dict = {}
@@ -477,8 +528,7 @@ def _engine_verdict(key, template, call, operands, samples, reference) -> bool:
             samples = [_sample(i, op) for i, op in enumerate(operands)]
             reference = _reference(call, samples)
         verdict = reference is not _RAISED and _engine_same(template, samples, reference)
-        with _verdicts_lock:
-            _verdicts[key] = verdict
+        _verdicts[key] = verdict  # a dict store: atomic, as answer()'s
     return verdict
 
 

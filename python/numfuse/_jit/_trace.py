@@ -16,7 +16,6 @@ import linecache
 import os
 import sys
 import weakref
-from itertools import accumulate, repeat
 
 import numpy as np
 
@@ -29,29 +28,16 @@ from ._tracer import Tracer
 _NUMFUSE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _NUMPY_DIR = os.path.dirname(np.__file__) + os.sep
 _NO_CONST = _ops.NO_CONST
+_PYTHON_SCALARS = _ops.PYTHON_SCALARS
 # A fused formula longer or deeper than this is cut: its largest operand is materialised
 # first (the engine's limits are 100000 characters and 400 levels of nesting).
 _MAX_TEXT = 20000
 _MAX_DEPTH = 300
-_sizes: dict = {}
 _new_tracer = Tracer.__new__
 # a fused formula: its steps and inputs from its nodes, then compiled from the steps
 # (src/python/jit_formula.cpp)
 _jit_steps = _core._jit_steps
 _jit_formula = _core._jit_formula
-
-
-def _template_sizes(template: str) -> tuple:
-    """(length, nesting) of `template`: its characters, and how deep it nests its
-    operands (parentheses and calls) plus one."""
-    # the deepest running count of open parentheses, in C (a loop over the characters in
-    # Python cost a process's first use of each template several thousand instructions)
-    depth = max(0, max(accumulate(map(_PAREN_STEPS.get, template, repeat(0))), default=0))
-    sizes = _sizes[template] = (len(template), depth + 1)
-    return sizes
-
-
-_PAREN_STEPS = {"(": 1, ")": -1}
 
 
 def user_origin() -> str:
@@ -122,14 +108,30 @@ class Trace:
         # value of a Python number or of a 0-d constant (checked with its own value)
         descs = []
         shapes = []
+        # text length and nesting of the formula written out (leaves count 0): a template
+        # nests its operands at most one level per parenthesis it opens (a bound, exact for
+        # the templates of one call or operator), plus one; summed in the same pass
+        textsize = len(template)
+        deepest = 0
         for value in operands:
-            node = value if type(value) is Tracer and value.trace is self else self.operand(value)
-            if node is None:
-                return self.eager(call, operands, {}, f"{what} of {_types(operands)}")
+            if type(value) is Tracer and value.trace is self:
+                node = value
+            elif type(value) in _PYTHON_SCALARS:  # operand()'s answer, without its call
+                nodes.append(value)
+                descs.append(value)
+                continue
+            else:
+                node = self.operand(value)
+                if node is None:
+                    return self.eager(call, operands, {}, f"{what} of {_types(operands)}")
             nodes.append(node)
             if type(node) is not Tracer:
                 descs.append(node)
-            elif node.const is not _NO_CONST and not node.shape:
+                continue
+            textsize += node.textsize
+            if node.depth > deepest:
+                deepest = node.depth
+            if node.const is not _NO_CONST and not node.shape:
                 descs.append(node.const)
             else:
                 descs.append((node.dtype, node.shape))
@@ -153,18 +155,9 @@ class Trace:
         node.dtype = dtype
         node.scalar = scalar
         node.shape = shape
-        # text length and nesting of the formula written out (leaves count 0)
-        textsize, depth = _sizes.get(template) or _template_sizes(template)
-        deepest = 0
-        for arg in nodes:
-            if type(arg) is Tracer:
-                textsize += arg.textsize
-                if arg.depth > deepest:
-                    deepest = arg.depth
-        depth += deepest
         node.textsize = textsize
-        node.depth = depth
-        if textsize > _MAX_TEXT or node.depth > _MAX_DEPTH:
+        node.depth = depth = template.count("(") + 1 + deepest
+        if textsize > _MAX_TEXT or depth > _MAX_DEPTH:
             sub = [
                 n for n in nodes if type(n) is Tracer and n.slot is None and n.const is _NO_CONST
             ]
