@@ -303,11 +303,15 @@ def _quiet(function, args):
 
 def _interleaved(calls, budget, rounds=3):
     """Median seconds per call of each callable, the best of `rounds` rounds that take
-    the callables in turn (so a burst of load on a shared machine hits them all alike)."""
+    the callables in turn (so a burst of load on a shared machine hits them all alike),
+    in forward and reversed order on alternate rounds: a callable timed right after
+    eager NumPy's runs slower at 1e6, so no callable may always be the one that follows
+    it."""
     best = dict.fromkeys(calls, math.inf)
-    for _ in range(rounds):
-        for key, call in calls.items():
-            median = _timing.sample(call, budget / rounds)["median_s"]
+    keys = list(calls)
+    for r in range(rounds):
+        for key in keys if r % 2 == 0 else keys[::-1]:
+            median = _timing.sample(calls[key], budget / rounds)["median_s"]
             best[key] = min(best[key], median)
     return best
 
