@@ -1,7 +1,7 @@
 """softmax / log_softmax over groups across contiguous lanes (axis 0 of a C array).
 
 The driver (src/core/reduce/softmax.cpp) hands such groups to the level's softmax_columns
-(arch/softmax_blocks.hpp: softmax and log_softmax on AVX-512, 256 KiB strips through
+(arch/softmax_blocks.hpp: softmax and log_softmax on AVX-512, 512 KiB strips through
 three passes) or to the strip kernels (softmax: max, then the stored numerators summed,
 then the scaling; log_softmax: logsumexp's online fold of (max, sum) per lane in blocks
 of 8 steps, then the write; other levels and layouts). These tests aim at what strips and

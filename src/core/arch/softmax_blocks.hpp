@@ -268,9 +268,11 @@ void softmax_rows(SoftmaxKind kind, const char* x, std::ptrdiff_t x_row, char* o
 // strips in L2 measured faster than logsumexp's one-read online fold over wide strips
 // and its write pass (strip_accumulate, strip_log_write), float32 and float64.
 
-// (Measured on a Xeon with AVX-512, (1000, 1000) at one thread: 256 KiB strips beat 128
-// and 512 KiB ones; two batches per walk beat four, whose register state spilled.)
-constexpr std::size_t column_strip_bytes = std::size_t{256} << 10;
+// (Measured at (1000, 1000), one thread: on a Xeon with AVX-512 256 KiB strips beat 128
+// and 512 KiB ones, on a Zen 5 (1 MiB of L2 a core) 512 KiB ones beat 256 KiB; two
+// batches per walk beat four, whose register state spilled. The strips' width moves
+// no bits: each lane's operations are the same.)
+constexpr std::size_t column_strip_bytes = std::size_t{512} << 10;
 // Lanes of a strip at most (one row of a strip: 512 bytes, 8 cache lines).
 template <class T>
 constexpr std::size_t column_strip_lanes_max() noexcept {

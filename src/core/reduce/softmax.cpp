@@ -42,7 +42,7 @@ using namespace reduce_detail;
 // they save (measured on a Zen 3 with 512 KiB of L2 a core: whole-share strips beat
 // strips of L2's size and smaller ones; figures in docs/benchmarks.md).
 
-// softmax_columns takes groups of at most this many steps (its strips of 256 KiB
+// softmax_columns takes groups of at most this many steps (its strips of 512 KiB
 // are then at least one batch of lanes wide) and this many lanes per call.
 constexpr std::size_t column_steps_max = 4096;
 constexpr std::size_t column_span = 2048;
