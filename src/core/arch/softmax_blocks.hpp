@@ -1,5 +1,5 @@
 // softmax / log_softmax of whole groups in one call while they are in cache: rows
-// (softmax_rows) and, for softmax, blocks of groups across contiguous lanes
+// (softmax_rows) and blocks of groups across contiguous lanes
 // (softmax_columns, axis 0 of a C array). Contracts in reduce/kernel_table.hpp.
 //
 // Included only by arch/softmax_loops.hpp, after its run kernels (run_max, run_scale,
@@ -33,6 +33,57 @@ inline void prefetch_lines(const char* p, std::size_t offset, std::size_t bytes)
     for (std::size_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + offset + b, Write, 3);
 }
 
+// The maximum of a row (n >= 1 elements at px), NaN ignored; lowest() when there is
+// none above -inf. AVX-512: run_max's four accumulators, the tail's full batches and its
+// masked last one into the others (run_max's tail goes through a stack buffer, whose
+// reload cannot be forwarded from its stores: a stall on the path to the maximum that
+// the row's exp pass waits for), and a shuffle tree instead of a scalar loop over the
+// lanes. Only the order of the comparisons differs from run_max's: the same value, but
+// for which zero is kept when +0 and -0 tie, which changes no result (exp(x - m) is 1
+// for x = +-0 either way; log_softmax's (x - m) - log(sum) has sum >= 2 > 1 when two
+// zeros tie, so its result is -log(sum) for both).
+template <class T>
+NUMFUSE_REDUCE_FLATTEN T row_max(const T* px, std::size_t n) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (shifted_exp_native) {
+        using B = Batch<T>;
+        constexpr std::size_t width = B::size;
+        B m0(lowest<T>()), m1(lowest<T>()), m2(lowest<T>()), m3(lowest<T>());
+        std::size_t i = 0;
+        for (; i + 4 * width <= n; i += 4 * width) {
+            m0 = max_ignoring_nan(m0, B::load_unaligned(px + i));
+            m1 = max_ignoring_nan(m1, B::load_unaligned(px + i + width));
+            m2 = max_ignoring_nan(m2, B::load_unaligned(px + i + 2 * width));
+            m3 = max_ignoring_nan(m3, B::load_unaligned(px + i + 3 * width));
+        }
+        if (i + width <= n) {
+            m1 = max_ignoring_nan(m1, B::load_unaligned(px + i));
+            i += width;
+        }
+        if (i + width <= n) {
+            m2 = max_ignoring_nan(m2, B::load_unaligned(px + i));
+            i += width;
+        }
+        if (i + width <= n) {
+            m3 = max_ignoring_nan(m3, B::load_unaligned(px + i));
+            i += width;
+        }
+        if (i < n) m0 = max_ignoring_nan(m0, load_first<T>(px + i, n - i, lowest<T>()));
+        // No NaN lane is left (max_ignoring_nan), so vmaxps's NaN rule never applies.
+        using R = typename B::register_type;
+        const R m = max_ignoring_nan(max_ignoring_nan(m0, m1), max_ignoring_nan(m2, m3));
+        if constexpr (std::is_same<T, float>::value) {
+            return _mm512_reduce_max_ps(m);
+        } else {
+            return _mm512_reduce_max_pd(m);
+        }
+    } else
+#endif
+    {
+        return run_max<T>(reinterpret_cast<const char*>(px), sizeof(T), n, lowest<T>());
+    }
+}
+
 // (s, c) += sum of exp(x[i] - m), i < n, as run_exp_sum_impl (lanes biased by 1,
 // Fast2Sum; two accumulators, batch k into accumulator k % 2, the tail into the
 // first). Store: each exp(x - m) also written to out (x - m as a double word). Returns
@@ -57,8 +108,30 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
     };
     B s0 = one, s1 = one;
     B c0(T(0)), c1(T(0));
+    const auto add_pair = [&](std::size_t at, const B& y0, const B& y1) {
+        if constexpr (Store) {
+            y0.store_unaligned(po + at);
+            y1.store_unaligned(po + at + width);
+        }
+        add_biased(s0, c0, y0);
+        add_biased(s1, c1, y1);
+    };
     bool tiny = false;
     std::size_t i = 0;
+    // Pairs on the common path until the first that is not: this loop makes no call, so
+    // more of its constants stay in registers (with the rare path's call inside it, the
+    // compiler reloaded seven of them from memory in every iteration, now two).
+    for (; i + 2 * width <= n; i += 2 * width) {
+        prefetch_lines<false>(next_x, i * sizeof(T), pair_bytes);
+        prefetch_lines<true>(next_out, i * sizeof(T), pair_bytes);
+        B y0, y1;
+        if (!shifted_exp_pair<Store>(B::load_unaligned(px + i), B::load_unaligned(px + i + width),
+                                     mv, limit, y0, y1)) {
+            break;
+        }
+        add_pair(i, y0, y1);
+    }
+    // From the first pair with a lane below `limit` on (the same terms, in the same order).
     for (; i + 2 * width <= n; i += 2 * width) {
         prefetch_lines<false>(next_x, i * sizeof(T), pair_bytes);
         prefetch_lines<true>(next_out, i * sizeof(T), pair_bytes);
@@ -70,12 +143,7 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
             y1 = term(x1);
             tiny = true;
         }
-        if constexpr (Store) {
-            y0.store_unaligned(po + i);
-            y1.store_unaligned(po + i + width);
-        }
-        add_biased(s0, c0, y0);
-        add_biased(s1, c1, y1);
+        add_pair(i, y0, y1);
     }
     // The tail, into the first accumulator: padding lanes read m (a term of 1 on the
     // common path) and are zeroed.
@@ -155,7 +223,7 @@ void softmax_rows_impl(const char* x, std::ptrdiff_t x_row, char* out, std::ptrd
         const char* next_out = last ? outr : outr + out_row;
         const T* px = reinterpret_cast<const T*>(xr);
         T* po = reinterpret_cast<T*>(outr);
-        const T m = run_max<T>(xr, elem, n, lowest<T>());
+        const T m = row_max<T>(px, n);
         T s = T(0);
         T c = T(0);
         const bool tiny = row_exp_sum<T, !log>(px, po, n, m, s, c, next_x, next_out);
@@ -191,18 +259,20 @@ void softmax_rows(SoftmaxKind kind, const char* x, std::ptrdiff_t x_row, char* o
 // softmax_columns: groups across contiguous lanes (axis 0 of a C array: each row of
 // the array is one step of every group), cut into strips of at most
 // column_strip_bytes (x; out the same again) that stay in L2 through three passes:
-// the maxima (row by row), exp(x - m) stored and summed (a few batches of lanes down
-// all the steps, their (m, s, c) in registers), then one scaling pass (row by row).
+// the maxima (row by row), exp(x - m) summed (softmax: and stored) a few batches of
+// lanes down all the steps, their (m, s, c) in registers, then one write pass (row by
+// row: softmax scales the numerators, log_softmax writes (x - m) - log(sum)).
 // The exp pass prefetches the next strip's x and out into L2, so that its maximum
 // pass does not wait on L3 (the first read of x is what the strided strip kernels
-// spend most of their time on). softmax only: log_softmax has no numerators to keep,
-// and its one-read online fold over wide strips (strip_accumulate) measured faster
-// than these three passes (float64 (1000, 1000) axis 0, one thread: 1.35-1.64 ms
-// against 1.66-2.20).
+// spend most of their time on). log_softmax too: on a Zen 5 these three passes over
+// strips in L2 measured faster than logsumexp's one-read online fold over wide strips
+// and its write pass (strip_accumulate, strip_log_write), float32 and float64.
 
-// (Measured on a Xeon with AVX-512, (1000, 1000) at one thread: 256 KiB strips beat 128
-// and 512 KiB ones; two batches per walk beat four, whose register state spilled.)
-constexpr std::size_t column_strip_bytes = std::size_t{256} << 10;
+// (Measured at (1000, 1000), one thread: on a Xeon with AVX-512 256 KiB strips beat 128
+// and 512 KiB ones, on a Zen 5 (1 MiB of L2 a core) 512 KiB ones beat 256 KiB; two
+// batches per walk beat four, whose register state spilled. The strips' width moves
+// no bits: each lane's operations are the same.)
+constexpr std::size_t column_strip_bytes = std::size_t{512} << 10;
 // Lanes of a strip at most (one row of a strip: 512 bytes, 8 cache lines).
 template <class T>
 constexpr std::size_t column_strip_lanes_max() noexcept {
@@ -235,12 +305,13 @@ inline void store_count(const Batch<T>& v, T* p, std::size_t count) noexcept {
 }
 
 // The exp pass over G batches of lanes (the last one `count` lanes) down all steps:
-// each exp(x - m) stored (x - m as a double word) and added per lane in step order
-// (lanes biased by 1, Fast2Sum, as row_exp_sum). Each step prefetches
-// `prefetch_bytes` of the next strip's x and out (at px_next + step * x_step,
-// po_next + step * out_step) into L2. Returns true when a numerator's x - m lies below
-// shifted_exp_scale_tiny.
-template <class T, std::size_t G>
+// each exp(x - m) added per lane in step order (lanes biased by 1, Fast2Sum, as
+// row_exp_sum); Store: also stored (x - m as a double word), else x - m rounded (a sum's
+// terms, as strip_exp_sum without out). Each step prefetches `prefetch_bytes` of the
+// next strip's x and out (at px_next + step * x_step, po_next + step * out_step) into
+// L2. Returns true when a stored numerator's x - m lies below shifted_exp_scale_tiny
+// (Store only).
+template <class T, std::size_t G, bool Store>
 NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step, char* out,
                                            std::ptrdiff_t out_step, std::size_t steps,
                                            std::size_t count, const T* m, T* s, T* c,
@@ -249,7 +320,7 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
     const B one(T(1));
-    const T limit = shifted_exp_scale_tiny<T>();
+    const T limit = Store ? shifted_exp_scale_tiny<T>() : shifted_exp_tiny<T>();
     B mv[G], sv[G], cv[G];
     for (std::size_t k = 0; k < G; ++k) {
         mv[k] = B::load_unaligned(m + k * width);
@@ -265,16 +336,18 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
             __builtin_prefetch(po_next + step * out_step + offset, 1, 2);
         }
         const T* px = reinterpret_cast<const T*>(x + step * x_step);
-        T* po = reinterpret_cast<T*>(out + step * out_step);
         for (std::size_t k = 0; k < G; ++k) {
             const std::size_t lanes = k + 1 == G ? count : width;
             const B xv = load_count<T>(px + k * width, lanes);
             B y;
-            if (!shifted_exp_common<true>(xv, mv[k], limit, y)) {
-                y = shifted_exp_store(xv, mv[k]);
+            if (!shifted_exp_common<Store>(xv, mv[k], limit, y)) {
+                y = Store ? shifted_exp_store(xv, mv[k]) : shifted_exp_sum(xv, mv[k]);
                 tiny = true;
             }
-            store_count<T>(y, po + k * width, lanes);
+            if constexpr (Store) {
+                T* po = reinterpret_cast<T*>(out + step * out_step);
+                store_count<T>(y, po + k * width, lanes);
+            }
             add_biased(sv[k], cv[k], y);
         }
     }
@@ -285,18 +358,21 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
     return tiny;
 }
 
-// Contract: see ReduceKernels::softmax_columns.
-template <class T>
-void softmax_columns(const char* x, std::ptrdiff_t x_step, char* out, std::ptrdiff_t out_step,
-                     std::size_t lanes, std::size_t steps) noexcept {
+template <class T, SoftmaxKind Kind>
+void softmax_columns_impl(const char* x, std::ptrdiff_t x_step, char* out, std::ptrdiff_t out_step,
+                          std::size_t lanes, std::size_t steps) noexcept {
     using B = Batch<T>;
+    constexpr bool log = Kind == SoftmaxKind::log_softmax;
     constexpr std::size_t width = B::size;
     constexpr std::size_t lanes_max = column_strip_lanes_max<T>();
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
     alignas(64) T m[lanes_max];
     alignas(64) T s[lanes_max];
     alignas(64) T c[lanes_max];
+    // softmax: each lane's factor; log_softmax: its shift (m, or SciPy's special value)
+    // and, in param, log(sum).
     alignas(64) T factor[lanes_max];
+    alignas(64) T param[lanes_max];
     const std::size_t strip = column_strip_lanes<T>(steps);
     for (std::size_t j0 = 0; j0 < lanes; j0 += strip) {
         const std::size_t count = lanes - j0 < strip ? lanes - j0 : strip;
@@ -336,32 +412,67 @@ void softmax_columns(const char* x, std::ptrdiff_t x_step, char* out, std::ptrdi
             T* ck = c + k0 * width;
             bool t = false;
             if (group == column_group) {
-                t = column_exp_sum<T, column_group>(xg, x_step, og, out_step, steps, group_last, mk,
-                                                    sk, ck, pf, pfo, pf_bytes);
+                t = column_exp_sum<T, column_group, !log>(
+                    xg, x_step, og, out_step, steps, group_last, mk, sk, ck, pf, pfo, pf_bytes);
             } else {
-                t = column_exp_sum<T, 1>(xg, x_step, og, out_step, steps, group_last, mk, sk, ck,
-                                         pf, pfo, pf_bytes);
+                t = column_exp_sum<T, 1, !log>(xg, x_step, og, out_step, steps, group_last, mk, sk,
+                                               ck, pf, pfo, pf_bytes);
             }
             tiny = tiny || t;
         }
-        // Each lane's factor (SciPy's special values: lse::softmax_parameters; softmax
-        // never scans for NaN).
+        // Each lane's parameters (SciPy's special values: lse::softmax_parameters;
+        // log_softmax scans its group for NaN only where the maximum is +inf).
         for (std::size_t j = 0; j < count; ++j) {
             const lse::SoftmaxParameters<T> g =
-                lse::softmax_parameters<T>(false, m[j], s[j], c[j], [] { return false; });
-            factor[j] = static_cast<T>(g.scale);
+                lse::softmax_parameters<T>(log, m[j], s[j], c[j], [&] {
+                    for (std::size_t r = 0; r < steps; ++r) {
+                        T v;
+                        std::memcpy(&v,
+                                    xs + static_cast<std::ptrdiff_t>(r) * x_step +
+                                        static_cast<std::ptrdiff_t>(j) * elem,
+                                    sizeof v);
+                        if (std::isnan(v)) return true;
+                    }
+                    return false;
+                });
+            if constexpr (log) {
+                factor[j] = g.shift;
+                param[j] = g.param;
+            } else {
+                factor[j] = static_cast<T>(g.scale);
+            }
         }
-        // The scaling pass, row by row.
+        // The write pass, row by row: softmax scales the numerators, log_softmax
+        // writes (x - m) - log(sum).
         for (std::size_t r = 0; r < steps; ++r) {
-            T* po = reinterpret_cast<T*>(os + static_cast<std::ptrdiff_t>(r) * out_step);
+            const auto row = static_cast<std::ptrdiff_t>(r);
+            T* po = reinterpret_cast<T*>(os + row * out_step);
             for (std::size_t k = 0; k < batches; ++k) {
                 const std::size_t n = k + 1 == batches ? last : width;
                 const B f = B::load_aligned(factor + k * width);
-                const B v = load_count<T>(po + k * width, n);
-                const bool rare = tiny && xsimd::any(v < B(scale_rare_limit<T>()));
-                store_count<T>(rare ? scale_float_rare(v, f) : v * f, po + k * width, n);
+                if constexpr (log) {
+                    const T* px = reinterpret_cast<const T*>(xs + row * x_step);
+                    const B v = load_count<T>(px + k * width, n);
+                    store_count<T>(log_softmax_value(v, f, B::load_aligned(param + k * width)),
+                                   po + k * width, n);
+                } else {
+                    const B v = load_count<T>(po + k * width, n);
+                    const bool rare = tiny && xsimd::any(v < B(scale_rare_limit<T>()));
+                    store_count<T>(rare ? scale_float_rare(v, f) : v * f, po + k * width, n);
+                }
             }
         }
+    }
+}
+
+// Contract: see ReduceKernels::softmax_columns.
+template <class T>
+void softmax_columns(SoftmaxKind kind, const char* x, std::ptrdiff_t x_step, char* out,
+                     std::ptrdiff_t out_step, std::size_t lanes, std::size_t steps) noexcept {
+    if (kind == SoftmaxKind::softmax) {
+        softmax_columns_impl<T, SoftmaxKind::softmax>(x, x_step, out, out_step, lanes, steps);
+    } else {
+        softmax_columns_impl<T, SoftmaxKind::log_softmax>(x, x_step, out, out_step, lanes, steps);
     }
 }
 

@@ -12,7 +12,8 @@
 // maximum pass is a plain read the group then keeps in cache for the fold.
 // log_softmax stores nothing in the fold (run_exp_sum / strip_exp_sum with
 // out == nullptr); over strips and multi-chunk groups the driver folds it with
-// logsumexp's run_accumulate / strip_accumulate instead (one read).
+// logsumexp's run_accumulate / strip_accumulate instead (one read), except groups
+// across contiguous lanes where the level has softmax_columns (softmax_blocks.hpp).
 #pragma once
 
 #include "arch/softmax_exp.hpp"

@@ -129,11 +129,11 @@ struct ReduceKernels {
     void (*softmax_rows)(SoftmaxKind kind, const char* x, std::ptrdiff_t x_row, char* out,
                          std::ptrdiff_t out_row, std::size_t rows,
                          std::size_t n) noexcept = nullptr;
-    // softmax (only) of `lanes` groups across contiguous lanes (group j, element k at
-    // x + j*sizeof(T) + k*x_step; out likewise; 1 <= steps <= kReduceChunk), as
+    // softmax / log_softmax of `lanes` groups across contiguous lanes (group j, element
+    // k at x + j*sizeof(T) + k*x_step; out likewise; 1 <= steps <= kReduceChunk), as
     // softmax_rows: axis 0 of a C array, in strips that stay in L2 through the three
     // passes. nullptr on levels without it (the driver then takes the strip kernels).
-    void (*softmax_columns)(const char* x, std::ptrdiff_t x_step, char* out,
+    void (*softmax_columns)(SoftmaxKind kind, const char* x, std::ptrdiff_t x_step, char* out,
                             std::ptrdiff_t out_step, std::size_t lanes,
                             std::size_t steps) noexcept = nullptr;
 };

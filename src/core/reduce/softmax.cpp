@@ -42,7 +42,7 @@ using namespace reduce_detail;
 // they save (measured on a Zen 3 with 512 KiB of L2 a core: whole-share strips beat
 // strips of L2's size and smaller ones; figures in docs/benchmarks.md).
 
-// softmax_columns takes groups of at most this many steps (its strips of 256 KiB
+// softmax_columns takes groups of at most this many steps (its strips of 512 KiB
 // are then at least one batch of lanes wide) and this many lanes per call.
 constexpr std::size_t column_steps_max = 4096;
 constexpr std::size_t column_span = 2048;
@@ -330,10 +330,9 @@ void softmax_typed(SoftmaxKind kind, const Plan& p, const char* x, const ReduceO
         });
         return;
     }
-    if (kind == SoftmaxKind::softmax && kernels.softmax_columns != nullptr && p.chunks == 1 &&
-        p.lanes_across_outputs && p.outer.rank() == 1 && p.inner.rank() == 1 &&
-        p.outer.stride[slot_a][0] == elem && p.outer.stride[slot_out][0] == elem &&
-        p.reduced <= column_steps_max) {
+    if (kernels.softmax_columns != nullptr && p.chunks == 1 && p.lanes_across_outputs &&
+        p.outer.rank() == 1 && p.inner.rank() == 1 && p.outer.stride[slot_a][0] == elem &&
+        p.outer.stride[slot_out][0] == elem && p.reduced <= column_steps_max) {
         // Groups across contiguous lanes (axis 0 of a C array): one contiguous block of
         // lanes per thread (the kernel prefetches its next strip), in spans between
         // which a Ctrl-C is seen. Each group is folded in step order whatever the cut.
@@ -348,7 +347,7 @@ void softmax_typed(SoftmaxKind kind, const Plan& p, const char* x, const ReduceO
                 for (std::size_t j = begin; j < end; j += column_span) {
                     if (interrupt::should_stop(scope)) break;
                     const auto at = static_cast<std::ptrdiff_t>(j) * elem;
-                    kernels.softmax_columns(x + at, x_step, out.data + at, out_step,
+                    kernels.softmax_columns(kind, x + at, x_step, out.data + at, out_step,
                                             std::min(column_span, end - j), p.reduced);
                 }
                 return 0u;
