@@ -199,9 +199,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan2_sum(const atan2_parts<A>& p)
 // midpoint 1/2 is representable there, so (RN monotonic) d > 1/2 and d < 1/2 say on which
 // side of it the exact quotient lies, and d = 1/2 is settled by rem's sign (rem = 0: an
 // exact tie, to even). The integer Q <= 2^52 is the result's bit pattern (2^52: 2^-1022).
+// Where the quotient is normal, `normal` is it: qm 2^e, exact, is RN(small / big) there.
 template <class A>
 struct atan2_tiny {
-    xsimd::batch<double, A> value;
+    xsimd::batch<double, A> value, normal;
     xsimd::batch_bool<double, A> sub;
 };
 
@@ -224,7 +225,10 @@ NUMFUSE_ALWAYS_INLINE atan2_tiny<A> atan2_tiny_quotient(
     const auto up = (d > B(0.5)) | ((d == B(0.5)) & ((rem > B(0.0)) | ((rem == B(0.0)) & odd)));
     // Q + 2^52 is exact (Q <= 2^52 an integer); its bits less 2^52's are Q
     const I q = as_int(fl + xsimd::select(up, B(1.0), B(0.0)) + two52) - as_int(two52);
-    return {as_float<double, A>(q), qs < two52};
+    const auto sub = qs < two52;
+    // e = 0 in the subnormal lanes: no subnormal result there
+    const B normal(_mm512_scalef_pd(qm, xsimd::select(sub, B(0.0), e)));
+    return {as_float<double, A>(q), normal, sub};
 }
 #endif
 
@@ -268,10 +272,11 @@ NUMFUSE_NOINLINE xsimd::batch<double, A> atan2_general(const xsimd::batch<double
             // that underflows, and the operations on its result, cost ~3x the whole
             // kernel): atan2_tiny_quotient's lanes (sub) take 0 here, the quotient is put
             // in at the end where the result is that quotient (x > 0, no swap); beside pi/2
-            // or pi it is below half an ulp of t_lo and changes nothing.
+            // or pi it is below half an ulp of t_lo and changes nothing. The normal tiny
+            // quotients come from it too (one division for both).
             const atan2_tiny<A> q = atan2_tiny_quotient(small, big);
             const auto sub = tiny & q.sub;
-            p.mu = xsimd::select(tiny, p.m * (xsimd::select(sub, B(0.0), small) / big), p.mu);
+            p.mu = xsimd::select(tiny, p.m * xsimd::select(sub, B(0.0), q.normal), p.mu);
             p.mtail = xsimd::select(tiny, B(0.0), p.mtail);
             res = xsimd::select(sub & ~swap & ~xneg, q.value, atan2_sum(p));
         } else
