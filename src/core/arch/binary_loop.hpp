@@ -128,7 +128,11 @@ struct HypotOp : ArrayKernelOp<expr_ops::Hypot> {
 // the C library's atan2 cost ~40 ns).
 struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
     static constexpr bool f32_conditions = true;
-    static constexpr bool batch_flags_f64 = true;
+    // The batch rule where the kernel's tiny quotients are cheap (AVX-512: no subnormal
+    // operation); elsewhere a flagged batch's kernel divides into the subnormal range, and
+    // the pair rule (one division for a flagged pair) is faster.
+    template <class Arch>
+    static constexpr bool batch_flags_f64 = kernels::detail::is_avx512<Arch>;
     template <class Arch>
     static unsigned compute_conditions_f32(float* out, const float* a, const float* b,
                                            std::size_t n) noexcept {
@@ -415,12 +419,13 @@ struct PowOp {
     }
 };
 
-// Operations with the rule of a whole flagged float64 batch (flags_batch on float64
-// batches, the same conditions as flags on each pair; arctan2).
-template <class Op, class = void>
+// Operations with the rule of a whole flagged float64 batch at level Arch (flags_batch on
+// float64 batches, the same conditions as flags on each pair; arctan2 on AVX-512).
+template <class Op, class Arch, class = void>
 struct has_batch_flags_f64 : std::false_type {};
-template <class Op>
-struct has_batch_flags_f64<Op, std::enable_if_t<Op::batch_flags_f64>> : std::true_type {};
+template <class Op, class Arch>
+struct has_batch_flags_f64<Op, Arch, std::enable_if_t<Op::template batch_flags_f64<Arch>>>
+    : std::true_type {};
 
 // The conditions of n contiguous elements: the batch screen (the tail padded with 1, which
 // raises nothing), the exact rule only on the elements (or the batch rule) of flagged batches.
@@ -442,7 +447,7 @@ unsigned binary_flags(const T* a, const T* b, std::size_t n) noexcept {
             x = B::load_aligned(xa), y = B::load_aligned(xb);
         }
         if (xsimd::any(Op::may_raise(x, y))) {
-            if constexpr (has_batch_flags_f64<Op>::value && std::is_same<T, double>::value) {
+            if constexpr (has_batch_flags_f64<Op, Arch>::value && std::is_same<T, double>::value) {
                 flags |= Op::template flags_batch<Arch>(x, y);
             } else {
                 for (std::size_t k = i; k < i + count; ++k) {
