@@ -210,3 +210,59 @@ def test_float32_arctan2_conditions_wherever_the_rare_pair_sits(layout, level):
             if reference != expected:
                 pytest.skip(f"NumPy reports {reference} for {(yv, xv)}: not the SVML loop")
             assert _arctan2_conditions(y, x, layout) == reference, (yv, xv, position)
+
+
+def test_float64_arctan2_subnormal_results_are_the_rounded_quotient(level):
+    """float64 atan2(y, x) for x > 0 and |y / x| < 2^-70 is the quotient y / x rounded once,
+    below the smallest normal to the subnormal grid (on AVX-512 from the significands'
+    quotient and its remainder, no subnormal operation): bit for bit y / x, exact ties to
+    even included, in vectors that mix such lanes with ordinary ones; beside pi/2 and pi
+    (x < 0, or |y| > |x|) the tiny quotient changes nothing."""
+    rng = np.random.default_rng(1022)
+    n = 40000
+    y = np.exp(rng.uniform(np.log(5e-324), np.log(1e-250), n)) * rng.choice([-1.0, 1.0], n)
+    x = np.exp(rng.uniform(np.log(1e-30), np.log(1e30), n))
+    k = np.arange(1, 3001, dtype=np.float64)
+    ties_y = np.concatenate([k * 2.0**-1074, 3 * k * 2.0**-1074, [2.0**-1022 - 2.0**-1074]])
+    ties_x = np.concatenate([np.full(k.size, 2.0), np.full(k.size, 2.0), [1 - 2.0**-53]])
+    y = np.concatenate([y, ties_y, [0.0, -0.0, 5e-324, -5e-324]])
+    x = np.concatenate([x, ties_x, [3.0, 3.0, 1e300, 1e300]])
+    y[::5] = rng.uniform(-3, 3, y[::5].size)  # ordinary lanes beside them
+    with np.errstate(all="ignore"):
+        got = numfuse.arctan2(y, x)
+        expected = y / x
+    tiny = np.abs(expected) < 2.0**-70
+    assert tiny.sum() > n // 2
+    np.testing.assert_array_equal(got[tiny].view(np.uint64), expected[tiny].view(np.uint64))
+    with np.errstate(all="ignore"):
+        beside = numfuse.arctan2(np.concatenate([y, x]), np.concatenate([-x, y]))
+        reference = np.arctan2(np.concatenate([y, x]), np.concatenate([-x, y]))
+    assert (ulp_distance(beside, reference) <= 1).all()
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "in place", "strided"])
+def test_float64_arctan2_conditions_of_tiny_results(layout, level):
+    """float64 arctan2 reports underflow for a result below the smallest normal where |y| <
+    4 times the smallest normal, the result is zero or |x| >= 2^1022 (NumPy's float64 loop
+    on these probes), in any position of an array, and nothing for the others."""
+    n = 37
+    tiny = np.finfo(np.float64).tiny
+    cases = [
+        ((1e-310, 3.0), {"underflow"}),
+        ((-3 * tiny, 4.0), {"underflow"}),
+        ((1e-300, 1e300), {"underflow"}),
+        ((3 * tiny, 1e5), {"underflow"}),
+        ((2.0**-1000, 2.0**1022 * 1.5), {"underflow"}),
+        ((1e-300, 1e20), set()),
+        ((-3 * tiny, 2.0), set()),
+        ((1e-310, -3.0), set()),
+        ((1e300, 1e-300), set()),
+        ((0.0, 2.0), set()),
+        ((1e-20, 1e10), set()),
+    ]
+    for (yv, xv), expected in cases:
+        for position in (0, 9, n - 1):
+            y = np.linspace(-3, 3, n)
+            x = np.linspace(4, -2, n)
+            y[position], x[position] = yv, xv
+            assert _arctan2_conditions(y, x, layout) == expected, (yv, xv, position)

@@ -128,6 +128,11 @@ struct HypotOp : ArrayKernelOp<expr_ops::Hypot> {
 // the C library's atan2 cost ~40 ns).
 struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
     static constexpr bool f32_conditions = true;
+    // The batch rule where the kernel's tiny quotients are cheap (AVX-512: no subnormal
+    // operation); elsewhere a flagged batch's kernel divides into the subnormal range, and
+    // the pair rule (one division for a flagged pair) is faster.
+    template <class Arch>
+    static constexpr bool batch_flags_f64 = kernels::detail::is_avx512<Arch>;
     template <class Arch>
     static unsigned compute_conditions_f32(float* out, const float* a, const float* b,
                                            std::size_t n) noexcept {
@@ -190,11 +195,30 @@ struct Arctan2Op : ArrayKernelOp<expr_ops::Arctan2> {
                            ((ay < F(0x1p-125f)) | (ax >= F(0x1p123f)));
         return xsimd::any(under) ? fp_underflow : fp_none;
     }
+    // float64: the rule for a whole flagged batch at once, on the kernel's own results (a
+    // result below the smallest normal comes only from x > 0, and there it is the correctly
+    // rounded quotient y / x, as below); may_raise_one holds wherever that result is below
+    // the smallest normal (|y| normal: |x| > |y| 2^1022), so it is not tested again.
+    template <class Arch>
+    static unsigned flags_batch(const xsimd::batch<double, Arch>& y,
+                                const xsimd::batch<double, Arch>& x) noexcept {
+        using B = xsimd::batch<double, Arch>;
+        const B r = xsimd::abs(kernels::atan2_kernel(y, x));
+        const B ay = xsimd::abs(y), ax = xsimd::abs(x);
+        const B tiny(std::numeric_limits<double>::min()),
+            inf(std::numeric_limits<double>::infinity());
+        const auto under = (ay < inf) & (ax < inf) & (ay > B(0.0)) & (r < tiny) &
+                           ((ay < B(4.0) * tiny) | (r == B(0.0)) | (ax >= B(1.0) / tiny));
+        return xsimd::any(under) ? fp_underflow : fp_none;
+    }
+    // One pair: a result below the smallest normal needs x > 0 (else it is at least pi/2 in
+    // magnitude), and there atan2(y, x) rounds as the quotient y / x (atan t = t (1 - t^2/3
+    // ...), t below 2^-960), which is what the kernels return.
     template <class T>
     static unsigned flags(T y, T x) noexcept {
-        if (!(y - y == T(0)) || !(x - x == T(0)) || y == T(0)) return fp_none;
-        if (!may_raise_one<T>(y < T(0) ? -y : y, x < T(0) ? -x : x)) return fp_none;
-        const T r = std::atan2(y, x);
+        if (!(y - y == T(0)) || !(x - x == T(0)) || y == T(0) || !(x > T(0))) return fp_none;
+        if (!may_raise_one<T>(y < T(0) ? -y : y, x)) return fp_none;
+        const T r = y / x;
         const T ar = r < T(0) ? -r : r;
         const T ay = y < T(0) ? -y : y;
         const T tiny = std::numeric_limits<T>::min();
@@ -395,8 +419,16 @@ struct PowOp {
     }
 };
 
+// Operations with the rule of a whole flagged float64 batch at level Arch (flags_batch on
+// float64 batches, the same conditions as flags on each pair; arctan2 on AVX-512).
+template <class Op, class Arch, class = void>
+struct has_batch_flags_f64 : std::false_type {};
+template <class Op, class Arch>
+struct has_batch_flags_f64<Op, Arch, std::enable_if_t<Op::template batch_flags_f64<Arch>>>
+    : std::true_type {};
+
 // The conditions of n contiguous elements: the batch screen (the tail padded with 1, which
-// raises nothing), the exact rule only on the elements of flagged batches.
+// raises nothing), the exact rule only on the elements (or the batch rule) of flagged batches.
 template <class Arch, class Op, class T>
 unsigned binary_flags(const T* a, const T* b, std::size_t n) noexcept {
     using B = xsimd::batch<T, Arch>;
@@ -415,7 +447,13 @@ unsigned binary_flags(const T* a, const T* b, std::size_t n) noexcept {
             x = B::load_aligned(xa), y = B::load_aligned(xb);
         }
         if (xsimd::any(Op::may_raise(x, y))) {
-            for (std::size_t k = i; k < i + count; ++k) flags |= Op::template flags<T>(a[k], b[k]);
+            if constexpr (has_batch_flags_f64<Op, Arch>::value && std::is_same<T, double>::value) {
+                flags |= Op::template flags_batch<Arch>(x, y);
+            } else {
+                for (std::size_t k = i; k < i + count; ++k) {
+                    flags |= Op::template flags<T>(a[k], b[k]);
+                }
+            }
         }
     }
     return flags;

@@ -214,7 +214,59 @@ struct VectorFlagsOp : TableOp<F, Rule> {
 struct SinOp : VectorFlagsOp<expr_ops::Sin, TrigRule<true>> {};
 struct CosOp : VectorFlagsOp<expr_ops::Cos, TrigRule<false>> {};
 struct TanOp : VectorFlagsOp<expr_ops::Tan, TrigRule<true>> {};
-struct ArccosOp : TableOp<expr_ops::Arccos, ArccosRule> {
+// float32 on FMA levels: a kernel split in two (Split::nofix(x), which may leave garbage in
+// the lanes the batch screen flags, and Split::fix(x, y), which repairs them: together the
+// kernel, bit for bit, so evaluate's kernel gives the same bits), the repair only on the
+// flagged batches; other levels and float64 take the table's kernel whole.
+template <class F, class Split>
+struct F32SplitOp {
+    template <class B>
+    static constexpr bool split = std::is_same<typename B::value_type, float>::value &&
+                                  kernels::detail::has_fma<typename B::arch_type>;
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
+        if constexpr (split<B>) {
+            return Split::nofix(x);
+        } else {
+            return table_compute<F>(x);
+        }
+    }
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
+        if constexpr (split<B>) {
+            return Split::fix(x, y);
+        } else {
+            (void)x;
+            return y;
+        }
+    }
+};
+struct AcosF32Split {
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B nofix(const B& x) noexcept {
+        return kernels::acos_f32_nofix(x);
+    }
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B fix(const B& x, const B& y) noexcept {
+        return kernels::acos_f32_fix(x, y);
+    }
+};
+struct AsinF32Split {
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B nofix(const B& x) noexcept {
+        return kernels::asin_f32_nofix(x);
+    }
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B fix(const B& x, const B& y) noexcept {
+        return kernels::asin_f32_fix(x, y);
+    }
+};
+
+// arccos: float32 with the repair of |x| > 1 and NaN lanes on the flagged batches only.
+struct ArccosOp : TableOp<expr_ops::Arccos, ArccosRule>,
+                  F32SplitOp<expr_ops::Arccos, AcosF32Split> {
+    using F32SplitOp<expr_ops::Arccos, AcosF32Split>::compute_fast;
+    using F32SplitOp<expr_ops::Arccos, AcosF32Split>::finish;
     // ArccosRule's ~(|x| <= 1) is true for NaN lanes already (TableOp's isnan is a second
     // compare for nothing).
     template <class B>
@@ -238,7 +290,13 @@ struct QuietSubnormalOp : TableOp<F, Rule> {
         return Rule::may_raise_no_subnormal(x);
     }
 };
-struct ArcsinOp : QuietSubnormalOp<expr_ops::Arcsin, OddRule<1, fp_none>> {};
+// arcsin: float32 with the NaN of |x| > 1 set on the flagged batches only (the screens,
+// may_raise and may_raise_no_subnormal, flag |x| >= 1 - eps/2 and NaN in either form).
+struct ArcsinOp : QuietSubnormalOp<expr_ops::Arcsin, OddRule<1, fp_none>>,
+                  F32SplitOp<expr_ops::Arcsin, AsinF32Split> {
+    using F32SplitOp<expr_ops::Arcsin, AsinF32Split>::compute_fast;
+    using F32SplitOp<expr_ops::Arcsin, AsinF32Split>::finish;
+};
 struct ArctanOp : QuietSubnormalOp<expr_ops::Arctan, OddRule<0, fp_none>> {};
 struct ArcsinhOp : QuietSubnormalOp<expr_ops::Arcsinh, OddRule<0, fp_none>> {};
 // arccosh, arctanh: values, flags and NaNs as TableOp's; on AVX-512 the kernels' special-value

@@ -29,7 +29,10 @@
 //   underflows, and where t < 2^-60 (bit patterns again) take atan t = t to 2^-120
 //   relative, the correctly rounded quotient y / x itself (subnormal results rounded once;
 //   the reduction gets Y = 0 there: only that quotient and lanes with both magnitudes below
-//   2^-960 see subnormals). Every lane gets the same bits on either path (exact scaling).
+//   2^-960 see subnormals; on AVX-512 a quotient below 2^-1022 is instead rounded to the
+//   subnormal grid from the significands' quotient and its exact remainder,
+//   atan2_tiny_quotient, with the same bits and no subnormal operation). Every lane gets the
+//   same bits on either path (exact scaling).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -184,6 +187,51 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan2_sum(const atan2_parts<A>& p)
     return h + (p.mtail + (p.t_lo + e));
 }
 
+#if defined(__AVX512F__)
+// small / big rounded once to the subnormal grid (multiples of 2^-1074), for 0 <= small <= big
+// with big normal (or subnormal) and finite: `value` in the lanes `sub` where the quotient
+// is below 2^-1022 (garbage elsewhere). No operation sees a subnormal operand or result but
+// vgetmant / vgetexp of a subnormal small (exact, no assist). The significands' quotient
+// qm = RN(sm / bm), sm, bm in [1, 2), with its exact remainder rem = sm - qm bm; Qs = qm
+// 2^(1074 + e), e the difference of the exponents clamped to -1076 (below, the quotient is
+// under a quarter of 2^-1074 and rounds to 0 either way), is the quotient in units of
+// 2^-1074, exactly. Where Qs < 2^52 its integer part and fraction d are exact; the grid's
+// midpoint 1/2 is representable there, so (RN monotonic) d > 1/2 and d < 1/2 say on which
+// side of it the exact quotient lies, and d = 1/2 is settled by rem's sign (rem = 0: an
+// exact tie, to even). The integer Q <= 2^52 is the result's bit pattern (2^52: 2^-1022).
+// Where the quotient is normal, `normal` is it: qm 2^e, exact, is RN(small / big) there.
+template <class A>
+struct atan2_tiny {
+    xsimd::batch<double, A> value, normal;
+    xsimd::batch_bool<double, A> sub;
+};
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE atan2_tiny<A> atan2_tiny_quotient(
+    const xsimd::batch<double, A>& small, const xsimd::batch<double, A>& big) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    const B sm(_mm512_getmant_pd(small, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero));  // 0: 0
+    const B bm(_mm512_getmant_pd(big, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero));
+    const B e = B(_mm512_getexp_pd(small)) - B(_mm512_getexp_pd(big));  // 0: -inf
+    const B qm = sm / bm;
+    const B rem = dd::fnmadd(qm, bm, sm);  // exact
+    const B qs(_mm512_scalef_pd(qm, xsimd::max(e, B(-1076.0)) + B(1074.0)));
+    const B fl = xsimd::floor(qs);
+    const B d = qs - fl;
+    const B two52(0x1p52);
+    const B half_fl = fl * B(0.5);  // exact
+    const auto odd = xsimd::floor(half_fl) != half_fl;
+    const auto up = (d > B(0.5)) | ((d == B(0.5)) & ((rem > B(0.0)) | ((rem == B(0.0)) & odd)));
+    // Q + 2^52 is exact (Q <= 2^52 an integer); its bits less 2^52's are Q
+    const I q = as_int(fl + xsimd::select(up, B(1.0), B(0.0)) + two52) - as_int(two52);
+    const auto sub = qs < two52;
+    // e = 0 in the subnormal lanes: no subnormal result there
+    const B normal(_mm512_scalef_pd(qm, xsimd::select(sub, B(0.0), e)));
+    return {as_float<double, A>(q), normal, sub};
+}
+#endif
+
 // The lanes the general form of atan2_kernel needs: zeros, infinities, NaNs, magnitudes
 // outside [2^-440, 2^500], ratios below 2^-60 (scaled; tiny ratios as the quotient itself).
 template <class A>
@@ -215,13 +263,33 @@ NUMFUSE_NOINLINE xsimd::batch<double, A> atan2_general(const xsimd::batch<double
     const B xsign = xsimd::bitwise_and(x, B(-0.0));
     atan2_parts<A> p =
         atan2_reduced(big * down, xsimd::select(tiny, B(0.0), small) * down, swap, xsign);
-    if (xsimd::any(tiny)) {
-        p.mu = xsimd::select(tiny, p.m * (small / big), p.mu);
-        p.mtail = xsimd::select(tiny, B(0.0), p.mtail);
-    }
-    B res = atan2_sum(p);
-    // Both zero: 0 or pi by x's sign (big == 0 gives NaNs above).
     const auto xneg = xsimd::bitwise_or(xsign, B(1.0)) < B(0.0);
+    B res;
+    if (xsimd::any(tiny)) {
+#if defined(__AVX512F__)
+        if constexpr (is_avx512<A>) {
+            // Quotients below 2^-1022 without a subnormal operand or result (a division
+            // that underflows, and the operations on its result, cost ~3x the whole
+            // kernel): atan2_tiny_quotient's lanes (sub) take 0 here, the quotient is put
+            // in at the end where the result is that quotient (x > 0, no swap); beside pi/2
+            // or pi it is below half an ulp of t_lo and changes nothing. The normal tiny
+            // quotients come from it too (one division for both).
+            const atan2_tiny<A> q = atan2_tiny_quotient(small, big);
+            const auto sub = tiny & q.sub;
+            p.mu = xsimd::select(tiny, p.m * xsimd::select(sub, B(0.0), q.normal), p.mu);
+            p.mtail = xsimd::select(tiny, B(0.0), p.mtail);
+            res = xsimd::select(sub & ~swap & ~xneg, q.value, atan2_sum(p));
+        } else
+#endif
+        {
+            p.mu = xsimd::select(tiny, p.m * (small / big), p.mu);
+            p.mtail = xsimd::select(tiny, B(0.0), p.mtail);
+            res = atan2_sum(p);
+        }
+    } else {
+        res = atan2_sum(p);
+    }
+    // Both zero: 0 or pi by x's sign (big == 0 gives NaNs above).
     res = xsimd::select(big == B(0.0), xsimd::select(xneg, B(2 * pio2_hi), B(0.0)), res);
     res = xsimd::bitwise_or(res, xsimd::bitwise_and(y, B(-0.0)));  // res >= 0: y's sign
     return xsimd::select(xsimd::isnan(y) | xsimd::isnan(x), y + x, res);

@@ -62,7 +62,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> reciprocal_f32(
 
 // sqrt(z) = hi + lo for z in [2^-60, 1/4] (lo to ~2^-24 of hi's ulp): AVX-512 from rsqrt14
 // and one Newton step (no vsqrtps: 12 cycles a vector), elsewhere the correctly rounded
-// root; lo = (z - hi^2) / (2 hi) with the exact residual.
+// root; lo = (z - hi^2) / (2 hi) with the exact residual. AVX-512 also takes z = 0 (0, 0:
+// rsqrt14 sees z + 2^-100, which is z itself for z >= 2^-60) and returns NaN for z < 0.
 template <class A>
 struct f32_pair {
     xsimd::batch<float, A> hi, lo;
@@ -73,7 +74,7 @@ NUMFUSE_ALWAYS_INLINE f32_pair<A> sqrt_pair_f32(const xsimd::batch<float, A>& z)
     using F = xsimd::batch<float, A>;
 #if defined(__AVX512F__)
     if constexpr (is_avx512<A>) {
-        const F y = _mm512_rsqrt14_ps(z);  // 1/sqrt(z) to 2^-14
+        const F y = _mm512_rsqrt14_ps(z + F(0x1.0p-100f));  // 1/sqrt(z) to 2^-14
         const F hy = y * F(0.5f);
         const F s0 = z * y;
         const F s = fused_madd(fused_nmadd(s0, s0, z), hy, s0);  // ~2^-27 before rounding
@@ -127,9 +128,10 @@ NUMFUSE_ALWAYS_INLINE asin_f32_parts<A> asin_f32_core(const xsimd::batch<float, 
     using F = xsimd::batch<float, A>;
     const auto big = a > F(0.5f);
     const F zb = fused_nmadd(a, F(0.5f), F(0.5f));  // (1 - a)/2, exact for a in [1/2, 1]
-    // a = 1 (zb = 0) and a > 1 (zb < 0, NaN set by the callers): kept away from 0 and
-    // below; sqrt(2^-60) = 2^-30 changes no result at a = 1.
-    const f32_pair<A> root = sqrt_pair_f32(xsimd::max(zb, F(0x1.0p-60f)));
+    // a = 1 (zb = 0) and a > 1 (zb < 0, NaN set by the callers): AVX-512's root is 0 at 0
+    // (so arccos(1) comes out +0 by itself) and NaN below; elsewhere zb is kept away from 0
+    // and below (sqrt(2^-60) = 2^-30 changes no arcsin at a = 1; arccos(1) is set).
+    const f32_pair<A> root = sqrt_pair_f32(is_avx512<A> ? zb : xsimd::max(zb, F(0x1.0p-60f)));
     const F s = xsimd::select(big, root.hi, a);
     const F z = xsimd::select(big, zb, a * a);
     return {s, xsimd::select(big, root.lo, F(0.0f)), asin_f32_u(z), big};
@@ -174,9 +176,12 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan_f32_lanes(
     return xsimd::select(tiny, x, xsimd::bitwise_or(res, xsimd::bitwise_and(x, F(-0.0f))));
 }
 
-// asin(x), float32 lanes, FMA levels.
+// asin(x), float32 lanes, FMA levels, without the NaN of the lanes with |x| > 1 (garbage
+// there; asin_f32_fix sets it; a NaN x gives the kernel's NaN already): the ufunc loop's fast
+// path (arch/unary_loop.hpp, ArcsinOp), whose batches hold no such lane.
+// asin_f32_fix(x, asin_f32_nofix(x)) is asin_f32_lanes(x), bit for bit.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_lanes(
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_nofix(
     const xsimd::batch<float, A>& x) noexcept {
     using F = xsimd::batch<float, A>;
     using detail::fused_madd;
@@ -194,14 +199,33 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_lanes(
     const F hl = (F(detail::f32_pio2_hi) - h) - s2;
     const F lo = fused_nmadd(F(2.0f), p.slo, hl + F(detail::f32_pio2_lo));
     const F far = h + fused_nmadd(s2, p.u, lo);
-    F res = xsimd::select(p.big, far, near);
-    res = xsimd::select(a > F(1.0f), F(std::numeric_limits<float>::quiet_NaN()), res);
+    const F res = xsimd::select(p.big, far, near);
     return xsimd::select(tiny, x, xsimd::bitwise_or(res, xsimd::bitwise_and(x, F(-0.0f))));
 }
 
-// acos(x), float32 lanes, FMA levels.
+// asin_f32_nofix's result y repaired: |x| > 1: NaN, with x's sign.
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acos_f32_lanes(
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_fix(
+    const xsimd::batch<float, A>& x, const xsimd::batch<float, A>& y) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F nan = xsimd::bitwise_or(F(std::numeric_limits<float>::quiet_NaN()),
+                                    xsimd::bitwise_and(x, F(-0.0f)));
+    return xsimd::select(xsimd::abs(x) > F(1.0f), nan, y);
+}
+
+// asin(x), float32 lanes, FMA levels.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    return asin_f32_fix(x, asin_f32_nofix(x));
+}
+
+// acos(x), float32 lanes, FMA levels, without the repair of the lanes with |x| > 1 or NaN x
+// (garbage there; acos_f32_fix sets them): the ufunc loop's fast path (arch/unary_loop.hpp,
+// ArccosOp), whose batches hold no such lane. acos_f32_fix(x, acos_f32_nofix(x)) is
+// acos_f32_lanes(x), bit for bit.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acos_f32_nofix(
     const xsimd::batch<float, A>& x) noexcept {
     using F = xsimd::batch<float, A>;
     using detail::fused_madd;
@@ -222,12 +246,29 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acos_f32_lanes(
     const F h = base_hi + ms;
     const F hl = (base_hi - h) + ms;
     const F lo = fused_madd(m, p.slo, hl + base_lo);
-    F res = h + fused_madd(ms, p.u, lo);
-    // acos(1) = +0 (s = 2^-30 there, from the clamp in asin_f32_core); |x| > 1: NaN; NaN in:
-    // that NaN quieted (a lost its sign).
-    res = xsimd::select(x == F(1.0f), F(0.0f), res);
-    res = xsimd::select(a > F(1.0f), F(std::numeric_limits<float>::quiet_NaN()), res);
+    const F res = h + fused_madd(ms, p.u, lo);
+    // acos(1) = +0: AVX-512's s is 0 there (m s = 0, base 0, u finite); elsewhere s = 2^-30,
+    // from the clamp in asin_f32_core, and the result is set.
+    if constexpr (detail::is_avx512<A>) return res;
+    return xsimd::select(x == F(1.0f), F(0.0f), res);
+}
+
+// acos_f32_nofix's result y repaired: |x| > 1: NaN; NaN in: that NaN quieted (a lost its
+// sign in acos_f32_nofix).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acos_f32_fix(
+    const xsimd::batch<float, A>& x, const xsimd::batch<float, A>& y) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F res =
+        xsimd::select(xsimd::abs(x) > F(1.0f), F(std::numeric_limits<float>::quiet_NaN()), y);
     return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// acos(x), float32 lanes, FMA levels.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acos_f32_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    return acos_f32_fix(x, acos_f32_nofix(x));
 }
 
 namespace detail {
