@@ -50,13 +50,6 @@
 namespace numfuse::core::NUMFUSE_LEVEL_NAMESPACE::expr_ops {
 
 // ------------------------------------------------------------ real functions
-// float32 lanes of log1p (widened to float64): xsimd's float64 log1p, whose log1p(-0) is
-// +0, with NumPy's -0 kept.
-template <class B>
-NUMFUSE_ALWAYS_INLINE B log1p_keeping_minus_zero(const B& a) noexcept {
-    return xsimd::select(a == B(0.0), a, xsimd::log1p(a));
-}
-
 // One macro per family of "scalar_libm:: for scalars and complex (the C++ library's, or
 // scalar_libm.hpp's where it lacks one), a SIMD kernel for batches". NUMFUSE_EXPR_MATH's kernels
 // take float32 and float64 batches; NUMFUSE_EXPR_MATH64's are float64-only (numfuse's accurate
@@ -138,12 +131,12 @@ NUMFUSE_EXPR_MATH(Floor, floor, xsimd::floor)
 NUMFUSE_EXPR_MATH(Trunc, trunc, xsimd::trunc)
 // Scalars and complex values through scalar_libm.hpp (NumPy's complex log1p / expm1 / log2 /
 // log10 formulas, as the ufuncs' complex loops; complex log10 is NumPy's log(z) log10(e));
-// real batches through numfuse's float64 kernels. float32 lanes: expm1 and log1p widened
-// (log1p through xsimd's float64 log1p, -0 kept), log2 and log10 through their float32
-// kernels (kernels/logbase_f32.hpp; AVX-512: float32 lanes, elsewhere xsimd's float64
-// functions on the widened lanes, rounded once).
-NUMFUSE_EXPR_MATH64(Expm1, expm1, kernels::expm1_kernel, kernels::expm1_kernel, double)
-NUMFUSE_EXPR_MATH64(Log1p, log1p, kernels::log1p_kernel, log1p_keeping_minus_zero, double)
+// real batches through numfuse's float64 kernels. float32 lanes: expm1, log1p, log2 and
+// log10 through their float32 kernels (kernels/hyperbolic_f32.hpp, logpair.hpp,
+// logbase_f32.hpp; AVX-512: float32 lanes, elsewhere the float64 kernels on the widened lanes,
+// rounded once).
+NUMFUSE_EXPR_MATH64(Expm1, expm1, kernels::expm1_kernel, kernels::expm1_f32_kernel, float)
+NUMFUSE_EXPR_MATH64(Log1p, log1p, kernels::log1p_kernel, kernels::log1p_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Log2, log2, kernels::log2_kernel, kernels::log2_f32_kernel, float)
 NUMFUSE_EXPR_MATH64(Log10, log10, kernels::log10_kernel, kernels::log10_f32_kernel, float)
 

@@ -330,7 +330,18 @@ struct ArctanhOp : QuietSubnormalOp<expr_ops::Arctanh, OddRule<1, fp_divide_by_z
         return kernels::atanh_fix(x, y);
     }
 };
-struct Log1pOp : TableOp<expr_ops::Log1p, Log1pRule> {};
+// log1p, expm1: a subnormal x returns x on the fast path and raises only underflow, which
+// NumPy's AVX-512 loops do not report (as for QuietSubnormalOp's functions): where this call
+// keeps no such underflow, the screen is x <= -1 or NaN (log1p), x above the overflow
+// threshold or NaN (expm1) alone.
+struct Log1pOp : TableOp<expr_ops::Log1p, Log1pRule> {
+    static constexpr bool subnormal_only_underflows = true;
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto may_raise_no_subnormal(const B& x) noexcept {
+        using T = typename B::value_type;
+        return ~(x > B(T(-1)));
+    }
+};
 // log2, log10: values, flags and NaNs as TableOp's, with log's deferred test (OrScreen) so
 // that on AVX-512 the special-value fixup runs only on batches holding x <= 0, +inf or NaN
 // (kernels::log_base_nofix / log_scaled_fix, the same bits as evaluate's kernel); the other
@@ -359,7 +370,14 @@ struct LogScaledOp : TableOp<F, LogRule>, OrScreen<LogScaledOp<F, Base>> {
 };
 struct Log10Op : LogScaledOp<expr_ops::Log10, 10> {};
 struct Log2Op : LogScaledOp<expr_ops::Log2, 2> {};
-struct Expm1Op : VectorFlagsOp<expr_ops::Expm1, Expm1Rule> {};
+struct Expm1Op : VectorFlagsOp<expr_ops::Expm1, Expm1Rule> {
+    static constexpr bool subnormal_only_underflows = true;
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto may_raise_no_subnormal(const B& x) noexcept {
+        using T = typename B::value_type;
+        return ~(x <= B(sizeof(T) == 4 ? T(88.72) : T(709.78)));
+    }
+};
 struct ErfcOp : TableOp<expr_ops::Erfc, QuietRule> {};
 struct CbrtOp : TableOp<expr_ops::Cbrt, QuietRule> {};  // cbrt raises nothing
 // sqrt: x < 0 is invalid; nothing else raises (sqrt(+-0) = +-0, sqrt(inf) = inf).

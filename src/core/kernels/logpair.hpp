@@ -12,7 +12,8 @@
 //     of 2 (log2) and of 10 (log10) that are doubles; subnormals exact to
 //     the same bound; asinh(+-0, +-inf) = x; acosh(1) = +0, acosh(x < 1) =
 //     NaN, acosh(+inf) = +inf; atanh(+-1) = +-inf, atanh(|x| > 1) = NaN.
-//   float32: asinh_f32_kernel / acosh_f32_kernel / atanh_f32_kernel (batch<float>): on
+//   float32: log1p_f32_kernel / asinh_f32_kernel / acosh_f32_kernel / atanh_f32_kernel
+//   (batch<float>): on
 //   AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp, within 1 ULP);
 //   elsewhere float64 lanes rounded once (xsimd's asinh / atanh; acosh_f32_in_f64 below:
 //   relative error below 2^-40 before the rounding, special values as acosh_kernel's).
@@ -25,7 +26,8 @@
 //   f^2/2 an exact product and f - f^2/2 an exact two-sum, so log m (+ the
 //   first-order term xl / xh) comes out as a hi + lo pair (~2^-60
 //   relative). Each function then works in pair arithmetic (dd.hpp):
-//     log1p(x) = core(1 + x as an exact two-sum)
+//     log1p(x) = core(1 + x as an exact two-sum)  (AVX-512: log.hpp's table log of the
+//                pair, float32 in float32 lanes: log1p_f64_avx512 / log1p_f32_avx512 below)
 //     log2(x)  = E + lm / ln2,  log10(x) = E log10(2) + lm / ln10
 //                (AVX-512: log.hpp's table kernel's pair times 1/ln2, 1/ln10 as pairs)
 //     asinh(x) = core(|x| + sqrt(x^2 + 1))     (|x| > 2^28: (E+1) ln2 + lm)
@@ -168,12 +170,79 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log_specials(
     return xsimd::select(xsimd::isnan(x), x + x, out);
 }
 
+#if defined(__AVX512F__)
+// log1p on AVX-512, float64 and float32 lanes, without a division: 1 + x as an exact pair
+// yh + yl (a fast two-sum of max(1, x) and min(1, x)), then the table log of the pair, as
+// the inverse hyperbolics of logpair_avx512.hpp take it:
+//   float64: as log_sum_avx512 (log.hpp's table pair of yh, relative error ~2^-61, plus
+//     yl / yh from reciprocal_approx and one correction, 2^-80 of a term <= 2^-53 yh), one
+//     rounding: within 0.5 + 2^-7 ULP. |x| < 2^-54 returns x (x^2 / 2 is below a quarter
+//     ULP of x), which keeps -0 and makes subnormals exact.
+//   float32: log_f32_ge1 of yh with num * rcp = yl * rcp14(yh) (yl <= 2^-24 yh, rcp14 within
+//     2^-14: an error below 2^-38, a quarter ULP of log1p(x) at |x| = 2^-12, less above). For
+//     y = yh < 1 (x < 0) the same cells: where y is next to 1 below, cell 31 (invc = 1/2,
+//     T = ln2 to the last bit of T_hi and T_lo) with e = -1 gives hi = lo = 0, so the result
+//     is the last rounding alone, as for cell 0 with e = 0 above 1. |x| < 2^-12 takes
+//     x + x^2 (x/3 - 1/2) instead, rounded once by its last FMA (the neglected x^4 / 4 and
+//     the roundings inside are below 2^-13 ULP); |x| < 2^-25 returns x (-0 kept).
+//     Measured over every float32 input against glibc's float64 log1p: max 0.754 ULP.
+// Special lanes by one vfixupimm on 1 + x (yh where x is not tiny; from x itself, as vrangep
+// turns a NaN x into the bound): NaN -> the operand quieted (x's NaN), 0 (x = -1) ->
+// -inf, -inf and negative (x < -1) -> the default NaN (the callers' NaN policy makes it
+// NumPy's), +inf -> +inf, +1 and positive -> the computed value.
+inline constexpr int log1p_fixup = 0x03530422;
+
+// Tiny lanes (float64 |x| < 2^-54, float32 |x| < 2^-25, where log1p rounds to x) are computed
+// on x held at that magnitude, sign kept (vrangep: the larger magnitude, the sign of x), and
+// return x: no operation sees a subnormal operand (a microcode assist per batch on x86); a
+// masked move that zeroes those lanes is slower than vrangep here.
+inline __m512d log1p_f64_avx512(__m512d x) noexcept {
+    const __m512d one = _mm512_set1_pd(1.0);
+    const __mmask8 tiny = _mm512_cmp_pd_mask(_mm512_andnot_pd(_mm512_set1_pd(-0.0), x),
+                                             _mm512_set1_pd(0x1.0p-54), _CMP_LT_OQ);
+    const __m512d xk = _mm512_range_pd(x, _mm512_set1_pd(0x1.0p-54), 0x03);
+    const __m512d big = _mm512_max_pd(one, xk);
+    const __m512d small = _mm512_min_pd(one, xk);
+    const __m512d yh = _mm512_add_pd(big, small);
+    const __m512d yl = _mm512_sub_pd(small, _mm512_sub_pd(yh, big));  // exact
+    // log_sum_avx512's arithmetic without its constant c (= 0 here: four operations fewer, the
+    // same bits): the table pair of yh plus yl / yh from reciprocal_approx and one correction.
+    const log_pd_pair p = log_f64_avx512_pair(yh);
+    const __m512d r = dd::reciprocal_approx(xsimd::batch<double, xsimd::avx512f>(yh));
+    const __m512d q0 = _mm512_mul_pd(yl, r);
+    const __m512d q = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(q0, yh, yl), q0);
+    const __m512d res = _mm512_add_pd(p.hi, _mm512_add_pd(p.lo, q));
+    return avx512::fixup<log1p_fixup>(_mm512_mask_mov_pd(res, tiny, x), _mm512_add_pd(x, one));
+}
+
+inline __m512 log1p_f32_avx512(__m512 x) noexcept {
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512 ax = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
+    const __mmask16 tiny = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1.0p-25f), _CMP_LT_OQ);
+    const __m512 xk = _mm512_range_ps(x, _mm512_set1_ps(0x1.0p-25f), 0x03);
+    const __m512 big = _mm512_max_ps(one, xk);
+    const __m512 small = _mm512_min_ps(one, xk);
+    const __m512 yh = _mm512_add_ps(big, small);
+    const __m512 yl = _mm512_sub_ps(small, _mm512_sub_ps(yh, big));  // exact
+    const __m512 res = log_f32_ge1<false>(yh, yl, _mm512_rcp14_ps(yh), 0);
+    const __m512 p = _mm512_fmadd_ps(xk, _mm512_set1_ps(0x1.555556p-2f), _mm512_set1_ps(-0.5f));
+    const __m512 near0 = _mm512_fmadd_ps(_mm512_mul_ps(xk, xk), p, xk);
+    const __mmask16 small_x = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1.0p-12f), _CMP_LT_OQ);
+    return avx512::fixup<log1p_fixup>(
+        _mm512_mask_mov_ps(_mm512_mask_mov_ps(res, small_x, near0), tiny, x),
+        _mm512_add_ps(x, one));
+}
+#endif  // __AVX512F__
+
 }  // namespace detail
 
 // log1p(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log1p_kernel(
     const xsimd::batch<double, A>& x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return detail::log1p_f64_avx512(x);
+#endif
     using B = xsimd::batch<double, A>;
     const auto valid = (x > B(-1.0)) & (x < detail::inf_of<A>());
     const dd::pair<A> u = dd::two_sum(B(1.0), xsimd::select(valid, x, B(0.0)));
@@ -379,6 +448,24 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
     res = xsimd::copysign(res, x);
     res = xsimd::select(a < B(0x1.0p-27), x, res);
     return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+// log1p(x), float32 lanes (the float32 ufunc and evaluate), within 1 ULP: on AVX-512 float32
+// lanes in float32 arithmetic (detail::log1p_f32_avx512); elsewhere the lanes widened to
+// float64 (xsimd's log1p, 2-3 float64 ULP, whose log1p(-0) is +0: -0 kept) and rounded once.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log1p_f32_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return detail::log1p_f32_avx512(x);
+#endif
+    using D = xsimd::batch<double, A>;
+    const auto log1p_keeping_minus_zero = [](const D& a) {
+        return xsimd::select(a == D(0.0), a, xsimd::log1p(a));
+    };
+    D lo, hi;
+    detail::widen(x, lo, hi);
+    return detail::narrow(log1p_keeping_minus_zero(lo), log1p_keeping_minus_zero(hi));
 }
 
 // asinh(x), acosh(x), atanh(x), float32 lanes (the float32 ufuncs and evaluate): on
