@@ -857,3 +857,18 @@ def test_plain_block_sums_within_4_eps(level, kind, n):
     _, log_sum, shifted = long_double_parts(x)
     log_soft = (shifted - log_sum).astype(np.float64)
     assert relative_error_in_eps(nf.log_softmax(x), log_soft, np.float64) <= 4
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_tiny_terms_after_the_maximum_over_many_chunks(level, seed):
+    # The maximum first and 2e6 terms near e^-650 after it (a strided and a contiguous run):
+    # s stays 1 and c carries all the others through 32 chunk merges and each chunk's lane
+    # merge, where c's plain additions lost up to 3 eps of the result (about 4e-278) here and
+    # 6 at 1e7 elements, always low (log_softmax at the maximum alike).
+    rng = np.random.default_rng(seed)
+    x = np.concatenate([[0.0], rng.uniform(-708, -650, 2**22 - 1)])
+    for view in (x[::2], x[: x.size // 2]):
+        expected = lse_long_double(view)
+        assert relative_error_in_eps(nf.logsumexp(view), expected, np.float64) <= 2
+        # log_softmax at the maximum is -log(sum), merged the same way
+        assert relative_error_in_eps(nf.log_softmax(view)[0], -expected, np.float64) <= 2

@@ -561,16 +561,21 @@ NUMFUSE_REDUCE_FLATTEN ReducePartial<T> run_finish(const RunLaneState<T>& state)
         (B::load_aligned(state.s + k) * scale).store_aligned(s + k);
         (B::load_aligned(state.c + k) * scale).store_aligned(c + k);
     }
+    // error's own additions keep their rounding errors too (in extra): where one lane's
+    // exp(0) = 1 holds sum at 1, error carries every other term, and log(sum + error) ~ error
+    // needs it to a few u of itself (see merged in reduce/fold.hpp).
     T sum = T(0);
     T error = T(0);
+    T extra = T(0);
     for (std::size_t k = 0; k < state.lanes; ++k) {
-        const T t = sum + s[k];
-        const T part = t - sum;
-        error += (sum - (t - part)) + (s[k] - part);
+        T t, e, partial, e_partial;
+        lse::two_sum(sum, s[k], t, e);
+        lse::two_sum(error, e, partial, e_partial);
+        lse::two_sum(partial, c[k], error, e);
+        extra += e_partial + e;
         sum = t;
-        error += c[k];
     }
-    return {m_max, sum, error};
+    return {m_max, sum, error + extra};
 }
 
 // --------------------------------------------------------------- strips

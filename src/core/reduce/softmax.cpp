@@ -31,7 +31,7 @@ using namespace reduce_detail;
 // exp(x - max) summed; softmax stores those numerators into out, so exp runs
 // once per element) and write (softmax: scale; log_softmax: x - max - log sum).
 // Each work item folds one chunk of its outputs with that chunk's own maximum;
-// the chunks of a group are merged in chunk order (merge_compensated), so the
+// the chunks of a group are merged in chunk order (ChunkMerge, fold.hpp), so the
 // results do not depend on the thread count. A group of one chunk is folded,
 // finished and written by the same item, while it is still in cache.
 
@@ -191,11 +191,12 @@ void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const 
 template <class T>
 void finish_softmax_output(SoftmaxKind kind, const Plan& p, const char* x, std::size_t o,
                            SoftmaxScratch<T>& sc) noexcept {
-    ReducePartial<T> total = {sc.m[o], sc.s[o], sc.c[o]};
+    ChunkMerge<T> merging({sc.m[o], sc.s[o], sc.c[o]});
     for (std::size_t chunk = 1; chunk < p.chunks; ++chunk) {
         const std::size_t at = sc.at(chunk, o);
-        total = merge(total, {sc.m[at], sc.s[at], sc.c[at]});
+        merging.add({sc.m[at], sc.s[at], sc.c[at]});
     }
+    const ReducePartial<T> total = merging.total();
     const lse::SoftmaxParameters<T> g =
         lse::softmax_parameters<T>(kind == SoftmaxKind::log_softmax, total.m, total.s, total.c,
                                    [&] { return has_nan<T>(p, x, o); });
