@@ -128,3 +128,15 @@ def ulp_distance(actual: np.ndarray, expected: np.ndarray) -> np.ndarray:
     one_nan = np.isnan(actual) ^ np.isnan(expected)
     distance = np.where(both_nan, 0, distance)
     return np.where(one_nan, 1 << 60, distance).astype(np.float64)
+
+
+def results_in_three_layouts(ufunc, x):
+    """ufunc(x) into a fresh array, in place on a copy of x, and on a strided view holding
+    the same values (the contiguous, overlapping-out and strided loops), under the caller's
+    np.errstate."""
+    inplace = x.copy()
+    wide = np.empty(2 * x.size, x.dtype)
+    wide[::2] = x
+    got = ufunc(x, out=np.empty_like(x))
+    ufunc(inplace, out=inplace)
+    return got, inplace, ufunc(wide[::2])

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import numfuse
-from conftest import ulp_distance
+from conftest import results_in_three_layouts, ulp_distance
 from function_table import FUNCTIONS
 
 BITS = {np.float32: np.uint32, np.float64: np.uint64}
@@ -212,13 +212,8 @@ def test_exp_deferred_loop_same_bits_and_conditions(dtype, team, level, threads)
             x = rng.uniform(-5, 5, n).astype(dtype)
             if value is not None:
                 x[list(positions)] = value
-            wide = np.empty(2 * n, dtype)
-            wide[::2] = x
-            inplace = x.copy()
             with np.errstate(all="ignore"):
-                got = numfuse.exp(x, out=np.empty_like(x))
-                numfuse.exp(inplace, out=inplace)
-                strided = numfuse.exp(wide[::2])
+                got, inplace, strided = results_in_three_layouts(numfuse.exp, x)
             for other in (inplace, strided):
                 same = got.view(BITS[dtype]) == other.view(BITS[dtype])
                 assert same.all(), (value, positions, x[~same], got[~same], other[~same])
@@ -249,13 +244,8 @@ def test_exp_spanning_inputs_same_bits_and_conditions(dtype, level, threads):
         if "NaN" in label:
             x[[7, n // 2, n - 1]] = np.nan
             x[n // 3] = -np.nan
-        inplace = x.copy()
-        wide = np.empty(2 * n, dtype)
-        wide[::2] = x
         with np.errstate(all="ignore"):
-            got = numfuse.exp(x, out=np.empty_like(x))
-            numfuse.exp(inplace, out=inplace)
-            strided = numfuse.exp(wide[::2])
+            got, inplace, strided = results_in_three_layouts(numfuse.exp, x)
             ref = np.exp(x)
         for other in (inplace, strided):
             same = got.view(BITS[dtype]) == other.view(BITS[dtype])

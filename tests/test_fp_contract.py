@@ -32,21 +32,31 @@ def _smith(ar, ai, br, bi, madd):
     return madd(ar, rat, ai) * scl, madd(ai, rat, -ar) * scl
 
 
-def _quotients(real, ctype, count: int, seed: int):
+def _fused(real, x, y, z):
+    """One rounding of the exact x * y + z (to float64 first: for float32 operands that is
+    exact or off in a bit far below float32's last place)."""
+    return real(float(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))))
+
+
+def _operands(real, ctype, count: int, seed: int):
+    """count rows (ar, ai, br, bi) of real values in [-4, 4] and the complex z, w they make."""
     rng = np.random.default_rng(seed)
     parts = [real(v) for v in rng.uniform(-4.0, 4.0, (count, 4)).ravel()]
     rows = [parts[4 * k : 4 * k + 4] for k in range(count)]
+    z = np.array([complex(r[0], r[1]) for r in rows], dtype=ctype)
+    w = np.array([complex(r[2], r[3]) for r in rows], dtype=ctype)
+    return rows, z, w
+
+
+def _quotients(real, ctype, count: int, seed: int):
+    rows, z, w = _operands(real, ctype, count, seed)
 
     def unfused(x, y, z):
         return real(x * y) + z
 
     def fused(x, y, z):
-        # One rounding of the exact x * y + z (to float64 first: for float32 operands that
-        # is exact or off in a bit far below float32's last place).
-        return real(float(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))))
+        return _fused(real, x, y, z)
 
-    z = np.array([complex(r[0], r[1]) for r in rows], dtype=ctype)
-    w = np.array([complex(r[2], r[3]) for r in rows], dtype=ctype)
     plain = np.array([complex(*_smith(*r, unfused)) for r in rows], dtype=ctype)
     contracted = np.array([complex(*_smith(*r, fused)) for r in rows], dtype=ctype)
     return z, w, plain, contracted
@@ -72,14 +82,7 @@ def test_complex_division_is_not_contracted(level, real, ctype):
 def _products(real, ctype, count: int, seed: int):
     """(z, w, textbook, fused): z * w unfused, and with NumPy's FMA form
     re = fma(ar, br, -(ai bi)), im = fma(ar, bi, ai br)."""
-    rng = np.random.default_rng(seed)
-    rows = [[real(v) for v in rng.uniform(-4.0, 4.0, 4)] for _ in range(count)]
-
-    def fma(x, y, z):
-        return real(float(Fraction(float(x)) * Fraction(float(y)) + Fraction(float(z))))
-
-    z = np.array([complex(r[0], r[1]) for r in rows], dtype=ctype)
-    w = np.array([complex(r[2], r[3]) for r in rows], dtype=ctype)
+    rows, z, w = _operands(real, ctype, count, seed)
     textbook = np.array(
         [
             complex(real(ar * br) - real(ai * bi), real(ar * bi) + real(ai * br))
@@ -89,7 +92,7 @@ def _products(real, ctype, count: int, seed: int):
     )
     fused = np.array(
         [
-            complex(fma(ar, br, -real(ai * bi)), fma(ar, bi, real(ai * br)))
+            complex(_fused(real, ar, br, -real(ai * bi)), _fused(real, ar, bi, real(ai * br)))
             for ar, ai, br, bi in rows
         ],
         dtype=ctype,

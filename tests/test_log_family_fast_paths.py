@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import numfuse
-from conftest import ulp_distance
+from conftest import results_in_three_layouts, ulp_distance
 
 EXACT = {
     "log": mpmath.log,
@@ -231,13 +231,8 @@ def test_cbrt_nan_lanes_anywhere_in_a_contiguous_call(dtype, level):
     ):
         x = rng.uniform(-100, 100, n).astype(dtype)
         x[list(positions)] = values
-        inplace = x.copy()
-        wide = np.empty(2 * n, dtype)
-        wide[::2] = x
         with np.errstate(all="raise"):
-            got = numfuse.cbrt(x, out=np.empty_like(x))
-            numfuse.cbrt(inplace, out=inplace)
-            strided = numfuse.cbrt(wide[::2])
+            got, inplace, strided = results_in_three_layouts(numfuse.cbrt, x)
             ref = np.cbrt(x)
         for other in (inplace, strided):
             np.testing.assert_array_equal(got.view(bits), other.view(bits))
