@@ -205,13 +205,9 @@ inline __m512d log1p_f64_avx512(__m512d x) noexcept {
     const __m512d small = _mm512_min_pd(one, xk);
     const __m512d yh = _mm512_add_pd(big, small);
     const __m512d yl = _mm512_sub_pd(small, _mm512_sub_pd(yh, big));  // exact
-    // log_sum_avx512's arithmetic without its constant c (= 0 here: four operations fewer, the
-    // same bits): the table pair of yh plus yl / yh from reciprocal_approx and one correction.
-    const log_pd_pair p = log_f64_avx512_pair(yh);
-    const __m512d r = dd::reciprocal_approx(xsimd::batch<double, xsimd::avx512f>(yh));
-    const __m512d q0 = _mm512_mul_pd(yl, r);
-    const __m512d q = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(q0, yh, yl), q0);
-    const __m512d res = _mm512_add_pd(p.hi, _mm512_add_pd(p.lo, q));
+    // log_sum_avx512 without its constant c (= 0 here: four operations fewer, the same bits).
+    const log_pd_pair p = log_pair_sum_avx512(yh, yl);
+    const __m512d res = _mm512_add_pd(p.hi, p.lo);
     return avx512::fixup<log1p_fixup>(_mm512_mask_mov_pd(res, tiny, x), _mm512_add_pd(x, one));
 }
 

@@ -290,14 +290,20 @@ inline __m512 atanh_f32_avx512(__m512 x) noexcept {
 // garbage. No division: log.hpp's table pair of xh (relative error ~2^-61), the
 // first-order term xl / xh from rcp14 (2^-40) and one correction (2^-80; the second-order
 // term (xl / xh)^2 / 2 <= 2^-105 is left out, as log_core does).
-inline __m512d log_sum_avx512(__m512d xh, __m512d xl, __m512d c_hi, __m512d c_lo) noexcept {
+// log(xh + xl) as hi + lo (lo = the table pair's low part plus xl / xh), unrounded: the part
+// of log_sum_avx512 before c, shared with log1p (logpair.hpp), which has no c.
+inline log_pd_pair log_pair_sum_avx512(__m512d xh, __m512d xl) noexcept {
     const log_pd_pair p = log_f64_avx512_pair(xh);
     const __m512d r = dd::reciprocal_approx(xsimd::batch<double, xsimd::avx512f>(xh));
     const __m512d q0 = _mm512_mul_pd(xl, r);
     const __m512d q = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(q0, xh, xl), q0);
+    return {p.hi, _mm512_add_pd(p.lo, q)};
+}
+inline __m512d log_sum_avx512(__m512d xh, __m512d xl, __m512d c_hi, __m512d c_lo) noexcept {
+    const log_pd_pair p = log_pair_sum_avx512(xh, xl);
     const __m512d sh = _mm512_add_pd(p.hi, c_hi);
     const __m512d sl = _mm512_add_pd(_mm512_sub_pd(p.hi, sh), c_hi);  // exact: |p.hi| >= |c_hi|
-    return _mm512_add_pd(sh, _mm512_add_pd(sl, _mm512_add_pd(_mm512_add_pd(p.lo, q), c_lo)));
+    return _mm512_add_pd(sh, _mm512_add_pd(sl, _mm512_add_pd(p.lo, c_lo)));
 }
 inline constexpr double ln2_pair_hi = 0x1.62e42fefa39efp-1, ln2_pair_lo = 0x1.abc9e3b39803fp-56;
 
