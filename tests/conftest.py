@@ -11,6 +11,7 @@ import os
 import platform
 import sys
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -140,3 +141,43 @@ def results_in_three_layouts(ufunc, x):
     got = ufunc(x, out=np.empty_like(x))
     ufunc(inplace, out=inplace)
     return got, inplace, ufunc(wide[::2])
+
+
+# ------------------------------------------------------------------ logsumexp in mpmath
+
+
+def mp_parts(values):
+    """logsumexp, softmax and log_softmax of float values in mpmath.
+
+    Shifted by the maximum and with log1p of the non-maximal part, so that
+    50 digits suffice even when the result is, e.g., -1e-300 next to 700.
+    """
+    values = [float(v) for v in values]
+    top = int(np.argmax(values))
+    with mpmath.workdps(50):
+        shift = mpmath.mpf(values[top])
+        diffs = [mpmath.mpf(v) - shift for v in values]
+        exps = [mpmath.exp(d) for d in diffs]
+        rest = mpmath.fsum(e for j, e in enumerate(exps) if j != top)
+        log_total = mpmath.log1p(rest)
+        total = 1 + rest
+        lse = float(shift + log_total)
+        soft = np.array([float(e / total) for e in exps])
+        log_soft = np.array([float(d - log_total) for d in diffs])
+    return lse, soft, log_soft
+
+
+def mp_logsumexp(values):
+    return mp_parts(values)[0]
+
+
+def mp_softmax_parts(values):
+    return mp_parts(values)[1:]
+
+
+def relative_error_in_eps(actual, expected, dtype):
+    actual = np.asarray(actual, dtype=np.float64)
+    expected = np.asarray(expected, dtype=np.float64)
+    scale = np.abs(expected)
+    tiny = np.finfo(dtype).tiny
+    return np.max(np.abs(actual - expected) / np.maximum(scale, tiny)) / np.finfo(dtype).eps

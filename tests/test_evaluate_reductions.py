@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import numfuse
+from conftest import mp_logsumexp, relative_error_in_eps
 
 RNG = np.random.default_rng(3)
 X2 = RNG.standard_normal((123, 77))
@@ -172,3 +173,82 @@ def test_axis_errors():
         numfuse.evaluate("sum(x, bogus=1)")
     with pytest.raises(TypeError):
         numfuse.evaluate("max(x * 1j)")
+
+
+# logsumexp inside evaluate goes through numfuse.logsumexp's kernels, compensation and
+# merges (reduce/stream.hpp), so it has its accuracy: a plain sum of exp(x - max) (the VM's
+# before session 27) was 603 ULP off on the "near zero" row and returned 0 for "floor".
+LSE_KINDS = {
+    # result ~0.0055: a maximum near 0, the other terms far below it
+    "near zero": lambda n: np.concatenate([[-1e-3], RNG.uniform(-40, -5, n - 1)]),
+    # result ~1e-278: one 0, the rest at exp's floor (sum 1 + tiny)
+    "floor": lambda n: np.concatenate([[0.0], RNG.uniform(-708, -650, n - 1)]),
+    "normal": lambda n: RNG.normal(0, 3, n),
+    "wide": lambda n: RNG.uniform(-700, 700, n),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(LSE_KINDS))
+@pytest.mark.parametrize("n", [50, 3000, 70000])
+def test_logsumexp_accuracy_every_layout(level, kind, n):
+    """Rows (short rows packed per unit, long runs cut into chunks), each a permutation of
+    the same values, within 4 eps of mpmath at every level; columns bit-identical to
+    numfuse.logsumexp over axis 0 within its first chunk (the same strip kernel, whose
+    accuracy test_logsumexp checks; "floor" is ill-conditioned there, docs/accuracy.md),
+    within 4 eps beyond it; all of it bit-identical
+    for 1, 2 and 3 threads."""
+    x = LSE_KINDS[kind](n)
+    x_rows = np.stack([x, x[::-1], RNG.permutation(x)])
+    cols = np.tile(x[:, None], (1, 70))  # at least 64 outputs: the columns layout
+    results = []
+    for t in (1, 2, 3):
+        numfuse.set_num_threads(t)
+        results.append(
+            [
+                numfuse.evaluate("logsumexp(x_rows + 0.0, axis=1)"),
+                numfuse.evaluate("logsumexp(cols + 0.0, axis=0)"),
+            ]
+        )
+    for got in results[1:]:
+        for a, b in zip(got, results[0]):
+            assert a.tobytes() == b.tobytes()
+    rows, columns = results[0]
+    assert relative_error_in_eps(rows, mp_logsumexp(x), np.float64) <= 4, (kind, n)
+    if n <= 65536:  # one chunk of numfuse.logsumexp: the same folding order
+        assert columns.tobytes() == numfuse.logsumexp(cols, axis=0).tobytes()
+    elif kind != "floor":
+        assert relative_error_in_eps(columns, mp_logsumexp(x), np.float64) <= 4, (kind, n)
+    x32 = x.astype(np.float32)
+    got32 = numfuse.evaluate("logsumexp(x32 + 0.0)")
+    assert got32.dtype == np.float32
+    assert relative_error_in_eps(got32, mp_logsumexp(x32), np.float32) <= 4
+
+
+@pytest.mark.parametrize("n", [5, 3000, 70000])
+def test_logsumexp_special_values_every_layout(level, n):
+    """NaN wins over +inf, +inf over everything else, all -inf gives -inf: in one row, in
+    a row's later chunk, and in columns (where +inf and NaN together need a second look)."""
+    base = np.random.default_rng(n).uniform(-5, 5, n)
+    groups = {"plain": base, "nan": base.copy(), "inf": base.copy(), "both": base.copy()}
+    groups["nan"][n - 1] = np.nan
+    groups["inf"][n // 2] = np.inf
+    groups["both"][0] = np.inf
+    groups["both"][n - 1] = np.nan
+    groups["-inf"] = np.full(n, -np.inf)
+    want = [mp_logsumexp(base), np.nan, np.inf, np.nan, -np.inf]
+    rows = np.stack(list(groups.values()))
+    got_rows = numfuse.evaluate("logsumexp(rows * 1.0, axis=1)")
+    assert relative_error_in_eps(got_rows[0], want[0], np.float64) <= 4
+    np.testing.assert_array_equal(np.isnan(got_rows), np.isnan(want))
+    np.testing.assert_array_equal(
+        got_rows[1:][~np.isnan(want[1:])], np.array(want[1:])[~np.isnan(want[1:])]
+    )
+    cols = np.repeat(rows.T, 16, axis=1)  # 80 outputs: the columns layout
+    got_cols = numfuse.evaluate("logsumexp(cols * 1.0, axis=0)").reshape(5, 16)
+    for g in range(5):
+        if np.isnan(want[g]):
+            assert np.isnan(got_cols[g]).all()
+        elif g == 0:
+            assert relative_error_in_eps(got_cols[g], want[0], np.float64) <= 4
+        else:
+            assert (got_cols[g] == want[g]).all()

@@ -1,10 +1,10 @@
 // The online logsumexp accumulator: a running maximum m and a sum of
 // exp(x - m) that is rescaled whenever m grows. The scalar add / merge /
 // finish rules live here once and are included by the CPU reductions
-// (reduce/reduce.cpp), the VM's logsumexp stages (expr/vm_reduce.cpp) and the
-// CUDA kernels (src/cuda/lse_core.hpp): every function is NUMFUSE_HD
+// (reduce/), whose kernels the VM's logsumexp stages also use (reduce/stream.hpp),
+// and the CUDA kernels (src/cuda/lse_core.hpp): every function is NUMFUSE_HD
 // (__host__ __device__ under nvcc). SIMD loops keep their batch form
-// (arch/reduce_loops.hpp, the VM's run pass) and hand their lanes to these
+// (arch/reduce_loops.hpp) and hand their lanes to these
 // rules.
 //
 // `Math` supplies exp and log: StdMath (<cmath>) on the CPU, the device_math
@@ -35,7 +35,7 @@ struct StdMath {
 #endif
 
 // ------------------------------------------------------ (m, s) in double
-// The state of the VM's logsumexp stages and of the CUDA kernels: s = sum of
+// The state of the CUDA kernels: s = sum of
 // exp(x - m), in double for both input types (float32 runs of 1e8 elements
 // would lose digits in float). m = -inf is the empty state (s counts -inf
 // elements, which add nothing). A NaN input makes s NaN (the result is NaN);

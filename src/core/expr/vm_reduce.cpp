@@ -19,8 +19,8 @@
 
 #include "expr/vm_internal.hpp"
 #include "interrupt.hpp"
-#include "lse_accumulator.hpp"
 #include "parallel.hpp"
+#include "reduce/stream.hpp"
 
 namespace numfuse::expr::vm {
 
@@ -229,49 +229,49 @@ private:
     }
 };
 
-// log(sum(exp(x))) streamed as (max, sum of exp(x - max)) in double, with
-// the shared accumulator rules (lse_accumulator.hpp).
+// log(sum(exp(x))) with numfuse.logsumexp's kernels, compensation and merges
+// (reduce/stream.hpp): runs and their pieces as LseStream pieces, columns in
+// LseColumns' per-output arrays.
 template <class T>
 struct LogSumExp {
-    using Acc = core::lse::LseState;
-    using Math = core::lse::StdMath;
-    static Acc init() { return core::lse::lse_empty(); }
-    // The batch form for runs: the run's maximum first, then one pass of
-    // exp(x - max), so a run costs at most one rescale.
-    static void add_run(Acc& acc, const T* v, std::size_t n) {
-        if (std::isnan(acc.s)) return;
-        double m = acc.m;
-        bool nan = false;
-        for (std::size_t k = 0; k < n && !nan; ++k) {
-            const double x = static_cast<double>(v[k]);
-            if (std::isnan(x)) nan = true;
-            else if (x > m) m = x;
-        }
-        if (nan) {
-            acc.s = std::numeric_limits<double>::quiet_NaN();
-            return;
-        }
-        if (m == -std::numeric_limits<double>::infinity()) return;  // all -inf so far
-        if (m == std::numeric_limits<double>::infinity()) {
-            acc.m = m;
-            acc.s = 1.0;
-            return;
-        }
-        double s =
-            acc.m == -std::numeric_limits<double>::infinity() ? 0.0 : acc.s * std::exp(acc.m - m);
-        for (std::size_t k = 0; k < n; ++k) s += std::exp(static_cast<double>(v[k]) - m);
-        acc.m = m;
-        acc.s = s;
+    using Acc = core::LseStream<T>;
+    static Acc init() { return Acc(); }
+    static void add_run(Acc& acc, const T* v, std::size_t n) { acc.add_run(v, n); }
+    static void merge(Acc& acc, const Acc& other) { acc.add(other); }
+    static T finish(const Acc& acc, std::size_t) { return acc.result(); }
+
+    struct Columns : core::LseColumns<T> {
+        explicit Columns(std::size_t m) : core::LseColumns<T>(m) {}
+        T result(std::size_t k, std::size_t) const { return core::LseColumns<T>::result(k); }
+    };
+};
+
+// The per-output states of a columns layout: one Acc per output folded by
+// R::add_columns, unless R brings its own arrays (R::Columns).
+template <class R, class T>
+class AccColumns {
+public:
+    explicit AccColumns(std::size_t m) : acc_(new typename R::Acc[m]) {
+        for (std::size_t k = 0; k < m; ++k) acc_[k] = R::init();
     }
-    static void add_columns(Acc* acc, const T* v, std::size_t n) {
-        for (std::size_t k = 0; k < n; ++k) {
-            core::lse::lse_add<Math>(acc[k], static_cast<double>(v[k]));
-        }
+    void add_row(std::size_t first, const T* row, std::size_t count) {
+        R::add_columns(acc_.get() + first, row, count);
     }
-    static void merge(Acc& acc, const Acc& other) {
-        acc = core::lse::lse_combine<Math>(acc, other);
-    }
-    static T finish(const Acc& acc, std::size_t) { return core::lse::lse_result<T, Math>(acc); }
+    bool needs_scan(std::size_t) const { return false; }
+    auto result(std::size_t k, std::size_t l) const { return R::finish(acc_[k], l); }
+
+private:
+    // (not std::vector: vector<bool> has no data())
+    std::unique_ptr<typename R::Acc[]> acc_;
+};
+
+template <class R, class T, class = void>
+struct ColumnsOf {
+    using type = AccColumns<R, T>;
+};
+template <class R, class T>
+struct ColumnsOf<R, T, std::void_t<typename R::Columns>> {
+    using type = typename R::Columns;
 };
 
 ReduceLayout reduce_layout(const StageGeometry& g) {
@@ -334,9 +334,7 @@ void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const S
     if (layout.columns) {
         // Each thread owns a range of outputs and walks all reduced rows for
         // it, so every output sees its inputs in the same order.
-        // (not std::vector: vector<bool> has no data())
-        std::unique_ptr<Acc[]> acc(new Acc[m]);
-        for (std::size_t k = 0; k < m; ++k) acc[k] = R::init();
+        typename ColumnsOf<R, T>::type columns(m);
         flags = parallel::for_ranges_or(
             m, std::max<std::size_t>(64, min_elements_per_thread / std::max<std::size_t>(l, 1)), 64,
             [&](std::size_t begin, std::size_t end) {
@@ -348,12 +346,29 @@ void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const S
                         if (interrupt::should_stop(scope)) return local;
                         const std::size_t count = std::min(block, end - col);
                         const char* v = fetch(runner, row * m + col, count, local);
-                        R::add_columns(acc.get() + col, reinterpret_cast<const T*>(v), count);
+                        columns.add_row(col, reinterpret_cast<const T*>(v), count);
                     }
                 }
                 return local;
             });
-        for (std::size_t k = 0; k < m; ++k) result[k] = static_cast<Out>(R::finish(acc[k], l));
+        interrupt::throw_if_stopped(scope);
+        for (std::size_t k = 0; k < m; ++k) {
+            if (columns.needs_scan(k)) {
+                // Rare (an output with +inf): its elements again, one by one.
+                if constexpr (std::is_same_v<R, LogSumExp<T>>) {
+                    BlockRunner runner = prototype;
+                    runner.attach();
+                    core::LseStream<T> scan;
+                    for (std::size_t row = 0; row < l; ++row) {
+                        const char* v = fetch(runner, row * m + k, 1, flags);
+                        scan.note_specials(reinterpret_cast<const T*>(v), 1, 1);
+                    }
+                    result[k] = static_cast<Out>(scan.result());
+                    continue;
+                }
+            }
+            result[k] = static_cast<Out>(columns.result(k, l));
+        }
     } else if (l >= reduce_chunk) {
         // Long runs: units are (output, chunk of its run); partials combined
         // in chunk order.

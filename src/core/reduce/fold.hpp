@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <vector>
@@ -68,6 +69,13 @@ Normalised normalise(const ReducePartial<T>& p) noexcept {
     double hi, lo;
     lse::two_sum(static_cast<double>(p.s), static_cast<double>(p.c), hi, lo);
     return {hi, lo};
+}
+
+// m + log|s + c| in double from the normalised s + c (sum.hi != 0; negative
+// only for weighted sums): the value logsumexp rounds once to T.
+template <class T>
+double lse_log_value(T m, const Normalised& sum) noexcept {
+    return static_cast<double>(m) + (std::log(std::fabs(sum.hi)) + sum.lo / sum.hi);
 }
 
 // ------------------------------------------------------------ folding

@@ -77,9 +77,7 @@ void finish_logsumexp(const ReducePartial<T>& total, const Plan& p, const char* 
     T value;
     T sgn;
     const Normalised sum = normalise(total);
-    const double value_wide =
-        static_cast<double>(total.m) + (std::log(std::fabs(sum.hi)) + sum.lo / sum.hi);
-    value = static_cast<T>(value_wide);
+    value = static_cast<T>(lse_log_value(total.m, sum));
     sgn = sign_of(static_cast<T>(sum.hi));
     if (!std::isfinite(value) || sum.hi == 0.0 || !std::isfinite(sum.hi)) {
         const T plain = plain_sum<T>(p, a, b, o);
