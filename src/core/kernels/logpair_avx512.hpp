@@ -34,8 +34,12 @@
 //       2^-14 costs below 2^-65 against results >= 0.247). No Newton step.
 //     acosh: y = x + sqrt(p), p = x^2 - 1 = d (d + 2) with d = x - 1 exact (float32: p as
 //       ph + pl in two FMAs; float64: x + 1 as a pair, d (x + 1) as a pair), the square root
-//       (error relative to sqrt(2 (x - 1)), which is about the result near 1: one Newton step
-//       fewer, float32 none) and y as for asinh.
+//       and y as for asinh. float32: r = rsqrt14(ph) unrefined (the error is relative to
+//       sqrt(2 (x - 1)), which is about the result near 1). float64: s0 = vsqrtpd(qh), sl
+//       with rcp14(2 s0) alone (|sl| <= ~2^-52 s0: 2^-66 s0, below 2^-65 of the result,
+//       since log y >= (y - 1) / y >= s / y); 1 / y = x - sqrt(x^2 - 1) = (x - s0) - sl for
+//       x < 1.25 (x - s0 >= 1/2: two roundings), rcp14(yh) from 1.25 on (results >= 0.69,
+//       |yl / yh| <= 2^-51: 2^-65).
 //     atanh: log(q) / 2, q = (1 + a) / (1 - a) = 2 / (1 - a) - 1, a = |x| < 1, with
 //       1 - a = dh + dl an exact pair: g = RN(2 / dh) (vdivps / vdivpd: no Newton
 //       steps), qh = g - 1 (exact: 2 <= g < 2^p; for a = 1 - 2^-p, g = 2^(p+1) and the
@@ -331,28 +335,9 @@ inline __m512d log_sum_avx512(__m512d xh, __m512d xl, __m512d c_hi, __m512d c_lo
 }
 inline constexpr double ln2_pair_hi = 0x1.62e42fefa39efp-1, ln2_pair_lo = 0x1.abc9e3b39803fp-56;
 
-// sqrt(qh + ql) = s0 + sl for qh in [2^-60, 2^57]; Newton: 2 steps (r to 2^-53, error of the
-// pair ~2^-100 s) or 1 (r to 2^-27, error (3/2) 2^-54 s).
-struct sqrt_pd_pair {
-    __m512d s0, sl;
-};
-template <int NewtonSteps>
-NUMFUSE_ALWAYS_INLINE sqrt_pd_pair sqrt_f64_pair(__m512d qh, __m512d ql) noexcept {
-    const __m512d half = _mm512_set1_pd(0.5);
-    const __m512d hq = _mm512_mul_pd(qh, half);
-    __m512d r = _mm512_rsqrt14_pd(qh);
-    for (int k = 0; k < NewtonSteps; ++k) {
-        r = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(_mm512_mul_pd(hq, r), r, half), r);
-    }
-    const __m512d s0 = _mm512_mul_pd(qh, r);
-    const __m512d d = _mm512_add_pd(_mm512_fnmadd_pd(s0, s0, qh), ql);  // q - s0^2
-    return {s0, _mm512_mul_pd(_mm512_mul_pd(r, half), d)};
-}
-
 // log(yh + yl) for yh >= 1 finite, |yl| <= ~2 ulp(yh); lanes in huge: log(big) + ln2 (the
 // table kernel's k plus one), yl = 0 there. yl / yh as yl r, r ~ 1 / yh from the caller
-// (acosh: reciprocal_approx, 2^-40 relative: 2^-92 against results >= 2^-28; asinh: the
-// method at the top).
+// (its precision per function: the method at the top).
 NUMFUSE_ALWAYS_INLINE __m512d log_f64_pair_arg(__m512d yh, __m512d yl, __m512d r, __m512d big,
                                                __mmask8 huge) noexcept {
     const log_pd_pair p = log_f64_avx512_pair_impl<true>(_mm512_mask_mov_pd(yh, huge, big), huge);
@@ -389,15 +374,20 @@ inline __m512d acosh_f64_avx512(__m512d x) noexcept {
     const __mmask8 huge = _mm512_cmp_pd_mask(x, _mm512_set1_pd(0x1.0p28), _CMP_GT_OQ);
     const __m512d xc = _mm512_max_pd(_mm512_min_pd(x, _mm512_set1_pd(0x1.0p28)),
                                      _mm512_set1_pd(0x1.0000000000001p0));
+    const __mmask8 near1 = _mm512_cmp_pd_mask(xc, _mm512_set1_pd(1.25), _CMP_LT_OQ);
     const __m512d d = _mm512_sub_pd(xc, one);  // exact
     const __m512d wh = _mm512_add_pd(xc, one);
     const __m512d wl = _mm512_sub_pd(one, _mm512_sub_pd(wh, xc));
     const __m512d qh = _mm512_mul_pd(d, wh);
     const __m512d ql = _mm512_fmadd_pd(d, wl, _mm512_fmsub_pd(d, wh, qh));
-    const sqrt_pd_pair s = sqrt_f64_pair<1>(qh, ql);
-    const lane_pair<double> y = sum_plus<double>(xc, s.s0, s.sl);
-    const __m512d res = log_f64_pair_arg(
-        y.hi, y.lo, dd::reciprocal_approx(xsimd::batch<double, xsimd::avx512f>(y.hi)), x, huge);
+    // sqrt(qh + ql) = s0 + sl (method at the top)
+    const __m512d s0 = _mm512_sqrt_pd(qh);
+    const __m512d sl = _mm512_mul_pd(_mm512_add_pd(_mm512_fnmadd_pd(s0, s0, qh), ql),
+                                     _mm512_rcp14_pd(_mm512_add_pd(s0, s0)));
+    const lane_pair<double> y = sum_plus<double>(xc, s0, sl);
+    const __m512d r =
+        _mm512_mask_mov_pd(_mm512_rcp14_pd(y.hi), near1, _mm512_sub_pd(_mm512_sub_pd(xc, s0), sl));
+    const __m512d res = log_f64_pair_arg(y.hi, y.lo, r, x, huge);
     return avx512::fixup<acosh_fixup>(res, _mm512_sub_pd(x, one));
 }
 
