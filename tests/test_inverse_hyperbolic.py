@@ -62,6 +62,7 @@ def regions(name: str) -> np.ndarray:
             [
                 f32_range(2.0**-13, 2.0**-11, 31),
                 f32_range(2.0**-11, 0.5, 131),
+                f32_range(0.0625 * (1 - 2.0**-10), 0.0625 * (1 + 2.0**-10)),  # 1 / (1 + a)'s switch
                 f32_range(0.5, 1.0 - 2.0**-8, 61),
                 f32_range(1.0 - 2.0**-8, 1.0 - 2.0**-24),  # the pole: every float32 below 1
             ]
@@ -144,7 +145,8 @@ def test_float32_special_values_as_numpy(name, level):
     assert np.all(same[exact_cases]), x[exact_cases & ~same]
 
 
-# float64: the AVX-512 kernels of the same file (pairs built with FMAs, no division) at
+# float64: the AVX-512 kernels of the same file (pairs built with FMAs; arcsinh's square root
+# and arctanh's quotient each from one rounded hardware operation and its exact remainder) at
 # their cut-offs, against mpmath; the other levels run logpair.hpp's double-double kernels.
 def _f64_points(name: str) -> np.ndarray:
     rng = np.random.default_rng(2029)
@@ -154,6 +156,8 @@ def _f64_points(name: str) -> np.ndarray:
             [
                 np.exp2(rng.uniform(-29, -25, n)),  # lanes returning x below 2^-27
                 np.exp2(rng.uniform(-25, 3, n)),
+                0.25 * np.exp2(rng.uniform(-0.01, 0.01, n)),  # where 1 / y changes method
+                np.exp2(rng.uniform(26, 27, n)),  # 1 - (1 + x^2) inexact from 2^26.5
                 np.exp2(rng.uniform(27, 29, n)),  # log(2|x|) above 2^28
                 np.exp2(rng.uniform(29, 1023, n // 2)),
             ]
@@ -172,6 +176,7 @@ def _f64_points(name: str) -> np.ndarray:
         [
             np.exp2(rng.uniform(-29, -25, n)),
             rng.uniform(0, 1, n),
+            0.0625 * np.exp2(rng.uniform(-0.01, 0.01, n)),  # where 1 / (1 + |x|) changes method
             1 - np.exp2(rng.uniform(-53, -5, n)),  # the pole
         ]
     )

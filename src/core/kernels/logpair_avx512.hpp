@@ -1,5 +1,5 @@
 // arcsinh, arccosh, arctanh on AVX-512: float32 lanes in float32 arithmetic and float64
-// lanes, without a division or a square root instruction.
+// lanes.
 //
 // Contract
 //   asinh_f32_avx512 / acosh_f32_avx512 / atanh_f32_avx512 (__m512) and the _f64_ forms
@@ -15,21 +15,43 @@
 //
 // Method
 //   Each function is the log of a value y >= 1 carried as a pair yh + yl, the log taken of yh
-//   plus the first-order term yl / yh (rcp14 in float32, reciprocal_approx's 2^-40 in
-//   float64), rounded once more:
+//   plus the first-order term yl / yh (from a reciprocal of the precision each needs, below),
+//   rounded once more:
 //     asinh: y = a + sqrt(1 + a^2), a = |x|, 1 + a^2 as qh + ql (two FMAs: 1 - qh is exact
-//       for qh >= 1), sqrt(q) = s0 + sl (rsqrt14, Newton steps for 1/sqrt(q) to about the
-//       working precision, s0 = qh r, then the residual q - s0^2 in one FMA:
-//       sl = (r / 2)(q - s0^2), error ~(3/2) eps^2), yh + yl = s0 + a exactly (fast
-//       two-sum, s0 > a) plus sl. The sign of x is put back.
+//       for 1 <= qh < 2^53; beyond, a > 2^26.5, its rounding moves y by below 2^-56 of itself,
+//       2^-8 ULP of results >= 18.7), sqrt(q) = s0 + sl, yh + yl = s0 + a exactly (fast two-sum,
+//       s0 > a) plus sl. The sign of x is put back.
+//       float32: s0 = qh r (rsqrt14 and one Newton step for r = 1/sqrt(q)), the residual
+//       q - s0^2 in one FMA, sl = (r / 2)(q - s0^2), error ~(3/2) eps^2.
+//       float64: s0 = RN(sqrt(qh)) (vsqrtpd), so qh - s0^2 is exact in one FMA, and
+//       sl = (qh - s0^2 + ql) / (2 s0) from h ~ 1 / (2 s0): for a < 1/4, h = 1 - s0 / 2
+//       (exact; s0 - 1 <= a^2 / 2, so its relative error (s0 - 1)^2 <= a^4 / 4), else
+//       rcp14(2 s0) (2^-14). |sl| <= min(ulp(s0) / 2, a^2 / 2) + ~2^-105, so h's error costs
+//       below 2^-14 |sl| <= 2^-67 y for a >= 1/4 (results >= 0.247) and below
+//       a^4 / 4 * a^2 / 2 <= 2^-60 a for a < 1/4 (results >= 0.99 a). The first-order
+//       term yl / yh takes 1 / y = sqrt(1 + a^2) - a = (s0 - a) + sl for a < 1/4 (s0 - a
+//       >= 0.78, one rounding: 2^-52), rcp14(yh) elsewhere (|yl| <= ~ulp(yh), so its
+//       2^-14 costs below 2^-65 against results >= 0.247). No Newton step.
 //     acosh: y = x + sqrt(p), p = x^2 - 1 = d (d + 2) with d = x - 1 exact (float32: p as
 //       ph + pl in two FMAs; float64: x + 1 as a pair, d (x + 1) as a pair), the square root
-//       (error relative to sqrt(2 (x - 1)), which is about the result near 1: one Newton step
-//       fewer, float32 none) and y as for asinh.
-//     atanh: log(q) / 2, q = (1 + a) / (1 - a) with 1 + a and 1 - a as exact pairs,
-//       qh = (1 + a) r (r: rcp14 and Newton steps), the exact residual
-//       rho = (1 + a) - qh (1 - a) in FMAs, so log q = log qh + rho / (1 + a) to first
-//       order.
+//       and y as for asinh. float32: r = rsqrt14(ph) unrefined (the error is relative to
+//       sqrt(2 (x - 1)), which is about the result near 1). float64: s0 = vsqrtpd(qh), sl
+//       with rcp14(2 s0) alone (|sl| <= ~2^-52 s0: 2^-66 s0, below 2^-65 of the result,
+//       since log y >= (y - 1) / y >= s / y); 1 / y = x - sqrt(x^2 - 1) = (x - s0) - sl for
+//       x < 1.25 (x - s0 >= 1/2: two roundings), rcp14(yh) from 1.25 on (results >= 0.69,
+//       |yl / yh| <= 2^-51: 2^-65).
+//     atanh: log(q) / 2, q = (1 + a) / (1 - a) = 2 / (1 - a) - 1, a = |x| < 1, with
+//       1 - a = dh + dl an exact pair: g = RN(2 / dh) (vdivps / vdivpd: no Newton
+//       steps), qh = g - 1 (exact: 2 <= g < 2^p; for a = 1 - 2^-p, g = 2^(p+1) and the
+//       rounding of g - 1 is 2^-p relative, below 2^-5 ULP of a result near p ln2 / 2),
+//       the residual rho = 2 - g dh - g dl (2 - g dh exact: the remainder of a
+//       correctly rounded quotient; then one FMA), so q = qh + rho / (1 - a) and
+//       log q = log qh + rho / (1 + a) to first order (rho / (1 + a) <= ~2^-p+2; the
+//       second-order term is below 2^(-2p+4), far below results >= 2^-27 (float32
+//       2^-12) times eps). 1 / (1 + a) from rn = 1 - a + a^2 for a < 2^-4 (relative
+//       error a^3 + 2 eps), rcp14(1 + a) elsewhere (2^-14): either is within 2^-8 a
+//       (plus 2 eps), so rho rn is within 2^(-p-6) a of rho / (1 + a), below 2^-6 ULP of
+//       the result (>= a).
 //   The log: float64 log.hpp's table kernel (a hi + lo pair); float32 its own, log_f32_ge1
 //   (32 cells, a degree-3 polynomial, two roundings: within 0.75 ULP + the pair's 2^-28,
 //   tools/logpair_f32_remez.py).
@@ -85,6 +107,11 @@ struct lane_ops<float> {
         return _mm512_fnmadd_ps(a, b, c);
     }
     static __m512 rcp14(__m512 a) noexcept { return _mm512_rcp14_ps(a); }
+    static __m512 div(__m512 a, __m512 b) noexcept { return _mm512_div_ps(a, b); }
+    // where a < t: if_less, else otherwise
+    static __m512 select_less(__m512 a, float t, __m512 if_less, __m512 otherwise) noexcept {
+        return _mm512_mask_mov_ps(otherwise, _mm512_cmp_ps_mask(a, set1(t), _CMP_LT_OQ), if_less);
+    }
 };
 template <>
 struct lane_ops<double> {
@@ -100,6 +127,10 @@ struct lane_ops<double> {
         return _mm512_fnmadd_pd(a, b, c);
     }
     static __m512d rcp14(__m512d a) noexcept { return _mm512_rcp14_pd(a); }
+    static __m512d div(__m512d a, __m512d b) noexcept { return _mm512_div_pd(a, b); }
+    static __m512d select_less(__m512d a, double t, __m512d if_less, __m512d otherwise) noexcept {
+        return _mm512_mask_mov_pd(otherwise, _mm512_cmp_pd_mask(a, set1(t), _CMP_LT_OQ), if_less);
+    }
 };
 
 template <class T>
@@ -116,27 +147,24 @@ NUMFUSE_ALWAYS_INLINE lane_pair<T> sum_plus(V big, V small, V tail) noexcept {
     return {hi, O::add(O::sub(small, O::sub(hi, big)), tail)};
 }
 
-// atanh's quotient (1 + a) / (1 - a) for a in [0, 1): qh = (1 + a) r, r = rcp14(1 - a)
-// after NewtonSteps steps, and the residual rho = (1 + a) - qh (1 - a) from 1 + a = nh + nl
-// and 1 - a = dh + dl as exact pairs, in FMAs (the first exact, the others rounded at
-// ~2^-48 qh float32, ~2^-106 float64): (1 + a) / (1 - a) = qh + rho / (1 - a), whose log is
-// log qh + rho / nh to first order (nh returned for that reciprocal).
+// atanh's quotient (1 + a) / (1 - a) = qh + rho / (1 - a) for a in [0, 1) (method at the
+// top): g = RN(2 / dh), qh = g - 1, rho = 2 - g (dh + dl); rn ~ 1 / (1 + a) within 2^-8 a
+// (plus 2 eps) for the first-order term rho / (1 + a) ~ rho rn. Lanes with a >= 1 give
+// garbage (1 - a = 0: infinities and NaNs, no trap).
 template <class T>
 struct atanh_quotient {
-    typename lane_ops<T>::V qh, rho, nh;
+    typename lane_ops<T>::V qh, rho, rn;
 };
-template <class T, int NewtonSteps, class V = typename lane_ops<T>::V>
+template <class T, class V = typename lane_ops<T>::V>
 NUMFUSE_ALWAYS_INLINE atanh_quotient<T> atanh_quotient_of(V a) noexcept {
     using O = lane_ops<T>;
-    const V one = O::set1(1);
-    const V nh = O::add(one, a);
-    const V nl = O::sub(a, O::sub(nh, one));  // 1 + a = nh + nl
+    const V one = O::set1(1), two = O::set1(2);
     const V dh = O::sub(one, a);
     const V dl = O::sub(O::sub(one, dh), a);  // 1 - a = dh + dl
-    V r = O::rcp14(dh);
-    for (int k = 0; k < NewtonSteps; ++k) r = O::fmadd(r, O::fnmadd(r, dh, one), r);
-    const V qh = O::mul(nh, r);
-    return {qh, O::fnmadd(qh, dl, O::add(O::fnmadd(qh, dh, nh), nl)), nh};
+    const V g = O::div(two, dh);
+    const V rho = O::fnmadd(g, dl, O::fnmadd(g, dh, two));  // 2 - g dh exact
+    const V rn = O::select_less(a, T(0x1.0p-4), O::fmadd(a, a, dh), O::rcp14(O::add(one, a)));
+    return {O::sub(g, one), rho, rn};
 }
 
 // vfixupimm tables, float32 and float64 (one nibble per class of the classified operand:
@@ -246,9 +274,9 @@ inline __m512 atanh_f32_avx512_nofix(__m512 x) noexcept {
     const __m512 a =
         _mm512_min_ps(_mm512_range_ps(x, _mm512_set1_ps(0x1.0p-12f), 0x0B), _mm512_set1_ps(2.0f));
     const __mmask16 tiny = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_EQ_OQ);
-    const atanh_quotient<float> q = atanh_quotient_of<float, 1>(a);
-    const __m512 res = _mm512_mul_ps(log_f32_ge1<false>(q.qh, q.rho, _mm512_rcp14_ps(q.nh), 0),
-                                     _mm512_set1_ps(0.5f));
+    const atanh_quotient<float> q = atanh_quotient_of<float>(a);
+    const __m512 res =
+        _mm512_mul_ps(log_f32_ge1<false>(q.qh, q.rho, q.rn, 0), _mm512_set1_ps(0.5f));
     return _mm512_mask_mov_ps(avx512::sign_from(res, x), tiny, x);
 }
 inline __m512 atanh_f32_avx512_fix(__m512 x, __m512 y) noexcept {
@@ -307,31 +335,12 @@ inline __m512d log_sum_avx512(__m512d xh, __m512d xl, __m512d c_hi, __m512d c_lo
 }
 inline constexpr double ln2_pair_hi = 0x1.62e42fefa39efp-1, ln2_pair_lo = 0x1.abc9e3b39803fp-56;
 
-// sqrt(qh + ql) = s0 + sl for qh in [2^-60, 2^57]; Newton: 2 steps (r to 2^-53, error of the
-// pair ~2^-100 s) or 1 (r to 2^-27, error (3/2) 2^-54 s).
-struct sqrt_pd_pair {
-    __m512d s0, sl;
-};
-template <int NewtonSteps>
-NUMFUSE_ALWAYS_INLINE sqrt_pd_pair sqrt_f64_pair(__m512d qh, __m512d ql) noexcept {
-    const __m512d half = _mm512_set1_pd(0.5);
-    const __m512d hq = _mm512_mul_pd(qh, half);
-    __m512d r = _mm512_rsqrt14_pd(qh);
-    for (int k = 0; k < NewtonSteps; ++k) {
-        r = _mm512_fmadd_pd(r, _mm512_fnmadd_pd(_mm512_mul_pd(hq, r), r, half), r);
-    }
-    const __m512d s0 = _mm512_mul_pd(qh, r);
-    const __m512d d = _mm512_add_pd(_mm512_fnmadd_pd(s0, s0, qh), ql);  // q - s0^2
-    return {s0, _mm512_mul_pd(_mm512_mul_pd(r, half), d)};
-}
-
 // log(yh + yl) for yh >= 1 finite, |yl| <= ~2 ulp(yh); lanes in huge: log(big) + ln2 (the
-// table kernel's k plus one), yl = 0 there. yl / yh from reciprocal_approx (2^-40 relative:
-// 2^-92 against results >= 2^-28).
-NUMFUSE_ALWAYS_INLINE __m512d log_f64_pair_arg(__m512d yh, __m512d yl, __m512d big,
+// table kernel's k plus one), yl = 0 there. yl / yh as yl r, r ~ 1 / yh from the caller
+// (its precision per function: the method at the top).
+NUMFUSE_ALWAYS_INLINE __m512d log_f64_pair_arg(__m512d yh, __m512d yl, __m512d r, __m512d big,
                                                __mmask8 huge) noexcept {
     const log_pd_pair p = log_f64_avx512_pair_impl<true>(_mm512_mask_mov_pd(yh, huge, big), huge);
-    const __m512d r = dd::reciprocal_approx(xsimd::batch<double, xsimd::avx512f>(yh));
     const __m512d q = _mm512_mul_pd(_mm512_maskz_mov_pd(~huge, yl), r);
     return _mm512_add_pd(p.hi, _mm512_add_pd(p.lo, q));
 }
@@ -343,11 +352,19 @@ inline __m512d asinh_f64_avx512(__m512d x) noexcept {
     const __mmask8 tiny = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1.0p-27), _CMP_LT_OQ);
     const __m512d ac =
         _mm512_max_pd(_mm512_min_pd(a, _mm512_set1_pd(0x1.0p28)), _mm512_set1_pd(0x1.0p-28));
+    const __mmask8 small = _mm512_cmp_pd_mask(ac, _mm512_set1_pd(0.25), _CMP_LT_OQ);
     const __m512d qh = _mm512_fmadd_pd(ac, ac, one);
     const __m512d ql = _mm512_fmadd_pd(ac, ac, _mm512_sub_pd(one, qh));
-    const sqrt_pd_pair s = sqrt_f64_pair<2>(qh, ql);
-    const lane_pair<double> y = sum_plus<double>(s.s0, ac, s.sl);
-    __m512d res = avx512::sign_from(log_f64_pair_arg(y.hi, y.lo, a, huge), x);
+    // sqrt(qh + ql) = s0 + sl (method at the top)
+    const __m512d s0 = _mm512_sqrt_pd(qh);
+    const __m512d d = _mm512_add_pd(_mm512_fnmadd_pd(s0, s0, qh), ql);
+    const __m512d h = _mm512_mask_mov_pd(_mm512_rcp14_pd(_mm512_add_pd(s0, s0)), small,
+                                         _mm512_fnmadd_pd(s0, _mm512_set1_pd(0.5), one));
+    const __m512d sl = _mm512_mul_pd(d, h);
+    const lane_pair<double> y = sum_plus<double>(s0, ac, sl);
+    const __m512d r =
+        _mm512_mask_mov_pd(_mm512_rcp14_pd(y.hi), small, _mm512_add_pd(_mm512_sub_pd(s0, ac), sl));
+    __m512d res = avx512::sign_from(log_f64_pair_arg(y.hi, y.lo, r, a, huge), x);
     res = _mm512_mask_mov_pd(res, tiny, x);
     return avx512::fixup<asinh_fixup>(res, x);
 }
@@ -357,32 +374,33 @@ inline __m512d acosh_f64_avx512(__m512d x) noexcept {
     const __mmask8 huge = _mm512_cmp_pd_mask(x, _mm512_set1_pd(0x1.0p28), _CMP_GT_OQ);
     const __m512d xc = _mm512_max_pd(_mm512_min_pd(x, _mm512_set1_pd(0x1.0p28)),
                                      _mm512_set1_pd(0x1.0000000000001p0));
+    const __mmask8 near1 = _mm512_cmp_pd_mask(xc, _mm512_set1_pd(1.25), _CMP_LT_OQ);
     const __m512d d = _mm512_sub_pd(xc, one);  // exact
     const __m512d wh = _mm512_add_pd(xc, one);
     const __m512d wl = _mm512_sub_pd(one, _mm512_sub_pd(wh, xc));
     const __m512d qh = _mm512_mul_pd(d, wh);
     const __m512d ql = _mm512_fmadd_pd(d, wl, _mm512_fmsub_pd(d, wh, qh));
-    const sqrt_pd_pair s = sqrt_f64_pair<1>(qh, ql);
-    const lane_pair<double> y = sum_plus<double>(xc, s.s0, s.sl);
-    const __m512d res = log_f64_pair_arg(y.hi, y.lo, x, huge);
+    // sqrt(qh + ql) = s0 + sl (method at the top)
+    const __m512d s0 = _mm512_sqrt_pd(qh);
+    const __m512d sl = _mm512_mul_pd(_mm512_add_pd(_mm512_fnmadd_pd(s0, s0, qh), ql),
+                                     _mm512_rcp14_pd(_mm512_add_pd(s0, s0)));
+    const lane_pair<double> y = sum_plus<double>(xc, s0, sl);
+    const __m512d r =
+        _mm512_mask_mov_pd(_mm512_rcp14_pd(y.hi), near1, _mm512_sub_pd(_mm512_sub_pd(xc, s0), sl));
+    const __m512d res = log_f64_pair_arg(y.hi, y.lo, r, x, huge);
     return avx512::fixup<acosh_fixup>(res, _mm512_sub_pd(x, one));
 }
 
 // Without the special-value fixup (atanh_f64_avx512_fix repairs |x| >= 1 and NaN lanes).
 inline __m512d atanh_f64_avx512_nofix(__m512d x) noexcept {
-    const __m512d one = _mm512_set1_pd(1.0);
     // a = |x| clamped into [2^-28, 2] (as the float32 kernel's).
     const __m512d a =
         _mm512_min_pd(_mm512_range_pd(x, _mm512_set1_pd(0x1.0p-28), 0x0B), _mm512_set1_pd(2.0));
     const __mmask8 tiny = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1.0p-27), _CMP_LT_OQ);
-    const atanh_quotient<double> q = atanh_quotient_of<double, 2>(a);
-    // rho / (1 + a) <= 2^-52, against results down to 2^-27: 1 / (1 + a) to 2^-53 (two steps).
-    __m512d rn = _mm512_rcp14_pd(q.nh);
-    rn = _mm512_fmadd_pd(rn, _mm512_fnmadd_pd(rn, q.nh, one), rn);
-    rn = _mm512_fmadd_pd(rn, _mm512_fnmadd_pd(rn, q.nh, one), rn);
+    const atanh_quotient<double> q = atanh_quotient_of<double>(a);
     const log_pd_pair p = log_f64_avx512_pair(q.qh);
     const __m512d res =
-        _mm512_mul_pd(_mm512_add_pd(p.hi, _mm512_fmadd_pd(q.rho, rn, p.lo)), _mm512_set1_pd(0.5));
+        _mm512_mul_pd(_mm512_add_pd(p.hi, _mm512_fmadd_pd(q.rho, q.rn, p.lo)), _mm512_set1_pd(0.5));
     return _mm512_mask_mov_pd(avx512::sign_from(res, x), tiny, x);
 }
 inline __m512d atanh_f64_avx512_fix(__m512d x, __m512d y) noexcept {
