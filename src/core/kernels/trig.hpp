@@ -368,7 +368,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_lanes(const xsimd::batch<doubl
     // v (the polynomial) arrives last: everything else is summed first
     const B early = h.lo + (dd::fmadd(r3l, t0, dd::fmadd(r.lo, z.hi, r.lo)) + c.lo);
     const dd::pair<A> t = dd::fast_two_sum(h.hi, dd::fmadd(r3.hi, v, early));
-    B res = t.hi + t.lo;
+    // t.hi + t.lo would round to t.hi: t is a Fast2Sum pair, |t.lo| at most half an ulp of
+    // t.hi (and a tie only where t.hi is already the even neighbour)
+    B res = t.hi;
     if (xsimd::any(red.odd)) {
         // -1 / (th + tl): y = 1/th correctly rounded (one division: on AVX-512 cheaper
         // than rcp14 and a cubic Newton step, whose four operations it replaces), rho =
