@@ -8,9 +8,11 @@
 //   of an ulp there), cos returns 1 (the correctly rounded value). +-inf and NaN -> NaN (x - x).
 //   Arithmetic never sees a subnormal operand or result: tiny and huge lanes are computed
 //   as 0 on the float32-lane path and replaced (Intel cores take a microcode assist, ~100x
-//   an instruction, for a subnormal operand or result of a multiply or FMA). On FMA levels a
-//   batch whose lanes all have 2^-12 <= |x| < 2^17 (tan on AVX-512: |x| < 2^17) pays one
-//   range test for all of that; any other batch goes through the out-of-line trig_f32_rare.
+//   an instruction, for a subnormal operand or result of a multiply or FMA); AVX-512 tan
+//   widens a subnormal float32 to a normal float64 (one conversion) and computes on that.
+//   On FMA levels a batch whose lanes all have 2^-12 <= |x| < 2^17 (tan on AVX-512: |x| <
+//   2^17) pays one range test for all of that; any other batch goes through the out-of-line
+//   trig_f32_rare.
 //
 // Method
 //   tan on AVX-512, |x| < 2^17 (tan_f32_rational): float32 values in float64 lanes, one
