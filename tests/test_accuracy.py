@@ -152,6 +152,29 @@ def test_float32_trig_near_multiples_of_half_pi(name, level):
     )
 
 
+def test_float32_tan_of_tiny_arguments_is_x_and_tan_is_odd(level):
+    """tan returns x itself for |x| < 2^-12 (+-0, subnormals, tiny normals; the AVX-512
+    kernel computes them on its ordinary path, the others replace them), in batches of tiny
+    lanes only and in batches mixed with ordinary lanes; and tan is odd bit for bit."""
+    tan = FUNCTIONS["tan"][0]
+    rng = np.random.default_rng(5)
+    tiny = np.concatenate(
+        [
+            np.array([0.0, 2.0**-149, 2.0**-126, 2.0**-13, np.nextafter(2.0**-12, 0)]),
+            2.0 ** rng.uniform(-149, -12, 4000),
+        ]
+    ).astype(np.float32)
+    tiny = np.concatenate([tiny, -tiny])
+    mixed = np.concatenate([tiny, rng.uniform(-100, 100, tiny.size).astype(np.float32)])
+    mixed = mixed[rng.permutation(mixed.size)]
+    with np.errstate(all="ignore"):
+        assert np.array_equal(tan(tiny).view(np.uint32), tiny.view(np.uint32))
+        got = tan(mixed)
+        small = np.abs(mixed) < 2.0**-12
+        assert np.array_equal(got[small].view(np.uint32), mixed[small].view(np.uint32))
+        assert np.array_equal(tan(-mixed).view(np.uint32), (-got).view(np.uint32))
+
+
 _huge_cache: dict = {}
 
 

@@ -30,10 +30,10 @@
 //   S: degree 6, C: degree 5 minimax on z <= (pi/4)^2 * 1.02 (Remez with
 //   tools/explog_remez.py's exchange; weighted error 2^-57.3 / 2^-59.3).
 //   tan(r) = rh + r^3 T(z) + rl (1 + z) as a pair (r^3 T0 exact), T degree
-//   14 minimax (2^-57.8); odd quadrants -1/tan(r) from a reciprocal good to 2^-40
-//   (rcp14 and one cubic Newton step on AVX-512, a division elsewhere) and
-//   one fused Newton step that folds in the low part. One rounding at the
-//   end in every case.
+//   14 minimax (2^-57.8); odd quadrants -1/tan(r) from the correctly rounded
+//   reciprocal of the high part (one division, every level) and one fused
+//   Newton step that folds in the low part. One rounding at the end in every
+//   case.
 //   A batch whose lanes all have 2^-27 <= |x| < 1.5e6 pays one range test; any other
 //   batch goes through trig_rare (tiny, huge, inf and NaN lanes).
 #pragma once
@@ -368,12 +368,15 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_lanes(const xsimd::batch<doubl
     // v (the polynomial) arrives last: everything else is summed first
     const B early = h.lo + (dd::fmadd(r3l, t0, dd::fmadd(r.lo, z.hi, r.lo)) + c.lo);
     const dd::pair<A> t = dd::fast_two_sum(h.hi, dd::fmadd(r3.hi, v, early));
-    B res = t.hi + t.lo;
+    // t.hi + t.lo would round to t.hi: t is a Fast2Sum pair, |t.lo| at most half an ulp of
+    // t.hi (and a tie only where t.hi is already the even neighbour)
+    B res = t.hi;
     if (xsimd::any(red.odd)) {
-        // -1 / (th + tl): y ~ 1/th to 2^-40 or better, rho = 1 - y th (small:
-        // rounded relative to itself only), then one Newton step that takes tl
-        // in: 1 / (th + tl) ~ y + y (rho - y tl), rounded once.
-        const B y = dd::reciprocal_approx(t.hi);
+        // -1 / (th + tl): y = 1/th correctly rounded (one division: on AVX-512 cheaper
+        // than rcp14 and a cubic Newton step, whose four operations it replaces), rho =
+        // 1 - y th (small: rounded relative to itself only), then one Newton step that
+        // takes tl in: 1 / (th + tl) ~ y + y (rho - y tl), rounded once.
+        const B y = B(1.0) / t.hi;
         B rho;
         if constexpr (has_fma<A>) {
             rho = dd::fnmadd(y, t.hi, B(1.0));

@@ -8,27 +8,42 @@
 //   of an ulp there), cos returns 1 (the correctly rounded value). +-inf and NaN -> NaN (x - x).
 //   Arithmetic never sees a subnormal operand or result: tiny and huge lanes are computed
 //   as 0 on the float32-lane path and replaced (Intel cores take a microcode assist, ~100x
-//   an instruction, for a subnormal operand or result of a multiply or FMA). On FMA levels a
-//   batch whose lanes all have 2^-12 <= |x| < 2^17 pays one range test for all of that; any
-//   other batch goes through the out-of-line trig_f32_rare.
+//   an instruction, for a subnormal operand or result of a multiply or FMA); AVX-512 tan
+//   widens a subnormal float32 to a normal float64 (one conversion) and computes on that.
+//   On FMA levels a batch whose lanes all have 2^-12 <= |x| < 2^17 (tan on AVX-512: |x| <
+//   2^17) pays one range test for all of that; any other batch goes through the out-of-line
+//   trig_f32_rare.
 //
 // Method
-//   FMA levels, |x| < 2^17 (|k| < 2^17): float32 lanes. k from the 1.5*2^23 shifter,
-//   pi/2 = P1 + P2 + P3 in float32 pieces; x - k P1 exact in one FMA, k P2 an exact product,
-//   so r = h + rl to ~2^-56 absolute (float32 inputs below 2^17 stay above ~2^-26 from a
-//   multiple of pi/2, as the exhaustive check confirms). sin(r) = h + (h z S(z) + rl (1 -
-//   z/2)), cos(r) = (1 - z/2 as an exact pair) + (z^2 C(z) - zl/2 - h rl) with z = h^2 (zl its
-//   rounding error), S and C degree-2 minimax in z (tools/trig_f32_remez.py's method); each an
-//   unrounded head + tail pair. sin and cos: the pair rounded once, the quadrant from the bits
-//   of k (swap, sign flip). tan: n / d with (n, d) = (sin, cos) for even k, (cos, sin) for odd
-//   k (negated), each pair renormalized to n + nl, d + dl: q0 = n y with y ~ 1/d (rcp14 on
-//   AVX-512, 2^-14 relative; a division elsewhere), the residual e = (n - q0 d) + (nl - q0
-//   dl) in fused operations, and q = q0 + e y rounded once: ~2^-28 relative from y, ~2^-27
-//   from the pairs, before that rounding.
+//   tan on AVX-512, |x| < 2^17 (tan_f32_rational): float32 values in float64 lanes, one
+//   reduction, a rational function and one division. k = round(2x/pi) from the shifter, r =
+//   (x - k C1) - k C2 (trig.hpp's pieces of pi/2; the first step exact, the second rounded
+//   once: relative error 2^-53, and the neglected k C3 < 2^-89 is below 2^-60 of |r| >= 2^-29
+//   here). tan r ~ r P(z) / Q(z) with z = r^2, P = 1 + p1 z, Q = 1 + q1 z + q2 z^2, whose
+//   relative error is 2^-25.84 on |r| <= pi/4 (tools/tan_f32_rational.py); odd k gives
+//   tan x = -1 / tan r = -Q / (r P), the same relative error. Bound: the approximation's
+//   2^-25.84, r's 2^-53 (tan's relative condition |r (1 + tan^2 r) / tan r| <= pi/2 on |r| <=
+//   pi/4), the roundings of z, r z, P, Q, r P (each 2^-53, with weights below 1) and of the
+//   correctly rounded division: together below 2^-25.83 relative, i.e. 2^-25.83 2^24 < 0.29
+//   float32 ULP, plus 0.5 for the final rounding to float32: <= 0.79 ULP (measured over all
+//   float32 inputs: docs/accuracy.md). P(0) = Q(0) = 1 and x - k C1 computed as c - a b keep
+//   +-0 and return a tiny x unchanged (x^2/3 < 2^-25.58 stays below half an ulp for |x| <
+//   2^-12, and the float64 lanes never see a subnormal: the smallest z is 2^-298).
+//   Other FMA levels, and sin and cos, |x| < 2^17 (|k| < 2^17): float32 lanes. k from the
+//   1.5*2^23 shifter, pi/2 = P1 + P2 + P3 in float32 pieces; x - k P1 exact in one FMA, k P2 an
+//   exact product, so r = h + rl to ~2^-56 absolute (float32 inputs below 2^17 stay above
+//   ~2^-26 from a multiple of pi/2, as the exhaustive check confirms). sin(r) = h + (h z S(z) +
+//   rl (1 - z/2)), cos(r) = (1 - z/2 as an exact pair) + (z^2 C(z) - zl/2 - h rl) with z = h^2
+//   (zl its rounding error), S and C degree-2 minimax in z (tools/trig_f32_remez.py's method);
+//   each an unrounded head + tail pair. sin and cos: the pair rounded once, the quadrant from
+//   the bits of k (swap, sign flip). tan: n / d with (n, d) = (sin, cos) for even k, (cos,
+//   sin) for odd k (negated), each pair renormalized to n + nl, d + dl: q0 = n y with y = 1/d
+//   (a division), the residual e = (n - q0 d) + (nl - q0 dl) in fused operations, and q = q0 +
+//   e y rounded once: ~2^-27 relative from the pairs before that rounding.
 //   Other lanes (|x| >= 2^17, inf, NaN), and every lane without FMA: float32 values in
-//   float64 lanes. r and k: for |x| < 1.5e6 as in trig.hpp (x - k C1 exact in one FMA, or
-//   the exact P1 step without FMA; then one rounded step with the rest of pi/2). Where a
-//   lane is larger, x 2/pi mod 4 for the whole batch from three products with a window of
+//   float64 lanes. r and k: for |x| < 1.5e6 as in trig.hpp (x - k C1 exact in one FMA, or the
+//   exact P1 step without FMA; then one rounded step with the rest of pi/2).
+//   Where a lane is larger, x 2/pi mod 4 for the whole batch from three products with a window of
 //   the bits of 2/pi picked by x's exponent (trig_f32_windows, 105 rows): with x = m 2^E (m <
 //   2^24), the bits of weight >= 4 / 2^E only add multiples of 4 and are skipped; the next
 //   28 (A) and 28 (B) bits give exact products x A (< 2^26) and x B (< 1/4), the next 53 (C)
@@ -262,17 +277,42 @@ NUMFUSE_ALWAYS_INLINE trig_f32_parts<A> trig_f32_lanes(const xsimd::batch<float,
     return {h, st, wh, ct, red.kb};
 }
 
-// An approximation of 1/d: rcp14 (2^-14 relative) on AVX-512, the correctly rounded
-// quotient elsewhere.
-template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> trig_f32_reciprocal(
-    const xsimd::batch<float, A>& d) noexcept {
 #if defined(__AVX512F__)
-    if constexpr (is_avx512<A>) return xsimd::batch<float, A>(_mm512_rcp14_ps(d));
-    else
-#endif
-        return divide(xsimd::batch<float, A>(1.0f), d);
+// tan of float32 values held in float64 lanes, AVX-512, for |x| < trig_f32_lane_limit (other
+// lanes: garbage): one reduction, a rational function and one division (the contract above
+// has the method and the proof of the bound). +-0 and subnormals come back unchanged.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_f32_rational(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B shifter(trig_shifter);
+    const B zk = fused_madd(x, B(trig_two_over_pi), shifter);  // k = round(2x/pi), low bits
+    const B kd = zk - shifter;
+    // x - k C1 exact, then one rounding; c - a b keeps the sign of x = -0 (k = +0)
+    const B r = fused_nmadd(kd, B(trig_pio2_c2), fused_nmadd(kd, B(trig_pio2_c1), x));
+    const B z = r * r;
+    // tan r ~ r P(z) / Q(z), P = 1 + p1 z, Q = 1 + q1 z + q2 z^2 (tools/tan_f32_rational.py)
+    const B n = r * fused_madd(z, B(-0x1.8850d8fbc1a7ep-4), B(1.0));  // p1 = -0.0957802...
+    const B d = fused_madd(z,
+                           fused_madd(z, B(0x1.3e25ec55d7a20p-7),  // q2 = 0.00970911...
+                                      B(-0x1.b769acd100309p-2)),  // q1 = -0.429114...
+                           B(1.0));
+    // odd k: tan x = -1 / tan r = -d / n
+    const __mmask8 odd = _mm512_test_epi64_mask(_mm512_castpd_si512(zk), _mm512_set1_epi64(1));
+    const B num = _mm512_mask_xor_pd(n, odd, d, _mm512_set1_pd(-0.0));
+    const B den = _mm512_mask_mov_pd(d, odd, n);
+    return num / den;
 }
+
+// tan_f32_rational on both halves of float32 lanes.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tan_f32_rational_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    xsimd::batch<double, A> lo, hi;
+    widen(x, lo, hi);
+    return narrow(tan_f32_rational(lo), tan_f32_rational(hi));
+}
+#endif
 
 // sin(x), cos(x) or tan(x) (Fn 0, 1, 2) of float32 lanes with trig_f32_lane_limit > |x| >=
 // trig_f32_tiny or x == 0 (others: garbage), FMA levels.
@@ -281,6 +321,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> trig_f32_lanes_result(
     const xsimd::batch<float, A>& x) noexcept {
     using F = xsimd::batch<float, A>;
     using I = xsimd::batch<std::int32_t, A>;
+#if defined(__AVX512F__)
+    if constexpr (Fn == 2 && is_avx512<A>) return tan_f32_rational_lanes(x);
+#endif
     const trig_f32_parts<A> p = trig_f32_lanes(x);
     const auto odd = (p.kb & I(1)) == I(1);
     const auto pick = [&odd](const F& if_odd, const F& if_even) {  // on the integer mask
@@ -293,7 +336,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> trig_f32_lanes_result(
         // y approximates 1 / (dh + dt) and the residual is small
         const F n = nh + nt, nl = (nh - n) + nt;
         const F d = dh + dt, dl = (dh - d) + dt;
-        const F y = trig_f32_reciprocal(d);
+        const F y = divide(F(1.0f), d);
         const F q0 = n * y;
         const F e = fused_nmadd(q0, d, n) + fused_nmadd(q0, dl, nl);
         const F q = fused_madd(e, y, q0);
@@ -346,6 +389,12 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> trig_f32_kernel(
     using F = xsimd::batch<float, A>;
     if constexpr (has_fma<A>) {
         const F ax = xsimd::abs(x);
+#if defined(__AVX512F__)
+        if constexpr (Fn == 2 && is_avx512<A>) {  // tiny lanes too (tan_f32_rational)
+            if (xsimd::all(ax < F(trig_f32_lane_limit))) return tan_f32_rational_lanes(x);
+            return trig_f32_rare<Fn>(x);
+        }
+#endif
         if (xsimd::all((ax >= F(trig_f32_tiny)) & (ax < F(trig_f32_lane_limit)))) {  // no NaN
             return trig_f32_lanes_result<Fn>(x);
         }

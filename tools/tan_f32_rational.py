@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""Minimax rational fit for numfuse's AVX-512 float32 tan (kernels/trig_f32.hpp,
+tan_f32_rational).
+
+Written for numfuse from scratch (mpmath and numpy; deterministic). The kernel computes
+tan r ~ r P(z) / Q(z) on the reduced argument |r| <= pi/4 (plus margin), z = r^2, with
+P = 1 + p1 z and Q = 1 + q1 z + q2 z^2 (P(0) = Q(0) = 1: tiny r returns r). The fit is
+Lawson's iteratively reweighted least squares on the linearized error (P - f Q) / (f Q),
+f = tan(r) / r from mpmath, which converges to the minimax fit of the relative error of
+r P / Q against tan r. Prints the coefficients (rounded to double) as hex-float literals
+with a decimal comment and the max relative error of the rounded fit, measured at 50 digits
+on a grid of 20001 points. Run (a few seconds):
+
+    .venv/bin/python tools/tan_f32_rational.py
+"""
+
+import mpmath as mp
+import numpy as np
+
+mp.mp.dps = 50
+R = float(mp.pi / 4) * 1.0001  # |r| <= pi/4 (1 + 2^-40) in the kernel; margin for the fit
+NUM_DEGREE, DEN_DEGREE = 1, 2
+
+
+def lawson(iters=80, points=6000):
+    r = np.sort(
+        np.concatenate(
+            [np.cos(np.linspace(0, np.pi / 2, points)) * R, np.linspace(1e-6, R, points)]
+        )
+    )
+    z = r * r
+    f = np.array([float(mp.tan(mp.mpf(x)) / mp.mpf(x)) for x in r])
+    w = np.ones_like(z)
+    q = np.ones_like(z)
+    for _ in range(iters):
+        cols = [z**j for j in range(1, NUM_DEGREE + 1)] + [
+            -f * z**j for j in range(1, DEN_DEGREE + 1)
+        ]
+        a = np.stack(cols, axis=1)
+        scale = np.sqrt(w) / (f * q)
+        c, *_ = np.linalg.lstsq(a * scale[:, None], (f - 1) * scale, rcond=None)
+        p = 1 + sum(c[j - 1] * z**j for j in range(1, NUM_DEGREE + 1))
+        q = 1 + sum(c[NUM_DEGREE + j - 1] * z**j for j in range(1, DEN_DEGREE + 1))
+        err = np.abs(p / q / f - 1)
+        w = w * err
+        w /= w.sum()
+    return [float(v) for v in c]
+
+
+def max_error(c, grid=20001):
+    worst = mp.mpf(0)
+    for i in range(1, grid + 1):
+        x = mp.mpf(R) * i / grid
+        z = x * x
+        p = 1 + sum(mp.mpf(c[j - 1]) * z**j for j in range(1, NUM_DEGREE + 1))
+        q = 1 + sum(mp.mpf(c[NUM_DEGREE + j - 1]) * z**j for j in range(1, DEN_DEGREE + 1))
+        worst = max(worst, abs(x * p / q / mp.tan(x) - 1))
+    return worst
+
+
+def main():
+    c = lawson()
+    names = [f"p{j}" for j in range(1, NUM_DEGREE + 1)] + [
+        f"q{j}" for j in range(1, DEN_DEGREE + 1)
+    ]
+    for name, v in zip(names, c):
+        print(f"{name} = {v.hex()}  // {v!r}")
+    err = max_error(c)
+    print(f"max relative error of r P / Q vs tan r on |r| <= {R!r}: 2^{float(mp.log(err, 2)):.2f}")
+
+
+if __name__ == "__main__":
+    main()
