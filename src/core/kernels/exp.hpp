@@ -433,15 +433,32 @@ inline ExpT16Pair exp_f64_avx512_t16_table(__m512d z) noexcept {
 
 // Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/32 (1 + 2^-12): tools/explog_remez.py exp64_t16,
 // max relative error of e^r with these rounded coefficients 2^-65.30 (degree 5: a
-// degree-4 fit, 2^-56.25, would cost about 0.1 ulp of the final maximum).
+// degree-4 fit, 2^-56.25, would cost about 0.1 ulp of the final maximum). c0 first.
+alignas(64) inline constexpr double exp_t16_q[6] = {
+    0x1.0000000000004p-1,  // 0.50000000000000044409
+    0x1.5555555555545p-3,  // 0.16666666666666621333
+    0x1.5555555480012p-5,  // 0.041666666660603493555
+    0x1.111111125c4fep-7,  // 0.0083333333356869730701
+    0x1.6c184117c233cp-10,  // 0.0013889112214561924116
+    0x1.a01911d9b8885p-13,  // 0.00019841095382050838122
+};
+
+// Q(r) by Horner's scheme (exp's bits).
 inline __m512d exp_f64_avx512_t16_q(__m512d r) noexcept {
-    __m512d q =
-        _mm512_fmadd_pd(_mm512_set1_pd(0x1.a01911d9b8885p-13), r,  // 0.00019841095382050838122
-                        _mm512_set1_pd(0x1.6c184117c233cp-10));  // 0.0013889112214561924116
-    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.111111125c4fep-7));  // 0.0083333333356869730701
-    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5555555480012p-5));  // 0.041666666660603493555
-    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5555555555545p-3));  // 0.16666666666666621333
-    return _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.0000000000004p-1));  // 0.50000000000000044409
+    __m512d q = _mm512_fmadd_pd(_mm512_set1_pd(exp_t16_q[5]), r, _mm512_set1_pd(exp_t16_q[4]));
+    for (int i = 3; i >= 0; --i) q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(exp_t16_q[i]));
+    return q;
+}
+
+// Q(r) in Estrin's form from r and r2 = RN(r^2): three dependent steps instead of five, for
+// callers whose Q enters scaled by r^2 <= 2^-11 (its extra roundings, at Q's 1/2 level, are
+// then below 2^-65 of e^r).
+inline __m512d exp_f64_avx512_t16_q_estrin(__m512d r, __m512d r2) noexcept {
+    const auto c = [](int i) { return _mm512_set1_pd(exp_t16_q[i]); };
+    const __m512d q01 = _mm512_fmadd_pd(c(1), r, c(0));
+    const __m512d q23 = _mm512_fmadd_pd(c(3), r, c(2));
+    const __m512d q45 = _mm512_fmadd_pd(c(5), r, c(4));
+    return _mm512_fmadd_pd(_mm512_fmadd_pd(q45, r2, q23), r2, q01);
 }
 
 inline ExpT16Pair exp_f64_avx512_t16_pair(__m512d z, __m512d r) noexcept {
