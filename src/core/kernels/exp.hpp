@@ -421,24 +421,50 @@ inline __m512 scalef_no_assist_ps(__m512 y, __m512 s) noexcept {
 struct ExpT16Pair {
     __m512d hi, lo;
 };
-inline ExpT16Pair exp_f64_avx512_t16_pair(__m512d z, __m512d r) noexcept {
+// 2^(j/16) = hi + lo from the two tables (j = the low 4 bits of z).
+inline ExpT16Pair exp_f64_avx512_t16_table(__m512d z) noexcept {
     const __m512i idx = _mm512_castpd_si512(z);  // j = low 4 bits
     const __m512d th =
         _mm512_permutex2var_pd(_mm512_load_pd(exp_tab16_hi), idx, _mm512_load_pd(exp_tab16_hi + 8));
     const __m512d tl =
         _mm512_permutex2var_pd(_mm512_load_pd(exp_tab16_lo), idx, _mm512_load_pd(exp_tab16_lo + 8));
-    // Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/32 (1 + 2^-12): tools/explog_remez.py exp64_t16,
-    // max relative error of e^r with these rounded coefficients 2^-65.30 (degree 5: a
-    // degree-4 fit, 2^-56.25, would cost about 0.1 ulp of the final maximum).
-    __m512d q =
-        _mm512_fmadd_pd(_mm512_set1_pd(0x1.a01911d9b8885p-13), r,  // 0.00019841095382050838122
-                        _mm512_set1_pd(0x1.6c184117c233cp-10));  // 0.0013889112214561924116
-    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.111111125c4fep-7));  // 0.0083333333356869730701
-    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5555555480012p-5));  // 0.041666666660603493555
-    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.5555555555545p-3));  // 0.16666666666666621333
-    q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(0x1.0000000000004p-1));  // 0.50000000000000044409
-    const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), q, r);  // e^r - 1
-    return {th, _mm512_fmadd_pd(th, p, tl)};
+    return {th, tl};
+}
+
+// Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/32 (1 + 2^-12): tools/explog_remez.py exp64_t16,
+// max relative error of e^r with these rounded coefficients 2^-65.30 (degree 5: a
+// degree-4 fit, 2^-56.25, would cost about 0.1 ulp of the final maximum). c0 first.
+alignas(64) inline constexpr double exp_t16_q[6] = {
+    0x1.0000000000004p-1,  // 0.50000000000000044409
+    0x1.5555555555545p-3,  // 0.16666666666666621333
+    0x1.5555555480012p-5,  // 0.041666666660603493555
+    0x1.111111125c4fep-7,  // 0.0083333333356869730701
+    0x1.6c184117c233cp-10,  // 0.0013889112214561924116
+    0x1.a01911d9b8885p-13,  // 0.00019841095382050838122
+};
+
+// Q(r) by Horner's scheme (exp's bits).
+inline __m512d exp_f64_avx512_t16_q(__m512d r) noexcept {
+    __m512d q = _mm512_fmadd_pd(_mm512_set1_pd(exp_t16_q[5]), r, _mm512_set1_pd(exp_t16_q[4]));
+    for (int i = 3; i >= 0; --i) q = _mm512_fmadd_pd(q, r, _mm512_set1_pd(exp_t16_q[i]));
+    return q;
+}
+
+// Q(r) in Estrin's form from r and r2 = RN(r^2): three dependent steps instead of five, for
+// callers whose Q enters scaled by r^2 <= 2^-11 (its extra roundings, at Q's 1/2 level, are
+// then below 2^-65 of e^r).
+inline __m512d exp_f64_avx512_t16_q_estrin(__m512d r, __m512d r2) noexcept {
+    const auto c = [](int i) { return _mm512_set1_pd(exp_t16_q[i]); };
+    const __m512d q01 = _mm512_fmadd_pd(c(1), r, c(0));
+    const __m512d q23 = _mm512_fmadd_pd(c(3), r, c(2));
+    const __m512d q45 = _mm512_fmadd_pd(c(5), r, c(4));
+    return _mm512_fmadd_pd(_mm512_fmadd_pd(q45, r2, q23), r2, q01);
+}
+
+inline ExpT16Pair exp_f64_avx512_t16_pair(__m512d z, __m512d r) noexcept {
+    const ExpT16Pair t = exp_f64_avx512_t16_table(z);
+    const __m512d p = _mm512_fmadd_pd(_mm512_mul_pd(r, r), exp_f64_avx512_t16_q(r), r);  // e^r - 1
+    return {t.hi, _mm512_fmadd_pd(t.hi, p, t.lo)};
 }
 
 inline __m512d exp_f64_avx512_t16(__m512d z, __m512d kd, __m512d r, bool tiny = false) noexcept {
@@ -453,19 +479,21 @@ inline __m512d exp_f64_avx512_t16(__m512d z, __m512d kd, __m512d r, bool tiny = 
 // rare batches with such lanes with the full kernel (exp_special finds them), which saves
 // the clamp and the NaN fixup (3 of ~21 vector instructions; this loop's speed is its
 // instruction count where 512-bit operations issue on two ports).
-// x = kd ln2/16 + r (z = kd + 1.5*2^52), the reduction of exp_f64_avx512_core and exp_pair.
+// x = kd ln2/16 + r (z = kd + 1.5*2^52), the reduction of exp_f64_avx512_core and exp_pair;
+// also r = r1 + r_lo unrounded, r1 = x - kd C_hi (exact) and r_lo = -kd C_lo (one rounding,
+// relative), for callers that need e^x - 1 without r's rounding (tanh, hyperbolic.hpp).
 struct ExpT16Reduced {
-    __m512d z, kd, r;
+    __m512d z, kd, r, r1, r_lo;
 };
 inline ExpT16Reduced exp_f64_avx512_reduce(__m512d xc) noexcept {
     const __m512d shifter = _mm512_set1_pd(0x1.8p52);
     const __m512d z = _mm512_fmadd_pd(xc, _mm512_set1_pd(0x1.71547652b82fep+4), shifter);  // 16/ln2
     const __m512d kd = _mm512_sub_pd(z, shifter);  // 16k + j
-    __m512d r =
+    const double c_lo = 0x1.abc9e3b39803fp-60;  // C_lo = (ln2 - RN(ln2))/16
+    const __m512d r1 =
         _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.62e42fefa39efp-5), xc);  // C_hi = RN(ln2)/16, exact
-    r = _mm512_fnmadd_pd(kd, _mm512_set1_pd(0x1.abc9e3b39803fp-60),
-                         r);  // C_lo = (ln2 - RN(ln2))/16
-    return {z, kd, r};
+    const __m512d r = _mm512_fnmadd_pd(kd, _mm512_set1_pd(c_lo), r1);
+    return {z, kd, r, r1, _mm512_mul_pd(kd, _mm512_set1_pd(-c_lo))};
 }
 
 inline __m512d exp_f64_avx512_core(__m512d xc, bool tiny = false) noexcept {

@@ -54,6 +54,31 @@
 //           a < 1/4: a + a u G(u), u = a^2, G of degree 8 (relative error 2^-59.5); the
 //             correction a u G is below 2^-5.6 a, so its roundings cost below 2^-4 ULP.
 //             Each of the two parts runs only for batches holding a lane that needs it.
+//     tanh on AVX-512 (tanh_f64_avx512): one path for every lane, a = |x| held in
+//             [2^-30, 19.5] (below 2^-27 tanh rounds to x, which is returned). y = 2a =
+//             kd ln2/16 + r1 + r_lo from exp.hpp's table reduction: kd = 16k + j >= 0, r1 exact,
+//             r_lo = -kd C_lo (|r1 + r_lo| <= ln2/32 (1 + 2^-12)), T = 2^(j/16) = th + tl.
+//             In units of 2^k, with c = 2^-k: M = e^y 2^-k = mh + ml, mh = RN(th (1 + r1)),
+//             ml = [th (1 + r1) - mh] (exact: th - mh is exact, one fused step) + th p_lo +
+//             tl (1 + r1), p_lo = r1^2 Q(r1) + r_lo (exp.hpp's Q, relative error of e^r 2^-65.3, in
+//             Estrin's form: its roundings, at Q's 1/2 level, enter scaled by r1^2 <= 2^-11).
+//             N = M - c and D = M + c as exact fast two-sums of mh and c (mh's exponent is at
+//             least c's: mh >= 1 where k = 0, mh >= 0.97 and c <= 1/2 elsewhere) plus ml, so
+//             e^y - 1 carries no cancellation. tanh = N / D: q0 = RN(RN(N) / RN(D)) (vdivpd,
+//             relative error below 3 2^-53), the remainder N - q0 D from two fused steps,
+//             one correction by rcp14(RN(D)) (2^-14), rounded once by the last fused step.
+//             Bound: an absolute error e of M reaches tanh as e (1/N - 1/D) <= e / N. Left out:
+//             r_lo r1 (at most kd 2^-64.8, below 2^-59.3 of N: N >= (kd - 1/2) 0.043 where
+//             k = 0, and it reaches tanh scaled by 2c / (N D) where k >= 1) and tl (r1^2 Q + r_lo)
+//             (2^-63); Q's fit 2^-64.2, the roundings of Q (2^-64 after r1^2), p_lo (2^-64.5),
+//             th p_lo + tl (1 + r1) (2^-66) and ml (2^-64): in all below 2^-61.4, and N >= 2^-5.53
+//             where kd >= 1 (where kd = 0, T = 1 and every term carries r1^2: relative 2^-59),
+//             so N is within 2^-55.87 + 2^-59.3 (r_lo r1) + 2^-58.5 (nl's rounding) < 2^-55.5 of
+//             its value. In the remainder |nl| <= 2^-5 |nh| (p_lo <= 2^-11.1, N >= 2^-5.53; kd = 0:
+//             r1 / 2), so its two fused steps round at 2^-53 |nl| each: below 2^-56 of N; rcp14's
+//             error meets a remainder below 3 2^-53: 2^-64. Before the last rounding the relative
+//             error is below 2^-55.5 + 2^-56 (0.31 ULP): at most 0.81 ULP in all
+//             (tests/test_accuracy.py measures about 0.53). No cancellation, one division.
 //     expit = 1 / (1 + E), E = e^-x = 2^k (h + t) for -700 <= x <= 708: -x = k ln2 + r as
 //             in expm1_core (r = rh + rl), e^r = h + t with h = 1 + rh (exact) and
 //             t = rh^2 Q(rh) + rl (1 + rh) (the same Q; t's rounding, below 2^-57
@@ -317,6 +342,52 @@ inline __m512d expm1_f64_avx512(__m512d x) noexcept {
     }
     return res;
 }
+
+// tanh for f64 lanes, AVX-512 (method and error bound at the top): one path for every lane.
+// Returns tanh(x) for every x, NaN -> the input NaN quieted.
+inline __m512d tanh_f64_avx512(__m512d x) noexcept {
+    // a = |x| held in [2^-30, 19.5]: from 19.07 on tanh rounds to 1, below 2^-27 it is x
+    // (selected below; no operation sees a subnormal value, which costs an assist on Zen 5
+    // too); vrangepd: the lesser magnitude, sign cleared (NaN stays NaN, fixed up below)
+    const __m512d a =
+        _mm512_max_pd(_mm512_range_pd(x, _mm512_set1_pd(19.5), 0x0A), _mm512_set1_pd(0x1.0p-30));
+    // y = 2a = kd ln2/16 + r1 + r_lo, kd = 16k + j >= 0, r1 exact, |r1 + r_lo| <= ln2/32
+    const ExpT16Reduced e = exp_f64_avx512_reduce(_mm512_add_pd(a, a));
+    const ExpT16Pair t = exp_f64_avx512_t16_table(e.z);  // 2^(j/16) = t.hi + t.lo
+    // e^(r1 + r_lo) - 1 = r1 + p_lo, p_lo = r1^2 Q(r1) + r_lo (r_lo r1 left out)
+    const __m512d r2 = _mm512_mul_pd(e.r1, e.r1);
+    const __m512d p_lo = _mm512_fmadd_pd(r2, exp_f64_avx512_t16_q_estrin(e.r1, r2), e.r_lo);
+    // M = 2^-k e^y = t.hi (1 + r1) + (t.hi p_lo + t.lo (1 + r1)) = mh + ml: mh = RN(t.hi +
+    // t.hi r1), its error exactly (t.hi - mh is exact) up to a rounding of 2^-105
+    const __m512d mh = _mm512_fmadd_pd(t.hi, e.r1, t.hi);
+    const __m512d ml =
+        _mm512_add_pd(_mm512_fmadd_pd(t.hi, e.r1, _mm512_sub_pd(t.hi, mh)),
+                      _mm512_fmadd_pd(t.hi, p_lo, _mm512_fmadd_pd(t.lo, e.r1, t.lo)));
+    // c = 2^-k: scalef takes floor((15 - kd)/16) = -k
+    const __m512d c =
+        _mm512_scalef_pd(_mm512_set1_pd(1.0),
+                         _mm512_fmadd_pd(e.kd, _mm512_set1_pd(-0.0625), _mm512_set1_pd(0.9375)));
+    // tanh = N / D, N = M - c, D = M + c as pairs (fast two-sums: mh's exponent is at least
+    // c's), then rounded: n1, d1
+    const __m512d nh = _mm512_sub_pd(mh, c);
+    const __m512d nl = _mm512_add_pd(_mm512_sub_pd(_mm512_sub_pd(mh, nh), c), ml);
+    const __m512d dh = _mm512_add_pd(mh, c);
+    const __m512d dl = _mm512_add_pd(_mm512_sub_pd(c, _mm512_sub_pd(dh, mh)), ml);
+    const __m512d n1 = _mm512_add_pd(nh, nl);
+    const __m512d d1 = _mm512_add_pd(dh, dl);
+    // q0 = RN(n1 / d1) (relative error below 2^-51), the remainder N - q0 D, one correction
+    // by rcp14's reciprocal
+    const __m512d q0 = _mm512_div_pd(n1, d1);
+    const __m512d rem = _mm512_add_pd(_mm512_fnmadd_pd(q0, dh, nh), _mm512_fnmadd_pd(q0, dl, nl));
+    const __m512d res = _mm512_fmadd_pd(rem, _mm512_rcp14_pd(d1), q0);
+    // tanh(x) = copysign(res, x) (res >= 0) where a >= 2^-27 (bits: sign ? x : res), x
+    // elsewhere; NaN (tokens QNaN, SNaN) -> QNaN(x)
+    const __mmask8 computed = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1.0p-27), _CMP_GE_OQ);
+    const __m512d signed_res = _mm512_castsi512_pd(_mm512_mask_ternarylogic_epi64(
+        _mm512_castpd_si512(x), computed, _mm512_set1_epi64(INT64_MIN), _mm512_castpd_si512(res),
+        0xE2));
+    return _mm512_fixupimm_pd(signed_res, x, _mm512_set1_epi64(0x22), 0);
+}
 #endif  // __AVX512F__
 
 // Where sinh_kernel / cosh_kernel switch from sinh_cosh_core to the exponential form: 3 on
@@ -406,13 +477,16 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
-// tanh(x), f64 lanes. Max error <= 1 ULP (method at the top). Each part only where a lane
-// needs it: uniform arguments rarely fill a batch with |x| < 0.25, and the polynomial is
-// skipped for the batches without such a lane.
+// tanh(x), f64 lanes. Max error <= 1 ULP (method at the top). AVX-512: tanh_f64_avx512, one
+// path. Elsewhere each part only where a lane needs it: uniform arguments rarely fill a batch
+// with |x| < 0.25, and the polynomial is skipped for the batches without such a lane.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return B(detail::tanh_f64_avx512(x));
+#endif
     const B a = xsimd::abs(x);
     const auto small = a < B(0.25);
     B res(1.0);
