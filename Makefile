@@ -282,12 +282,23 @@ test-aarch64-ci: cpp-test-aarch64
 	$(AARCH64_PYTEST) $(AARCH64_CI_TESTS) $(AARCH64_PYTEST_FLAGS)
 
 # Instructions per element of every neon64 unary loop, counted by qemu (time cannot be
-# measured under emulation): tools/aarch64/insn_per_element.{cpp,py}; INSN_N elements.
+# measured under emulation), beside the same loops at INSN_X86_LEVEL counted by callgrind:
+# tools/aarch64/insn_per_element.{cpp,py}; INSN_N elements.
 INSN_N ?= 4096
-insn-aarch64: aarch64-build
+INSN_X86_LEVEL ?= avx2_fma
+insn-aarch64: aarch64-build system-deps $(STAMPS)/venv
+	command -v valgrind > /dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
+	    apt-get install -y -qq valgrind)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake -S . -B $(CPP_BUILD) -G Ninja \
+	    -DNUMFUSE_BUILD_PYTHON=OFF -DNUMFUSE_BUILD_TESTS=ON -DNUMFUSE_BUILD_BENCHMARKS=ON \
+	    -DNUMFUSE_WERROR=$(WERROR)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" cmake --build $(CPP_BUILD) --target numfuse_core
 	aarch64-linux-gnu-g++ -O2 -std=c++17 -no-pie -I src/core tools/aarch64/insn_per_element.cpp \
 	    $(AARCH64_BUILD)/libnumfuse_core.a -fopenmp -o $(AARCH64)/insn_per_element
-	$(VPY) tools/aarch64/insn_per_element.py $(AARCH64)/insn_per_element $(AARCH64)/sysroot $(INSN_N)
+	g++ -O2 -std=c++17 -I src/core tools/aarch64/insn_per_element.cpp \
+	    $(CPP_BUILD)/libnumfuse_core.a -fopenmp -o $(CPP_BUILD)/insn_per_element
+	$(VPY) tools/aarch64/insn_per_element.py $(AARCH64)/insn_per_element $(AARCH64)/sysroot $(INSN_N) \
+	    $(CPP_BUILD)/insn_per_element $(INSN_X86_LEVEL)
 
 .PHONY: accuracy regen regen-check
 

@@ -1,22 +1,39 @@
-// Instructions per element of every neon64 unary loop, counted under qemu-aarch64
-// (tools/aarch64/insn_per_element.py runs it and reads qemu's translation/execution log).
+// Instructions per element of every unary loop of one level: neon64 counted under
+// qemu-aarch64 (tools/aarch64/insn_per_element.py reads qemu's translation/execution log),
+// an x86 level (argument 2, e.g. avx2_fma) under valgrind's callgrind for comparison.
 //
-// For each op and dtype: marker(id), then one unary_loop(op, dtype, neon64) call on n
-// contiguous elements in the op's ordinary domain (as benchmarks/cpp/bench_kernels.cpp);
-// the log's executed blocks between two markers are that call. Speed cannot be measured
-// under emulation; the instruction count is the work the loop does per element.
+// For each op and dtype: marker(id), then one unary_loop(op, dtype, level) call on n
+// contiguous elements in the op's ordinary domain (as benchmarks/cpp/bench_kernels.cpp),
+// then marker(-1). Under qemu the log's executed blocks between two markers are that call;
+// under callgrind (x86 builds) the markers zero the counters and dump them, one dump per
+// call. Speed cannot be measured under emulation; the instruction count is the work the
+// loop does per element.
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <random>
 #include <vector>
 
+#include <string>
+
+#if defined(__x86_64__)
+#include <valgrind/callgrind.h>
+#endif
+
+#include "levels.hpp"
 #include "numfuse_core.hpp"
 
 namespace core = numfuse::core;
 
 extern "C" __attribute__((noinline)) void numfuse_insn_marker(int id) {
     __asm__ volatile("" ::"r"(id) : "memory");
+#if defined(__x86_64__)
+    if (id >= 0) {
+        CALLGRIND_ZERO_STATS;
+    } else {
+        CALLGRIND_DUMP_STATS;
+    }
+#endif
 }
 
 namespace {
@@ -33,14 +50,14 @@ void domain(core::UnaryOp op, double& lo, double& hi) {
 }
 
 template <class T>
-void run(core::UnaryOp op, core::DType dtype, std::size_t n, int id) {
+void run(core::UnaryOp op, core::DType dtype, core::Level level, std::size_t n, int id) {
     double lo, hi;
     domain(op, lo, hi);
     std::mt19937_64 rng(42);
     std::uniform_real_distribution<double> dist(lo, hi);
     std::vector<T> in(n), out(n);
     for (auto& x : in) x = static_cast<T>(dist(rng));
-    const core::UnaryLoop loop = core::unary_loop(op, dtype, core::Level::neon64);
+    const core::UnaryLoop loop = core::unary_loop(op, dtype, level);
     if (loop == nullptr) return;
     const auto s = static_cast<std::ptrdiff_t>(sizeof(T));
     numfuse_insn_marker(id);
@@ -53,10 +70,11 @@ void run(core::UnaryOp op, core::DType dtype, std::size_t n, int id) {
 
 int main(int argc, char** argv) {
     const std::size_t n = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 4096;
+    const core::Level level = core::parse_level(argc > 2 ? argv[2] : "neon64");
     int id = 0;
-#define NUMFUSE_INSN_OP(name)                                   \
-    run<float>(core::UnaryOp::name, core::DType::f32, n, id++); \
-    run<double>(core::UnaryOp::name, core::DType::f64, n, id++);
+#define NUMFUSE_INSN_OP(name)                                          \
+    run<float>(core::UnaryOp::name, core::DType::f32, level, n, id++); \
+    run<double>(core::UnaryOp::name, core::DType::f64, level, n, id++);
     NUMFUSE_UNARY_OPS(NUMFUSE_INSN_OP)
 #undef NUMFUSE_INSN_OP
     return 0;

@@ -1,4 +1,5 @@
-"""Instructions per element of every neon64 unary loop, from qemu-aarch64's own log.
+"""Instructions per element of every neon64 unary loop, from qemu-aarch64's own log, beside
+the same loops of an x86 level counted by valgrind's callgrind.
 
 Debian's qemu-user ships no TCG plugins (no libinsn.so), so the count comes from
 `-d in_asm,exec,nochain`: in_asm gives the instructions of each translated block, exec
@@ -7,11 +8,16 @@ each loop between two calls of numfuse_insn_marker; the blocks executed in betwe
 that loop. Two sizes, n and 2n, and their difference per element removes the fixed cost
 (head, tail, setup).
 
-Usage: python insn_per_element.py DRIVER SYSROOT [n]
+The x86 column: the same driver built natively (numfuse_insn_marker zeroes callgrind's
+counters before each call and dumps them after it), run under callgrind at X86_LEVEL.
+
+Usage: python insn_per_element.py DRIVER SYSROOT [n [X86_DRIVER [X86_LEVEL]]]
 """
 
 from __future__ import annotations
 
+import glob
+import os
 import re
 import subprocess
 import sys
@@ -78,16 +84,53 @@ def counts(driver: str, sysroot: str, n: int) -> tuple[list[str], list[int]]:
     return [name for name in names if name], per_call
 
 
+TOTALS = re.compile(r"^totals:\s+(\d+)")
+
+
+def callgrind_counts(driver: str, level: str, n: int) -> dict[str, int]:
+    """Instructions of each loop call (keyed "op dtype"), one callgrind dump per call."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = os.path.join(folder, "cg.out")
+        names = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", driver, str(n), level],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split("\n")
+        dumps = sorted(glob.glob(out + ".*"), key=lambda f: int(f.rsplit(".", 1)[1]))
+        per_call = []
+        for dump in dumps:
+            with open(dump) as lines:
+                per_call.extend(int(m.group(1)) for m in map(TOTALS.match, lines) if m)
+    keys = [" ".join(name.split()[1:]) for name in names if name]
+    return dict(zip(keys, per_call))
+
+
 def main() -> None:
     driver, sysroot = sys.argv[1], sys.argv[2]
     n = int(sys.argv[3]) if len(sys.argv) > 3 else 4096
+    x86_driver = sys.argv[4] if len(sys.argv) > 4 else None
+    x86_level = sys.argv[5] if len(sys.argv) > 5 else "avx2_fma"
     names, small = counts(driver, sysroot, n)
     _, large = counts(driver, sysroot, 2 * n)
-    print(f"| function | dtype | instructions / element (neon64, n={n} -> {2 * n}) |")
-    print("|---|---|---|")
+    x86_small = callgrind_counts(x86_driver, x86_level, n) if x86_driver else {}
+    x86_large = callgrind_counts(x86_driver, x86_level, 2 * n) if x86_driver else {}
+    head = f"| function | dtype | instructions / element, neon64 (n={n} -> {2 * n}) |"
+    if x86_driver:
+        head += f" {x86_level} | neon64 / {x86_level} |"
+    print(head)
+    print("|---|---|---|" + ("---|---|" if x86_driver else ""))
     for name, a, b in zip(names, small, large):
         _, op, dtype = name.split()
-        print(f"| {op} | {dtype} | {(b - a) / n:.1f} |")
+        neon = (b - a) / n
+        row = f"| {op} | {dtype} | {neon:.1f} |"
+        key = f"{op} {dtype}"
+        if x86_driver and key in x86_small and key in x86_large:
+            x86 = (x86_large[key] - x86_small[key]) / n
+            row += f" {x86:.1f} | {neon / x86:.2f} |" if x86 > 0 else f" {x86:.1f} | |"
+        elif x86_driver:
+            row += " | |"
+        print(row)
 
 
 if __name__ == "__main__":
