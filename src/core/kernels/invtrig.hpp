@@ -380,19 +380,20 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan_kernel_avx512(
     const B t(_mm512_maskz_permutex2var_pd(in_table, _mm512_load_pd(atan_half_octave_t), slot,
                                            _mm512_load_pd(atan_half_octave_t + 8)));
     const B acb(ac);
-    // u = num / den: num = a - c exact (c = 0, or a and c in the same binade; above 2^51
-    // it rounds, where |u| / result < 1/21), den = 1 + c a rounded: u's one error, 2^-53 of
-    // it, at most 0.26 ulp of the result (|u| / result <= 0.255, at a = 1/16). r = 1/den
-    // from rcp14 and two Newton steps (2^-56); uh = num r is within 2^-52 of num / den and
-    // ul = (num - uh den) r (the residual exact to 2^-104 |num|, times r to 2^-52 of
-    // itself), so uh + ul is num / den to 2^-100. The polynomial runs on uh (|uh| <= 0.1116
-    // < 0.1312, atan_poly's range): atan(uh + ul) = atan uh + ul / (1 + uh^2), and ul uh^2
-    // < 2^-58.3 |u| is left out.
+    // u = num / (den + den_lo): num = a - c exact (c = 0, or a and c in the same binade;
+    // above 2^51 it rounds, where |u| / result < 1/21), den = 1 + c a rounded and den_lo its
+    // error (1 - den is exact below 2^53; above, den_lo is off by ulp(den)/2, 2^-53 of den,
+    // where again |u| / result < 1/21). uh = num / den correctly rounded (vdivpd: on Zen 5
+    // cheaper than rcp14 and two Newton steps, the divider idle otherwise), ul = (num - uh
+    // den - uh den_lo) / den with the remainder exact and 1/den from rcp14 (2^-14 of ul,
+    // itself below 2^-52 |u|): uh + ul is u to 2^-65. The polynomial runs on uh (|uh| <=
+    // 0.1116 < 0.1312, atan_poly's range): atan(uh + ul) = atan uh + ul / (1 + uh^2), and
+    // ul uh^2 < 2^-58.3 |u| is left out.
     const B num = acb - c;
     const B den = dd::fmadd(c, acb, B(1.0));
-    const B r = dd::reciprocal(den);
-    const B uh = num * r;
-    const B ul = dd::fnmadd(uh, den, num) * r;
+    const B den_lo = dd::fmadd(c, acb, B(1.0) - den);
+    const B uh = num / den;
+    const B ul = dd::fnmadd(uh, den_lo, dd::fnmadd(uh, den, num)) * B(_mm512_rcp14_pd(den));
     const B z = uh * uh;
     const B tail = dd::fmadd(uh * z, atan_poly(z), ul);
     // t + uh split exactly (t = atan c > |uh|, or t = 0), one rounding at the end; t's own

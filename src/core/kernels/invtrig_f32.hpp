@@ -37,8 +37,8 @@
 //   from rcp14 (no Newton step: ul carries the rest), atan u = u + u^3 (p0 + p1 u^2)
 //   (atan32_oct); result atan c + (uh + tail): |u| / result <= 0.13, so den's rounding and
 //   the inner sum's cost 0.13 ulp each (bound 0.77 ulp with the final rounding).
-//   AVX-512 arcsin (asin_f32_nofix_avx512): as above without the Newton step of the root:
-//   s0 from rsqrt14 and L, twice the root's correction, carried through pi/2 - 2 asin s.
+//   AVX-512 arcsin (asin_f32_nofix_avx512): as above with the root from vsqrtps and L, twice
+//   its correction, from rsqrt14 and the exact residual, carried through pi/2 - 2 asin s.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -328,11 +328,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan_f32_lanes(
 namespace detail {
 
 // asin_f32_nofix on AVX-512: the Method's arcsin with the root of z = (1 - a)/2 (a > 1/2)
-// left at s0 = z rsqrt14(z) (2^-14) and its correction carried: L = (z - s0^2) rsqrt14(z)
-// is 2 (sqrt z - s0) to 1.5 2^-28 s (the residual rounded at 2^-37 z; second-order and
-// rsqrt14 terms 2^-28 each), and pi/2 - 2 asin s = (pi/2_hi - 2 s0) (split exactly) +
-// pi/2_lo - L (1 + u) - 2 s0 u: the error, at most 1.5 2^-28 (s <= 1/2), is 0.1 ulp of
-// a result above pi/6.
+// from vsqrtps (on Zen 5 cheaper than rsqrt14 and a Newton step) and its correction carried
+// without a division: L = (z - s0^2) rsqrt14(z) (the residual exact) is 2 (sqrt z - s0) to
+// 2^-14 of itself, below 2^-37 s, and pi/2 - 2 asin s = (pi/2_hi - 2 s0) (split exactly) +
+// pi/2_lo - L - 2 s0 u, L u (below 2^-23 s 0.047, 0.05 ulp of a result above pi/6) left out.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_nofix_avx512(
     const xsimd::batch<float, A>& x) noexcept {
@@ -347,7 +346,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_nofix_avx512(
     // zb = 0 (a = 1): rsqrt14 sees 2^-100 (zb itself for zb >= 2^-25, the least nonzero
     // zb), s0 = L = 0; zb < 0 (a > 1): NaN, set by asin_f32_fix.
     const F y(_mm512_rsqrt14_ps(zb + F(0x1.0p-100f)));
-    const F s0 = zb * y;
+    const F s0(_mm512_sqrt_ps(zb));
     const F L = fused_nmadd(s0, s0, zb) * y;
     const F s(_mm512_mask_mov_ps(af, big, s0));
     const F z(_mm512_mask_mul_ps(zb, _knot_mask16(big), af, af));  // s^2: a^2 or zb
@@ -356,7 +355,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_nofix_avx512(
     const F s2 = s0 + s0;  // 2 s0 <= 1 < pi/2_hi
     const F h = F(f32_pio2_hi) - s2;
     const F hl = (F(f32_pio2_hi) - h) - s2;
-    const F lo = (hl + F(f32_pio2_lo)) - fused_madd(L, u, L);
+    const F lo = (hl + F(f32_pio2_lo)) - L;
     const F far = h + fused_nmadd(s2, u, lo);
     const F res(_mm512_mask_mov_ps(near, big, far));
     // x's sign on res, and x itself where |x| < 2^-12, as in atan_f32_avx512.
