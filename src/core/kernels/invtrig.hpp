@@ -131,9 +131,8 @@ alignas(64) inline constexpr double atan_quarter_lo[32] = {
 // AVX-512 arctan's reduction (atan_kernel_avx512): for each half octave [2^e (1 + j/2),
 // 2^e (1 + (j + 1)/2)), e in [-4, 3], j in {0, 1}, a point c within 2^e/64 of its midpoint
 // (the last one at least 14) whose atan, rounded to nearest, is within 2^-63 of atan c
-// relative (Gal's accurate tables: c drawn at random near the midpoint until mpmath's atan
-// c had nine zero bits or more after the 53rd), and that atan. Slot (2 (e + 1023) + j) mod
-// 16: the low four bits of the top 13 bits of a in the interval.
+// relative (Gal's accurate tables; tools/invtrig_gal_tables.py f64), and that atan. Slot
+// (2 (e + 1023) + j) mod 16: the low four bits of the top 13 bits of a in the interval.
 alignas(64) inline constexpr double atan_half_octave_c[16] = {
     0x1.3f8f39e9e529dp+1,  // 2.496558417517305
     0x1.bdad17f196d04p+1,  // 3.481844895327983

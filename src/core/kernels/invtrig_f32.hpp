@@ -129,9 +129,8 @@ NUMFUSE_ALWAYS_INLINE B atan32_poly(const B& z) noexcept {
 // AVX-512 arctan's reduction (atan_f32_avx512): for each quarter octave [2^e (1 + j/4),
 // 2^e (1 + (j + 1)/4)), e in [-4, 3], j in [0, 3], a float32 c within 2^e/128 of its
 // midpoint (the last one at least 15) whose atan, rounded to nearest, is within 2^-36 of
-// atan c relative (Gal's accurate tables: the nearest such c to the midpoint, found by a
-// scan in float64 and checked with mpmath), and that atan. Slot (4 (e + 127) + j) mod 32:
-// the low five bits of the top 11 bits of a in the interval.
+// atan c relative (Gal's accurate tables; tools/invtrig_gal_tables.py f32), and that atan.
+// Slot (4 (e + 127) + j) mod 32: the low five bits of the top 11 bits of a in the interval.
 alignas(64) inline constexpr float f32_atan_octant_c[32] = {
     0x1.201122p+1f,  // 2.25052285
     0x1.5ff01ap+1f,  // 2.74951482
