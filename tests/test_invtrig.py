@@ -1,4 +1,4 @@
-"""float64 arcsin, arccos, arctan, arctan2 (kernels/invtrig.hpp, kernels/atan2.hpp) at every
+"""arcsin, arccos, arctan, arctan2 (kernels/invtrig.hpp, invtrig_f32.hpp, atan2.hpp) at every
 level, next to the edges of their methods, against mpmath: arcsin/arccos's switch to
 sqrt((1 - |x|)/2) at |x| = 1/2 and its end at 1; arctan's table (c = k/4, switch to -1/|x|
 above 7.625) and its clamps (2^-200, 2^60); arctan2's table (ratios next to k/4 +- 1/8), the
@@ -75,6 +75,46 @@ def test_arctan_next_to_its_table_and_clamps(level):
     x = np.concatenate([np.asarray(p, np.float64) for p in parts])
     x = np.concatenate([x, -x])
     _check(numfuse.arctan(x), _exact(mpmath.atan, x), x)
+
+
+def _rounded_exact(function, x: np.ndarray) -> np.ndarray:
+    """function(x) against mpmath, in x's dtype (float32 through the float64 value)."""
+    return _exact(function, x.astype(np.float64)).astype(x.dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_arctan_next_to_its_octave_tables(dtype, level):
+    """AVX-512's arctan reduction: c switches at each half (float64) or quarter (float32)
+    octave of [1/16, 16), c = 0 below 1/16, the last c above 16 up to the clamps."""
+    rng = np.random.default_rng(27)
+    edges = np.ldexp(1 + np.arange(4) / 4, np.arange(-4, 5)[:, None]).ravel()
+    parts = [
+        _near(edges, rng, 3000, widths=(1e-15, 1e-7, 1e-3, 3e-2)),
+        np.exp2(rng.uniform(3, 70, 300)),  # the last c, across 2^30 and 2^60
+        np.exp2(rng.uniform(-16, -2, 300)),  # c = 0, across 2^-12
+        rng.uniform(0, 20, 600),
+        edges,
+    ]
+    x = np.concatenate([np.asarray(p, np.float64) for p in parts]).astype(dtype)
+    x = np.concatenate([x, -x])
+    _check(numfuse.arctan(x), _rounded_exact(mpmath.atan, x), x)
+
+
+def test_arcsin_float32_next_to_its_switches(level):
+    """float32 arcsin (AVX-512: the root of (1 - |x|)/2 from rsqrt14 with its correction
+    carried): next to 1/2 and 1, and where it rounds to x."""
+    rng = np.random.default_rng(28)
+    x = np.concatenate(
+        [
+            _near([0.5, 1.0], rng, 2000, widths=(1e-7, 1e-4, 1e-2)),
+            1 - np.exp2(-rng.integers(1, 25, 200)).astype(np.float64),
+            np.exp2(rng.uniform(-16, -8, 200)),  # across the 2^-12 floor
+            rng.uniform(0.45, 1, 2000),
+        ]
+    ).astype(np.float32)
+    x = x[np.abs(x) <= 1]
+    x = np.concatenate([x, -x])
+    _check(numfuse.arcsin(x), _rounded_exact(mpmath.asin, x), x)
 
 
 def test_arctan2_next_to_its_table_and_fast_batches(level):

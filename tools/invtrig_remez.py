@@ -16,6 +16,8 @@ Fits (z is the square of the reduced argument):
           the term's share of asin s (|x| <= 1/2) and of pi/2 - 2 asin s (|x| > 1/2)
   atan64: (atan u - u) / u^3 in z = u^2 on [0, 0.0173], degree 4, relative to atan u (the
           table lanes' |u| <= 1/8, the others' 1/|x| < 1/7.625)
+  atan32_oct: the same in float32 on [0, 1/225] (|u| < 1/15: atan_f32_lanes on AVX-512, c the
+          midpoint of a quarter of an octave), degree 1, float coefficients
   atan2_32: the same in float32 on [0, 0.01573] (|u| <= 0.1254: kernels/atan2.hpp's AVX-512
           float32 arctan2, c = k/4), degree 3, float coefficients
 """
@@ -50,9 +52,10 @@ def _odd_rest(f):
 FITS = {
     "asin64": (mp.asin, _asin_weight, mp.mpf(1) / 4, 12, "(asin s - s)/s^3"),
     "atan64": (mp.atan, _atan_weight, mp.mpf("0.0173"), 4, "(atan u - u)/u^3"),
+    "atan32_oct": (mp.atan, _atan_weight, mp.mpf(1) / 225, 1, "(atan u - u)/u^3"),
     "atan2_32": (mp.atan, _atan_weight, mp.mpf("0.01573"), 3, "(atan u - u)/u^3"),
 }
-SINGLE = {"atan2_32"}
+SINGLE = {"atan2_32", "atan32_oct"}
 
 
 def main() -> None:

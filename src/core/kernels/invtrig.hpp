@@ -30,6 +30,15 @@
 //   u^3 P(u^2), P a degree-5 minimax (tools/invtrig_remez.py atan64); atan c as a hi/lo
 //   pair from a 32-entry table (two in-register permutes on AVX-512), pi/2 in its last
 //   slot. kernels/atan2.hpp uses the same quotient and polynomial.
+//   atan on AVX-512 (atan_kernel_avx512): no -1/a branch and one permute a table. a is
+//   clamped to [2^-200, 2^60]; a >= 1/16 takes c from a 16-point table, one point near the
+//   midpoint of each half octave of [1/16, 16) (a >= 16: the last, c ~ 14) whose atan is
+//   a double to 2^-63 (Gal's accurate tables), a < 1/16 takes c = 0; atan a = atan c +
+//   atan u, u = (a - c) / (1 + c a) (|u| <= 0.1116), for every a > 0. num = a - c is exact,
+//   den = 1 + c a rounded once (u's one error, at most 0.26 ulp of the result), u = uh + ul
+//   from rcp14 and two Newton steps, atan u = u + u^3 P(u^2) with atan's P above; atan c +
+//   uh split exactly, one rounding at the end (bound below 0.8 ulp; measured maxima in
+//   docs/accuracy.md).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -117,6 +126,48 @@ alignas(64) inline constexpr double atan_quarter_lo[32] = {
     -0x1.957a7170df016p-55,
     -0x1.cbe1896221608p-56,
     0x1.1a62633145c07p-54,
+};
+
+// AVX-512 arctan's reduction (atan_kernel_avx512): for each half octave [2^e (1 + j/2),
+// 2^e (1 + (j + 1)/2)), e in [-4, 3], j in {0, 1}, a point c within 2^e/64 of its midpoint
+// (the last one at least 14) whose atan, rounded to nearest, is within 2^-63 of atan c
+// relative (Gal's accurate tables; tools/invtrig_gal_tables.py f64), and that atan. Slot
+// (2 (e + 1023) + j) mod 16: the low four bits of the top 13 bits of a in the interval.
+alignas(64) inline constexpr double atan_half_octave_c[16] = {
+    0x1.3f8f39e9e529dp+1,  // 2.496558417517305
+    0x1.bdad17f196d04p+1,  // 3.481844895327983
+    0x1.3fac7b70d1d69p+2,  // 4.9949024774317445
+    0x1.c20fdfbbde1f3p+2,  // 7.0322188696522856
+    0x1.3f54ef9d3eca1p+3,  // 9.9791181632229513
+    0x1.c05f7ebf05922p+3,  // 14.01165711697519
+    0x1.41262dc6eba68p-4,  // 0.078405550781761257
+    0x1.c2dd3f9b1e5edp-4,  // 0.1100742802244878
+    0x1.3e9c7dd71b925p-3,  // 0.15557192146975143
+    0x1.bffd489448998p-3,  // 0.21874481871152507
+    0x1.3f39215a1d1ddp-2,  // 0.31174137222776982
+    0x1.c02f24d7e5398p-2,  // 0.43767983978005409
+    0x1.41d97f1bcb822p-1,  // 0.62861249174398304
+    0x1.bfeb14d2604c4p-1,  // 0.87484040325230028
+    0x1.403871e1bde4ep+0,  // 1.2508612800719621
+    0x1.bd5e3a5c8ab17p+0,  // 1.7397190547878318
+};
+alignas(64) inline constexpr double atan_half_octave_t[16] = {
+    0x1.3097b1f6eee98p+0,  // atan c to 2^-65.7
+    0x1.4a86d4ee34eb5p+0,  // atan c to 2^-63.88
+    0x1.5f8a54c6f4b9dp+0,  // atan c to 2^-64.27
+    0x1.6df6620b48a68p+0,  // atan c to 2^-63.39
+    0x1.788e3edd7b7d3p+0,  // atan c to 2^-63.59
+    0x1.7fe2607790694p+0,  // atan c to 2^-66.99
+    0x1.407e542f13cb5p-4,  // atan c to 2^-63.84
+    0x1.c10e726ec4ffcp-4,  // atan c to 2^-63.41
+    0x1.3c13dc2fc546cp-3,  // atan c to 2^-63.25
+    0x1.b90add7f20205p-3,  // atan c to 2^-63.79
+    0x1.35723c3244599p-2,  // atan c to 2^-64.06
+    0x1.a6767d7b95067p-2,  // atan c to 2^-63.8
+    0x1.1f54ab2cd4bccp-1,  // atan c to 2^-64.31
+    0x1.6ffea314a6fe9p-1,  // atan c to 2^-64.11
+    0x1.caf3ceb08ca3fp-1,  // atan c to 2^-63.78
+    0x1.0c925bfd7425ep+0,  // atan c to 2^-64.82
 };
 
 // (asin s - s) / s^3 as a polynomial in z = s^2 on [0, 1/4] (tools/invtrig_remez.py asin64),
@@ -305,10 +356,69 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acos_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
+#if defined(__AVX512F__)
+namespace detail {
+
+// atan(x) on AVX-512 (the Method's second paragraph): no -1/a branch, one permute a table.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan_kernel_avx512(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const __m512d a = _mm512_abs_pd(x);
+    // a clamped to [2^-200, 2^60] as in atan_kernel; vmaxpd / vminpd return their second
+    // operand when either is NaN, so a NaN a stays.
+    const __m512d ac =
+        _mm512_min_pd(_mm512_set1_pd(0x1p60), _mm512_max_pd(_mm512_set1_pd(invtrig_floor), a));
+    const __mmask8 in_table = _mm512_cmp_pd_mask(ac, _mm512_set1_pd(0x1p-4), _CMP_GE_OQ);
+    // The table's slot from the bits of min(ac, 16^-); c and atan c zero below 1/16 and
+    // for NaN.
+    const __m512i slot = _mm512_srli_epi64(
+        _mm512_castpd_si512(_mm512_min_pd(_mm512_set1_pd(0x1.fffffffffffffp+3), ac)), 51);
+    const B c(_mm512_maskz_permutex2var_pd(in_table, _mm512_load_pd(atan_half_octave_c), slot,
+                                           _mm512_load_pd(atan_half_octave_c + 8)));
+    const B t(_mm512_maskz_permutex2var_pd(in_table, _mm512_load_pd(atan_half_octave_t), slot,
+                                           _mm512_load_pd(atan_half_octave_t + 8)));
+    const B acb(ac);
+    // u = num / (den + den_lo): num = a - c exact (c = 0, or a and c in the same binade;
+    // above 2^51 it rounds, where |u| / result < 1/21), den = 1 + c a rounded and den_lo its
+    // error (1 - den is exact below 2^53; above, den_lo is off by ulp(den)/2, 2^-53 of den,
+    // where again |u| / result < 1/21). uh = num / den correctly rounded (vdivpd: on Zen 5
+    // cheaper than rcp14 and two Newton steps, the divider idle otherwise), ul = (num - uh
+    // den - uh den_lo) / den with the remainder exact and 1/den from rcp14 (2^-14 of ul,
+    // itself below 2^-52 |u|): uh + ul is u to 2^-65. The polynomial runs on uh (|uh| <=
+    // 0.1116 < 0.1312, atan_poly's range): atan(uh + ul) = atan uh + ul / (1 + uh^2), and
+    // ul uh^2 < 2^-58.3 |u| is left out.
+    const B num = acb - c;
+    const B den = dd::fmadd(c, acb, B(1.0));
+    const B den_lo = dd::fmadd(c, acb, B(1.0) - den);
+    const B uh = num / den;
+    const B ul = dd::fnmadd(uh, den_lo, dd::fnmadd(uh, den, num)) * B(_mm512_rcp14_pd(den));
+    const B z = uh * uh;
+    const B tail = dd::fmadd(uh * z, atan_poly(z), ul);
+    // t + uh split exactly (t = atan c > |uh|, or t = 0), one rounding at the end; t's own
+    // error, 2^-63 of it, is left out.
+    const B h = t + uh;
+    const B e = uh - (h - t);
+    const B res = h + (tail + e);
+    // x's sign on res, and x itself where |x| < invtrig_floor, in one masked ternary-logic
+    // operation: lanes outside the mask keep x; the others get res | (x & -0). A NaN x is
+    // in the mask (not less than, unordered) and gets res, x's payload quieted, with x's sign.
+    const __mmask8 keep = _mm512_cmp_pd_mask(a, _mm512_set1_pd(invtrig_floor), _CMP_NLT_UQ);
+    return B(_mm512_castsi512_pd(_mm512_mask_ternarylogic_epi64(
+        _mm512_castpd_si512(x), keep, _mm512_castpd_si512(res),
+        _mm512_set1_epi64(std::int64_t(0x8000000000000000ull)), 0xec)));  // B | (A & C)
+}
+
+}  // namespace detail
+#endif
+
 // atan(x), f64 lanes. Max error <= 1 ULP.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atan_kernel(
     const xsimd::batch<double, A>& x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return detail::atan_kernel_avx512(x);
+#endif
     using B = xsimd::batch<double, A>;
     using I = xsimd::batch<std::int64_t, A>;
     const B a = xsimd::abs(x);

@@ -29,6 +29,16 @@
 //   (asin32, 2^-27.6); |s u| <= 0.024, so u's roundings cost little. arccos = pi/2 - asin
 //   x (|x| <= 1/2), 2 asin s (x > 1/2), pi - 2 asin s (x < -1/2): base + m (s + s u + slo)
 //   with the base as a pair and m in {+-1, +-2}, one rounding at the end.
+//   AVX-512 arctan (atan_f32_avx512): a clamped to [2^-12, 2^30]; a >= 1/16 takes c from a
+//   32-point table, one float32 point near the midpoint of each quarter octave of [1/16,
+//   16) (a >= 16: the last, c ~ 15) whose atan is a float32 to 2^-36 (Gal's accurate
+//   tables), a < 1/16 takes c = 0; atan a = atan c + atan u, u = (a - c) / (1 + c a),
+//   |u| < 1/15, for every a > 0; num = a - c exact, den = 1 + c a rounded once, u = uh + ul
+//   from rcp14 (no Newton step: ul carries the rest), atan u = u + u^3 (p0 + p1 u^2)
+//   (atan32_oct); result atan c + (uh + tail): |u| / result <= 0.13, so den's rounding and
+//   the inner sum's cost 0.13 ulp each (bound 0.77 ulp with the final rounding).
+//   AVX-512 arcsin (asin_f32_nofix_avx512): as above with the root from vsqrtps and L, twice
+//   its correction, from rsqrt14 and the exact residual, carried through pi/2 - 2 asin s.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -116,6 +126,140 @@ NUMFUSE_ALWAYS_INLINE B atan32_poly(const B& z) noexcept {
                         -0x1.d36a08p-10f);   // -0.0017830436117947101593
 }
 
+// AVX-512 arctan's reduction (atan_f32_avx512): for each quarter octave [2^e (1 + j/4),
+// 2^e (1 + (j + 1)/4)), e in [-4, 3], j in [0, 3], a float32 c within 2^e/128 of its
+// midpoint (the last one at least 15) whose atan, rounded to nearest, is within 2^-36 of
+// atan c relative (Gal's accurate tables; tools/invtrig_gal_tables.py f32), and that atan.
+// Slot (4 (e + 127) + j) mod 32: the low five bits of the top 11 bits of a in the interval.
+alignas(64) inline constexpr float f32_atan_octant_c[32] = {
+    0x1.201122p+1f,  // 2.25052285
+    0x1.5ff01ap+1f,  // 2.74951482
+    0x1.a00bep+1f,  // 3.2503624
+    0x1.e0276ap+1f,  // 3.75120282
+    0x1.201958p+2f,  // 4.50154686
+    0x1.601906p+2f,  // 5.50152731
+    0x1.a00d3ep+2f,  // 6.50080824
+    0x1.e026d6p+2f,  // 7.50237036
+    0x1.1ff4aap+3f,  // 8.99861622
+    0x1.5ffc8p+3f,  // 10.9995728
+    0x1.a0411p+3f,  // 13.0079422
+    0x1.e0276ep+3f,  // 15.0048132
+    0x1.1ffb3p-4f,  // 0.0703079104
+    0x1.5fc6f2p-4f,  // 0.0858830884
+    0x1.a01a7cp-4f,  // 0.101587757
+    0x1.e000dep-4f,  // 0.117188327
+    0x1.204b9ap-3f,  // 0.140769199
+    0x1.600756p-3f,  // 0.171888992
+    0x1.a025b4p-3f,  // 0.203196913
+    0x1.e0190cp-3f,  // 0.234422773
+    0x1.20014ap-2f,  // 0.281254917
+    0x1.6026eep-2f,  // 0.343898505
+    0x1.a0024ep-2f,  // 0.406258792
+    0x1.e00c54p-2f,  // 0.468797028
+    0x1.1fd862p-1f,  // 0.562197745
+    0x1.60137ep-1f,  // 0.687648714
+    0x1.9fec6p-1f,  // 0.812350273
+    0x1.e02e44p-1f,  // 0.937852979
+    0x1.1ff3c8p+0f,  // 1.12481356
+    0x1.5fea5ep+0f,  // 1.37466991
+    0x1.a06e1p+0f,  // 1.62667942
+    0x1.dfe9dcp+0f,  // 1.87466216
+};
+alignas(64) inline constexpr float f32_atan_octant_t[32] = {
+    0x1.27149cp+0f,  // atan c to 2^-38.5
+    0x1.38d2fp+0f,  // atan c to 2^-37.4
+    0x1.45b756p+0f,  // atan c to 2^-38.2
+    0x1.4f6e1ap+0f,  // atan c to 2^-37.2
+    0x1.5a29cap+0f,  // atan c to 2^-37.6
+    0x1.641808p+0f,  // atan c to 2^-38.0
+    0x1.6b0ce8p+0f,  // atan c to 2^-37.1
+    0x1.703386p+0f,  // atan c to 2^-38.0
+    0x1.75ca92p+0f,  // atan c to 2^-37.9
+    0x1.7ae9fep+0f,  // atan c to 2^-37.0
+    0x1.7e7b72p+0f,  // atan c to 2^-38.0
+    0x1.81167ep+0f,  // atan c to 2^-37.6
+    0x1.1f8212p-4f,  // atan c to 2^-38.7
+    0x1.5eea82p-4f,  // atan c to 2^-37.9
+    0x1.9eae4cp-4f,  // atan c to 2^-38.3
+    0x1.ddd2f2p-4f,  // atan c to 2^-38.6
+    0x1.1e69d2p-3f,  // atan c to 2^-38.9
+    0x1.5c9f32p-3f,  // atan c to 2^-37.5
+    0x1.9a8ec4p-3f,  // atan c to 2^-37.5
+    0x1.d7951cp-3f,  // atan c to 2^-37.4
+    0x1.18c08cp-2f,  // atan c to 2^-39.6
+    0x1.532daap-2f,  // atan c to 2^-40.5
+    0x1.8b26cep-2f,  // atan c to 2^-37.1
+    0x1.c0e568p-2f,  // atan c to 2^-37.6
+    0x1.0639dp-1f,  // atan c to 2^-37.0
+    0x1.346c3ep-1f,  // atan c to 2^-37.3
+    0x1.5d4cc6p-1f,  // atan c to 2^-38.1
+    0x1.81b5aap-1f,  // atan c to 2^-40.0
+    0x1.b02a2ap-1f,  // atan c to 2^-38.9
+    0x1.e23edcp-1f,  // atan c to 2^-38.1
+    0x1.0504a8p+0f,  // atan c to 2^-38.1
+    0x1.14acf6p+0f,  // atan c to 2^-39.2
+};
+
+// (atan u - u) / u^3 as a polynomial in z = u^2 on [0, 1/225] (tools/invtrig_remez.py
+// atan32_oct, relative error 2^-30.9 of atan u): AVX-512 arctan, |u| < 1/15.
+template <class B>
+NUMFUSE_ALWAYS_INLINE B atan32_oct_poly(const B& z) noexcept {
+    return fused_horner(z, -0x1.555504p-2f,  // -0.33333212137222290039
+                        0x1.97cb6ap-3f);     // 0.19911845028400421143
+}
+
+#if defined(__AVX512F__)
+// atan(x), float32 lanes on AVX-512 (the Method's second paragraph): one permute a table,
+// no division, no -1/a branch.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan_f32_avx512(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const __m512 a = _mm512_abs_ps(x);
+    // a clamped to [2^-12, 2^30] (below, x is the result; above, pi/2_hi; no subnormal
+    // intermediates, no inf); vmaxps / vminps return their second operand when either is
+    // NaN, so a NaN a stays.
+    const __m512 ac =
+        _mm512_min_ps(_mm512_set1_ps(0x1.0p30f), _mm512_max_ps(_mm512_set1_ps(0x1.0p-12f), a));
+    const __mmask16 in_table = _mm512_cmp_ps_mask(ac, _mm512_set1_ps(0x1.0p-4f), _CMP_GE_OQ);
+    // The table's slot from the bits of min(ac, 16^-) (the permutes read its low 5 bits);
+    // c and atan c zero below 1/16 and for NaN.
+    const __m512i slot = _mm512_srli_epi32(
+        _mm512_castps_si512(_mm512_min_ps(_mm512_set1_ps(0x1.fffffep+3f), ac)), 21);
+    const F c(_mm512_maskz_permutex2var_ps(in_table, _mm512_load_ps(f32_atan_octant_c), slot,
+                                           _mm512_load_ps(f32_atan_octant_c + 16)));
+    const F t(_mm512_maskz_permutex2var_ps(in_table, _mm512_load_ps(f32_atan_octant_t), slot,
+                                           _mm512_load_ps(f32_atan_octant_t + 16)));
+    const F acf(ac);
+    // u = num / den: num = a - c exact (c = 0, or a and c in the same binade; above 2^25
+    // it rounds, where |u| / result < 1/23), den = 1 + c a rounded (2^-24 relative: u's
+    // one error, at most 0.13 ulp of the result, |u| / result <= 0.13 at a = 1/16).
+    // r = rcp14(den) (2^-14), uh = num r, ul = (num - uh den) r (the residual rounded at
+    // 2^-24 of 2^-14 num, ul off by 2^-14 of itself): uh + ul = num / den to 2^-27.9.
+    // The polynomial runs on uh (|uh| < 1/15): atan(uh + ul) = atan uh + ul / (1 + uh^2),
+    // and ul (1 - z) leaves out ul z^2 < 2^-29.6 |u|.
+    const F num = acf - c;
+    const F den = fused_madd(c, acf, F(1.0f));
+    const F r(_mm512_rcp14_ps(den));
+    const F uh = num * r;
+    const F ul = fused_nmadd(uh, den, num) * r;
+    const F z = uh * uh;
+    const F tail = fused_madd(uh * z, atan32_oct_poly(z), fused_nmadd(ul, z, ul));
+    // t + (uh + tail): the inner sum's rounding is at most 2^-24 of |u| + |tail| <= 0.13
+    // of the result, 0.13 ulp; t's own error, 2^-36 of it, is left out. With the final
+    // rounding and den's 0.13 ulp: below 0.77 ulp.
+    const F res = t + (uh + tail);
+    // x's sign on res, and x itself where |x| < 2^-12 (atan x rounds to x there), in one
+    // masked ternary-logic operation: lanes outside the mask keep x; the others get
+    // res | (x & -0). A NaN x is in the mask (not less than, unordered) and gets res, x's
+    // payload quieted, with x's sign.
+    const __mmask16 keep = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_NLT_UQ);
+    return F(_mm512_castsi512_ps(
+        _mm512_mask_ternarylogic_epi32(_mm512_castps_si512(x), keep, _mm512_castps_si512(res),
+                                       _mm512_set1_epi32(int(0x80000000u)), 0xec)));
+}
+#endif
+
 // The common part of arcsin and arccos: a = |x| (NaN kept), s, its pair's lo, u.
 template <class A>
 struct asin_f32_parts {
@@ -143,6 +287,9 @@ NUMFUSE_ALWAYS_INLINE asin_f32_parts<A> asin_f32_core(const xsimd::batch<float, 
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan_f32_lanes(
     const xsimd::batch<float, A>& x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return detail::atan_f32_avx512(x);
+#endif
     using F = xsimd::batch<float, A>;
     using detail::fused_madd;
     using detail::fused_nmadd;
@@ -176,6 +323,50 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan_f32_lanes(
     return xsimd::select(tiny, x, xsimd::bitwise_or(res, xsimd::bitwise_and(x, F(-0.0f))));
 }
 
+#if defined(__AVX512F__)
+namespace detail {
+
+// asin_f32_nofix on AVX-512: the Method's arcsin with the root of z = (1 - a)/2 (a > 1/2)
+// from vsqrtps (on Zen 5 cheaper than rsqrt14 and a Newton step) and its correction carried
+// without a division: L = (z - s0^2) rsqrt14(z) (the residual exact) is 2 (sqrt z - s0) to
+// 2^-14 of itself, below 2^-37 s, and pi/2 - 2 asin s = (pi/2_hi - 2 s0) (split exactly) +
+// pi/2_lo - L - 2 s0 u, L u (below 2^-23 s 0.047, 0.05 ulp of a result above pi/6) left out.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_nofix_avx512(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const __m512 a = _mm512_abs_ps(x);
+    // |x| < 2^-12 returns x; the arithmetic runs on |x| raised to 2^-12 there (vmaxps
+    // returns its second operand for NaN: a NaN a stays).
+    const __m512 ac = _mm512_max_ps(_mm512_set1_ps(0x1.0p-12f), a);
+    const __mmask16 big = _mm512_cmp_ps_mask(ac, _mm512_set1_ps(0.5f), _CMP_GT_OQ);
+    const F af(ac);
+    const F zb = fused_nmadd(af, F(0.5f), F(0.5f));  // (1 - a)/2, exact for a in [1/2, 1]
+    // zb = 0 (a = 1): rsqrt14 sees 2^-100 (zb itself for zb >= 2^-25, the least nonzero
+    // zb), s0 = L = 0; zb < 0 (a > 1): NaN, set by asin_f32_fix.
+    const F y(_mm512_rsqrt14_ps(zb + F(0x1.0p-100f)));
+    const F s0(_mm512_sqrt_ps(zb));
+    const F L = fused_nmadd(s0, s0, zb) * y;
+    const F s(_mm512_mask_mov_ps(af, big, s0));
+    const F z(_mm512_mask_mul_ps(zb, _knot_mask16(big), af, af));  // s^2: a^2 or zb
+    const F u = asin_f32_u(z);
+    const F near = fused_madd(s, u, s);
+    const F s2 = s0 + s0;  // 2 s0 <= 1 < pi/2_hi
+    const F h = F(f32_pio2_hi) - s2;
+    const F hl = (F(f32_pio2_hi) - h) - s2;
+    const F lo = (hl + F(f32_pio2_lo)) - L;
+    const F far = h + fused_nmadd(s2, u, lo);
+    const F res(_mm512_mask_mov_ps(near, big, far));
+    // x's sign on res, and x itself where |x| < 2^-12, as in atan_f32_avx512.
+    const __mmask16 keep = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_NLT_UQ);
+    return F(_mm512_castsi512_ps(
+        _mm512_mask_ternarylogic_epi32(_mm512_castps_si512(x), keep, _mm512_castps_si512(res),
+                                       _mm512_set1_epi32(int(0x80000000u)), 0xec)));
+}
+
+}  // namespace detail
+#endif
+
 // asin(x), float32 lanes, FMA levels, without the NaN of the lanes with |x| > 1 (garbage
 // there; asin_f32_fix sets it; a NaN x gives the kernel's NaN already): the ufunc loop's fast
 // path (arch/unary_loop.hpp, ArcsinOp), whose batches hold no such lane.
@@ -183,6 +374,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan_f32_lanes(
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_nofix(
     const xsimd::batch<float, A>& x) noexcept {
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) return detail::asin_f32_nofix_avx512(x);
+#endif
     using F = xsimd::batch<float, A>;
     using detail::fused_madd;
     using detail::fused_nmadd;
