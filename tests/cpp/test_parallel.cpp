@@ -114,7 +114,7 @@ TEST(Parallel, CallerRunsTheRestAndSleepsWhileAWorkerHoldsAChunk) {
     ASSERT_EQ(numfuse::parallel::threads_for(n, min_per_thread), 2);
     const std::size_t chunks = chunk_count(n, chunk_size(n, 2, min_per_thread, 8));
     ASSERT_GE(chunks, 4u);
-    constexpr auto absence = std::chrono::milliseconds(60);
+    constexpr auto absence = std::chrono::milliseconds(100);
 
     const std::thread::id caller = std::this_thread::get_id();
     std::atomic<int> worker_chunks{0}, caller_chunks{0};
