@@ -114,13 +114,41 @@ void cpu_relax() noexcept {
 #endif
 }
 
+// Polls ready() until it holds or `patience` has passed; returns whether it
+// holds. Every 64 polls the spinning thread also yields its core: where the OS
+// has put the thread it waits for on the same core (a busy machine: a woken
+// worker placed on its caller's core, or the caller on a worker's), that
+// thread runs at once instead of after the spin; on a core of its own the
+// yield returns at once.
+template <class Ready>
+bool spin_until(Ready ready, std::chrono::steady_clock::duration patience) {
+    const auto start = std::chrono::steady_clock::now();
+    for (unsigned polls = 1;; ++polls) {
+        if (ready()) return true;
+        if (polls % 64 == 0) {
+            if (std::chrono::steady_clock::now() - start > patience) return ready();
+            std::this_thread::yield();
+        } else {
+            cpu_relax();
+        }
+    }
+}
+
 // How long an idle worker watches for the next job before it sleeps: long
 // enough that back-to-back calls find it awake, short enough that on a busy
 // machine it gives its core back almost at once.
 constexpr auto worker_spin = std::chrono::microseconds(50);
-// How long the caller spins for claimed chunks before yielding its core to
-// the thread that holds one (it may be the one the OS put aside).
-constexpr auto caller_spin = std::chrono::microseconds(20);
+// How long the caller spins for chunks that workers still hold: three of its
+// own chunks' durations (a running worker finishes a chunk in about one),
+// within [caller_spin_min, caller_spin_max]. Longer, and the holder is likely
+// not running (the OS put it aside for another process); the caller then
+// sleeps: its core goes idle, and the scheduler moves a preempted worker
+// there rather than leaving it queued behind the other core's process (a
+// yield moves nothing). Waking the caller costs some tens of microseconds,
+// small beside a spin of caller_spin_max.
+constexpr auto caller_spin_min = std::chrono::microseconds(20);
+constexpr auto caller_spin_max = std::chrono::microseconds(200);
+constexpr int caller_spin_chunks = 3;
 
 class Pool {
 public:
@@ -152,30 +180,55 @@ public:
         // either sees this ticket or is seen in sleepers_ (and woken).
         ticket_.store(generation << 32, std::memory_order_seq_cst);
         if (sleepers_.load(std::memory_order_seq_cst) > 0) {
-            std::lock_guard<std::mutex> lock(mutex_);
+            // The lock orders this against a sleeper's check of the ticket;
+            // notifying after it is released spares the woken worker a
+            // second sleep on the mutex the caller still holds.
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+            }
             wake_.notify_all();
         }
-        unsigned flags = claim_and_run(generation, true);
-        // Only chunks that another thread claimed are still running.
         const auto start = std::chrono::steady_clock::now();
-        unsigned polls = 0;
-        while (done_.load(std::memory_order_acquire) < chunks) {
-            if (++polls % 64 == 0 && std::chrono::steady_clock::now() - start > caller_spin) {
-                std::this_thread::yield();
-            } else {
-                cpu_relax();
-            }
-        }
+        std::size_t own = 0;
+        unsigned flags = claim_and_run(generation, &own);
+        // Only chunks that another thread claimed are still running.
+        if (done_.load(std::memory_order_acquire) < chunks) wait_for_holders(chunks, start, own);
         return flags | flags_.load(std::memory_order_relaxed);
     }
 
     unsigned epoch() const noexcept { return epoch_; }
 
 private:
-    // Claims chunks of job `generation` until none is left. The caller gets
-    // the OR of its chunks' results back; a worker adds each chunk's result to
-    // flags_ before counting the chunk done (after that the job may be over).
-    unsigned claim_and_run(std::uint64_t generation, bool caller) noexcept {
+    // Waits until every chunk of the job is done (the caller ran `own` of
+    // them since `start`; workers hold the others): spinning while a running
+    // holder would finish, then asleep until the worker that completes the
+    // last chunk wakes it (see caller_spin_min).
+    void wait_for_holders(std::size_t chunks, std::chrono::steady_clock::time_point start,
+                          std::size_t own) {
+        const auto now = std::chrono::steady_clock::now();
+        const auto per_chunk = (now - start) / static_cast<std::chrono::steady_clock::rep>(
+                                                   std::max<std::size_t>(own, 1));
+        const auto all_done = [&] { return done_.load(std::memory_order_acquire) >= chunks; };
+        const std::chrono::steady_clock::duration patience =
+            std::clamp<std::chrono::steady_clock::duration>(caller_spin_chunks * per_chunk,
+                                                            caller_spin_min, caller_spin_max);
+        if (spin_until(all_done, patience)) {
+            return;
+        }
+        std::unique_lock<std::mutex> lock(mutex_);
+        // seq_cst, with the load of done_ after it: the worker that completes
+        // the last chunk either is seen in done_ or sees caller_asleep_.
+        caller_asleep_.store(true, std::memory_order_seq_cst);
+        finished_.wait(lock, [&] { return done_.load(std::memory_order_seq_cst) >= chunks; });
+        caller_asleep_.store(false, std::memory_order_relaxed);
+    }
+
+    // Claims chunks of job `generation` until none is left. The caller
+    // (own != nullptr: the count of chunks it ran) gets the OR of its chunks'
+    // results back; a worker adds each chunk's result to flags_ before
+    // counting the chunk done (after that the job may be over), and wakes the
+    // caller when it completes the last chunk while the caller sleeps.
+    unsigned claim_and_run(std::uint64_t generation, std::size_t* own) noexcept {
         unsigned flags = 0;
         std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
         for (;;) {
@@ -186,6 +239,7 @@ private:
                                                std::memory_order_acquire)) {
                 continue;
             }
+            const std::size_t chunks = chunks_.load(std::memory_order_relaxed);
             const std::size_t n = n_.load(std::memory_order_relaxed);
             const std::size_t chunk = chunk_.load(std::memory_order_relaxed);
             const std::size_t begin = static_cast<std::size_t>(index) * chunk;
@@ -195,12 +249,22 @@ private:
             const unsigned result = fn_.load(std::memory_order_relaxed)(
                 body_.load(std::memory_order_relaxed), begin, end);
             in_job = was_in_job;
-            if (caller) {
+            if (own != nullptr) {
                 flags |= result;
-            } else if (result != 0) {
-                flags_.fetch_or(result, std::memory_order_relaxed);
+                ++*own;
+                done_.fetch_add(1, std::memory_order_release);
+            } else {
+                if (result != 0) flags_.fetch_or(result, std::memory_order_relaxed);
+                // The pool outlives the job, so its members may be touched
+                // after the count below ends the job; `chunks` is this job's.
+                if (done_.fetch_add(1, std::memory_order_seq_cst) + 1 == chunks &&
+                    caller_asleep_.load(std::memory_order_seq_cst)) {
+                    {
+                        std::lock_guard<std::mutex> lock(mutex_);
+                    }
+                    finished_.notify_one();
+                }
             }
-            done_.fetch_add(1, std::memory_order_release);
             ticket = ticket_.load(std::memory_order_acquire);
         }
     }
@@ -225,7 +289,8 @@ private:
             std::uint64_t generation = wait_for_job(seen);
             if (generation == stop_generation) return;
             seen = generation;
-            if (index < helpers_.load(std::memory_order_relaxed)) claim_and_run(generation, false);
+            if (index < helpers_.load(std::memory_order_relaxed))
+                claim_and_run(generation, nullptr);
         }
     }
 
@@ -235,13 +300,7 @@ private:
     // asleep), or stop_generation.
     std::uint64_t wait_for_job(std::uint64_t seen) {
         const auto published = [&] { return ticket_.load(std::memory_order_seq_cst) >> 32; };
-        const auto start = std::chrono::steady_clock::now();
-        for (unsigned polls = 1;; ++polls) {
-            const std::uint64_t generation = published();
-            if (generation != seen) return generation;
-            if (polls % 64 == 0 && std::chrono::steady_clock::now() - start > worker_spin) break;
-            cpu_relax();
-        }
+        if (spin_until([&] { return published() != seen; }, worker_spin)) return published();
         std::unique_lock<std::mutex> lock(mutex_);
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
         std::uint64_t generation = seen;
@@ -264,8 +323,10 @@ private:
     alignas(64) std::atomic<std::size_t> done_{0};
     alignas(64) std::atomic<unsigned> flags_{0};
     std::atomic<int> sleepers_{0};
+    std::atomic<bool> caller_asleep_{false};
     std::mutex mutex_;
-    std::condition_variable wake_;
+    std::condition_variable wake_;      // workers wait here for a job
+    std::condition_variable finished_;  // the caller waits here for held chunks
     bool stop_ = false;  // under mutex_
     const unsigned epoch_ = fork_epoch.load();
     std::vector<std::unique_ptr<std::thread>> workers_;

@@ -95,16 +95,24 @@ inline int threads_for(std::size_t n, std::size_t min_per_thread) noexcept {
 }
 
 // Chunks of [0, n) for a team of `threads`: a whole number of chunks per
-// thread, as many as n allows with every chunk at least min_per_thread
-// elements (the work that pays for a claim, which moves a cache line between
-// cores), at most chunks_per_thread (enough that a stalled thread's share is
-// taken over by the others); rounded up to the alignment. Just above the
-// threading threshold that is one chunk per thread, the static split.
+// thread, as many as n allows with every chunk at least min_chunk(min_per_thread)
+// elements, at most chunks_per_thread; rounded up to the alignment. Chunks
+// are a quarter of the threading threshold's share, not the whole of it: a
+// claim (one compare-and-swap and one increment on lines that move between
+// cores) costs a few hundred nanoseconds, a chunk of min_per_thread / 4
+// elements a few microseconds, and a worker that the OS wakes or schedules
+// late (a busy machine) then finds most of a modest job still unclaimed and
+// takes only what is left, instead of one static half that the caller, done
+// with its own, must wait for.
 inline constexpr std::size_t chunks_per_thread = 8;
+inline constexpr std::size_t min_chunk(std::size_t min_per_thread) noexcept {
+    return min_per_thread / 4 > 0 ? min_per_thread / 4 : 1;
+}
 inline std::size_t chunk_size(std::size_t n, int threads, std::size_t min_per_thread,
                               std::size_t alignment) noexcept {
     const std::size_t team = static_cast<std::size_t>(threads);
-    std::size_t per_thread = min_per_thread ? n / (team * min_per_thread) : chunks_per_thread;
+    std::size_t per_thread =
+        min_per_thread ? n / (team * min_chunk(min_per_thread)) : chunks_per_thread;
     if (per_thread < 1) per_thread = 1;
     if (per_thread > chunks_per_thread) per_thread = chunks_per_thread;
     const std::size_t chunks = team * per_thread;
