@@ -43,6 +43,10 @@ def regions(name: str) -> np.ndarray:
         parts = [
             f32_range(2.0**-13, 2.0**-11, 31),  # lanes returning x, the first computed ones
             f32_range(2.0**-11, 2.0**11, 257),
+            # 1 / (2 sqrt(1 + x^2))'s switch (1 + x^2 = 1 + 2^-8) and where the series side
+            # of it costs most (x ~ 2^-11.5)
+            f32_range(0.0625 * (1 - 2.0**-10), 0.0625 * (1 + 2.0**-10)),
+            f32_range(2.0**-11.6, 2.0**-11.4, 7),
             f32_range(2.0**11, 2.0**13, 61),  # log(2|x|) above 2^12
             f32_range(2.0**13, big, 4099),
         ]

@@ -21,8 +21,12 @@
 //       for 1 <= qh < 2^53; beyond, a > 2^26.5, its rounding moves y by below 2^-56 of itself,
 //       2^-8 ULP of results >= 18.7), sqrt(q) = s0 + sl, yh + yl = s0 + a exactly (fast two-sum,
 //       s0 > a) plus sl. The sign of x is put back.
-//       float32: s0 = qh r (rsqrt14 and one Newton step for r = 1/sqrt(q)), the residual
-//       q - s0^2 in one FMA, sl = (r / 2)(q - s0^2), error ~(3/2) eps^2.
+//       float32: s0 = RN(sqrt(qh)) (vsqrtps), qh - s0^2 exact in one FMA, sl = (qh - s0^2
+//       + ql) h with h ~ 1 / (2 sqrt(qh)) taken from qh beside the square root: for a < 2^-4
+//       (qh < 1 + 2^-8), h = 3/4 - qh / 4 (relative error below (3/8) a^4 + 2^-24), else
+//       rsqrt14(qh) / 2 (2^-14). |sl| <= min(ulp(s0) / 2, a^2 / 2) + ~2^-48, so h costs
+//       below ((3/8) a^4 + 2^-24) 2^-24 <= 2^-36 a for a < 2^-4 (results >= 0.99 a) and
+//       below 2^-14 2^-24 s0 <= 2^-38 y from 2^-4 on (results >= 0.062): 2^-10 ULP at most.
 //       float64: s0 = RN(sqrt(qh)) (vsqrtpd), so qh - s0^2 is exact in one FMA, and
 //       sl = (qh - s0^2 + ql) / (2 s0) from h ~ 1 / (2 s0): for a < 1/4, h = 1 - s0 / 2
 //       (exact; s0 - 1 <= a^2 / 2, so its relative error (s0 - 1)^2 <= a^4 / 4), else
@@ -75,19 +79,21 @@
 #if defined(__AVX512F__)
 namespace numfuse::kernels::detail {
 
-// sqrt(qh + ql) = s0 + sl for qh in [2^-24, 2^26] (see the method above).
+// sqrt(qh + ql) = s0 + sl for qh in [1, 2^24 + 1] and |ql| <= ulp(qh) / 2 (see the method
+// above).
 struct sqrt_ps_pair {
     __m512 s0, sl;
 };
 NUMFUSE_ALWAYS_INLINE sqrt_ps_pair sqrt_f32_pair(__m512 qh, __m512 ql) noexcept {
-    const __m512 half = _mm512_set1_ps(0.5f);
-    const __m512 r = _mm512_rsqrt14_ps(qh);
-    // One Newton step, r1 = r + r (1 - q r^2) / 2: 1 / sqrt(q) to ~2^-24.
-    const __m512 e = _mm512_fnmadd_ps(_mm512_mul_ps(_mm512_mul_ps(qh, half), r), r, half);
-    const __m512 r1 = _mm512_fmadd_ps(r, e, r);
-    const __m512 s0 = _mm512_mul_ps(qh, r1);
-    const __m512 d = _mm512_add_ps(_mm512_fnmadd_ps(s0, s0, qh), ql);  // q - s0^2
-    return {s0, _mm512_mul_ps(_mm512_mul_ps(r1, half), d)};
+    const __m512 s0 = _mm512_sqrt_ps(qh);  // correctly rounded: qh - s0^2 is exact
+    const __m512 d = _mm512_add_ps(_mm512_fnmadd_ps(s0, s0, qh), ql);
+    // h ~ 1 / (2 sqrt(qh)) from qh alone (beside the square root, not after it): below
+    // qh = 1 + 2^-8, 3/4 - qh / 4 (relative error below (3/8)(qh - 1)^2), else rsqrt14 / 2.
+    const __mmask16 near1 = _mm512_cmp_ps_mask(qh, _mm512_set1_ps(0x1.01p0f), _CMP_LT_OQ);
+    const __m512 h =
+        _mm512_mask_mov_ps(_mm512_mul_ps(_mm512_rsqrt14_ps(qh), _mm512_set1_ps(0.5f)), near1,
+                           _mm512_fnmadd_ps(qh, _mm512_set1_ps(0.25f), _mm512_set1_ps(0.75f)));
+    return {s0, _mm512_mul_ps(d, h)};
 }
 
 // The pair steps that the float32 and float64 kernels share, written once for both
