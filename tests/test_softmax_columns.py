@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 import numfuse as nf
-from test_logsumexp import assert_same, relative_error_in_eps
+from conftest import relative_error_in_eps
+from test_logsumexp import assert_same
 from test_softmax_passes import expected
 
 RNG = np.random.default_rng(20261127)

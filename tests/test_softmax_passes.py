@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import numfuse as nf
-from test_logsumexp import assert_same, mp_parts, relative_error_in_eps, scipy_quiet
+from conftest import mp_parts, relative_error_in_eps
+from test_logsumexp import assert_same, scipy_quiet
 
 RNG = np.random.default_rng(20261126)
 CHUNK = 65536  # kReduceChunk
