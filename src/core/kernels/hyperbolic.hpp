@@ -429,7 +429,7 @@ inline constexpr double tanh_t8_q[8] = {
 };
 
 // tanh for f64 lanes, AVX2+FMA (method and error bound at the top): one path for every lane.
-// Returns tanh(x) for every x, NaN -> x + x.
+// Returns tanh(x) for every x, NaN -> the input NaN quieted.
 inline __m256d tanh_f64_avx2(__m256d x) noexcept {
     // a = |x| held in [2^-30, 19.5] (NaN -> 2^-30, replaced below): from 19.07 on tanh rounds
     // to 1, below 2^-27 it is x (no operation sees a subnormal value)
@@ -475,11 +475,11 @@ inline __m256d tanh_f64_avx2(__m256d x) noexcept {
     const __m256d q0 = _mm256_mul_pd(n1, inv);
     const __m256d rem = _mm256_add_pd(_mm256_fnmadd_pd(q0, dh, nh), _mm256_fnmadd_pd(q0, dl, nl));
     const __m256d res = _mm256_fmadd_pd(rem, inv, q0);
-    // tanh(x) = copysign(res, x) (res >= 0) where |x| >= 2^-27, x elsewhere; NaN -> x + x
+    // tanh(x) = copysign(res, x) (res >= 0) where |x| >= 2^-27, x elsewhere and for NaN as
+    // x + (-0) (x's bits, NaN quieted: no operation on a subnormal value but an addition)
     const __m256d signed_res = _mm256_or_pd(res, _mm256_and_pd(x, _mm256_set1_pd(-0.0)));
-    const __m256d tiny = _mm256_cmp_pd(ax, _mm256_set1_pd(0x1.0p-27), _CMP_LT_OQ);
-    const __m256d out = _mm256_blendv_pd(signed_res, x, tiny);
-    return _mm256_blendv_pd(out, _mm256_add_pd(x, x), _mm256_cmp_pd(x, x, _CMP_UNORD_Q));
+    const __m256d not_computed = _mm256_cmp_pd(ax, _mm256_set1_pd(0x1.0p-27), _CMP_NGE_UQ);
+    return _mm256_blendv_pd(signed_res, _mm256_add_pd(x, _mm256_set1_pd(-0.0)), not_computed);
 }
 #endif  // __AVX2__ && __FMA__
 
