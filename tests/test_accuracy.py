@@ -352,11 +352,17 @@ _tanh_cache: dict = {}
 def tanh_edges() -> tuple[np.ndarray, np.ndarray]:
     """float64 inputs where tanh is hardest, with their correctly rounded values: next to the
     reduction's boundaries 2a = (kd + 1/2) ln2/16 (kd = 16k + j: the table entry and r's sign
-    change there), the region 2a < ln2 (k = 0) where e^2a - 1 cancels, the end where tanh
-    approaches 1 (2^-k far below 1, k up to 56), and around 2^-27, below which tanh is x."""
+    change there; AVX-512's reduction) and 2a = (kd + 1/2) ln2/8 (kd = 8k + j: AVX2's), the
+    region 2a < ln2 (k = 0) where e^2a - 1 cancels, the end where tanh approaches 1 (2^-k far
+    below 1, k up to 56), and around 2^-27, below which tanh is x."""
     if not _tanh_cache:
         rng = np.random.default_rng(27)
-        bounds = (np.arange(0, 900) + 0.5) * (np.log(2) / 32)
+        bounds = np.concatenate(
+            [
+                (np.arange(0, 900) + 0.5) * (np.log(2) / 32),
+                (np.arange(0, 450) + 0.5) * (np.log(2) / 16),
+            ]
+        )
         parts = [
             bounds,
             np.nextafter(bounds, 0),

@@ -106,8 +106,11 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--min-time", type=float, default=0.02)
     p.add_argument("--calls", type=int, default=0, help="fastest single call of this many")
+    p.add_argument("--level", default="", help="numfuse.set_level() first (e.g. avx2_fma)")
     args = p.parse_args()
     n = int(args.n)
+    if args.level:
+        numfuse.set_level(args.level)
     numfuse.set_num_threads(args.threads)
     wanted = [f for f in args.functions.split(",") if f]
     names = [f for f, row in FUNCTIONS.items() if CORE[f].is_ufunc and row.domain is not None]

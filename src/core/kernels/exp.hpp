@@ -271,11 +271,13 @@ alignas(32) inline constexpr std::uint32_t exp_t8_tail[8] = {
 // is S 2^-53 at the smallest (j = 0, p < 0: the result just below 2^k) and S 2^-52 / 1.834
 // for j = 7, so the error is below 0.5 + 2^-3.4 = 0.595 ULP (measured: 0.5845 on 1e7
 // points in [-708, 708] against long double; the polynomial kernel below: 0.5933).
-struct ExpT8Parts {
-    __m256d p;
+// exp_f64_t8_reduce: the reduction and table alone (kd, r1 exact, c, r = RN(r1 + c), t, z as
+// above), for callers that keep r1 and c apart (tanh_f64_avx2, hyperbolic.hpp).
+struct ExpT8Reduced {
+    __m256d kd, r1, c, r;
     __m256i t, z;
 };
-NUMFUSE_ALWAYS_INLINE ExpT8Parts exp_f64_t8_parts(__m256d x) noexcept {
+NUMFUSE_ALWAYS_INLINE ExpT8Reduced exp_f64_t8_reduce(__m256d x) noexcept {
     const __m256d shifter = _mm256_set1_pd(0x1.8p52);
     const __m256d z = _mm256_fmadd_pd(x, _mm256_set1_pd(0x1.71547652b82fep+3), shifter);  // 8/ln2
     const __m256d kd = _mm256_sub_pd(z, shifter);
@@ -292,7 +294,16 @@ NUMFUSE_ALWAYS_INLINE ExpT8Parts exp_f64_t8_parts(__m256d x) noexcept {
     const __m256d tail = _mm256_castsi256_pd(_mm256_permutevar8x32_epi32(
         _mm256_load_si256(reinterpret_cast<const __m256i*>(exp_t8_tail)), idx));
     const __m256d c = _mm256_fnmadd_pd(kd, _mm256_set1_pd(0x1.abc9e3b39803fp-59), tail);
-    const __m256d r = _mm256_add_pd(r1, c);
+    return {kd, r1, c, _mm256_add_pd(r1, c), t, zi};
+}
+
+struct ExpT8Parts {
+    __m256d p;
+    __m256i t, z;
+};
+NUMFUSE_ALWAYS_INLINE ExpT8Parts exp_f64_t8_parts(__m256d x) noexcept {
+    const ExpT8Reduced e = exp_f64_t8_reduce(x);
+    const __m256d r = e.r;
     const __m256d r2 = _mm256_mul_pd(r, r);
     // Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/16 (1 + 2^-12): tools/explog_remez.py exp64_t8.
     const __m256d q01 = _mm256_fmadd_pd(_mm256_set1_pd(0x1.555555555513p-3), r,  // c1
@@ -302,7 +313,7 @@ NUMFUSE_ALWAYS_INLINE ExpT8Parts exp_f64_t8_parts(__m256d x) noexcept {
     const __m256d q45 = _mm256_fmadd_pd(_mm256_set1_pd(0x1.a0163983de4f5p-13), r,  // c5
                                         _mm256_set1_pd(0x1.6c1cbdefbbf7cp-10));  // c4
     const __m256d q = _mm256_fmadd_pd(_mm256_fmadd_pd(q45, r2, q23), r2, q01);
-    return {_mm256_fmadd_pd(r2, q, r), t, zi};
+    return {_mm256_fmadd_pd(r2, q, r), e.t, e.z};
 }
 
 // e^x for |x| <= fast_lim (708): 2^k T_j built in the exponent field (t + kd << 49, an
