@@ -58,6 +58,49 @@
 #define NUMFUSE_NOINLINE
 #endif
 
+#if defined(__aarch64__) && XSIMD_VERSION_MAJOR == 8
+// xsimd 8.1's neon shifts by an int n (batch << n, batch >> n) pick the immediate-operand
+// instruction by a recursion over every count 0..width-1 (detail::bitwise_lshift_impl
+// calling detail::bitwise_lshift(x, n, int_sequence<I, Is...>) down the sequence). Folded
+// when inlined with a constant n, but in the per-level unit (every kernel in one function
+// set) GCC's unit-growth limit leaves the recursion out of line: about 70 instructions
+// per float64 batch shifted by 52. These overloads, found by argument-dependent lookup
+// from that unqualified recursive call and more specialized than xsimd's (the
+// architecture fixed), end it at its first step with one register shift (SSHL / USHL by
+// a duplicated count; a negative count shifts right: arithmetic for signed lanes,
+// logical for unsigned ones, as xsimd's vshrq_n). 32- and 64-bit lanes; n is in [1,
+// width) there (n == 0 returns before the recursion).
+namespace xsimd {
+// x shifted left by n (right by -n) in every lane: one SSHL / USHL.
+template <class T>
+inline batch<T, neon64> numfuse_neon_shift(const batch<T, neon64>& x, int n) noexcept {
+    if constexpr (sizeof(T) == 8 && std::is_signed<T>::value) {
+        return vshlq_s64(x, vdupq_n_s64(n));
+    } else if constexpr (sizeof(T) == 8) {
+        return vshlq_u64(x, vdupq_n_s64(n));
+    } else if constexpr (std::is_signed<T>::value) {
+        return vshlq_s32(x, vdupq_n_s32(n));
+    } else {
+        return vshlq_u32(x, vdupq_n_s32(n));
+    }
+}
+template <
+    class T, int I, int... Is,
+    std::enable_if_t<std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8), int> = 0>
+inline batch<T, neon64> bitwise_lshift(const batch<T, neon64>& x, int n,
+                                       detail::int_sequence<I, Is...>) noexcept {
+    return numfuse_neon_shift(x, n);
+}
+template <
+    class T, int I, int... Is,
+    std::enable_if_t<std::is_integral<T>::value && (sizeof(T) == 4 || sizeof(T) == 8), int> = 0>
+inline batch<T, neon64> bitwise_rshift(const batch<T, neon64>& x, int n,
+                                       detail::int_sequence<I, Is...>) noexcept {
+    return numfuse_neon_shift(x, -n);
+}
+}  // namespace xsimd
+#endif
+
 namespace numfuse::kernels::detail {
 
 template <class Arch>
@@ -82,10 +125,20 @@ using int_of_t = std::conditional_t<sizeof(T) == 8, std::int64_t, std::int32_t>;
 // bit_cast<To>(x): the bits of batch x as batch type To (same architecture, same
 // width). xsimd 8 spells this bitwise_cast<batch<U, A>>(x), xsimd 9 and later
 // bitwise_cast<U>(x); both reinterpret the register, no instruction.
+// neon64: xsimd 8.1 casts through a tuple of function pointers (one wrapper per NEON type),
+// which GCC leaves as calls in the large per-level unit; the register is reinterpreted
+// directly there.
 template <class To, class T, class A>
 inline To bit_cast(const xsimd::batch<T, A>& x) noexcept {
+#if defined(__aarch64__)
+    if constexpr (std::is_base_of<xsimd::neon64, A>::value) {
+        using R = typename To::register_type;
+        return To(
+            __builtin_bit_cast(R, static_cast<typename xsimd::batch<T, A>::register_type>(x)));
+    } else
+#endif
 #if XSIMD_VERSION_MAJOR >= 9
-    return xsimd::bitwise_cast<typename To::value_type>(x);
+        return xsimd::bitwise_cast<typename To::value_type>(x);
 #else
     return xsimd::bitwise_cast<To>(x);
 #endif

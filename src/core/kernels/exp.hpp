@@ -119,7 +119,7 @@ struct ExpGenericPair {
 };
 
 template <class T, class A>
-inline ExpGenericPair<T, A> exp_generic_pair(const xsimd::batch<T, A>& xc) noexcept {
+NUMFUSE_ALWAYS_INLINE ExpGenericPair<T, A> exp_generic_pair(const xsimd::batch<T, A>& xc) noexcept {
     using B = xsimd::batch<T, A>;
     using C = exp_consts<T>;
     const B shifter(C::shifter);
@@ -138,7 +138,8 @@ inline ExpGenericPair<T, A> exp_generic_pair(const xsimd::batch<T, A>& xc) noexc
 }
 
 template <class T, class A>
-inline ExpGenericParts<T, A> exp_generic_reduce(const xsimd::batch<T, A>& xc) noexcept {
+NUMFUSE_ALWAYS_INLINE ExpGenericParts<T, A> exp_generic_reduce(
+    const xsimd::batch<T, A>& xc) noexcept {
     const ExpGenericPair<T, A> p = exp_generic_pair(xc);
     return {p.hi + p.lo, p.z, p.kd};
 }
@@ -193,9 +194,11 @@ inline xsimd::batch<T, A> exp_generic_scale_normal(const ExpGenericParts<T, A>& 
 
 // exp_generic for lanes with |x| <= fast_lim only (bit for bit equal there); other lanes
 // (huge, inf, NaN) hold garbage. No clamp, no NaN fixup, no test for a wide k: see
-// exp_kernel_nofix.
+// exp_kernel_nofix. Always inlined (with its parts above): the ufunc loops call it per
+// batch, and out of line (GCC's choice in the neon64 unit) each call reloaded the
+// polynomial's eleven constants.
 template <class T, class A>
-inline xsimd::batch<T, A> exp_generic_core(const xsimd::batch<T, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> exp_generic_core(const xsimd::batch<T, A>& x) noexcept {
     return exp_generic_scale_normal(exp_generic_reduce(x));
 }
 
