@@ -428,4 +428,35 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tan_f32_kernel(
     return detail::trig_f32_kernel<2>(x);
 }
 
+#if defined(__AVX512F__)
+// tan_f32_kernel's common path alone, AVX-512: its bits on lanes with |x| < 2^17 (the lanes
+// tan_f32_common_lanes accepts), garbage on others. For loops that test their batches with
+// tan_f32_common_lanes themselves and recompute the others with tan_f32_kernel.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tan_f32_kernel_common(
+    const xsimd::batch<float, A>& x) noexcept {
+    return detail::tan_f32_rational_lanes(x);
+}
+
+// The same for x loaded from src (16 contiguous floats): each half converted to float64
+// straight from memory, with no extract of the upper half from x's register.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tan_f32_kernel_common_at(const xsimd::batch<float, A>&,
+                                                                      const float* src) noexcept {
+    const xsimd::batch<double, A> lo = _mm512_cvtps_pd(_mm256_loadu_ps(src));
+    const xsimd::batch<double, A> hi = _mm512_cvtps_pd(_mm256_loadu_ps(src + 8));
+    return detail::narrow(detail::tan_f32_rational(lo), detail::tan_f32_rational(hi));
+}
+
+// True where tan_f32_kernel_common gives tan_f32_kernel's bits and the ufunc raises nothing:
+// FLT_MIN <= |x| < 2^17 (false for +-0 and subnormals, which raise underflow; inf; NaN).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<float, A> tan_f32_common_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F ax = xsimd::abs(x);
+    return (ax >= F(0x1.0p-126f)) & (ax < F(detail::trig_f32_lane_limit));
+}
+#endif
+
 }  // namespace numfuse::kernels

@@ -1,0 +1,85 @@
+"""tan's ufunc loops at every level: float32 at AVX-512 tests the lanes outside the kernel's
+common path (+-0, subnormals, |x| >= 2^17, inf, NaN) once per contiguous call and recomputes
+only the flagged batches after the loop, an in-place call's flagged pair by the whole kernel.
+Whichever layout and wherever the rare lanes sit: the bits of evaluate's kernel, the same bits
+in every layout, NumPy's NaNs and NumPy's floating-point conditions."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import numfuse
+from conftest import results_in_three_layouts
+
+BITS = {np.float32: np.uint32, np.float64: np.uint64}
+
+
+def _conditions(ufunc, x) -> set[str]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with np.errstate(all="warn"):
+            ufunc(x)
+    return {
+        w
+        for w in ("overflow", "underflow", "invalid", "divide")
+        for c in caught
+        if w in str(c.message)
+    }
+
+
+def _rare(dtype) -> list[float]:
+    info = np.finfo(dtype)
+    values = [0.0, -0.0, float(info.smallest_subnormal), -float(info.tiny) / 2, float(info.tiny)]
+    values += [np.nan, -np.nan, np.inf, -np.inf, 1e30, -3e7]
+    if dtype == np.float32:  # the common path's ends: FLT_MIN <= |x| < 2^17
+        values += [2.0**17, -(2.0**17), float(np.nextafter(np.float32(2.0**17), 0)), 2.0**-12]
+    else:
+        values += [1.5e6, -1.5e6, 2.0**-27, -(2.0**-28)]
+    return values
+
+
+@pytest.mark.parametrize("team", [1, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tan_rare_lanes_same_bits_and_conditions(dtype, team, level, threads):
+    numfuse.set_num_threads(team)
+    n = 100_003
+    rng = np.random.default_rng(27)
+    for value in [None, *_rare(dtype)]:
+        for positions in ((0,), (n // 2, n // 3 + 1), (n - 1, 5, n // 7)):
+            x = rng.uniform(-20, 20, n).astype(dtype)
+            if value is not None:
+                x[list(positions)] = value
+            with np.errstate(all="ignore"):
+                got, inplace, strided = results_in_three_layouts(numfuse.tan, x)
+                kernel = numfuse.evaluate("tan(x)", local_dict={"x": x})
+                ref = np.tan(x)
+            for other in (inplace, strided, kernel):
+                same = got.view(BITS[dtype]) == other.view(BITS[dtype])
+                assert same.all(), (value, positions, x[~same], got[~same], other[~same])
+            nan = np.isnan(ref)
+            assert np.array_equal(np.isnan(got), nan), value
+            assert np.array_equal(got[nan].view(BITS[dtype]), ref[nan].view(BITS[dtype])), value
+            tiny = np.abs(x) < (2.0**-12 if dtype == np.float32 else 2.0**-27)  # tan x = x
+            assert np.array_equal(got[tiny].view(BITS[dtype]), x[tiny].view(BITS[dtype])), value
+            assert _conditions(numfuse.tan, x) == _conditions(np.tan, x), (value, positions)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tan_spanning_inputs_same_bits_and_conditions(dtype, level, threads):
+    """Inputs spanning every magnitude, where most batches are flagged."""
+    numfuse.set_num_threads(1)
+    n = 40_000
+    rng = np.random.default_rng(28)
+    bits = rng.integers(0, np.iinfo(BITS[dtype]).max, n, dtype=BITS[dtype], endpoint=True)
+    x = bits.view(dtype)
+    x[np.isnan(x)] = np.nan  # quiet: NumPy's tan raises invalid for signalling NaNs
+    with np.errstate(all="ignore"):
+        got, inplace, strided = results_in_three_layouts(numfuse.tan, x)
+        kernel = numfuse.evaluate("tan(x)", local_dict={"x": x})
+    for other in (inplace, strided, kernel):
+        same = got.view(BITS[dtype]) == other.view(BITS[dtype])
+        assert same.all(), (x[~same], got[~same], other[~same])
+    assert _conditions(numfuse.tan, x) == _conditions(np.tan, x)
