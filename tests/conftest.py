@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import platform
 import sys
+import warnings
 
 import mpmath
 import numpy as np
@@ -141,6 +142,21 @@ def results_in_three_layouts(ufunc, x):
     got = ufunc(x, out=np.empty_like(x))
     ufunc(inplace, out=inplace)
     return got, inplace, ufunc(wide[::2])
+
+
+def fp_conditions(ufunc, x) -> set[str]:
+    """The floating-point conditions ('overflow', 'underflow', 'invalid', 'divide') that
+    ufunc(x) reports under np.errstate(all="warn")."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with np.errstate(all="warn"):
+            ufunc(x)
+    return {
+        w
+        for w in ("overflow", "underflow", "invalid", "divide")
+        for c in caught
+        if w in str(c.message)
+    }
 
 
 # ------------------------------------------------------------------ logsumexp in mpmath

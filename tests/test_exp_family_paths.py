@@ -8,14 +8,12 @@ share a batch, and NumPy's conditions wherever the rare lane sits in the array."
 
 from __future__ import annotations
 
-import warnings
-
 import mpmath
 import numpy as np
 import pytest
 
 import numfuse
-from conftest import results_in_three_layouts, ulp_distance
+from conftest import fp_conditions, results_in_three_layouts, ulp_distance
 from function_table import FUNCTIONS
 
 BITS = {np.float32: np.uint32, np.float64: np.uint64}
@@ -105,19 +103,6 @@ def test_batch_company_does_not_change_bits(name, dtype, level):
                 assert same.all(), (x[~same], got[~same], alone[~same])
 
 
-def _conditions(ufunc, x) -> set[str]:
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        with np.errstate(all="warn"):
-            ufunc(x)
-    return {
-        w
-        for w in ("overflow", "underflow", "invalid", "divide")
-        for c in caught
-        if w in str(c.message)
-    }
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_exp_conditions_wherever_the_rare_lane_sits(dtype, level):
     """exp collects a flagged batch's conditions with vector compares (overflow: an infinite
@@ -137,8 +122,8 @@ def test_exp_conditions_wherever_the_rare_lane_sits(dtype, level):
         for position in (0, 3, 17, 40, n - 1):
             x = np.linspace(-3, 3, n).astype(dtype)
             x[position] = value
-            expected = _conditions(np.exp, x)
-            assert _conditions(numfuse.exp, x) == expected, (value, position)
+            expected = fp_conditions(np.exp, x)
+            assert fp_conditions(numfuse.exp, x) == expected, (value, position)
 
 
 def test_tanh_float32_dense(level):
@@ -188,7 +173,7 @@ def test_exp2_conditions_wherever_the_rare_lane_sits(dtype, level):
         for position in (0, 3, 17, 40, n - 1):
             x = np.linspace(-3, 3, n).astype(dtype)
             x[position] = value
-            assert _conditions(numfuse.exp2, x) == _conditions(np.exp2, x), (value, position)
+            assert fp_conditions(numfuse.exp2, x) == fp_conditions(np.exp2, x), (value, position)
             with np.errstate(all="ignore"):
                 got, ref = numfuse.exp2(x), np.exp2(x)
             assert np.array_equal(np.isnan(got), np.isnan(ref)), (value, position)
@@ -217,7 +202,7 @@ def test_exp_deferred_loop_same_bits_and_conditions(dtype, team, level, threads)
             for other in (inplace, strided):
                 same = got.view(BITS[dtype]) == other.view(BITS[dtype])
                 assert same.all(), (value, positions, x[~same], got[~same], other[~same])
-            assert _conditions(numfuse.exp, x) == _conditions(np.exp, x), (value, positions)
+            assert fp_conditions(numfuse.exp, x) == fp_conditions(np.exp, x), (value, positions)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -253,7 +238,7 @@ def test_exp_spanning_inputs_same_bits_and_conditions(dtype, level, threads):
         nan = np.isnan(ref)
         assert np.array_equal(np.isnan(got), nan), label
         assert np.array_equal(got[nan].view(BITS[dtype]), ref[nan].view(BITS[dtype])), label
-        assert _conditions(numfuse.exp, x) == _conditions(np.exp, x), label
+        assert fp_conditions(numfuse.exp, x) == fp_conditions(np.exp, x), label
 
 
 def test_exp_float64_every_table_cell(level):
