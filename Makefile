@@ -122,7 +122,8 @@ test-no-openmp: system-deps $(STAMPS)/venv
 PYTHONS_TESTS ?= $(AARCH64_CI_TESTS) tests/test_patch.py tests/test_overlap.py \
 	tests/test_evaluate_python_ints.py tests/test_logaddexp.py tests/test_float16.py \
 	tests/test_evaluate_numexpr_compat.py tests/test_threads_env.py tests/test_concurrency.py \
-	tests/test_stubs.py
+	tests/test_stubs.py tests/test_jit.py tests/test_jit_dispatch.py tests/test_jit_first_call.py \
+	tests/test_jit_formulas.py tests/test_jit_engine_paths.py tests/test_jit_properties.py
 test-pythons:
 	PYTHONS_TESTS="$(PYTHONS_TESTS)" tools/pythons/test_pythons.sh
 

@@ -88,8 +88,10 @@ CASES = {
         a = np.broadcast_to(np.float64(0.5), (60000, 60000))
         run("logsumexp", lambda: nf.logsumexp(a))
     """,
+    # float32 on AVX-512 is the fastest case: 3.6e9 elements took 0.28 s on 16 Xeon cores,
+    # finishing before the signal; 6.25e10 leave seconds on any machine.
     "logsumexp-axis": """
-        a = np.broadcast_to(np.linspace(0, 1, 60000, dtype=np.float32), (60000, 60000))
+        a = np.broadcast_to(np.linspace(0, 1, 250000, dtype=np.float32), (250000, 250000))
         run("logsumexp-axis", lambda: nf.logsumexp(a, axis=1))
     """,
 }

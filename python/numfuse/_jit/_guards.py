@@ -36,7 +36,11 @@ def _code_objects(code):
 _CACHE = dis.opmap.get("CACHE", -1)  # inline cache entries (3.11+), skipped as dis skips them
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
 _LOAD_GLOBAL = dis.opmap["LOAD_GLOBAL"]
-_ATTRIBUTE_LOADS = bytes(dis.opmap[n] for n in ("LOAD_ATTR", "LOAD_METHOD") if n in dis.opmap)
+# Since 3.12 dis.opmap also names pseudo-instructions (LOAD_METHOD among them, numbered from
+# 256), which the compiler replaces and co_code never holds: only real opcodes (< 256) count.
+_ATTRIBUTE_LOADS = bytes(
+    op for op in (dis.opmap.get(n, 256) for n in ("LOAD_ATTR", "LOAD_METHOD")) if op < 256
+)
 # LOAD_GLOBAL's argument is the name's index times two plus a flag since 3.11, LOAD_ATTR's
 # since 3.12 (tests/test_jit_dispatch.py compares this scan with dis on many functions)
 _GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
