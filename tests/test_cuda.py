@@ -487,6 +487,40 @@ def test_device_reductions_on_host_special_values_every_layout(n, dtype):
         assert lsm[0, 0] == -np.inf and np.all(np.isnan(lsm[3]))
 
 
+@needs_extension
+@pytest.mark.parametrize("dtype", [np.float32, np.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("n", [8, 1000, 5000, 15000, 40001], ids=lambda n: f"n{n}")
+def test_device_reductions_on_host_dominant_maximum(n, dtype):
+    """A maximum at 0 far above the rest: logsumexp is log1p(t) and log_softmax at the
+    maximum -log1p(t), t the other terms' sum (~1e-9 here); both keep their relative
+    accuracy only if each term's x - m is a double word and the sums are compensated (the
+    plain (m, s) state lost all of t below 2^-53 and |x - m|/2 eps of each term). Every
+    layout: rows (warp, block, registers, two passes, chunks) and, transposed, columns."""
+    rng = np.random.default_rng(11)
+    x = rng.uniform(-60.0, -30.0, (4, n)).astype(dtype)
+    where = [0, n // 2, n - 1, min(7, n - 1)]
+    x[np.arange(4), where] = 0.0
+    # The reference in long double: x - 0 is exact, exp and the pairwise sum ~2^-64.
+    others = np.exp(x.astype(np.longdouble))
+    others[np.arange(4), where] = 0
+    t = np.sum(others, axis=1)
+    want_lse = np.log1p(t)
+    eps = np.finfo(dtype).eps
+    for rows, axis in ((x, 1), (np.ascontiguousarray(x.T), 0)):
+        got = _testing.reduce_host("logsumexp", rows, axis).astype(np.longdouble)
+        assert np.all(np.abs(got - want_lse) <= 4 * eps * want_lse), (got, want_lse)
+        lsm = _testing.reduce_host("log_softmax", rows, axis)
+        lsm = (lsm if axis == 1 else lsm.T)[np.arange(4), where].astype(np.longdouble)
+        assert np.all(np.abs(lsm + want_lse) <= 4 * eps * want_lse), (lsm, -want_lse)
+        if HAVE_GPU:  # the device runs the emulated operations: the same bits
+            d = numfuse.cuda.to_device(rows)
+            for fn in ("logsumexp", "softmax", "log_softmax"):
+                on_gpu = getattr(numfuse.cuda, fn)(d, axis=axis)
+                if isinstance(on_gpu, numfuse.cuda.DeviceArray):
+                    on_gpu = on_gpu.get()
+                assert np.array_equal(on_gpu, _testing.reduce_host(fn, rows, axis)), fn
+
+
 # ---------------------------------------------------------------- argument checking (no GPU)
 
 

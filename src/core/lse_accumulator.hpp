@@ -34,55 +34,6 @@ struct StdMath {
 };
 #endif
 
-// ------------------------------------------------------ (m, s) in double
-// The state of the CUDA kernels: s = sum of
-// exp(x - m), in double for both input types (float32 runs of 1e8 elements
-// would lose digits in float). m = -inf is the empty state (s counts -inf
-// elements, which add nothing). A NaN input makes s NaN (the result is NaN);
-// +inf inputs make m = +inf (the result is +inf unless a NaN is present).
-struct LseState {
-    double m;
-    double s;
-};
-
-NUMFUSE_HD inline double pos_inf() { return device_math::double_from_bits(0x7ff0000000000000ull); }
-NUMFUSE_HD inline double neg_inf() { return device_math::double_from_bits(0xfff0000000000000ull); }
-NUMFUSE_HD inline LseState lse_empty() { return {neg_inf(), 0.0}; }
-
-// Folds one element (already widened to double) into the state.
-template <class Math>
-NUMFUSE_HD inline void lse_add(LseState& st, double x) {
-    if (x > st.m) {
-        st.s = st.s * Math::exp(st.m - x) + 1.0;
-        st.m = x;
-    } else {
-        st.s += (x == st.m) ? 1.0 : Math::exp(x - st.m);
-    }
-}
-
-// The state of the union of two disjoint element sets.
-template <class Math>
-NUMFUSE_HD inline LseState lse_combine(LseState a, LseState b) {
-    if (b.m > a.m) {
-        const LseState t = a;
-        a = b;
-        b = t;
-    }
-    // a.m >= b.m, or a NaN-free pair of -inf.
-    const double w = (b.m == a.m) ? 1.0 : Math::exp(b.m - a.m);
-    return {a.m, a.s + b.s * w};
-}
-
-// m + log(s), rounded once to T: m = -inf (empty or all -inf) gives -inf,
-// m = +inf gives +inf, a NaN s gives NaN.
-template <class T, class Math>
-NUMFUSE_HD inline T lse_result(LseState st) {
-    if (st.m == neg_inf() || st.m == pos_inf()) {
-        return static_cast<T>(st.s != st.s ? st.s : st.m);
-    }
-    return static_cast<T>(st.m + Math::log(st.s));
-}
-
 // ------------------------------------------------------ (m, s, c) in T
 // The compensated per-lane state of the CPU reductions (ReducePartial in
 // reduce/kernel_table.hpp, whose comment states the conventions): the sum is
@@ -130,6 +81,91 @@ NUMFUSE_HD inline P merge_compensated(const P& p, const P& q) noexcept {
     T sum, error;
     two_sum(p.s * scale_p, q.s * scale_q, sum, error);
     return {m, sum, error + p.c * scale_p + q.c * scale_q};
+}
+
+// ------------------------------------------------------ (m, s, c) in double
+// The state of the CUDA kernels: s + c = the sum of exp(x - m), in double for both
+// input types (float32 runs of 1e8 elements would lose digits in float), c holding
+// the rounding errors of s's additions (TwoSum) and each term's argument carried as
+// a double word (exp_difference), as the CPU reductions do: where the result is small
+// because one maximum dominates (log_softmax at that maximum, logsumexp with m = 0),
+// it is -log(1 + t) for t the other terms' sum, and both a plain sum and a rounded
+// x - m (|x - m|/2 eps of each term) would show in it. m = -inf is the empty state
+// (s counts -inf elements, which add nothing). A NaN input makes s NaN (the result is
+// NaN); +inf inputs make m = +inf (the result is +inf unless a NaN is present).
+struct LseState {
+    double m;
+    double s;
+    double c;
+};
+
+NUMFUSE_HD inline double pos_inf() { return device_math::double_from_bits(0x7ff0000000000000ull); }
+NUMFUSE_HD inline double neg_inf() { return device_math::double_from_bits(0xfff0000000000000ull); }
+NUMFUSE_HD inline LseState lse_empty() { return {neg_inf(), 0.0, 0.0}; }
+
+// A term exp(x - m) for x <= m: 1 where x == m (also for m = +-inf, as lse_add counts
+// such elements).
+template <class Math>
+NUMFUSE_HD inline double lse_term(double x, double m) {
+    return x == m ? 1.0 : exp_difference<Math>(x, m);
+}
+
+// Adds a term into (s, c).
+NUMFUSE_HD inline void lse_accumulate(LseState& st, double term) {
+    double sum, error;
+    two_sum(st.s, term, sum, error);
+    st.s = sum;
+    st.c += error;
+}
+
+// Rescales the state to the larger maximum m (m > st.m).
+template <class Math>
+NUMFUSE_HD inline void lse_raise(LseState& st, double m) {
+    const double w = exp_difference<Math>(st.m, m);  // 0 while st.m = -inf
+    st.s *= w;
+    st.c *= w;
+    st.m = m;
+}
+
+// Folds one element (already widened to double) into the state.
+template <class Math>
+NUMFUSE_HD inline void lse_add(LseState& st, double x) {
+    if (x > st.m) lse_raise<Math>(st, x);
+    lse_accumulate(st, lse_term<Math>(x, st.m));
+}
+
+// The state of the union of two disjoint element sets (b's terms added after a's).
+template <class Math>
+NUMFUSE_HD inline LseState lse_combine(LseState a, LseState b) {
+    if (b.m > a.m) {
+        const LseState t = a;
+        a = b;
+        b = t;
+    }
+    // a.m >= b.m, or a NaN-free pair of -inf.
+    const double w = lse_term<Math>(b.m, a.m);
+    double sum, error;
+    two_sum(a.s, b.s * w, sum, error);
+    return {a.m, sum, a.c + (b.c * w + error)};
+}
+
+// log(s + c) for a finite positive sum: log(hi) + lo / hi for hi + lo = s + c (a
+// relative error of lo / hi's first-order term below 2^-104).
+template <class Math>
+NUMFUSE_HD inline double lse_log_sum(const LseState& st) {
+    double hi, lo;
+    two_sum(st.s, st.c, hi, lo);
+    return Math::log(hi) + lo / hi;
+}
+
+// m + log(s + c), rounded once to T: m = -inf (empty or all -inf) gives -inf,
+// m = +inf gives +inf, a NaN s gives NaN.
+template <class T, class Math>
+NUMFUSE_HD inline T lse_result(LseState st) {
+    if (st.m == neg_inf() || st.m == pos_inf()) {
+        return static_cast<T>(st.s != st.s ? st.s : st.m);
+    }
+    return static_cast<T>(st.m + lse_log_sum<Math>(st));
 }
 
 #if !defined(__CUDACC__)

@@ -175,28 +175,32 @@ int unary_typed(UnaryOp op, const void* x, void* y, std::int64_t n, cudaStream_t
 // the combine tree); reduce_host.cpp runs the same steps on the CPU.
 
 // The fixed combine tree over Lanes consecutive threads (at most a warp, or the whole
-// block with sm/ss its scratch); the result is valid in the group's first thread.
+// block with sm/ss/sc its scratch); the result is valid in the group's first thread.
 template <class T, int Lanes>
-__device__ __forceinline__ LseState group_tree(LseState st, double* sm, double* ss) {
+__device__ __forceinline__ LseState group_tree(LseState st, double* sm, double* ss, double* sc) {
     if constexpr (Lanes > 32) {
         sm[threadIdx.x] = st.m;
         ss[threadIdx.x] = st.s;
+        sc[threadIdx.x] = st.c;
         __syncthreads();
         for (int half = Lanes / 2; half >= 32; half /= 2) {
             if (static_cast<int>(threadIdx.x) < half) {
-                const LseState c = combine<T>({sm[threadIdx.x], ss[threadIdx.x]},
-                                              {sm[threadIdx.x + half], ss[threadIdx.x + half]});
+                const int o = static_cast<int>(threadIdx.x) + half;
+                const LseState c = combine<T>({sm[threadIdx.x], ss[threadIdx.x], sc[threadIdx.x]},
+                                              {sm[o], ss[o], sc[o]});
                 sm[threadIdx.x] = c.m;
                 ss[threadIdx.x] = c.s;
+                sc[threadIdx.x] = c.c;
             }
             __syncthreads();
         }
-        st = {sm[threadIdx.x], ss[threadIdx.x]};
+        st = {sm[threadIdx.x], ss[threadIdx.x], sc[threadIdx.x]};
     }
     constexpr int width = Lanes < 32 ? Lanes : 32;
     for (int half = width / 2; half > 0; half /= 2) {
         const LseState other{__shfl_down_sync(0xffffffffu, st.m, half, width),
-                             __shfl_down_sync(0xffffffffu, st.s, half, width)};
+                             __shfl_down_sync(0xffffffffu, st.s, half, width),
+                             __shfl_down_sync(0xffffffffu, st.c, half, width)};
         st = combine<T>(st, other);
     }
     return st;
@@ -212,6 +216,7 @@ __global__ void __launch_bounds__(block_threads)
     constexpr int groups = block_threads / Lanes;
     __shared__ double sm[block_threads];
     __shared__ double ss[block_threads];
+    __shared__ double sc[block_threads];
     const int lane = static_cast<int>(threadIdx.x) % Lanes;
     const std::int64_t item =
         static_cast<std::int64_t>(blockIdx.x) * groups + static_cast<int>(threadIdx.x) / Lanes;
@@ -224,7 +229,7 @@ __global__ void __launch_bounds__(block_threads)
         const std::int64_t len = end > begin ? end - begin : 0;
         lse::lse_fold(st, x + row * n + begin + lane, lse::lane_count(len, lane, Lanes), Lanes);
     }
-    st = group_tree<T, Lanes>(st, sm, ss);
+    st = group_tree<T, Lanes>(st, sm, ss, sc);
     if (live && lane == 0) {
         if (out != nullptr) {
             out[item] = lse_result<T>(st);
@@ -234,32 +239,44 @@ __global__ void __launch_bounds__(block_threads)
     }
 }
 
-// A sum over Lanes consecutive threads in the fixed tree (sums[t] += sums[t + half]),
-// valid in every thread of the group.
+// A compensated sum (s, c) over Lanes consecutive threads in the fixed tree (lane
+// t + half added into lane t by lse::add_sums), valid in every thread of the group.
 template <int Lanes>
-__device__ __forceinline__ double group_sum(double s, double* scratch) {
+__device__ __forceinline__ void group_sum(double& s, double& c, double* scratch_s,
+                                          double* scratch_c) {
     if constexpr (Lanes > 32) {
-        scratch[threadIdx.x] = s;
+        scratch_s[threadIdx.x] = s;
+        scratch_c[threadIdx.x] = c;
         __syncthreads();
         for (int half = Lanes / 2; half >= 32; half /= 2) {
             if (static_cast<int>(threadIdx.x) < half) {
-                scratch[threadIdx.x] = scratch[threadIdx.x] + scratch[threadIdx.x + half];
+                const int o = static_cast<int>(threadIdx.x) + half;
+                lse::add_sums(scratch_s[threadIdx.x], scratch_c[threadIdx.x], scratch_s[o],
+                              scratch_c[o]);
             }
             __syncthreads();
         }
-        s = scratch[threadIdx.x];
+        s = scratch_s[threadIdx.x];
+        c = scratch_c[threadIdx.x];
     }
     constexpr int width = Lanes < 32 ? Lanes : 32;
     for (int half = width / 2; half > 0; half /= 2) {
-        s += __shfl_down_sync(0xffffffffu, s, half, width);
+        const double s2 = __shfl_down_sync(0xffffffffu, s, half, width);
+        const double c2 = __shfl_down_sync(0xffffffffu, c, half, width);
+        lse::add_sums(s, c, s2, c2);
     }
     if constexpr (Lanes > 32) {
         __syncthreads();
-        if (threadIdx.x == 0) scratch[0] = s;
+        if (threadIdx.x == 0) {
+            scratch_s[0] = s;
+            scratch_c[0] = c;
+        }
         __syncthreads();
-        return scratch[0];
+        s = scratch_s[0];
+        c = scratch_c[0];
     } else {
-        return __shfl_sync(0xffffffffu, s, 0, Lanes);
+        s = __shfl_sync(0xffffffffu, s, 0, Lanes);
+        c = __shfl_sync(0xffffffffu, c, 0, Lanes);
     }
 }
 
@@ -293,6 +310,7 @@ __global__ void __launch_bounds__(block_threads)
     rows_in_registers(const T* x, T* y, std::int64_t rows, std::int64_t n) {
     constexpr int groups = block_threads / Lanes;
     __shared__ double scratch[block_threads];
+    __shared__ double scratch_c[block_threads];
     const int lane = static_cast<int>(threadIdx.x) % Lanes;
     const std::int64_t row =
         static_cast<std::int64_t>(blockIdx.x) * groups + static_cast<int>(threadIdx.x) / Lanes;
@@ -312,20 +330,20 @@ __global__ void __launch_bounds__(block_threads)
         if (k<count&& static_cast<double>(w[k])> m) m = static_cast<double>(w[k]);
     }
     m = group_max<Lanes>(m, scratch);
-    double s = 0.0;
+    LseState st{m, 0.0, 0.0};
 #pragma unroll
     for (int k = 0; k < Regs; ++k) {
         if (k < count) {
             const double term = lse::lse_term<T>(static_cast<double>(w[k]), m);
             if constexpr (Norm == Normalize::softmax) w[k] = term;
-            s += term;
+            core::lse::lse_accumulate(st, term);
         }
     }
-    s = group_sum<Lanes>(s, scratch);
+    group_sum<Lanes>(st.s, st.c, scratch, scratch_c);
     if constexpr (Norm == Normalize::none) {
-        if (lane == 0 && row < rows) y[row] = lse_result<T>({m, s});
+        if (lane == 0 && row < rows) y[row] = lse_result<T>(st);
     } else {
-        const lse::NormState ns = lse::norm_state({m, s});
+        const lse::NormState ns = lse::norm_state(st);
         const bool finite_max = lse::finite_max(ns);
 #pragma unroll
         for (int k = 0; k < Regs; ++k) {
@@ -378,6 +396,7 @@ __global__ void __launch_bounds__(block_threads)
     constexpr int groups = block_threads / Lanes;
     __shared__ double sm[block_threads];
     __shared__ double ss[block_threads];
+    __shared__ double sc[block_threads];
     const int lane = static_cast<int>(threadIdx.x) % Lanes;
     const std::int64_t col =
         static_cast<std::int64_t>(blockIdx.x) * groups + static_cast<int>(threadIdx.x) / Lanes;
@@ -387,7 +406,7 @@ __global__ void __launch_bounds__(block_threads)
             st = combine<T>(st, partial[col * chunks + c]);
         }
     }
-    st = group_tree<T, Lanes>(st, sm, ss);
+    st = group_tree<T, Lanes>(st, sm, ss, sc);
     if (col < columns && lane == 0) {
         if constexpr (Norm) {
             norm_out[col] = lse::norm_state(st);

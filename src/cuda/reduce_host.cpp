@@ -53,20 +53,23 @@ void row_in_registers(Normalize norm, const T* x, T* y, std::int64_t n, int lane
     for (std::int64_t j = 0; j < n; ++j) {
         if (static_cast<double>(x[j]) > m) m = static_cast<double>(x[j]);
     }
-    std::vector<double> sums(static_cast<std::size_t>(lanes), 0.0);
+    std::vector<LseState> sums(static_cast<std::size_t>(lanes), LseState{m, 0.0, 0.0});
     std::vector<double> terms(static_cast<std::size_t>(n));
     for (std::int64_t j = 0; j < n; ++j) {  // lane j % lanes adds its elements in order
         terms[static_cast<std::size_t>(j)] = lse::lse_term<T>(static_cast<double>(x[j]), m);
-        sums[static_cast<std::size_t>(j % lanes)] += terms[static_cast<std::size_t>(j)];
+        core::lse::lse_accumulate(sums[static_cast<std::size_t>(j % lanes)],
+                                  terms[static_cast<std::size_t>(j)]);
     }
     for (std::size_t half = sums.size() / 2; half > 0; half /= 2) {
-        for (std::size_t t = 0; t < half; ++t) sums[t] = sums[t] + sums[t + half];
+        for (std::size_t t = 0; t < half; ++t) {
+            lse::add_sums(sums[t].s, sums[t].c, sums[t + half].s, sums[t + half].c);
+        }
     }
     if (norm == Normalize::none) {
-        *y = lse::lse_result<T>({m, sums[0]});
+        *y = lse::lse_result<T>(sums[0]);
         return;
     }
-    const lse::NormState ns = lse::norm_state({m, sums[0]});
+    const lse::NormState ns = lse::norm_state(sums[0]);
     for (std::int64_t j = 0; j < n; ++j) {
         if (norm == Normalize::log_softmax) {
             y[j] = lse::normalized<T, true>(x[j], ns);

@@ -247,7 +247,26 @@ TEST(LseAccumulator, SpecialStatesAndMerge) {
     const lse::LseState ba = lse::lse_combine<Math>(fold({7.0, 3.0}), fold({0.5, -2.0}));
     EXPECT_EQ(ab.m, whole.m);
     EXPECT_EQ(ab.s, ba.s);
-    EXPECT_NEAR(ab.s, whole.s, 1e-15 * whole.s);
+    EXPECT_NEAR(ab.s + ab.c, whole.s + whole.c, 1e-15 * whole.s);
+    // A result that is small because one maximum dominates: log(s + c) = log1p(t) for t the
+    // other terms' sum keeps its relative accuracy (each term's x - m a double word, the
+    // additions' errors in c); the plain (m, s) state lost |x - m|/2 eps here (and all of t
+    // below 2^-53). Long double references: x - m is exact in its 64-bit significand.
+    const double eps = std::numeric_limits<double>::epsilon();
+    for (const double x2 : {-30.123, -40.1234567, -699.93, -0.75}) {
+        for (const double x1 : {0.0, 0.1, 5.5}) {
+            const long double t = std::exp(static_cast<long double>(x2) - x1);
+            const long double want = std::log1p(t);
+            const lse::LseState st = fold({x1, x2});
+            EXPECT_NEAR(lse::lse_log_sum<Math>(st), static_cast<double>(want),
+                        2 * eps * static_cast<double>(want))
+                << x1 << " " << x2;
+            const lse::LseState merged = lse::lse_combine<Math>(fold({x2}), fold({x1}));
+            EXPECT_NEAR(lse::lse_log_sum<Math>(merged), static_cast<double>(want),
+                        2 * eps * static_cast<double>(want))
+                << x1 << " " << x2;
+        }
+    }
     // The compensated triple: merging with the empty part changes nothing.
     using Partial = numfuse::core::ReducePartial<double>;
     const Partial p{2.0, 1.5, 1e-17};
