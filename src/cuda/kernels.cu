@@ -175,32 +175,32 @@ int unary_typed(UnaryOp op, const void* x, void* y, std::int64_t n, cudaStream_t
 // the combine tree); reduce_host.cpp runs the same steps on the CPU.
 
 // The fixed combine tree over Lanes consecutive threads (at most a warp, or the whole
-// block with sm/ss/sc its scratch); the result is valid in the group's first thread.
+// block with sm/sk/ss its scratch); the result is valid in the group's first thread.
 template <class T, int Lanes>
-__device__ __forceinline__ LseState group_tree(LseState st, double* sm, double* ss, double* sc) {
+__device__ __forceinline__ LseState group_tree(LseState st, double* sm, double* sk, double* ss) {
     if constexpr (Lanes > 32) {
         sm[threadIdx.x] = st.m;
+        sk[threadIdx.x] = st.k;
         ss[threadIdx.x] = st.s;
-        sc[threadIdx.x] = st.c;
         __syncthreads();
         for (int half = Lanes / 2; half >= 32; half /= 2) {
             if (static_cast<int>(threadIdx.x) < half) {
                 const int o = static_cast<int>(threadIdx.x) + half;
-                const LseState c = combine<T>({sm[threadIdx.x], ss[threadIdx.x], sc[threadIdx.x]},
-                                              {sm[o], ss[o], sc[o]});
+                const LseState c = combine<T>({sm[threadIdx.x], sk[threadIdx.x], ss[threadIdx.x]},
+                                              {sm[o], sk[o], ss[o]});
                 sm[threadIdx.x] = c.m;
+                sk[threadIdx.x] = c.k;
                 ss[threadIdx.x] = c.s;
-                sc[threadIdx.x] = c.c;
             }
             __syncthreads();
         }
-        st = {sm[threadIdx.x], ss[threadIdx.x], sc[threadIdx.x]};
+        st = {sm[threadIdx.x], sk[threadIdx.x], ss[threadIdx.x]};
     }
     constexpr int width = Lanes < 32 ? Lanes : 32;
     for (int half = width / 2; half > 0; half /= 2) {
         const LseState other{__shfl_down_sync(0xffffffffu, st.m, half, width),
-                             __shfl_down_sync(0xffffffffu, st.s, half, width),
-                             __shfl_down_sync(0xffffffffu, st.c, half, width)};
+                             __shfl_down_sync(0xffffffffu, st.k, half, width),
+                             __shfl_down_sync(0xffffffffu, st.s, half, width)};
         st = combine<T>(st, other);
     }
     return st;
@@ -216,7 +216,7 @@ __global__ void __launch_bounds__(block_threads)
     constexpr int groups = block_threads / Lanes;
     __shared__ double sm[block_threads];
     __shared__ double ss[block_threads];
-    __shared__ double sc[block_threads];
+    __shared__ double sk[block_threads];
     const int lane = static_cast<int>(threadIdx.x) % Lanes;
     const std::int64_t item =
         static_cast<std::int64_t>(blockIdx.x) * groups + static_cast<int>(threadIdx.x) / Lanes;
@@ -229,7 +229,7 @@ __global__ void __launch_bounds__(block_threads)
         const std::int64_t len = end > begin ? end - begin : 0;
         lse::lse_fold(st, x + row * n + begin + lane, lse::lane_count(len, lane, Lanes), Lanes);
     }
-    st = group_tree<T, Lanes>(st, sm, ss, sc);
+    st = group_tree<T, Lanes>(st, sm, sk, ss);
     if (live && lane == 0) {
         if (out != nullptr) {
             out[item] = lse_result<T>(st);
@@ -239,44 +239,43 @@ __global__ void __launch_bounds__(block_threads)
     }
 }
 
-// A compensated sum (s, c) over Lanes consecutive threads in the fixed tree (lane
-// t + half added into lane t by lse::add_sums), valid in every thread of the group.
+// The counts and sums (k, s) over Lanes consecutive threads in the fixed tree (lane
+// t + half added into lane t), valid in every thread of the group.
 template <int Lanes>
-__device__ __forceinline__ void group_sum(double& s, double& c, double* scratch_s,
-                                          double* scratch_c) {
+__device__ __forceinline__ void group_sum(double& k, double& s, double* scratch_k,
+                                          double* scratch_s) {
     if constexpr (Lanes > 32) {
+        scratch_k[threadIdx.x] = k;
         scratch_s[threadIdx.x] = s;
-        scratch_c[threadIdx.x] = c;
         __syncthreads();
         for (int half = Lanes / 2; half >= 32; half /= 2) {
             if (static_cast<int>(threadIdx.x) < half) {
                 const int o = static_cast<int>(threadIdx.x) + half;
-                lse::add_sums(scratch_s[threadIdx.x], scratch_c[threadIdx.x], scratch_s[o],
-                              scratch_c[o]);
+                scratch_k[threadIdx.x] = scratch_k[threadIdx.x] + scratch_k[o];
+                scratch_s[threadIdx.x] = scratch_s[threadIdx.x] + scratch_s[o];
             }
             __syncthreads();
         }
+        k = scratch_k[threadIdx.x];
         s = scratch_s[threadIdx.x];
-        c = scratch_c[threadIdx.x];
     }
     constexpr int width = Lanes < 32 ? Lanes : 32;
     for (int half = width / 2; half > 0; half /= 2) {
-        const double s2 = __shfl_down_sync(0xffffffffu, s, half, width);
-        const double c2 = __shfl_down_sync(0xffffffffu, c, half, width);
-        lse::add_sums(s, c, s2, c2);
+        k += __shfl_down_sync(0xffffffffu, k, half, width);
+        s += __shfl_down_sync(0xffffffffu, s, half, width);
     }
     if constexpr (Lanes > 32) {
         __syncthreads();
         if (threadIdx.x == 0) {
+            scratch_k[0] = k;
             scratch_s[0] = s;
-            scratch_c[0] = c;
         }
         __syncthreads();
+        k = scratch_k[0];
         s = scratch_s[0];
-        c = scratch_c[0];
     } else {
+        k = __shfl_sync(0xffffffffu, k, 0, Lanes);
         s = __shfl_sync(0xffffffffu, s, 0, Lanes);
-        c = __shfl_sync(0xffffffffu, c, 0, Lanes);
     }
 }
 
@@ -310,7 +309,7 @@ __global__ void __launch_bounds__(block_threads)
     rows_in_registers(const T* x, T* y, std::int64_t rows, std::int64_t n) {
     constexpr int groups = block_threads / Lanes;
     __shared__ double scratch[block_threads];
-    __shared__ double scratch_c[block_threads];
+    __shared__ double scratch_k[block_threads];
     const int lane = static_cast<int>(threadIdx.x) % Lanes;
     const std::int64_t row =
         static_cast<std::int64_t>(blockIdx.x) * groups + static_cast<int>(threadIdx.x) / Lanes;
@@ -334,12 +333,12 @@ __global__ void __launch_bounds__(block_threads)
 #pragma unroll
     for (int k = 0; k < Regs; ++k) {
         if (k < count) {
-            const double term = lse::lse_term<T>(static_cast<double>(w[k]), m);
+            const double term =
+                core::lse::lse_add_below<lse::TermExp<T>>(st, static_cast<double>(w[k]));
             if constexpr (Norm == Normalize::softmax) w[k] = term;
-            core::lse::lse_accumulate(st, term);
         }
     }
-    group_sum<Lanes>(st.s, st.c, scratch, scratch_c);
+    group_sum<Lanes>(st.k, st.s, scratch_k, scratch);
     if constexpr (Norm == Normalize::none) {
         if (lane == 0 && row < rows) y[row] = lse_result<T>(st);
     } else {
@@ -396,7 +395,7 @@ __global__ void __launch_bounds__(block_threads)
     constexpr int groups = block_threads / Lanes;
     __shared__ double sm[block_threads];
     __shared__ double ss[block_threads];
-    __shared__ double sc[block_threads];
+    __shared__ double sk[block_threads];
     const int lane = static_cast<int>(threadIdx.x) % Lanes;
     const std::int64_t col =
         static_cast<std::int64_t>(blockIdx.x) * groups + static_cast<int>(threadIdx.x) / Lanes;
@@ -406,7 +405,7 @@ __global__ void __launch_bounds__(block_threads)
             st = combine<T>(st, partial[col * chunks + c]);
         }
     }
-    st = group_tree<T, Lanes>(st, sm, ss, sc);
+    st = group_tree<T, Lanes>(st, sm, sk, ss);
     if (col < columns && lane == 0) {
         if constexpr (Norm) {
             norm_out[col] = lse::norm_state(st);

@@ -14,10 +14,10 @@ namespace dm = numfuse::device_math;
 
 inline constexpr int block_threads = 256;  // threads of a row block: the tree has 8 levels
 
-// The running log-sum-exp (m, s, c) and its rules are the shared ones
-// (src/core/lse_accumulator.hpp: compensated sums, each term's x - m a double word),
-// here bound to the device_math kernels so the GPU and its CPU emulation
-// (reduce_host.cpp) compute the same bits.
+// The running log-sum-exp (m, k, s) and its rules are the shared ones
+// (src/core/lse_accumulator.hpp: the elements at the maximum counted apart from the
+// other terms' sum), here bound to the device_math kernels so the GPU and its CPU
+// emulation (reduce_host.cpp) compute the same bits.
 using core::lse::lse_empty;
 using core::lse::LseState;
 using core::lse::neg_inf;
@@ -69,6 +69,14 @@ struct TermExp<double> {
         const double y = h + (hl + s);
         return y * term_detail::pow2(term_detail::low_int(z));
     }
+    // exp(x - m) for x < m with x - m carried as a double word d + lo (lo the rounding
+    // error of d: up to |d| 2^-53, as large a relative error of the term): e + e lo.
+    NUMFUSE_HD static double shifted(double x, double m) {
+        const double d = x - m;
+        const double e = exp(d);
+        if (!(d - d == 0.0)) return e;  // -inf or NaN
+        return dm::fma_(e, core::lse::difference_error(x, m, d), e);
+    }
     NUMFUSE_HD static double log(double x) { return dm::log_scalar(x); }
 };
 
@@ -85,6 +93,10 @@ struct TermExp<float> {
         const double y = 1.0 + (r + static_cast<double>(tail));
         return y * term_detail::pow2(term_detail::low_int(z));
     }
+    // exp(x - m) for x < m: for float x and m, x - m is exact in double unless their
+    // magnitudes differ by more than 2^29, where its relative rounding error (below
+    // 2^-53 |x - m|, |x - m| <= 745 where the term is not 0) stays far below 2^-27.
+    NUMFUSE_HD static double shifted(double x, double m) { return exp(x - m); }
     NUMFUSE_HD static double log(double x) { return dm::log_scalar(x); }
 };
 
@@ -98,19 +110,10 @@ NUMFUSE_HD inline T lse_result(LseState st) {
     return core::lse::lse_result<T, TermExp<T>>(st);
 }
 
-// (s, c) += (s2, c2): the step of the lanes' fixed sum trees (TwoSum of the sums, the
-// errors added to the compensations).
-NUMFUSE_HD inline void add_sums(double& s, double& c, double s2, double c2) {
-    double sum, error;
-    core::lse::two_sum(s, s2, sum, error);
-    s = sum;
-    c += c2 + error;
-}
-
 // softmax / log_softmax of one element from its line's final state:
 // exp(x - m) * (1 / s) and (x - m) - log(s), in double and rounded once to T, with
-// s = s + c of the state (log(s) compensated: lse_log_sum) and exp(x - m) from the
-// double word x - m. (Not exp(x - lse): x - m is exact for the elements near the
+// s = k + s of the state (log(s) from the exact pair: lse_log_sum) and exp(x - m)
+// TermExp's shifted. (Not exp(x - lse): x - m is exact for the elements near the
 // maximum, which carry the probability mass, so softmax([1, 1]) is exactly [0.5, 0.5].)
 struct NormState {
     double m;
@@ -120,26 +123,18 @@ struct NormState {
 };
 
 NUMFUSE_HD inline NormState norm_state(LseState st) {
-    const double s = st.s + st.c;
+    const double s = st.k + st.s;
     return {st.m, s, core::lse::lse_log_sum<TermExp<double>>(st), 1.0 / s};
-}
-
-// A term of the sum for the line maximum m: exp(x - m), 1 where x == m (also for
-// m = +-inf, as lse_add counts such elements).
-template <class T>
-NUMFUSE_HD inline double lse_term(double x, double m) {
-    return core::lse::lse_term<TermExp<T>>(x, m);
 }
 
 template <class T, bool Log>
 NUMFUSE_HD inline T normalized(T x, const NormState& ns) {
     const double d = static_cast<double>(x) - ns.m;
     if (Log) return static_cast<T>(d - ns.log_s);
-    return static_cast<T>(core::lse::exp_difference<TermExp<T>>(static_cast<double>(x), ns.m) *
-                          ns.inv_s);
+    return static_cast<T>(TermExp<T>::shifted(static_cast<double>(x), ns.m) * ns.inv_s);
 }
 
-// softmax of an element from its term lse_term(x, m) when the line's maximum m is
+// softmax of an element from its term (lse_add_below's) when the line's maximum m is
 // finite: the term is then exp(x - m), exactly as normalized() computes it.
 NUMFUSE_HD inline bool finite_max(const NormState& ns) { return ns.m - ns.m == 0.0; }
 
@@ -151,7 +146,7 @@ NUMFUSE_HD inline T softmax_of_term(double term, const NormState& ns) {
 // ------------------------------------------------------ per-lane accumulation
 // Each lane (GPU thread) folds its elements into its state `batch` at a time: the
 // batch's maximum first, then one rescale of the running sum if the maximum grew,
-// then the batch's terms exp(v - m) added in order (compensated). The terms of a batch do not
+// then the batch's terms exp(v - m) added in order (lse_add_below). The terms of a batch do not
 // depend on each other, so a GPU thread has `batch` exps (and loads) in flight
 // instead of one serial chain. The rules are lse_add's: -inf elements count 1 while
 // m = -inf and vanish (exp(-inf) = 0) when m grows, NaN elements make s NaN, +inf
@@ -166,7 +161,7 @@ NUMFUSE_HD inline void lse_add_batch(LseState& st, const double (&v)[batch], int
     }
     if (m > st.m) core::lse::lse_raise<TermExp<T>>(st, m);
     for (int b = 0; b < batch; ++b) {
-        if (b < count) core::lse::lse_accumulate(st, lse_term<T>(v[b], m));
+        if (b < count) core::lse::lse_add_below<TermExp<T>>(st, v[b]);
     }
 }
 
@@ -254,9 +249,9 @@ NUMFUSE_HD inline Plan plan_for(std::int64_t outer, std::int64_t n, std::int64_t
 // Rows of one chunk and at most lanes * regs elements are kept in registers (each
 // lane holds its elements of the row: softmax / log_softmax read x once) and are
 // reduced in two steps instead of lse_fold, for logsumexp too: the row's maximum m
-// (exact, any order), then (s, c) = the compensated sum of lse_term(x, m), each lane
-// adding its elements in order (lse_accumulate) and the lanes' sums added in the fixed
-// tree (add_sums of lane t + half into lane t). One exp per element and no rescaling; softmax keeps
+// (exact, any order), then (k, s), each lane adding its elements in order
+// (lse_add_below) and the lanes' counts and sums added in the fixed tree
+// (k[t] += k[t + half], s[t] += s[t + half]). One exp per element and no rescaling; softmax keeps
 // the terms and scales them.
 
 NUMFUSE_HD inline bool rows_in_registers(const Plan& p, std::int64_t n) {

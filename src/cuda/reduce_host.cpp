@@ -56,13 +56,13 @@ void row_in_registers(Normalize norm, const T* x, T* y, std::int64_t n, int lane
     std::vector<LseState> sums(static_cast<std::size_t>(lanes), LseState{m, 0.0, 0.0});
     std::vector<double> terms(static_cast<std::size_t>(n));
     for (std::int64_t j = 0; j < n; ++j) {  // lane j % lanes adds its elements in order
-        terms[static_cast<std::size_t>(j)] = lse::lse_term<T>(static_cast<double>(x[j]), m);
-        core::lse::lse_accumulate(sums[static_cast<std::size_t>(j % lanes)],
-                                  terms[static_cast<std::size_t>(j)]);
+        terms[static_cast<std::size_t>(j)] = core::lse::lse_add_below<lse::TermExp<T>>(
+            sums[static_cast<std::size_t>(j % lanes)], static_cast<double>(x[j]));
     }
     for (std::size_t half = sums.size() / 2; half > 0; half /= 2) {
         for (std::size_t t = 0; t < half; ++t) {
-            lse::add_sums(sums[t].s, sums[t].c, sums[t + half].s, sums[t + half].c);
+            sums[t].k = sums[t].k + sums[t + half].k;
+            sums[t].s = sums[t].s + sums[t + half].s;
         }
     }
     if (norm == Normalize::none) {

@@ -247,11 +247,13 @@ TEST(LseAccumulator, SpecialStatesAndMerge) {
     const lse::LseState ba = lse::lse_combine<Math>(fold({7.0, 3.0}), fold({0.5, -2.0}));
     EXPECT_EQ(ab.m, whole.m);
     EXPECT_EQ(ab.s, ba.s);
-    EXPECT_NEAR(ab.s + ab.c, whole.s + whole.c, 1e-15 * whole.s);
-    // A result that is small because one maximum dominates: log(s + c) = log1p(t) for t the
-    // other terms' sum keeps its relative accuracy (each term's x - m a double word, the
-    // additions' errors in c); the plain (m, s) state lost |x - m|/2 eps here (and all of t
-    // below 2^-53). Long double references: x - m is exact in its 64-bit significand.
+    EXPECT_EQ(ab.k, ba.k);
+    EXPECT_EQ(ab.k, 1.0);
+    EXPECT_NEAR(ab.s, whole.s, 1e-15 * whole.s);
+    // A result that is small because one maximum dominates: log(k + s) = log1p(t) for t the
+    // other terms' sum keeps its relative accuracy (the maximum counted apart, each term's
+    // x - m a double word); the plain (m, s) state lost all of t below 2^-53 and |x - m|/2
+    // eps of each term. Long double references: x - m is exact in its 64-bit significand.
     const double eps = std::numeric_limits<double>::epsilon();
     for (const double x2 : {-30.123, -40.1234567, -699.93, -0.75}) {
         for (const double x1 : {0.0, 0.1, 5.5}) {
