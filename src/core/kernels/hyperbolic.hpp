@@ -431,9 +431,10 @@ NUMFUSE_ALWAYS_INLINE tanh_scaled_exp<A> tanh_scaled_exp_of(
         const B r2 = r * r;
         const B r4 = r2 * r2;
         const auto q = [](int n) NUMFUSE_ALWAYS_INLINE_LAMBDA { return B(tanh_t8_q[n]); };
-        const B tail =
-            fused_madd(fused_madd(q(7), r, q(6)), r4,
-                       fused_madd(fused_madd(q(5), r, q(4)), r2, fused_madd(q(3), r, q(2))));
+        const B p23 = fused_madd(q(3), r, q(2));
+        const B p45 = fused_madd(q(5), r, q(4));
+        const B p67 = fused_madd(q(7), r, q(6));
+        const B tail = fused_madd(p67, r4, fused_madd(p45, r2, p23));
         const B qr = fused_madd(fused_madd(tail, r, q(1)), r, q(0));
         const B p_lo = fused_madd(r2, qr, B(e.c));
         // M = T_j (1 + r1) + T_j p_lo: mh = RN(T_j + T_j r1), its error exactly (T_j - mh is
