@@ -182,6 +182,12 @@ def _f64_points(name: str) -> np.ndarray:
             rng.uniform(0, 1, n),
             0.0625 * np.exp2(rng.uniform(-0.01, 0.01, n)),  # where 1 / (1 + |x|) changes method
             1 - np.exp2(rng.uniform(-53, -5, n)),  # the pole
+            # AVX-512: next to 1/2, where the quotient's residual and the error of its
+            # 1 / (1 + |x|) weigh most; the table's cell edge at (1 + |x|) / (1 - |x|) = 1 + 1/32
+            # (the result small, T_hi not 0); from 1 - 2^-51 on, where 2g - 1/2 rounds
+            0.5 * np.exp2(rng.uniform(-0.01, 0.01, n)),
+            (1 / 65) * np.exp2(rng.uniform(-0.01, 0.01, n)),
+            1 - np.exp2(rng.uniform(-53, -50, n // 4)),
         ]
     )
     return np.concatenate([x, -x])

@@ -275,7 +275,7 @@ alignas(32) inline constexpr std::uint32_t exp_t8_tail[8] = {
 // for j = 7, so the error is below 0.5 + 2^-3.4 = 0.595 ULP (measured: 0.5845 on 1e7
 // points in [-708, 708] against long double; the polynomial kernel below: 0.5933).
 // exp_f64_t8_reduce: the reduction and table alone (kd, r1 exact, c, r = RN(r1 + c), t, z as
-// above), for callers that keep r1 and c apart (tanh_f64_avx2, hyperbolic.hpp).
+// above), for callers that keep r1 and c apart (tanh_f64_table, hyperbolic.hpp).
 struct ExpT8Reduced {
     __m256d kd, r1, c, r;
     __m256i t, z;

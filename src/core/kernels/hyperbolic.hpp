@@ -54,7 +54,9 @@
 //           a < 1/4: a + a u G(u), u = a^2, G of degree 8 (relative error 2^-59.5); the
 //             correction a u G is below 2^-5.6 a, so its roundings cost below 2^-4 ULP.
 //             Each of the two parts runs only for batches holding a lane that needs it.
-//     tanh on AVX-512 (tanh_f64_avx512): one path for every lane, a = |x| held in
+//     tanh on AVX-512 and AVX2+FMA (tanh_f64_table, one implementation; the levels differ in
+//             the table reduction, tanh_scaled_exp_of, and in the first quotient): one path for
+//             every lane. AVX-512: a = |x| held in
 //             [2^-30, 19.5] (below 2^-27 tanh rounds to x, which is returned). y = 2a =
 //             kd ln2/16 + r1 + r_lo from exp.hpp's table reduction: kd = 16k + j >= 0, r1 exact,
 //             r_lo = -kd C_lo (|r1 + r_lo| <= ln2/32 (1 + 2^-12)), T = 2^(j/16) = th + tl.
@@ -79,7 +81,7 @@
 //             error meets a remainder below 3 2^-53: 2^-64. Before the last rounding the relative
 //             error is below 2^-55.5 + 2^-56 (0.31 ULP): at most 0.81 ULP in all
 //             (tests/test_accuracy.py measures about 0.53). No cancellation, one division.
-//     tanh on AVX2+FMA (tanh_f64_avx2): the same single path with exp.hpp's 8-entry reduction
+//     tanh on AVX2+FMA (tanh_f64_table): the same single path with exp.hpp's 8-entry reduction
 //             (exp_f64_t8_reduce): y = 2a = kd ln2/8 + r1 + c - tail_j, kd = 8k + j >= 0, r1
 //             exact, c = RN(tail_j - kd C_lo) (|c| < 2^-43), T_j = RN(2^(j/8)) one double, so
 //             e^y = 2^k T_j e^(r1 + c) (the table's and ln2's errors below 2^-75). e^(r1 + c) - 1
@@ -368,56 +370,11 @@ inline __m512d expm1_f64_avx512(__m512d x) noexcept {
     return res;
 }
 
-// tanh for f64 lanes, AVX-512 (method and error bound at the top): one path for every lane.
-// Returns tanh(x) for every x, NaN -> the input NaN quieted.
-inline __m512d tanh_f64_avx512(__m512d x) noexcept {
-    // a = |x| held in [2^-30, 19.5]: from 19.07 on tanh rounds to 1, below 2^-27 it is x
-    // (selected below; no operation sees a subnormal value, which costs an assist on Zen 5
-    // too); vrangepd: the lesser magnitude, sign cleared (NaN stays NaN, fixed up below)
-    const __m512d a =
-        _mm512_max_pd(_mm512_range_pd(x, _mm512_set1_pd(19.5), 0x0A), _mm512_set1_pd(0x1.0p-30));
-    // y = 2a = kd ln2/16 + r1 + r_lo, kd = 16k + j >= 0, r1 exact, |r1 + r_lo| <= ln2/32
-    const ExpT16Reduced e = exp_f64_avx512_reduce(_mm512_add_pd(a, a));
-    const ExpT16Pair t = exp_f64_avx512_t16_table(e.z);  // 2^(j/16) = t.hi + t.lo
-    // e^(r1 + r_lo) - 1 = r1 + p_lo, p_lo = r1^2 Q(r1) + r_lo (r_lo r1 left out)
-    const __m512d r2 = _mm512_mul_pd(e.r1, e.r1);
-    const __m512d p_lo = _mm512_fmadd_pd(r2, exp_f64_avx512_t16_q_estrin(e.r1, r2), e.r_lo);
-    // M = 2^-k e^y = t.hi (1 + r1) + (t.hi p_lo + t.lo (1 + r1)) = mh + ml: mh = RN(t.hi +
-    // t.hi r1), its error exactly (t.hi - mh is exact) up to a rounding of 2^-105
-    const __m512d mh = _mm512_fmadd_pd(t.hi, e.r1, t.hi);
-    const __m512d ml =
-        _mm512_add_pd(_mm512_fmadd_pd(t.hi, e.r1, _mm512_sub_pd(t.hi, mh)),
-                      _mm512_fmadd_pd(t.hi, p_lo, _mm512_fmadd_pd(t.lo, e.r1, t.lo)));
-    // c = 2^-k: scalef takes floor((15 - kd)/16) = -k
-    const __m512d c =
-        _mm512_scalef_pd(_mm512_set1_pd(1.0),
-                         _mm512_fmadd_pd(e.kd, _mm512_set1_pd(-0.0625), _mm512_set1_pd(0.9375)));
-    // tanh = N / D, N = M - c, D = M + c as pairs (fast two-sums: mh's exponent is at least
-    // c's), then rounded: n1, d1
-    const __m512d nh = _mm512_sub_pd(mh, c);
-    const __m512d nl = _mm512_add_pd(_mm512_sub_pd(_mm512_sub_pd(mh, nh), c), ml);
-    const __m512d dh = _mm512_add_pd(mh, c);
-    const __m512d dl = _mm512_add_pd(_mm512_sub_pd(c, _mm512_sub_pd(dh, mh)), ml);
-    const __m512d n1 = _mm512_add_pd(nh, nl);
-    const __m512d d1 = _mm512_add_pd(dh, dl);
-    // q0 = RN(n1 / d1) (relative error below 2^-51), the remainder N - q0 D, one correction
-    // by rcp14's reciprocal
-    const __m512d q0 = _mm512_div_pd(n1, d1);
-    const __m512d rem = _mm512_add_pd(_mm512_fnmadd_pd(q0, dh, nh), _mm512_fnmadd_pd(q0, dl, nl));
-    const __m512d res = _mm512_fmadd_pd(rem, _mm512_rcp14_pd(d1), q0);
-    // tanh(x) = copysign(res, x) (res >= 0) where a >= 2^-27 (bits: sign ? x : res), x
-    // elsewhere; NaN (tokens QNaN, SNaN) -> QNaN(x)
-    const __mmask8 computed = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1.0p-27), _CMP_GE_OQ);
-    const __m512d signed_res = _mm512_castsi512_pd(_mm512_mask_ternarylogic_epi64(
-        _mm512_castpd_si512(x), computed, _mm512_set1_epi64(INT64_MIN), _mm512_castpd_si512(res),
-        0xE2));
-    return _mm512_fixupimm_pd(signed_res, x, _mm512_set1_epi64(0x22), 0);
-}
 #endif  // __AVX512F__
 
 #if defined(__AVX2__) && defined(__FMA__)
 // 1/n!, n = 2..9, rounded to nearest (from fixed_point.hpp's exact fractions): the Taylor
-// coefficients of Q(r) = (e^r - 1 - r) / r^2 for tanh_f64_avx2.
+// coefficients of Q(r) = (e^r - 1 - r) / r^2 for tanh_f64_table's AVX2+FMA reduction.
 constexpr double tanh_t8_inverse_factorial(int n) noexcept {
     const fixed::Pair p = fixed::to_pair(fixed::inverse_factorial<2>(n));
     return p.hi + p.lo;
@@ -428,58 +385,131 @@ inline constexpr double tanh_t8_q[8] = {
     tanh_t8_inverse_factorial(8), tanh_t8_inverse_factorial(9),
 };
 
-// tanh for f64 lanes, AVX2+FMA (method and error bound at the top): one path for every lane.
+// tanh_f64_table's level part: for y = 2a in [2^-29, 39], M = 2^-k e^y = mh + ml (mh =
+// RN(T (1 + r1)), ml the rest, unevaluated) and c = 2^-k, from exp.hpp's table reduction of
+// the level (method and error bounds at the top): AVX-512 the 16-entry pair table
+// (exp_f64_avx512_reduce, T = th + tl), AVX2+FMA the 8-entry one (exp_f64_t8_reduce, T one
+// double, its tail in the reduced argument).
+template <class A>
+struct tanh_scaled_exp {
+    xsimd::batch<double, A> mh, ml, c;
+};
+template <class A>
+NUMFUSE_ALWAYS_INLINE tanh_scaled_exp<A> tanh_scaled_exp_of(
+    const xsimd::batch<double, A>& y) noexcept {
+    using B = xsimd::batch<double, A>;
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        // y = kd ln2/16 + r1 + r_lo, kd = 16k + j >= 0, r1 exact; 2^(j/16) = th + tl
+        const ExpT16Reduced e = exp_f64_avx512_reduce(y);
+        const ExpT16Pair t = exp_f64_avx512_t16_table(e.z);
+        const B th(t.hi), tl(t.lo), r1(e.r1);
+        // e^(r1 + r_lo) - 1 = r1 + p_lo, p_lo = r1^2 Q(r1) + r_lo (r_lo r1 left out)
+        const B r2 = r1 * r1;
+        const B p_lo = fused_madd(r2, B(exp_f64_avx512_t16_q_estrin(r1, r2)), B(e.r_lo));
+        // M = th (1 + r1) + (th p_lo + tl (1 + r1)): mh = RN(th + th r1), its error exactly
+        // (th - mh is exact) up to a rounding of 2^-105
+        const B mh = fused_madd(th, r1, th);
+        const B ml = fused_madd(th, r1, th - mh) + fused_madd(th, p_lo, fused_madd(tl, r1, tl));
+        // c = 2^-k: scalef takes floor((15 - kd)/16) = -k
+        const B c(_mm512_scalef_pd(
+            _mm512_set1_pd(1.0),
+            _mm512_fmadd_pd(e.kd, _mm512_set1_pd(-0.0625), _mm512_set1_pd(0.9375))));
+        return {mh, ml, c};
+    } else
+#endif
+    {
+        // y = kd ln2/8 + r1 + c - tail_j, kd = 8k + j >= 0, r1 exact; T_j = RN(2^(j/8)) (its
+        // bits: t + j << 49), e^y = 2^k T_j e^(r1 + c)
+        const ExpT8Reduced e = exp_f64_t8_reduce(y);
+        const B th(_mm256_castsi256_pd(_mm256_add_epi64(
+            e.t, _mm256_slli_epi64(_mm256_and_si256(e.z, _mm256_set1_epi64x(7)), 49))));
+        // e^(r1 + c) - 1 = r1 + p_lo, p_lo = c + r^2 Q(r), r = RN(r1 + c), Q by Taylor to
+        // r^9: the tail q2 .. q7 in Estrin's form, the two leading steps Horner's (their
+        // roundings are at Q's 1/2 level once)
+        const B r(e.r), r1(e.r1);
+        const B r2 = r * r;
+        const B r4 = r2 * r2;
+        const auto q = [](int n) NUMFUSE_ALWAYS_INLINE_LAMBDA { return B(tanh_t8_q[n]); };
+        const B p23 = fused_madd(q(3), r, q(2));
+        const B p45 = fused_madd(q(5), r, q(4));
+        const B p67 = fused_madd(q(7), r, q(6));
+        const B tail = fused_madd(p67, r4, fused_madd(p45, r2, p23));
+        const B qr = fused_madd(fused_madd(tail, r, q(1)), r, q(0));
+        const B p_lo = fused_madd(r2, qr, B(e.c));
+        // M = T_j (1 + r1) + T_j p_lo: mh = RN(T_j + T_j r1), its error exactly (T_j - mh is
+        // exact) up to a rounding of 2^-105
+        const B mh = fused_madd(th, r1, th);
+        const B ml = fused_madd(th, p_lo, fused_madd(th, r1, th - mh));
+        // c = 2^-k, k = kd >> 3 (z's low bits hold kd >= 0; the shifter's bits leave by the
+        // shift)
+        const B c(_mm256_castsi256_pd(
+            _mm256_sub_epi64(_mm256_set1_epi64x(0x3ff0000000000000),
+                             _mm256_slli_epi64(_mm256_srli_epi64(e.z, 3), 52))));
+        return {mh, ml, c};
+    }
+}
+
+// tanh for f64 lanes, AVX-512 and AVX2+FMA (method and error bounds at the top): one path for
+// every lane, the same steps at both levels but for the reduction (tanh_scaled_exp_of), the
+// first quotient and the argument's clamp and final select (each level's instructions).
 // Returns tanh(x) for every x, NaN -> the input NaN quieted.
-inline __m256d tanh_f64_avx2(__m256d x) noexcept {
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_f64_table(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
     // a = |x| held in [2^-30, 19.5] (NaN -> 2^-30, replaced below): from 19.07 on tanh rounds
-    // to 1, below 2^-27 it is x (no operation sees a subnormal value)
-    const __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
-    const __m256d a =
-        _mm256_min_pd(_mm256_max_pd(ax, _mm256_set1_pd(0x1.0p-30)), _mm256_set1_pd(19.5));
-    // y = 2a = kd ln2/8 + r1 + c - tail_j, kd = 8k + j >= 0, r1 exact, |r1 + c| <= ln2/16
-    // (1 + 2^-12); T_j = RN(2^(j/8)) (its bits: t + j << 49), e^y = 2^k T_j e^(r1 + c)
-    const ExpT8Reduced e = exp_f64_t8_reduce(_mm256_add_pd(a, a));
-    const __m256d th = _mm256_castsi256_pd(
-        _mm256_add_epi64(e.t, _mm256_slli_epi64(_mm256_and_si256(e.z, _mm256_set1_epi64x(7)), 49)));
-    // e^(r1 + c) - 1 = r1 + p_lo, p_lo = c + r^2 Q(r), r = RN(r1 + c), Q by Taylor to r^9:
-    // the tail q2 .. q7 in Estrin's form, the two leading steps Horner's (their roundings
-    // are at Q's 1/2 level once)
-    const __m256d r = e.r;
-    const __m256d r2 = _mm256_mul_pd(r, r);
-    const __m256d r4 = _mm256_mul_pd(r2, r2);
-    const auto q = [](int n) { return _mm256_set1_pd(tanh_t8_q[n]); };
-    const __m256d p23 = _mm256_fmadd_pd(q(3), r, q(2));
-    const __m256d p45 = _mm256_fmadd_pd(q(5), r, q(4));
-    const __m256d p67 = _mm256_fmadd_pd(q(7), r, q(6));
-    const __m256d tail = _mm256_fmadd_pd(p67, r4, _mm256_fmadd_pd(p45, r2, p23));
-    const __m256d qr = _mm256_fmadd_pd(_mm256_fmadd_pd(tail, r, q(1)), r, q(0));
-    const __m256d p_lo = _mm256_fmadd_pd(r2, qr, e.c);
-    // M = 2^-k e^y = T_j (1 + r1) + T_j p_lo = mh + ml: mh = RN(T_j + T_j r1), its error
-    // exactly (T_j - mh is exact) up to a rounding of 2^-105
-    const __m256d mh = _mm256_fmadd_pd(th, e.r1, th);
-    const __m256d ml = _mm256_fmadd_pd(th, p_lo, _mm256_fmadd_pd(th, e.r1, _mm256_sub_pd(th, mh)));
-    // c = 2^-k, k = kd >> 3 (z's low bits hold kd >= 0; the shifter's bits leave by the shift)
-    const __m256d c = _mm256_castsi256_pd(_mm256_sub_epi64(
-        _mm256_set1_epi64x(0x3ff0000000000000), _mm256_slli_epi64(_mm256_srli_epi64(e.z, 3), 52)));
+    // to 1, below 2^-27 it is x (no operation sees a subnormal value, which costs an assist
+    // on Zen 5 too); AVX-512: vrangepd, the lesser magnitude, sign cleared
+    B a;
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        a = B(_mm512_max_pd(_mm512_range_pd(x, _mm512_set1_pd(19.5), 0x0A),
+                            _mm512_set1_pd(0x1.0p-30)));
+    } else
+#endif
+    {
+        a = xsimd::min(xsimd::max(xsimd::abs(x), B(0x1.0p-30)), B(19.5));
+    }
+    const tanh_scaled_exp<A> m = tanh_scaled_exp_of(a + a);
     // tanh = N / D, N = M - c, D = M + c as pairs (fast two-sums: mh's exponent is at least
     // c's), then rounded: n1, d1
-    const __m256d nh = _mm256_sub_pd(mh, c);
-    const __m256d nl = _mm256_add_pd(_mm256_sub_pd(_mm256_sub_pd(mh, nh), c), ml);
-    const __m256d dh = _mm256_add_pd(mh, c);
-    const __m256d dl = _mm256_add_pd(_mm256_sub_pd(c, _mm256_sub_pd(dh, mh)), ml);
-    const __m256d n1 = _mm256_add_pd(nh, nl);
-    const __m256d d1 = _mm256_add_pd(dh, dl);
-    // inv = RN(1 / d1), q0 = RN(n1 inv) (relative error below 2^-51), the remainder N - q0 D,
-    // one correction by inv
-    const __m256d inv = _mm256_div_pd(_mm256_set1_pd(1.0), d1);
-    const __m256d q0 = _mm256_mul_pd(n1, inv);
-    const __m256d rem = _mm256_add_pd(_mm256_fnmadd_pd(q0, dh, nh), _mm256_fnmadd_pd(q0, dl, nl));
-    const __m256d res = _mm256_fmadd_pd(rem, inv, q0);
-    // tanh(x) = copysign(res, x) (res >= 0) where |x| >= 2^-27, x elsewhere and for NaN as
-    // x + (-0) (x's bits, NaN quieted: no operation on a subnormal value but an addition)
-    const __m256d signed_res = _mm256_or_pd(res, _mm256_and_pd(x, _mm256_set1_pd(-0.0)));
-    const __m256d not_computed = _mm256_cmp_pd(ax, _mm256_set1_pd(0x1.0p-27), _CMP_NGE_UQ);
-    return _mm256_blendv_pd(signed_res, _mm256_add_pd(x, _mm256_set1_pd(-0.0)), not_computed);
+    const B nh = m.mh - m.c;
+    const B nl = ((m.mh - nh) - m.c) + m.ml;
+    const B dh = m.mh + m.c;
+    const B dl = (m.c - (dh - m.mh)) + m.ml;
+    const B n1 = nh + nl, d1 = dh + dl;
+    // q0 ~ n1 / d1 (relative error below 2^-51) and inv ~ 1 / d1: AVX-512 q0 = RN(n1 / d1) and
+    // rcp14(d1) (2^-14), AVX2+FMA inv = RN(1 / d1) and q0 = RN(n1 inv); the remainder N - q0 D
+    // from two fused steps, one correction by inv, rounded once by the last fused step
+    B q0, inv;
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        q0 = n1 / d1;
+        inv = B(_mm512_rcp14_pd(d1));
+    } else
+#endif
+    {
+        inv = B(1.0) / d1;
+        q0 = n1 * inv;
+    }
+    const B rem = fused_nmadd(q0, dh, nh) + fused_nmadd(q0, dl, nl);
+    const B res = fused_madd(rem, inv, q0);
+    // tanh(x) = copysign(res, x) (res >= 0) where |x| >= 2^-27, x elsewhere and for NaN
+    // quieted (AVX-512: vpternlog's bits sign ? x : res, then vfixupimm for the NaN tokens;
+    // AVX2+FMA: x + (-0), which quiets a NaN and keeps every other x's bits)
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        const __mmask8 computed = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1.0p-27), _CMP_GE_OQ);
+        const __m512d signed_res = _mm512_castsi512_pd(_mm512_mask_ternarylogic_epi64(
+            _mm512_castpd_si512(x), computed, _mm512_set1_epi64(INT64_MIN),
+            _mm512_castpd_si512(res), 0xE2));
+        return B(_mm512_fixupimm_pd(signed_res, x, _mm512_set1_epi64(0x22), 0));
+    } else
+#endif
+    {
+        return xsimd::select(xsimd::abs(x) >= B(0x1.0p-27), res | (x & B(-0.0)), x + B(-0.0));
+    }
 }
 #endif  // __AVX2__ && __FMA__
 
@@ -570,19 +600,18 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
-// tanh(x), f64 lanes. Max error <= 1 ULP (method at the top). AVX-512: tanh_f64_avx512, one
-// path; AVX2+FMA: tanh_f64_avx2, one path. SSE2: each part only where a lane needs it: uniform
+// tanh(x), f64 lanes. Max error <= 1 ULP (method at the top). AVX-512 and AVX2+FMA:
+// tanh_f64_table, one path. SSE2: each part only where a lane needs it: uniform
 // arguments rarely fill a batch with |x| < 0.25, and the polynomial is skipped for the
 // batches without such a lane.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_kernel(
     const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
-#if defined(__AVX512F__)
-    if constexpr (detail::is_avx512<A>) return B(detail::tanh_f64_avx512(x));
-#endif
 #if defined(__AVX2__) && defined(__FMA__)
-    if constexpr (detail::exp_f64_t8_arch<A>) return B(detail::tanh_f64_avx2(x));
+    if constexpr (detail::is_avx512<A> || detail::exp_f64_t8_arch<A>) {
+        return detail::tanh_f64_table(x);
+    }
 #endif
     const B a = xsimd::abs(x);
     const auto small = a < B(0.25);

@@ -45,7 +45,7 @@
 //       x < 1.25 (x - s0 >= 1/2: two roundings), rcp14(yh) from 1.25 on (results >= 0.69,
 //       |yl / yh| <= 2^-51: 2^-65).
 //     atanh: log(q) / 2, q = (1 + a) / (1 - a) = 2 / (1 - a) - 1, a = |x| < 1, with
-//       1 - a = dh + dl an exact pair: g = RN(2 / dh) (vdivps / vdivpd: no Newton
+//       1 - a = dh + dl an exact pair: g = RN(2 / dh) (vdivps: no Newton
 //       steps), qh = g - 1 (exact: 2 <= g < 2^p; for a = 1 - 2^-p, g = 2^(p+1) and the
 //       rounding of g - 1 is 2^-p relative, below 2^-5 ULP of a result near p ln2 / 2),
 //       the residual rho = 2 - g dh - g dl (2 - g dh exact: the remainder of a
@@ -55,7 +55,30 @@
 //       2^-12) times eps). 1 / (1 + a) from rn = 1 - a + a^2 for a < 2^-4 (relative
 //       error a^3 + 2 eps), rcp14(1 + a) elsewhere (2^-14): either is within 2^-8 a
 //       (plus 2 eps), so rho rn is within 2^(-p-6) a of rho / (1 + a), below 2^-6 ULP of
-//       the result (>= a).
+//       the result (>= a). (The float32 kernel; float64 below.)
+//     atanh float64 (atanh_f64_avx512_nofix): the same quotient at half scale, with a log of
+//       its own: g = RN(0.5 / dh) (vdivpd; g = RN(1 / dh) / 2 exactly), h = RN(2g - 1/2) = qh / 2
+//       (exact: g < 2^51; from there its rounding is below 2^-52 of h, 2^-58 of the result),
+//       rho = 1/2 - g dh - g dl (the first step exact, then one FMA: rho is half the
+//       float32 form's residual, |rho| <= 2^-53 for a < 1/2, 2^-54 from 1/2 on, where dl = 0),
+//       and atanh = log(2h) / 2 + rho / (1 + a) to first order (the second-order term is
+//       below 2^-104). 1 / (1 + a) = 1/2 + (dh / 2) / (1 + a), so from u = 1 - a + a^2 =
+//       dh + a^2 (one FMA, relative error a^3), v = 1/2 + (dh / 2) u is 1 / (1 + a) within
+//       (dh / 2) a^3 relative and rn = 1 + dh v is 2 / (1 + a) within (dh / 2)^2 a^3: rho rn
+//       is within |rho| dh^2 a^3 / (2 (1 + a)) of its value, below 2^-58.6 of atanh(a) over
+//       [0, 1) (dh^2 a^3 / (2 (1 + a) atanh(a)) is at most 0.0197, next to a = 0.43, where
+//       |rho| <= 2^-53; from 1/2 on |rho| <= 2^-54). The log of h >= 1/2 (normal: no
+//       getmant / getexp) is log.hpp's 16-cell table reduction on h's bits (z = h 2^-k in
+//       [0.640625, 1.28125), k = the exponent field as an integer, vcvtqq2pd) with every term
+//       halved: the cells' invc / 2 (t / 2 = z invc / 2 - 1/2 exact in one FMA), (-log(invc) + ln2)
+//       / 2 as hi + lo (hi on the 2^-43 grid, so that k ln2_hi / 2 + hi is exact; ln2 for the 2 of
+//       2h), and log64_bits_r's polynomial in t / 2 with each coefficient scaled by its power
+//       of two (the same roundings as log.hpp's at half scale), so the result is
+//       (log.hpp's log pair of 2h) / 2 with no multiplication by 1/2, with the log pair's
+//       error. rho rn's error and h's rounding add below 2^-58 to it before the last rounding
+//       (the measured maximum, 0.587 ULP next to |x| = 1/65 where the log's cells 11 and 12
+//       meet, is the log pair's, the same as the float32 form's quotient with log.hpp's kernel
+//       gave; tests/test_inverse_hyperbolic.py enforces 1 ULP).
 //   The log: float64 log.hpp's table kernel (a hi + lo pair); float32 its own, log_f32_ge1
 //   (32 cells, a degree-3 polynomial, two roundings: within 0.75 ULP + the pair's 2^-28,
 //   tools/logpair_f32_remez.py).
@@ -397,17 +420,84 @@ inline __m512d acosh_f64_avx512(__m512d x) noexcept {
     return avx512::fixup<acosh_fixup>(res, _mm512_sub_pd(x, one));
 }
 
+// atanh_f64_avx512_nofix's cells: log.hpp's log_bits_* cells at half scale (the method at the
+// top): invc / 2, (-log(invc) + ln2) / 2 = hi + lo (hi exact: log_bits_hi and ln2_hi lie on
+// the 2^-42 grid).
+struct atanh_half_cells {
+    alignas(64) double invc[16];
+    alignas(64) double hi[16];
+    alignas(64) double lo[16];
+};
+constexpr atanh_half_cells atanh_half_cells_of() noexcept {
+    atanh_half_cells c{};
+    for (int i = 0; i < 16; ++i) {
+        c.invc[i] = log_bits_invc[i] * 0.5;
+        c.hi[i] = (log_bits_hi[i] + log_consts<double>::ln2_hi) * 0.5;
+        c.lo[i] = (log_bits_lo[i] + log_consts<double>::ln2_lo) * 0.5;
+    }
+    return c;
+}
+inline constexpr atanh_half_cells atanh_half_cells_tab = atanh_half_cells_of();
+// log64_bits_r[i] * 2^(i + 2): -1 + Σ r[i] 2^(i+2) s^(i+1) = 2 (-1/2 + t R(t)) at t = 2s.
+constexpr double atanh_half_r(int i) noexcept {
+    double scale = 4.0;
+    for (int j = 0; j < i; ++j) scale *= 2.0;
+    return log64_bits_r[i] * scale;
+}
+
 // Without the special-value fixup (atanh_f64_avx512_fix repairs |x| >= 1 and NaN lanes).
+// Method at the top. |x| >= 1 lanes give garbage without a trap or a subnormal operand in
+// the batches that hold none (a = |x| >= 2^-28 everywhere).
 inline __m512d atanh_f64_avx512_nofix(__m512d x) noexcept {
-    // a = |x| clamped into [2^-28, 2] (as the float32 kernel's).
-    const __m512d a =
-        _mm512_min_pd(_mm512_range_pd(x, _mm512_set1_pd(0x1.0p-28), 0x0B), _mm512_set1_pd(2.0));
-    const __mmask8 tiny = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1.0p-27), _CMP_LT_OQ);
-    const atanh_quotient<double> q = atanh_quotient_of<double>(a);
-    const log_pd_pair p = log_f64_avx512_pair(q.qh);
-    const __m512d res =
-        _mm512_mul_pd(_mm512_add_pd(p.hi, _mm512_fmadd_pd(q.rho, q.rn, p.lo)), _mm512_set1_pd(0.5));
-    return _mm512_mask_mov_pd(avx512::sign_from(res, x), tiny, x);
+    const __m512d one = _mm512_set1_pd(1.0), half = _mm512_set1_pd(0.5);
+    // a = max(|x|, 2^-28) (vrangepd: the larger magnitude, sign cleared); lanes with
+    // |x| < 2^-27 return x.
+    const __m512d a = _mm512_range_pd(x, _mm512_set1_pd(0x1.0p-28), 0x0B);
+    const __mmask8 computed = _mm512_cmp_pd_mask(a, _mm512_set1_pd(0x1.0p-27), _CMP_GE_OQ);
+    // 1 - a = dh + dl exactly; g = RN(0.5 / dh), rho = 1/2 - g (dh + dl), h = 2g - 1/2
+    const __m512d dh = _mm512_sub_pd(one, a);
+    const __m512d dl = _mm512_sub_pd(_mm512_sub_pd(one, dh), a);
+    const __m512d g = _mm512_div_pd(half, dh);
+    const __m512d rho = _mm512_fnmadd_pd(g, dl, _mm512_fnmadd_pd(g, dh, half));  // first exact
+    // rn ~ 2 / (1 + a): 1 + dh v, v = 1/2 + (dh / 2) (dh + a^2) ~ 1 / (1 + a)
+    const __m512d v = _mm512_fmadd_pd(_mm512_mul_pd(dh, half), _mm512_fmadd_pd(a, a, dh), half);
+    const __m512d rn = _mm512_fmadd_pd(dh, v, one);
+    const __m512d h = _mm512_fmsub_pd(g, _mm512_set1_pd(2.0), half);
+    // h = z 2^k, the cell from h's bits (log_cell_f64_avx512's reduction; h is normal)
+    const __m512i bits = _mm512_castpd_si512(h);
+    const __m512i tmp =
+        _mm512_sub_epi64(bits, _mm512_set1_epi64(static_cast<long long>(log_bits_off)));
+    const __m512i k_bits =
+        _mm512_and_si512(tmp, _mm512_set1_epi64(static_cast<long long>(0xfff0000000000000ull)));
+    const __m512d z = _mm512_castsi512_pd(_mm512_sub_epi64(bits, k_bits));
+    const __m512i idx = _mm512_srli_epi64(tmp, 48);
+    const __m512d k = _mm512_cvtepi64_pd(_mm512_srai_epi64(tmp, 52));
+    const __m512d invc = log_cell_entry(atanh_half_cells_tab.invc, idx);
+    const __m512d th = log_cell_entry(atanh_half_cells_tab.hi, idx);
+    const __m512d tl = log_cell_entry(atanh_half_cells_tab.lo, idx);
+    // log(2h) / 2 = (k ln2_hi / 2 + th) + s + (k ln2_lo / 2 + tl + s^2 W(s)), s = t / 2
+    const __m512d s = _mm512_fmsub_pd(z, invc, half);  // exact
+    const __m512d e = _mm512_fmadd_pd(k, _mm512_set1_pd(log_consts<double>::ln2_hi * 0.5), th);
+    const __m512d hi = _mm512_add_pd(e, s);
+    const __m512d err = _mm512_add_pd(_mm512_sub_pd(e, hi), s);  // |e| >= |s| or e = 0
+    const __m512d lo1 = _mm512_add_pd(
+        _mm512_fmadd_pd(k, _mm512_set1_pd(log_consts<double>::ln2_lo * 0.5), tl), err);
+    // W(s) = -1 + s R'(s) by log64_bits_estrin's steps with the scaled coefficients
+    const auto c = [](int i)
+                       NUMFUSE_ALWAYS_INLINE_LAMBDA { return _mm512_set1_pd(atanh_half_r(i)); };
+    const __m512d s2 = _mm512_mul_pd(s, s);
+    const __m512d s4 = _mm512_mul_pd(s2, s2);
+    const __m512d w0 = _mm512_fmadd_pd(c(0), s, _mm512_set1_pd(-1.0));
+    const __m512d w1 = _mm512_fmadd_pd(c(2), s, c(1));
+    const __m512d w2 = _mm512_fmadd_pd(c(4), s, c(3));
+    const __m512d w3 = _mm512_fmadd_pd(_mm512_fmadd_pd(c(7), s, c(6)), s, c(5));
+    const __m512d w = _mm512_fmadd_pd(_mm512_fmadd_pd(w3, s2, w2), s4, _mm512_fmadd_pd(w1, s2, w0));
+    const __m512d lo = _mm512_fmadd_pd(s2, w, lo1);
+    const __m512d res = _mm512_add_pd(hi, _mm512_fmadd_pd(rho, rn, lo));
+    // x's sign on res (>= 0) where computed (bits: sign ? x : res), x elsewhere
+    return _mm512_castsi512_pd(_mm512_mask_ternarylogic_epi64(_mm512_castpd_si512(x), computed,
+                                                              _mm512_set1_epi64(INT64_MIN),
+                                                              _mm512_castpd_si512(res), 0xE2));
 }
 inline __m512d atanh_f64_avx512_fix(__m512d x, __m512d y) noexcept {
     const __m512d a = _mm512_andnot_pd(_mm512_set1_pd(-0.0), x);
