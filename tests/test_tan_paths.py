@@ -6,6 +6,7 @@ in every layout, NumPy's NaNs and NumPy's floating-point conditions."""
 
 from __future__ import annotations
 
+import mpmath
 import numpy as np
 import pytest
 
@@ -68,3 +69,32 @@ def test_tan_spanning_inputs_same_bits_and_conditions(dtype, level, threads):
         same = got.view(BITS[dtype]) == other.view(BITS[dtype])
         assert same.all(), (x[~same], got[~same], other[~same])
     assert fp_conditions(numfuse.tan, x) == fp_conditions(np.tan, x)
+
+
+def _tan_ulp_errors(x: np.ndarray, got: np.ndarray) -> np.ndarray:
+    """|got - tan x| in ulps of tan x (mpmath at 200 bits)."""
+    err = np.empty(x.size)
+    with mpmath.workprec(200):
+        for i, (xi, gi) in enumerate(zip(x.tolist(), got.tolist())):
+            exact = mpmath.tan(mpmath.mpf(xi))
+            _, e = np.frexp(float(exact))
+            err[i] = float(abs(mpmath.mpf(gi) - exact) / mpmath.ldexp(1, int(e) - 53))
+    return err
+
+
+def test_tan_float64_within_1_ulp_where_tan_is_near_one(level):
+    """float64 tan next to (k + 1/2) pi/2 (|r| ~ pi/4: |tan x| ~ 1, the kernels' largest
+    errors; the sweep of function_table.py has none of these points) and next to k pi/2, up to
+    k ~ 1.9e6 (x below 1.5e6, the vector reduction's range), the ufunc and evaluate."""
+    numfuse.set_num_threads(1)
+    rng = np.random.default_rng(29)
+    k = np.concatenate([np.arange(1, 200), rng.integers(200, 1_900_000, 300)])
+    centres = np.concatenate([(k + 0.5) * (np.pi / 2), k * (np.pi / 2)])
+    steps = rng.integers(-40, 41, centres.size)
+    x = centres + steps * np.spacing(centres)
+    x = np.concatenate([x, -x])
+    got = numfuse.tan(x)
+    assert np.array_equal(got, numfuse.evaluate("tan(x)", local_dict={"x": x}))
+    err = _tan_ulp_errors(x, got)
+    print(f"tan float64 at {level}: max {err.max():.4f} ULP on {x.size} points near (k/2) pi/2")
+    assert err.max() <= 1.0, (x[err.argmax()], err.max())

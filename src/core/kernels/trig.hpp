@@ -29,11 +29,25 @@
 //   pairs (relative error ~2^-57), chosen and signed by quadrant.
 //   S: degree 6, C: degree 5 minimax on z <= (pi/4)^2 * 1.02 (Remez with
 //   tools/explog_remez.py's exchange; weighted error 2^-57.3 / 2^-59.3).
-//   tan(r) = rh + r^3 T(z) + rl (1 + z) as a pair (r^3 T0 exact), T degree
-//   14 minimax (2^-57.8); odd quadrants -1/tan(r) from the correctly rounded
-//   reciprocal of the high part (one division, every level) and one fused
-//   Newton step that folds in the low part. One rounding at the end in every
-//   case.
+//   tan(r) = rh + r^3 T0 + r^5 U(z) + rl tan'(r) as a pair th + tl (r^3 T0 exact); odd
+//   quadrants -1/tan(r) from the correctly rounded reciprocal of th (one division, every
+//   level) and one fused Newton step that folds in tl. One rounding at the end in every case.
+//   AVX-512: U = 2/15 + z P(z) / Q(z), the Pade approximant of degree (2, 3) of (U - 2/15) / z
+//   (a second division instead of 14 fused operations), T0 = 1/3 as t0 + t0l, tan'(r) as 1 +
+//   h^2 with h = RN(rh + r^3 t0). Bound, in u = 2^-53 |tan r| (below one ulp of tan r): the
+//   approximation's 2^-58.29 relative (mpmath, 4000 points of |r| <= pi/4 (1 + 2^-40), the
+//   coefficients as rounded): 0.026 u; rl tan'(r): |rl| <= 2^-53 |rh| + 2^-86 and |tan'(r) -
+//   (1 + h^2)| <= 0.082 |tan r / r| (and <= r^4): 0.082 u; v = z U: P (1.08 2^-53 relative),
+//   Q (1.79), the quotient (1), the sum with 2/15 (|z P / Q| <= U / 4) and 2/15's rounding,
+//   the product with z.hi and z.hi's own rounding: below 5.3 2^-53, weighted by |r^5 U / tan
+//   r| <= 0.0532: 0.282 u; the rounding of r3.hi v + early (|.| <= 0.054 |tan r|): 0.054 u;
+//   the exact pairs and early's roundings (below 2^-100 relative): the pair th + tl is within
+//   0.45 u of tan r. Even k: th = RN(th + tl), <= 0.5 + 0.45 = 0.95 ULP; odd k: -1/(th + tl)
+//   has the same relative error to first order, the Newton step's own errors are below
+//   2^-100, one rounding: <= 0.95 ULP. Measured against long double on 2.5e7 points (uniform,
+//   log-uniform, next to k pi/2 and (k + 1/2) pi/2; tests/test_tan_paths.py holds the last
+//   kind): 0.773 ULP. Other levels: U degree 13 (T = T0 + z U degree 14, minimax, 2^-57.8; T0
+//   fitted), tan'(r) as 1 + z: 0.931 on the same points.
 //   A batch whose lanes all have 2^-27 <= |x| < 1.5e6 pays one range test; any other
 //   batch goes through trig_rare (tiny, huge, inf and NaN lanes).
 #pragma once
@@ -337,36 +351,57 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_lanes(const xsimd::batch<doubl
     const auto tiny = xsimd::abs(x) < B(0x1.0p-27);
     const trig_reduced<A> red = trig_reduce<Checked>(Checked ? without_tiny(tiny, x) : x);
     const dd::pair<A> r = red.r;
-    // T(z) ~ (tan(r) - r) / r^3 on z <= (pi/4)^2 * 1.01: Remez (tools/explog_remez.py's
-    // exchange), degree 14, relative error of r + r^3 T vs tan: 2^-57.78.
-    // tan r = rh + r^3 T0 + r^3 z U(z) + rl (1 + z): r^3 T0 (up to 0.16 at
-    // pi/4) is carried as an exact pair, the rest (below 0.06) in plain
-    // doubles; U = (T - T0) / z evaluated as E(z^2) + z O(z^2) (two short
-    // chains: the kernel is latency-bound).
+    // tan r = rh + r^3 T0 + r^3 z U(z) + rl tan'(r): r^3 T0 (up to 0.16 at pi/4) is carried
+    // as an exact pair, the rest (below 0.06) in plain doubles; v = z U(z) arrives last, so
+    // everything else is summed first (the method and the bounds: the header comment).
     const dd::pair<A> z = dd::two_prod(r.hi, r.hi);
-    const B w = z.hi * z.hi;
-    const B ue = dd::horner(w, 0x1.111111111049ap-3,  // 0.13333333333324476344
-                            0x1.664f4859959b6p-6,  // 0.021869488386380551981
-                            0x1.d6d2d4cd61a15p-9,  // 0.0035920986908337762013
-                            0x1.34b19b3d793dcp-11,  // 0.00058878664975436532589
-                            0x1.5b77a5c2c3df7p-14,  // 0.0000828426773689035391
-                            -0x1.ca00663f11bbcp-16,  // -0.000027299020299655549194
-                            -0x1.a2e9151353b89p-16);  // -0.000024969010224136791543
-    const B uo = dd::horner(w, 0x1.ba1ba1bacfd0fp-5,  // 0.053968253973375117372
-                            0x1.226e3af4e513fp-7,  // 0.0088632381319163604932
-                            0x1.7db29bbb403f7p-10,  // 0.00145606112965901229
-                            0x1.ffc488d8aa1eep-13,  // 0.00024402986197925808981
-                            0x1.1f71e9b7479d2p-14,  // 0.000068532221906703814614
-                            0x1.a3b465c872b1p-15,  // 0.000050032696495691292467
-                            0x1.4e03eaa4143c8p-17);  // 9.9544316257987620076e-6
-    const B v = z.hi * dd::even_odd(z.hi, ue, uo);  // z U(z)
-    const B t0(0x1.555555555555fp-2);  // T0 = 0.33333333333333386994
     const dd::pair<A> r3 = dd::two_prod(r.hi, z.hi);
     const B r3l = dd::fmadd(r.hi, z.lo, r3.lo);  // r^3 = r3.hi + r3l
-    const dd::pair<A> c = dd::two_prod(r3.hi, t0);  // r3.hi T0 exactly
-    const dd::pair<A> h = dd::fast_two_sum(r.hi, c.hi);
-    // v (the polynomial) arrives last: everything else is summed first
-    const B early = h.lo + (dd::fmadd(r3l, t0, dd::fmadd(r.lo, z.hi, r.lo)) + c.lo);
+    B v, early;
+    dd::pair<A> h;
+    if constexpr (is_avx512<A>) {
+        // U(z) = 2/15 + z P(z) / Q(z): the Pade approximant of degree (2, 3) at 0 of (U(z) -
+        // 2/15) / z from tan's Taylor series (mpmath.pade), coefficients rounded to double.
+        // T0 = 1/3 = t0 + t0l (t0l folded into the small terms); tan'(r) = 1 + tan^2 r taken
+        // as 1 + h.hi^2 (h.hi = rh + r^3 / 3 rounded).
+        const B p = dd::horner(z.hi, 0x1.ba1ba1ba1ba1cp-5,  // 17/315 = 0.053968253968253968254
+                               -0x1.aa27006d8da62p-9,  // -0.0032512844107047005598
+                               0x1.35750d406447dp-15);  // 0.000036890176946199355163
+        const B q = dd::horner(z.hi, 1.0,  //
+                               -0x1.dca4fe092a8ecp-2,  // -0.4654731457800511509
+                               0x1.9ad8dc0a26c5cp-6,  // 0.025076117403483132383
+                               -0x1.221deadf5591dp-12);  // -0.00027667700301971401716
+        v = z.hi * dd::fmadd(z.hi, p / q, B(0x1.1111111111111p-3));  // 2/15
+        const B t0(0x1.5555555555555p-2), t0l(0x1.5555555555555p-56);  // 1/3 = t0 + t0l
+        const dd::pair<A> c = dd::two_prod(r3.hi, t0);  // r3.hi t0 exactly
+        h = dd::fast_two_sum(r.hi, c.hi);
+        const B tail = dd::fmadd(r.lo, h.hi * h.hi, dd::fmadd(r3.hi, t0l, r.lo));
+        early = h.lo + (dd::fmadd(r3l, t0, tail) + c.lo);
+    } else {
+        // T(z) = T0 + z U(z) ~ (tan(r) - r) / r^3 on z <= (pi/4)^2 * 1.01: Remez
+        // (tools/explog_remez.py's exchange), degree 14, relative error of r + r^3 T vs tan:
+        // 2^-57.78; U evaluated as E(z^2) + z O(z^2) (two short chains); tan'(r) taken as 1 + z.
+        const B w = z.hi * z.hi;
+        const B ue = dd::horner(w, 0x1.111111111049ap-3,  // 0.13333333333324476344
+                                0x1.664f4859959b6p-6,  // 0.021869488386380551981
+                                0x1.d6d2d4cd61a15p-9,  // 0.0035920986908337762013
+                                0x1.34b19b3d793dcp-11,  // 0.00058878664975436532589
+                                0x1.5b77a5c2c3df7p-14,  // 0.0000828426773689035391
+                                -0x1.ca00663f11bbcp-16,  // -0.000027299020299655549194
+                                -0x1.a2e9151353b89p-16);  // -0.000024969010224136791543
+        const B uo = dd::horner(w, 0x1.ba1ba1bacfd0fp-5,  // 0.053968253973375117372
+                                0x1.226e3af4e513fp-7,  // 0.0088632381319163604932
+                                0x1.7db29bbb403f7p-10,  // 0.00145606112965901229
+                                0x1.ffc488d8aa1eep-13,  // 0.00024402986197925808981
+                                0x1.1f71e9b7479d2p-14,  // 0.000068532221906703814614
+                                0x1.a3b465c872b1p-15,  // 0.000050032696495691292467
+                                0x1.4e03eaa4143c8p-17);  // 9.9544316257987620076e-6
+        v = z.hi * dd::even_odd(z.hi, ue, uo);  // z U(z)
+        const B t0(0x1.555555555555fp-2);  // T0 = 0.33333333333333386994
+        const dd::pair<A> c = dd::two_prod(r3.hi, t0);  // r3.hi T0 exactly
+        h = dd::fast_two_sum(r.hi, c.hi);
+        early = h.lo + (dd::fmadd(r3l, t0, dd::fmadd(r.lo, z.hi, r.lo)) + c.lo);
+    }
     const dd::pair<A> t = dd::fast_two_sum(h.hi, dd::fmadd(r3.hi, v, early));
     // t.hi + t.lo would round to t.hi: t is a Fast2Sum pair, |t.lo| at most half an ulp of
     // t.hi (and a tie only where t.hi is already the even neighbour)
