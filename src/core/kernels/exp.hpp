@@ -34,8 +34,9 @@
 //     vpermd (no gather: gathers are slow on Zen 3), tail_j folded into r, e^r - 1 =
 //     r + r^2 Q(r) (degree 7 overall), 2^k T_j formed in the exponent field and the result
 //     rounded once by an FMA; wide lanes (|x| > 708) by scale_wide as below.
-//   SSE2, AVX2 float32 and exp_pair (no table): x = k ln2 + r, |r| <= ln2/2, Cody-Waite with a
-//     42-bit (16-bit for f32) ln2_hi so k*ln2_hi is exact without FMA (SSE2
+//   neon64 f64 (exp_f64_t8_neon): the AVX2+FMA kernel's arithmetic, the tables read by TBL.
+//   SSE2, AVX2 and neon64 float32 and exp_pair (no table): x = k ln2 + r, |r| <= ln2/2,
+//     Cody-Waite with a 42-bit (16-bit for f32) ln2_hi so k*ln2_hi is exact without FMA (SSE2
 //     xsimd::fma is mul+add); r = r_hi + r_lo kept as a pair; e^r = 1 + r +
 //     r^2 Q(r) (minimax degree 12 f64 / 6 f32 overall) summed with 1 + r_hi
 //     as an exact two-sum. Scaling by 2^k: k added to y's exponent field (an

@@ -52,7 +52,9 @@
 //     transpose, as the 16 rows were before (log_f64_avx2); no division. The rows' addresses come
 //     from the lanes, or (contiguous ufunc loops, log_kernel_nofix_at) from scalar loads of the
 //     input's high words, which shortens the chain the loop waits on (LogRowsFromMemory).
-//   SSE2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
+//   neon64 f64 (log_f64_neon): the AVX2+FMA float64 kernel's arithmetic; each lane's row by
+//     one 32-byte load from its cell offset in a general register, columns by zips.
+//   SSE2 (and neon64 f32): x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals scaled by 2^1022 / 2^126 with an or and a
 //     subtraction: no multiplication by a subnormal); s = f / (2 + f),
 //     log(1 + f) = f - f^2/2 + s (f^2/2 + s^2 P(s^2)) (the classic atanh form,
