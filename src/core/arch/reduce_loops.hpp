@@ -281,7 +281,8 @@ inline B take_smaller(const B& x, const B& low) noexcept {
 // through a compensated block, since a block that raises a lane's maximum sums its terms one
 // by one with TwoSum; the compensated sums and rescales add nothing of first order).
 // Terms: lse_term_exp's |theta| < 1.75 u against exp_kernel's 1.02 u (1.10 u for float64 at
-// avx2_fma, whose exp_kernel is exp.hpp's table form: 0.04 eps (S - 1) / S more). Plain block sums
+// avx2_fma and neon64, whose exp_kernel is exp.hpp's table form: 0.04 eps (S - 1) / S more).
+// Plain block sums
 // (blocks that raise no lane's maximum): each accumulator's 8 terms, all in (0, 1], are
 // added in a balanced tree of depth 3 and only the total goes through TwoSum. An addition's
 // rounding is at most u times its (positive) sum, and each term lies under 3 additions, so

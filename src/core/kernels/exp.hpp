@@ -34,8 +34,9 @@
 //     vpermd (no gather: gathers are slow on Zen 3), tail_j folded into r, e^r - 1 =
 //     r + r^2 Q(r) (degree 7 overall), 2^k T_j formed in the exponent field and the result
 //     rounded once by an FMA; wide lanes (|x| > 708) by scale_wide as below.
-//   SSE2, AVX2 float32 and exp_pair (no table): x = k ln2 + r, |r| <= ln2/2, Cody-Waite with a
-//     42-bit (16-bit for f32) ln2_hi so k*ln2_hi is exact without FMA (SSE2
+//   neon64 f64 (exp_f64_t8_neon): the AVX2+FMA kernel's arithmetic, the tables read by TBL.
+//   SSE2, AVX2 and neon64 float32 and exp_pair (no table): x = k ln2 + r, |r| <= ln2/2,
+//     Cody-Waite with a 42-bit (16-bit for f32) ln2_hi so k*ln2_hi is exact without FMA (SSE2
 //     xsimd::fma is mul+add); r = r_hi + r_lo kept as a pair; e^r = 1 + r +
 //     r^2 Q(r) (minimax degree 12 f64 / 6 f32 overall) summed with 1 + r_hi
 //     as an exact two-sum. Scaling by 2^k: k added to y's exponent field (an
@@ -233,14 +234,8 @@ inline xsimd::batch<T, A> exp_generic(const xsimd::batch<T, A>& x) noexcept {
     return nan_result(x, res);
 }
 
-#if defined(__AVX2__) && defined(__FMA__)
-// float64 at AVX2+FMA (not AVX-512): exp_f64_t8 below. SSE2, float32 and exp_pair keep
-// exp_generic's arithmetic.
-template <class Arch>
-inline constexpr bool exp_f64_t8_arch =
-    !is_avx512<Arch> && std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
-
-// 2^(j/8), j = 0..7, as 32-bit words picked by vpermd (no gather, no memory access per lane):
+// 2^(j/8), j = 0..7, as 32-bit words picked by vpermd at avx2_fma and by TBL at neon64 (no
+// gather, no memory access per lane):
 // T_j = RN(2^(j/8)); exp_t8_lo[j] = T_j's low word, exp_t8_hi[j] = T_j's high word less
 // j << 17 (so that adding kd << 49 = (8k + j) << 49 to the bits gives T_j 2^k's bits);
 // exp_t8_tail[j] = the high word of RN((2^(j/8) - T_j) / T_j) (|tail| < 2^-53.8), used as
@@ -254,6 +249,13 @@ alignas(32) inline constexpr std::uint32_t exp_t8_hi[8] = {
 alignas(32) inline constexpr std::uint32_t exp_t8_tail[8] = {
     0x00000000, 0xbc801b15, 0x3c834d75, 0x3c7690ce, 0xbc93b3ef, 0x3c8db72f, 0x3c8c1a77, 0x3c74a385,
 };
+
+#if defined(__AVX2__) && defined(__FMA__)
+// float64 at AVX2+FMA (not AVX-512): exp_f64_t8 below. SSE2, float32 and exp_pair keep
+// exp_generic's arithmetic.
+template <class Arch>
+inline constexpr bool exp_f64_t8_arch =
+    !is_avx512<Arch> && std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
 
 // e^x = 2^k T_j (1 + tail_j) e^r0 for x = kd ln2/8 + r0, kd = 8k + j (z = kd + 1.5*2^52 holds
 // kd in its low bits), |r0| <= ln2/16 (1 + 2^-12) for |x| <= 711. Returns t (T_j's bits less
@@ -350,6 +352,96 @@ inline xsimd::batch<double, A> exp_f64_t8(const xsimd::batch<double, A>& x) noex
     return nan_result(x, scale_wide(y, k));
 }
 #endif  // __AVX2__ && __FMA__
+
+#if defined(__aarch64__)
+// float64 at neon64: exp_f64_t8's arithmetic above, operation for operation (z, kd, r1, c,
+// r, Q in Estrin's form, p, 2^k T_j in the exponent field and the one FMA rounding), so the
+// same bits as avx2_fma's kernel and the same bound (0.595 ULP). NEON has no vpermd: the
+// tables are read by TBL, a byte lookup over 2-4 registers (the lanes' 8 bytes each at once).
+// exp_t8_neon_bytes.t: byte b of T_j's bits (less j << 49) at 8 b + j, 64 bytes for a
+// 4-register TBL; .tail: byte b of the tail word at 8 b + j (b < 4), 32 bytes, 2 registers.
+// A lane's index bytes are then j + 8 b (b the result byte: 0..7 for t, 0..3 twice for the
+// tail, the double whose both words are the tail word), j the low byte of z less its bits
+// above 7.
+struct ExpT8NeonBytes {
+    std::uint8_t t[64];
+    std::uint8_t tail[32];
+};
+constexpr ExpT8NeonBytes exp_t8_neon_make() noexcept {
+    ExpT8NeonBytes b{};
+    for (int j = 0; j < 8; ++j) {
+        const std::uint64_t bits = (std::uint64_t{exp_t8_hi[j]} << 32) | exp_t8_lo[j];
+        for (int k = 0; k < 8; ++k) b.t[8 * k + j] = static_cast<std::uint8_t>(bits >> (8 * k));
+        for (int k = 0; k < 4; ++k) {
+            b.tail[8 * k + j] = static_cast<std::uint8_t>(exp_t8_tail[j] >> (8 * k));
+        }
+    }
+    return b;
+}
+alignas(16) inline constexpr ExpT8NeonBytes exp_t8_neon_bytes = exp_t8_neon_make();
+alignas(16) inline constexpr std::uint8_t exp_t8_neon_index[3][16] = {
+    {0, 0, 0, 0, 0, 0, 0, 0, 8, 8, 8, 8, 8, 8, 8, 8},  // each lane's low byte (z's: kd mod 256)
+    {0, 8, 16, 24, 32, 40, 48, 56, 0, 8, 16, 24, 32, 40, 48, 56},  // t: 8 b
+    {0, 8, 16, 24, 0, 8, 16, 24, 0, 8, 16, 24, 0, 8, 16, 24},  // tail: 8 (b mod 4)
+};
+
+// exp_f64_t8_parts's p, t and z (as integer lanes) on two lanes.
+struct ExpT8NeonParts {
+    float64x2_t p;
+    int64x2_t t, z;
+};
+NUMFUSE_ALWAYS_INLINE ExpT8NeonParts exp_f64_t8_neon_parts(float64x2_t x) noexcept {
+    const float64x2_t shifter = vdupq_n_f64(0x1.8p52);
+    const float64x2_t z = vfmaq_f64(shifter, x, vdupq_n_f64(0x1.71547652b82fep+3));  // 8/ln2
+    const float64x2_t kd = vsubq_f64(z, shifter);
+    const float64x2_t r1 = vfmsq_f64(x, kd, vdupq_n_f64(0x1.62e42fefa39efp-4));  // x - kd C_hi
+    const uint8x16_t zb = vreinterpretq_u8_f64(z);
+    const uint8x16_t j = vandq_u8(vqtbl1q_u8(zb, vld1q_u8(exp_t8_neon_index[0])), vdupq_n_u8(7));
+    const uint8x16x4_t tt = vld1q_u8_x4(exp_t8_neon_bytes.t);
+    const uint8x16x2_t tl = vld1q_u8_x2(exp_t8_neon_bytes.tail);
+    const uint8x16_t t = vqtbl4q_u8(tt, vorrq_u8(j, vld1q_u8(exp_t8_neon_index[1])));
+    const float64x2_t tail =
+        vreinterpretq_f64_u8(vqtbl2q_u8(tl, vorrq_u8(j, vld1q_u8(exp_t8_neon_index[2]))));
+    const float64x2_t c = vfmsq_f64(tail, kd, vdupq_n_f64(0x1.abc9e3b39803fp-59));  // - kd C_lo
+    const float64x2_t r = vaddq_f64(r1, c);
+    const float64x2_t r2 = vmulq_f64(r, r);
+    // Q(r): exp_f64_t8_parts's coefficients (tools/explog_remez.py exp64_t8), c0 first.
+    const float64x2_t q01 =
+        vfmaq_f64(vdupq_n_f64(0x1.000000000010bp-1), vdupq_n_f64(0x1.555555555513p-3), r);
+    const float64x2_t q23 =
+        vfmaq_f64(vdupq_n_f64(0x1.555555480ccf5p-5), vdupq_n_f64(0x1.11111125dba19p-7), r);
+    const float64x2_t q45 =
+        vfmaq_f64(vdupq_n_f64(0x1.6c1cbdefbbf7cp-10), vdupq_n_f64(0x1.a0163983de4f5p-13), r);
+    const float64x2_t q = vfmaq_f64(q01, vfmaq_f64(q23, q45, r2), r2);
+    return {vfmaq_f64(r, r2, q), vreinterpretq_s64_u8(t), vreinterpretq_s64_f64(z)};
+}
+
+// e^x for |x| <= fast_lim (708), as exp_f64_t8_core; other lanes garbage.
+NUMFUSE_ALWAYS_INLINE float64x2_t exp_f64_t8_neon_core(float64x2_t x) noexcept {
+    const ExpT8NeonParts e = exp_f64_t8_neon_parts(x);
+    const float64x2_t sc = vreinterpretq_f64_s64(vaddq_s64(e.t, vshlq_n_s64(e.z, 49)));
+    return vfmaq_f64(sc, sc, e.p);
+}
+
+// float64 neon64, all inputs: exp_f64_t8's rare path (scale_wide) on exp_f64_t8_neon_parts.
+template <class A>
+inline xsimd::batch<double, A> exp_f64_t8_neon(const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    using C = exp_consts<double>;
+    if (!xsimd::any(xsimd::abs(x) > B(C::fast_lim))) {
+        return nan_result(x, B(exp_f64_t8_neon_core(x)));
+    }
+    const B xc = xsimd::min(xsimd::max(x, B(C::lo_clamp)), B(C::hi_clamp));
+    const ExpT8NeonParts e = exp_f64_t8_neon_parts(xc);
+    // T_j's bits: t + j << 49 (j = z's low 3 bits); k = floor(kd / 8), exact.
+    const float64x2_t tj =
+        vreinterpretq_f64_s64(vaddq_s64(e.t, vshlq_n_s64(vandq_s64(e.z, vdupq_n_s64(7)), 49)));
+    const B y(vfmaq_f64(tj, tj, e.p));
+    const B kd = B(vreinterpretq_f64_s64(e.z)) - B(C::shifter);
+    const B k = xsimd::floor(kd * B(0.125));
+    return nan_result(x, scale_wide(y, k));
+}
+#endif  // __aarch64__
 
 #if defined(__AVX512F__)
 // 2^(j/16) = hi + lo, j = 0..15: hi = RN(2^(j/16)), lo = RN(2^(j/16) - hi).
@@ -614,6 +706,11 @@ inline xsimd::batch<double, Arch> exp_kernel(xsimd::batch<double, Arch> x) noexc
         return detail::exp_f64_t8(x);
     } else
 #endif
+#if defined(__aarch64__)
+        if constexpr (detail::is_neon64<Arch>) {
+        return detail::exp_f64_t8_neon(x);
+    } else
+#endif
     {
         return detail::exp_generic(x);
     }
@@ -655,6 +752,11 @@ inline xsimd::batch<T, Arch> exp_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
         return xsimd::batch<T, Arch>(detail::exp_f64_t8_core(x));
     } else
 #endif
+#if defined(__aarch64__)
+        if constexpr (detail::is_neon64<Arch> && std::is_same<T, double>::value) {
+        return xsimd::batch<T, Arch>(detail::exp_f64_t8_neon_core(x));
+    } else
+#endif
     {
         return detail::exp_generic_core(x);
     }
@@ -692,6 +794,19 @@ inline auto exp_special(xsimd::batch<T, Arch> x) noexcept {
 #endif
         } else {
             return xsimd::batch_bool<T, Arch>(_mm256_cmp_ps(ax, lim, _CMP_NLE_UQ));
+        }
+    } else
+#endif
+#if defined(__aarch64__)
+        if constexpr (detail::is_neon64<Arch>) {
+        // |x|'s bits against lim's as signed integers (NaN's above inf's): one compare,
+        // where the ordered <= needs a compare and a not.
+        if constexpr (std::is_same<T, double>::value) {
+            return xsimd::batch_bool<T, Arch>(
+                vcgtq_s64(vreinterpretq_s64_f64(ax), vreinterpretq_s64_f64(lim)));
+        } else {
+            return xsimd::batch_bool<T, Arch>(
+                vcgtq_s32(vreinterpretq_s32_f32(ax), vreinterpretq_s32_f32(lim)));
         }
     } else
 #endif

@@ -52,7 +52,9 @@
 //     transpose, as the 16 rows were before (log_f64_avx2); no division. The rows' addresses come
 //     from the lanes, or (contiguous ufunc loops, log_kernel_nofix_at) from scalar loads of the
 //     input's high words, which shortens the chain the loop waits on (LogRowsFromMemory).
-//   SSE2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
+//   neon64 f64 (log_f64_neon): the AVX2+FMA float64 kernel's arithmetic; each lane's row by
+//     one 32-byte load from its cell offset in a general register, columns by zips.
+//   SSE2 (and neon64 f32): x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals scaled by 2^1022 / 2^126 with an or and a
 //     subtraction: no multiplication by a subnormal); s = f / (2 + f),
 //     log(1 + f) = f - f^2/2 + s (f^2/2 + s^2 P(s^2)) (the classic atanh form,
@@ -456,6 +458,71 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_avx2_kernel(const xsimd::batch<T, A
 }
 #endif  // __AVX2__ && __FMA__
 
+#if defined(__aarch64__)
+// f64, neon64: log_f64_avx2's arithmetic (the same 128 cells and rows, R and operation
+// order: the same bits as avx2_fma's kernel, the same bound), on two lanes. The rows come
+// from the lanes of u: each lane's cell offset in a general register and its 32-byte row
+// {invc, hi, lo, 0} by two 16-byte loads; zips turn the two rows into columns.
+template <bool Subnormals>
+NUMFUSE_ALWAYS_INLINE float64x2_t log_f64_neon(float64x2_t x) noexcept {
+    const float64x2_t one = vdupq_n_f64(1.0);
+    float64x2_t xs = x;
+    uint64x2_t sub = vdupq_n_u64(0);
+    if constexpr (Subnormals) {
+        sub = vcltq_f64(x, vdupq_n_f64(0x1.0p-1022));
+        const float64x2_t scaled = vsubq_f64(
+            vreinterpretq_f64_u64(vorrq_u64(vreinterpretq_u64_f64(x), vreinterpretq_u64_f64(one))),
+            one);
+        xs = vbslq_f64(sub, scaled, x);
+    }
+    const uint64x2_t u =
+        vaddq_u64(vreinterpretq_u64_f64(xs), vdupq_n_u64(0x3ff0000000000000ull - log_bits128_off));
+    const float64x2_t z = vreinterpretq_f64_u64(
+        vaddq_u64(vandq_u64(u, vdupq_n_u64(0x000fffffffffffffull)), vdupq_n_u64(log_bits128_off)));
+    // k = (u >> 52) - 1023 through the 2^52 magic number; minus 1022 on subnormal lanes
+    float64x2_t k = vsubq_f64(
+        vreinterpretq_f64_u64(vorrq_u64(vshrq_n_u64(u, 52), vdupq_n_u64(0x4330000000000000ull))),
+        vdupq_n_f64(0x1.0p52 + 1023.0));
+    if constexpr (Subnormals) {
+        k = vsubq_f64(
+            k, vreinterpretq_f64_u64(vandq_u64(sub, vreinterpretq_u64_f64(vdupq_n_f64(1022.0)))));
+    }
+    const auto row = [](std::uint64_t ui) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+        return log_bits128_rows.v[(ui >> 45) & 127u];  // the cell: bits 45..51
+    };
+    const float64x2x2_t r0 = vld1q_f64_x2(row(vgetq_lane_u64(u, 0)));  // {invc, hi}, {lo, 0}
+    const float64x2x2_t r1 = vld1q_f64_x2(row(vgetq_lane_u64(u, 1)));
+    const float64x2_t invc = vzip1q_f64(r0.val[0], r1.val[0]);
+    const float64x2_t th = vzip2q_f64(r0.val[0], r1.val[0]);
+    const float64x2_t tl = vzip1q_f64(r0.val[1], r1.val[1]);
+    const float64x2_t t = vfmaq_f64(vdupq_n_f64(-1.0), z, invc);  // z invc - 1, exact
+    const float64x2_t a = vfmaq_f64(th, k, vdupq_n_f64(log_consts<double>::ln2_hi));
+    const float64x2_t hi = vaddq_f64(a, t);
+    const float64x2_t err = vaddq_f64(vsubq_f64(a, hi), t);  // |a| >= |t| or a = 0
+    const float64x2_t lo1 =
+        vaddq_f64(vfmaq_f64(tl, k, vdupq_n_f64(log_consts<double>::ln2_lo)), err);
+    // -1/2 + t R(t) = q0 + t^2 (q1 + t^2 q2), as log_f64_avx2
+    const float64x2_t t2 = vmulq_f64(t, t);
+    const auto c = [](double v) NUMFUSE_ALWAYS_INLINE_LAMBDA { return vdupq_n_f64(v); };
+    const float64x2_t q0 = vfmaq_f64(c(-0.5), c(log64_bits128_r[0]), t);
+    const float64x2_t q1 = vfmaq_f64(c(log64_bits128_r[1]), c(log64_bits128_r[2]), t);
+    const float64x2_t q2 = vfmaq_f64(c(log64_bits128_r[3]), c(log64_bits128_r[4]), t);
+    const float64x2_t w = vfmaq_f64(q0, vfmaq_f64(q1, q2, t2), t2);
+    return vaddq_f64(hi, vfmaq_f64(lo1, t2, w));
+}
+
+// log_kernel on neon64 float64: log_avx2_kernel's form (special values by a branch on the
+// rare batches that hold one).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log_f64_neon_kernel(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B y(log_f64_neon<true>(x));
+    const auto ok = (x > B(0.0)) & (x < B(std::numeric_limits<double>::infinity()));
+    return xsimd::all(ok) ? y : log_special_values(x, y);
+}
+#endif  // __aarch64__
+
 #if defined(__AVX512F__)
 // vfixupimm response table for log, one nibble per input class:
 // QNaN, SNaN -> QNaN(x); 0 -> -inf; +1 -> +0; -inf -> default NaN (sign set);
@@ -625,6 +692,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> log_kernel(xsimd::batch<double,
         return detail::log_avx2_kernel(x);
     } else
 #endif
+#if defined(__aarch64__)
+        if constexpr (detail::is_neon64<Arch>) {
+        return detail::log_f64_neon_kernel(x);
+    } else
+#endif
     {
         return detail::log_generic(x);
     }
@@ -678,6 +750,11 @@ inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
         }
     } else
 #endif
+#if defined(__aarch64__)
+        if constexpr (detail::is_neon64<Arch> && sizeof(T) == 8) {
+        return xsimd::batch<T, Arch>(detail::log_f64_neon<false>(x));
+    } else
+#endif
     {
         return detail::log_generic(x);
     }
@@ -722,6 +799,14 @@ inline xsimd::batch_bool<T, Arch> log_special(xsimd::batch<T, Arch> x) noexcept 
         return ~(ordinary & (x < B(std::numeric_limits<T>::infinity())));
     } else
 #endif
+#if defined(__aarch64__)
+        if constexpr (detail::is_neon64<Arch> && sizeof(T) == 8) {
+        // As AVX2+FMA float64: not min <= x < inf (log_f64_neon<false> skips the scaling).
+        using B = xsimd::batch<T, Arch>;
+        return ~((x >= B(std::numeric_limits<T>::min())) &
+                 (x < B(std::numeric_limits<T>::infinity())));
+    } else
+#endif
     {
         return x <= xsimd::batch<T, Arch>(T(0));
     }
@@ -747,6 +832,12 @@ inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Ar
         } else {
             return detail::log_special_values(x, y);
         }
+    } else
+#endif
+#if defined(__aarch64__)
+        if constexpr (detail::is_neon64<Arch> && sizeof(T) == 8) {
+        (void)y;  // recomputed with the subnormal scaling
+        return detail::log_special_values(x, xsimd::batch<T, Arch>(detail::log_f64_neon<true>(x)));
     } else
 #endif
     {
