@@ -514,7 +514,7 @@ private:
     // A pass's uncertified lanes to the triple pass, the one place a lane joins it after
     // pass 1: the lanes of `uncertified` among the first `count` of (m, s) to the triple
     // pass's queue of their max (deep_tiny below logaddexp_triple_tiny_max), with their
-    // places at[k], in order (the lanes of no pass are skipped, not routed nowhere).
+    // places at[k], in order; the certified lanes join no queue.
     void push_deep(const B& m, const B& s, const xsimd::batch_bool<double, A>& uncertified,
                    const std::size_t* at, std::size_t count) noexcept {
         alignas(64) double ms[width], ss[width], rs[width];
