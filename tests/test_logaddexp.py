@@ -193,6 +193,42 @@ def test_tiny_max_rounds_once(name, level):
     assert worst <= 0.52, f"{name}({x[k]!r}, {y[k]!r}) = {got[k]!r} at {level}: {worst:.3f} ULP"
 
 
+@functools.cache
+def _small_max_cases(name: str):
+    """float64 near-zero pairs whose max lies where pass 2 takes 1 - e^m as -m (base 2: -m
+    ln2) without computing e^m, |m| < 2^-110, and around that edge: |m| from 2^-400 to
+    2^-100 and the edge's neighbours, with s the nearest value to log(1 - e^m), its
+    neighbours, and s perturbed by a relative 2^-52 .. 2^-22 (results left to pass 2 and
+    the triple pass: |result| < |m| / 64)."""
+    rng = np.random.default_rng(110)
+    edge = 2.0**-110
+    m = -np.concatenate(
+        [2.0 ** rng.uniform(-400, -100, 300), [edge, np.nextafter(edge, 0), np.nextafter(edge, 1)]]
+    )
+    s = _nearest_log_one_minus_exp(name, m, np.float64)
+    rel = 2.0 ** rng.uniform(-52, -22, m.size) * rng.choice([-1, 1], m.size)
+    x = np.concatenate([m, m, m, m])
+    y = np.concatenate([s, s + np.spacing(s), s - np.spacing(s), s * (1 + rel)])
+    ok = np.isfinite(y) & (y <= x)
+    x, y = _mixed_order(rng, x[ok], y[ok])
+    with mpmath.workprec(PRECISION):
+        exact = [_exact(name, a, b) for a, b in zip(x.tolist(), y.tolist())]
+    return x, y, exact
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_small_max_rounds_near_once(name, level):
+    """The near-zero lanes of max 2^-400 <= |m| < 2^-110 leave out e^m's terms from m^2/2
+    on (2^-110.9 relative, logaddexp_eps_dd_tiny_max): still certified to 2^-59 relative
+    before one rounding, within 0.5 + 2^-6 ULP (0.516)."""
+    x, y, exact = _small_max_cases(name)
+    m = np.maximum(x, y)
+    got = getattr(numfuse, name)(x, y)
+    assert np.all(np.abs(np.array([float(v) for v in exact])) < -m / 64)  # near-zero lanes
+    worst, k = max_ulp_error(x, y, exact, got)
+    assert worst <= 0.516, f"{name}({x[k]!r}, {y[k]!r}) = {got[k]!r} at {level}: {worst:.3f} ULP"
+
+
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
 def test_the_deepest_cases_cancel_far(name, dtype):
@@ -470,3 +506,6 @@ if __name__ == "__main__":  # pragma: no cover
             x, y, exact = _tiny_max_cases(name)
             worst, _ = max_ulp_error(x, y, exact, getattr(numfuse, name)(x, y))
             print(f"{name:10} {level:9} float64  tiny max   {x.size:5} pairs: {worst:.3f} ULP")
+            x, y, exact = _small_max_cases(name)
+            worst, _ = max_ulp_error(x, y, exact, getattr(numfuse, name)(x, y))
+            print(f"{name:10} {level:9} float64  small max  {x.size:5} pairs: {worst:.3f} ULP")

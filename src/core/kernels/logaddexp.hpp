@@ -60,10 +60,11 @@
 //   with mu ln2 as a fraction. Error bounds as base e's (measured in
 //   docs/accuracy.md).
 //   Every pass computes lane by lane, so gathering the near-zero lanes changes no bits.
-//   Lanes of tiny max (|m| < 2^-400 for pass 2, 2^-150 for pass 3: 1 - e^m is -m there to
-//   the pass's precision) are gathered apart and skip e^m and (pass 2) the log core,
-//   bit for bit the general code's values there (logaddexp_eps_dd_tiny_max,
-//   logaddexp_eps_triple_tiny_max).
+//   Lanes of tiny max (|m| < 2^-110 for pass 2, 2^-150 for pass 3: 1 - e^m is -m there to
+//   the pass's precision, 2^-110.9 and 2^-151 relative) are gathered apart and skip e^m
+//   and the log core (logaddexp_eps_dd_tiny_max, logaddexp_eps_triple_tiny_max): bit for
+//   bit the general code's values below 2^-400 (pass 2) and 2^-150 (pass 3), and within
+//   pass 2's bound on D above (2^-109.8 more into D: logaddexp_eps_dd_tiny_max).
 //   The tables and constants (ln2/16 split, 2^(j/16), r_i and -log(r_i), 1/n!) are
 //   computed at compile time in fixed point (logaddexp_consts), not typed in.
 //

@@ -31,9 +31,14 @@ namespace detail {
 template <class Out>
 inline constexpr double logaddexp_certified_d =
     std::is_same<Out, float>::value ? 0x1.0p-64 : 0x1.0p-38;
-// Below this |t| logaddexp_expm1_dd runs its terms from t^2 on at 0, and pass 2's lanes
-// with |m| below it go through logaddexp_eps_dd_tiny_max, which leaves out e^m.
+// Below this |t| logaddexp_expm1_dd runs its terms from t^2 on at 0.
 inline constexpr double logaddexp_tiny_max = 0x1.0p-400;
+// Pass 2's lanes with |m| below this go through logaddexp_eps_dd_tiny_max, which leaves
+// out e^m: 1 - e^m = -m (1 + m/2 + ...) is -m to 2^-110.9 relative there (base 2: 1 - 2^m
+// is -m ln2 to 2^-111.4), far below pass 2's 2^-104 (logaddexp_eps_dd_tiny_max's bound).
+// Most near-zero lanes of spanning inputs have such maxima (log-uniform ones: 2^-1014 to
+// 0.69), and e^m in double-double is most of the general lanes' cost.
+inline constexpr double logaddexp_small_max = 0x1.0p-110;
 // e^t - 1 to 2^-104 relative for a pair t, |t| <= ln2/32 (1 + 2^-20): Taylor to t^14
 // (what it drops is below 2^-108 relative), evaluated at t.hi with 1/3! .. 1/7! as pairs
 // and the terms from t^8 on in plain doubles (each below 2^-54 relative to the sum), plus
@@ -155,12 +160,18 @@ NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double
     return logaddexp_eps_from<Out, Base>(es, a, m);
 }
 
-// logaddexp_eps_dd, bit for bit, for lanes with |m| < 2^-400 (pass 2's tiny-max lanes): e^m
-// is not computed. There n = 0 and logaddexp_expm1_dd runs its terms from t^2 on at 0
-// (xq = 0: q = (+0, +0), p = (t.hi, +0), pq = 0), so that e^m - 1 is exactly the
+// logaddexp_eps_dd for lanes with |m| < logaddexp_small_max (pass 2's tiny-max lanes): e^m
+// is not computed, 1 - e^m is taken as -t, t = m reduced with n = 0 (base e: (m, +0)
+// exactly; base 2: m ln2 as a pair, to 2^-104). Below |m| = 2^-400 these are
+// logaddexp_eps_dd's bits: there n = 0 and logaddexp_expm1_dd runs its terms from t^2 on
+// at 0 (xq = 0: q = (+0, +0), p = (t.hi, +0), pq = 0), so that e^m - 1 is exactly the
 // expression below, the same operations on the same t (which n's sign does not change:
 // n c1, n c2 and n/16 are zeros subtracted from a nonzero m, and t.lo's zero, if any, is
-// added to +0).
+// added to +0). Above 2^-400 the terms dropped, t^2/2 (1 + t/3 + ...), are below
+// 2^-110.9 |t| (base 2: |t| <= 2^-110.5), so a = 1 - e^m carries a relative error below
+// 2^-104 + 2^-110.9, the general path's 2^-104 bound (logaddexp_expm1_dd's) plus at most
+// 2^-110.9: a 2^-k_s ~ v_s < 2.1 takes at most 2^-109.8 more into D, whose bound (2^-97,
+// measured 2^-101.7) keeps its margin.
 template <class Out, LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd_tiny_max(
     const xsimd::batch<double, A>& m, const xsimd::batch<double, A>& s) noexcept {
@@ -405,12 +416,12 @@ struct LogaddexpLaneQueue {
         m[count] = max, s[count] = min, at[count] = place;
         ++count;
     }
-    // Drop the first Width lanes (after a run of them).
-    void pop_batch() noexcept {
-        for (std::size_t k = Width; k < count; ++k) {
-            m[k - Width] = m[k], s[k - Width] = s[k], at[k - Width] = at[k];
+    // Drop the first `lanes` lanes (after a run of them), moving the rest once.
+    void pop(std::size_t lanes) noexcept {
+        for (std::size_t k = lanes; k < count; ++k) {
+            m[k - lanes] = m[k], s[k - lanes] = s[k], at[k - lanes] = at[k];
         }
-        count -= Width;
+        count -= lanes;
     }
 };
 
@@ -460,7 +471,7 @@ public:
     NUMFUSE_ALWAYS_INLINE void add_lane(double m, double s, double r, std::size_t at) noexcept {
         const double am = -m;
         const auto deep = static_cast<std::size_t>(std::abs(r) < am * logaddexp_direct_deep<Out>);
-        const auto tiny_max = static_cast<std::size_t>(am < logaddexp_tiny_max);
+        const auto tiny_max = static_cast<std::size_t>(am < logaddexp_small_max);
         const auto triple_tiny = static_cast<std::size_t>(am < logaddexp_triple_tiny_max);
         // general 0, tiny 1; deep_general 2, deep_tiny 3.
         const std::size_t route = deep * (deep_general + triple_tiny) + (1 - deep) * tiny_max;
@@ -474,11 +485,11 @@ public:
         // Pass 2's queues first: their uncertified lanes join the triple pass's.
         while (queues_[general].count >= width) {
             run<false>(queues_[general], width);
-            queues_[general].pop_batch();
+            queues_[general].pop(width);
         }
         while (queues_[tiny].count >= width) {
             run<true>(queues_[tiny], width);
-            queues_[tiny].pop_batch();
+            queues_[tiny].pop(width);
         }
         if (queues_[general].count != 0) run<false>(queues_[general], queues_[general].count);
         if (queues_[tiny].count != 0) run<true>(queues_[tiny], queues_[tiny].count);
@@ -493,33 +504,31 @@ public:
 private:
     // The queues (LogaddexpLaneQueue: below 2 width lanes between runs for pass 2's, below
     // width for the triple pass's): pass 2
-    // (general), pass 2 of tiny max (|m| < logaddexp_tiny_max), the triple pass
-    // (deep_general) and the triple pass of tiny max (|m| < logaddexp_triple_tiny_max);
-    // `none` takes the lanes of no pass (emptied after each batch). A lane goes to
-    // queues_[its route] by index: no branch per lane.
-    enum Route : std::size_t { general, tiny, deep_general, deep_tiny, none, routes_count };
+    // (general), pass 2 of tiny max (|m| < logaddexp_small_max), the triple pass
+    // (deep_general) and the triple pass of tiny max (|m| < logaddexp_triple_tiny_max). A
+    // lane goes to queues_[its route] by index: no branch per lane.
+    enum Route : std::size_t { general, tiny, deep_general, deep_tiny, routes_count };
     static_assert(general == 0 && tiny == 1 && deep_tiny == deep_general + 1,
                   "add_lane computes a route from these values");
 
-    // The triple pass's queue for lanes of |max| am.
-    static B deep_route(const B& am) noexcept {
-        return xsimd::select(am < B(logaddexp_triple_tiny_max), B(double(deep_tiny)),
-                             B(double(deep_general)));
-    }
-
-    // The routing of lanes to queues, the one place a lane joins one: the first `count`
-    // lanes of (m, s) to queues_[routes[k]] with their places at[k], branch-free (a lane of
-    // route `none` goes nowhere).
-    void push(const B& m, const B& s, const B& routes, const std::size_t* at,
-              std::size_t count) noexcept {
+    // A pass's uncertified lanes to the triple pass, the one place a lane joins it after
+    // pass 1: the lanes of `uncertified` among the first `count` of (m, s) to the triple
+    // pass's queue of their max (deep_tiny below logaddexp_triple_tiny_max), with their
+    // places at[k], in order; the certified lanes join no queue.
+    void push_deep(const B& m, const B& s, const xsimd::batch_bool<double, A>& uncertified,
+                   const std::size_t* at, std::size_t count) noexcept {
         alignas(64) double ms[width], ss[width], rs[width];
         m.store_aligned(ms);
         s.store_aligned(ss);
-        routes.store_aligned(rs);
-        for (std::size_t k = 0; k < count; ++k) {
+        xsimd::select(xsimd::abs(m) < B(logaddexp_triple_tiny_max), B(double(deep_tiny)),
+                      B(double(deep_general)))
+            .store_aligned(rs);
+        std::uint64_t bits = logaddexp_lane_bits(uncertified);
+        if (count < width) bits &= (std::uint64_t(1) << count) - 1;
+        for (; bits != 0; bits &= bits - 1) {
+            const auto k = static_cast<std::size_t>(__builtin_ctzll(bits));
             queues_[static_cast<std::size_t>(rs[k])].push(ms[k], ss[k], at[k]);
         }
-        queues_[none].count = 0;
     }
 
     // Runs the triple pass's full queues, then pass 2's on their first two batches where
@@ -529,13 +538,11 @@ private:
         run_full_deep();
         if (queues_[general].count >= 2 * width) {
             run_two<false>(queues_[general]);
-            queues_[general].pop_batch();
-            queues_[general].pop_batch();
+            queues_[general].pop(2 * width);
         }
         if (queues_[tiny].count >= 2 * width) {
             run_two<true>(queues_[tiny]);
-            queues_[tiny].pop_batch();
-            queues_[tiny].pop_batch();
+            queues_[tiny].pop(2 * width);
         }
     }
     // run<TinyMax> on the first two batches of `queue`, bit for bit, side by side: pass 2
@@ -563,28 +570,26 @@ private:
             out_[queue.at[width + k]] = r1[k];
         }
         if (xsimd::all(e0.certified) && xsimd::all(e1.certified)) return;
-        push(m0, s0, xsimd::select(e0.certified, B(double(none)), deep_route(xsimd::abs(m0))),
-             queue.at, width);
-        push(m1, s1, xsimd::select(e1.certified, B(double(none)), deep_route(xsimd::abs(m1))),
-             queue.at + width, width);
+        push_deep(m0, s0, !e0.certified, queue.at, width);
+        push_deep(m1, s1, !e1.certified, queue.at + width, width);
         run_full_deep();
     }
     void run_full_deep() noexcept {
         while (queues_[deep_general].count >= width) {
             run_deep<false>(queues_[deep_general], width);
-            queues_[deep_general].pop_batch();
+            queues_[deep_general].pop(width);
         }
         while (queues_[deep_tiny].count >= width) {
             run_deep<true>(queues_[deep_tiny], width);
-            queues_[deep_tiny].pop_batch();
+            queues_[deep_tiny].pop(width);
         }
     }
 
     // Pass 2 on the first `count` lanes of `queue` (near_, or tiny_ for TinyMax: every lane
-    // has |m| < logaddexp_tiny_max); its uncertified lanes to the triple pass. TinyMax lanes
-    // take logaddexp_eps_dd_tiny_max and logaddexp_log1p_tiny_eps, the same bits as
-    // logaddexp_eps_dd and logaddexp_log1p_eps there: |eps| < |m| < 2^-400, and where k <
-    // -900, |eps| 2^900 <= |D| < 4 (e^s and 1 - e^m agree to a few units of 2^k).
+    // has |m| < logaddexp_small_max); its uncertified lanes to the triple pass. TinyMax
+    // lanes take logaddexp_eps_dd_tiny_max and logaddexp_log1p_tiny_eps, whose log1p is
+    // logaddexp_log1p_eps's there: |eps| < |m| / 63 < 2^-115 (a near-zero lane's), and
+    // where k < -900, |eps| 2^900 <= |D| < 4 (e^s and 1 - e^m agree to a few units of 2^k).
     template <bool TinyMax>
     void run(LogaddexpLaneQueue<width>& queue, std::size_t count) noexcept {
         alignas(64) double ms[width], ss[width];
@@ -603,8 +608,7 @@ private:
         if (xsimd::all(e.certified)) return;
         // The uncertified lanes to the triple pass (after the results above: the triple
         // pass overwrites them).
-        push(m, s, xsimd::select(e.certified, B(double(none)), deep_route(xsimd::abs(m))), queue.at,
-             count);
+        push_deep(m, s, !e.certified, queue.at, count);
         run_full_deep();
     }
 
@@ -638,7 +642,13 @@ private:
             e.k = B::load_aligned(k2);
         }
         alignas(64) double r[width];
-        logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
+        if constexpr (TinyMax) {
+            // |eps| < |m| / 63 < 2^-155 (a near-zero lane's): logaddexp_log1p_eps's value
+            // there is logaddexp_log1p_tiny_eps's (as in pass 2's tiny-max lanes).
+            logaddexp_log1p_tiny_eps<Base>(e.d, e.k).store_aligned(r);
+        } else {
+            logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
+        }
         for (std::size_t k = 0; k < count; ++k) out_[queue.at[k]] = r[k];
     }
 
