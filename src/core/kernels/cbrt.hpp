@@ -73,8 +73,9 @@
 //
 // Method, AVX-512 float32 lanes (cbrt_avx512_f32: the same scheme in float32 arithmetic,
 // where an exact u^2 allows only 12 bits of u)
-//   1. As in the float64 method, without the bias (z = RN(e/3 + 1.5 2^21 + 1/4), q' = q,
-//      vpermilps within 128-bit lanes): v = m 2^r in [1/2, 4) exactly, k = q 2^23 + sign.
+//   1. As in the float64 method with the bias -1 (z = RN(e/3 + 1.5 2^21 + 1/4 - 1), q' =
+//      q - 1, vpermilps within 128-bit lanes): v2 = m 2^(r + 1) = 2v, v = m 2^r in
+//      [1/2, 4), exactly, k = (q - 1) 2^23 with x's sign; cbrt(|x|) = (2 cbrt(v)) 2^q'.
 //   2. u = P(m) 2^(-r/3) (1 + 2^-12) truncated to 12 significant bits (an and of its bits):
 //      P a degree-3 minimax fit of m^(-1/3) on [1, 2] with float32 coefficients (relative
 //      error 2^-11.95, Estrin), the rest one table entry; the truncation takes off a
@@ -83,19 +84,22 @@
 //      significant bits.
 //   3. u^2 exact (24 bits); hi + lo = v u^2 exactly (24 x 24 bits: one product and its FMA
 //      remainder); t = RN(tau), tau = 1 - hi u (one FMA): v u^3 = (hi + lo) u, so |tau| <=
-//      |1 - (1 + eps)^3| + |lo u| <= 2^-9.38.
+//      |1 - (1 + eps)^3| + |lo u| <= 2^-9.38. The kernel computes 2 hi, 2 lo and 2 t (from
+//      v2, and 2 - 2hi u): the same roundings, scaled by powers of two.
 //   4. With F(t) = (1 - t)^(-2/3): cbrt(v) = (hi + lo) F(tau - lo u) = hi F(tau) + (lo/3)
 //      F(tau) up to (lo u)^2 terms (hi F'(tau) lo u = (2/3) lo F(tau), as hi u = 1 - tau),
 //      so cbrt(v) ~ hi + (hi t + lo/2) (c1 + c2 t): c1, c2 the minimax pair for (F(t) - 1)/t
 //      on |t| <= 2^-9.04, rounded to float32 (error 2^-30.1 of F), and (lo/2)(c1 + c2 t)
-//      is lo/3 F(tau) to 2^-37 y (lo is at most 2^-24 hi). With the roundings of t, of
-//      hi t + lo/2 (one FMA, lo/2 exact) and of the series (2^-34 y each) the relative
-//      error before the final FMA (y = RN(hi + that product), one rounding) is at most
-//      2^-29.8: 0.5 + 2^-5.8 ULP by the method, and 0.5146 ULP measured on every float32
-//      in [1, 8), which is every reduced argument (every other input is one of them times
-//      2^(3q): tests/test_log_family_fast_paths.py checks them all against 0.5 + 2^-6; all
-//      2^32 inputs were measured once, at 0.5146).
-//   5. y 2^q (y in (0.79, 1.59)), the sign and the special values as in the float64 method.
+//      is lo/3 F(tau) to 2^-37 y (lo is at most 2^-24 hi). Doubled: 2 cbrt(v) ~ 2hi +
+//      (2hi 2t + 2lo) (c1/2 + c2/4 2t), whose bracket is one FMA (4 (hi t + lo/2), one
+//      rounding). With the roundings of t, of that bracket and of the series (2^-34 y each)
+//      the relative error before the final FMA (y = RN(2hi + bracket series), one rounding)
+//      is at most 2^-29.8: 0.5 + 2^-5.8 ULP by the method, and 0.5146 ULP measured on every
+//      float32 in [1, 8), which is every reduced argument (every other input is one of them
+//      times 2^(3q): tests/test_log_family_fast_paths.py checks them all against
+//      0.5 + 2^-6; all 2^32 inputs were measured once, at 0.5146).
+//   5. y 2^q' (y = 2 cbrt(v) in (1.58, 3.18)), the sign and the special values as in the
+//      float64 method.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -162,7 +166,7 @@ inline constexpr int cbrt_fixup = 0x00110122;
 // plus 1/4, so that z = RN(e/3 + shifter) = shifter + q + j/4 with j = r + 1 (e/3 is never
 // within 1/12 of a rounding boundary of the grid), plus 1 for float64 (q' = q + 1).
 inline constexpr double cbrt_shifter_f64 = 0x1.8p50 + 1.25;
-inline constexpr float cbrt_shifter_f32 = 0x1.8p21f + 0.25f;
+inline constexpr float cbrt_shifter_f32 = 0x1.8p21f + 0.25f - 1.0f;
 // Entries j = r + 1 = 0, 1, 2 of the float64 method's exponent offsets r - 3 (v8 = m
 // 2^(r - 3)) and s(r) = 2 2^(-r/3); vpermpd reads three index bits, the third one z's
 // next bit, so entries 4-7 repeat 0-3.
@@ -175,7 +179,7 @@ alignas(64) inline constexpr double cbrt_scale_f64[8] = {
 // The float32 method's exponent offsets r and 2^(-r/3) (1 + 2^-12) (the factor centres
 // the truncation of u, step 2 of the method) at j = r + 1, by the in-lane vpermilps (two
 // index bits): the four entries repeated in each 128-bit lane.
-#define NUMFUSE_CBRT_LANE_F32 -(1 << 23), 0, 1 << 23, 0
+#define NUMFUSE_CBRT_LANE_F32 0, 1 << 23, 2 << 23, 0
 alignas(64) inline constexpr std::int32_t cbrt_exponent_f32[16] = {
     NUMFUSE_CBRT_LANE_F32, NUMFUSE_CBRT_LANE_F32, NUMFUSE_CBRT_LANE_F32, NUMFUSE_CBRT_LANE_F32};
 #undef NUMFUSE_CBRT_LANE_F32
@@ -286,12 +290,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> cbrt_avx512_f32(
     // u ~ v^(-1/3) truncated to 12 significant bits, so that u^2 is exact.
     const B u = as_float<float, A>(as_int(scaled) & I(-4096));
     const B uu = u * u;
-    const B hi = o.v * uu;
-    const B lo = fused_msub(o.v, uu, hi);     // hi + lo = v u^2
-    const B t = fused_nmadd(hi, u, B(1.0f));  // 1 - hi u
-    const B series = fused_madd(t, B(0x1.1c71fep-1f), B(0x1.555582p-1f));  // 0.5548162, 0.6666681
-    // cbrt(v) = hi + (hi t + lo/2) (c1 + c2 t), rounded once.
-    const B y = fused_madd(fused_madd(hi, t, lo * B(0.5f)), series, hi);
+    const B hi2 = o.v * uu;                     // 2 hi (o.v = 2 v)
+    const B lo2 = fused_msub(o.v, uu, hi2);     // 2 lo
+    const B t2 = fused_nmadd(hi2, u, B(2.0f));  // 2 t
+    // (c1 + c2 t) / 2 = 0.3333341 + 0.1387041 t2
+    const B series = fused_madd(t2, B(0x1.1c71fep-3f), B(0x1.555582p-2f));
+    // 2 cbrt(v) = 2 hi + 4 (hi t + lo/2) (c1 + c2 t) / 2, rounded once.
+    const B y = fused_madd(fused_madd(hi2, t2, lo2), series, hi2);
     return cbrt_avx512_finish(y, o, x);
 }
 #endif
