@@ -57,16 +57,15 @@
 //      relative error, made for this kernel, evaluated by Estrin's scheme), s(r) = 2
 //      2^(-r/3) from the table; u0 in (1.26, 2.52], so u has at most 17 significant bits
 //      and its relative error is |eps| <= 2^-17.40 + 2^-16/1.26 <= 2^-15.78.
-//   3. u^2 (34 bits) and u^3 (51 bits) are exact products; hi + lo = v8 u^2 exactly (one
-//      product and its FMA remainder); t = 1 - v8 u^3 = 1 - (1 + eps)^3 in one FMA, |t| <=
-//      2^-14.19, rounded once relative to t (2^-67).
-//   4. cbrt(v8) = (hi + lo) (1 - t)^(-2/3) exactly (v8 u^2 (v8 u^3)^(-2/3) = v8^(1/3)), and
+//   3. u^2 (34 bits) and u^3 (51 bits) are exact products; hi = RN(v8 u^2); t = 1 - v8 u^3
+//      = 1 - (1 + eps)^3 in one FMA, |t| <= 2^-14.19, rounded once relative to t (2^-67).
+//   4. cbrt(v8) = v8 u^2 (1 - t)^(-2/3) exactly (v8 u^2 (v8 u^3)^(-2/3) = v8^(1/3)), and
 //      (1 - t)^(-2/3) = 1 + t Q(t), Q = 2/3 + 5/9 t + 40/81 t^2 (binomial series; the
-//      remainder is at most 110/243 |t|^4 (1 + 2^-12) <= 2^-57.9). y = hi + (lo + hi t Q):
-//      the bracket is about 2^-14.8 y and carries relative errors of a few 2^-53 (2^-67 of
-//      y), the omitted lo t Q is below 2^-67 y; the final addition rounds once. Total
-//      before that rounding: 2^-57.85 relative, so max error 0.5 + 2^53 2^-57.85 = 0.535
-//      ULP (measured 0.525 on 3.2e7 random arguments; the tests check <= 1 ULP).
+//      remainder is at most 110/243 |t|^4 (1 + 2^-12) <= 2^-57.9). y = RN(v8 u^2 + hi t Q)
+//      in one FMA (v8 u^2 exact inside it): hi t Q is about 2^-14.8 y and carries relative
+//      errors of a few 2^-53 (2^-67 of y; hi's own 2^-53 among them). Total before that
+//      rounding: 2^-57.85 relative, so max error 0.5 + 2^53 2^-57.85 = 0.535 ULP (measured
+//      0.525 on 3.2e7 random arguments; the tests check <= 1 ULP).
 //   5. y 2^q' with x's sign by one integer addition (y's bits plus k: y in [0.39, 0.8),
 //      every result normal, and x's sign bit is the sum's), then +-0, +-inf and NaN from x
 //      (one vfixupimm).
@@ -268,10 +267,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cbrt_avx512_f64(
                                    (15 << 4) | _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
     const B uu = u * u;
     const B hi = v8 * uu;
-    const B lo = fused_msub(v8, uu, hi);          // hi + lo = v8 u^2
     const B t = fused_nmadd(v8, uu * u, B(1.0));  // 1 - v8 u^3
     const B series = fused_madd(fused_madd(t, B(40.0 / 81.0), B(5.0 / 9.0)), t, B(2.0 / 3.0));
-    const B y = hi + fused_madd(hi * t, series, lo);  // cbrt(v8), rounded once
+    // cbrt(v8) = v8 u^2 + hi t Q, v8 u^2 exact within the FMA, rounded once.
+    const B y = fused_madd(v8, uu, (hi * t) * series);
     return cbrt_avx512_finish(y, o, x);
 }
 
