@@ -190,9 +190,11 @@ alignas(64) inline constexpr float cbrt_scale_f32[16] = {
 #undef NUMFUSE_CBRT_LANE_F32
 
 // table[j], j in the low bits of each lane of idx: float64 by vpermpd (three index bits,
-// tables of 8), float32 by vpermilps (two bits within each 128-bit lane, tables of 16).
+// tables of 8: avx512::permute_table; vpermq for the integer table), float32 by the
+// in-lane vpermilps (two index bits suffice: tables of 16, the four entries repeated in
+// each 128-bit lane).
 inline __m512d cbrt_lookup(__m512i idx, const double* table) noexcept {
-    return _mm512_permutexvar_pd(idx, _mm512_load_pd(table));
+    return avx512::permute_table(_mm512_castsi512_pd(idx), table);
 }
 inline __m512i cbrt_lookup(__m512i idx, const std::int64_t* table) noexcept {
     return _mm512_permutexvar_epi64(idx, _mm512_load_si512(table));
