@@ -192,6 +192,18 @@ def test_cbrt_float32_across_all_binades(level):
         np.testing.assert_array_equal(numfuse.cbrt(scaled), np.ldexp(numfuse.cbrt(base), k))
 
 
+def test_cbrt_float32_every_subnormal_and_the_top_binade(level):
+    """Every subnormal float32 (vgetmant / vgetexp's exact reduction, the exponent down to
+    -149, q = -50) and every float32 of the top binade (q = 43: the exponent word's largest
+    addition), both signs: within the method bound of float64's cube root. A reduction or
+    exponent word that is right only for the middle binades shows up here."""
+    for lo, hi in ((0x00000001, 0x00800000), (0x7F000000, 0x7F800000)):
+        x = np.arange(lo, hi, dtype=np.uint32).view(np.float32)
+        got = numfuse.cbrt(x)
+        assert _float32_ulps_from(got, np.cbrt(x.astype(np.float64))).max() <= 0.5 + 2.0**-6
+        np.testing.assert_array_equal(numfuse.cbrt(-x), -got)
+
+
 def test_cbrt_float64_reduced_arguments(level):
     """Random float64 in [1, 8) (the reduced argument's range) against mpmath, and their
     negatives: within 0.5 + 2^-4 ULP on every level (the method bounds are 0.535 ULP at
