@@ -98,13 +98,34 @@ thread_local bool in_job = false;
 //
 // One pool per calling thread (as OpenMP keeps one team per thread that
 // starts one), made on its first parallel call; its workers live as long as
-// that thread. A job is published by bumping `ticket_`, which holds the job's
-// generation (high 32 bits) and the next unclaimed chunk (low 32 bits):
-// claiming a chunk is one compare-and-swap that also proves the job is still
-// the current one, so a worker that wakes late can neither run a chunk of a
-// finished job nor delay the caller, who waits only for chunks that some
-// thread has claimed. Job parameters are atomics written before the ticket
-// (release) and read after a successful claim (acquire).
+// that thread. A job is published by storing `ticket_`, which holds the job's
+// generation, its chunk count and how many chunks have been claimed from
+// each end (the Ticket layout below). The caller claims chunks from the
+// front, the workers from the back: a worker that joins late takes the end
+// of the range, and in repeated calls each thread tends to get the part it
+// had the last time (still in its core's cache) instead of every other chunk.
+// Claiming a chunk is one compare-and-swap of the whole ticket, so a claim
+// that succeeds was made against the current job's ticket: a worker that
+// wakes late (or is preempted between reading the ticket and claiming) can
+// neither run a chunk of a finished job nor claim one of the next job with
+// the last one's counts, and it never delays the caller, who waits only for
+// chunks that some thread has claimed. The other job parameters are atomics
+// written before the ticket is stored and read after a successful claim; the
+// job they belong to cannot end, nor the next be published, before the claim
+// is run and counted done.
+struct Ticket {
+    static constexpr std::uint64_t field = 0xffff;
+    static constexpr std::uint64_t back_one = std::uint64_t{1} << 16;
+    static std::uint64_t make(std::uint64_t generation, std::size_t chunks) noexcept {
+        return (generation & field) << 48 | (static_cast<std::uint64_t>(chunks) & field) << 32;
+    }
+    static std::uint64_t generation(std::uint64_t t) noexcept { return t >> 48; }
+    static std::size_t chunks(std::uint64_t t) noexcept { return (t >> 32) & field; }
+    static std::size_t back(std::uint64_t t) noexcept { return (t >> 16) & field; }
+    static std::size_t front(std::uint64_t t) noexcept { return t & field; }
+};
+// The most chunks a job may have (a count in a ticket field).
+constexpr std::size_t max_chunks = Ticket::field;
 
 void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
@@ -150,6 +171,13 @@ constexpr auto caller_spin_min = std::chrono::microseconds(20);
 constexpr auto caller_spin_max = std::chrono::microseconds(200);
 constexpr int caller_spin_chunks = 3;
 
+// The fewest chunks per thread for which the caller runs one before it
+// decides whether to wake sleeping workers (wake_worth): at most a third of a
+// thread's share is then run before the decision. Every job that an
+// elementwise loop splits at its threading threshold has at least three
+// (chunk_size: four, fewer only by the rounding up to the alignment).
+constexpr std::size_t probe_chunks = 3;
+
 class Pool {
 public:
     Pool() = default;
@@ -166,37 +194,68 @@ public:
 
     unsigned run(std::size_t n, std::size_t chunk, int threads, ChunkFunction fn, void* body) {
         grow(threads - 1);
+        // More chunks than a ticket counts (only with thousands of threads):
+        // whole multiples of the chunk, which keep its alignment.
+        if (const std::size_t count = (n + chunk - 1) / chunk; count > max_chunks) {
+            chunk *= (count + max_chunks - 1) / max_chunks;
+        }
         const std::size_t chunks = (n + chunk - 1) / chunk;
         fn_.store(fn, std::memory_order_relaxed);
         body_.store(body, std::memory_order_relaxed);
         n_.store(n, std::memory_order_relaxed);
         chunk_.store(chunk, std::memory_order_relaxed);
-        chunks_.store(chunks, std::memory_order_relaxed);
         helpers_.store(threads - 1, std::memory_order_relaxed);
         done_.store(0, std::memory_order_relaxed);
         flags_.store(0, std::memory_order_relaxed);
-        const std::uint64_t generation = ++generation_ & 0xffffffffu;
+        const std::uint64_t generation = ++generation_ & Ticket::field;
         // seq_cst, with the sleepers_ load after it: a worker going to sleep
-        // either sees this ticket or is seen in sleepers_ (and woken).
-        ticket_.store(generation << 32, std::memory_order_seq_cst);
-        if (sleepers_.load(std::memory_order_seq_cst) > 0) {
-            // The lock orders this against a sleeper's check of the ticket;
-            // notifying after it is released spares the woken worker a
-            // second sleep on the mutex the caller still holds.
-            {
-                std::lock_guard<std::mutex> lock(mutex_);
-            }
-            wake_.notify_all();
-        }
+        // either sees this ticket or is seen in sleepers_ (and may be woken).
+        ticket_.store(Ticket::make(generation, chunks), std::memory_order_seq_cst);
         const auto start = std::chrono::steady_clock::now();
         std::size_t own = 0;
-        unsigned flags = claim_and_run(generation, &own);
+        unsigned flags = 0;
+        if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+            // Workers still spinning have the job already. The sleepers are
+            // worth a wake only for a job that its first chunk shows to be
+            // long (wake_worth); a sleeper left asleep sees a later job's
+            // ticket. They are woken at once when the previous job ended
+            // less than worker_spin ago (calls back to back: once awake they
+            // spin, and the next calls find them so, at no wake), and for a
+            // job of fewer than probe_chunks chunks per thread (coarse items:
+            // reductions over rows or blocks), whose first chunk would hold
+            // back too much of the job.
+            bool wake = true;
+            if (start - last_end_ >= worker_spin &&
+                chunks >= probe_chunks * static_cast<std::size_t>(threads)) {
+                flags = claim_and_run(generation, &own, 1);
+                const auto rest = (std::chrono::steady_clock::now() - start) *
+                                  static_cast<std::chrono::steady_clock::rep>(chunks - claimed());
+                wake = rest >= wake_worth;
+            }
+            if (wake) {
+                // The lock orders this against a sleeper's check of the
+                // ticket; notifying after it is released spares the woken
+                // worker a second sleep on the mutex the caller still holds.
+                {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                }
+                wake_.notify_all();
+                ++wakes_;
+            }
+        }
+        flags |= claim_and_run(generation, &own, max_chunks);
         // Only chunks that another thread claimed are still running.
         if (done_.load(std::memory_order_acquire) < chunks) wait_for_holders(chunks, start, own);
+        last_end_ = std::chrono::steady_clock::now();
         return flags | flags_.load(std::memory_order_relaxed);
     }
 
     unsigned epoch() const noexcept { return epoch_; }
+    // On the owner's thread only (workers_ and wakes_ are the owner's).
+    PoolCounts counts() const noexcept {
+        return {static_cast<int>(workers_.size()), sleepers_.load(std::memory_order_seq_cst),
+                wakes_};
+    }
 
 private:
     // Waits until every chunk of the job is done (the caller ran `own` of
@@ -223,32 +282,44 @@ private:
         caller_asleep_.store(false, std::memory_order_relaxed);
     }
 
-    // Claims chunks of job `generation` until none is left. The caller
-    // (own != nullptr: the count of chunks it ran) gets the OR of its chunks'
-    // results back; a worker adds each chunk's result to flags_ before
+    // Chunks of the current job claimed so far (on the owner's thread).
+    std::size_t claimed() const noexcept {
+        const std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
+        return Ticket::front(ticket) + Ticket::back(ticket);
+    }
+
+    // Claims chunks of job `generation` until none is left (the caller: at
+    // most `limit`). The caller (own != nullptr: the count of chunks it ran)
+    // claims from the front and gets the OR of its chunks' results back; a
+    // worker claims from the back, adds each chunk's result to flags_ before
     // counting the chunk done (after that the job may be over), and wakes the
     // caller when it completes the last chunk while the caller sleeps.
-    unsigned claim_and_run(std::uint64_t generation, std::size_t* own) noexcept {
+    unsigned claim_and_run(std::uint64_t generation, std::size_t* own,
+                           std::size_t limit = max_chunks) noexcept {
         unsigned flags = 0;
+        const bool from_back = own == nullptr;
         std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
-        for (;;) {
-            if ((ticket >> 32) != generation) return flags;
-            const std::uint64_t index = ticket & 0xffffffffu;
-            if (index >= chunks_.load(std::memory_order_relaxed)) return flags;
-            if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel,
+        for (std::size_t ran = 0; ran < limit;) {
+            if (Ticket::generation(ticket) != generation) return flags;
+            const std::size_t chunks = Ticket::chunks(ticket);
+            const std::size_t front = Ticket::front(ticket), back = Ticket::back(ticket);
+            if (front + back >= chunks) return flags;
+            if (!ticket_.compare_exchange_weak(ticket, ticket + (from_back ? Ticket::back_one : 1),
+                                               std::memory_order_acq_rel,
                                                std::memory_order_acquire)) {
                 continue;
             }
-            const std::size_t chunks = chunks_.load(std::memory_order_relaxed);
+            const std::size_t index = from_back ? chunks - 1 - back : front;
             const std::size_t n = n_.load(std::memory_order_relaxed);
             const std::size_t chunk = chunk_.load(std::memory_order_relaxed);
-            const std::size_t begin = static_cast<std::size_t>(index) * chunk;
+            const std::size_t begin = index * chunk;
             const std::size_t end = std::min(n, begin + chunk);
             const bool was_in_job = in_job;
             in_job = true;
             const unsigned result = fn_.load(std::memory_order_relaxed)(
                 body_.load(std::memory_order_relaxed), begin, end);
             in_job = was_in_job;
+            ++ran;
             if (own != nullptr) {
                 flags |= result;
                 ++*own;
@@ -267,6 +338,7 @@ private:
             }
             ticket = ticket_.load(std::memory_order_acquire);
         }
+        return flags;
     }
 
     void grow(int wanted) {
@@ -299,7 +371,9 @@ private:
     // The generation of the next job after `seen` (spinning first, then
     // asleep), or stop_generation.
     std::uint64_t wait_for_job(std::uint64_t seen) {
-        const auto published = [&] { return ticket_.load(std::memory_order_seq_cst) >> 32; };
+        const auto published = [&] {
+            return Ticket::generation(ticket_.load(std::memory_order_seq_cst));
+        };
         if (spin_until([&] { return published() != seen; }, worker_spin)) return published();
         std::unique_lock<std::mutex> lock(mutex_);
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
@@ -315,10 +389,12 @@ private:
     // The claim counter and the completion counter on lines of their own: every claim and
     // every completion moves its line between cores, and nothing else should move with it.
     alignas(64) std::atomic<std::uint64_t> ticket_{0};
-    std::uint64_t generation_ = 0;  // the owner's count of jobs
+    std::chrono::steady_clock::time_point last_end_{};  // the owner's: its last job's end
+    unsigned long wakes_ = 0;                           // the owner's: calls that woke sleepers
+    std::uint64_t generation_ = 0;  // the owner's count of jobs (its low 16 bits in tickets)
     std::atomic<ChunkFunction> fn_{nullptr};
     std::atomic<void*> body_{nullptr};
-    std::atomic<std::size_t> n_{0}, chunk_{1}, chunks_{0};
+    std::atomic<std::size_t> n_{0}, chunk_{1};
     std::atomic<int> helpers_{0};
     alignas(64) std::atomic<std::size_t> done_{0};
     alignas(64) std::atomic<unsigned> flags_{0};
@@ -376,6 +452,12 @@ unsigned run_chunks(std::size_t n, std::size_t chunk, int threads, ChunkFunction
 }
 
 bool inside_job() noexcept { return in_job; }
+
+PoolCounts pool_counts() noexcept {
+    const Pool* pool = pool_holder.pool;
+    if (pool == nullptr || pool->epoch() != fork_epoch.load()) return {};
+    return pool->counts();
+}
 
 void mark_main_thread() noexcept {
     recorded_main().store(std::this_thread::get_id(), std::memory_order_relaxed);
