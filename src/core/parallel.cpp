@@ -241,6 +241,11 @@ public:
                 }
                 wake_.notify_all();
                 ++wakes_;
+            } else if (sleepers_.load(std::memory_order_seq_cst) ==
+                       static_cast<int>(workers_.size())) {
+                // No worker is awake to join: the rest in one claim and one
+                // call of the body, as on one thread.
+                flags |= claim_rest_and_run(generation, &own);
             }
         }
         flags |= claim_and_run(generation, &own, max_chunks);
@@ -286,6 +291,36 @@ private:
     std::size_t claimed() const noexcept {
         const std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
         return Ticket::front(ticket) + Ticket::back(ticket);
+    }
+
+    // The caller's claim of every chunk of job `generation` still unclaimed,
+    // run as one range: fewer claims and calls of the body where no worker
+    // will join (a worker woken by chance finds the job claimed).
+    unsigned claim_rest_and_run(std::uint64_t generation, std::size_t* own) noexcept {
+        std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
+        std::size_t first = 0, last = 0;
+        for (;;) {
+            if (Ticket::generation(ticket) != generation) return 0;
+            const std::size_t chunks = Ticket::chunks(ticket);
+            first = Ticket::front(ticket);
+            last = chunks - Ticket::back(ticket);
+            if (first >= last) return 0;
+            if (ticket_.compare_exchange_weak(ticket, ticket + (last - first),
+                                              std::memory_order_acq_rel,
+                                              std::memory_order_acquire)) {
+                break;
+            }
+        }
+        const std::size_t n = n_.load(std::memory_order_relaxed);
+        const std::size_t chunk = chunk_.load(std::memory_order_relaxed);
+        const bool was_in_job = in_job;
+        in_job = true;
+        const unsigned flags = fn_.load(std::memory_order_relaxed)(
+            body_.load(std::memory_order_relaxed), first * chunk, std::min(n, last * chunk));
+        in_job = was_in_job;
+        *own += last - first;
+        done_.fetch_add(last - first, std::memory_order_release);
+        return flags;
     }
 
     // Claims chunks of job `generation` until none is left (the caller: at

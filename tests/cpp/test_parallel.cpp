@@ -217,7 +217,7 @@ bool wait_until_workers_sleep() {
 
 // Runs a job of about a third of wake_worth on one thread, in chunks that a
 // woken worker would come in time to share, after the pool's workers have
-// gone to sleep, until one such job wakes nobody (at most 20 tries: a loaded
+// gone to sleep and after a pause, until one such job wakes nobody (at most 20 tries: a loaded
 // machine can stretch the caller's first chunk, and so its estimate of the
 // rest, past wake_worth; the pool then wakes the workers, which is right for
 // what it saw). Every element must be run once in every try, and a try that
@@ -232,6 +232,9 @@ int short_job_that_wakes_nobody(int threads, std::size_t min_per_thread) {
     const std::thread::id caller = std::this_thread::get_id();
     std::vector<unsigned char> seen(n, 0);
     for (int attempt = 1; attempt <= 20; ++attempt) {
+        // A pause longer than the workers' spin: the job is not back to back
+        // with the last one.
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
         if (!wait_until_workers_sleep()) return 0;
         const unsigned long wakes = pool_counts().wakes;
         std::atomic<int> off_caller{0};
