@@ -4,14 +4,16 @@
 // `alignment` elements (so no two threads write the same cache line of a
 // contiguous output), a few per thread. The calling thread and the workers
 // of its pool (parallel.cpp) claim chunks from one shared ticket until none
-// is left (the caller from the front of the range, workers from the back), so a thread that the OS
-// has descheduled (a busy machine: more runnable processes than cores) delays the call by at most
-// the chunk it holds: the threads that run take the work of the one that does not, and the caller
-// never waits for a worker that has not started. Idle workers spin briefly, then sleep, so they do
-// not burn a core that another process needs. Small jobs never wake a worker: a range is only split
-// when every thread gets at least `min_per_thread` elements, and a call does not wake workers that
-// have gone to sleep unless its first chunk shows the rest of the job to be worth the wake
-// (parallel.cpp: wake_worth); workers still spinning from the previous call join any job.
+// is left (the caller from the front of the range, workers from the back),
+// so a thread that the OS has descheduled (a busy machine: more runnable
+// processes than cores) delays the call by at most the chunk it holds: the
+// threads that run take the work of the one that does not, and the caller
+// never waits for a worker that has not started. Idle workers spin briefly,
+// then sleep, so they do not burn a core that another process needs. Small
+// jobs never wake a worker: a range is only split when every thread gets at
+// least `min_per_thread` elements, and a call that finds its workers asleep
+// wakes them only when the job is worth it (wake_worth below); workers still
+// spinning from the previous call join any job.
 //
 // OpenMP is used for what the rest of the ecosystem controls threads with:
 // omp_get_max_threads() (OMP_NUM_THREADS, threadpoolctl) sets the automatic
@@ -125,14 +127,17 @@ inline std::size_t chunk_size(std::size_t n, int threads, std::size_t min_per_th
 }
 
 // The least one-thread work (what is left of a job after the caller's first
-// chunk, at that chunk's pace) for which a call wakes workers that sleep. A
-// wake costs the caller a futex syscall (a few microseconds in a virtual
-// machine, where it is an inter-processor interrupt), and the woken worker
-// starts on a core that has been idle (at a low clock, its caches and TLB
-// holding other data) while the arrays' lines move to it, so a job of about
-// 25 µs on one thread took longer on two when the worker had to be woken.
-// Below this the caller runs the job alone and the sleepers sleep on; workers
-// still spinning from the previous call (back-to-back calls) join any job.
+// chunk, at that chunk's pace) for which a call wakes workers that sleep.
+// A wake costs the caller a futex syscall (in a virtual machine an
+// inter-processor interrupt), and the woken worker starts late and cold, on
+// a core that has been idle, while the arrays' lines move to it: for a job
+// of a few tens of microseconds that costs more than a second thread saves,
+// and a worker that joins that late still wins back its wake on a job of a
+// few times that (the figures: docs/benchmarks.md, "Sleeping workers").
+// Below this the caller runs the job alone and the sleepers sleep on. Calls
+// back to back (the pool's previous job ended less than the workers' idle
+// spin ago) and coarse jobs (fewer than three chunks per thread) wake them
+// at once (parallel.cpp).
 inline constexpr std::chrono::microseconds wake_worth{60};
 
 // One chunk of a job: body(begin, end) through a plain function pointer, so
