@@ -180,7 +180,9 @@ constexpr std::size_t probe_chunks = 3;
 
 class Pool {
 public:
-    Pool() = default;
+    Pool() : asleep_(new std::atomic<bool>[static_cast<std::size_t>(max_thread_count())]) {
+        for (int i = 0; i < max_thread_count(); ++i) asleep_[i].store(false);
+    }
     Pool(const Pool&) = delete;
     Pool& operator=(const Pool&) = delete;
     ~Pool() {
@@ -208,13 +210,14 @@ public:
         done_.store(0, std::memory_order_relaxed);
         flags_.store(0, std::memory_order_relaxed);
         const std::uint64_t generation = ++generation_ & Ticket::field;
-        // seq_cst, with the sleepers_ load after it: a worker going to sleep
-        // either sees this ticket or is seen in sleepers_ (and may be woken).
+        // seq_cst, with the asleep_ loads after it: a worker going to sleep
+        // either sees this ticket or is seen in asleep_ (and may be woken).
         ticket_.store(Ticket::make(generation, chunks), std::memory_order_seq_cst);
         const auto start = std::chrono::steady_clock::now();
         std::size_t own = 0;
         unsigned flags = 0;
-        if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+        const int helpers = std::min(threads - 1, static_cast<int>(workers_.size()));
+        if (sleeping_helpers(helpers) > 0) {
             // Workers still spinning have the job already. The sleepers are
             // worth a wake only for a job that its first chunk shows to be
             // long (wake_worth); a sleeper left asleep sees a later job's
@@ -241,8 +244,7 @@ public:
                 }
                 wake_.notify_all();
                 ++wakes_;
-            } else if (sleepers_.load(std::memory_order_seq_cst) ==
-                       static_cast<int>(workers_.size())) {
+            } else if (sleeping_helpers(helpers) == helpers) {
                 // No worker is awake to join: the rest in one claim and one
                 // call of the body, as on one thread.
                 flags |= claim_rest_and_run(generation, &own);
@@ -285,6 +287,15 @@ private:
         caller_asleep_.store(true, std::memory_order_seq_cst);
         finished_.wait(lock, [&] { return done_.load(std::memory_order_seq_cst) >= chunks; });
         caller_asleep_.store(false, std::memory_order_relaxed);
+    }
+
+    // How many of the workers that the current job may use (the first
+    // `helpers`) sleep now. Workers past them (a pool grown by a larger team
+    // earlier) take no part in the job and do not count.
+    int sleeping_helpers(int helpers) const noexcept {
+        int asleep = 0;
+        for (int i = 0; i < helpers; ++i) asleep += asleep_[i].load(std::memory_order_seq_cst);
+        return asleep;
     }
 
     // Chunks of the current job claimed so far (on the owner's thread).
@@ -392,25 +403,32 @@ private:
     void work(int index) {
         in_job = true;  // a loop inside a chunk runs serially
         std::uint64_t seen = 0;
+        bool helped = true;
         for (;;) {
-            std::uint64_t generation = wait_for_job(seen);
+            // A worker that the last job did not use (a smaller team than the
+            // pool) sleeps at once instead of spinning for the next job.
+            std::uint64_t generation = wait_for_job(index, seen, helped);
             if (generation == stop_generation) return;
             seen = generation;
-            if (index < helpers_.load(std::memory_order_relaxed))
-                claim_and_run(generation, nullptr);
+            helped = index < helpers_.load(std::memory_order_relaxed);
+            if (helped) claim_and_run(generation, nullptr);
         }
     }
 
     static constexpr std::uint64_t stop_generation = ~std::uint64_t{0};
 
-    // The generation of the next job after `seen` (spinning first, then
-    // asleep), or stop_generation.
-    std::uint64_t wait_for_job(std::uint64_t seen) {
+    // The generation of the next job after `seen` (spinning first when
+    // `spin`, then asleep), or stop_generation.
+    std::uint64_t wait_for_job(int index, std::uint64_t seen, bool spin) {
         const auto published = [&] {
             return Ticket::generation(ticket_.load(std::memory_order_seq_cst));
         };
-        if (spin_until([&] { return published() != seen; }, worker_spin)) return published();
+        if (spin && spin_until([&] { return published() != seen; }, worker_spin)) {
+            return published();
+        }
         std::unique_lock<std::mutex> lock(mutex_);
+        // seq_cst, with the ticket loads of the wait after it (see run()).
+        asleep_[index].store(true, std::memory_order_seq_cst);
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
         std::uint64_t generation = seen;
         wake_.wait(lock, [&] {
@@ -418,6 +436,7 @@ private:
             return stop_ || generation != seen;
         });
         sleepers_.fetch_sub(1, std::memory_order_relaxed);
+        asleep_[index].store(false, std::memory_order_relaxed);
         return stop_ ? stop_generation : generation;
     }
 
@@ -434,6 +453,9 @@ private:
     alignas(64) std::atomic<std::size_t> done_{0};
     alignas(64) std::atomic<unsigned> flags_{0};
     std::atomic<int> sleepers_{0};
+    // asleep_[i]: worker i sleeps (max_thread_count() entries, so that the
+    // workers never see the array move).
+    std::unique_ptr<std::atomic<bool>[]> asleep_;
     std::atomic<bool> caller_asleep_{false};
     std::mutex mutex_;
     std::condition_variable wake_;      // workers wait here for a job

@@ -344,6 +344,42 @@ TEST(Parallel, CoarseJobWakesSleepingWorkersAtOnce) {
     EXPECT_GE(worker_items.load(), 1) << "the sleeping worker was not woken for a coarse job";
 }
 
+// Workers that a smaller team does not use neither count as sleepers to wake
+// nor spin: after a team of 7, a team of 2 whose one worker is awake wakes
+// nobody, although the 5 others sleep. The first job of each try ends with
+// that worker running (the caller's item waits for it); the next job, at
+// once, must find it awake (tried up to 20 times: the OS may put either
+// thread aside in between).
+TEST(Parallel, WorkersOutsideTheTeamAreNotWoken) {
+    if (!numfuse::parallel::has_openmp()) GTEST_SKIP() << "built without OpenMP: no pool";
+    {
+        ThreadGuard guard(7);
+        for_ranges_or(7, 1, 1, [](std::size_t, std::size_t) { return 0u; });
+    }
+    ThreadGuard guard(2);
+    ASSERT_GE(pool_counts().workers, 6);
+    const std::thread::id caller = std::this_thread::get_id();
+    bool quiet = false;
+    for (int attempt = 0; attempt < 20 && !quiet; ++attempt) {
+        std::atomic<int> worker_items{0};
+        for_ranges_or(2, 1, 1, [&](std::size_t, std::size_t) {
+            if (std::this_thread::get_id() != caller) {
+                worker_items.fetch_add(1);
+            } else {
+                const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+                while (worker_items.load() == 0 && std::chrono::steady_clock::now() < limit) {
+                    std::this_thread::yield();
+                }
+            }
+            return 0u;
+        });
+        const unsigned long wakes = pool_counts().wakes;
+        for_ranges_or(2, 1, 1, [](std::size_t, std::size_t) { return 0u; });
+        quiet = pool_counts().wakes == wakes;
+    }
+    EXPECT_TRUE(quiet) << "every job woke the workers that a team of 2 does not use";
+}
+
 // A worker that is woken for a job (its first chunk is long) but comes after
 // the caller has claimed the rest finds no chunk and goes back to waiting: no
 // chunk of a job runs after the job has returned, and the next jobs, run
