@@ -171,6 +171,14 @@ constexpr auto caller_spin_min = std::chrono::microseconds(20);
 constexpr auto caller_spin_max = std::chrono::microseconds(200);
 constexpr int caller_spin_chunks = 3;
 
+// A job that starts less than this after the pool's previous one ended is
+// one of a run of calls (a loop over numfuse calls and little else): it
+// wakes sleeping workers at once, and once awake they spin between the calls
+// and catch the rest of the run. Longer, and the caller did other work in
+// between (another library's call, or numfuse's on one thread), which
+// leaves the data in the caller's cache: a short job is then faster alone.
+constexpr auto back_to_back = std::chrono::microseconds(10);
+
 // The fewest chunks per thread for which the caller runs one before it
 // decides whether to wake sleeping workers (wake_worth): at most a third of a
 // thread's share is then run before the decision. Every job that an
@@ -222,13 +230,13 @@ public:
             // worth a wake only for a job that its first chunk shows to be
             // long (wake_worth); a sleeper left asleep sees a later job's
             // ticket. They are woken at once when the previous job ended
-            // less than worker_spin ago (calls back to back: once awake they
+            // less than back_to_back ago (a run of calls: once awake they
             // spin, and the next calls find them so, at no wake), and for a
             // job of fewer than probe_chunks chunks per thread (coarse items:
             // reductions over rows or blocks), whose first chunk would hold
             // back too much of the job.
             bool wake = true;
-            if (start - last_end_ >= worker_spin &&
+            if (start - last_end_ >= back_to_back &&
                 chunks >= probe_chunks * static_cast<std::size_t>(threads)) {
                 flags = claim_and_run(generation, &own, 1);
                 const auto rest = (std::chrono::steady_clock::now() - start) *
