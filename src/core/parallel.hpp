@@ -135,9 +135,9 @@ inline std::size_t chunk_size(std::size_t n, int threads, std::size_t min_per_th
 // and a worker that joins that late still wins back its wake on a job of a
 // few times that (the figures: docs/benchmarks.md, "Sleeping workers").
 // Below this the caller runs the job alone and the sleepers sleep on. Calls
-// back to back (the pool's previous job ended less than the workers' idle
-// spin ago) and coarse jobs (fewer than three chunks per thread) wake them
-// at once (parallel.cpp).
+// back to back (a loop of calls: the pool's previous job ended a few
+// microseconds ago) and coarse jobs (fewer than three chunks per thread)
+// wake them at once (parallel.cpp).
 inline constexpr std::chrono::microseconds wake_worth{60};
 
 // One chunk of a job: body(begin, end) through a plain function pointer, so
