@@ -5,6 +5,10 @@
   to the one computed serially first, and every thread finishes (joined with a timeout).
 * fork() after OpenMP teams ran: the child still computes (GNU libgomp would hang in
   the child's first parallel region; numfuse limits the child to one OpenMP thread).
+* Teams of 1, 2, 3 and 7 threads whose calls find the pool's workers spinning (back to
+  back) or asleep (after a pause; a short job then runs on the caller alone, a long one
+  wakes them): bit-identical results, and the floating-point condition of an element at
+  the front or the back of the range (the caller's end or the workers') is reported.
 """
 
 from __future__ import annotations
@@ -149,6 +153,50 @@ def test_shared_compiled_object_memo_across_types():
         w.join(JOIN_TIMEOUT)
     assert not any(w.is_alive() for w in workers)
     assert not failures
+
+
+def _pool_cases():
+    """(name, call) pairs around the threading thresholds: exp at 1e5 splits into a two-thread
+    job of a few tens of microseconds (below the pool's wake_worth), the others are longer."""
+    rng = np.random.default_rng(77)
+    short = rng.uniform(-5, 5, 100_000)
+    long = rng.uniform(-5, 5, 1_000_000)
+    positive = np.abs(long) + 0.1
+    return [
+        ("exp-1e5", lambda: nf.exp(short)),
+        ("exp-1e6", lambda: nf.exp(long)),
+        ("log-1e6-float32", lambda: nf.log(positive.astype(np.float32))),
+        ("erf-1e5", lambda: nf.erf(short)),
+        ("logsumexp-1e6", lambda: nf.logsumexp(long)),
+        ("evaluate-1e6", lambda: nf.evaluate("exp(x) * 2 - sin(x)", {"x": long})),
+    ]
+
+
+@pytest.mark.parametrize("team", [2, 3, 7])
+def test_pool_asleep_or_spinning_bit_identical(team, threads):
+    cases = _pool_cases()
+    nf.set_num_threads(1)
+    expected = [as_bytes(call()) for _, call in cases]
+    nf.set_num_threads(team)
+    for pause in (0.0, 0.002, 0.0, 0.02):  # back to back, then after the workers slept
+        for (name, call), want in zip(cases, expected):
+            time.sleep(pause)
+            assert as_bytes(call()) == want, f"{name}, {team} threads, pause {pause} s"
+
+
+@pytest.mark.parametrize("team", [1, 2, 3, 7])
+@pytest.mark.parametrize("where", [0, -1], ids=["front", "back"])
+def test_pool_reports_the_condition_of_any_chunk(team, where, threads):
+    """An invalid element in the caller's first chunk or the workers' last one raises under
+    errstate(invalid="raise"), whether the workers were awake or asleep."""
+    nf.set_num_threads(team)
+    for n in (100_000, 1_000_000):
+        x = np.linspace(0.5, 2.0, n)
+        x[where] = -1.0
+        for pause in (0.0, 0.02):
+            time.sleep(pause)
+            with np.errstate(invalid="raise"), pytest.raises(FloatingPointError):
+                nf.log(x)
 
 
 CHILD_TIMEOUT = 60 * HANG_SCALE

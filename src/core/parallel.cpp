@@ -98,13 +98,34 @@ thread_local bool in_job = false;
 //
 // One pool per calling thread (as OpenMP keeps one team per thread that
 // starts one), made on its first parallel call; its workers live as long as
-// that thread. A job is published by bumping `ticket_`, which holds the job's
-// generation (high 32 bits) and the next unclaimed chunk (low 32 bits):
-// claiming a chunk is one compare-and-swap that also proves the job is still
-// the current one, so a worker that wakes late can neither run a chunk of a
-// finished job nor delay the caller, who waits only for chunks that some
-// thread has claimed. Job parameters are atomics written before the ticket
-// (release) and read after a successful claim (acquire).
+// that thread. A job is published by storing `ticket_`, which holds the job's
+// generation, its chunk count and how many chunks have been claimed from
+// each end (the Ticket layout below). The caller claims chunks from the
+// front, the workers from the back: a worker that joins late takes the end
+// of the range, and in repeated calls each thread tends to get the part it
+// had the last time (still in its core's cache) instead of every other chunk.
+// Claiming a chunk is one compare-and-swap of the whole ticket, so a claim
+// that succeeds was made against the current job's ticket: a worker that
+// wakes late (or is preempted between reading the ticket and claiming) can
+// neither run a chunk of a finished job nor claim one of the next job with
+// the last one's counts, and it never delays the caller, who waits only for
+// chunks that some thread has claimed. The other job parameters are atomics
+// written before the ticket is stored and read after a successful claim; the
+// job they belong to cannot end, nor the next be published, before the claim
+// is run and counted done.
+struct Ticket {
+    static constexpr std::uint64_t field = 0xffff;
+    static constexpr std::uint64_t back_one = std::uint64_t{1} << 16;
+    static std::uint64_t make(std::uint64_t generation, std::size_t chunks) noexcept {
+        return (generation & field) << 48 | (static_cast<std::uint64_t>(chunks) & field) << 32;
+    }
+    static std::uint64_t generation(std::uint64_t t) noexcept { return t >> 48; }
+    static std::size_t chunks(std::uint64_t t) noexcept { return (t >> 32) & field; }
+    static std::size_t back(std::uint64_t t) noexcept { return (t >> 16) & field; }
+    static std::size_t front(std::uint64_t t) noexcept { return t & field; }
+};
+// The most chunks a job may have (a count in a ticket field).
+constexpr std::size_t max_chunks = Ticket::field;
 
 void cpu_relax() noexcept {
 #if defined(__x86_64__) || defined(_M_X64) || defined(__i386__)
@@ -150,9 +171,26 @@ constexpr auto caller_spin_min = std::chrono::microseconds(20);
 constexpr auto caller_spin_max = std::chrono::microseconds(200);
 constexpr int caller_spin_chunks = 3;
 
+// A job that starts less than this after the pool's previous one ended is
+// one of a run of calls (a loop over numfuse calls and little else): it
+// wakes sleeping workers at once, and once awake they spin between the calls
+// and catch the rest of the run. Longer, and the caller did other work in
+// between (another library's call, or numfuse's on one thread), which
+// leaves the data in the caller's cache: a short job is then faster alone.
+constexpr auto back_to_back = std::chrono::microseconds(10);
+
+// The fewest chunks per thread for which the caller runs one before it
+// decides whether to wake sleeping workers (wake_worth): at most a third of a
+// thread's share is then run before the decision. Every job that an
+// elementwise loop splits at its threading threshold has at least three
+// (chunk_size: four, fewer only by the rounding up to the alignment).
+constexpr std::size_t probe_chunks = 3;
+
 class Pool {
 public:
-    Pool() = default;
+    Pool() : asleep_(new std::atomic<bool>[static_cast<std::size_t>(max_thread_count())]) {
+        for (int i = 0; i < max_thread_count(); ++i) asleep_[i].store(false);
+    }
     Pool(const Pool&) = delete;
     Pool& operator=(const Pool&) = delete;
     ~Pool() {
@@ -166,37 +204,73 @@ public:
 
     unsigned run(std::size_t n, std::size_t chunk, int threads, ChunkFunction fn, void* body) {
         grow(threads - 1);
+        // More chunks than a ticket counts (only with thousands of threads):
+        // whole multiples of the chunk, which keep its alignment.
+        if (const std::size_t count = (n + chunk - 1) / chunk; count > max_chunks) {
+            chunk *= (count + max_chunks - 1) / max_chunks;
+        }
         const std::size_t chunks = (n + chunk - 1) / chunk;
         fn_.store(fn, std::memory_order_relaxed);
         body_.store(body, std::memory_order_relaxed);
         n_.store(n, std::memory_order_relaxed);
         chunk_.store(chunk, std::memory_order_relaxed);
-        chunks_.store(chunks, std::memory_order_relaxed);
         helpers_.store(threads - 1, std::memory_order_relaxed);
         done_.store(0, std::memory_order_relaxed);
         flags_.store(0, std::memory_order_relaxed);
-        const std::uint64_t generation = ++generation_ & 0xffffffffu;
-        // seq_cst, with the sleepers_ load after it: a worker going to sleep
-        // either sees this ticket or is seen in sleepers_ (and woken).
-        ticket_.store(generation << 32, std::memory_order_seq_cst);
-        if (sleepers_.load(std::memory_order_seq_cst) > 0) {
-            // The lock orders this against a sleeper's check of the ticket;
-            // notifying after it is released spares the woken worker a
-            // second sleep on the mutex the caller still holds.
-            {
-                std::lock_guard<std::mutex> lock(mutex_);
-            }
-            wake_.notify_all();
-        }
+        const std::uint64_t generation = ++generation_ & Ticket::field;
+        // seq_cst, with the asleep_ loads after it: a worker going to sleep
+        // either sees this ticket or is seen in asleep_ (and may be woken).
+        ticket_.store(Ticket::make(generation, chunks), std::memory_order_seq_cst);
         const auto start = std::chrono::steady_clock::now();
         std::size_t own = 0;
-        unsigned flags = claim_and_run(generation, &own);
+        unsigned flags = 0;
+        const int helpers = std::min(threads - 1, static_cast<int>(workers_.size()));
+        if (sleeping_helpers(helpers) > 0) {
+            // Workers still spinning have the job already. The sleepers are
+            // worth a wake only for a job that its first chunk shows to be
+            // long (wake_worth); a sleeper left asleep sees a later job's
+            // ticket. They are woken at once when the previous job ended
+            // less than back_to_back ago (a run of calls: once awake they
+            // spin, and the next calls find them so, at no wake), and for a
+            // job of fewer than probe_chunks chunks per thread (coarse items:
+            // reductions over rows or blocks), whose first chunk would hold
+            // back too much of the job.
+            bool wake = true;
+            if (start - last_end_ >= back_to_back &&
+                chunks >= probe_chunks * static_cast<std::size_t>(threads)) {
+                flags = claim_and_run(generation, &own, 1);
+                const auto rest = (std::chrono::steady_clock::now() - start) *
+                                  static_cast<std::chrono::steady_clock::rep>(chunks - claimed());
+                wake = rest >= wake_worth;
+            }
+            if (wake) {
+                // The lock orders this against a sleeper's check of the
+                // ticket; notifying after it is released spares the woken
+                // worker a second sleep on the mutex the caller still holds.
+                {
+                    std::lock_guard<std::mutex> lock(mutex_);
+                }
+                wake_.notify_all();
+                ++wakes_;
+            } else if (sleeping_helpers(helpers) == helpers) {
+                // No worker is awake to join: the rest in one claim and one
+                // call of the body, as on one thread.
+                flags |= claim_rest_and_run(generation, &own);
+            }
+        }
+        flags |= claim_and_run(generation, &own, max_chunks);
         // Only chunks that another thread claimed are still running.
         if (done_.load(std::memory_order_acquire) < chunks) wait_for_holders(chunks, start, own);
+        last_end_ = std::chrono::steady_clock::now();
         return flags | flags_.load(std::memory_order_relaxed);
     }
 
     unsigned epoch() const noexcept { return epoch_; }
+    // On the owner's thread only (workers_ and wakes_ are the owner's).
+    PoolCounts counts() const noexcept {
+        return {static_cast<int>(workers_.size()), sleepers_.load(std::memory_order_seq_cst),
+                wakes_};
+    }
 
 private:
     // Waits until every chunk of the job is done (the caller ran `own` of
@@ -223,32 +297,83 @@ private:
         caller_asleep_.store(false, std::memory_order_relaxed);
     }
 
-    // Claims chunks of job `generation` until none is left. The caller
-    // (own != nullptr: the count of chunks it ran) gets the OR of its chunks'
-    // results back; a worker adds each chunk's result to flags_ before
+    // How many of the workers that the current job may use (the first
+    // `helpers`) sleep now. Workers past them (a pool grown by a larger team
+    // earlier) take no part in the job and do not count.
+    int sleeping_helpers(int helpers) const noexcept {
+        int asleep = 0;
+        for (int i = 0; i < helpers; ++i) asleep += asleep_[i].load(std::memory_order_seq_cst);
+        return asleep;
+    }
+
+    // Chunks of the current job claimed so far (on the owner's thread).
+    std::size_t claimed() const noexcept {
+        const std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
+        return Ticket::front(ticket) + Ticket::back(ticket);
+    }
+
+    // The caller's claim of every chunk of job `generation` still unclaimed,
+    // run as one range: fewer claims and calls of the body where no worker
+    // will join (a worker woken by chance finds the job claimed).
+    unsigned claim_rest_and_run(std::uint64_t generation, std::size_t* own) noexcept {
+        std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
+        std::size_t first = 0, last = 0;
+        for (;;) {
+            if (Ticket::generation(ticket) != generation) return 0;
+            const std::size_t chunks = Ticket::chunks(ticket);
+            first = Ticket::front(ticket);
+            last = chunks - Ticket::back(ticket);
+            if (first >= last) return 0;
+            if (ticket_.compare_exchange_weak(ticket, ticket + (last - first),
+                                              std::memory_order_acq_rel,
+                                              std::memory_order_acquire)) {
+                break;
+            }
+        }
+        const std::size_t n = n_.load(std::memory_order_relaxed);
+        const std::size_t chunk = chunk_.load(std::memory_order_relaxed);
+        const bool was_in_job = in_job;
+        in_job = true;
+        const unsigned flags = fn_.load(std::memory_order_relaxed)(
+            body_.load(std::memory_order_relaxed), first * chunk, std::min(n, last * chunk));
+        in_job = was_in_job;
+        *own += last - first;
+        done_.fetch_add(last - first, std::memory_order_release);
+        return flags;
+    }
+
+    // Claims chunks of job `generation` until none is left (the caller: at
+    // most `limit`). The caller (own != nullptr: the count of chunks it ran)
+    // claims from the front and gets the OR of its chunks' results back; a
+    // worker claims from the back, adds each chunk's result to flags_ before
     // counting the chunk done (after that the job may be over), and wakes the
     // caller when it completes the last chunk while the caller sleeps.
-    unsigned claim_and_run(std::uint64_t generation, std::size_t* own) noexcept {
+    unsigned claim_and_run(std::uint64_t generation, std::size_t* own,
+                           std::size_t limit = max_chunks) noexcept {
         unsigned flags = 0;
+        const bool from_back = own == nullptr;
         std::uint64_t ticket = ticket_.load(std::memory_order_acquire);
-        for (;;) {
-            if ((ticket >> 32) != generation) return flags;
-            const std::uint64_t index = ticket & 0xffffffffu;
-            if (index >= chunks_.load(std::memory_order_relaxed)) return flags;
-            if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel,
+        for (std::size_t ran = 0; ran < limit;) {
+            if (Ticket::generation(ticket) != generation) return flags;
+            const std::size_t chunks = Ticket::chunks(ticket);
+            const std::size_t front = Ticket::front(ticket), back = Ticket::back(ticket);
+            if (front + back >= chunks) return flags;
+            if (!ticket_.compare_exchange_weak(ticket, ticket + (from_back ? Ticket::back_one : 1),
+                                               std::memory_order_acq_rel,
                                                std::memory_order_acquire)) {
                 continue;
             }
-            const std::size_t chunks = chunks_.load(std::memory_order_relaxed);
+            const std::size_t index = from_back ? chunks - 1 - back : front;
             const std::size_t n = n_.load(std::memory_order_relaxed);
             const std::size_t chunk = chunk_.load(std::memory_order_relaxed);
-            const std::size_t begin = static_cast<std::size_t>(index) * chunk;
+            const std::size_t begin = index * chunk;
             const std::size_t end = std::min(n, begin + chunk);
             const bool was_in_job = in_job;
             in_job = true;
             const unsigned result = fn_.load(std::memory_order_relaxed)(
                 body_.load(std::memory_order_relaxed), begin, end);
             in_job = was_in_job;
+            ++ran;
             if (own != nullptr) {
                 flags |= result;
                 ++*own;
@@ -267,6 +392,7 @@ private:
             }
             ticket = ticket_.load(std::memory_order_acquire);
         }
+        return flags;
     }
 
     void grow(int wanted) {
@@ -285,23 +411,32 @@ private:
     void work(int index) {
         in_job = true;  // a loop inside a chunk runs serially
         std::uint64_t seen = 0;
+        bool helped = true;
         for (;;) {
-            std::uint64_t generation = wait_for_job(seen);
+            // A worker that the last job did not use (a smaller team than the
+            // pool) sleeps at once instead of spinning for the next job.
+            std::uint64_t generation = wait_for_job(index, seen, helped);
             if (generation == stop_generation) return;
             seen = generation;
-            if (index < helpers_.load(std::memory_order_relaxed))
-                claim_and_run(generation, nullptr);
+            helped = index < helpers_.load(std::memory_order_relaxed);
+            if (helped) claim_and_run(generation, nullptr);
         }
     }
 
     static constexpr std::uint64_t stop_generation = ~std::uint64_t{0};
 
-    // The generation of the next job after `seen` (spinning first, then
-    // asleep), or stop_generation.
-    std::uint64_t wait_for_job(std::uint64_t seen) {
-        const auto published = [&] { return ticket_.load(std::memory_order_seq_cst) >> 32; };
-        if (spin_until([&] { return published() != seen; }, worker_spin)) return published();
+    // The generation of the next job after `seen` (spinning first when
+    // `spin`, then asleep), or stop_generation.
+    std::uint64_t wait_for_job(int index, std::uint64_t seen, bool spin) {
+        const auto published = [&] {
+            return Ticket::generation(ticket_.load(std::memory_order_seq_cst));
+        };
+        if (spin && spin_until([&] { return published() != seen; }, worker_spin)) {
+            return published();
+        }
         std::unique_lock<std::mutex> lock(mutex_);
+        // seq_cst, with the ticket loads of the wait after it (see run()).
+        asleep_[index].store(true, std::memory_order_seq_cst);
         sleepers_.fetch_add(1, std::memory_order_seq_cst);
         std::uint64_t generation = seen;
         wake_.wait(lock, [&] {
@@ -309,20 +444,26 @@ private:
             return stop_ || generation != seen;
         });
         sleepers_.fetch_sub(1, std::memory_order_relaxed);
+        asleep_[index].store(false, std::memory_order_relaxed);
         return stop_ ? stop_generation : generation;
     }
 
     // The claim counter and the completion counter on lines of their own: every claim and
     // every completion moves its line between cores, and nothing else should move with it.
     alignas(64) std::atomic<std::uint64_t> ticket_{0};
-    std::uint64_t generation_ = 0;  // the owner's count of jobs
+    std::chrono::steady_clock::time_point last_end_{};  // the owner's: its last job's end
+    unsigned long wakes_ = 0;                           // the owner's: calls that woke sleepers
+    std::uint64_t generation_ = 0;  // the owner's count of jobs (its low 16 bits in tickets)
     std::atomic<ChunkFunction> fn_{nullptr};
     std::atomic<void*> body_{nullptr};
-    std::atomic<std::size_t> n_{0}, chunk_{1}, chunks_{0};
+    std::atomic<std::size_t> n_{0}, chunk_{1};
     std::atomic<int> helpers_{0};
     alignas(64) std::atomic<std::size_t> done_{0};
     alignas(64) std::atomic<unsigned> flags_{0};
     std::atomic<int> sleepers_{0};
+    // asleep_[i]: worker i sleeps (max_thread_count() entries, so that the
+    // workers never see the array move).
+    std::unique_ptr<std::atomic<bool>[]> asleep_;
     std::atomic<bool> caller_asleep_{false};
     std::mutex mutex_;
     std::condition_variable wake_;      // workers wait here for a job
@@ -376,6 +517,12 @@ unsigned run_chunks(std::size_t n, std::size_t chunk, int threads, ChunkFunction
 }
 
 bool inside_job() noexcept { return in_job; }
+
+PoolCounts pool_counts() noexcept {
+    const Pool* pool = pool_holder.pool;
+    if (pool == nullptr || pool->epoch() != fork_epoch.load()) return {};
+    return pool->counts();
+}
 
 void mark_main_thread() noexcept {
     recorded_main().store(std::this_thread::get_id(), std::memory_order_relaxed);

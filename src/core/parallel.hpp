@@ -3,20 +3,24 @@
 // A job of n elements is cut into chunks whose boundaries are multiples of
 // `alignment` elements (so no two threads write the same cache line of a
 // contiguous output), a few per thread. The calling thread and the workers
-// of its pool (parallel.cpp) claim chunks from one counter until none is
-// left, so a thread that the OS has descheduled (a busy machine: more
-// runnable processes than cores) delays the call by at most the chunk it
-// holds: the threads that run take the work of the one that does not, and
-// the caller never waits for a worker that has not started. Idle workers
-// spin briefly, then sleep, so they do not burn a core that another process
-// needs. Small jobs never wake a worker: a range is only split when every
-// thread gets at least `min_per_thread` elements.
+// of its pool (parallel.cpp) claim chunks from one shared ticket until none
+// is left (the caller from the front of the range, workers from the back),
+// so a thread that the OS has descheduled (a busy machine: more runnable
+// processes than cores) delays the call by at most the chunk it holds: the
+// threads that run take the work of the one that does not, and the caller
+// never waits for a worker that has not started. Idle workers spin briefly,
+// then sleep, so they do not burn a core that another process needs. Small
+// jobs never wake a worker: a range is only split when every thread gets at
+// least `min_per_thread` elements, and a call that finds its workers asleep
+// wakes them only when the job is worth it (wake_worth below); workers still
+// spinning from the previous call join any job.
 //
 // OpenMP is used for what the rest of the ecosystem controls threads with:
 // omp_get_max_threads() (OMP_NUM_THREADS, threadpoolctl) sets the automatic
 // count below, and a call inside another library's OpenMP region runs alone.
 #pragma once
 
+#include <chrono>
 #include <cstddef>
 #include <type_traits>
 
@@ -122,6 +126,20 @@ inline std::size_t chunk_size(std::size_t n, int threads, std::size_t min_per_th
     return chunk == 0 ? 1 : chunk;
 }
 
+// The least one-thread work (what is left of a job after the caller's first
+// chunk, at that chunk's pace) for which a call wakes workers that sleep.
+// A wake costs the caller a futex syscall (in a virtual machine an
+// inter-processor interrupt), and the woken worker starts late and cold, on
+// a core that has been idle, while the arrays' lines move to it: for a job
+// of a few tens of microseconds that costs more than a second thread saves,
+// and a worker that joins that late still wins back its wake on a job of a
+// few times that (the figures: docs/benchmarks.md, "Sleeping workers").
+// Below this the caller runs the job alone and the sleepers sleep on. Calls
+// back to back (a loop of calls: the pool's previous job ended a few
+// microseconds ago) and coarse jobs (fewer than three chunks per thread)
+// wake them at once (parallel.cpp).
+inline constexpr std::chrono::microseconds wake_worth{60};
+
 // One chunk of a job: body(begin, end) through a plain function pointer, so
 // the pool (parallel.cpp) is not a template.
 using ChunkFunction = unsigned (*)(void* body, std::size_t begin, std::size_t end);
@@ -135,6 +153,16 @@ unsigned run_chunks(std::size_t n, std::size_t chunk, int threads, ChunkFunction
 // True on a pool worker, and on a caller while it runs its own chunks: a
 // loop started there runs serially (thread_count() is 1).
 bool inside_job() noexcept;
+
+// The calling thread's pool as tests observe it: its workers, how many of
+// them sleep now, and how many times its calls have woken sleeping workers
+// (all 0 before its first parallel call).
+struct PoolCounts {
+    int workers = 0;
+    int sleeping = 0;
+    unsigned long wakes = 0;
+};
+PoolCounts pool_counts() noexcept;
 
 // Calls body(begin, end) -> unsigned over a partition of [0, n) and returns
 // the bitwise OR of the results. body must be safe to call concurrently on
