@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -188,8 +189,9 @@ std::vector<ReducePartial<T>> fold_all(const ReduceKernels<T>& kernels, const Pl
 // call, where the maximum's exp(0) = 1 holds a lane's sum at 1, every smaller term goes
 // into the lane's compensation word, which run_exp_sum adds plainly (up to about u of
 // it per term a lane); short pieces keep that to a few terms a lane, and ChunkMerge
-// keeps the errors of its own additions (pieces in order: the same bits for the same
-// cuts).
+// keeps the errors of its own additions. Each piece is copied to a contiguous buffer
+// first, so the bits depend only on the values and where the runs are cut, not on the
+// stride (numfuse.logsumexp over a column and evaluate's columns layout agree).
 constexpr std::size_t exact_piece = 64;
 
 template <class T>
@@ -200,10 +202,15 @@ public:
     void add_run(const ReduceKernels<T>& kernels, const char* a, std::ptrdiff_t step,
                  std::size_t n) noexcept {
         for (std::size_t i = 0; i < n; i += exact_piece) {
+            const std::size_t count = std::min(exact_piece, n - i);
+            alignas(64) T piece[exact_piece];
+            for (std::size_t k = 0; k < count; ++k) {
+                std::memcpy(&piece[k], a + static_cast<std::ptrdiff_t>(i + k) * step, sizeof(T));
+            }
             T s = T(0);
             T c = T(0);
-            kernels.run_exp_sum(a + static_cast<std::ptrdiff_t>(i) * step, step, nullptr, 0,
-                                std::min(exact_piece, n - i), m_, s, c);
+            kernels.run_exp_sum(reinterpret_cast<const char*>(piece), sizeof(T), nullptr, 0, count,
+                                m_, s, c);
             merge_.add({m_, s, c});
         }
     }
