@@ -11,6 +11,8 @@ numerators and products over runs of many chunks, and the bits for every team si
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
@@ -18,17 +20,23 @@ import numfuse as nf
 from conftest import mp_parts, relative_error_in_eps
 from test_logsumexp import assert_same, scipy_quiet
 
-RNG = np.random.default_rng(20261126)
+
+def rng_for(*key):
+    """A generator of its own for each test and key, seeded from the key (strings and
+    ints): a test's data never depends on which tests ran before it (pytest-xdist, -k)."""
+    return np.random.default_rng([20261126, zlib.crc32(repr(key).encode())])
+
+
 CHUNK = 65536  # kReduceChunk
 LONG = 1_100_003  # 17 chunks (more than one per thread of any team tested); no multiple of 16
 NAMES = ("softmax", "log_softmax")
 
 FLOAT32_INPUTS = {
-    "well-conditioned": lambda n: RNG.uniform(-1, 1, n),
-    "normal": lambda n: RNG.standard_normal(n) * 30,
-    "wide-range": lambda n: RNG.uniform(-700, 700, n),
-    "wide-negative": lambda n: RNG.uniform(-90, -10, n),
-    "sorted": lambda n: np.sort(RNG.uniform(-40, 40, n)),
+    "well-conditioned": lambda rng, n: rng.uniform(-1, 1, n),
+    "normal": lambda rng, n: rng.standard_normal(n) * 30,
+    "wide-range": lambda rng, n: rng.uniform(-700, 700, n),
+    "wide-negative": lambda rng, n: rng.uniform(-90, -10, n),
+    "sorted": lambda rng, n: np.sort(rng.uniform(-40, 40, n)),
 }
 
 _CACHE: dict = {}
@@ -63,7 +71,8 @@ def check_float32(got_soft, got_log, soft, log_soft):
 @pytest.mark.parametrize("kind", sorted(FLOAT32_INPUTS))
 def test_float32_rows_and_columns_vs_mpmath(level, kind):
     x, soft, log_soft = with_reference(
-        ("f32", kind), lambda: FLOAT32_INPUTS[kind](3000).astype(np.float32)
+        ("f32", kind),
+        lambda: FLOAT32_INPUTS[kind](rng_for("f32", kind), 3000).astype(np.float32),
     )
     check_float32(nf.softmax(x), nf.log_softmax(x), soft, log_soft)
     # the same group as a row of a matrix (axis=1), a column (axis=0: lanes across
@@ -84,7 +93,7 @@ def test_chunks_with_far_apart_maxima_vs_mpmath(level, dtype):
     # exp(x - its max), which the write pass rescales by exp(chunk max - group max) / sum.
 
     def make():
-        x = RNG.uniform(-5, 0, 2 * CHUNK + 1000)
+        x = rng_for("chunks", np.dtype(dtype).name).uniform(-5, 0, 2 * CHUNK + 1000)
         x[:CHUNK] -= 60
         x[2 * CHUNK :] -= 30
         return x.astype(dtype)
@@ -104,7 +113,8 @@ def test_chunks_with_far_apart_maxima_vs_mpmath(level, dtype):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("where", [0, CHUNK + 5, 2 * CHUNK + 3])
 def test_special_values_in_one_chunk(level, dtype, where):
-    base = RNG.standard_normal(2 * CHUNK + 100).astype(dtype)
+    rng = rng_for("special values in one chunk", np.dtype(dtype).name, where)
+    base = rng.standard_normal(2 * CHUNK + 100).astype(dtype)
     for value in (np.nan, np.inf, -np.inf):
         x = base.copy()
         x[where] = value
@@ -130,7 +140,8 @@ def test_special_values_in_one_chunk(level, dtype, where):
     [((100, 1000), 0), ((37, 203), 0), ((1000, 100), 1), ((203, 37), 1), ((5, 1), 1)],
 )
 def test_special_values_per_row_and_column(level, dtype, shape, axis):
-    x = (RNG.standard_normal(shape) * 4).astype(dtype)
+    rng = rng_for("special values per row", np.dtype(dtype).name, shape, axis)
+    x = (rng.standard_normal(shape) * 4).astype(dtype)
     moved = np.moveaxis(x, axis, -1)  # a view: groups along its last axis
     groups = moved.shape[0]
     if groups >= 6 and moved.shape[-1] >= 3:
@@ -160,7 +171,8 @@ def test_special_values_per_row_and_column(level, dtype, shape, axis):
     [((1000, 1000), 0), ((1000, 1000), 1), ((3, 2 * CHUNK + 7), 1), ((2 * CHUNK + 7, 3), 0)],
 )
 def test_out_aliasing_and_views(level, dtype, shape, axis):
-    x = (RNG.standard_normal(shape) * 4).astype(dtype)
+    rng = rng_for("aliasing", np.dtype(dtype).name, shape, axis)
+    x = (rng.standard_normal(shape) * 4).astype(dtype)
     for name in NAMES:
         reference = expected(name, x, axis)
         same = x.copy()
@@ -185,7 +197,8 @@ def test_out_aliasing_and_views(level, dtype, shape, axis):
     ],
 )
 def test_bits_for_every_team_size(threads, dtype, shape, axis):
-    x = (RNG.standard_normal(shape) * 5).astype(dtype)
+    rng = rng_for("team sizes", np.dtype(dtype).name, shape, axis)
+    x = (rng.standard_normal(shape) * 5).astype(dtype)
     if shape == (7, 80_000):
         x = x[:, ::2]
     for name in NAMES:
@@ -206,7 +219,7 @@ def test_float32_wide_spread_subnormal_numerators(level, axis):
     # with integer scaling). Normal results within 4 eps; subnormal ones within a few steps
     # of the subnormal grid of the float64 answer (relative precision is lost there in any
     # algorithm); exact zeros where that answer rounds to zero.
-    x = (RNG.standard_normal((64, 1000)) * 30).astype(np.float32)
+    x = (rng_for("wide spread", axis).standard_normal((64, 1000)) * 30).astype(np.float32)
     if axis == 0:
         x = np.ascontiguousarray(x.T)
     got = nf.softmax(x, axis=axis)
@@ -219,7 +232,9 @@ def test_float32_wide_spread_subnormal_numerators(level, axis):
     assert (got[wide < step / 4] == 0).all()
     assert (got >= 0).all()
     # log_softmax away from each group's maximum (where it is -log(1 + tiny terms): those
-    # terms use a rounded x - max, 139 eps off there before this work and after it).
+    # terms take x - max as a double word now, 139 eps off there when they rounded it, but
+    # a column's ~1000 terms below ulp(1) still go into one plain float32 compensation
+    # word: up to 21 eps there; test_softmax_argument_rounding.py, PLAIN_SUM).
     log_got = nf.log_softmax(x, axis=axis)
     log_wide = expected("log_softmax", x.astype(np.float64), axis)
     away = np.abs(log_wide) > 1e-3
@@ -233,7 +248,7 @@ def test_every_tail_length(level, dtype):
     for n in range(1, 71):
         key = ("tail", np.dtype(dtype).name, n)
         x, soft, log_soft = with_reference(
-            key, lambda n=n: (RNG.standard_normal(n) * 4).astype(dtype)
+            key, lambda key=key, n=n: (rng_for(*key).standard_normal(n) * 4).astype(dtype)
         )
         rows = np.stack([x, x, x])
         assert relative_error_in_eps(nf.softmax(rows, axis=1)[1], soft, dtype) <= 4, n
@@ -255,7 +270,8 @@ def test_long_run_subnormal_numerators(level, dtype, layout):
     # and most products with the chunk factors are subnormal (the shifted exp's and the
     # scaling pass's rare paths), contiguous, strided and in place, against a long double
     # reference (SciPy in float64 rounds x - max: ~130 eps off at |x - max| ~ 150).
-    x = (RNG.standard_normal(LONG) * 30).astype(dtype)
+    rng = rng_for("long run subnormal", np.dtype(dtype).name, layout)
+    x = (rng.standard_normal(LONG) * 30).astype(dtype)
     wide = long_double_softmax(x)
     if layout == "strided":
         source = np.zeros(2 * LONG, dtype)
@@ -272,13 +288,13 @@ def test_long_run_subnormal_numerators(level, dtype, layout):
     assert np.max(np.abs(got[~normal] - wide[~normal]) / step, initial=0) <= 4
     assert (got >= 0).all()
     # ordinary values (no rare path): the same bound
-    y = RNG.standard_normal(LONG).astype(dtype)
+    y = rng.standard_normal(LONG).astype(dtype)
     assert relative_error_in_eps(nf.softmax(y), long_double_softmax(y), dtype) <= 4
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_long_run_special_values(level, dtype):
-    base = RNG.standard_normal(LONG).astype(dtype)
+    base = rng_for("long run special", np.dtype(dtype).name).standard_normal(LONG).astype(dtype)
     for where, value in ((7, np.nan), (LONG - 1, np.inf), (CHUNK + 3, -np.inf)):
         x = base.copy()
         x[where] = value
@@ -306,12 +322,13 @@ def test_terms_at_the_common_path_limits(level, threads, dtype, layout):
     # bound of a long double reference whichever path its batch took, the NaN group NaN.
     limits = (-76.0, -87.0) if dtype == np.float32 else (-708.0,)
     n = 4 * CHUNK + 40 if layout == "long run" else 1000
-    deltas = np.concatenate([[0.0], *[lim + RNG.uniform(-1.5, 1.5, 60) for lim in limits]])
+    rng = rng_for("path limits", np.dtype(dtype).name, layout)
+    deltas = np.concatenate([[0.0], *[lim + rng.uniform(-1.5, 1.5, 60) for lim in limits]])
     groups = []
     for g in range(6):
-        x = RNG.uniform(-3, 0, n)
+        x = rng.uniform(-3, 0, n)
         x[0] = 0.0  # the maximum
-        where = RNG.choice(np.arange(1, n), deltas.size - 1, replace=False)
+        where = rng.choice(np.arange(1, n), deltas.size - 1, replace=False)
         x[where] = deltas[1:] if g % 2 else np.sort(deltas[1:])
         groups.append(x)
     x = np.stack(groups).astype(dtype)  # (6, n): each group a row

@@ -15,6 +15,7 @@
 
 #if !defined(__CUDACC__)
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #endif
 
@@ -205,6 +206,33 @@ SoftmaxParameters<T> softmax_parameters(bool log_softmax, T m, T s, T c,
     if (normal) return {0.0, m, static_cast<T>(std::log(hi) + lo / hi)};
     if (m == std::numeric_limits<T>::infinity() && !has_nan()) return {0.0, m, T(0)};
     return {0.0, nan, nan};
+}
+#endif
+
+#if !defined(__CUDACC__)
+// ------------------------------------------------------ the terms' argument rounding
+// logsumexp's kernels (arch/reduce_loops.hpp: lse_term_exp, exp_kernel) take each term
+// exp(x - m) from h = RN(x - m) = (x - m) - e, |e| <= u |x - m| (u = 2^-53; float32 lanes
+// 2^-24): the term is off by the factor exp(-e), a relative error of about |e|, far from
+// the maximum more than the kernel's own (|x - m| = 700: 350 eps). The sum S of the n
+// terms t = exp(x - m) in (0, 1] then takes an absolute error of at most u sum t |ln t|
+// (a term taken against a chunk's or lane's smaller maximum m' has |x - m'| <= |x - m|,
+// and the rescales by exp(m' - m) carry m' - m as a double word), and f(t) = -t ln t is
+// concave, so by Jensen sum f(t) <= n f(S / n) = S ln(n / S): log S is off by at most
+// u ln(n / S) to first order, within u of the result m + log S where
+// ln(n / S) <= |m + log S| -- most data (m >= 0 and n <= S^2; m >= 44). Where a maximum
+// near 0 dominates, the result is small (e.g. [0, -30.123]: log1p(e^-30.123), 16 eps off
+// before) and this returns true: the caller sums the group again by run_exp_sum
+// (reduce/kernel_table.hpp), whose terms take x - m as a double word (within the exp
+// kernel's own bound of exp(x - m)). softmax and log_softmax always sum that way:
+// log_softmax at the maximum is -log S, for which this test fails on half the rows of
+// 1000 normal(0, 3) values. sum is the group's s + c with m its maximum; false for a sum
+// below 1 or not finite (special values, weights, empty groups).
+inline bool argument_rounding_matters(double m, double sum, std::size_t n) noexcept {
+    if (!(sum >= 1.0) || !(sum < pos_inf())) return false;
+    const double count = static_cast<double>(n);
+    if (m >= 0.0 && count <= sum * sum) return false;  // ln(n / S) <= ln S <= m + ln S
+    return std::log(count / sum) > std::fabs(m + std::log(sum));
 }
 #endif
 

@@ -86,7 +86,7 @@ NUMFUSE_REDUCE_FLATTEN T row_max(const T* px, std::size_t n) noexcept {
 
 // (s, c) += sum of exp(x[i] - m), i < n, as run_exp_sum_impl (lanes biased by 1,
 // Fast2Sum; two accumulators, batch k into accumulator k % 2, the tail into the
-// first). Store: each exp(x - m) also written to out (x - m as a double word). Returns
+// first), x - m as a double word; Store: each exp(x - m) also written to out. Returns
 // true when a numerator's x - m lies below shifted_exp_scale_tiny (the scaling pass
 // must then test for subnormal products). Prefetches the lines of the next row
 // (next_x, next_out: n elements each).
@@ -99,13 +99,7 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
     const B mv(m);
     const B one(T(1));
     const T limit = Store ? shifted_exp_scale_tiny<T>() : shifted_exp_tiny<T>();
-    const auto term = [&mv](const B& x) {
-        if constexpr (Store) {
-            return shifted_exp_store(x, mv);
-        } else {
-            return shifted_exp_sum(x, mv);
-        }
-    };
+    const auto term = [&mv](const B& x) { return shifted_exp_store(x, mv); };
     B s0 = one, s1 = one;
     B c0(T(0)), c1(T(0));
     const auto add_pair = [&](std::size_t at, const B& y0, const B& y1) {
@@ -125,8 +119,8 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
         prefetch_lines<false>(next_x, i * sizeof(T), pair_bytes);
         prefetch_lines<true>(next_out, i * sizeof(T), pair_bytes);
         B y0, y1;
-        if (!shifted_exp_pair<Store>(B::load_unaligned(px + i), B::load_unaligned(px + i + width),
-                                     mv, limit, y0, y1)) {
+        if (!shifted_exp_pair(B::load_unaligned(px + i), B::load_unaligned(px + i + width), mv,
+                              limit, y0, y1)) {
             break;
         }
         add_pair(i, y0, y1);
@@ -138,7 +132,7 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
         const B x0 = B::load_unaligned(px + i);
         const B x1 = B::load_unaligned(px + i + width);
         B y0, y1;
-        if (!shifted_exp_pair<Store>(x0, x1, mv, limit, y0, y1)) {
+        if (!shifted_exp_pair(x0, x1, mv, limit, y0, y1)) {
             y0 = term(x0);
             y1 = term(x1);
             tiny = true;
@@ -306,11 +300,9 @@ inline void store_count(const Batch<T>& v, T* p, std::size_t count) noexcept {
 
 // The exp pass over G batches of lanes (the last one `count` lanes) down all steps:
 // each exp(x - m) added per lane in step order (lanes biased by 1, Fast2Sum, as
-// row_exp_sum); Store: also stored (x - m as a double word), else x - m rounded (a sum's
-// terms, as strip_exp_sum without out). Each step prefetches `prefetch_bytes` of the
-// next strip's x and out (at px_next + step * x_step, po_next + step * out_step) into
-// L2. Returns true when a stored numerator's x - m lies below shifted_exp_scale_tiny
-// (Store only).
+// row_exp_sum), x - m as a double word; Store: also stored. Each step prefetches `prefetch_bytes`
+// of the next strip's x and out (at px_next + step * x_step, po_next + step * out_step) into L2.
+// Returns true when a stored numerator's x - m lies below shifted_exp_scale_tiny (Store only).
 template <class T, std::size_t G, bool Store>
 NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step, char* out,
                                            std::ptrdiff_t out_step, std::size_t steps,
@@ -340,8 +332,8 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
             const std::size_t lanes = k + 1 == G ? count : width;
             const B xv = load_count<T>(px + k * width, lanes);
             B y;
-            if (!shifted_exp_common<Store>(xv, mv[k], limit, y)) {
-                y = Store ? shifted_exp_store(xv, mv[k]) : shifted_exp_sum(xv, mv[k]);
+            if (!shifted_exp_common(xv, mv[k], limit, y)) {
+                y = shifted_exp_store(xv, mv[k]);
                 tiny = true;
             }
             if constexpr (Store) {

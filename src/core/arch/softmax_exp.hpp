@@ -196,9 +196,9 @@ inline __m256 shifted_exp_f32_lanes(__m256 h, __m256 lo) noexcept {
 
 // float32 AVX2 batches: exp(x - m) for every lane, the common lanes (limit <= x - m,
 // limit >= -87) by shifted_exp_f32_lanes, the others (tiny, -inf, NaN, x = m = +inf)
-// as `other` gives them; those lanes enter the kernel as h = lo = 0. DoubleWord: x - m
-// as a double word (the stored numerators), else rounded (a sum's terms).
-template <bool DoubleWord, class B, class Other>
+// as `other` gives them; those lanes enter the kernel as h = lo = 0. x - m as a double
+// word.
+template <class B, class Other>
 inline B shifted_exp_f32_select(const B& x, const B& m, typename B::value_type limit,
                                 Other&& other) noexcept {
 #if defined(__AVX2__) && defined(__FMA__)
@@ -207,16 +207,11 @@ inline B shifted_exp_f32_select(const B& x, const B& m, typename B::value_type l
         const auto common = h >= B(limit);
         const B zero(0.0f);
         if (xsimd::all(common)) {
-            if constexpr (DoubleWord) {
-                return B(shifted_exp_f32_lanes<true>(h, lse::difference_error(x, m, h)));
-            } else {
-                return B(shifted_exp_f32_lanes<false>(h, h));
-            }
+            return B(shifted_exp_f32_lanes<true>(h, lse::difference_error(x, m, h)));
         }
         const B hc = xsimd::select(common, h, zero);
-        B lo = zero;
-        if constexpr (DoubleWord) lo = xsimd::select(common, lse::difference_error(x, m, h), zero);
-        return xsimd::select(common, B(shifted_exp_f32_lanes<DoubleWord>(hc, lo)), other());
+        const B lo = xsimd::select(common, lse::difference_error(x, m, h), zero);
+        return xsimd::select(common, B(shifted_exp_f32_lanes<true>(hc, lo)), other());
     } else
 #endif
     {
@@ -248,32 +243,8 @@ inline B shifted_exp_store(const B& x, const B& m) noexcept {
     {
         // float32 AVX2: the float32-lane kernel where it applies (the same bits as the
         // common path's), exp_difference on the other lanes.
-        return shifted_exp_f32_select<true>(x, m, shifted_exp_tiny<typename B::value_type>(),
-                                            [&] { return exp_difference(x, m); });
-    }
-}
-
-// exp(x - m) for x <= m, for a sum only (log_softmax's fold): x - m rounded
-// (the sum's large terms lie near the maximum, where x - m is exact). Tiny terms
-// are kept exactly as in shifted_exp_store: log_softmax of a saturated maximum
-// is -log(1 + those terms).
-template <class B>
-inline B shifted_exp_sum(const B& x, const B& m) noexcept {
-#if defined(__AVX512F__)
-    if constexpr (shifted_exp_native) {
-        using T = typename B::value_type;
-        using R = typename B::register_type;
-        const R h = x - m;
-        if (lanes_below(h, shifted_exp_tiny<T>()) != 0) {
-            return shifted_exp_store_rare(B(h), B(T(0)));
-        }
-        const auto parts = shifted_exp_parts<false>(h, h);
-        return B(scalef_plain(parts.y, parts.s));
-    } else
-#endif
-    {
-        return shifted_exp_f32_select<false>(x, m, shifted_exp_tiny<typename B::value_type>(),
-                                             [&] { return B(kernels::exp_kernel(x - m)); });
+        return shifted_exp_f32_select(x, m, shifted_exp_tiny<typename B::value_type>(),
+                                      [&] { return exp_difference(x, m); });
     }
 }
 
@@ -298,46 +269,33 @@ inline auto common_lanes(const B& h, typename B::value_type limit) noexcept {
 // Levels without the AVX-512 kernel: exp(x - m) for lanes with limit <= h = RN(x - m)
 // <= 0, limit >= -fast_lim (87 / 708): there exp_kernel_nofix equals exp_kernel bit for
 // bit (kernels/exp.hpp: no clamp bites, 2^k is normal, no NaN lane), and lo is finite,
-// so DoubleWord gives exp_difference(x, m)'s bits and the other form
-// exp_kernel(x - m)'s, without the kernel's clamps, wide-scale test and NaN fixup or
-// exp_difference's test of hi for infinity (9-12 of some 40 operations a batch).
-// float32 at the avx2_fma level: shifted_exp_f32_lanes, whose bits shifted_exp_store /
-// shifted_exp_sum give those lanes there too.
-template <bool DoubleWord, class B>
+// so this gives exp_difference(x, m)'s bits, without the kernel's clamps, wide-scale
+// test and NaN fixup or exp_difference's test of hi for infinity (9-12 of some 40
+// operations a batch). float32 at the avx2_fma level: shifted_exp_f32_lanes, whose bits
+// shifted_exp_store gives those lanes there too.
+template <class B>
 inline B shifted_exp_generic(const B& x, const B& m, const B& h) noexcept {
     static_assert(-shifted_exp_tiny<typename B::value_type>() <=
                       kernels::detail::exp_consts<typename B::value_type>::fast_lim,
                   "the common path's lanes must lie inside exp_kernel_nofix's range");
 #if defined(__AVX2__) && defined(__FMA__)
     if constexpr (shifted_exp_f32_avx2<B>) {
-        // float32 AVX2: shifted_exp_store's / shifted_exp_sum's kernel on these lanes.
-        if constexpr (DoubleWord) {
-            return B(shifted_exp_f32_lanes<true>(h, lse::difference_error(x, m, h)));
-        } else {
-            return B(shifted_exp_f32_lanes<false>(h, h));
-        }
+        // float32 AVX2: shifted_exp_store's kernel on these lanes.
+        return B(shifted_exp_f32_lanes<true>(h, lse::difference_error(x, m, h)));
     }
 #endif
     const B e = kernels::exp_kernel_nofix(h);
-    if constexpr (DoubleWord) {
-        return kernels::detail::fused_madd(e, lse::difference_error(x, m, h), e);
-    } else {
-        (void)x;
-        (void)m;
-        return e;
-    }
+    return kernels::detail::fused_madd(e, lse::difference_error(x, m, h), e);
 }
 
 // exp(x0 - m) and exp(x1 - m) on the common path of the row kernel (softmax_rows):
-// DoubleWord: x - m as a double word, shifted_exp_store's result; else x - m rounded,
-// shifted_exp_sum's. Returns false, with y0 and y1 unset, when a lane of x - m lies
-// below `limit` (on a level without the AVX-512 kernel also a NaN lane: its common
-// path, shifted_exp_generic, has no NaN fixup): the caller then takes
-// shifted_exp_store / shifted_exp_sum per batch (their rare paths, the same bits as
-// the common path's on the other lanes) and notes the row. One test for both batches, no rare path
-// inline: the row loop keeps its accumulators in registers (the inlined rare path of
-// run_exp_sum_impl spilled them to the stack in every iteration).
-template <bool DoubleWord, class B>
+// x - m as a double word, shifted_exp_store's result. Returns false, with y0 and y1 unset, when a
+// lane of x - m lies below `limit` (on a level without the AVX-512 kernel also a NaN lane: its
+// common path, shifted_exp_generic, has no NaN fixup): the caller then takes shifted_exp_store per
+// batch (its rare path, the same bits as the common path's on the other lanes) and notes the row.
+// One test for both batches, no rare path inline: the row loop keeps its accumulators in registers
+// (the inlined rare path of run_exp_sum_impl spilled them to the stack in every iteration).
+template <class B>
 inline bool shifted_exp_pair(const B& x0, const B& x1, const B& m, typename B::value_type limit,
                              B& y0, B& y1) noexcept {
 #if defined(__AVX512F__)
@@ -346,17 +304,10 @@ inline bool shifted_exp_pair(const B& x0, const B& x1, const B& m, typename B::v
         const B h0 = x0 - m;
         const B h1 = x1 - m;
         if ((lanes_below(R(h0), limit) | lanes_below(R(h1), limit)) != 0) return false;
-        if constexpr (DoubleWord) {
-            const auto p0 = shifted_exp_parts<true>(R(h0), R(lse::difference_error(x0, m, h0)));
-            const auto p1 = shifted_exp_parts<true>(R(h1), R(lse::difference_error(x1, m, h1)));
-            y0 = B(scalef_plain(p0.y, p0.s));
-            y1 = B(scalef_plain(p1.y, p1.s));
-        } else {
-            const auto p0 = shifted_exp_parts<false>(R(h0), R(h0));
-            const auto p1 = shifted_exp_parts<false>(R(h1), R(h1));
-            y0 = B(scalef_plain(p0.y, p0.s));
-            y1 = B(scalef_plain(p1.y, p1.s));
-        }
+        const auto p0 = shifted_exp_parts<true>(R(h0), R(lse::difference_error(x0, m, h0)));
+        const auto p1 = shifted_exp_parts<true>(R(h1), R(lse::difference_error(x1, m, h1)));
+        y0 = B(scalef_plain(p0.y, p0.s));
+        y1 = B(scalef_plain(p1.y, p1.s));
         return true;
     } else
 #endif
@@ -364,15 +315,15 @@ inline bool shifted_exp_pair(const B& x0, const B& x1, const B& m, typename B::v
         const B h0 = x0 - m;
         const B h1 = x1 - m;
         if (!xsimd::all(common_lanes(h0, limit) & common_lanes(h1, limit))) return false;
-        y0 = shifted_exp_generic<DoubleWord>(x0, m, h0);
-        y1 = shifted_exp_generic<DoubleWord>(x1, m, h1);
+        y0 = shifted_exp_generic(x0, m, h0);
+        y1 = shifted_exp_generic(x1, m, h1);
         return true;
     }
 }
 
 // exp(x - m) of one batch on the common path, as shifted_exp_pair (false: a lane of
 // x - m below limit, or on other levels than AVX-512 NaN; y unset).
-template <bool DoubleWord, class B>
+template <class B>
 inline bool shifted_exp_common(const B& x, const B& m, typename B::value_type limit,
                                B& y) noexcept {
 #if defined(__AVX512F__)
@@ -380,20 +331,15 @@ inline bool shifted_exp_common(const B& x, const B& m, typename B::value_type li
         using R = typename B::register_type;
         const B h = x - m;
         if (lanes_below(R(h), limit) != 0) return false;
-        if constexpr (DoubleWord) {
-            const auto p = shifted_exp_parts<true>(R(h), R(lse::difference_error(x, m, h)));
-            y = B(scalef_plain(p.y, p.s));
-        } else {
-            const auto p = shifted_exp_parts<false>(R(h), R(h));
-            y = B(scalef_plain(p.y, p.s));
-        }
+        const auto p = shifted_exp_parts<true>(R(h), R(lse::difference_error(x, m, h)));
+        y = B(scalef_plain(p.y, p.s));
         return true;
     } else
 #endif
     {
         const B h = x - m;
         if (!xsimd::all(common_lanes(h, limit))) return false;
-        y = shifted_exp_generic<DoubleWord>(x, m, h);
+        y = shifted_exp_generic(x, m, h);
         return true;
     }
 }

@@ -11,9 +11,9 @@
 // (one exp per element instead of two, and no rescale tests in the sum). The
 // maximum pass is a plain read the group then keeps in cache for the fold.
 // log_softmax stores nothing in the fold (run_exp_sum / strip_exp_sum with
-// out == nullptr); over strips and multi-chunk groups the driver folds it with
-// logsumexp's run_accumulate / strip_accumulate instead (one read), except groups
-// across contiguous lanes where the level has softmax_columns (softmax_blocks.hpp).
+// out == nullptr), but its terms take x - m as a double word as well: at a dominant
+// maximum its result is -log(1 + the other terms), which would inherit each term's
+// rounding of x - m (|x - m| u relative: 350 eps at 700).
 #pragma once
 
 #include "arch/softmax_exp.hpp"
@@ -94,16 +94,10 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
     constexpr std::size_t width = B::size;
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
     const B mv(m);
-    // The stored numerators need x - m as a double word (a rounded difference
-    // of 100 would cost 50 eps); the sum alone does not (its largest terms are
-    // near the maximum, where x - m is exact), so log_softmax skips it.
-    const auto term = [&mv](const B& x) {
-        if constexpr (Store) {
-            return shifted_exp_store(x, mv);
-        } else {
-            return shifted_exp_sum(x, mv);
-        }
-    };
+    // x - m as a double word, stored or not: a rounded difference of 100 would cost a
+    // numerator 50 eps, and log_softmax's sum too where its result is small (at a
+    // dominant maximum it is -log(1 + the other terms), each off by its rounding).
+    const auto term = [&mv](const B& x) { return shifted_exp_store(x, mv); };
     // Pairs of batches whose x - m all lie above this take shifted_exp_pair's common path
     // (the same bits as term's, see there).
     const T limit = shifted_exp_tiny<T>();
@@ -120,11 +114,11 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
             const B x2 = B::load_unaligned(pa + i + 2 * width);
             const B x3 = B::load_unaligned(pa + i + 3 * width);
             B y0, y1, y2, y3;
-            if (!shifted_exp_pair<Store>(x0, x1, mv, limit, y0, y1)) {
+            if (!shifted_exp_pair(x0, x1, mv, limit, y0, y1)) {
                 y0 = term(x0);
                 y1 = term(x1);
             }
-            if (!shifted_exp_pair<Store>(x2, x3, mv, limit, y2, y3)) {
+            if (!shifted_exp_pair(x2, x3, mv, limit, y2, y3)) {
                 y2 = term(x2);
                 y3 = term(x3);
             }
@@ -327,11 +321,11 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
                     const B x0 = B::load_unaligned(px);
                     const B x1 = B::load_unaligned(px + width);
                     B y0, y1;
-                    if (!shifted_exp_common<Store>(x0, m0, limit, y0)) {
-                        y0 = Store ? shifted_exp_store(x0, m0) : shifted_exp_sum(x0, m0);
+                    if (!shifted_exp_common(x0, m0, limit, y0)) {
+                        y0 = shifted_exp_store(x0, m0);
                     }
-                    if (!shifted_exp_common<Store>(x1, m1, limit, y1)) {
-                        y1 = Store ? shifted_exp_store(x1, m1) : shifted_exp_sum(x1, m1);
+                    if (!shifted_exp_common(x1, m1, limit, y1)) {
+                        y1 = shifted_exp_store(x1, m1);
                     }
                     if constexpr (Store) {
                         T* po = strip_row(xo, out_step, r) + j;
@@ -360,8 +354,8 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
                 const B x = load_lanes<T>(pa + row * a_step, a_lane, count, minus_infinity<T>());
                 // The common path where it applies (the same bits as the full one).
                 B y;
-                if (!shifted_exp_common<Store>(x, m, shifted_exp_tiny<T>(), y)) {
-                    y = Store ? shifted_exp_store(x, m) : shifted_exp_sum(x, m);
+                if (!shifted_exp_common(x, m, shifted_exp_tiny<T>(), y)) {
+                    y = shifted_exp_store(x, m);
                 }
                 if constexpr (Store) store_lanes<T>(y, po + row * out_step, out_lane, count);
                 add_compensated(s, c, y);
@@ -506,7 +500,9 @@ NUMFUSE_REDUCE_FLATTEN void short_softmax_impl(const char* a, std::ptrdiff_t a_l
                 add_compensated(s, c, x[r]);
             }
         } else {
-            for (std::size_t r = 0; r < steps; ++r) add_compensated(s, c, shifted_exp_sum(x[r], m));
+            for (std::size_t r = 0; r < steps; ++r) {
+                add_compensated(s, c, shifted_exp_store(x[r], m));
+            }
         }
         // SciPy's special values (see softmax_parameters in reduce.cpp): a
         // NaN or zero sum (NaN / +inf entries, all -inf) makes the group NaN,

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -302,6 +303,20 @@ ReduceLayout reduce_layout(const StageGeometry& g) {
     return layout;
 }
 
+// logsumexp of a group whose result its terms' rounded arguments may reach
+// (LseStream::needs_exact), summed again from its values [first, first + l) of the space,
+// fetched block by block (reduce/stream.hpp: LseExact, x - m as a double word).
+template <class T, class Fetch>
+T exact_logsumexp(const Fetch& fetch, BlockRunner& runner, std::size_t first, std::size_t l,
+                  std::size_t block, T m, unsigned& flags) {
+    core::LseExact<T> exact(m);
+    for (std::size_t at = 0; at < l; at += block) {
+        const std::size_t count = std::min(block, l - at);
+        exact.add_run(reinterpret_cast<const T*>(fetch(runner, first + at, count, flags)), count);
+    }
+    return exact.result();
+}
+
 template <class R, class T, class Out>
 void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const Space& space,
                          Out* result, const OpKernelTable& kernels, char* store) {
@@ -367,6 +382,23 @@ void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const S
                     continue;
                 }
             }
+            if constexpr (std::is_same_v<R, LogSumExp<T>>) {
+                T top;
+                if (columns.needs_exact(k, l, top)) {
+                    // Rare: its elements again, one by one (see exact_logsumexp).
+                    BlockRunner runner = prototype;
+                    runner.attach();
+                    std::vector<T> values(l);
+                    for (std::size_t row = 0; row < l; ++row) {
+                        const char* v = fetch(runner, row * m + k, 1, flags);
+                        values[row] = *reinterpret_cast<const T*>(v);
+                    }
+                    core::LseExact<T> exact(top);
+                    exact.add_run(values.data(), l);
+                    result[k] = static_cast<Out>(exact.result());
+                    continue;
+                }
+            }
             result[k] = static_cast<Out>(columns.result(k, l));
         }
     } else if (l >= reduce_chunk) {
@@ -395,6 +427,16 @@ void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const S
         for (std::size_t row = 0; row < m; ++row) {
             Acc acc = partial[row * chunks];
             for (std::size_t c = 1; c < chunks; ++c) R::merge(acc, partial[row * chunks + c]);
+            if constexpr (std::is_same_v<R, LogSumExp<T>>) {
+                T top;
+                if (acc.needs_exact(l, top)) {
+                    BlockRunner runner = prototype;
+                    runner.attach();
+                    result[row] = static_cast<Out>(
+                        exact_logsumexp<T>(fetch, runner, row * l, l, block, top, flags));
+                    continue;
+                }
+            }
             result[row] = static_cast<Out>(R::finish(acc, l));
         }
     } else {
@@ -413,6 +455,9 @@ void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const S
                     const std::size_t first = row0 * l, last = row1 * l;
                     std::size_t row = row0, in_row = 0;
                     Acc acc = R::init();
+                    // logsumexp: rows to sum again once the unit's blocks are done (the
+                    // runner's buffer then holds nothing in use; see exact_logsumexp).
+                    std::vector<std::pair<std::size_t, T>> again;
                     for (std::size_t at = first; at < last; at += block) {
                         if (interrupt::should_stop(scope)) return local;
                         const std::size_t count = std::min(block, last - at);
@@ -424,10 +469,20 @@ void run_reduction_typed(const Stage& stage, const ReduceLayout& layout, const S
                             k += take;
                             in_row += take;
                             if (in_row == l) {
+                                if constexpr (std::is_same_v<R, LogSumExp<T>>) {
+                                    T top;
+                                    if (acc.needs_exact(l, top)) again.emplace_back(row, top);
+                                }
                                 result[row++] = static_cast<Out>(R::finish(acc, l));
                                 acc = R::init();
                                 in_row = 0;
                             }
+                        }
+                    }
+                    if constexpr (std::is_same_v<R, LogSumExp<T>>) {
+                        for (const auto& [r, top] : again) {
+                            result[r] = static_cast<Out>(
+                                exact_logsumexp<T>(fetch, runner, r * l, l, block, top, local));
                         }
                     }
                 }

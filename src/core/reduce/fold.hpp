@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -132,7 +133,7 @@ struct StripStates {
 // Folds chunk item.chunk of a strip with the online accumulator into the
 // per-lane states m, s, c of its first output (padded arrays: strip_accumulate
 // loads and stores whole batches). logsumexp passes StripStates' arrays,
-// log_softmax its scratch rows (softmax.cpp).
+// log_softmax over several chunks its scratch rows (softmax.cpp).
 template <class T>
 void fold_strip_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char* a, const char* b,
                       const StripItem& item, T* m, T* s, T* c) noexcept {
@@ -181,6 +182,67 @@ std::vector<ReducePartial<T>> fold_all(const ReduceKernels<T>& kernels, const Pl
         });
     }
     return partials;
+}
+
+// A group summed again with its maximum m known: run_exp_sum's terms take x - m as a
+// double word, over pieces of exact_piece elements merged with ChunkMerge. Within a
+// call, where the maximum's exp(0) = 1 holds a lane's sum at 1, every smaller term goes
+// into the lane's compensation word, which run_exp_sum adds plainly (up to about u of
+// it per term a lane); short pieces keep that to a few terms a lane, and ChunkMerge
+// keeps the errors of its own additions. Each piece is copied to a contiguous buffer
+// first, so the bits depend only on the values and where the runs are cut, not on the
+// stride (numfuse.logsumexp over a column and evaluate's columns layout agree).
+constexpr std::size_t exact_piece = 64;
+
+template <class T>
+class ExactSum {
+public:
+    explicit ExactSum(T m) noexcept : m_(m), merge_({m, T(0), T(0)}) {}
+
+    void add_run(const ReduceKernels<T>& kernels, const char* a, std::ptrdiff_t step,
+                 std::size_t n) noexcept {
+        for (std::size_t i = 0; i < n; i += exact_piece) {
+            const std::size_t count = std::min(exact_piece, n - i);
+            alignas(64) T piece[exact_piece];
+            for (std::size_t k = 0; k < count; ++k) {
+                std::memcpy(&piece[k], a + static_cast<std::ptrdiff_t>(i + k) * step, sizeof(T));
+            }
+            T s = T(0);
+            T c = T(0);
+            kernels.run_exp_sum(reinterpret_cast<const char*>(piece), sizeof(T), nullptr, 0, count,
+                                m_, s, c);
+            merge_.add({m_, s, c});
+        }
+    }
+
+    ReducePartial<T> total() const noexcept { return merge_.total(); }
+
+private:
+    T m_;
+    ChunkMerge<T> merge_;
+};
+
+// logsumexp's merged total of output o, or, where the rounding of the terms'
+// arguments x - m may reach the result (lse::argument_rounding_matters: a maximum near
+// 0 that dominates), its group summed again from its elements (ExactSum, in element
+// order: the same bits for any thread count). Unweighted groups only (a is the only
+// operand).
+template <class T>
+ReducePartial<T> certified(const ReduceKernels<T>& kernels, const Plan& p, const char* a,
+                           std::size_t o, const ReducePartial<T>& total) noexcept {
+    const Normalised sum = normalise(total);
+    if (!lse::argument_rounding_matters(static_cast<double>(total.m), sum.hi, p.reduced)) {
+        return total;
+    }
+    std::ptrdiff_t base[slot_count];
+    offsets_of(p.outer, o, base);
+    const std::ptrdiff_t a_step = p.inner.stride[slot_a].back();
+    ExactSum<T> exact(total.m);
+    for_each_run(p.inner, 0, p.reduced,
+                 [&](const std::ptrdiff_t (&offset)[slot_count], std::size_t count) {
+                     exact.add_run(kernels, a + base[slot_a] + offset[slot_a], a_step, count);
+                 });
+    return exact.total();
 }
 
 template <class T>

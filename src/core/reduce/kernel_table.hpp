@@ -79,16 +79,18 @@ struct ReduceKernels {
     // out, so exp runs once per element) and write (softmax: out *= factor,
     // log_softmax: out = a - m - param). Groups longer than one chunk fold
     // each chunk with the chunk's own maximum; the driver merges the chunks.
-    // log_softmax over strips or several chunks folds with run_accumulate /
-    // strip_accumulate instead (one read; no numerators to store).
+    // log_softmax over several chunks folds with run_accumulate / strip_accumulate
+    // instead (one read; no numerators to store).
     //
     // The largest of `start` and a[i*a_stride], i < n; NaN elements are
     // ignored (the sum pass turns them into a NaN sum).
     T (*run_max)(const char* a, std::ptrdiff_t a_stride, std::size_t n, T start) noexcept = nullptr;
     // (s, c) += sum of exp(a[i] - m), i < n, compensated (each addition's exact error
     // kept: Fast2Sum on lanes biased by 1, see softmax_loops.hpp), in an order
-    // that depends only on n; with out != nullptr each exp(a[i] - m) (x - m
-    // as a double word, see exp_difference) is also stored at out[i*out_stride].
+    // that depends only on n, each term from x - m as a double word (see
+    // exp_difference; no rounding of the argument, which would reach log_softmax at a
+    // dominant maximum, -log(1 + the other terms)); with out != nullptr each
+    // exp(a[i] - m) is also stored at out[i*out_stride].
     // m is the maximum of the elements, or lowest() when all are -inf.
     void (*run_exp_sum)(const char* a, std::ptrdiff_t a_stride, char* out,
                         std::ptrdiff_t out_stride, std::size_t n, T m, T& s,

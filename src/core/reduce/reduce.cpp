@@ -107,7 +107,8 @@ void logsumexp_typed(const Plan& p, const char* a, const char* b, const ReduceOu
     }
     const auto partials = fold_all(kernels, p, a, b);
     parallel_outputs(p.outputs, p.chunks * 8, [&](std::size_t o) {
-        finish_logsumexp(merged(partials, p, o), p, a, b, o, result, sign);
+        const ReducePartial<T> total = merged(partials, p, o);
+        finish_logsumexp(b ? total : certified(kernels, p, a, o, total), p, a, b, o, result, sign);
     });
 }
 

@@ -112,8 +112,10 @@ ItemOutputs item_outputs(const Plan& p, std::size_t index) noexcept {
 }
 
 // Pass 1 of one work item: the maxima, then the sums of its chunk (softmax
-// storing the numerators); log_softmax over strips or several chunks: the
-// online fold.
+// storing the numerators; terms from x - m as a double word, kernel_table.hpp:
+// run_exp_sum); log_softmax over several chunks: the online fold, whose terms take
+// x - m rounded (remaining: at a dominant maximum that reaches the result,
+// docs/accuracy.md).
 template <class T>
 void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const Plan& p,
                        const char* x, const ReduceOutput& out, std::size_t index,
@@ -125,11 +127,12 @@ void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const 
     const std::size_t chunk = index % p.chunks;
     const std::size_t lo = chunk * p.chunk;
     const std::size_t hi = std::min(p.reduced, lo + p.chunk);
-    if (!store && (p.lanes_across_outputs || p.chunks > 1)) {
-        // log_softmax has no numerators to store. Over strips and groups longer
-        // than a chunk, logsumexp's online fold (one read) measured faster than
-        // a maximum pass first; over groups of one chunk along a run (rows in
-        // L1 / L2) the maximum first is faster (no per-row lane state to merge).
+    if (!store && p.chunks > 1) {
+        // log_softmax has no numerators to store. Over groups longer than a chunk,
+        // logsumexp's online fold (one read) measured faster than a maximum pass
+        // first; over groups of one chunk (rows in L1 / L2, strips) the maximum
+        // first is faster along a run (no per-row lane state to merge) and gives
+        // strips the double-word terms (run_exp_sum) at 1.1-1.2x the fold's time.
         if (p.lanes_across_outputs) {
             const StripItem item = strip_item(p, index);
             const std::size_t at = sc.at(chunk, item.first_output);

@@ -101,6 +101,21 @@ public:
         }
     }
 
+    // True when the result of this group of n elements is one whose terms' rounded
+    // arguments may reach it (lse::argument_rounding_matters: a maximum near 0 that
+    // dominates), with m set to the group's maximum: the caller then sums the elements
+    // again with LseExact (x - m as a double word) and takes its result instead.
+    bool needs_exact(std::size_t n, T& m) const noexcept {
+        if (nan_ || pos_inf_) return false;
+        LseStream all = *this;
+        all.close();
+        if (!all.started_) return false;
+        const ReducePartial<T> total = all.merge_.total();
+        m = total.m;
+        return lse::argument_rounding_matters(static_cast<double>(total.m),
+                                              reduce_detail::normalise(total).hi, n);
+    }
+
     T result() const noexcept {
         if (nan_) return std::numeric_limits<T>::quiet_NaN();
         if (pos_inf_) return std::numeric_limits<T>::infinity();
@@ -138,6 +153,29 @@ private:
     RunLaneState<T> lanes_;
 };
 
+// A group summed again in pieces with its maximum m known (LseStream::needs_exact):
+// reduce_detail::ExactSum (fold.hpp). The result depends only on the values and on
+// where the pieces are cut.
+template <class T>
+class LseExact {
+public:
+    explicit LseExact(T m) noexcept : sum_(m) {}
+
+    void add_run(const T* v, std::size_t n) noexcept {
+        sum_.add_run(reduce_detail::active_kernels<T>(), reinterpret_cast<const char*>(v),
+                     sizeof(T), n);
+    }
+
+    T result() const noexcept {
+        const ReducePartial<T> total = sum_.total();
+        const reduce_detail::Normalised sum = reduce_detail::normalise(total);
+        return static_cast<T>(reduce_detail::lse_log_value(total.m, sum));
+    }
+
+private:
+    reduce_detail::ExactSum<T> sum_;
+};
+
 // The groups of a columns layout: group k's elements arrive one per row, as
 // entry k of row after row (row[0, count) holds groups [first, first + count)).
 // Per-group (m, s, c) in arrays (the strip kernels' layout, padded to whole
@@ -169,6 +207,14 @@ public:
     // there too: the caller scans them (LseStream::note_specials).
     bool needs_scan(std::size_t k) const noexcept {
         return std::isnan(s_[k]) && m_[k] == std::numeric_limits<T>::infinity();
+    }
+
+    // As LseStream::needs_exact, for group k of n elements.
+    bool needs_exact(std::size_t k, std::size_t n, T& m) const noexcept {
+        if (std::isnan(s_[k])) return false;
+        LseStream<T> one;
+        one.add_partial({m_[k], s_[k], c_[k]});
+        return one.needs_exact(n, m);
     }
 
     // Group k's value (for a group that needs_scan: +inf, unless the scan found a NaN).
