@@ -241,7 +241,7 @@ public:
                 flags = claim_and_run(generation, &own, 1);
                 const auto rest = (std::chrono::steady_clock::now() - start) *
                                   static_cast<std::chrono::steady_clock::rep>(chunks - claimed());
-                wake = rest >= wake_worth;
+                wake = rest >= wake_threshold();
             }
             if (wake) {
                 // The lock orders this against a sleeper's check of the
@@ -517,6 +517,19 @@ unsigned run_chunks(std::size_t n, std::size_t chunk, int threads, ChunkFunction
 }
 
 bool inside_job() noexcept { return in_job; }
+
+namespace {
+std::atomic<std::int64_t> wake_threshold_ns{
+    std::chrono::duration_cast<std::chrono::nanoseconds>(wake_worth).count()};
+}  // namespace
+
+std::chrono::nanoseconds wake_threshold() noexcept {
+    return std::chrono::nanoseconds(wake_threshold_ns.load(std::memory_order_relaxed));
+}
+
+void set_wake_threshold(std::chrono::nanoseconds threshold) noexcept {
+    wake_threshold_ns.store(threshold.count(), std::memory_order_relaxed);
+}
 
 PoolCounts pool_counts() noexcept {
     const Pool* pool = pool_holder.pool;

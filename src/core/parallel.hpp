@@ -140,6 +140,12 @@ inline std::size_t chunk_size(std::size_t n, int threads, std::size_t min_per_th
 // wake them at once (parallel.cpp).
 inline constexpr std::chrono::microseconds wake_worth{60};
 
+// The threshold the pool compares with (wake_worth unless a test set another:
+// tests that must not depend on the machine's speed, e.g. under an emulator,
+// where any job's first chunk is slow, set a large one).
+std::chrono::nanoseconds wake_threshold() noexcept;
+void set_wake_threshold(std::chrono::nanoseconds threshold) noexcept;
+
 // One chunk of a job: body(begin, end) through a plain function pointer, so
 // the pool (parallel.cpp) is not a template.
 using ChunkFunction = unsigned (*)(void* body, std::size_t begin, std::size_t end);
