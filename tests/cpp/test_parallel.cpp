@@ -50,6 +50,16 @@ void busy_for(std::chrono::steady_clock::duration d) {
     }
 }
 
+// Yields the calling thread (never sleeps, so the only voluntary switches are
+// the pool's) until done() holds or 5 s have passed: a job's caller holds one
+// of its chunks until a worker has taken part; a worker that never comes fails
+// the test's counts instead of hanging it.
+template <class Done>
+void yield_until(Done done) {
+    const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!done() && std::chrono::steady_clock::now() < limit) std::this_thread::yield();
+}
+
 // A modest job (a team just above the threading threshold) is cut into
 // several chunks per thread, so a late or descheduled worker holds little;
 // chunks never go below min_chunk, never above chunks_per_thread per thread,
@@ -171,13 +181,8 @@ TEST(Parallel, CallerRunsTheRestAndSleepsWhileAWorkerHoldsAChunk) {
             // worker for.
             busy_for(2 * numfuse::parallel::wake_worth);
         } else if (k == 1) {
-            // Hold the caller's second chunk until the worker has claimed one
-            // (yielding, not sleeping, so that the only voluntary switches are
-            // the pool's; bounded: a worker that never comes fails the counts).
-            const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-            while (!worker_started.load() && std::chrono::steady_clock::now() < limit) {
-                std::this_thread::yield();
-            }
+            // Hold the caller's second chunk until the worker has claimed one.
+            yield_until([&] { return worker_started.load(); });
             cpu_after_start = thread_cpu_seconds();
             switches_after_start = voluntary_switches();
         }
@@ -291,10 +296,7 @@ TEST(Parallel, SleepingWorkersAreWokenOnlyForALongJob) {
             } else if (caller_chunks.fetch_add(1) == 0) {
                 busy_for(std::chrono::milliseconds(2));
             } else {
-                const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-                while (worker_chunks.load() == 0 && std::chrono::steady_clock::now() < limit) {
-                    std::this_thread::yield();
-                }
+                yield_until([&] { return worker_chunks.load() != 0; });
             }
             return 0u;
         });
@@ -342,10 +344,7 @@ TEST(Parallel, CoarseJobWakesSleepingWorkersAtOnce) {
         if (std::this_thread::get_id() != caller) {
             worker_items.fetch_add(1);
         } else {
-            const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-            while (worker_items.load() == 0 && std::chrono::steady_clock::now() < limit) {
-                std::this_thread::yield();
-            }
+            yield_until([&] { return worker_items.load() != 0; });
         }
         return 0u;
     });
@@ -374,10 +373,7 @@ TEST(Parallel, WorkersOutsideTheTeamAreNotWoken) {
             if (std::this_thread::get_id() != caller) {
                 worker_items.fetch_add(1);
             } else {
-                const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-                while (worker_items.load() == 0 && std::chrono::steady_clock::now() < limit) {
-                    std::this_thread::yield();
-                }
+                yield_until([&] { return worker_items.load() != 0; });
             }
             return 0u;
         });
