@@ -52,6 +52,18 @@ constexpr ThreadThresholds thread_thresholds_of_table() noexcept {
     return t;
 }
 constexpr ThreadThresholds thread_thresholds = thread_thresholds_of_table();
+
+// Which unary rows take complex operands (has_complex of the row's type rule), read once
+// from the table like the thresholds: unary_supported runs on every ufunc call.
+struct ComplexRows {
+    bool unary[unary_op_count] = {};
+};
+constexpr ComplexRows complex_rows_of_table() noexcept {
+    ComplexRows c;
+    for (int k = 0; k < unary_op_count; ++k) c.unary[k] = has_complex(ufunc_row(1, k)->types);
+    return c;
+}
+constexpr ComplexRows complex_rows = complex_rows_of_table();
 constexpr bool every_ufunc_forks_above_1000() noexcept {
     for (const std::size_t n : thread_thresholds.unary) {
         if (n <= 1000) return false;
@@ -321,9 +333,10 @@ unsigned apply_binary(BinaryOp op, DType dtype, const char* a, std::ptrdiff_t a_
 }
 
 bool unary_supported(UnaryOp op, DType dtype) noexcept {
+    const int k = static_cast<int>(op);
+    if (k < 0 || k >= unary_op_count) return false;
     const bool complex = dtype == DType::c64 || dtype == DType::c128 || dtype == DType::clongdouble;
-    const FunctionInfo* info = ufunc_info(op);
-    return info != nullptr && (!complex || has_complex(info->types));
+    return !complex || complex_rows.unary[k];
 }
 
 unsigned apply_unary(UnaryOp op, DType dtype, const char* in, std::ptrdiff_t in_stride, char* out,

@@ -92,8 +92,10 @@ bool has_openmp() noexcept;
 
 // How many threads a job of n elements gets.
 inline int threads_for(std::size_t n, std::size_t min_per_thread) noexcept {
+    // The size test first: most calls are small, and thread_count() asks OpenMP.
+    if (min_per_thread == 0 || n < 2 * min_per_thread) return 1;
     const int limit = thread_count();
-    if (limit <= 1 || min_per_thread == 0 || n < 2 * min_per_thread) return 1;
+    if (limit <= 1) return 1;
     const std::size_t fit = n / min_per_thread;
     return fit < static_cast<std::size_t>(limit) ? static_cast<int>(fit) : limit;
 }
@@ -178,8 +180,8 @@ template <class Body>
 unsigned for_ranges_or(std::size_t n, std::size_t min_per_thread, std::size_t alignment,
                        Body&& body) {
     const int threads = threads_for(n, min_per_thread);
+    if (threads <= 1) return n ? body(std::size_t{0}, n) : 0u;  // a team of 1 is no peak
     note_team_size(threads);
-    if (threads <= 1) return n ? body(std::size_t{0}, n) : 0u;
     using B = std::remove_reference_t<Body>;
     const ChunkFunction call = [](void* b, std::size_t begin, std::size_t end) -> unsigned {
         return (*static_cast<B*>(b))(begin, end);
