@@ -98,3 +98,22 @@ def test_tan_float64_within_1_ulp_where_tan_is_near_one(level):
     err = _tan_ulp_errors(x, got)
     print(f"tan float64 at {level}: max {err.max():.4f} ULP on {x.size} points near (k/2) pi/2")
     assert err.max() <= 1.0, (x[err.argmax()], err.max())
+
+
+# The k below 954930 (k pi/2 < 1.5e6, the vector reduction's range) whose k pi/2 lies
+# closest, relative to its size, to a double: an exhaustive search over k with pi/2 to 190
+# bits; the double next to 204551 pi/2 is 2^-72.6 of itself from it (|r| ~ 2^-54).
+HARDEST_REDUCTION_K = [204551, 409102, 818204, 554999, 789615, 263205, 526410, 846793, 321859]
+
+
+def test_tan_float64_hardest_reductions_below_the_fast_limit(level):
+    """The doubles nearest those k pi/2, both signs: tan is r or -1/r with r ~ 2^-54 after
+    the cancellation, so any error of the reduction's pieces of pi/2 shows up whole."""
+    with mpmath.workprec(300):
+        x = np.array([float(mpmath.mpf(k) * mpmath.pi / 2) for k in HARDEST_REDUCTION_K])
+    x = np.concatenate([x, -x])
+    got = numfuse.tan(x)
+    assert np.array_equal(got, numfuse.evaluate("tan(x)", local_dict={"x": x}))
+    err = _tan_ulp_errors(x, got)
+    print(f"tan float64 at {level}: max {err.max():.4f} ULP on the hardest reductions")
+    assert err.max() <= 1.0, (x[err.argmax()], err.max())

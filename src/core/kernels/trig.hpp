@@ -20,7 +20,9 @@
 //   below 1), k C2 an exact product, the rest exact two-sums. Without FMA
 //   (SSE2): pi/2 = P1 + P2 + P3 (32-bit pieces: k Pi exact for |k| < 2^21)
 //   + P4. Either way r = rh + rl to ~2^-105 absolute, far below the closest
-//   approach of a double under 1.5e6 to a multiple of pi/2. Lanes with
+//   approach of a double under 1.5e6 to a multiple of pi/2. tan on AVX-512 takes pi/2 = C1 +
+//   M2 + M3 with a 33-bit M2 instead (k M2 exact for |k| < 2^20: no exact product needed, two
+//   operations fewer), to the same accuracy. Lanes with
 //   |x| >= 1.5e6 (rare) are reduced one by one with Payne-Hanek (190 bits
 //   of x 2/pi mod 4 from integer products with the bits of 2/pi, the fraction
 //   turned into a pair by exact 64-bit conversions and two-sums).
@@ -73,6 +75,11 @@ inline constexpr double trig_two_over_pi = 0x1.45f306dc9c883p-1;
 inline constexpr double trig_pio2_c1 = 0x1.921fb54442d18p+0;
 inline constexpr double trig_pio2_c2 = 0x1.1a62633145c07p-54;
 inline constexpr double trig_pio2_c3 = 0x1.f1976b7ed8fbcp-110;
+// pi/2 = C1 + M2 + M3 (tan on AVX-512): M2 is C2's top 33 bits, so that k M2 is an exact
+// product for |k| < 2^20 (below trig_fast_limit), and M3 = RN(pi/2 - C1 - M2) (|pi/2 - C1 -
+// M2 - M3| < 2^-142)
+inline constexpr double trig_pio2_m2 = 0x1.1a626331p-54;
+inline constexpr double trig_pio2_m3 = 0x1.1701b839a252p-88;
 // pi/2 = P1 + P2 + P3 (32 bits each: k Pi exact for |k| < 2^21) + P4 (no FMA)
 inline constexpr double trig_pio2_p1 = 0x1.921fb544p+0;
 inline constexpr double trig_pio2_p2 = 0x1.0b4611a6p-34;
@@ -199,7 +206,9 @@ NUMFUSE_ALWAYS_INLINE trig_quadrant<A> trig_quadrant_of(
 }
 
 // Checked = false: the caller guarantees |x| < trig_fast_limit on every lane (no test).
-template <bool Checked, class A>
+// ShortMiddle (tan on AVX-512): pi/2 = C1 + M2 + M3, k M2 exact, so r = h + (hl - k M3) with
+// two operations fewer than the exact product of k C2 needs.
+template <bool Checked, bool ShortMiddle = false, class A>
 NUMFUSE_ALWAYS_INLINE trig_reduced<A> trig_reduce(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const B shifter(trig_shifter);
@@ -210,14 +219,25 @@ NUMFUSE_ALWAYS_INLINE trig_reduced<A> trig_reduce(const xsimd::batch<double, A>&
         // x - k C1 is exact in one fused multiply-add: both lie on the grid of
         // ulp(min(|x|, 1)) and the difference is below 1 in magnitude.
         const B r1 = dd::fmadd(-kd, B(trig_pio2_c1), x);
-        const dd::pair<A> t = dd::two_prod(kd, B(trig_pio2_c2));
-        // r1 - t.hi = h + hl exactly by Fast2Sum even where |r1| < |t.hi|: r1 lies on
-        // 2^-53 Z (x does for |x| >= 1/2, k C1 on 2^-49 Z; k = 0 makes t = 0) with |r1| < 1,
-        // a grid at least as coarse as t.hi's (|t.hi| < 2^-33)
-        const B h = r1 - t.hi;
-        const B hl = (r1 - h) - t.hi;
-        // left unnormalized (|lo| << |hi| still): saves the renormalization's latency
-        r = {h, dd::fmadd(kd, B(trig_pio2_c3), hl - t.lo)};
+        if constexpr (ShortMiddle && detail::is_avx512<A>) {
+            // k M2 exact (|k| < 2^20, M2 33 bits, on 2^-86 Z, below 2^-33); r1 - k M2 = h + hl
+            // exactly by Fast2Sum, as below; hl - k M3 (|k M3| < 2^-67) rounded once and the
+            // neglected k (pi/2 - C1 - M2 - M3) (< 2^-122): r = h + rl to ~2^-105 absolute,
+            // as with C1 + C2 + C3
+            const B th = kd * B(trig_pio2_m2);
+            const B h = r1 - th;
+            const B hl = (r1 - h) - th;
+            r = {h, dd::fnmadd(kd, B(trig_pio2_m3), hl)};
+        } else {
+            const dd::pair<A> t = dd::two_prod(kd, B(trig_pio2_c2));
+            // r1 - t.hi = h + hl exactly by Fast2Sum even where |r1| < |t.hi|: r1 lies on
+            // 2^-53 Z (x does for |x| >= 1/2, k C1 on 2^-49 Z; k = 0 makes t = 0) with |r1| <
+            // 1, a grid at least as coarse as t.hi's (|t.hi| < 2^-33)
+            const B h = r1 - t.hi;
+            const B hl = (r1 - h) - t.hi;
+            // left unnormalized (|lo| << |hi| still): saves the renormalization's latency
+            r = {h, dd::fmadd(kd, B(trig_pio2_c3), hl - t.lo)};
+        }
     } else {
         const B t1 = x - kd * B(trig_pio2_p1);  // exact (Sterbenz)
         const dd::pair<A> h1 = dd::two_sum(t1, -(kd * B(trig_pio2_p2)));
@@ -349,7 +369,7 @@ template <bool Checked, class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_lanes(const xsimd::batch<double, A>& x) noexcept {
     using B = xsimd::batch<double, A>;
     const auto tiny = xsimd::abs(x) < B(0x1.0p-27);
-    const trig_reduced<A> red = trig_reduce<Checked>(Checked ? without_tiny(tiny, x) : x);
+    const trig_reduced<A> red = trig_reduce<Checked, true>(Checked ? without_tiny(tiny, x) : x);
     const dd::pair<A> r = red.r;
     // tan r = rh + r^3 T0 + r^3 z U(z) + rl tan'(r): r^3 T0 (up to 0.16 at pi/4) is carried
     // as an exact pair, the rest (below 0.06) in plain doubles; v = z U(z) arrives last, so
