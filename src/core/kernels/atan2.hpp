@@ -462,11 +462,11 @@ NUMFUSE_ALWAYS_INLINE __mmask16 atan2_f32_avx512_ordinary(const atan2_f32_mags& 
 // den_lo), |u| <= 0.1254; u = uh + ul with uh = RN(num / den) and ul = (num - uh den - uh
 // den_lo) rcp14(den) (the residual exact from fused multiply-adds, |ul| <= 2^-23 |u|, so
 // rcp14's 2^-14 costs 2^-37 |u|); atan u = uh + (ul + uh z P(z)), z = uh^2 (uh for u there
-// costs 2^-23 u^3), P of degree 2 (tools/invtrig_remez.py atan2_32: 2^-33.9 relative to
-// atan u). The result before y's sign is base + m atan t = m (T + atan u), T = m base +
-// atan(k/4) = T_hi + T_lo from the table at k + 8 swap + 16 xneg, m = +-1: T_hi + uh split
-// exactly (|T_hi| >= atan(1/4) > |uh|, or T_hi = 0), the rest added to the low part, one
-// rounding at the end, then |m (...)| with y's sign in one bit select (the result before
+// costs 2^-23 u^3; |uh| raised to 2^-40 first, below), P of degree 2 (tools/invtrig_remez.py
+// atan2_32: 2^-33.9 relative to atan u). The result before y's sign is base + m atan t = m (T +
+// atan u), T = m base + atan(k/4) = T_hi + T_lo from the table at k + 8 swap + 16 xneg, m = +-1:
+// T_hi + uh split exactly (|T_hi| >= atan(1/4) > |uh|, or T_hi = 0), the rest added to the low
+// part, one rounding at the end, then |m (...)| with y's sign in one bit select (the result before
 // y's sign is >= 0, so m only flips the sign bit). Small t (k = 0, c = 0): den = X, den_lo
 // = 0, and z from |uh| raised to 2^-40. 38 vector operations with the magnitudes and the
 // ordinary test, one of them a division (the float32-lanes form below: 62).
