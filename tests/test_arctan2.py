@@ -1,6 +1,6 @@
 """arctan2's kernels (kernels/atan2.hpp) at every level: float32 in float32 lanes where
 every lane of a vector is ordinary (AVX2: both magnitudes in [2^-96, 2^96], ratio >= 2^-30;
-AVX-512: min >= 2^-40, max <= 2^100, ratio > 2^-31) and in the wide float64 form for the other
+AVX-512: min >= 2^-40, max <= 2^60, any ratio) and in the wide float64 form for the other
 lanes; float64 in pair arithmetic. A wrong fast
 path shows here as an error above 1 ULP, a result that depends on its neighbours, or a
 special value that differs from C99's."""
@@ -54,9 +54,9 @@ def test_float32_arctan2_within_1_ulp_across_the_fast_paths_range(level):
 
 def test_float32_arctan2_within_1_ulp_at_the_avx512_cells(level):
     """The AVX-512 float32 form reduces t = min/max by c = k/4 (k = 0..4, from a reciprocal
-    estimate) and takes lanes with min >= 2^-40, max <= 2^100, max/min < 2^31: ratios next to
-    the cell edges k/4 +- 1/8 and to the estimate's 2^-12 slack, magnitudes next to the range
-    edges, every quadrant."""
+    estimate) and takes lanes with min >= 2^-40, max <= 2^60: ratios next to the cell edges
+    k/4 +- 1/8 and to the estimate's 2^-12 slack, magnitudes next to the range edges, every
+    quadrant."""
     rng = np.random.default_rng(2929)
     n = 40000
     edge = rng.choice(np.array([0.125, 0.375, 0.625, 0.875, 0.25, 0.5, 0.75, 1.0]), n)
@@ -78,11 +78,41 @@ def test_float32_arctan2_within_1_ulp_at_the_avx512_cells(level):
         assert distance.max() <= 1, (level, worst, g[worst], e[worst])
 
 
+def test_float32_arctan2_tiny_ratios_and_range_edges_of_the_avx512_form(level):
+    """The AVX-512 float32 form takes every ratio of magnitudes in [2^-40, 2^60] (t down to
+    2^-100, where u^2 and u^3 P underflow): tiny ratios at both ends of the range, and
+    magnitudes one ulp inside and outside each edge, every quadrant and both orders, within
+    1 ULP, with no floating-point condition (NumPy reports none for these pairs)."""
+    rng = np.random.default_rng(2930)
+    n = 20000
+    lo, hi = np.float32(2.0**-40), np.float32(2.0**60)
+    small = np.exp2(rng.uniform(-40, 20, n)).astype(np.float32)
+    big = (small.astype(np.float64) * np.exp2(rng.uniform(0, 100, n))).astype(np.float32)
+    keep = big <= hi
+    small, big = small[keep], big[keep]
+    edges = np.array(
+        [lo, np.nextafter(lo, np.float32(0)), np.nextafter(lo, np.float32(1)), hi,
+         np.nextafter(hi, np.float32(0)), np.nextafter(hi, np.float32(np.inf))],
+        np.float32,
+    )  # fmt: skip
+    e1 = rng.choice(edges, 4000)
+    e2 = np.exp2(rng.uniform(-40, 60, 4000)).astype(np.float32)
+    y, x = _quadrants(np.concatenate([small, e1, e2]), np.concatenate([big, e2, e1]), rng)
+    for a, b in ((y, x), (x, y)):
+        with np.errstate(all="raise"):
+            got = numfuse.arctan2(a, b)
+        expected = _f32_reference(a, b)
+        distance = ulp_distance(got, expected)
+        worst = int(np.argmax(distance))
+        assert distance.max() <= 1, (level, a[worst], b[worst], got[worst], expected[worst])
+        assert np.array_equal(np.signbit(got), np.signbit(a))
+
+
 def _specials(dtype) -> np.ndarray:
     info = np.finfo(dtype)
     values = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 3.0, -0.25, float(info.max),
               -float(info.max), float(info.tiny), float(info.smallest_subnormal),
-              -float(info.smallest_subnormal), 1e-30, 1e30]  # fmt: skip
+              -float(info.smallest_subnormal), 1e-30, 1e30, 2.0**-41, -(2.0**61)]  # fmt: skip
     return np.array(values, dtype)
 
 

@@ -101,8 +101,8 @@ def test_arctan_next_to_its_octave_tables(dtype, level):
 
 
 def test_arcsin_float32_next_to_its_switches(level):
-    """float32 arcsin (AVX-512: the root of (1 - |x|)/2 from rsqrt14 with its correction
-    carried): next to 1/2 and 1, and where it rounds to x."""
+    """float32 arcsin (AVX-512: the root of (1 - |x|)/2 from vsqrtps rounded to a multiple of
+    2^-24, its correction carried): next to 1/2 and 1, and where it rounds to x."""
     rng = np.random.default_rng(28)
     x = np.concatenate(
         [
@@ -115,6 +115,38 @@ def test_arcsin_float32_next_to_its_switches(level):
     x = x[np.abs(x) <= 1]
     x = np.concatenate([x, -x])
     _check(numfuse.arcsin(x), _rounded_exact(mpmath.asin, x), x)
+
+
+@pytest.mark.parametrize("n", [1, 16, 17, 40, 129])
+def test_float32_arcsin_of_one_and_beyond_among_ordinary_neighbours(n, level):
+    """AVX-512's arcsin fast path leaves |x| = 1 (and |x| > 1) to its repair, which runs on the
+    batches the loop's screen flags: +-1, the float32 values next to 1 and beyond it, scattered
+    among ordinary values, give NumPy's bits (+-pi/2 rounded, NaN) in every layout (the
+    ufunc contiguous, in place, strided; evaluate), the others within 1 ULP."""
+    rng = np.random.default_rng(n)
+    edge = np.array(
+        [1.0, -1.0, np.nextafter(np.float32(1), np.float32(0)), 1.5, -np.inf, np.nan], np.float32
+    )
+    x = rng.uniform(-1, 1, n).astype(np.float32)
+    at = rng.integers(0, n, 1 + n // 8)
+    x[at] = rng.choice(edge, at.size)
+    with np.errstate(invalid="ignore"):
+        expected = np.arcsin(x)
+        got = numfuse.arcsin(x)
+        in_place = x.copy()
+        numfuse.arcsin(in_place, out=in_place)
+        strided = numfuse.arcsin(np.repeat(x, 2)[::2])
+        evaluated = numfuse.evaluate("arcsin(x)", {"x": x})
+    special = ~(np.abs(x) < 1)
+    for result in (got, in_place, strided, evaluated):
+        assert np.array_equal(np.isnan(result), np.isnan(expected))
+        assert np.array_equal(
+            result[special & ~np.isnan(x)].view(np.uint32),
+            expected[special & ~np.isnan(x)].view(np.uint32),
+        )
+        number = ~np.isnan(result)
+        assert np.array_equal(result[number].view(np.uint32), got[number].view(np.uint32))
+    assert (ulp_distance(got[~special], _rounded_exact(mpmath.asin, x[~special])) <= 1).all()
 
 
 def test_arctan2_next_to_its_table_and_fast_batches(level):

@@ -407,22 +407,25 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan2_f32_lanes(
 }
 
 #if defined(__AVX512F__) && defined(__AVX512DQ__)
-// AVX-512 float32 (atan2_f32_kernel's method on AVX-512 below): base + m atan(k/4) as a float32
-// pair at index k + 8 swap + 16 xneg, as atan2_quadrant_hi/lo (mpmath, rounded to nearest).
+// AVX-512 float32 (atan2_f32_kernel's method on AVX-512 below): m (base + m atan(k/4)) =
+// m base + atan(k/4) as a float32 pair at index k + 8 swap + 16 xneg, m = -1 where exactly
+// one of swap and xneg (indices 8-23), from atan2_quadrant_hi/lo (mpmath, rounded to
+// nearest; the entries with m = -1 negated, which is exact).
 alignas(64) inline constexpr float atan2_quadrant_f32_hi[32] = {
-    0x0p+0f,        0x1.f5b76p-3f,  0x1.dac67p-2f,  0x1.4978fap-1f, 0x1.921fb6p-1f, 0x0p+0f,
-    0x0p+0f,        0x0p+0f,        0x1.921fb6p+0f, 0x1.5368cap+0f, 0x1.1b6e1ap+0f, 0x1.dac67p-1f,
-    0x1.921fb6p-1f, 0x0p+0f,        0x0p+0f,        0x0p+0f,        0x1.921fb6p+1f, 0x1.72c44p+1f,
-    0x1.56c6e8p+1f, 0x1.3fc176p+1f, 0x1.2d97c8p+1f, 0x0p+0f,        0x0p+0f,        0x0p+0f,
-    0x1.921fb6p+0f, 0x1.d0d6a2p+0f, 0x1.0468a8p+1f, 0x1.1b6e1ap+1f, 0x1.2d97c8p+1f, 0x0p+0f,
-    0x0p+0f,        0x0p+0f,
+    0x0p+0f,         0x1.f5b76p-3f,   0x1.dac67p-2f,   0x1.4978fap-1f,  0x1.921fb6p-1f,
+    0x0p+0f,         0x0p+0f,         0x0p+0f,         -0x1.921fb6p+0f, -0x1.5368cap+0f,
+    -0x1.1b6e1ap+0f, -0x1.dac67p-1f,  -0x1.921fb6p-1f, 0x0p+0f,         0x0p+0f,
+    0x0p+0f,         -0x1.921fb6p+1f, -0x1.72c44p+1f,  -0x1.56c6e8p+1f, -0x1.3fc176p+1f,
+    -0x1.2d97c8p+1f, 0x0p+0f,         0x0p+0f,         0x0p+0f,         0x1.921fb6p+0f,
+    0x1.d0d6a2p+0f,  0x1.0468a8p+1f,  0x1.1b6e1ap+1f,  0x1.2d97c8p+1f,  0x0p+0f,
+    0x0p+0f,         0x0p+0f,
 };
 alignas(64) inline constexpr float atan2_quadrant_f32_lo[32] = {
     0x0p+0f,          -0x1.b4dfc8p-29f, 0x1.586ed4p-28f,  0x1.934f7p-28f,   -0x1.777a5cp-26f,
-    0x0p+0f,          0x0p+0f,          0x0p+0f,          -0x1.777a5cp-25f, -0x1.5c2c6p-25f,
-    -0x1.a28838p-25f, 0x1.586ed4p-27f,  -0x1.777a5cp-26f, 0x0p+0f,          0x0p+0f,
-    0x0p+0f,          -0x1.777a5cp-24f, -0x1.69d35ep-24f, -0x1.8d014ap-24f, 0x1.6f50acp-24f,
-    -0x1.99bc5cp-28f, 0x0p+0f,          0x0p+0f,          0x0p+0f,          -0x1.777a5cp-25f,
+    0x0p+0f,          0x0p+0f,          0x0p+0f,          0x1.777a5cp-25f,  0x1.5c2c6p-25f,
+    0x1.a28838p-25f,  -0x1.586ed4p-27f, 0x1.777a5cp-26f,  0x0p+0f,          0x0p+0f,
+    0x0p+0f,          0x1.777a5cp-24f,  0x1.69d35ep-24f,  0x1.8d014ap-24f,  -0x1.6f50acp-24f,
+    0x1.99bc5cp-28f,  0x0p+0f,          0x0p+0f,          0x0p+0f,          -0x1.777a5cp-25f,
     -0x1.92c85ap-25f, 0x1.59c9bep-24f,  -0x1.a28838p-24f, -0x1.99bc5cp-28f, 0x0p+0f,
     0x0p+0f,          0x0p+0f,
 };
@@ -441,58 +444,57 @@ NUMFUSE_ALWAYS_INLINE atan2_f32_mags atan2_f32_avx512_mags(__m512 y, __m512 x) n
             _mm512_cmp_epi32_mask(ay, ax, _MM_CMPINT_NLE)};
 }
 
-// Lanes the AVX-512 float32 form takes: min(|x|, |y|) >= 2^-40, max <= 2^100 and
-// max / min < 2^31, on the bit patterns (NaN and infinities fail). Within these no
-// intermediate below is subnormal, infinite or NaN (the smallest nonzero residual is above
-// 2^-122). (One unsigned compare of the larger of two differences measured slower.)
+// Lanes the AVX-512 float32 form takes: min(|x|, |y|) >= 2^-40 and max <= 2^60, on the
+// bit patterns (NaN and infinities fail): two compares. Within these no intermediate below
+// is infinite or NaN, t = min / max >= 2^-100 and the result is a normal number that raises
+// nothing; z is kept normal (atan2_f32_avx512), so the only subnormal intermediate is ul
+// where t < 2^-80 (|ul| >= 2^-46 t or 0).
 NUMFUSE_ALWAYS_INLINE __mmask16 atan2_f32_avx512_ordinary(const atan2_f32_mags& g) noexcept {
-    const __mmask16 in_range =
-        _mm512_cmp_epi32_mask(g.small, _mm512_set1_epi32(0x2b800000), _MM_CMPINT_NLT) &  // 2^-40
-        _mm512_cmp_epi32_mask(g.big, _mm512_set1_epi32(0x71800000), _MM_CMPINT_LE);  // 2^100
-    return _mm512_mask_cmp_epi32_mask(in_range, _mm512_sub_epi32(g.big, g.small),
-                                      _mm512_set1_epi32(31 << 23), _MM_CMPINT_LT);
+    return _mm512_mask_cmp_epi32_mask(
+        _mm512_cmp_epi32_mask(g.small, _mm512_set1_epi32(0x2b800000), _MM_CMPINT_NLT),  // 2^-40
+        g.big, _mm512_set1_epi32(0x5d800000), _MM_CMPINT_LE);                           // 2^60
 }
 
 // The float32 AVX-512 form for the lanes of atan2_f32_avx512_ordinary (others: garbage).
-// X = max(|x|, |y|), Y = min (atan2_f32_avx512_mags), c = k/4 near t = Y / X (rcp14 estimate scaled
-// down by 2^-13 so that c >= 1/4 only where t >= 1/8), u = (Y - c X) / (X + c Y) with the numerator
-// exact (as in atan2_reduced) and the denominator as an exact pair (den, den_lo), |u| <=
-// 0.1254; u = uh + ul with uh = num rcp14(den) and ul = (num - uh den - uh den_lo) rcp14(den)
-// (the residual from fused multiply-adds; ul carries uh's 2^-14 relative error, so u is
-// good to ~2^-28); atan u = uh + (ul + u1 z P(z)), u1 = RN(uh + ul), z = u1^2, P of degree 2
-// (tools/invtrig_remez.py atan2_32: 2^-33.9 relative to atan u); m = +-1 is carried by num's
-// sign. base + m atan(k/4) = T_hi + T_lo from the table at k + 8 swap + 16 xneg; T_hi + m uh
-// split exactly (|T_hi| >= atan(1/4) > |uh|, or T_hi = 0), the rest added to the low part,
-// one rounding at the end; y's sign put back (the result before it is >= 0). 40 vector
-// operations, no division (the float32-lanes form below: 62).
+// X = max(|x|, |y|), Y = min (atan2_f32_avx512_mags), c = k/4 near t = Y / X (rcp14 estimate
+// scaled down by 2^-13 so that c >= 1/4 only where t >= 1/8), u = (Y - c X) / (X + c Y) with
+// the numerator exact (as in atan2_reduced) and the denominator as an exact pair (den,
+// den_lo), |u| <= 0.1254; u = uh + ul with uh = RN(num / den) and ul = (num - uh den - uh
+// den_lo) rcp14(den) (the residual exact from fused multiply-adds, |ul| <= 2^-23 |u|, so
+// rcp14's 2^-14 costs 2^-37 |u|); atan u = uh + (ul + uh z P(z)), z = uh^2 (uh for u there
+// costs 2^-23 u^3; |uh| raised to 2^-40 first, below), P of degree 2 (tools/invtrig_remez.py
+// atan2_32: 2^-33.9 relative to atan u). The result before y's sign is base + m atan t = m (T +
+// atan u), T = m base + atan(k/4) = T_hi + T_lo from the table at k + 8 swap + 16 xneg, m = +-1:
+// T_hi + uh split exactly (|T_hi| >= atan(1/4) > |uh|, or T_hi = 0), the rest added to the low
+// part, one rounding at the end, then |m (...)| with y's sign in one bit select (the result before
+// y's sign is >= 0, so m only flips the sign bit). Small t (k = 0, c = 0): den = X, den_lo
+// = 0, and z from |uh| raised to 2^-40. 38 vector operations with the magnitudes and the
+// ordinary test, one of them a division (the float32-lanes form below: 62).
 NUMFUSE_ALWAYS_INLINE __m512 atan2_f32_avx512(__m512 y, __m512 x,
                                               const atan2_f32_mags& g) noexcept {
     const __m512 X = _mm512_castsi512_ps(g.big);
     const __m512 Y = _mm512_castsi512_ps(g.small);
-    const __m512 sign = _mm512_castsi512_ps(_mm512_set1_epi32(static_cast<int>(0x80000000u)));
     const __mmask16 swap = g.swap;
     const __mmask16 xneg = _mm512_movepi32_mask(_mm512_castps_si512(x));  // sign bit, -0 too
     const __m512 shifter = _mm512_set1_ps(0x1.8p21f);  // ulp 1/4
     const __m512 sh = _mm512_fmadd_ps(_mm512_mul_ps(Y, _mm512_rcp14_ps(X)),
                                       _mm512_set1_ps(1.0f - 0x1p-13f), shifter);
     const __m512 c = _mm512_sub_ps(sh, shifter);
-    // m = -1 where exactly one of swap and x's sign bit: m u = (m num) / den, num's sign
-    // flipped (m num exact, as num).
-    const __mmask16 mneg = _kxor_mask16(swap, xneg);
-    const __m512 num =
-        _mm512_mask_xor_ps(_mm512_fnmadd_ps(c, X, Y), mneg, _mm512_fnmadd_ps(c, X, Y), sign);
+    const __m512 num = _mm512_fnmadd_ps(c, X, Y);
     const __m512 den = _mm512_fmadd_ps(c, Y, X);
     const __m512 den_lo = _mm512_fmadd_ps(c, Y, _mm512_sub_ps(X, den));  // exact
-    const __m512 r = _mm512_rcp14_ps(den);
-    const __m512 uh = _mm512_mul_ps(num, r);
-    const __m512 rho = _mm512_fnmadd_ps(uh, den_lo, _mm512_fnmadd_ps(uh, den, num));
-    const __m512 ul = _mm512_mul_ps(rho, r);
-    const __m512 u1 = _mm512_add_ps(uh, ul);
-    const __m512 z = _mm512_mul_ps(u1, u1);
+    const __m512 uh = _mm512_div_ps(num, den);
+    const __m512 rho = _mm512_fnmadd_ps(uh, den_lo, _mm512_fnmadd_ps(uh, den, num));  // exact
+    const __m512 ul = _mm512_mul_ps(rho, _mm512_rcp14_ps(den));
+    // z = max(|uh|, 2^-40)^2 (vrangeps: the larger magnitude, uh's sign): no subnormal z
+    // (on Zen 5 they cost a fifth more on inputs spanning many magnitudes); below 2^-40 the
+    // term uh z P(z) is under 2^-80 of atan u either way.
+    const __m512 uc = _mm512_range_ps(uh, _mm512_set1_ps(0x1p-40f), 0x3);
+    const __m512 z = _mm512_mul_ps(uc, uc);
     __m512 pz = _mm512_fmadd_ps(_mm512_set1_ps(-0x1.1dc06ep-3f), z,  // -0.13952718675
                                 _mm512_set1_ps(0x1.9989ap-3f));  // 0.19996953011
     pz = _mm512_fmadd_ps(pz, z, _mm512_set1_ps(-0x1.55555p-2f));  // -0.33333325386
-    const __m512 tail = _mm512_fmadd_ps(u1, _mm512_mul_ps(z, pz), ul);
+    const __m512 tail = _mm512_fmadd_ps(uh, _mm512_mul_ps(z, pz), ul);
     // Index k + 8 swap + 16 xneg: 2 and 4 added to sh are 8 and 16 quarters.
     __m512 sh_q = _mm512_mask_add_ps(sh, swap, sh, _mm512_set1_ps(2.0f));
     sh_q = _mm512_mask_add_ps(sh_q, xneg, sh_q, _mm512_set1_ps(4.0f));
@@ -504,9 +506,10 @@ NUMFUSE_ALWAYS_INLINE __m512 atan2_f32_avx512(__m512 y, __m512 x,
     const __m512 h = _mm512_add_ps(t_hi, uh);
     const __m512 e = _mm512_sub_ps(uh, _mm512_sub_ps(h, t_hi));
     const __m512 res = _mm512_add_ps(h, _mm512_add_ps(_mm512_add_ps(t_lo, e), tail));
-    // res | (y & sign): y's sign.
-    return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
-        _mm512_castps_si512(res), _mm512_castps_si512(y), _mm512_castps_si512(sign), 0xf8));
+    // (res & ~sign) | (y & sign): |res| with y's sign.
+    return _mm512_castsi512_ps(
+        _mm512_ternarylogic_epi32(_mm512_castps_si512(res), _mm512_castps_si512(y),
+                                  _mm512_set1_epi32(static_cast<int>(0x80000000u)), 0xd8));
 }
 // A batch with lanes outside atan2_f32_avx512_ordinary: those lanes from atan2_wide_kernel,
 // the others from atan2_f32_avx512 (on 1 in the outside lanes), each lane from its own form.
@@ -543,8 +546,8 @@ struct atan2_no_screen {
 // computing both (the float32 form on 1 in those lanes) and taking each lane from its own
 // form: a lane's result never depends on its neighbours. AVX-512: the same split with its
 // own float32 form (detail::atan2_f32_avx512: the float64 kernel's c = k/4 method in float32,
-// 40 vector operations against atan2_f32_lanes' 62) for min >= 2^-40, max <= 2^100 and
-// max/min < 2^31 (detail::atan2_f32_avx512_ordinary), the mixed vectors out of line. Other
+// 38 vector operations against atan2_f32_lanes' 62) for min >= 2^-40 and max <= 2^60
+// (detail::atan2_f32_avx512_ordinary), the mixed vectors out of line. Other
 // levels: atan2_wide_kernel. Max error < 1 float32 ULP (tests/test_arctan2.py,
 // tests/test_accuracy.py against mpmath, every level; AVX-512 0.546 measured, docs/
 // accuracy.md); special values as atan2_kernel.
@@ -552,8 +555,9 @@ struct atan2_no_screen {
 // on_rare(y, x) (optional, the array loops' condition screen, binary_loop.hpp) is called
 // for each batch not computed entirely by the float32 form: every batch on levels without
 // FMA, the mixed ones elsewhere. Only those can raise a floating-point condition: a lane
-// the float32 forms take has |y|, |x| >= 2^-96 and min/max > 2^-32, so its result is a
-// normal number (and no zero, infinity or NaN is in it).
+// the float32 forms take has |y|, |x| >= 2^-96 and min/max > 2^-32 (AVX-512: >= 2^-40 and
+// min/max >= 2^-100), so its result is a normal number (and no zero, infinity or NaN is in
+// it) for which NumPy reports nothing (binary_loop.hpp's Arctan2Op rule).
 //
 // Float32 method: X = max(|x|, |y|), Y = min; Y < X/2: t = Y / X, else t = (Y - X) / (Y +
 // X) in [-1/3, 0] (angle pi/4 + atan t), so that |t| <= 1/2 and t u below stays small (at

@@ -37,8 +37,9 @@
 //   from rcp14 (no Newton step: ul carries the rest), atan u = u + u^3 (p0 + p1 u^2)
 //   (atan32_oct); result atan c + (uh + tail): |u| / result <= 0.13, so den's rounding and
 //   the inner sum's cost 0.13 ulp each (bound 0.77 ulp with the final rounding).
-//   AVX-512 arcsin (asin_f32_nofix_avx512): as above with the root from vsqrtps and L, twice
-//   its correction, from rsqrt14 and the exact residual, carried through pi/2 - 2 asin s.
+//   AVX-512 arcsin (asin_f32_nofix_avx512): as above with the root from vsqrtps rounded to a
+//   multiple of 2^-24 (pi/2 - 2 root then exact) and twice its correction from rsqrt14 and
+//   the residual, carried through pi/2 - 2 asin s (bound there).
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -70,10 +71,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> reciprocal_f32(
         return divide(F(1.0f), a);
 }
 
-// sqrt(z) = hi + lo for z in [2^-60, 1/4] (lo to ~2^-24 of hi's ulp): AVX-512 from rsqrt14
-// and one Newton step (no vsqrtps: 12 cycles a vector), elsewhere the correctly rounded
-// root; lo = (z - hi^2) / (2 hi) with the exact residual. AVX-512 also takes z = 0 (0, 0:
-// rsqrt14 sees z + 2^-100, which is z itself for z >= 2^-60) and returns NaN for z < 0.
+// sqrt(z) = hi + lo for z in [2^-60, 1/4] (lo to ~2^-24 of hi's ulp): hi the correctly
+// rounded root, lo = (z - hi^2) / (2 hi) with the exact residual; AVX-512 without the
+// division, (z - hi^2) rsqrt14(z) / 2 (2^-14 of lo; vsqrtps beside it is cheaper on Zen 5
+// than a Newton step from rsqrt14). AVX-512 also takes z = 0 (0, 0: rsqrt14 sees z +
+// 2^-100, which is z itself for z >= 2^-60) and returns NaN for z < 0.
 template <class A>
 struct f32_pair {
     xsimd::batch<float, A> hi, lo;
@@ -84,10 +86,8 @@ NUMFUSE_ALWAYS_INLINE f32_pair<A> sqrt_pair_f32(const xsimd::batch<float, A>& z)
     using F = xsimd::batch<float, A>;
 #if defined(__AVX512F__)
     if constexpr (is_avx512<A>) {
-        const F y = _mm512_rsqrt14_ps(z + F(0x1.0p-100f));  // 1/sqrt(z) to 2^-14
-        const F hy = y * F(0.5f);
-        const F s0 = z * y;
-        const F s = fused_madd(fused_nmadd(s0, s0, z), hy, s0);  // ~2^-27 before rounding
+        const F hy = F(_mm512_rsqrt14_ps(z + F(0x1.0p-100f))) * F(0.5f);  // to 2^-14
+        const F s(_mm512_sqrt_ps(z));
         return {s, fused_nmadd(s, s, z) * hy};
     } else
 #endif
@@ -327,10 +327,25 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atan_f32_lanes(
 namespace detail {
 
 // asin_f32_nofix on AVX-512: the Method's arcsin with the root of z = (1 - a)/2 (a > 1/2)
-// from vsqrtps (on Zen 5 cheaper than rsqrt14 and a Newton step) and its correction carried
-// without a division: L = (z - s0^2) rsqrt14(z) (the residual exact) is 2 (sqrt z - s0) to
-// 2^-14 of itself, below 2^-37 s, and pi/2 - 2 asin s = (pi/2_hi - 2 s0) (split exactly) +
-// pi/2_lo - L - 2 s0 u, L u (below 2^-23 s 0.047, 0.05 ulp of a result above pi/6) left out.
+// from vsqrtps, rounded to a multiple of 2^-24 so that pi/2 - 2 asin s splits exactly, and
+// the root's rest carried without a division. Per far lane (a in (1/2, 1)):
+//   zb = (1 - a)/2 exact, sigma = sqrt(zb) in [2^-12.5, 1/2); r = RN(RN(sigma) + 1/2) - 1/2
+//   (the sum in [1/2, 1], so r is RN(sigma) rounded to a multiple of 2^-24, the subtraction
+//   exact), delta = sigma - r, |delta| <= 2^-25 + 2^-26.
+//   h = pi/2_hi - 2r is exact: both multiples of 2^-23 and h in (0.57, 1.58).
+//   rho = RN(zb - r^2) (one fused operation, |rho| < 2^-23.4, rounded to 2^-47) and y =
+//   rsqrt14(zb) = (1 + e) / sigma, |e| < 2^-14: rho y = 2 delta - delta^2 / sigma + 2 delta
+//   e, within 2^-36 of 2 delta (delta^2 / sigma <= 2^-36.3, 2 delta e <= 2^-37.4).
+//   asin a = pi/2 - 2 sigma (1 + u) with u = u(zb), zb exact (the polynomial's error as in
+//   the Method), = h + pi/2_lo - 2 delta - 2 r u - 2 delta u; computed as h + RN(RN(pi/2_lo
+//   - rho y) - 2r u), one rounding at the end. Left out: 2 delta u <= 3 2^-25 0.0472 =
+//   2^-27.8, 0.071 ulp of a result above pi/6 (ulp 2^-24); the inner roundings: 2^-47 and,
+//   |tail| <= 0.05, 2^-29 (0.031 ulp); u's fit and roundings as in the Method (the same u as
+//   the near lanes'); the final rounding 0.5 ulp. Measured over every float32 in [-1, 1]:
+//   0.719 ULP at 0x1.110ca8p-1 (next to 1/2, where u is largest).
+//   a = 1: zb = 0, y = +inf and rho y is NaN; asin_f32_fix sets +-pi/2 there (the loop's
+//   screens flag |x| >= 1). Near lanes: asin a = a + a u(a^2) (one fused operation; the far
+//   lanes' value of it is discarded, so a is not blended with the root).
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_nofix_avx512(
     const xsimd::batch<float, A>& x) noexcept {
@@ -342,21 +357,15 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_nofix_avx512(
     const __mmask16 big = _mm512_cmp_ps_mask(ac, _mm512_set1_ps(0.5f), _CMP_GT_OQ);
     const F af(ac);
     const F zb = fused_nmadd(af, F(0.5f), F(0.5f));  // (1 - a)/2, exact for a in [1/2, 1]
-    // zb = 0 (a = 1): rsqrt14 sees 2^-100 (zb itself for zb >= 2^-25, the least nonzero
-    // zb), s0 = L = 0; zb < 0 (a > 1): NaN, set by asin_f32_fix.
-    const F y(_mm512_rsqrt14_ps(zb + F(0x1.0p-100f)));
-    const F s0(_mm512_sqrt_ps(zb));
-    const F L = fused_nmadd(s0, s0, zb) * y;
-    const F s(_mm512_mask_mov_ps(af, big, s0));
+    const F y(_mm512_rsqrt14_ps(zb));
+    const F r = (F(_mm512_sqrt_ps(zb)) + F(0.5f)) - F(0.5f);
+    const F rho = fused_nmadd(r, r, zb);
     const F z(_mm512_mask_mul_ps(zb, _knot_mask16(big), af, af));  // s^2: a^2 or zb
     const F u = asin_f32_u(z);
-    const F near = fused_madd(s, u, s);
-    const F s2 = s0 + s0;  // 2 s0 <= 1 < pi/2_hi
-    const F h = F(f32_pio2_hi) - s2;
-    const F hl = (F(f32_pio2_hi) - h) - s2;
-    const F lo = (hl + F(f32_pio2_lo)) - L;
-    const F far = h + fused_nmadd(s2, u, lo);
-    const F res(_mm512_mask_mov_ps(near, big, far));
+    const F near = fused_madd(af, u, af);
+    const F h = fused_nmadd(r, F(2.0f), F(f32_pio2_hi));  // exact
+    const F tail = fused_nmadd(r + r, u, fused_nmadd(rho, y, F(f32_pio2_lo)));
+    const F res(_mm512_mask_add_ps(near, big, h, tail));
     // x's sign on res, and x itself where |x| < 2^-12, as in atan_f32_avx512.
     const __mmask16 keep = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_NLT_UQ);
     return F(_mm512_castsi512_ps(
@@ -367,9 +376,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_nofix_avx512(
 }  // namespace detail
 #endif
 
-// asin(x), float32 lanes, FMA levels, without the NaN of the lanes with |x| > 1 (garbage
-// there; asin_f32_fix sets it; a NaN x gives the kernel's NaN already): the ufunc loop's fast
-// path (arch/unary_loop.hpp, ArcsinOp), whose batches hold no such lane.
+// asin(x), float32 lanes, FMA levels, without the NaN of the lanes with |x| > 1 and, on
+// AVX-512, the value at |x| = 1 (garbage there; asin_f32_fix sets them; a NaN x gives the
+// kernel's NaN already): the ufunc loop's fast path (arch/unary_loop.hpp, ArcsinOp), whose
+// batches hold no such lane (its screens flag |x| >= 1).
 // asin_f32_fix(x, asin_f32_nofix(x)) is asin_f32_lanes(x), bit for bit.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_nofix(
@@ -397,14 +407,17 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_nofix(
     return xsimd::select(tiny, x, xsimd::bitwise_or(res, xsimd::bitwise_and(x, F(-0.0f))));
 }
 
-// asin_f32_nofix's result y repaired: |x| > 1: NaN, with x's sign.
+// asin_f32_nofix's result y repaired: |x| > 1: NaN, |x| = 1: pi/2 rounded (AVX-512's
+// nofix gives NaN there; the other levels' give that value already), each with x's sign.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asin_f32_fix(
     const xsimd::batch<float, A>& x, const xsimd::batch<float, A>& y) noexcept {
     using F = xsimd::batch<float, A>;
-    const F nan = xsimd::bitwise_or(F(std::numeric_limits<float>::quiet_NaN()),
-                                    xsimd::bitwise_and(x, F(-0.0f)));
-    return xsimd::select(xsimd::abs(x) > F(1.0f), nan, y);
+    const F ax = xsimd::abs(x);
+    const F edge = xsimd::select(ax > F(1.0f), F(std::numeric_limits<float>::quiet_NaN()),
+                                 F(detail::f32_pio2_hi));
+    return xsimd::select(ax >= F(1.0f), xsimd::bitwise_or(edge, xsimd::bitwise_and(x, F(-0.0f))),
+                         y);
 }
 
 // asin(x), float32 lanes, FMA levels.
