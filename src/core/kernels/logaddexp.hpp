@@ -313,7 +313,9 @@ double logaddexp_base_one(double a, double b) noexcept {
 // (see the contract). The first pass runs over blocks and notes each batch's near-zero
 // lanes as a bit mask; after a block, the lanes of those masks join their passes' queues
 // one by one (max and min from the arguments, or from ms and ss where out is an argument;
-// the first-pass result from out). A branch per batch inside the first pass's loop would
+// the first-pass result from out), and then the queues run, each while it holds a full
+// run: one visit of the queues per block, not per batch (each visit's tests are branches
+// the data decides). A branch per batch inside the first pass's loop would
 // be mispredicted where such lanes are scattered, each time draining the long dependency
 // chains of the batches in flight (measured: ~60 ns per near-zero batch); every extra
 // instruction in that loop costs too (it is latency-bound, overlapping the few batches the
@@ -323,7 +325,7 @@ void logaddexp_base_array(double* out, const double* a, const double* b, std::si
     using B = xsimd::batch<double, A>;
     constexpr std::size_t width = B::size;
     static_assert(width <= 8, "a batch's near-zero mask is one byte");
-    constexpr std::size_t block = 32 * width;
+    constexpr std::size_t block = detail::LogaddexpNearZeroLanes<Out, Base, A>::block;
     const bool in_place = out == a || out == b;
     alignas(64) double ms[block], ss[block];
     std::uint8_t near[block / width];
@@ -349,8 +351,8 @@ void logaddexp_base_array(double* out, const double* a, const double* b, std::si
                 const double s = in_place ? ss[k] : (pa[k] > pb[k] ? pb[k] : pa[k]);
                 lanes.add_lane(m, s, po[k], start + k);
             }
-            lanes.after_batch();
         }
+        lanes.after_block();
     }
     lanes.finish();
 }
