@@ -396,6 +396,42 @@ def test_near_zero_lanes_in_the_last_batch(name, dtype, level):
                 np.testing.assert_array_equal(args[which].view(bits), alone)
 
 
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", DTYPES, ids=IDS)
+def test_blocks_of_one_route(name, dtype, level):
+    """A block's near-zero lanes all join their queues before any run (the queues hold a
+    block's lanes and what the runs leave): arrays whose every lane takes the same route
+    (pass 2, pass 2 of tiny max, the triple pass, the triple pass of tiny max), over
+    several blocks and with partial batches, in place and not, must give each element's
+    bits computed alone."""
+    f = getattr(numfuse, name)
+    bits = {np.float32: np.uint32, np.float64: np.uint64}[dtype]
+    pool_x, pool_y = _near_zero_pool(name, dtype)
+    with np.errstate(all="ignore"):
+        r = f(pool_x, pool_y).astype(np.float64)
+    am = np.abs(np.maximum(pool_x, pool_y).astype(np.float64))
+    deep = np.abs(r) < am * 2.0**-41  # the triple pass's direct route (float64 results)
+    routes = {
+        "pass 2": ~deep & (am >= 2.0**-110),
+        "pass 2, tiny max": ~deep & (am < 2.0**-110),
+        "triple": deep & (am >= 2.0**-150),
+        "triple, tiny max": deep & (am < 2.0**-150),
+    }
+    rng = np.random.default_rng(37)
+    for route, members in routes.items():
+        if not members.any():
+            continue
+        for n in (1029, 2063):
+            pick = rng.choice(np.flatnonzero(members), n)
+            x, y = pool_x[pick], pool_y[pick]
+            with np.errstate(all="ignore"):
+                alone = np.array([f(a, b) for a, b in zip(x, y)], dtype).view(bits)
+                np.testing.assert_array_equal(f(x, y).view(bits), alone, err_msg=route)
+                in_place = x.copy()
+                f(in_place, y, out=in_place)
+                np.testing.assert_array_equal(in_place.view(bits), alone, err_msg=route)
+
+
 def _sweep(name: str, dtype, n: int) -> tuple[np.ndarray, np.ndarray]:
     """n pairs over the whole range: ordinary, |x - y| tiny, huge and zero (equal), every
     magnitude, tiny maxima with subnormal results, results next to zero (perturbed nearest

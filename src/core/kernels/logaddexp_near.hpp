@@ -394,21 +394,23 @@ NUMFUSE_ALWAYS_INLINE std::uint64_t logaddexp_lane_bits(
     }
 }
 
-// Lanes (max, min, where the result goes) waiting for a pass that runs a full batch at a
-// time: up to 3 width - 1 (pass 2 runs two batches at once, after a batch or pass 2 adds up
-// to two batches of lanes to a queue holding fewer than it runs).
-template <std::size_t Width>
+// Lanes (max, min, where the result goes) waiting for a pass that runs full batches: the
+// lanes [head, count); a run takes them from head, and the lanes left are moved to the
+// front once after a queue's runs (compact). Capacity: see LogaddexpNearZeroLanes.
+template <std::size_t Width, std::size_t Capacity>
 struct LogaddexpLaneQueue {
-    double m[3 * Width];
-    double s[3 * Width];
-    std::size_t at[3 * Width];
+    double m[Capacity];
+    double s[Capacity];
+    std::size_t at[Capacity];
     std::size_t count = 0;
+    std::size_t head = 0;
 
-    // The first `count` lanes as batch arrays (the rest repeats lane 0).
+    std::size_t size() const noexcept { return count - head; }
+    // The first `lanes` lanes from head as batch arrays (the rest repeats the first).
     void fill(double* ms, double* ss, std::size_t lanes) const noexcept {
         for (std::size_t k = 0; k < Width; ++k) {
-            ms[k] = m[k < lanes ? k : 0];
-            ss[k] = s[k < lanes ? k : 0];
+            ms[k] = m[head + (k < lanes ? k : 0)];
+            ss[k] = s[head + (k < lanes ? k : 0)];
         }
     }
     // One lane at the end (the queue has room: see the runs that empty it).
@@ -416,12 +418,13 @@ struct LogaddexpLaneQueue {
         m[count] = max, s[count] = min, at[count] = place;
         ++count;
     }
-    // Drop the first `lanes` lanes (after a run of them), moving the rest once.
-    void pop(std::size_t lanes) noexcept {
-        for (std::size_t k = lanes; k < count; ++k) {
-            m[k - lanes] = m[k], s[k - lanes] = s[k], at[k - lanes] = at[k];
+    // After the runs that advanced head: the lanes left moved to the front, once.
+    void compact() noexcept {
+        for (std::size_t k = head; k < count; ++k) {
+            m[k - head] = m[k], s[k - head] = s[k], at[k - head] = at[k];
         }
-        count -= lanes;
+        count -= head;
+        head = 0;
     }
 };
 
@@ -442,6 +445,14 @@ template <class Out, LogBase Base, class A>
 class LogaddexpNearZeroLanes {
     using B = xsimd::batch<double, A>;
     static constexpr std::size_t width = B::size;
+
+public:
+    // The first pass's block (logaddexp_base_array): its near-zero lanes join the queues
+    // before any runs.
+    static constexpr std::size_t block = 32 * width;
+
+private:
+    using Queue = LogaddexpLaneQueue<width, block + 4 * width>;
 
 public:
     explicit LogaddexpNearZeroLanes(double* out) noexcept : out_(out) {}
@@ -466,8 +477,8 @@ public:
     // the triple-double pass: pass 2 could not certify them (|D| <= 2.05 |eps| / (1 - e^m)
     // and 1 - e^m >= 0.45 |m| for either base, so |D| < 4.56 (2^-41 + 2^-62.4) < 2^-38.8,
     // with pass 1's error 2^-62.4 |m|). The route changes no bits: such a lane would reach
-    // the triple pass anyway. At most `width` lanes between two calls of after_batch (the
-    // queues' room).
+    // the triple pass anyway. At most `block` lanes between two runs of the queues
+    // (after_batch, after_block: the queues' room).
     NUMFUSE_ALWAYS_INLINE void add_lane(double m, double s, double r, std::size_t at) noexcept {
         const double am = -m;
         const auto deep = static_cast<std::size_t>(std::abs(r) < am * logaddexp_direct_deep<Out>);
@@ -478,35 +489,27 @@ public:
         queues_[route].push(m, s, at);
     }
 
-    // Runs the queues that are full enough (after at most `width` add_lane calls).
+    // Runs the queues that hold full runs, after a batch's lanes (add) or a block's
+    // (logaddexp_base_array).
     void after_batch() noexcept { run_full(); }
+    void after_block() noexcept { run_full(); }
 
     void finish() noexcept {
         // Pass 2's queues first: their uncertified lanes join the triple pass's.
-        while (queues_[general].count >= width) {
-            run<false>(queues_[general], width);
-            queues_[general].pop(width);
-        }
-        while (queues_[tiny].count >= width) {
-            run<true>(queues_[tiny], width);
-            queues_[tiny].pop(width);
-        }
-        if (queues_[general].count != 0) run<false>(queues_[general], queues_[general].count);
-        if (queues_[tiny].count != 0) run<true>(queues_[tiny], queues_[tiny].count);
-        if (queues_[deep_general].count != 0) {
-            run_deep<false>(queues_[deep_general], queues_[deep_general].count);
-        }
-        if (queues_[deep_tiny].count != 0) {
-            run_deep<true>(queues_[deep_tiny], queues_[deep_tiny].count);
-        }
+        finish_two<false>(queues_[general]);
+        finish_two<true>(queues_[tiny]);
+        finish_deep<false>(queues_[deep_general]);
+        finish_deep<true>(queues_[deep_tiny]);
     }
 
 private:
-    // The queues (LogaddexpLaneQueue: below 2 width lanes between runs for pass 2's, below
-    // width for the triple pass's): pass 2
-    // (general), pass 2 of tiny max (|m| < logaddexp_small_max), the triple pass
-    // (deep_general) and the triple pass of tiny max (|m| < logaddexp_triple_tiny_max). A
-    // lane goes to queues_[its route] by index: no branch per lane.
+    // The queues: pass 2 (general), pass 2 of tiny max (|m| < logaddexp_small_max), the
+    // triple pass (deep_general) and the triple pass of tiny max (|m| <
+    // logaddexp_triple_tiny_max). A lane goes to queues_[its route] by index: no branch per
+    // lane. Each holds below 2 width lanes after its runs; before them, at most `block`
+    // more from add_lane, and a triple pass's queue at most 2 width more from one run of
+    // pass 2 (run_two: it runs the triple pass's queues before it returns), so `block` + 4
+    // width lanes is room enough.
     enum Route : std::size_t { general, tiny, deep_general, deep_tiny, routes_count };
     static_assert(general == 0 && tiny == 1 && deep_tiny == deep_general + 1,
                   "add_lane computes a route from these values");
@@ -531,27 +534,41 @@ private:
         }
     }
 
-    // Runs the triple pass's full queues, then pass 2's on their first two batches where
-    // they hold two (the triple pass's first, so that they have room for pass 2's
-    // uncertified lanes).
+    // Runs the triple pass's queues, then pass 2's, two batches at a time while they hold
+    // two (the triple pass's first, so that they have room for pass 2's uncertified lanes).
     void run_full() noexcept {
         run_full_deep();
-        if (queues_[general].count >= 2 * width) {
-            run_two<false>(queues_[general]);
-            queues_[general].pop(2 * width);
-        }
-        if (queues_[tiny].count >= 2 * width) {
-            run_two<true>(queues_[tiny]);
-            queues_[tiny].pop(2 * width);
-        }
+        run_pairs<false>(queues_[general]);
+        run_pairs<true>(queues_[tiny]);
     }
-    // run<TinyMax> on the first two batches of `queue`, bit for bit, side by side: pass 2
+    template <bool TinyMax>
+    void run_pairs(Queue& queue) noexcept {
+        while (queue.size() >= 2 * width) {
+            run_two<TinyMax>(queue);
+            queue.head += 2 * width;
+        }
+        queue.compact();
+    }
+    // Pass 2 on every lane left in `queue`.
+    template <bool TinyMax>
+    void finish_two(Queue& queue) noexcept {
+        while (queue.size() >= width) {
+            run<TinyMax>(queue, width);
+            queue.head += width;
+        }
+        if (queue.size() != 0) run<TinyMax>(queue, queue.size());
+        queue.head = queue.count = 0;
+    }
+    // run<TinyMax> on the two batches at the head of `queue`, bit for bit, side by side: pass 2
     // is one long dependency chain per batch, and two independent chains in one block of
     // code keep the floating-point units busy where one waits on latency.
     template <bool TinyMax>
-    void run_two(LogaddexpLaneQueue<width>& queue) noexcept {
-        const B m0 = B::load_unaligned(queue.m), s0 = B::load_unaligned(queue.s);
-        const B m1 = B::load_unaligned(queue.m + width), s1 = B::load_unaligned(queue.s + width);
+    void run_two(Queue& queue) noexcept {
+        const double* qm = queue.m + queue.head;
+        const double* qs = queue.s + queue.head;
+        const std::size_t* at = queue.at + queue.head;
+        const B m0 = B::load_unaligned(qm), s0 = B::load_unaligned(qs);
+        const B m1 = B::load_unaligned(qm + width), s1 = B::load_unaligned(qs + width);
         alignas(64) double r0[width], r1[width];
         LogaddexpEps<A> e0, e1;
         if constexpr (TinyMax) {
@@ -566,32 +583,34 @@ private:
             logaddexp_log1p_eps<Base>(e1.d, e1.k).store_aligned(r1);
         }
         for (std::size_t k = 0; k < width; ++k) {
-            out_[queue.at[k]] = r0[k];
-            out_[queue.at[width + k]] = r1[k];
+            out_[at[k]] = r0[k];
+            out_[at[width + k]] = r1[k];
         }
         if (xsimd::all(e0.certified) && xsimd::all(e1.certified)) return;
-        push_deep(m0, s0, !e0.certified, queue.at, width);
-        push_deep(m1, s1, !e1.certified, queue.at + width, width);
+        push_deep(m0, s0, !e0.certified, at, width);
+        push_deep(m1, s1, !e1.certified, at + width, width);
         run_full_deep();
     }
     void run_full_deep() noexcept {
-        while (queues_[deep_general].count >= width) {
-            run_deep<false>(queues_[deep_general], width);
-            queues_[deep_general].pop(width);
+        run_deep_pairs<false>(queues_[deep_general]);
+        run_deep_pairs<true>(queues_[deep_tiny]);
+    }
+    template <bool TinyMax>
+    void run_deep_pairs(Queue& queue) noexcept {
+        while (queue.size() >= 2 * width) {
+            run_deep_two<TinyMax>(queue);
+            queue.head += 2 * width;
         }
-        while (queues_[deep_tiny].count >= width) {
-            run_deep<true>(queues_[deep_tiny], width);
-            queues_[deep_tiny].pop(width);
-        }
+        queue.compact();
     }
 
-    // Pass 2 on the first `count` lanes of `queue` (near_, or tiny_ for TinyMax: every lane
+    // Pass 2 on `count` lanes from the head of `queue` (general, or tiny for TinyMax: every lane
     // has |m| < logaddexp_small_max); its uncertified lanes to the triple pass. TinyMax
     // lanes take logaddexp_eps_dd_tiny_max and logaddexp_log1p_tiny_eps, whose log1p is
     // logaddexp_log1p_eps's there: |eps| < |m| / 63 < 2^-115 (a near-zero lane's), and
     // where k < -900, |eps| 2^900 <= |D| < 4 (e^s and 1 - e^m agree to a few units of 2^k).
     template <bool TinyMax>
-    void run(LogaddexpLaneQueue<width>& queue, std::size_t count) noexcept {
+    void run(Queue& queue, std::size_t count) noexcept {
         alignas(64) double ms[width], ss[width];
         queue.fill(ms, ss, count);
         const B m = B::load_aligned(ms), s = B::load_aligned(ss);
@@ -604,56 +623,103 @@ private:
             e = logaddexp_eps_dd<Out, Base>(m, s);
             logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
         }
-        for (std::size_t k = 0; k < count; ++k) out_[queue.at[k]] = r[k];
+        const std::size_t* at = queue.at + queue.head;
+        for (std::size_t k = 0; k < count; ++k) out_[at[k]] = r[k];
         if (xsimd::all(e.certified)) return;
         // The uncertified lanes to the triple pass (after the results above: the triple
         // pass overwrites them).
-        push_deep(m, s, !e.certified, queue.at, count);
+        push_deep(m, s, !e.certified, at, count);
         run_full_deep();
     }
 
-    // The triple-double pass on the first `count` lanes of `queue` (deep_, or deep_tiny_
-    // for TinyMax: logaddexp_eps_triple_tiny_max, the same bits), the scalar fixed-point
-    // pass on those it cannot certify.
+    // The triple-double pass's eps of a batch (TinyMax: logaddexp_eps_triple_tiny_max, the
+    // same bits), the scalar fixed-point pass on the first `count` lanes it cannot certify.
     template <bool TinyMax>
-    void run_deep(LogaddexpLaneQueue<width>& queue, std::size_t count) noexcept {
+    NUMFUSE_ALWAYS_INLINE static LogaddexpEps<A> deep_eps(const B& m, const B& s) noexcept {
+        if constexpr (TinyMax) {
+            return logaddexp_eps_triple_tiny_max<Out, Base>(m, s);
+        } else {
+            return logaddexp_eps_triple<Out, Base>(m, s);
+        }
+    }
+    static void deep_exact(LogaddexpEps<A>& e, const double* m, const double* s,
+                           std::size_t count) noexcept {
+        alignas(64) double hi[width], lo[width], k2[width];
+        bool certified[width];
+        e.d.hi.store_aligned(hi);
+        e.d.lo.store_aligned(lo);
+        e.k.store_aligned(k2);
+        e.certified.store_unaligned(certified);
+        for (std::size_t k = 0; k < count; ++k) {
+            if (certified[k]) continue;
+            const LogaddexpExactEps x = logaddexp_eps_exact<A, Base>(m[k], s[k]);
+            if (x.hi == 0.0) continue;
+            hi[k] = x.hi, lo[k] = x.lo, k2[k] = static_cast<double>(x.exponent);
+        }
+        e.d = {B::load_aligned(hi), B::load_aligned(lo)};
+        e.k = B::load_aligned(k2);
+    }
+    // The result of a deep lane from its eps. TinyMax: |eps| < |m| / 63 < 2^-155 (a
+    // near-zero lane's): logaddexp_log1p_eps's value there is logaddexp_log1p_tiny_eps's
+    // (as in pass 2's tiny-max lanes).
+    template <bool TinyMax>
+    NUMFUSE_ALWAYS_INLINE static B deep_result(const LogaddexpEps<A>& e) noexcept {
+        if constexpr (TinyMax) {
+            return logaddexp_log1p_tiny_eps<Base>(e.d, e.k);
+        } else {
+            return logaddexp_log1p_eps<Base>(e.d, e.k);
+        }
+    }
+
+    // The triple pass on every lane left in `queue` (fewer than two batches).
+    template <bool TinyMax>
+    void finish_deep(Queue& queue) noexcept {
+        if (queue.size() >= width) {
+            run_deep<TinyMax>(queue, width);
+            queue.head += width;
+        }
+        if (queue.size() != 0) run_deep<TinyMax>(queue, queue.size());
+        queue.head = queue.count = 0;
+    }
+    // The triple-double pass on `count` lanes from the head of `queue` (deep_general, or
+    // deep_tiny for TinyMax), the scalar fixed-point pass on those it cannot certify.
+    template <bool TinyMax>
+    void run_deep(Queue& queue, std::size_t count) noexcept {
         alignas(64) double m[width], s[width];
         queue.fill(m, s, count);
-        LogaddexpEps<A> e;
-        if constexpr (TinyMax) {
-            e = logaddexp_eps_triple_tiny_max<Out, Base>(B::load_aligned(m), B::load_aligned(s));
-        } else {
-            e = logaddexp_eps_triple<Out, Base>(B::load_aligned(m), B::load_aligned(s));
-        }
-        if (!xsimd::all(e.certified)) {
-            alignas(64) double hi[width], lo[width], k2[width];
-            bool certified[width];
-            e.d.hi.store_aligned(hi);
-            e.d.lo.store_aligned(lo);
-            e.k.store_aligned(k2);
-            e.certified.store_unaligned(certified);
-            for (std::size_t k = 0; k < count; ++k) {
-                if (certified[k]) continue;
-                const LogaddexpExactEps x = logaddexp_eps_exact<A, Base>(m[k], s[k]);
-                if (x.hi == 0.0) continue;
-                hi[k] = x.hi, lo[k] = x.lo, k2[k] = static_cast<double>(x.exponent);
-            }
-            e.d = {B::load_aligned(hi), B::load_aligned(lo)};
-            e.k = B::load_aligned(k2);
-        }
+        LogaddexpEps<A> e = deep_eps<TinyMax>(B::load_aligned(m), B::load_aligned(s));
+        if (!xsimd::all(e.certified)) deep_exact(e, m, s, count);
         alignas(64) double r[width];
-        if constexpr (TinyMax) {
-            // |eps| < |m| / 63 < 2^-155 (a near-zero lane's): logaddexp_log1p_eps's value
-            // there is logaddexp_log1p_tiny_eps's (as in pass 2's tiny-max lanes).
-            logaddexp_log1p_tiny_eps<Base>(e.d, e.k).store_aligned(r);
-        } else {
-            logaddexp_log1p_eps<Base>(e.d, e.k).store_aligned(r);
+        deep_result<TinyMax>(e).store_aligned(r);
+        const std::size_t* at = queue.at + queue.head;
+        for (std::size_t k = 0; k < count; ++k) out_[at[k]] = r[k];
+    }
+    // run_deep on the two batches at the head of `queue`, bit for bit, side by side (as
+    // run_two: the triple pass too is one long dependency chain per batch).
+    template <bool TinyMax>
+    void run_deep_two(Queue& queue) noexcept {
+        const double* qm = queue.m + queue.head;
+        const double* qs = queue.s + queue.head;
+        const std::size_t* at = queue.at + queue.head;
+        const B m0 = B::load_unaligned(qm), s0 = B::load_unaligned(qs);
+        const B m1 = B::load_unaligned(qm + width), s1 = B::load_unaligned(qs + width);
+        LogaddexpEps<A> e0 = deep_eps<TinyMax>(m0, s0);
+        LogaddexpEps<A> e1 = deep_eps<TinyMax>(m1, s1);
+        if (!(xsimd::all(e0.certified) && xsimd::all(e1.certified))) {
+            deep_exact(e0, qm, qs, width);
+            deep_exact(e1, qm + width, qs + width, width);
         }
-        for (std::size_t k = 0; k < count; ++k) out_[queue.at[k]] = r[k];
+        alignas(64) double r0[width], r1[width];
+        deep_result<TinyMax>(e0).store_aligned(r0);
+        deep_result<TinyMax>(e1).store_aligned(r1);
+        for (std::size_t k = 0; k < width; ++k) {
+            out_[at[k]] = r0[k];
+            out_[at[width + k]] = r1[k];
+        }
     }
 
     double* out_;
-    LogaddexpLaneQueue<width> queues_[routes_count];
+    Queue queues_[routes_count];
 };
 
 }  // namespace detail
