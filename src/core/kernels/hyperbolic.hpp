@@ -26,14 +26,23 @@
 //   an exact product). Then, in pair arithmetic (dd.hpp), rounding once:
 //     expm1 = (2^k - 1) + 2^k p           (|x| <= 40; beyond, 2^k (1 + p) / -1)
 //             (2^k and -1 kept apart as an exact pair)
-//     expm1 on AVX-512 (expm1_f64_avx512), |x| >= 0x1.5p-2: e^x = 2^k (hi + lo) from exp.hpp's
-//             16-entry table reduction (relative error 2^-65), e^x - 1 = 2^k (hi - 2^-k + lo)
-//             with hi - 2^-k an exact two-sum (s, c), s + (c + lo) rounded once and scaled by
-//             vscalefpd; lo's rounding reaches the result scaled by |2^k lo / (e^x - 1)| <=
-//             0.06 (the result is at least 0.28 in magnitude there). x held in [-40, 710]
-//             (-1 and inf come out of the same arithmetic). |x| < 0x1.5p-2: the core above
-//             at k = 0 (the same bits as the portable path), only for batches holding such a
-//             lane. About 0.5 + 2^-4 ULP.
+//     expm1 on AVX-512 (expm1_f64_avx512): x = kd ln2/16 + r, e^x = 2^k (hi + lo) from exp.hpp's
+//             16-entry table reduction (hi = 2^(j/16)'s leading double, lo = RN(hi p + tl),
+//             p = RN(r + RN(r^2) Q(r))), e^x - 1 = 2^k (hi - 2^-k + lo) with hi - 2^-k an exact
+//             two-sum (s, c), s + (c + lo) rounded once and scaled by vscalefpd, for every
+//             lane; x held in [-40, 710] (-1 and inf come out of the same arithmetic), |x| <
+//             2^-54 returns x (computed at 2^-54 with x's sign: no subnormal operand). |x| >=
+//             0x1.5p-2: the roundings of r and p (at most 2^-59 2^k hi each, absolute), lo's (2^-58
+//             2^k) and c + lo's reach the result scaled by 1 / |e^x - 1| <= 1 / 0.28 (and where k
+//             >= 1 by e^x / (e^x - 1) <= 2.05 relative): below 0.25 ULP. kd = 0 (|x| < ln2/32): hi
+//             = 1, tl = 0 and r = x exactly, so s = c = 0 and the result is RN(x + RN(x^2) Q(x)):
+//             Q's fit (2^-59.15 of e^x - 1, tools/explog_remez.py exp64_t16, measured against
+//             mpmath), Q's roundings and x^2's (each 2^-53 of x^2 Q, below 2^-59.4 of the result:
+//             |x Q| <= 2^-6.5), below 2^-57.5 in all: 0.5 + 2^-4.5 ULP. In between (the lanes in
+//             [0x1.6p-6, 0x1.5p-2), which hold every lane with kd != 0 there, where those roundings
+//             would be as large as the result's ulp): expm1_reduced at r = x (the core above at k =
+//             0, ~2^-60: the portable path's bits there), only for the batches holding such a lane;
+//             each lane's bits depend on its own x alone.
 //     sinh, cosh (|x| <= 18, AVX-512 |x| <= 3): |x| = k ln2 + r, sinh = A cosh r + B sinh r,
 //             cosh = B cosh r + A sinh r with A, B = sinh, cosh(k ln2) exact
 //             doubles and Taylor polynomials for cosh r - 1, sinh r - r (no
@@ -336,12 +345,12 @@ inline __m512d sinh_cosh_large_avx512(__m512d a) noexcept {
 // expm1 for f64 lanes, AVX-512 (method at the top); NaN lanes give garbage (the caller
 // replaces them).
 inline __m512d expm1_f64_avx512(__m512d x) noexcept {
-    // Table path: x held in [-40, 710] (from -37.43 down e^x - 1 rounds to -1, and -40 gives
-    // -1 exactly; from 709.79 on inf), the small lanes computed at 1 (no subnormal operand).
-    const __m512d ax = _mm512_abs_pd(x);
-    const __mmask8 small = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1.5p-2), _CMP_LT_OQ);
-    __m512d xt = _mm512_min_pd(_mm512_max_pd(x, _mm512_set1_pd(-40.0)), _mm512_set1_pd(710.0));
-    xt = _mm512_mask_mov_pd(xt, small, _mm512_set1_pd(1.0));
+    // Table path for every lane: x held in [-40, 710] (from -37.43 down e^x - 1 rounds to -1,
+    // and -40 gives -1 exactly; from 709.79 on inf) and at 2^-54 in magnitude or above
+    // (vrangepd, x's sign: no subnormal operand, r^2 >= 2^-108; below, x is returned).
+    const __m512d xt = _mm512_min_pd(
+        _mm512_max_pd(_mm512_range_pd(x, _mm512_set1_pd(0x1.0p-54), 0x03), _mm512_set1_pd(-40.0)),
+        _mm512_set1_pd(710.0));
     const ExpT16Reduced e = exp_f64_avx512_reduce(xt);
     const ExpT16Pair t = exp_f64_avx512_t16_pair(e.z, e.r);
     // u = -2^-k, k = floor(kd/16): scalef takes floor((15 - kd)/16) = -k, held at -100 or
@@ -357,15 +366,23 @@ inline __m512d expm1_f64_avx512(__m512d x) noexcept {
         _mm512_add_pd(_mm512_sub_pd(t.hi, _mm512_sub_pd(s, bv)), _mm512_sub_pd(u, bv));
     __m512d res = _mm512_scalef_pd(_mm512_add_pd(s, _mm512_add_pd(c, t.lo)),
                                    _mm512_mul_pd(e.kd, _mm512_set1_pd(0.0625)));
+    const __m512d ax = _mm512_abs_pd(x);
+    const __mmask8 small = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1.5p-2), _CMP_LT_OQ);
     if (small != 0) {
-        // |x| < 0x1.5p-2: expm1_reduced at r = x (the portable path's bits there, where its
-        // k is 0); |x| < 2^-54 (subnormals and zeros included) returns x, computed at 0.
-        using B = xsimd::batch<double, xsimd::avx512f>;
-        const __mmask8 tiny = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1.0p-54), _CMP_LT_OQ);
-        const B xs(_mm512_maskz_mov_pd(static_cast<__mmask8>(~tiny), x));
-        const dd::pair<xsimd::avx512f> p = expm1_reduced(dd::pair<xsimd::avx512f>{xs, B(0.0)});
-        const __m512d ps = _mm512_mask_mov_pd(_mm512_add_pd(p.hi, p.lo), tiny, x);
-        res = _mm512_mask_mov_pd(res, small, ps);
+        // [0x1.6p-6, 0x1.5p-2) (every lane with kd != 0 and |e^x - 1| < 0.28): expm1_reduced
+        // at r = x (the portable path's bits there, where its k is 0), only for the batches
+        // holding such a lane, the other lanes computed at 0 (no subnormal operand)
+        const __mmask8 mid =
+            _mm512_mask_cmp_pd_mask(small, ax, _mm512_set1_pd(0x1.6p-6), _CMP_GE_OQ);
+        if (mid != 0) {
+            using B = xsimd::batch<double, xsimd::avx512f>;
+            const B xs(_mm512_maskz_mov_pd(mid, x));
+            const dd::pair<xsimd::avx512f> p = expm1_reduced(dd::pair<xsimd::avx512f>{xs, B(0.0)});
+            res = _mm512_mask_mov_pd(res, mid, _mm512_add_pd(p.hi, p.lo));
+        }
+        // |x| < 2^-54 (subnormals and zeros included) returns x
+        res = _mm512_mask_mov_pd(res, _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1.0p-54), _CMP_LT_OQ),
+                                 x);
     }
     return res;
 }
