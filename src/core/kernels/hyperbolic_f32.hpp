@@ -182,9 +182,14 @@ inline __m512 expm1_f32_avx512(__m512 x) noexcept {
     // b + (c + lo) rounded once and scaled by 2^k. u comes from vscalefps, which takes
     // floor(15/16 - s) = -k, held at -40 or above (from k = 40 on u is far below ulp(hi), and no
     // lane forms a subnormal).
-    const __m512 xt = _mm512_min_ps(
-        _mm512_max_ps(_mm512_range_ps(x, _mm512_set1_ps(0x1.0p-25f), 0x03), _mm512_set1_ps(-18.0f)),
-        _mm512_set1_ps(89.0f));
+    // The hold at 2^-25 only in the batches holding a lane below 1/4 (ordinary arguments
+    // seldom do, and it would lengthen every batch's chain by one operation).
+    const __m512 ax = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
+    const __mmask16 small = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.25f), _CMP_LT_OQ);
+    __m512 xl = x;
+    if (small != 0) xl = _mm512_range_ps(x, _mm512_set1_ps(0x1.0p-25f), 0x03);
+    const __m512 xt =
+        _mm512_min_ps(_mm512_max_ps(xl, _mm512_set1_ps(-18.0f)), _mm512_set1_ps(89.0f));
     const ExpF32Pair e = exp_f32_avx512_pair(xt);
     const __m512 u = _mm512_scalef_ps(
         _mm512_set1_ps(-1.0f),
@@ -193,8 +198,6 @@ inline __m512 expm1_f32_avx512(__m512 x) noexcept {
     const __m512 bv = _mm512_sub_ps(b, e.hi);
     const __m512 c = _mm512_add_ps(_mm512_sub_ps(e.hi, _mm512_sub_ps(b, bv)), _mm512_sub_ps(u, bv));
     __m512 res = _mm512_scalef_ps(_mm512_add_ps(b, _mm512_add_ps(c, e.lo)), e.s);
-    const __m512 ax = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
-    const __mmask16 small = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.25f), _CMP_LT_OQ);
     if (small != 0) {
         // [0x1.6p-6, 1/4) (every lane with kd != 0 below 1/4): x + x^2 Q(x), only for the
         // batches holding such a lane, the other lanes computed at 0. Q = 1/2 + x/6 + ... +
