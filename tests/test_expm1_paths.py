@@ -1,11 +1,10 @@
-"""expm1's paths for small and tiny arguments at every level. On AVX-512 every lane takes
-the table path (x = kd ln2/16 + r), tiny lanes (|x| < 2^-54 float64, 2^-25 float32) return x
-computed at 0, and only the lanes whose kd is not 0 below the table path's own range (float64
-[0x1.6p-6, 0x1.5p-2), float32 [0x1.6p-6, 1/4)) take the small-argument polynomial, for the
-batches holding one.
-So: within 1 ULP of mpmath on both sides of each kd cell's edge and of the switches, measured
-maxima printed; the same bits whichever lanes share a batch; NumPy's special values and
-conditions."""
+"""expm1's paths for small and tiny arguments at every level. On AVX-512, float64: every lane
+takes the table path (x = kd ln2/16 + r), tiny lanes (|x| < 2^-54) return x computed at 2^-54,
+and only the lanes with kd = +-1 ([0x1.6p-6, 0x1.1p-4)) take the small-argument polynomial,
+for the batches holding one; float32: the polynomial below 1/4, x below 2^-25, the table path
+on x held at 2^-25 in the batches holding such a lane. So: within 1 ULP of mpmath on both
+sides of each kd cell's edge and of the switches, measured maxima printed; the same bits
+whichever lanes share a batch; NumPy's special values and conditions."""
 
 from __future__ import annotations
 
@@ -26,7 +25,15 @@ def _small_arguments(dtype, rng) -> np.ndarray:
     """Both signs: each kd cell's edge ((kd + 1/2) ln2/16, kd = 0..6) and the switches with
     their 30 nearest neighbours, uniform and log-uniform arguments below 0.35."""
     edges = [(kd + 0.5) * LN2_16 for kd in range(7)]
-    edges += [float.fromhex("0x1.6p-6"), 0.25, 0.328125, 2.0**-25, 2.0**-54, 2.0**-30]
+    edges += [
+        float.fromhex("0x1.6p-6"),
+        float.fromhex("0x1.1p-4"),
+        0.25,
+        0.328125,
+        2.0**-25,
+        2.0**-54,
+        2.0**-30,
+    ]
     parts = []
     for edge in edges:
         e = np.array(edge, dtype)
