@@ -34,26 +34,26 @@
 //             vscalefpd, for every lane; x held in [-40, 710] (-1 and inf come out of the same
 //             arithmetic), |x| < 2^-54 returns x (computed at 2^-54 with x's sign: no subnormal
 //             operand). Errors besides the last rounding, relative to e^x: the roundings of
-//             p_lo, of hi p_lo + tl (1 + r1), of r1^2 and in Q (|p_lo| <= 2^-12, |hi p_lo + tl (1
-//             + r1)| <= 2^-11) below 2^-61.5, Q's fit 2^-65.3, the terms left out (tl p_lo below
-//             2^-65, r_lo r1^2 / 2, r_lo^2) below
-//             2^-66 where k is 0 or -1 (|kd| <= 16), 2^-61.5 for x <= 40, 2^-57.3 at most (x <=
-//             710); then lo's rounding, at most ulp(lo) / 2, and c + lo's where |k| >= 1.
-//             kd = 0 (|x| < ln2/32): hi = 1, tl = 0, r1 = x and r_lo = 0, so s = c = 0 and the
-//             result is RN(x + RN(x^2) Q(x)): Q's fit (2^-59.15 of e^x - 1, tools/explog_remez.py
-//             exp64_t16, measured against mpmath), Q's roundings and x^2's (each 2^-53 of x^2 Q,
-//             below 2^-59.4 of the result: |x Q|
-//             <= 2^-6.5): 0.5 + 2^-4.5 ULP. k = 0 or -1 and |kd| >= 2: c = 0 (Sterbenz) and
-//             2^k lo lies two binades below the result (|2^k lo| <= 2^k hi (e^(ln2/32) - 1) +
-//             2^-53 < 2^-5 where 2 <= kd <= 8 or k = -1, against |e^x - 1| >= 2^-4 from |kd| = 2
-//             on (e^(1.5 ln2/16) - 1 = 0.0672, 1 - e^(-1.5 ln2/16) = 0.0629); < 2^-4 where kd >=
-//             9, against e^x - 1 >= 0.445), so its rounding costs at most 2^-3 ULP. |k| >= 1
-//             otherwise: relative errors below 2^-56 scaled by e^x / |e^x - 1| <= 2.05: at most
-//             2^-2 ULP. kd = +-1 (lo as large as
-//             the result, its rounding up to half an ulp): the lanes in [0x1.6p-6, 0x1.1p-4),
-//             which hold every such lane, take expm1_reduced at r = x instead (the core above
-//             at k = 0, ~2^-60: the portable path's bits there), only for the batches holding
-//             one; each lane's bits depend on its own x alone. At most 0.5 + 2^-2 ULP in all.
+//             p_lo, of hi p_lo + tl (1 + r1), of r1^2 and in Q (|p_lo| <= 2^-12, |hi p_lo +
+//             tl (1 + r1)| <= 2^-11) below 2^-61.5, Q's fit 2^-65.3, the terms left out (tl
+//             p_lo below 2^-65, r_lo r1^2 / 2, r_lo^2) below 2^-66 where k is 0 or -1 (|kd| <=
+//             16), 2^-61.5 for x <= 40, 2^-57.3 at most (x <= 710); then lo's rounding, at most
+//             ulp(lo) / 2, and c + lo's where |k| >= 1. kd = 0 (|x| < ln2/32): hi = 1, tl = 0,
+//             r1 = x and r_lo = 0, so s = c = 0 and the result is RN(x + RN(RN(x^2) Q(x))): Q's
+//             fit (2^-59.15 of e^x - 1, tools/explog_remez.py exp64_t16, measured against
+//             mpmath), Q's roundings, x^2's and x^2 Q's (each 2^-53 of x^2 Q, below 2^-59.4 of
+//             the result: |x Q| <= 2^-6.5): 0.5 + 2^-4 ULP. k = 0 or -1 and |kd| >= 2: c = 0
+//             (Sterbenz) and 2^k lo lies two binades below the result (|2^k lo| <= 2^k hi
+//             (e^(ln2/32) - 1) + 2^-53 < 2^-5 where 2 <= kd <= 8 or k = -1, against |e^x - 1| >=
+//             2^-4 from |kd| = 2 on (e^(1.5 ln2/16) - 1 = 0.0672, 1 - e^(-1.5 ln2/16) =
+//             0.0629); < 2^-4 where kd >= 9, against e^x - 1 >= 0.445), so its rounding costs
+//             at most 2^-3 ULP. |k| >= 1 otherwise: relative errors below 2^-56 scaled by e^x /
+//             |e^x - 1| <= 2.05: at most 2^-2 ULP. kd = +-1 (lo as large as the result, its
+//             rounding up to half an ulp): the lanes in [0x1.6p-6, 0x1.1p-4), which hold every
+//             such lane, take expm1_reduced at r = x instead (the core above at k = 0, ~2^-60:
+//             the portable path's bits there), only for the batches holding one; each lane's
+//             bits depend on its own x alone. At most 0.5 + 2^-2 ULP in all (measured 0.626:
+//             tests/test_expm1_paths.py prints its maxima).
 //     sinh, cosh (|x| <= 18, AVX-512 |x| <= 3): |x| = k ln2 + r, sinh = A cosh r + B sinh r,
 //             cosh = B cosh r + A sinh r with A, B = sinh, cosh(k ln2) exact
 //             doubles and Taylor polynomials for cosh r - 1, sinh r - r (no
