@@ -26,14 +26,34 @@
 //   an exact product). Then, in pair arithmetic (dd.hpp), rounding once:
 //     expm1 = (2^k - 1) + 2^k p           (|x| <= 40; beyond, 2^k (1 + p) / -1)
 //             (2^k and -1 kept apart as an exact pair)
-//     expm1 on AVX-512 (expm1_f64_avx512), |x| >= 0x1.5p-2: e^x = 2^k (hi + lo) from exp.hpp's
-//             16-entry table reduction (relative error 2^-65), e^x - 1 = 2^k (hi - 2^-k + lo)
-//             with hi - 2^-k an exact two-sum (s, c), s + (c + lo) rounded once and scaled by
-//             vscalefpd; lo's rounding reaches the result scaled by |2^k lo / (e^x - 1)| <=
-//             0.06 (the result is at least 0.28 in magnitude there). x held in [-40, 710]
-//             (-1 and inf come out of the same arithmetic). |x| < 0x1.5p-2: the core above
-//             at k = 0 (the same bits as the portable path), only for batches holding such a
-//             lane. About 0.5 + 2^-4 ULP.
+//     expm1 on AVX-512 (expm1_f64_avx512): x = kd ln2/16 + r1 + r_lo (r1 = x - kd C_hi exact,
+//             r_lo = -kd C_lo rounded), e^x = 2^k (hi + lo) from exp.hpp's 16-entry table (hi, tl
+//             = 2^(j/16)'s leading and trailing doubles), lo = RN(hi r1 + RN(hi p_lo + RN(tl
+//             (1 + r1)))), p_lo = RN(RN(r1^2) Q(r1) + RN(r_lo (1 + r1))); e^x - 1 = 2^k (hi - 2^-k
+//             + lo) with hi - 2^-k an exact two-sum (s, c), s + (c + lo) rounded once and scaled by
+//             vscalefpd, for every lane; x held in [-40, 710] (-1 and inf come out of the same
+//             arithmetic), |x| < 2^-54 returns x (computed at 2^-54 with x's sign: no subnormal
+//             operand). Errors besides the last rounding, relative to e^x: the roundings of
+//             p_lo, of hi p_lo + tl (1 + r1), of r1^2 and in Q (|p_lo| <= 2^-12, |hi p_lo +
+//             tl (1 + r1)| <= 2^-11) below 2^-61.5, Q's fit 2^-65.3, the terms left out (tl
+//             p_lo below 2^-65, r_lo r1^2 / 2, r_lo^2) below 2^-66 where k is 0 or -1 (|kd| <=
+//             16), 2^-61.5 for x <= 40, 2^-57.3 at most (x <= 710); then lo's rounding, at most
+//             ulp(lo) / 2, and c + lo's where |k| >= 1. kd = 0 (|x| < ln2/32): hi = 1, tl = 0,
+//             r1 = x and r_lo = 0, so s = c = 0 and the result is RN(x + RN(RN(x^2) Q(x))): Q's
+//             fit (2^-59.15 of e^x - 1, tools/explog_remez.py exp64_t16, measured against
+//             mpmath), Q's roundings, x^2's and x^2 Q's (each 2^-53 of x^2 Q, below 2^-59.4 of
+//             the result: |x Q| <= 2^-6.5): 0.5 + 2^-4 ULP. k = 0 or -1 and |kd| >= 2: c = 0
+//             (Sterbenz) and 2^k lo lies two binades below the result (|2^k lo| <= 2^k hi
+//             (e^(ln2/32) - 1) + 2^-53 < 2^-5 where 2 <= kd <= 8 or k = -1, against |e^x - 1| >=
+//             2^-4 from |kd| = 2 on (e^(1.5 ln2/16) - 1 = 0.0672, 1 - e^(-1.5 ln2/16) =
+//             0.0629); < 2^-4 where kd >= 9, against e^x - 1 >= 0.445), so its rounding costs
+//             at most 2^-3 ULP. |k| >= 1 otherwise: relative errors below 2^-56 scaled by e^x /
+//             |e^x - 1| <= 2.05: at most 2^-2 ULP. kd = +-1 (lo as large as the result, its
+//             rounding up to half an ulp): the lanes in [0x1.6p-6, 0x1.1p-4), which hold every
+//             such lane, take expm1_reduced at r = x instead (the core above at k = 0, ~2^-60:
+//             the portable path's bits there), only for the batches holding one; each lane's
+//             bits depend on its own x alone. At most 0.5 + 2^-2 ULP in all (measured 0.626:
+//             tests/test_expm1_paths.py prints its maxima).
 //     sinh, cosh (|x| <= 18, AVX-512 |x| <= 3): |x| = k ln2 + r, sinh = A cosh r + B sinh r,
 //             cosh = B cosh r + A sinh r with A, B = sinh, cosh(k ln2) exact
 //             doubles and Taylor polynomials for cosh r - 1, sinh r - r (no
@@ -336,14 +356,21 @@ inline __m512d sinh_cosh_large_avx512(__m512d a) noexcept {
 // expm1 for f64 lanes, AVX-512 (method at the top); NaN lanes give garbage (the caller
 // replaces them).
 inline __m512d expm1_f64_avx512(__m512d x) noexcept {
-    // Table path: x held in [-40, 710] (from -37.43 down e^x - 1 rounds to -1, and -40 gives
-    // -1 exactly; from 709.79 on inf), the small lanes computed at 1 (no subnormal operand).
-    const __m512d ax = _mm512_abs_pd(x);
-    const __mmask8 small = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1.5p-2), _CMP_LT_OQ);
-    __m512d xt = _mm512_min_pd(_mm512_max_pd(x, _mm512_set1_pd(-40.0)), _mm512_set1_pd(710.0));
-    xt = _mm512_mask_mov_pd(xt, small, _mm512_set1_pd(1.0));
+    // Table path for every lane: x held in [-40, 710] (from -37.43 down e^x - 1 rounds to -1,
+    // and -40 gives -1 exactly; from 709.79 on inf) and at 2^-54 in magnitude or above
+    // (vrangepd, x's sign: no subnormal operand, r^2 >= 2^-108; below, x is returned).
+    const __m512d xt = _mm512_min_pd(
+        _mm512_max_pd(_mm512_range_pd(x, _mm512_set1_pd(0x1.0p-54), 0x03), _mm512_set1_pd(-40.0)),
+        _mm512_set1_pd(710.0));
     const ExpT16Reduced e = exp_f64_avx512_reduce(xt);
-    const ExpT16Pair t = exp_f64_avx512_t16_pair(e.z, e.r);
+    const ExpT16Pair t = exp_f64_avx512_t16_table(e.z);
+    // e^(r1 + r_lo) - 1 = r1 + p_lo, p_lo = r1^2 Q(r1) + r_lo (1 + r1) (r1 exact; r_lo r1^2 / 2
+    // and r_lo^2 left out), and lo = hi (r1 + p_lo) + tl (1 + r1) (tl p_lo left out) with one
+    // rounding of hi r1 + RN(hi p_lo + RN(tl (1 + r1))): no rounding of r or of e^r - 1 alone
+    const __m512d p_lo = _mm512_fmadd_pd(_mm512_mul_pd(e.r1, e.r1), exp_f64_avx512_t16_q(e.r1),
+                                         _mm512_fmadd_pd(e.r_lo, e.r1, e.r_lo));
+    const __m512d lo =
+        _mm512_fmadd_pd(t.hi, e.r1, _mm512_fmadd_pd(t.hi, p_lo, _mm512_fmadd_pd(t.lo, e.r1, t.lo)));
     // u = -2^-k, k = floor(kd/16): scalef takes floor((15 - kd)/16) = -k, held at -100 or
     // above (from k = 100 on u is far below ulp(hi), and no lane forms a subnormal)
     const __m512d u = _mm512_scalef_pd(
@@ -355,17 +382,25 @@ inline __m512d expm1_f64_avx512(__m512d x) noexcept {
     const __m512d bv = _mm512_sub_pd(s, t.hi);
     const __m512d c =
         _mm512_add_pd(_mm512_sub_pd(t.hi, _mm512_sub_pd(s, bv)), _mm512_sub_pd(u, bv));
-    __m512d res = _mm512_scalef_pd(_mm512_add_pd(s, _mm512_add_pd(c, t.lo)),
+    __m512d res = _mm512_scalef_pd(_mm512_add_pd(s, _mm512_add_pd(c, lo)),
                                    _mm512_mul_pd(e.kd, _mm512_set1_pd(0.0625)));
+    const __m512d ax = _mm512_abs_pd(x);
+    const __mmask8 small = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1.1p-4), _CMP_LT_OQ);
     if (small != 0) {
-        // |x| < 0x1.5p-2: expm1_reduced at r = x (the portable path's bits there, where its
-        // k is 0); |x| < 2^-54 (subnormals and zeros included) returns x, computed at 0.
-        using B = xsimd::batch<double, xsimd::avx512f>;
-        const __mmask8 tiny = _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1.0p-54), _CMP_LT_OQ);
-        const B xs(_mm512_maskz_mov_pd(static_cast<__mmask8>(~tiny), x));
-        const dd::pair<xsimd::avx512f> p = expm1_reduced(dd::pair<xsimd::avx512f>{xs, B(0.0)});
-        const __m512d ps = _mm512_mask_mov_pd(_mm512_add_pd(p.hi, p.lo), tiny, x);
-        res = _mm512_mask_mov_pd(res, small, ps);
+        // [0x1.6p-6, 0x1.1p-4) (every lane with kd = +-1, where lo is as large as the result):
+        // expm1_reduced at r = x (the portable path's bits there, where its k is 0), only for
+        // the batches holding such a lane, the other lanes computed at 0 (no subnormal operand)
+        const __mmask8 mid =
+            _mm512_mask_cmp_pd_mask(small, ax, _mm512_set1_pd(0x1.6p-6), _CMP_GE_OQ);
+        if (mid != 0) {
+            using B = xsimd::batch<double, xsimd::avx512f>;
+            const B xs(_mm512_maskz_mov_pd(mid, x));
+            const dd::pair<xsimd::avx512f> p = expm1_reduced(dd::pair<xsimd::avx512f>{xs, B(0.0)});
+            res = _mm512_mask_mov_pd(res, mid, _mm512_add_pd(p.hi, p.lo));
+        }
+        // |x| < 2^-54 (subnormals and zeros included) returns x
+        res = _mm512_mask_mov_pd(res, _mm512_cmp_pd_mask(ax, _mm512_set1_pd(0x1.0p-54), _CMP_LT_OQ),
+                                 x);
     }
     return res;
 }

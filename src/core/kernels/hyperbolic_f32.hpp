@@ -24,7 +24,10 @@
 //             hi - 2^-k an exact two-sum, rounded once; the pair's error reaches the result
 //             scaled by e^x / |e^x - 1| <= 4.53, below 2^-25.7 (0.31 ULP). |x| < 1/4:
 //             x + x^2 Q(x), Q of degree 5, rounded once by the last FMA; x^2 Q is below 0.12
-//             of the result, so its roundings and Q's cost below 0.2 ULP.
+//             of the result, so its roundings and Q's cost below 0.2 ULP; |x| < 2^-25 returns
+//             x. The table path runs on every batch, on x held at 2^-25 in magnitude or above
+//             in the batches holding a lane below 1/4 (no subnormal operand: r^2 >= 2^-50),
+//             and the polynomial only in those batches.
 //     tanh for float32 lanes, AVX-512, in float32 arithmetic: one polynomial per cell, 32
 //             cells read with vpermt2ps (tools/tanh_f32_table.py): a = |x| clamped to
 //             [2^-12, 9.25], four cells per binade from 2^-4 to 8 picked by the bits of a
@@ -167,15 +170,16 @@ inline __m512 sinh_cosh_f32_avx512(__m512 a) noexcept {
 // expm1 on x (vfixupimm): NaN -> x quieted, +-0 -> x, -inf -> -1, +inf -> +inf, others computed.
 inline constexpr int expm1_f32_fixup = 0x00590122;
 
-// expm1 for float32 lanes, AVX-512, in float32 arithmetic (method at the top).
-inline __m512 expm1_f32_avx512(__m512 x) noexcept {
-    // e^x = 2^s (hi + lo) for x held in [-18, 89] (from -17.33 down e^x - 1 rounds to -1, from
-    // 88.73 up to inf: vscalefps overflows); e^x - 1 = 2^k (hi - 2^-k + lo), hi + u with
-    // u = -2^-k an exact two-sum (b, c), b + (c + lo) rounded once and scaled by 2^k. u comes
-    // from vscalefps, which takes floor(15/16 - s) = -k, held at -40 or above (from k = 40 on u
-    // is far below ulp(hi), and no lane forms a subnormal).
+// expm1 for float32 lanes, AVX-512, the table path on xl (method at the top): e^x = 2^s (hi +
+// lo) for x held in [-18, 89] (from -17.33 down e^x - 1 rounds to -1, from 88.73 up to inf:
+// vscalefps overflows); e^x - 1 = 2^k (hi - 2^-k + lo), hi + u with u = -2^-k an exact two-sum
+// (b, c), b + (c + lo) rounded once and scaled by 2^k. u comes from vscalefps, which takes
+// floor(15/16 - s) = -k, held at -40 or above (from k = 40 on u is far below ulp(hi), and no
+// lane forms a subnormal). xl must hold no magnitude below 2^-25 (no subnormal operand: r^2
+// >= 2^-50).
+inline __m512 expm1_f32_avx512_table(__m512 xl) noexcept {
     const __m512 xt =
-        _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(-18.0f)), _mm512_set1_ps(89.0f));
+        _mm512_min_ps(_mm512_max_ps(xl, _mm512_set1_ps(-18.0f)), _mm512_set1_ps(89.0f));
     const ExpF32Pair e = exp_f32_avx512_pair(xt);
     const __m512 u = _mm512_scalef_ps(
         _mm512_set1_ps(-1.0f),
@@ -183,25 +187,30 @@ inline __m512 expm1_f32_avx512(__m512 x) noexcept {
     const __m512 b = _mm512_add_ps(e.hi, u);
     const __m512 bv = _mm512_sub_ps(b, e.hi);
     const __m512 c = _mm512_add_ps(_mm512_sub_ps(e.hi, _mm512_sub_ps(b, bv)), _mm512_sub_ps(u, bv));
-    __m512 res = _mm512_scalef_ps(_mm512_add_ps(b, _mm512_add_ps(c, e.lo)), e.s);
+    return _mm512_scalef_ps(_mm512_add_ps(b, _mm512_add_ps(c, e.lo)), e.s);
+}
+
+// expm1 for float32 lanes, AVX-512, in float32 arithmetic (method at the top). One branch per
+// batch: a batch without a lane below 1/4 (most ordinary arguments) takes the table path alone;
+// the others take it on x held at 2^-25 in magnitude or above (vrangeps, x's sign), the
+// polynomial on the lanes below 1/4 and x below 2^-25 (what expm1 rounds to there).
+inline __m512 expm1_f32_avx512(__m512 x) noexcept {
     const __m512 ax = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
     const __mmask16 small = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.25f), _CMP_LT_OQ);
-    if (small != 0) {
-        // |x| < 1/4: x + x^2 Q(x), Q = 1/2 + x/6 + ... + x^5/5040 (Taylor; the neglected terms
-        // are below 2^-26 of Q, and x^2 Q is below 0.12 of the result), computed on x held at
-        // 2^-25 in magnitude or above (no subnormal operand); |x| < 2^-25 returns x, which
-        // expm1 rounds to there.
-        const __m512 xs = _mm512_range_ps(x, _mm512_set1_ps(0x1.0p-25f), 0x03);  // sign of x
-        __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.a01a02p-13f), xs,  // 1/5040
-                                   _mm512_set1_ps(0x1.6c16c2p-10f));  // 1/720
-        q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0x1.111112p-7f));  // 1/120
-        q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0x1.555556p-5f));  // 1/24
-        q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0x1.555556p-3f));  // 1/6
-        q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0.5f));
-        res = _mm512_mask_mov_ps(res, small, _mm512_fmadd_ps(_mm512_mul_ps(xs, xs), q, xs));
-        res = _mm512_mask_mov_ps(res,
-                                 _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1.0p-25f), _CMP_LT_OQ), x);
-    }
+    if (small == 0) return avx512::fixup<expm1_f32_fixup>(expm1_f32_avx512_table(x), x);
+    const __m512 xs = _mm512_range_ps(x, _mm512_set1_ps(0x1.0p-25f), 0x03);
+    __m512 res = expm1_f32_avx512_table(xs);
+    // |x| < 1/4: x + x^2 Q(x), Q = 1/2 + x/6 + ... + x^5/5040 (Taylor; the neglected terms are
+    // below 2^-26 of Q, and x^2 Q is below 0.12 of the result)
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.a01a02p-13f), xs,  // 1/5040
+                               _mm512_set1_ps(0x1.6c16c2p-10f));  // 1/720
+    q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0x1.111112p-7f));  // 1/120
+    q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0x1.555556p-5f));  // 1/24
+    q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0x1.555556p-3f));  // 1/6
+    q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0.5f));
+    res = _mm512_mask_mov_ps(res, small, _mm512_fmadd_ps(_mm512_mul_ps(xs, xs), q, xs));
+    res =
+        _mm512_mask_mov_ps(res, _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1.0p-25f), _CMP_LT_OQ), x);
     return avx512::fixup<expm1_f32_fixup>(res, x);
 }
 #endif  // __AVX512F__

@@ -52,10 +52,13 @@
 //       correctly rounded quotient; then one FMA), so q = qh + rho / (1 - a) and
 //       log q = log qh + rho / (1 + a) to first order (rho / (1 + a) <= ~2^-p+2; the
 //       second-order term is below 2^(-2p+4), far below results >= 2^-27 (float32
-//       2^-12) times eps). 1 / (1 + a) from rn = 1 - a + a^2 for a < 2^-4 (relative
-//       error a^3 + 2 eps), rcp14(1 + a) elsewhere (2^-14): either is within 2^-8 a
-//       (plus 2 eps), so rho rn is within 2^(-p-6) a of rho / (1 + a), below 2^-6 ULP of
-//       the result (>= a). (The float32 kernel; float64 below.)
+//       2^-12) times eps). 1 / (1 + a) from rcp14(2 + 2a) and one Newton step (relative
+//       error below 2^-23.4, within 2^-8 a for a >= 2^-12), so rho rn is within 2^(-p-6) a
+//       of rho / (1 + a), below 2^-6 ULP of the result (>= a). The float32 kernel takes
+//       log q / 2 with every term of log_f32_ge1 halved (Half: the tables' T_hi / 2, T_lo / 2,
+//       ln2 / 2, W / 2, the last sum t / 2 + X / 2 as one FMA), which are exact scalings of
+//       the same roundings: the bits of RN(log q) / 2 with no multiplication by 1/2.
+//       (float64 below.)
 //     atanh float64 (atanh_f64_avx512_nofix): the same quotient at half scale, with a log of
 //       its own: g = RN(0.5 / dh) (vdivpd; g = RN(1 / dh) / 2 exactly), h = RN(2g - 1/2) = qh / 2
 //       (exact: g < 2^51; from there its rounding is below 2^-52 of h, 2^-58 of the result),
@@ -177,9 +180,9 @@ NUMFUSE_ALWAYS_INLINE lane_pair<T> sum_plus(V big, V small, V tail) noexcept {
 }
 
 // atanh's quotient (1 + a) / (1 - a) = qh + rho / (1 - a) for a in [0, 1) (method at the
-// top): g = RN(2 / dh), qh = g - 1, rho = 2 - g (dh + dl); rn ~ 1 / (1 + a) within 2^-8 a
-// (plus 2 eps) for the first-order term rho / (1 + a) ~ rho rn. Lanes with a >= 1 give
-// garbage (1 - a = 0: infinities and NaNs, no trap).
+// top): g = RN(2 / dh), qh = g - 1, rho = 2 - g (dh + dl); rn ~ 1 / (2 (1 + a)) within
+// 2^-23.4 for the first-order term rho / (1 + a) ~ 2 rho rn, halved for atanh's halved log.
+// Lanes with a >= 1 give garbage (1 - a = 0: infinities and NaNs, no trap).
 template <class T>
 struct atanh_quotient {
     typename lane_ops<T>::V qh, rho, rn;
@@ -192,7 +195,11 @@ NUMFUSE_ALWAYS_INLINE atanh_quotient<T> atanh_quotient_of(V a) noexcept {
     const V dl = O::sub(O::sub(one, dh), a);  // 1 - a = dh + dl
     const V g = O::div(two, dh);
     const V rho = O::fnmadd(g, dl, O::fnmadd(g, dh, two));  // 2 - g dh exact
-    const V rn = O::select_less(a, T(0x1.0p-4), O::fmadd(a, a, dh), O::rcp14(O::add(one, a)));
+    // 2 (1 + a) rounded once (2^-24), rcp14 (2^-14) and one Newton step: rn = r0 (1 + e),
+    // e = 1 - r0 2 (1 + a) rounded (2^-38), within 2^-28 + 2^-38 + 2^-24 (rn's rounding)
+    const V twice = O::fmadd(a, two, two);
+    const V r0 = O::rcp14(twice);
+    const V rn = O::fmadd(r0, O::fnmadd(r0, twice, one), r0);
     return {O::sub(g, one), rho, rn};
 }
 
@@ -238,6 +245,21 @@ alignas(64) inline constexpr float logn_f32_tlo[32] = {
     0x1.c4d0dp-18f,   0x1.7f7d1cp-20f,
 };
 
+// T_hi / 2 and T_lo / 2 (exact) for log_f32_ge1<..., true>.
+struct logn_f32_half_tables {
+    alignas(64) float thi[32];
+    alignas(64) float tlo[32];
+};
+constexpr logn_f32_half_tables logn_f32_halved() noexcept {
+    logn_f32_half_tables h{};
+    for (int i = 0; i < 32; ++i) {
+        h.thi[i] = logn_f32_thi[i] * 0.5f;
+        h.tlo[i] = logn_f32_tlo[i] * 0.5f;
+    }
+    return h;
+}
+alignas(64) inline constexpr logn_f32_half_tables logn_f32_half = logn_f32_halved();
+
 // log(y) + num * rcp for y >= 1 finite (+inf gives +inf) and num * rcp the first-order term
 // of the caller's low part (|num * rcp| <= ~2^-14 y, in error by at most 2^-14 of itself);
 // lanes in plus_ln2: log(y) + ln2 (e plus one: log(2y) without forming 2y). log y = (e ln2_hi
@@ -246,9 +268,12 @@ alignas(64) inline constexpr float logn_f32_tlo[32] = {
 // is not 0 (tools/logpair_f32_remez.py), so the inner rounding costs at most 1/4 ULP (cell 1;
 // 1/8 or less elsewhere), and where e = 0 in cell 0 (invc = 1, T = 0) the result is the last
 // rounding alone. W: degree 3, weighted error 2^-32.6.
-template <bool PlusLn2>
+// Half: (log(y) + num * rcp) / 2, every term halved (exact), the same roundings: the bits of
+// the full form times 1/2.
+template <bool PlusLn2, bool Half = false>
 NUMFUSE_ALWAYS_INLINE __m512 log_f32_ge1(__m512 y, __m512 num, __m512 rcp,
                                          [[maybe_unused]] __mmask16 plus_ln2) noexcept {
+    constexpr float s = Half ? 0.5f : 1.0f;
     const __m512 m = _mm512_getmant_ps(y, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_zero);
     __m512 e = _mm512_getexp_ps(y);
     if constexpr (PlusLn2) e = _mm512_mask_add_ps(e, plus_ln2, e, _mm512_set1_ps(1.0f));
@@ -256,16 +281,17 @@ NUMFUSE_ALWAYS_INLINE __m512 log_f32_ge1(__m512 y, __m512 num, __m512 rcp,
     const __m512i idx = _mm512_srli_epi32(_mm512_castps_si512(y), 18);
     const __m512 t = _mm512_fmsub_ps(m, logb_f32_entry(logn_f32_invc, idx),
                                      _mm512_set1_ps(1.0f));  // exact
-    const __m512 hi =
-        _mm512_fmadd_ps(e, _mm512_set1_ps(0x1.62e4p-1f), logb_f32_entry(logn_f32_thi, idx));
-    __m512 lo =
-        _mm512_fmadd_ps(e, _mm512_set1_ps(0x1.7f7d1cp-20f), logb_f32_entry(logn_f32_tlo, idx));
+    const __m512 hi = _mm512_fmadd_ps(e, _mm512_set1_ps(0x1.62e4p-1f * s),
+                                      logb_f32_entry(Half ? logn_f32_half.thi : logn_f32_thi, idx));
+    __m512 lo = _mm512_fmadd_ps(e, _mm512_set1_ps(0x1.7f7d1cp-20f * s),
+                                logb_f32_entry(Half ? logn_f32_half.tlo : logn_f32_tlo, idx));
     lo = _mm512_fmadd_ps(num, rcp, lo);
-    __m512 w = _mm512_fmadd_ps(_mm512_set1_ps(0x1.8bd0dp-3f), t,  // 0.193269371986
-                               _mm512_set1_ps(-0x1.000b9ap-2f));  // -0.250044256449
-    w = _mm512_fmadd_ps(w, t, _mm512_set1_ps(0x1.555614p-2f));  // 0.333336174488
-    w = _mm512_fmadd_ps(w, t, _mm512_set1_ps(-0.5f));
-    const __m512 p = _mm512_add_ps(t, _mm512_fmadd_ps(_mm512_mul_ps(t, t), w, lo));
+    __m512 w = _mm512_fmadd_ps(_mm512_set1_ps(0x1.8bd0dp-3f * s), t,  // 0.193269371986
+                               _mm512_set1_ps(-0x1.000b9ap-2f * s));  // -0.250044256449
+    w = _mm512_fmadd_ps(w, t, _mm512_set1_ps(0x1.555614p-2f * s));  // 0.333336174488
+    w = _mm512_fmadd_ps(w, t, _mm512_set1_ps(-0.5f * s));
+    const __m512 x = _mm512_fmadd_ps(_mm512_mul_ps(t, t), w, lo);
+    const __m512 p = Half ? _mm512_fmadd_ps(t, _mm512_set1_ps(0.5f), x) : _mm512_add_ps(t, x);
     return _mm512_add_ps(hi, p);
 }
 
@@ -304,8 +330,7 @@ inline __m512 atanh_f32_avx512_nofix(__m512 x) noexcept {
         _mm512_min_ps(_mm512_range_ps(x, _mm512_set1_ps(0x1.0p-12f), 0x0B), _mm512_set1_ps(2.0f));
     const __mmask16 tiny = _mm512_cmp_ps_mask(a, _mm512_set1_ps(0x1.0p-12f), _CMP_EQ_OQ);
     const atanh_quotient<float> q = atanh_quotient_of<float>(a);
-    const __m512 res =
-        _mm512_mul_ps(log_f32_ge1<false>(q.qh, q.rho, q.rn, 0), _mm512_set1_ps(0.5f));
+    const __m512 res = log_f32_ge1<false, true>(q.qh, q.rho, q.rn, 0);  // log(q) / 2
     return _mm512_mask_mov_ps(avx512::sign_from(res, x), tiny, x);
 }
 inline __m512 atanh_f32_avx512_fix(__m512 x, __m512 y) noexcept {
