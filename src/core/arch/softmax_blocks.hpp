@@ -48,9 +48,9 @@ inline __m512d max_keeping(__m512d m, __m512d x) noexcept { return _mm512_max_pd
 // the row's exp pass waits for), and a shuffle tree instead of a scalar loop over the
 // lanes; each comparison one vmaxps (max_keeping). Only the order of the comparisons
 // differs from run_max's: the same value, but for which zero is kept when +0 and -0 tie,
-// which changes no result (exp(x - m) is 1
-// for x = +-0 either way; log_softmax's (x - m) - log(sum) has sum >= 2 > 1 when two
-// zeros tie, so its result is -log(sum) for both).
+// which changes no result (exp(x - m) is 1 for x = +-0 either way; log_softmax's
+// (x - m) - log(sum) has sum >= 2 > 1 when two zeros tie, so its result is -log(sum) for
+// both).
 template <class T>
 NUMFUSE_REDUCE_FLATTEN T row_max(const T* px, std::size_t n) noexcept {
 #if defined(__AVX512F__)
@@ -78,7 +78,8 @@ NUMFUSE_REDUCE_FLATTEN T row_max(const T* px, std::size_t n) noexcept {
             i += width;
         }
         if (i < n) m0 = max_keeping(m0, load_first<T>(px + i, n - i, lowest<T>()));
-        // No NaN lane is left (max_ignoring_nan), so vmaxps's NaN rule never applies.
+        // No NaN lane is left (max_keeping keeps m for a NaN x), so the NaN rule of the
+        // vmaxps of the tree and of _mm512_reduce_max never applies.
         using R = typename B::register_type;
         const R m = max_keeping(max_keeping(m0, m1), max_keeping(m2, m3));
         if constexpr (std::is_same<T, float>::value) {
