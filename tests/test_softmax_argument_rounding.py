@@ -131,6 +131,54 @@ def test_logsumexp_with_a_maximum_of_zero(level, dtype, n):
     check(errors)
 
 
+# Rows whose x - max takes Fast2Sum's low word (arch/softmax_exp.hpp: FastErrorMLarger for
+# a maximum m > 0 and x > -2^(e_m + 1), FastErrorXLarger for m <= 0), and rows that leave it
+# midway (an element at or below -2^(e_m + 1)): (the maximum, the others' centre, an element
+# placed at `at` or None). The others lie near x - max = -30 (15 eps at the maximum if the
+# low word were wrong or missing).
+FAST_ROWS = {
+    np.float64: [
+        (40.0, 10.0, None),
+        (33.0, 3.0, None),
+        (-1.0, -31.0, None),
+        (0.0, -30.0, None),
+        (40.0, 10.0, (500, -64.0)),
+        (40.0, 10.0, (500, -63.9)),
+        (31.9, 1.9, (33, -33.0)),
+    ],
+    np.float32: [
+        (40.0, 10.0, None),
+        (33.0, 3.0, None),
+        (-1.0, -31.0, None),
+        (0.0, -30.0, None),
+        (40.0, 10.0, (500, -64.0)),
+        (40.0, 10.0, (500, -63.9)),
+        (31.9, 1.9, (33, -33.0)),
+    ],
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n", [40, 77, 1000])
+def test_rows_with_fast_low_words(level, dtype, n):
+    errors = []
+    for top, low, extra in FAST_ROWS[dtype]:
+        x = group(dtype, top, low, n, ("fast rows", np.dtype(dtype).name, n, top, low))
+        if extra is not None and extra[0] < n:
+            x[extra[0]] = extra[1]
+        for name, got in layouts_log_softmax(x):
+            errors.append(((name, top, low, extra, n), at_max_error(got, x, dtype), False))
+        # softmax's numerators take the same low words (its entry at x[1]: exp(x[1] - top) / S).
+        got = nf.softmax(np.stack([x, x[::-1]]), axis=1)[0][1]
+        with mpmath.workdps(60):
+            expected = float(
+                mpmath.exp(mpmath.mpf(float(x[1])) - mpmath.mpf(float(top)) - log1p_rest(x))
+            )
+        error = relative_error_in_eps(got, expected, dtype)
+        errors.append((("softmax rows", top, low, extra, n), error, False))
+    check(errors)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_groups_longer_than_a_chunk(level, dtype):
     # One run of two chunks and columns of two chunks of steps: log_softmax at the maximum

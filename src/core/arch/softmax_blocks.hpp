@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 
 #include "arch/softmax_exp.hpp"
 #include "lse_accumulator.hpp"
@@ -33,15 +34,23 @@ inline void prefetch_lines(const char* p, std::size_t offset, std::size_t bytes)
     for (std::size_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + offset + b, Write, 3);
 }
 
+#if defined(__AVX512F__)
+// max_ignoring_nan(m, x) in one instruction: vmaxps(x, m) is x > m ? x : m, m for a NaN x
+// (and for tied zeros), the same select.
+inline __m512 max_keeping(__m512 m, __m512 x) noexcept { return _mm512_max_ps(x, m); }
+inline __m512d max_keeping(__m512d m, __m512d x) noexcept { return _mm512_max_pd(x, m); }
+#endif
+
 // The maximum of a row (n >= 1 elements at px), NaN ignored; lowest() when there is
 // none above -inf. AVX-512: run_max's four accumulators, the tail's full batches and its
 // masked last one into the others (run_max's tail goes through a stack buffer, whose
 // reload cannot be forwarded from its stores: a stall on the path to the maximum that
 // the row's exp pass waits for), and a shuffle tree instead of a scalar loop over the
-// lanes. Only the order of the comparisons differs from run_max's: the same value, but
-// for which zero is kept when +0 and -0 tie, which changes no result (exp(x - m) is 1
-// for x = +-0 either way; log_softmax's (x - m) - log(sum) has sum >= 2 > 1 when two
-// zeros tie, so its result is -log(sum) for both).
+// lanes; each comparison one vmaxps (max_keeping). Only the order of the comparisons
+// differs from run_max's: the same value, but for which zero is kept when +0 and -0 tie,
+// which changes no result (exp(x - m) is 1 for x = +-0 either way; log_softmax's
+// (x - m) - log(sum) has sum >= 2 > 1 when two zeros tie, so its result is -log(sum) for
+// both).
 template <class T>
 NUMFUSE_REDUCE_FLATTEN T row_max(const T* px, std::size_t n) noexcept {
 #if defined(__AVX512F__)
@@ -51,27 +60,28 @@ NUMFUSE_REDUCE_FLATTEN T row_max(const T* px, std::size_t n) noexcept {
         B m0(lowest<T>()), m1(lowest<T>()), m2(lowest<T>()), m3(lowest<T>());
         std::size_t i = 0;
         for (; i + 4 * width <= n; i += 4 * width) {
-            m0 = max_ignoring_nan(m0, B::load_unaligned(px + i));
-            m1 = max_ignoring_nan(m1, B::load_unaligned(px + i + width));
-            m2 = max_ignoring_nan(m2, B::load_unaligned(px + i + 2 * width));
-            m3 = max_ignoring_nan(m3, B::load_unaligned(px + i + 3 * width));
+            m0 = max_keeping(m0, B::load_unaligned(px + i));
+            m1 = max_keeping(m1, B::load_unaligned(px + i + width));
+            m2 = max_keeping(m2, B::load_unaligned(px + i + 2 * width));
+            m3 = max_keeping(m3, B::load_unaligned(px + i + 3 * width));
         }
         if (i + width <= n) {
-            m1 = max_ignoring_nan(m1, B::load_unaligned(px + i));
+            m1 = max_keeping(m1, B::load_unaligned(px + i));
             i += width;
         }
         if (i + width <= n) {
-            m2 = max_ignoring_nan(m2, B::load_unaligned(px + i));
+            m2 = max_keeping(m2, B::load_unaligned(px + i));
             i += width;
         }
         if (i + width <= n) {
-            m3 = max_ignoring_nan(m3, B::load_unaligned(px + i));
+            m3 = max_keeping(m3, B::load_unaligned(px + i));
             i += width;
         }
-        if (i < n) m0 = max_ignoring_nan(m0, load_first<T>(px + i, n - i, lowest<T>()));
-        // No NaN lane is left (max_ignoring_nan), so vmaxps's NaN rule never applies.
+        if (i < n) m0 = max_keeping(m0, load_first<T>(px + i, n - i, lowest<T>()));
+        // No NaN lane is left (max_keeping keeps m for a NaN x), so the NaN rule of the
+        // vmaxps of the tree and of _mm512_reduce_max never applies.
         using R = typename B::register_type;
-        const R m = max_ignoring_nan(max_ignoring_nan(m0, m1), max_ignoring_nan(m2, m3));
+        const R m = max_keeping(max_keeping(m0, m1), max_keeping(m2, m3));
         if constexpr (std::is_same<T, float>::value) {
             return _mm512_reduce_max_ps(m);
         } else {
@@ -112,20 +122,31 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
     };
     bool tiny = false;
     std::size_t i = 0;
-    // Pairs on the common path until the first that is not: this loop makes no call, so
-    // more of its constants stay in registers (with the rare path's call inside it, the
-    // compiler reloaded seven of them from memory in every iteration, now two).
-    for (; i + 2 * width <= n; i += 2 * width) {
-        prefetch_lines<false>(next_x, i * sizeof(T), pair_bytes);
-        prefetch_lines<true>(next_out, i * sizeof(T), pair_bytes);
-        B y0, y1;
-        if (!shifted_exp_pair(B::load_unaligned(px + i), B::load_unaligned(px + i + width), mv,
-                              limit, y0, y1)) {
-            break;
+    // Pairs on the common path with x - m's low word by Fast2Sum (two operations instead of
+    // TwoSum's five; the same exact value, so the same bits) until the first pair that is not:
+    // this loop makes no call, so more of its constants stay in registers (with the rare path's
+    // call inside it, the compiler reloaded seven of them from memory in every iteration, now
+    // two). m > 0: lanes with x <= -2^(e_m + 1) leave it too (fast_error_limit); m <= 0: every
+    // x qualifies; m = +inf: none (the loop below).
+    const auto fast_pairs = [&](auto error, T fast_limit) {
+        for (; i + 2 * width <= n; i += 2 * width) {
+            prefetch_lines<false>(next_x, i * sizeof(T), pair_bytes);
+            prefetch_lines<true>(next_out, i * sizeof(T), pair_bytes);
+            B y0, y1;
+            if (!shifted_exp_pair(B::load_unaligned(px + i), B::load_unaligned(px + i + width), mv,
+                                  fast_limit, y0, y1, error)) {
+                break;
+            }
+            add_pair(i, y0, y1);
         }
-        add_pair(i, y0, y1);
+    };
+    if (m <= T(0)) {
+        fast_pairs(FastErrorXLarger{}, limit);
+    } else if (m < std::numeric_limits<T>::infinity()) {
+        fast_pairs(FastErrorMLarger{}, fast_error_limit(m, limit));
     }
-    // From the first pair with a lane below `limit` on (the same terms, in the same order).
+    // From the first pair with a lane below the fast loop's limit on (the same terms, in the
+    // same order; x - m's low word by TwoSum).
     for (; i + 2 * width <= n; i += 2 * width) {
         prefetch_lines<false>(next_x, i * sizeof(T), pair_bytes);
         prefetch_lines<true>(next_out, i * sizeof(T), pair_bytes);

@@ -56,17 +56,22 @@ constexpr bool shifted_exp_native = false;
 // which stays inside the polynomials' fitted range |r| <= ln2/32 (1 + 2^-12)
 // (|lo| <= 2^-18 / 2^-44 there). Lanes outside the range give garbage
 // (NaN lanes NaN), never a subnormal operation.
+// float32: the reduction in units of 1/16 (every constant of kernels/exp.hpp's scaled by a
+// power of 2, so the same roundings): z = RN(h RN_f(16/ln2)/16 + 1.5 2^19) is exp.hpp's
+// z / 16 exactly (the same mantissa bits: k = round(16 h / ln2) in its low bits, which index
+// the table), kd = k / 16, kd (16 RN_f(ln2)/16) the same exact product as exp.hpp's, and
+// vscalef's floor(kd) = floor(k / 16) needs no multiply by 1/16.
 struct ShiftedExpParts512 {
     __m512 y, s;
 };
 template <bool WithLo>
 inline ShiftedExpParts512 shifted_exp_parts(__m512 h, __m512 lo) noexcept {
     using namespace kernels::detail;
-    const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
-    const __m512 z = _mm512_fmadd_ps(h, _mm512_set1_ps(0x1.715476p+4f), shifter);  // 16/ln2
+    const __m512 shifter = _mm512_set1_ps(0x1.8p19f);
+    const __m512 z = _mm512_fmadd_ps(h, _mm512_set1_ps(0x1.715476p+0f), shifter);  // (16/ln2)/16
     const __m512 kd = _mm512_sub_ps(z, shifter);
-    __m512 r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(0x1.62e43p-5f), h);  // RN_f(ln2)/16, exact
-    r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(-0x1.05c61p-33f), r);      // (ln2 - RN_f(ln2))/16
+    __m512 r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(0x1.62e43p-1f), h);  // RN_f(ln2), exact
+    r = _mm512_fnmadd_ps(kd, _mm512_set1_ps(-0x1.05c61p-29f), r);      // ln2 - RN_f(ln2)
     if constexpr (WithLo) r = _mm512_add_ps(r, lo);
     const __m512i idx = _mm512_castps_si512(z);
     const __m512 th = _mm512_permutexvar_ps(idx, _mm512_load_ps(exp_tab16_hi_f));
@@ -77,7 +82,7 @@ inline ShiftedExpParts512 shifted_exp_parts(__m512 h, __m512 lo) noexcept {
     q = _mm512_fmadd_ps(q, r, _mm512_set1_ps(0x1.0p-1f));
     const __m512 p = _mm512_fmadd_ps(_mm512_mul_ps(r, r), q, r);
     const __m512 y = _mm512_add_ps(th, _mm512_fmadd_ps(th, p, tl));
-    return {y, _mm512_mul_ps(kd, _mm512_set1_ps(0.0625f))};
+    return {y, kd};
 }
 
 struct ShiftedExpParts512d {
@@ -266,46 +271,92 @@ inline auto common_lanes(const B& h, typename B::value_type limit) noexcept {
     return h >= B(limit);
 }
 
+// The rounding error lo of h = RN(x - m), x - m = h + lo exactly, in three forms that
+// give the same value where each applies (the exact error is unique), so a loop may
+// change forms between batches without changing a bit:
+// - TwoSumError: any x, m (lse::difference_error: TwoSum, five operations);
+// - FastErrorMLarger: Fast2Sum with -m as the larger operand, lo = x - (h + m), two
+//   operations; exact when the exponent of x is at most m's (Dekker: e_a >= e_b
+//   suffices for a + b = s + RN(b - RN(s - a))), which holds for every x <= m where
+//   m > 0 and x > -2^(e_m + 1) (fast_error_limit gives the test on h);
+// - FastErrorXLarger: Fast2Sum with x as the larger operand, lo = -m - (h - x), two
+//   operations; exact for every x <= m <= 0 (|x| >= |m|).
+// Lanes outside a form's range get an inexact lo (NaN lanes NaN): the caller keeps
+// them off it.
+struct TwoSumError {
+    template <class B>
+    B operator()(const B& x, const B& m, const B& h) const noexcept {
+        return lse::difference_error(x, m, h);
+    }
+};
+struct FastErrorMLarger {
+    template <class B>
+    B operator()(const B& x, const B& m, const B& h) const noexcept {
+        return x - (h + m);
+    }
+};
+struct FastErrorXLarger {
+    template <class B>
+    B operator()(const B& x, const B& m, const B& h) const noexcept {
+        return -m - (h - x);
+    }
+};
+
+// FastErrorMLarger's range as a limit on h = RN(x - m), for a finite m > 0: every lane
+// with h >= the result has x > L = -2^(e_m + 1), so |x| < 2^(e_m + 1) and e_x <= e_m
+// (x <= L gives x - m <= L - m, so h <= RN(L - m) < the result: RN is monotone).
+// At least `limit` (the caller's own limit).
+template <class T>
+T fast_error_limit(T m, T limit) noexcept {
+    int e = 0;
+    (void)std::frexp(m, &e);  // m = f 2^e, f in [0.5, 1): 2^(e_m + 1) = 2^e
+    const T below = std::nextafter(-std::ldexp(T(1), e) - m, std::numeric_limits<T>::infinity());
+    return below > limit ? below : limit;
+}
+
 // Levels without the AVX-512 kernel: exp(x - m) for lanes with limit <= h = RN(x - m)
 // <= 0, limit >= -fast_lim (87 / 708): there exp_kernel_nofix equals exp_kernel bit for
 // bit (kernels/exp.hpp: no clamp bites, 2^k is normal, no NaN lane), and lo is finite,
 // so this gives exp_difference(x, m)'s bits, without the kernel's clamps, wide-scale
 // test and NaN fixup or exp_difference's test of hi for infinity (9-12 of some 40
 // operations a batch). float32 at the avx2_fma level: shifted_exp_f32_lanes, whose bits
-// shifted_exp_store gives those lanes there too.
-template <class B>
-inline B shifted_exp_generic(const B& x, const B& m, const B& h) noexcept {
+// shifted_exp_store gives those lanes there too. `error`: a form of x - m's low word above
+// that is exact on these lanes.
+template <class B, class Error = TwoSumError>
+inline B shifted_exp_generic(const B& x, const B& m, const B& h, Error error = {}) noexcept {
     static_assert(-shifted_exp_tiny<typename B::value_type>() <=
                       kernels::detail::exp_consts<typename B::value_type>::fast_lim,
                   "the common path's lanes must lie inside exp_kernel_nofix's range");
 #if defined(__AVX2__) && defined(__FMA__)
     if constexpr (shifted_exp_f32_avx2<B>) {
         // float32 AVX2: shifted_exp_store's kernel on these lanes.
-        return B(shifted_exp_f32_lanes<true>(h, lse::difference_error(x, m, h)));
+        return B(shifted_exp_f32_lanes<true>(h, error(x, m, h)));
     }
 #endif
     const B e = kernels::exp_kernel_nofix(h);
-    return kernels::detail::fused_madd(e, lse::difference_error(x, m, h), e);
+    return kernels::detail::fused_madd(e, error(x, m, h), e);
 }
 
 // exp(x0 - m) and exp(x1 - m) on the common path of the row kernel (softmax_rows):
-// x - m as a double word, shifted_exp_store's result. Returns false, with y0 and y1 unset, when a
-// lane of x - m lies below `limit` (on a level without the AVX-512 kernel also a NaN lane: its
-// common path, shifted_exp_generic, has no NaN fixup): the caller then takes shifted_exp_store per
-// batch (its rare path, the same bits as the common path's on the other lanes) and notes the row.
-// One test for both batches, no rare path inline: the row loop keeps its accumulators in registers
-// (the inlined rare path of run_exp_sum_impl spilled them to the stack in every iteration).
-template <class B>
+// x - m as a double word (its low word by `error`, one of the forms above, which must be exact on
+// the lanes at or above `limit`), shifted_exp_store's result. Returns false, with y0 and y1 unset,
+// when a lane of x - m lies below `limit` (on a level without the AVX-512 kernel also a NaN lane:
+// its common path, shifted_exp_generic, has no NaN fixup): the caller then takes shifted_exp_store
+// per batch (its rare path, the same bits as the common path's on the other lanes) and notes the
+// row. One test for both batches, no rare path inline: the row loop keeps its accumulators in
+// registers (the inlined rare path of run_exp_sum_impl spilled them to the stack in every
+// iteration).
+template <class B, class Error = TwoSumError>
 inline bool shifted_exp_pair(const B& x0, const B& x1, const B& m, typename B::value_type limit,
-                             B& y0, B& y1) noexcept {
+                             B& y0, B& y1, Error error = {}) noexcept {
 #if defined(__AVX512F__)
     if constexpr (shifted_exp_native) {
         using R = typename B::register_type;
         const B h0 = x0 - m;
         const B h1 = x1 - m;
         if ((lanes_below(R(h0), limit) | lanes_below(R(h1), limit)) != 0) return false;
-        const auto p0 = shifted_exp_parts<true>(R(h0), R(lse::difference_error(x0, m, h0)));
-        const auto p1 = shifted_exp_parts<true>(R(h1), R(lse::difference_error(x1, m, h1)));
+        const auto p0 = shifted_exp_parts<true>(R(h0), R(error(x0, m, h0)));
+        const auto p1 = shifted_exp_parts<true>(R(h1), R(error(x1, m, h1)));
         y0 = B(scalef_plain(p0.y, p0.s));
         y1 = B(scalef_plain(p1.y, p1.s));
         return true;
@@ -315,8 +366,8 @@ inline bool shifted_exp_pair(const B& x0, const B& x1, const B& m, typename B::v
         const B h0 = x0 - m;
         const B h1 = x1 - m;
         if (!xsimd::all(common_lanes(h0, limit) & common_lanes(h1, limit))) return false;
-        y0 = shifted_exp_generic(x0, m, h0);
-        y1 = shifted_exp_generic(x1, m, h1);
+        y0 = shifted_exp_generic(x0, m, h0, error);
+        y1 = shifted_exp_generic(x1, m, h1, error);
         return true;
     }
 }
