@@ -26,13 +26,13 @@
 //             trailing floats), lo = RN(hi r1 + RN(hi RN(r1^2 Q(r1) + r_lo) + RN(tl (1 +
 //             r1)))), Q the Taylor polynomial of degree 3 of (e^r - 1 - r) / r^2; e^x - 1 =
 //             2^k (hi - 2^-k + lo) with hi - 2^-k an exact two-sum (b, c), b + (c + lo)
-//             rounded once and scaled by 2^k, for every lane; |x| < 2^-25 returns x (computed
-//             at 2^-25). Errors besides the last rounding, in hi's units (hi in [1, 2)): the
-//             terms left out (r_lo r1 below 2^-30 for |x| < 16, 2^-27.5 at x = 89; tl r1^2 / 2,
-//             r_lo^2, tl r_lo, r_lo r1^2 / 2 below 2^-36), Q's remainder (r1^6 / 720 < 2^-43
-//             where kd != 0) and the roundings of r1^2, in Q, of r1^2 Q + r_lo (below 2^-11),
-//             of tl (1 + r1) and of the middle sum (below 2^-10): below 2^-33 in all; then
-//             lo's rounding (|lo| < 2^-4: at most 2^-29).
+//             rounded once, for every lane, formed scaled (exact: below, as 2 (H - 1/2 + L),
+//             H = 2^(k-1) hi, L = 2^(k-1) lo); |x| < 2^-25 returns x (computed at 2^-25). Errors
+//             besides the last rounding, in hi's units (hi in [1, 2)): the terms left out (r_lo r1
+//             below 2^-30 for |x| < 16, 2^-27.5 at x = 89; tl r1^2 / 2, r_lo^2, tl r_lo, r_lo r1^2
+//             / 2 below 2^-36), Q's remainder (r1^6 / 720 < 2^-43 where kd != 0) and the roundings
+//             of r1^2, in Q, of r1^2 Q + r_lo (below 2^-11), of tl (1 + r1) and of the middle sum
+//             (below 2^-10): below 2^-33 in all; then lo's rounding (|lo| < 2^-4: at most 2^-29).
 //             kd = 0: hi = 1, tl = 0, r1 = x, r_lo = 0 and b = c = 0, so the result is RN(x +
 //             RN(RN(x^2) Q(x))); x^2 Q is below 2^-4.9 |x|, its three roundings cost below
 //             2^-22.4 of it, Q's remainder (x^4 / 720 of Q's x^2) below 2^-29.2 of the result:
@@ -43,11 +43,12 @@
 //             the rest 2^-6 ULP; kd >= 9: e^x - 1 >= 0.445, less. |k| >= 1 otherwise: relative
 //             errors below 2^-27.5 (with c + lo's rounding, 2^-29) scaled by e^x / |e^x - 1|
 //             <= 2.05 (x >= 0.67) or <= 1 (x <= -0.69): at most 2^-2.5 ULP where x < 16,
-//             2^-2.7 ULP beyond. At most 0.5 + 2^-2.5 ULP in all. Batches with every lane in
-//             [2^-25, 16) in magnitude (-24 <= k <= 23) scale first: H = 2^k hi, L = 2^k lo
-//             (exact, normal), B = RN(H - 1), C = H - (B + 1) an exact fast two-sum (H - 1 is
-//             exact for -1 <= k <= 23, |H| < 1 below), RN(B + RN(C + L)): the same bits
-//             without clamps, u or special values.
+//             2^-2.7 ULP beyond. At most 0.5 + 2^-2.5 ULP in all. The general form (x held
+//             in [-18, 89]): H - 1/2 as a fast two-sum of the two ordered by magnitude
+//             (vrangeps), RN(B + RN(C + L)) doubled. Batches with every lane in [2^-25, 16) in
+//             magnitude (-24 <= k <= 23): H = 2^k hi, L = 2^k lo, B = RN(H - 1), C = H - (B +
+//             1) an exact fast two-sum (H - 1 is exact for -1 <= k <= 23, |H| < 1 below),
+//             RN(B + RN(C + L)): the same bits without clamps, ordering or special values.
 //     tanh for float32 lanes, AVX-512, in float32 arithmetic: one polynomial per cell, 32
 //             cells read with vpermt2ps (tools/tanh_f32_table.py): a = |x| clamped to
 //             [2^-12, 9.25], four cells per binade from 2^-4 to 8 picked by the bits of a
@@ -190,14 +191,14 @@ inline __m512 sinh_cosh_f32_avx512(__m512 a) noexcept {
 // expm1 on x (vfixupimm): NaN -> x quieted, +-0 -> x, -inf -> -1, +inf -> +inf, others computed.
 inline constexpr int expm1_f32_fixup = 0x00590122;
 
-// expm1's float32 reduction, AVX-512 (method at the top): e^x = 2^s (hi + lo) before the last
+// expm1's float32 reduction, AVX-512 (method at the top): e^x = 2^(kd/16) (hi + lo) before the last
 // rounding, for xc in [-18, 89] held at 2^-25 in magnitude or above (no subnormal operand:
 // r1^2 >= 2^-50). x = kd ln2/16 + r1 + r_lo, kd = 0 in the lanes outside m (the caller's
 // |x| < 0x1.0cp-4, which holds every lane with kd = +-1), r1 = x - kd C_hi exact, r_lo = -kd
 // C_lo rounded; lo = RN(hi r1 + RN(hi RN(r1^2 Q(r1) + r_lo) + RN(tl (1 + r1)))), Q the Taylor
 // polynomial of degree 3 of (e^r - 1 - r) / r^2: no rounding of r or of e^r - 1 alone.
 struct Expm1F32Parts {
-    __m512 hi, lo, s;
+    __m512 hi, lo, kd;
 };
 inline Expm1F32Parts expm1_f32_avx512_parts(__m512 xc, __mmask16 m) noexcept {
     const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
@@ -215,26 +216,32 @@ inline Expm1F32Parts expm1_f32_avx512_parts(__m512 xc, __mmask16 m) noexcept {
     q = _mm512_fmadd_ps(q, r1, _mm512_set1_ps(0.5f));
     const __m512 a = _mm512_fmadd_ps(_mm512_mul_ps(r1, r1), q, r_lo);
     const __m512 lo = _mm512_fmadd_ps(th, r1, _mm512_fmadd_ps(th, a, _mm512_fmadd_ps(tl, r1, tl)));
-    return {th, lo, _mm512_mul_ps(kd, _mm512_set1_ps(0.0625f))};
+    return {th, lo, kd};
 }
 
 // expm1 for float32 lanes, AVX-512, any x held at 2^-25 in magnitude or above (method at the
 // top; m as for expm1_f32_avx512_parts): x held in [-18, 89] (from -17.33 down e^x - 1 rounds
-// to -1, from 88.73 up to inf: vscalefps overflows); e^x - 1 = 2^k (hi - 2^-k + lo), hi + u
-// with u = -2^-k an exact two-sum (b, c), b + (c + lo) rounded once and scaled by 2^k. u comes
-// from vscalefps, which takes floor(15/16 - s) = -k, held at -40 or above (from k = 40 on u is
-// far below ulp(hi), and no lane forms a subnormal).
+// to -1, from 88.73 up to inf), e^x - 1 = 2 (H - 1/2 + L) with H = 2^(k-1) hi and L = 2^(k-1) lo
+// (vscalefps takes floor(kd/16 - 1) = k - 1: exact, normal and finite, k in [-26, 128]); H and
+// -1/2 ordered by magnitude (vrangeps: equal magnitudes give +1/2 and -1/2) make an exact fast
+// two-sum (B, C), RN(B + RN(C + L)) doubled (exact, or inf where e^x - 1 rounds to inf): the
+// same bits as expm1_f32_avx512_fast, scaled by 2^k, where that applies.
 inline __m512 expm1_f32_avx512_general(__m512 xl, __mmask16 m) noexcept {
+    // NaN lanes stay NaN (vminps / vmaxps return their second operand where one is NaN), and
+    // the arithmetic below returns them quieted: expm1's NaN
     const __m512 xt =
-        _mm512_min_ps(_mm512_max_ps(xl, _mm512_set1_ps(-18.0f)), _mm512_set1_ps(89.0f));
+        _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-18.0f), xl));
     const Expm1F32Parts e = expm1_f32_avx512_parts(xt, m);
-    const __m512 u = _mm512_scalef_ps(
-        _mm512_set1_ps(-1.0f),
-        _mm512_max_ps(_mm512_sub_ps(_mm512_set1_ps(0.9375f), e.s), _mm512_set1_ps(-40.0f)));
-    const __m512 b = _mm512_add_ps(e.hi, u);
-    const __m512 bv = _mm512_sub_ps(b, e.hi);
-    const __m512 c = _mm512_add_ps(_mm512_sub_ps(e.hi, _mm512_sub_ps(b, bv)), _mm512_sub_ps(u, bv));
-    return _mm512_scalef_ps(_mm512_add_ps(b, _mm512_add_ps(c, e.lo)), e.s);
+    const __m512 s = _mm512_fmadd_ps(e.kd, _mm512_set1_ps(0.0625f), _mm512_set1_ps(-1.0f));
+    const __m512 h = _mm512_scalef_ps(e.hi, s);
+    const __m512 l = _mm512_scalef_ps(e.lo, s);
+    const __m512 half = _mm512_set1_ps(-0.5f);
+    const __m512 big = _mm512_range_ps(h, half, 0x07);  // the larger magnitude, its sign
+    const __m512 small = _mm512_range_ps(h, half, 0x06);  // the smaller magnitude, its sign
+    const __m512 b = _mm512_add_ps(big, small);
+    const __m512 c = _mm512_add_ps(_mm512_sub_ps(big, b), small);
+    const __m512 res = _mm512_add_ps(b, _mm512_add_ps(c, l));
+    return _mm512_add_ps(res, res);
 }
 
 // expm1 for float32 lanes, AVX-512, every lane with 2^-25 <= |x| < 16 (so -24 <= k <= 23):
@@ -244,8 +251,9 @@ inline __m512 expm1_f32_avx512_general(__m512 xl, __mmask16 m) noexcept {
 // RN(c + lo)): no clamp, no u, no special value.
 inline __m512 expm1_f32_avx512_fast(__m512 x, __mmask16 m) noexcept {
     const Expm1F32Parts e = expm1_f32_avx512_parts(x, m);
-    const __m512 h = _mm512_scalef_ps(e.hi, e.s);
-    const __m512 l = _mm512_scalef_ps(e.lo, e.s);
+    const __m512 s = _mm512_mul_ps(e.kd, _mm512_set1_ps(0.0625f));
+    const __m512 h = _mm512_scalef_ps(e.hi, s);
+    const __m512 l = _mm512_scalef_ps(e.lo, s);
     const __m512 one = _mm512_set1_ps(1.0f);
     const __m512 b = _mm512_sub_ps(h, one);
     const __m512 c = _mm512_sub_ps(h, _mm512_add_ps(b, one));
@@ -255,8 +263,9 @@ inline __m512 expm1_f32_avx512_fast(__m512 x, __mmask16 m) noexcept {
 // expm1 for float32 lanes, AVX-512, in float32 arithmetic (method at the top); every lane's
 // bits are those of expm1_f32_avx512_general at x (x below 2^-25 in magnitude: x), whichever
 // branch its batch takes: batches with every lane in [2^-25, 16) in magnitude take the fast
-// form, those with no lane below 1/4 the general one alone, the others the general one on x
-// held at 2^-25 (vrangeps, x's sign) and x for the lanes below 2^-25.
+// form, those with no lane below 1/4 the general one alone (its special values are expm1's),
+// the others the general one on x held at 2^-25 (vrangeps, x's sign), x for the lanes below
+// 2^-25 and vfixupimm (+-0).
 inline __m512 expm1_f32_avx512(__m512 x) noexcept {
     const __m512 ax = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
     const __mmask16 big = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(16.0f), _CMP_NLT_UQ);
@@ -265,7 +274,7 @@ inline __m512 expm1_f32_avx512(__m512 x) noexcept {
         if (_mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1.0p-25f), _CMP_LT_OQ) == 0)
             return expm1_f32_avx512_fast(x, m);
     } else if (_mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.25f), _CMP_LT_OQ) == 0) {
-        return avx512::fixup<expm1_f32_fixup>(expm1_f32_avx512_general(x, 0xFFFF), x);
+        return expm1_f32_avx512_general(x, 0xFFFF);  // -inf -> -1, inf -> inf, NaN -> NaN
     }
     const __mmask16 m = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1.0cp-4f), _CMP_GE_OQ);
     const __m512 xs = _mm512_range_ps(x, _mm512_set1_ps(0x1.0p-25f), 0x03);
