@@ -223,8 +223,8 @@ inline Expm1F32Parts expm1_f32_avx512_parts(__m512 xc, __mmask16 m) noexcept {
 // top; m as for expm1_f32_avx512_parts): x held in [-18, 89] (from -17.33 down e^x - 1 rounds
 // to -1, from 88.73 up to inf), e^x - 1 = 2 (H - 1/2 + L) with H = 2^(k-1) hi and L = 2^(k-1) lo
 // (vscalefps takes floor(kd/16 - 1) = k - 1: exact, normal and finite, k in [-26, 128]); H and
-// -1/2 ordered by magnitude (vrangeps: equal magnitudes give +1/2 and -1/2) make an exact fast
-// two-sum (B, C), RN(B + RN(C + L)) doubled (exact, or inf where e^x - 1 rounds to inf): the
+// -1/2 ordered by magnitude (vrangeps: equal magnitudes, kd = 0, give +1/2 and -1/2) make an exact
+// fast two-sum (B, C), RN(B + RN(C + L)) doubled (exact, or inf where e^x - 1 rounds to inf): the
 // same bits as expm1_f32_avx512_fast, scaled by 2^k, where that applies.
 inline __m512 expm1_f32_avx512_general(__m512 xl, __mmask16 m) noexcept {
     // NaN lanes stay NaN (vminps / vmaxps return their second operand where one is NaN), and
@@ -245,10 +245,10 @@ inline __m512 expm1_f32_avx512_general(__m512 xl, __mmask16 m) noexcept {
 }
 
 // expm1 for float32 lanes, AVX-512, every lane with 2^-25 <= |x| < 16 (so -24 <= k <= 23):
-// the bits of expm1_f32_avx512_general scaled first. H = 2^k hi and L = 2^k lo are exact
-// (normal), H - 1 is exact for -1 <= k <= 23 and for k <= -2 |H| < 1, so B = RN(H - 1), C = H -
-// (B + 1) is an exact fast two-sum (B = 2^k b, C = 2^k c), and RN(B + RN(C + L)) = 2^k RN(b +
-// RN(c + lo)): no clamp, no u, no special value.
+// the bits of expm1_f32_avx512_general, scaled by 2^k instead of 2^(k-1). H = 2^k hi and L =
+// 2^k lo are exact (normal), H - 1 is exact for -1 <= k <= 23 and for k <= -2 |H| < 1, so B =
+// RN(H - 1), C = H - (B + 1) is an exact fast two-sum (B = 2^k b, C = 2^k c), and RN(B + RN(C +
+// L)) = 2^k RN(b + RN(c + lo)): no clamp, no ordering, no doubling, no special value.
 inline __m512 expm1_f32_avx512_fast(__m512 x, __mmask16 m) noexcept {
     const Expm1F32Parts e = expm1_f32_avx512_parts(x, m);
     const __m512 s = _mm512_mul_ps(e.kd, _mm512_set1_ps(0.0625f));
