@@ -33,11 +33,27 @@ def _edges(name: str, dtype) -> list[float]:
             [-1022.0, -1074.0, -1075.0, 1024.0, 1022.0] if f64 else [-126.0, -149.0, -150.0, 128.0]
         )
     if name == "expm1":
-        # 0x1.5p-2: the AVX-512 float64 polynomial's end; -37.43: where the result reaches -1;
-        # float32 (AVX-512): 1/4 the polynomial's end, 2^-25 where x is returned, -18 and 89
-        # the table path's clamps, -17.33 where the result reaches -1
+        # [0x1.6p-6, 0x1.1p-4): the AVX-512 float64 polynomial's lanes (kd = +-1); -37.43:
+        # where the result reaches -1; float32 (AVX-512): 0x1.0cp-4 the end of kd = 0, 1/4
+        # where the hold at 2^-25 starts, 2^-25 where x is returned, 16 the fast form's end,
+        # -18 and 89 the clamps, -17.33 where the result reaches -1
         edges = [40.0, -40.0, 2.0**-54, -(2.0**-54), lnmax, 2.0**-30, 0.328125, -0.328125]
-        return [*edges, -37.43, 0.25, -0.25, 2.0**-25, -(2.0**-25), -18.0, -17.33, 89.0]
+        edges += [
+            float.fromhex(h) * s for h in ("0x1.6p-6", "0x1.1p-4", "0x1.0cp-4") for s in (1, -1)
+        ]
+        return [
+            *edges,
+            -37.43,
+            0.25,
+            -0.25,
+            2.0**-25,
+            -(2.0**-25),
+            16.0,
+            -16.0,
+            -18.0,
+            -17.33,
+            89.0,
+        ]
     if name in ("sinh", "cosh"):
         big = lnmax + float(np.log(2))
         # 0.5, 20, 2^-12: the float32 (AVX-512) sinh polynomial's end, e^-a's clamp, x itself;

@@ -1,10 +1,12 @@
 """expm1's paths for small and tiny arguments at every level. On AVX-512, float64: every lane
 takes the table path (x = kd ln2/16 + r), tiny lanes (|x| < 2^-54) return x computed at 2^-54,
 and only the lanes with kd = +-1 ([0x1.6p-6, 0x1.1p-4)) take the small-argument polynomial,
-for the batches holding one; float32: the polynomial below 1/4, x below 2^-25, the table path
-on x held at 2^-25 in the batches holding such a lane. So: within 1 ULP of mpmath on both
-sides of each kd cell's edge and of the switches, measured maxima printed; the same bits
-whichever lanes share a batch; NumPy's special values and conditions."""
+for the batches holding one; float32: every lane the table path, kd = 0 below 0x1.0cp-4 (no
+polynomial), x below 2^-25; batches with every lane in [2^-25, 16) in magnitude scale before
+the last sum, those with no lane below 1/4 skip the hold at 2^-25, the others hold x at 2^-25.
+So: within 1 ULP of mpmath on both sides of each kd cell's edge and of the switches, measured
+maxima printed; the same bits whichever lanes share a batch; NumPy's special values and
+conditions."""
 
 from __future__ import annotations
 
@@ -23,12 +25,16 @@ LN2_16 = math.log(2) / 16
 
 def _small_arguments(dtype, rng) -> np.ndarray:
     """Both signs: each kd cell's edge ((kd + 1/2) ln2/16, kd = 0..6) and the switches with
-    their 30 nearest neighbours, uniform and log-uniform arguments below 0.35."""
+    their 30 nearest neighbours (16: float32's fast form ends there; 16.6355: k = 24, where
+    hi - 2^-k stops being exact), uniform and log-uniform arguments below 0.35."""
     edges = [(kd + 0.5) * LN2_16 for kd in range(7)]
     edges += [
         float.fromhex("0x1.6p-6"),
         float.fromhex("0x1.1p-4"),
+        float.fromhex("0x1.0cp-4"),
         0.25,
+        16.0,
+        23.5 * 16 * LN2_16,
         0.328125,
         2.0**-25,
         2.0**-54,
@@ -88,6 +94,8 @@ def test_batch_company_does_not_change_bits(dtype, level):
         np.full(40, float(info.smallest_subnormal) * 3, dtype),
         np.full(40, 0.04, dtype),
         np.linspace(-3, 3, 40).astype(dtype),
+        np.full(40, 20.0, dtype),
+        np.full(40, -1.5, dtype),
     ]
     alone = np.concatenate([ufunc(x[i : i + 1]) for i in range(x.size)])
     for company in companies:

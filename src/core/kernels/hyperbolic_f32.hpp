@@ -14,20 +14,41 @@
 //     detail::tanh_f32_in_f64 on the widened lanes (~2^-30 relative, <= 0.5 + 2^-6 float32 ULP
 //     after the one rounding); +-0 and |x| < 2^-12 return x, +-inf -> +-1, NaN -> NaN (x + x).
 //     expm1_f32_kernel(batch<float>): float32 lanes in float32 arithmetic on AVX-512
-//     (max 0.682 ULP over every float32 input, against glibc's float64 expm1), elsewhere
+//     (max 0.630 ULP over every float32 input, against glibc's float64 expm1), elsewhere
 //     expm1_kernel on the widened lanes, rounded once; +-0 and |x| < 2^-25 return x,
 //     -inf -> -1, overflow to +inf from 88.7228394 on, NaN -> the input quieted.
 //
 // Method
-//     expm1 for float32 lanes, AVX-512: |x| >= 1/4: e^x = 2^k (hi + lo) from
-//             exp_f32_avx512_pair (relative error 2^-27.9), e^x - 1 = 2^k (hi - 2^-k + lo) with
-//             hi - 2^-k an exact two-sum, rounded once; the pair's error reaches the result
-//             scaled by e^x / |e^x - 1| <= 4.53, below 2^-25.7 (0.31 ULP). |x| < 1/4:
-//             x + x^2 Q(x), Q of degree 5, rounded once by the last FMA; x^2 Q is below 0.12
-//             of the result, so its roundings and Q's cost below 0.2 ULP; |x| < 2^-25 returns
-//             x. The table path runs on every batch, on x held at 2^-25 in magnitude or above
-//             in the batches holding a lane below 1/4 (no subnormal operand: r^2 >= 2^-50),
-//             and the polynomial only in those batches.
+//     expm1 for float32 lanes, AVX-512: x = kd ln2/16 + r1 + r_lo (r1 = x - kd C_hi exact,
+//             r_lo = -kd C_lo rounded), kd = 0 below |x| = 0x1.0cp-4 (every lane with kd =
+//             +-1 lies there, and from there on x 16/ln2 >= 1.51 rounds to |kd| >= 2); e^x =
+//             2^k (hi + lo) from exp.hpp's 16-entry table (hi, tl = 2^(j/16)'s leading and
+//             trailing floats), lo = RN(hi r1 + RN(hi RN(r1^2 Q(r1) + r_lo) + RN(tl (1 +
+//             r1)))), Q the Taylor polynomial of degree 3 of (e^r - 1 - r) / r^2; e^x - 1 =
+//             2^k (hi - 2^-k + lo) with hi - 2^-k an exact two-sum (b, c), b + (c + lo)
+//             rounded once, for every lane, formed scaled (exact: below, as 2 (H - 1/2 + L),
+//             H = 2^(k-1) hi, L = 2^(k-1) lo); |x| < 2^-25 returns x (computed at 2^-25). Errors
+//             besides the last rounding, in hi's units (hi in [1, 2)): the terms left out (r_lo r1
+//             below 2^-30 for |x| < 16, 2^-27.5 at x = 89; tl r1^2 / 2, r_lo^2, tl r_lo, r_lo r1^2
+//             / 2 below 2^-36), Q's remainder (r1^6 / 720 < 2^-43 where kd != 0) and the roundings
+//             of r1^2, in Q, of r1^2 Q + r_lo (below 2^-11), of tl (1 + r1) and of the middle sum
+//             (below 2^-10): below 2^-33 in all; then lo's rounding (|lo| < 2^-4: at most 2^-29).
+//             kd = 0: hi = 1, tl = 0, r1 = x, r_lo = 0 and b = c = 0, so the result is RN(x +
+//             RN(RN(x^2) Q(x))); x^2 Q is below 2^-4.9 |x|, its three roundings cost below
+//             2^-22.4 of it, Q's remainder (x^4 / 720 of Q's x^2) below 2^-29.2 of the result:
+//             below 2^-26.9 of the result, at most 0.5 + 2^-2.9 ULP. k = 0 or -1 and |kd| >=
+//             2: c = 0 (Sterbenz) and the result is RN(b + lo) scaled: |e^x - 1| >= 2^-4
+//             (e^0x1.0cp-4 - 1 = 0.0676, 1 - e^-0x1.0cp-4 = 0.0633), |2^k lo| < 2^-5 where 2
+//             <= kd <= 8 (hi <= 2^(1/2)) or k = -1, so lo's rounding costs at most 2^-3 ULP and
+//             the rest 2^-6 ULP; kd >= 9: e^x - 1 >= 0.445, less. |k| >= 1 otherwise: relative
+//             errors below 2^-27.5 (with c + lo's rounding, 2^-29) scaled by e^x / |e^x - 1|
+//             <= 2.05 (x >= 0.67) or <= 1 (x <= -0.69): at most 2^-2.5 ULP where x < 16,
+//             2^-2.7 ULP beyond. At most 0.5 + 2^-2.5 ULP in all. The general form (x held
+//             in [-18, 89]): H - 1/2 as a fast two-sum of the two ordered by magnitude
+//             (vrangeps), RN(B + RN(C + L)) doubled. Batches with every lane in [2^-25, 16) in
+//             magnitude (-24 <= k <= 23): H = 2^k hi, L = 2^k lo, B = RN(H - 1), C = H - (B +
+//             1) an exact fast two-sum (H - 1 is exact for -1 <= k <= 23, |H| < 1 below),
+//             RN(B + RN(C + L)): the same bits without clamps, ordering or special values.
 //     tanh for float32 lanes, AVX-512, in float32 arithmetic: one polynomial per cell, 32
 //             cells read with vpermt2ps (tools/tanh_f32_table.py): a = |x| clamped to
 //             [2^-12, 9.25], four cells per binade from 2^-4 to 8 picked by the bits of a
@@ -170,45 +191,94 @@ inline __m512 sinh_cosh_f32_avx512(__m512 a) noexcept {
 // expm1 on x (vfixupimm): NaN -> x quieted, +-0 -> x, -inf -> -1, +inf -> +inf, others computed.
 inline constexpr int expm1_f32_fixup = 0x00590122;
 
-// expm1 for float32 lanes, AVX-512, the table path on xl (method at the top): e^x = 2^s (hi +
-// lo) for x held in [-18, 89] (from -17.33 down e^x - 1 rounds to -1, from 88.73 up to inf:
-// vscalefps overflows); e^x - 1 = 2^k (hi - 2^-k + lo), hi + u with u = -2^-k an exact two-sum
-// (b, c), b + (c + lo) rounded once and scaled by 2^k. u comes from vscalefps, which takes
-// floor(15/16 - s) = -k, held at -40 or above (from k = 40 on u is far below ulp(hi), and no
-// lane forms a subnormal). xl must hold no magnitude below 2^-25 (no subnormal operand: r^2
-// >= 2^-50).
-inline __m512 expm1_f32_avx512_table(__m512 xl) noexcept {
-    const __m512 xt =
-        _mm512_min_ps(_mm512_max_ps(xl, _mm512_set1_ps(-18.0f)), _mm512_set1_ps(89.0f));
-    const ExpF32Pair e = exp_f32_avx512_pair(xt);
-    const __m512 u = _mm512_scalef_ps(
-        _mm512_set1_ps(-1.0f),
-        _mm512_max_ps(_mm512_sub_ps(_mm512_set1_ps(0.9375f), e.s), _mm512_set1_ps(-40.0f)));
-    const __m512 b = _mm512_add_ps(e.hi, u);
-    const __m512 bv = _mm512_sub_ps(b, e.hi);
-    const __m512 c = _mm512_add_ps(_mm512_sub_ps(e.hi, _mm512_sub_ps(b, bv)), _mm512_sub_ps(u, bv));
-    return _mm512_scalef_ps(_mm512_add_ps(b, _mm512_add_ps(c, e.lo)), e.s);
+// expm1's float32 reduction, AVX-512 (method at the top): e^x = 2^(kd/16) (hi + lo) before the last
+// rounding, for xc in [-18, 89] held at 2^-25 in magnitude or above (no subnormal operand:
+// r1^2 >= 2^-50). x = kd ln2/16 + r1 + r_lo, kd = 0 in the lanes outside m (the caller's
+// |x| < 0x1.0cp-4, which holds every lane with kd = +-1), r1 = x - kd C_hi exact, r_lo = -kd
+// C_lo rounded; lo = RN(hi r1 + RN(hi RN(r1^2 Q(r1) + r_lo) + RN(tl (1 + r1)))), Q the Taylor
+// polynomial of degree 3 of (e^r - 1 - r) / r^2: no rounding of r or of e^r - 1 alone.
+struct Expm1F32Parts {
+    __m512 hi, lo, kd;
+};
+inline Expm1F32Parts expm1_f32_avx512_parts(__m512 xc, __mmask16 m) noexcept {
+    const __m512 shifter = _mm512_set1_ps(0x1.8p23f);
+    const __m512 z = _mm512_mask3_fmadd_ps(xc, _mm512_set1_ps(0x1.715476p+4f), shifter, m);
+    const __m512 kd = _mm512_sub_ps(z, shifter);  // 16k + j, 0 outside m
+    // C_hi = RN_f(ln2)/16 (20 bits: kd C_hi is a multiple of 2^-25 and r1 one of 2^-28 below
+    // 2^-5, so r1 is exact), C_lo = (ln2 - RN_f(ln2))/16 = -0x1.05c61p-33
+    const __m512 r1 = _mm512_fnmadd_ps(kd, _mm512_set1_ps(0x1.62e43p-5f), xc);
+    const __m512 r_lo = _mm512_mul_ps(kd, _mm512_set1_ps(0x1.05c61p-33f));
+    const __m512 th = avx512::permute_table(z, exp_tab16_hi_f);
+    const __m512 tl = avx512::permute_table(z, exp_tab16_lo_f);
+    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.111112p-7f), r1,  // 1/120
+                               _mm512_set1_ps(0x1.555556p-5f));  // 1/24
+    q = _mm512_fmadd_ps(q, r1, _mm512_set1_ps(0x1.555556p-3f));  // 1/6
+    q = _mm512_fmadd_ps(q, r1, _mm512_set1_ps(0.5f));
+    const __m512 a = _mm512_fmadd_ps(_mm512_mul_ps(r1, r1), q, r_lo);
+    const __m512 lo = _mm512_fmadd_ps(th, r1, _mm512_fmadd_ps(th, a, _mm512_fmadd_ps(tl, r1, tl)));
+    return {th, lo, kd};
 }
 
-// expm1 for float32 lanes, AVX-512, in float32 arithmetic (method at the top). One branch per
-// batch: a batch without a lane below 1/4 (most ordinary arguments) takes the table path alone;
-// the others take it on x held at 2^-25 in magnitude or above (vrangeps, x's sign), the
-// polynomial on the lanes below 1/4 and x below 2^-25 (what expm1 rounds to there).
+// expm1 for float32 lanes, AVX-512, any x held at 2^-25 in magnitude or above (method at the
+// top; m as for expm1_f32_avx512_parts): x held in [-18, 89] (from -17.33 down e^x - 1 rounds
+// to -1, from 88.73 up to inf), e^x - 1 = 2 (H - 1/2 + L) with H = 2^(k-1) hi and L = 2^(k-1) lo
+// (vscalefps takes floor(kd/16 - 1) = k - 1: exact, normal and finite, k in [-26, 128]); H and
+// -1/2 ordered by magnitude (vrangeps: equal magnitudes, kd = 0, give +1/2 and -1/2) make an exact
+// fast two-sum (B, C), RN(B + RN(C + L)) doubled (exact, or inf where e^x - 1 rounds to inf): the
+// same bits as expm1_f32_avx512_fast, scaled by 2^k, where that applies.
+inline __m512 expm1_f32_avx512_general(__m512 xl, __mmask16 m) noexcept {
+    // NaN lanes stay NaN (vminps / vmaxps return their second operand where one is NaN), and
+    // the arithmetic below returns them quieted: expm1's NaN
+    const __m512 xt =
+        _mm512_min_ps(_mm512_set1_ps(89.0f), _mm512_max_ps(_mm512_set1_ps(-18.0f), xl));
+    const Expm1F32Parts e = expm1_f32_avx512_parts(xt, m);
+    const __m512 s = _mm512_fmadd_ps(e.kd, _mm512_set1_ps(0.0625f), _mm512_set1_ps(-1.0f));
+    const __m512 h = _mm512_scalef_ps(e.hi, s);
+    const __m512 l = _mm512_scalef_ps(e.lo, s);
+    const __m512 half = _mm512_set1_ps(-0.5f);
+    const __m512 big = _mm512_range_ps(h, half, 0x07);  // the larger magnitude, its sign
+    const __m512 small = _mm512_range_ps(h, half, 0x06);  // the smaller magnitude, its sign
+    const __m512 b = _mm512_add_ps(big, small);
+    const __m512 c = _mm512_add_ps(_mm512_sub_ps(big, b), small);
+    const __m512 res = _mm512_add_ps(b, _mm512_add_ps(c, l));
+    return _mm512_add_ps(res, res);
+}
+
+// expm1 for float32 lanes, AVX-512, every lane with 2^-25 <= |x| < 16 (so -24 <= k <= 23):
+// the bits of expm1_f32_avx512_general, scaled by 2^k instead of 2^(k-1). H = 2^k hi and L =
+// 2^k lo are exact (normal), H - 1 is exact for -1 <= k <= 23 and for k <= -2 |H| < 1, so B =
+// RN(H - 1), C = H - (B + 1) is an exact fast two-sum (B = 2^k b, C = 2^k c), and RN(B + RN(C +
+// L)) = 2^k RN(b + RN(c + lo)): no clamp, no ordering, no doubling, no special value.
+inline __m512 expm1_f32_avx512_fast(__m512 x, __mmask16 m) noexcept {
+    const Expm1F32Parts e = expm1_f32_avx512_parts(x, m);
+    const __m512 s = _mm512_mul_ps(e.kd, _mm512_set1_ps(0.0625f));
+    const __m512 h = _mm512_scalef_ps(e.hi, s);
+    const __m512 l = _mm512_scalef_ps(e.lo, s);
+    const __m512 one = _mm512_set1_ps(1.0f);
+    const __m512 b = _mm512_sub_ps(h, one);
+    const __m512 c = _mm512_sub_ps(h, _mm512_add_ps(b, one));
+    return _mm512_add_ps(b, _mm512_add_ps(c, l));
+}
+
+// expm1 for float32 lanes, AVX-512, in float32 arithmetic (method at the top); every lane's
+// bits are those of expm1_f32_avx512_general at x (x below 2^-25 in magnitude: x), whichever
+// branch its batch takes: batches with every lane in [2^-25, 16) in magnitude take the fast
+// form, those with no lane below 1/4 the general one alone (its special values are expm1's),
+// the others the general one on x held at 2^-25 (vrangeps, x's sign), x for the lanes below
+// 2^-25 and vfixupimm (+-0).
 inline __m512 expm1_f32_avx512(__m512 x) noexcept {
     const __m512 ax = _mm512_andnot_ps(_mm512_set1_ps(-0.0f), x);
-    const __mmask16 small = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.25f), _CMP_LT_OQ);
-    if (small == 0) return avx512::fixup<expm1_f32_fixup>(expm1_f32_avx512_table(x), x);
+    const __mmask16 big = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(16.0f), _CMP_NLT_UQ);
+    if (big == 0) {
+        const __mmask16 m = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1.0cp-4f), _CMP_GE_OQ);
+        if (_mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1.0p-25f), _CMP_LT_OQ) == 0)
+            return expm1_f32_avx512_fast(x, m);
+    } else if (_mm512_cmp_ps_mask(ax, _mm512_set1_ps(0.25f), _CMP_LT_OQ) == 0) {
+        return expm1_f32_avx512_general(x, 0xFFFF);  // -inf -> -1, inf -> inf, NaN -> NaN
+    }
+    const __mmask16 m = _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1.0cp-4f), _CMP_GE_OQ);
     const __m512 xs = _mm512_range_ps(x, _mm512_set1_ps(0x1.0p-25f), 0x03);
-    __m512 res = expm1_f32_avx512_table(xs);
-    // |x| < 1/4: x + x^2 Q(x), Q = 1/2 + x/6 + ... + x^5/5040 (Taylor; the neglected terms are
-    // below 2^-26 of Q, and x^2 Q is below 0.12 of the result)
-    __m512 q = _mm512_fmadd_ps(_mm512_set1_ps(0x1.a01a02p-13f), xs,  // 1/5040
-                               _mm512_set1_ps(0x1.6c16c2p-10f));  // 1/720
-    q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0x1.111112p-7f));  // 1/120
-    q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0x1.555556p-5f));  // 1/24
-    q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0x1.555556p-3f));  // 1/6
-    q = _mm512_fmadd_ps(q, xs, _mm512_set1_ps(0.5f));
-    res = _mm512_mask_mov_ps(res, small, _mm512_fmadd_ps(_mm512_mul_ps(xs, xs), q, xs));
+    __m512 res = expm1_f32_avx512_general(xs, m);
     res =
         _mm512_mask_mov_ps(res, _mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1.0p-25f), _CMP_LT_OQ), x);
     return avx512::fixup<expm1_f32_fixup>(res, x);
