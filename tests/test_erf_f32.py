@@ -1,6 +1,6 @@
-"""float32 erf (the float32-lane kernel on avx2_fma, through double elsewhere): interval
-edges, subnormals correctly rounded (all of them), NaN payloads, strided / out= / in-place
-calls and thread counts, at every usable level. The whole-range bound is measured in
+"""float32 erf (the float32-lane kernel on avx2_fma and neon64, through double elsewhere):
+interval edges, subnormals correctly rounded (all of them), NaN payloads, strided / out= /
+in-place calls and thread counts, at every usable level. The whole-range bound is measured in
 tests/cpp/test_erf.cpp (kMaxUlpF32Lanes, kMaxUlpF32)."""
 
 from __future__ import annotations

@@ -15,53 +15,22 @@ e.g.   python tools/aarch64/insn_hot_blocks.py build/aarch64/insn_per_element \
 from __future__ import annotations
 
 import collections
-import subprocess
 import sys
 import tempfile
 
-from insn_per_element import INSN, TRACE, marker_address
+from insn_per_element import executed_blocks, marker_address, run_logged
 
 
 def main() -> None:
     driver, sysroot, n, wanted = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     top = int(sys.argv[5]) if len(sys.argv) > 5 else 4
     with tempfile.NamedTemporaryFile(suffix=".log") as log:
-        out = subprocess.run(
-            ["qemu-aarch64", "-L", sysroot, "-d", "in_asm,exec,nochain", "-D", log.name]
-            + [driver, str(n)],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout
-        ids = {" ".join(line.split()[1:]): int(line.split()[0]) for line in out.splitlines()}
-        if wanted not in ids:
-            raise SystemExit(f"{wanted!r} not among the driver's loops: {sorted(ids)}")
-        marker = marker_address(driver)
-        text: dict[int, list[str]] = {}
-        executed: collections.Counter[int] = collections.Counter()
-        block, inside, call = None, False, -1
-        with open(log.name) as lines:
-            for line in lines:
-                if line.startswith("IN:"):
-                    block = None
-                    continue
-                m = INSN.match(line)
-                if m:
-                    pc = int(m.group(1), 16)
-                    if block is None:
-                        block = pc
-                        text[pc] = []
-                    text[block].append(line.rstrip())
-                    continue
-                m = TRACE.match(line)
-                if not m:
-                    continue
-                pc = int(m.group(1), 16)
-                if pc == marker:
-                    call += not inside
-                    inside = not inside
-                elif inside and call == ids[wanted]:
-                    executed[pc] += 1
+        names = run_logged(driver, sysroot, n, log.name)
+        text, calls = executed_blocks(log.name, marker_address(driver))
+    ids = {" ".join(line.split()[1:]): int(line.split()[0]) for line in names}
+    if wanted not in ids:
+        raise SystemExit(f"{wanted!r} not among the driver's loops: {sorted(ids)}")
+    executed = calls[ids[wanted]]
     total = sum(count * len(text[pc]) for pc, count in executed.items())
     print(f"{wanted}: {total} instructions, {total / n:.2f} per element (n = {n})")
     hottest = sorted(executed.items(), key=lambda kv: -kv[1] * len(text[kv[0]]))

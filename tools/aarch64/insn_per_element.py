@@ -16,6 +16,7 @@ Usage: python insn_per_element.py DRIVER SYSROOT [n [X86_DRIVER [X86_LEVEL]]]
 
 from __future__ import annotations
 
+import collections
 import glob
 import os
 import re
@@ -37,51 +38,59 @@ def marker_address(driver: str) -> int:
     raise SystemExit("numfuse_insn_marker not found in " + driver)
 
 
-def counts(driver: str, sysroot: str, n: int) -> tuple[list[str], list[int]]:
-    with tempfile.NamedTemporaryFile(suffix=".log") as log:
-        names = subprocess.run(
-            [
-                "qemu-aarch64",
-                "-L",
-                sysroot,
-                "-d",
-                "in_asm,exec,nochain",
-                "-D",
-                log.name,
-                driver,
-                str(n),
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.split("\n")
-        marker = marker_address(driver)
-        block_size: dict[int, int] = {}
-        current_block, executed, inside, per_call = None, 0, False, []
-        with open(log.name) as lines:
-            for line in lines:
-                if line.startswith("IN:"):
-                    current_block = None
-                    continue
-                m = INSN.match(line)
-                if m:
-                    pc = int(m.group(1), 16)
-                    if current_block is None:
-                        current_block = pc
-                        block_size[pc] = 0
-                    block_size[current_block] += 1
-                    continue
-                m = TRACE.match(line)
-                if not m:
-                    continue
+def run_logged(driver: str, sysroot: str, n: int, log: str) -> list[str]:
+    """Runs the driver on n elements under qemu-aarch64, its log (in_asm, exec, no chaining)
+    written to `log`; returns the driver's lines ("id op dtype", one per loop it called)."""
+    out = subprocess.run(
+        ["qemu-aarch64", "-L", sysroot, "-d", "in_asm,exec,nochain", "-D", log, driver, str(n)],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return [line for line in out.split("\n") if line]
+
+
+def executed_blocks(
+    log: str, marker: int
+) -> tuple[dict[int, list[str]], list[collections.Counter[int]]]:
+    """Reads qemu's log: the instructions of each translated block (keyed by its address),
+    and for each call between two markers how often each block ran. A block's text is the
+    one translated last at its address (qemu retranslates only what it flushed)."""
+    text: dict[int, list[str]] = {}
+    calls: list[collections.Counter[int]] = []
+    block, inside = None, False
+    with open(log) as lines:
+        for line in lines:
+            if line.startswith("IN:"):
+                block = None
+                continue
+            m = INSN.match(line)
+            if m:
                 pc = int(m.group(1), 16)
-                if pc == marker:
-                    if inside:
-                        per_call.append(executed)
-                    inside, executed = not inside, 0
-                elif inside:
-                    executed += block_size[pc]
-    return [name for name in names if name], per_call
+                if block is None:
+                    block = pc
+                    text[pc] = []
+                text[block].append(line.rstrip())
+                continue
+            m = TRACE.match(line)
+            if not m:
+                continue
+            pc = int(m.group(1), 16)
+            if pc == marker:
+                inside = not inside
+                if inside:
+                    calls.append(collections.Counter())
+            elif inside:
+                calls[-1][pc] += 1
+    return text, calls
+
+
+def counts(driver: str, sysroot: str, n: int) -> tuple[list[str], list[int]]:
+    """The driver's lines and the instructions each loop call executed, n elements."""
+    with tempfile.NamedTemporaryFile(suffix=".log") as log:
+        names = run_logged(driver, sysroot, n, log.name)
+        text, calls = executed_blocks(log.name, marker_address(driver))
+    return names, [sum(k * len(text[pc]) for pc, k in call.items()) for call in calls]
 
 
 TOTALS = re.compile(r"^totals:\s+(\d+)")

@@ -21,8 +21,9 @@
 //     expression), which made clang's avx512 erf differ from avx2_fma and exceed the bound.
 //   * float64: avx2_fma runs its own table (erf_abs_avx2, below), avx512 the 16-interval
 //     one (erf_abs_fma), sse2 the same with c1 split (erf_abs): the levels' float64 results
-//     differ in the last bit at some inputs (each within its bound). float32: avx2_fma runs
-//     float32 lanes, the other levels go through double (again within the bounds).
+//     differ in the last bit at some inputs (each within its bound). float32: avx2_fma and
+//     neon64 run float32 lanes (the same bits), sse2 and avx512 go through double (again
+//     within the bounds).
 //
 // Method (sse2, avx512; float64 on avx2_fma: erf_abs_avx2, its own comment).
 // ax = min(|x|, xmax) picks one of 16 intervals, k = round(qb*ax + qc*ax^2 - n)
@@ -45,11 +46,12 @@
 // (erf_abs_fma, a shorter dependency chain), and on AVX-512 c3..c11 carry their interval
 // number in their 4 lowest mantissa bits, so that each serves as the permute index of
 // the next one (no index copies).
-// float32 through double (sse2, avx512, neon): converts to double, evaluates a degree-5
+// float32 through double (sse2, avx512): converts to double, evaluates a degree-5
 // set of the same form, rounds once.
 // 0 < |x| < 2^-1000 (rare) takes an exact scalar path for RN(x * 2/sqrt(pi)).
 //
-// float32 lanes (avx2_fma; erf_f32_lanes, 8 lanes per register): a = min(|x|, xmax)
+// float32 lanes (avx2_fma: erf_f32_lanes, 8 lanes per register; neon64: erf_f32_lanes_neon,
+// the same operations on 4 lanes, each table read by TBL): a = min(|x|, xmax)
 // (erf(xmax) and above round to 1), k = floor(2a) from vcvttps2dq of the exact 2a picks one
 // of 8 intervals [k/2, (k+1)/2], and every coefficient is one vpermps from an 8-entry table
 // (src/core/kernels/generated/erf_f32_coefficients.hpp, tools/erf_f32_coeffs.py):
@@ -658,7 +660,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_f32_half(
     return y | (x & sign_mask);  // NaN lanes are fixed up in float
 }
 
-// float32 through double (sse2, avx512, neon): NaN lanes fixed, nothing else to repair.
+// float32 through double (sse2, avx512): NaN lanes fixed, nothing else to repair.
 template <class Arch>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_via_double(
     xsimd::batch<float, Arch> x) noexcept {
@@ -670,9 +672,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_via_double(
 }
 
 // Whether float32 erf runs in float32 lanes (erf_f32_lanes): AVX2 with FMA (8-entry
-// tables, one vpermps each). Other levels evaluate in double (erf_f32_via_double).
+// tables, one vpermps each) and neon64 (the same tables read by TBL: erf_f32_lanes_neon).
+// Other levels evaluate in double (erf_f32_via_double).
 template <class Arch>
-inline constexpr bool f32_lanes = std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
+inline constexpr bool f32_lanes =
+    std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value || detail::is_neon64<Arch>;
 
 // The float32-lane table (src/core/kernels/generated/erf_f32_coefficients.hpp):
 // entry k of each array belongs to interval k = [k/scale, (k + 1)/scale].
@@ -700,6 +704,101 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_tiny(xsimd::batch<float,
     const B c(0x1.20dd750429b6dp+0);  // RN(2/sqrt(pi))
     return detail::narrow(lo * c, hi * c);
 }
+
+#if defined(__aarch64__)
+// erf_f32_lanes at neon64: avx2_fma's arithmetic there, operation for operation, so the same
+// bits (and the bound measured on every float32 at avx2_fma). fminnm / fmaxnm give xmax for
+// NaN as vminps does (erf_f32_fix repairs those lanes). The 8-entry tables sit two by two in
+// 64-byte blocks (erf_f32_neon_data), each block four q registers from one LD1 and each table
+// one TBL over them (index bytes 4k .. 4k + 3 of a lane from k by one multiply-add, + 32 for a
+// block's second table). The blocks are loaded in every batch from an opaque base: GCC 12
+// rematerialises loop-invariant vector constants inside the loop (an adrp and an ldr per
+// register, 36 instructions for the 18 table registers) rather than hold them, and one LD1
+// of four registers is the cheapest reload.
+struct ErfF32NeonData {
+    float bounds[8];  // xmax x 4, tiny x 4
+    float block[5][16];  // {m, c0}, {c7, c6}, {c5, c4}, {c3, c2}, {c1}
+};
+constexpr ErfF32NeonData erf_f32_neon_make() noexcept {
+    using T = erf_table_f32_lanes;
+    ErfF32NeonData d{};
+    for (int l = 0; l < 4; ++l) d.bounds[l] = T::xmax, d.bounds[4 + l] = T::tiny;
+    const float* first[5] = {T::m, T::c[6], T::c[4], T::c[2], T::c[0]};
+    const float* second[5] = {T::c0, T::c[5], T::c[3], T::c[1], nullptr};
+    for (int b = 0; b < 5; ++b) {
+        for (int k = 0; k < 8; ++k) {
+            d.block[b][k] = first[b][k];
+            d.block[b][8 + k] = second[b] != nullptr ? second[b][k] : 0.0f;
+        }
+    }
+    return d;
+}
+alignas(64) inline constexpr ErfF32NeonData erf_f32_neon_data = erf_f32_neon_make();
+
+template <class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_lanes_neon(
+    xsimd::batch<float, Arch> x) noexcept {
+    using F = xsimd::batch<float, Arch>;
+    using T = erf_table_f32_lanes;
+    const ErfF32NeonData* data = &erf_f32_neon_data;
+    __asm__("" : "+r"(data));  // opaque: loads from it stay loads (see above)
+    const float32x4x2_t bounds = vld1q_f32_x2(data->bounds);  // xmax, tiny
+    const float32x4_t ax = vabsq_f32(x);
+    const uint32x4_t sign = veorq_u32(vreinterpretq_u32_f32(x), vreinterpretq_u32_f32(ax));
+    const float32x4_t a = vmaxnmq_f32(vminnmq_f32(ax, bounds.val[0]), bounds.val[1]);
+    const uint32x4_t small = vcltq_f32(ax, bounds.val[1]);  // false for NaN
+    // k = floor(2a) in [0, 7]: one conversion to fixed point with one fraction bit
+    static_assert(T::scale == 2.0f, "k = floor(2a)");
+    const uint32x4_t k = vcvtq_n_u32_f32(a, 1);
+    const uint8x16_t idx =
+        vreinterpretq_u8_u32(vmlaq_u32(vdupq_n_u32(0x03020100u), k, vdupq_n_u32(0x04040404u)));
+    const uint8x16_t idx2 = vaddq_u8(idx, vdupq_n_u8(32));
+    const uint32x4_t k0 = vcltq_f32(a, vdupq_n_f32(1.0f / T::scale));  // k == 0
+    // The two tables of 64-byte block `blk` (index bytes idx, idx2): one LD1 of four
+    // registers and two TBLs, in asm: GCC 12 allocates the uint8x16x4_t register tuples of
+    // vld1q_u8_x4 / vqtbl4q_u8 with a register copy per element and stack spills. The asm
+    // reads constant data only (no memory operand needed: nothing ever writes it).
+    const auto P2 = [&](int blk, F& first, F& second) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+        float32x4_t f, g;
+        __asm__(
+            "ld1 {v28.16b-v31.16b}, [%2]\n\t"
+            "tbl %0.16b, {v28.16b-v31.16b}, %3.16b\n\t"
+            "tbl %1.16b, {v28.16b-v31.16b}, %4.16b"
+            : "=&w"(f), "=w"(g)
+            : "r"(data->block[blk]), "w"(idx), "w"(idx2)
+            : "v28", "v29", "v30", "v31");
+        first = f;
+        second = g;
+    };
+    F m, c0, c[8];  // c[2] .. c[7]: c2 .. c7 (c1 below)
+    P2(0, m, c0);
+    const F t = F(a) - m;  // exact (Sterbenz); t = a on interval 0 (m = 0)
+    const F v = vbslq_f32(k0, t * t, t);
+    // Horner over c7 .. c1 as avx2_fma's loop
+    static_assert(T::degree == 7, "c1..c7");
+    P2(1, c[7], c[6]);
+    F q = detail::fused_madd(c[7], v, c[6]);
+    P2(2, c[5], c[4]);
+    q = detail::fused_madd(q, v, c[5]);
+    q = detail::fused_madd(q, v, c[4]);
+    P2(3, c[3], c[2]);
+    q = detail::fused_madd(q, v, c[3]);
+    q = detail::fused_madd(q, v, c[2]);
+    float32x4_t c1;
+    __asm__(  // the last block holds c1 alone
+        "ld1 {v28.16b, v29.16b}, [%1]\n\t"
+        "tbl %0.16b, {v28.16b, v29.16b}, %2.16b"
+        : "=w"(c1)
+        : "r"(data->block[4]), "w"(idx)
+        : "v28", "v29");
+    q = detail::fused_madd(q, v, F(c1));
+    const F base = vbslq_f32(k0, t, c0);
+    const F y = vreinterpretq_f32_u32(
+        vorrq_u32(vreinterpretq_u32_f32(detail::fused_madd(t, q, base)), sign));
+    if (vmaxvq_u32(small) == 0) return y;
+    return vbslq_f32(small, erf_f32_tiny(x), y);
+}
+#endif
 
 // erf(x) in float32 lanes for every x except NaN (erf_f32_fix repairs those; +-0, tiny
 // and subnormal x, +-inf are right here). Method in the header comment ("float32 lanes").
@@ -731,6 +830,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_lanes(
     const F y = detail::fused_madd(t, q, base) | sign;
     if (_mm256_movemask_ps(small) == 0) return y;
     return _mm256_blendv_ps(y, erf_f32_tiny(x), small);
+#elif defined(__aarch64__)
+    return erf_f32_lanes_neon(x);
 #else
     return x;
 #endif
@@ -767,7 +868,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<float, Arch> erf_special(
 #if defined(__AVX2__)
         return _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
 #else
-        return xsimd::batch_bool<float, Arch>(false);
+        return xsimd::isnan(x);
 #endif
     } else {
         (void)x;

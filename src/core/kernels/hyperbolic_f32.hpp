@@ -6,8 +6,9 @@
 // float32 tanh densely, tests/test_evaluate_accuracy.py all three against mpmath)
 //     sinh_f32_kernel / cosh_f32_kernel(batch<float>): float32 lanes in float32 arithmetic
 //     on AVX-512 (relative error below 2^-26.5 before the final rounding, <= 0.5 + 2^-2.5
-//     float32 ULP), elsewhere detail::sinh_f32_in_f64 / cosh_f32_in_f64 on the widened
-//     lanes (relative error below 2^-41, see there); sinh: |x| < 2^-12 returns x,
+//     float32 ULP), on neon64 detail::sinh_cosh_f32_neon (one reduction for e^a and e^-a),
+//     elsewhere detail::sinh_f32_in_f64 / cosh_f32_in_f64, both on the widened lanes
+//     (relative error below 2^-41, see there); sinh: |x| < 2^-12 returns x,
 //     overflow to +-inf from 89.4159851 on, as cosh; NaN -> NaN (x + x).
 //     tanh_f32_kernel(batch<float>): float32 lanes in float32 arithmetic on AVX-512
 //     (a polynomial per cell of a table, max 0.728 ULP over every float32), elsewhere
@@ -120,6 +121,73 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_f32_in_f64(
     const B res = B(0.5) * (exp_kernel_nofix(a) + exp_kernel_nofix(-a));
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
+
+#if defined(__aarch64__)
+// sinh (Sinh) or cosh of a = |x| for float32 values held in f64 lanes, neon64: e^a and e^-a
+// from one reduction and one pair of polynomials (sinh_f32_in_f64 runs two exp kernels).
+// a = min(|x|, 90) (from 89.42 on both round to inf in float32) = k ln2 + r, k = round(a/ln2)
+// <= 130 (in the low bits of z = a/ln2 + 1.5 2^52), r = RN(a - k L), L = RN(ln2), |r| <=
+// ln2/2 (1 + 2^-12), u = r^2 <= 0.1202; with E = cosh r, O = sinh r:
+//   e^a / 2 = 2^k (Eh + Oh),  e^-a / 2 = 2^-k (Eh - Oh),  Eh = E/2, Oh = O/2,
+// Eh = 1/2 + u/4 + ... + u^6/(2 12!) and Oh = r (1/2 + u/12 + ... + u^5/(2 11!)) (Taylor;
+// the halves exact scalings of the coefficients), 2^k and 2^-k in the exponent field (k from
+// z's bits; 2^-k's bits 2 bias - 2^k's), then
+//   sinh = 2^k (Eh + Oh) - 2^-k (Eh - Oh),  cosh = 2^k (Eh + Oh) + 2^-k (Eh - Oh)  (an FMA).
+// Relative error before the caller's one float32 rounding:
+//   k = 0 (a < ln2/2: r = a exactly): Eh + Oh and Eh - Oh (below 0.6) are rounded to 2^-54
+//   each, Oh's Horner and product roundings stay below 2^-52 of O, the truncation of O
+//   (u^6/13!) is below 2^-61 of it, the final FMA's rounding 2^-53 (Eh's truncation and
+//   roundings cancel in the difference): sinh below 2^-53 / a + 2^-51, i.e. 2^-41 for a >=
+//   2^-12 (sinh's lanes below return x); cosh below 2^-51.
+//   k >= 1: r's error |k| |L - ln2| <= 130 2^-54 < 2^-47 (the same for e^a and e^-a, in
+//   opposite directions), the truncations (E: u^7/14! < 2^-56.2, O: less), about eight
+//   roundings of 2^-53: each exponential within 2^-46.5, so cosh within 2^-46.5 and sinh
+//   within 2^-46.5 coth(a) <= 2^-44.9 (coth(ln2/2) = 3.0).
+// So below 2^-41 relative, <= 0.5 + 2^-17 float32 ULP after the rounding, as sinh_f32_in_f64.
+template <bool Sinh>
+NUMFUSE_ALWAYS_INLINE float64x2_t sinh_cosh_f32_neon_half(float64x2_t x) noexcept {
+    const float64x2_t a = vminq_f64(vabsq_f64(x), vdupq_n_f64(90.0));  // NaN: garbage
+    const float64x2_t shifter = vdupq_n_f64(0x1.8p52);
+    const float64x2_t z = vfmaq_f64(shifter, a, vdupq_n_f64(0x1.71547652b82fep+0));  // 1/ln2
+    const float64x2_t r = vfmsq_f64(a, vsubq_f64(z, shifter), vdupq_n_f64(0x1.62e42fefa39efp-1));
+    const float64x2_t u = vmulq_f64(r, r);
+    const float64x2_t eh = vfmaq_f64(
+        vdupq_n_f64(0.5), u,
+        vfmaq_f64(
+            vdupq_n_f64(0.25), u,
+            vfmaq_f64(
+                vdupq_n_f64(0x1.5555555555555p-6), u,  // 1/(2 4!)
+                vfmaq_f64(vdupq_n_f64(0x1.6c16c16c16c17p-11), u,  // 1/(2 6!)
+                          vfmaq_f64(vdupq_n_f64(0x1.a01a01a01a01ap-17), u,  // 1/(2 8!)
+                                    vfmaq_f64(vdupq_n_f64(0x1.27e4fb7789f5cp-23), u,  // 10!
+                                              vdupq_n_f64(0x1.1eed8eff8d898p-30)))))));  // 12!
+    const float64x2_t oh = vmulq_f64(
+        r, vfmaq_f64(
+               vdupq_n_f64(0.5), u,
+               vfmaq_f64(
+                   vdupq_n_f64(0x1.5555555555555p-4), u,  // 1/(2 3!)
+                   vfmaq_f64(vdupq_n_f64(0x1.1111111111111p-8), u,  // 1/(2 5!)
+                             vfmaq_f64(vdupq_n_f64(0x1.a01a01a01a01ap-14), u,  // 1/(2 7!)
+                                       vfmaq_f64(vdupq_n_f64(0x1.71de3a556c734p-20), u,  // 9!
+                                                 vdupq_n_f64(0x1.ae64567f544e4p-27)))))));  // 11!
+    // 2^k: k << 52 from z's bits (the shifter's shift out) plus the bias; 2^-k: 2 bias - that
+    const int64x2_t sk = vaddq_s64(vshlq_n_s64(vreinterpretq_s64_f64(z), 52),
+                                   vdupq_n_s64(std::int64_t{0x3ff} << 52));
+    const int64x2_t smk = vsubq_s64(vdupq_n_s64(std::int64_t{0x7fe} << 52), sk);
+    const float64x2_t ep = vmulq_f64(vreinterpretq_f64_s64(sk), vaddq_f64(eh, oh));
+    const float64x2_t sm = vreinterpretq_f64_s64(smk), m = vsubq_f64(eh, oh);
+    return Sinh ? vfmsq_f64(ep, sm, m) : vfmaq_f64(ep, sm, m);
+}
+
+// sinh (Sinh) or cosh of |x| for float32 lanes (the caller puts sinh's sign back and selects
+// the tiny and NaN lanes): the two halves widened, rounded once each.
+template <bool Sinh>
+NUMFUSE_ALWAYS_INLINE float32x4_t sinh_cosh_f32_neon(float32x4_t x) noexcept {
+    return vcvt_high_f32_f64(
+        vcvt_f32_f64(sinh_cosh_f32_neon_half<Sinh>(vcvt_f64_f32(vget_low_f32(x)))),
+        sinh_cosh_f32_neon_half<Sinh>(vcvt_high_f64_f32(x)));
+}
+#endif  // __aarch64__
 
 #if defined(__AVX512F__)
 // e^y 2^shift = h + l, a normalised pair (|l| <= ulp(h) / 2) scaled exactly by vscalefps (h is
@@ -311,6 +379,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sinh_f32_kernel(
         return xsimd::select(xsimd::isnan(x), x + x, res);  // tiny lanes: |x| with x's sign
     } else
 #endif
+#if defined(__aarch64__)
+        if constexpr (detail::is_neon64<A>) {
+        using F = xsimd::batch<float, A>;
+        const F res(detail::sinh_cosh_f32_neon<true>(x));
+        return detail::odd_tiny_nan_fixup(x, xsimd::copysign(res, x), 0x1.0p-12f);
+    } else
+#endif
     {
         xsimd::batch<double, A> lo, hi;
         detail::widen(x, lo, hi);
@@ -325,6 +400,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> cosh_f32_kernel(
     if constexpr (detail::is_avx512<A>) {
         using F = xsimd::batch<float, A>;
         const F res = detail::sinh_cosh_f32_avx512<false>(xsimd::abs(x));
+        return xsimd::select(xsimd::isnan(x), x + x, res);
+    } else
+#endif
+#if defined(__aarch64__)
+        if constexpr (detail::is_neon64<A>) {
+        using F = xsimd::batch<float, A>;
+        const F res(detail::sinh_cosh_f32_neon<false>(x));
         return xsimd::select(xsimd::isnan(x), x + x, res);
     } else
 #endif
