@@ -55,7 +55,8 @@ bool level_f64_avx2(Level level) { return level == Level::avx2_fma; }
 bool level_has_fma(Level) { return true; }
 // neon64 runs avx2_fma's float32-lane kernel (the same arithmetic, the same bits).
 bool level_f32_lanes(Level) { return true; }
-bool level_f64_avx2(Level) { return false; }
+// neon64 runs avx2_fma's float64 row table (erf_detail::erf_abs_avx2, the same bits).
+bool level_f64_avx2(Level) { return true; }
 #endif
 
 double max_ulp_f32(Level level) { return level_f32_lanes(level) ? kMaxUlpF32Lanes : kMaxUlpF32; }

@@ -19,7 +19,8 @@
 //     unfused a * b + c; on x86-64 GCC contracts it into vfmadd after inlining (its default
 //     -ffp-contract=fast), clang 14 does not (-ffp-contract=on fuses only within one source
 //     expression), which made clang's avx512 erf differ from avx2_fma and exceed the bound.
-//   * float64: avx2_fma runs its own table (erf_abs_avx2, below), avx512 the 16-interval
+//   * float64: avx2_fma and neon64 (the same operations and bits) run their own table
+//     (erf_abs_avx2, below), avx512 the 16-interval
 //     one (erf_abs_fma), sse2 the same with c1 split (erf_abs): the levels' float64 results
 //     differ in the last bit at some inputs (each within its bound). float32: avx2_fma and
 //     neon64 run float32 lanes (the same bits), sse2 and avx512 go through double (again
@@ -337,7 +338,8 @@ inline double erf_tiny(double x) noexcept {
 // operations.
 template <class Arch>
 inline constexpr bool split_c1 =
-    !(std::is_base_of<xsimd::avx2, Arch>::value || std::is_base_of<xsimd::avx512f, Arch>::value);
+    !(std::is_base_of<xsimd::avx2, Arch>::value || std::is_base_of<xsimd::avx512f, Arch>::value ||
+      std::is_base_of<xsimd::neon64, Arch>::value);
 
 // erf on ax = |x| (NaN allowed: garbage there, the caller overwrites it).
 // Split: keep c1 as c1hi + c1lo (float64); otherwise c1hi only (float32 via double).
@@ -458,10 +460,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs_fma(
     }
 }
 
-// Whether float64 erf runs erf_abs_avx2 (avx2_fma); avx512 keeps erf_abs_fma (its
+// Whether float64 erf runs erf_abs_avx2 (avx2_fma and neon64); avx512 keeps erf_abs_fma (its
 // 16-entry permutes), sse2 erf_abs (split c1).
 template <class Arch>
-inline constexpr bool f64_avx2_rows = std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value;
+inline constexpr bool f64_avx2_rows = std::is_base_of<xsimd::fma3<xsimd::avx2>, Arch>::value ||
+                                      std::is_base_of<xsimd::neon64, Arch>::value;
 
 #if defined(__AVX__)
 // mask ? b : a per lane for a compare's all-ones/all-zeros mask: one vblendvpd. GCC 12
@@ -554,6 +557,36 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> erf_abs_avx2(
     q = detail::fused_madd(q, u, c[3]);
     q = detail::fused_madd(q, u, c[2]);
     q = detail::fused_madd(q, u, c[1]);
+    return detail::fused_madd(t, q, y0);
+#elif defined(__aarch64__)
+    // neon64: the same operations on 2 lanes (the same bits as avx2_fma); each lane's row is
+    // one 32-byte load of c0..c3 and one 16-byte load of c4, c5, the columns by ZIP1/ZIP2.
+    using T = erf_table_f64_avx2;
+    static_assert(T::degree == 5 && T::count <= 1024, "rows of c0..c5; 10-bit index");
+    const B two52(0x1p52);
+    // FMINNM: a NaN lane gets xmax, as vminpd gives it on x86 (a NaN reaching r would index
+    // past the table)
+    const B ax(vminnmq_f64(x & B(abs_mask<Arch>()), B(T::xmax)));
+    const B r = xsimd::max(detail::fused_madd(ax, B(T::scale), B(0x1p52 - T::n0)), two52);
+    const uint64x2_t k0 = vceqq_f64(r, two52);  // interval 0
+    // k = r's low mantissa bits (2^52 <= r < 2^52 + 1024), each lane's row index
+    const uint64x2_t k = vandq_u64(vreinterpretq_u64_f64(r), vdupq_n_u64(1023));
+    const std::uint64_t k_0 = vgetq_lane_u64(k, 0), k_1 = vgetq_lane_u64(k, 1);
+    const float64x2x2_t h0 = vld1q_f64_x2(T::head[k_0]), h1 = vld1q_f64_x2(T::head[k_1]);
+    const float64x2_t t0 = vld1q_f64(T::tail[k_0]), t1 = vld1q_f64(T::tail[k_1]);
+    const B c0(vzip1q_f64(h0.val[0], h1.val[0])), c1(vzip2q_f64(h0.val[0], h1.val[0]));
+    const B c2(vzip1q_f64(h0.val[1], h1.val[1])), c3(vzip2q_f64(h0.val[1], h1.val[1]));
+    const B c4(vzip1q_f64(t0, t1)), c5(vzip2q_f64(t0, t1));
+    const B origin =
+        detail::fused_madd(r, B(1.0 / T::scale), B(-(0x1p52 - T::n0 + T::shift) / T::scale));
+    const B t = ax - B(vreinterpretq_f64_u64(
+                         vbicq_u64(vreinterpretq_u64_f64(origin), k0)));  // interval 0: t = ax
+    const B u(vbslq_f64(k0, x * x, t));
+    const B y0(vbslq_f64(k0, t, c0));
+    B q = detail::fused_madd(c5, u, c4);
+    q = detail::fused_madd(q, u, c3);
+    q = detail::fused_madd(q, u, c2);
+    q = detail::fused_madd(q, u, c1);
     return detail::fused_madd(t, q, y0);
 #else
     return B(0.0);

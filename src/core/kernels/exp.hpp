@@ -385,12 +385,14 @@ alignas(16) inline constexpr std::uint8_t exp_t8_neon_index[3][16] = {
     {0, 8, 16, 24, 0, 8, 16, 24, 0, 8, 16, 24, 0, 8, 16, 24},  // tail: 8 (b mod 4)
 };
 
-// exp_f64_t8_parts's p, t and z (as integer lanes) on two lanes.
-struct ExpT8NeonParts {
-    float64x2_t p;
+// exp_f64_t8_reduce on two lanes: kd, r1 (exact), c, r = RN(r1 + c), t and z (as integer
+// lanes), for exp_f64_t8_neon_parts and for callers that keep r1 and c apart (tanh_f64_table,
+// hyperbolic.hpp).
+struct ExpT8NeonReduced {
+    float64x2_t kd, r1, c, r;
     int64x2_t t, z;
 };
-NUMFUSE_ALWAYS_INLINE ExpT8NeonParts exp_f64_t8_neon_parts(float64x2_t x) noexcept {
+NUMFUSE_ALWAYS_INLINE ExpT8NeonReduced exp_f64_t8_neon_reduce(float64x2_t x) noexcept {
     const float64x2_t shifter = vdupq_n_f64(0x1.8p52);
     const float64x2_t z = vfmaq_f64(shifter, x, vdupq_n_f64(0x1.71547652b82fep+3));  // 8/ln2
     const float64x2_t kd = vsubq_f64(z, shifter);
@@ -403,7 +405,17 @@ NUMFUSE_ALWAYS_INLINE ExpT8NeonParts exp_f64_t8_neon_parts(float64x2_t x) noexce
     const float64x2_t tail =
         vreinterpretq_f64_u8(vqtbl2q_u8(tl, vorrq_u8(j, vld1q_u8(exp_t8_neon_index[2]))));
     const float64x2_t c = vfmsq_f64(tail, kd, vdupq_n_f64(0x1.abc9e3b39803fp-59));  // - kd C_lo
-    const float64x2_t r = vaddq_f64(r1, c);
+    return {kd, r1, c, vaddq_f64(r1, c), vreinterpretq_s64_u8(t), vreinterpretq_s64_f64(z)};
+}
+
+// exp_f64_t8_parts's p, t and z (as integer lanes) on two lanes.
+struct ExpT8NeonParts {
+    float64x2_t p;
+    int64x2_t t, z;
+};
+NUMFUSE_ALWAYS_INLINE ExpT8NeonParts exp_f64_t8_neon_parts(float64x2_t x) noexcept {
+    const ExpT8NeonReduced e = exp_f64_t8_neon_reduce(x);
+    const float64x2_t r = e.r;
     const float64x2_t r2 = vmulq_f64(r, r);
     // Q(r): exp_f64_t8_parts's coefficients (tools/explog_remez.py exp64_t8), c0 first.
     const float64x2_t q01 =
@@ -413,7 +425,7 @@ NUMFUSE_ALWAYS_INLINE ExpT8NeonParts exp_f64_t8_neon_parts(float64x2_t x) noexce
     const float64x2_t q45 =
         vfmaq_f64(vdupq_n_f64(0x1.6c1cbdefbbf7cp-10), vdupq_n_f64(0x1.a0163983de4f5p-13), r);
     const float64x2_t q = vfmaq_f64(q01, vfmaq_f64(q23, q45, r2), r2);
-    return {vfmaq_f64(r, r2, q), vreinterpretq_s64_u8(t), vreinterpretq_s64_f64(z)};
+    return {vfmaq_f64(r, r2, q), e.t, e.z};
 }
 
 // e^x for |x| <= fast_lim (708), as exp_f64_t8_core; other lanes garbage.

@@ -101,8 +101,9 @@
 //             error meets a remainder below 3 2^-53: 2^-64. Before the last rounding the relative
 //             error is below 2^-55.5 + 2^-56 (0.31 ULP): at most 0.81 ULP in all
 //             (tests/test_accuracy.py measures about 0.53). No cancellation, one division.
-//     tanh on AVX2+FMA (tanh_f64_table): the same single path with exp.hpp's 8-entry reduction
-//             (exp_f64_t8_reduce): y = 2a = kd ln2/8 + r1 + c - tail_j, kd = 8k + j >= 0, r1
+//     tanh on AVX2+FMA and neon64 (tanh_f64_table): the same single path with exp.hpp's 8-entry
+//             reduction (exp_f64_t8_reduce; neon64 exp_f64_t8_neon_reduce, the same operations
+//             and bits): y = 2a = kd ln2/8 + r1 + c - tail_j, kd = 8k + j >= 0, r1
 //             exact, c = RN(tail_j - kd C_lo) (|c| < 2^-43), T_j = RN(2^(j/8)) one double, so
 //             e^y = 2^k T_j e^(r1 + c) (the table's and ln2's errors below 2^-75). e^(r1 + c) - 1
 //             = r1 + p_lo, p_lo = c + r^2 Q(r) with r = RN(r1 + c) (|r| <= ln2/16 (1 + 2^-12) <
@@ -407,7 +408,7 @@ inline __m512d expm1_f64_avx512(__m512d x) noexcept {
 
 #endif  // __AVX512F__
 
-#if defined(__AVX2__) && defined(__FMA__)
+#if (defined(__AVX2__) && defined(__FMA__)) || defined(__aarch64__)
 // 1/n!, n = 2..9, rounded to nearest (from fixed_point.hpp's exact fractions): the Taylor
 // coefficients of Q(r) = (e^r - 1 - r) / r^2 for tanh_f64_table's AVX2+FMA reduction.
 constexpr double tanh_t8_inverse_factorial(int n) noexcept {
@@ -455,10 +456,25 @@ NUMFUSE_ALWAYS_INLINE tanh_scaled_exp<A> tanh_scaled_exp_of(
 #endif
     {
         // y = kd ln2/8 + r1 + c - tail_j, kd = 8k + j >= 0, r1 exact; T_j = RN(2^(j/8)) (its
-        // bits: t + j << 49), e^y = 2^k T_j e^(r1 + c)
+        // bits: t + j << 49), e^y = 2^k T_j e^(r1 + c); c = 2^-k, k = kd >> 3 (z's low bits
+        // hold kd >= 0; the shifter's bits leave by the shift). neon64: the same reduction
+        // operation for operation (exp_f64_t8_neon_reduce, its tables read by TBL), so the
+        // same bits as AVX2+FMA.
+#if defined(__aarch64__)
+        const ExpT8NeonReduced e = exp_f64_t8_neon_reduce(y);
+        const B th(
+            vreinterpretq_f64_s64(vaddq_s64(e.t, vshlq_n_s64(vandq_s64(e.z, vdupq_n_s64(7)), 49))));
+        const B c(vreinterpretq_f64_u64(
+            vsubq_u64(vdupq_n_u64(0x3ff0000000000000),
+                      vshlq_n_u64(vshrq_n_u64(vreinterpretq_u64_s64(e.z), 3), 52))));
+#else
         const ExpT8Reduced e = exp_f64_t8_reduce(y);
         const B th(_mm256_castsi256_pd(_mm256_add_epi64(
             e.t, _mm256_slli_epi64(_mm256_and_si256(e.z, _mm256_set1_epi64x(7)), 49))));
+        const B c(_mm256_castsi256_pd(
+            _mm256_sub_epi64(_mm256_set1_epi64x(0x3ff0000000000000),
+                             _mm256_slli_epi64(_mm256_srli_epi64(e.z, 3), 52))));
+#endif
         // e^(r1 + c) - 1 = r1 + p_lo, p_lo = c + r^2 Q(r), r = RN(r1 + c), Q by Taylor to
         // r^9: the tail q2 .. q7 in Estrin's form, the two leading steps Horner's (their
         // roundings are at Q's 1/2 level once)
@@ -476,11 +492,6 @@ NUMFUSE_ALWAYS_INLINE tanh_scaled_exp<A> tanh_scaled_exp_of(
         // exact) up to a rounding of 2^-105
         const B mh = fused_madd(th, r1, th);
         const B ml = fused_madd(th, p_lo, fused_madd(th, r1, th - mh));
-        // c = 2^-k, k = kd >> 3 (z's low bits hold kd >= 0; the shifter's bits leave by the
-        // shift)
-        const B c(_mm256_castsi256_pd(
-            _mm256_sub_epi64(_mm256_set1_epi64x(0x3ff0000000000000),
-                             _mm256_slli_epi64(_mm256_srli_epi64(e.z, 3), 52))));
         return {mh, ml, c};
     }
 }
@@ -546,7 +557,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_f64_table(
         return xsimd::select(xsimd::abs(x) >= B(0x1.0p-27), res | (x & B(-0.0)), x + B(-0.0));
     }
 }
-#endif  // __AVX2__ && __FMA__
+#endif  // (__AVX2__ && __FMA__) || __aarch64__
 
 // Where sinh_kernel / cosh_kernel switch from sinh_cosh_core to the exponential form: 3 on
 // AVX-512 (sinh_cosh_large_avx512), 18 elsewhere (sinh_cosh_large).
@@ -635,7 +646,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> cosh_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
-// tanh(x), f64 lanes. Max error <= 1 ULP (method at the top). AVX-512 and AVX2+FMA:
+// tanh(x), f64 lanes. Max error <= 1 ULP (method at the top). AVX-512, AVX2+FMA and neon64:
 // tanh_f64_table, one path. SSE2: each part only where a lane needs it: uniform
 // arguments rarely fill a batch with |x| < 0.25, and the polynomial is skipped for the
 // batches without such a lane.
@@ -645,6 +656,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tanh_kernel(
     using B = xsimd::batch<double, A>;
 #if defined(__AVX2__) && defined(__FMA__)
     if constexpr (detail::is_avx512<A> || detail::exp_f64_t8_arch<A>) {
+        return detail::tanh_f64_table(x);
+    }
+#elif defined(__aarch64__)
+    if constexpr (detail::is_neon64<A>) {
         return detail::tanh_f64_table(x);
     }
 #endif
