@@ -44,6 +44,8 @@ Fits (r, t, z are the reduced arguments of the kernels):
   tanh32_small: the same on [0, 0.375^2], degree 4, float -> the float32 tanh (AVX-512)
   sinh32_small: (sinh(a)/a - 1)/u in u = a^2 on [0, 0.5^2], degree 3, float, relative
                error of sinh -> the float32 sinh (AVX-512)
+  recip16_32 : 16/m on [0.75, 1.5], degree 3, float, absolute error -> the neon64 float32
+               log's cell j = round(J(m)) (log.hpp: no reciprocal estimate)
   sin32/cos32: (sin r - r)/r^3, (cos r - 1 + r^2/2)/r^4 in z = r^2 <= (1.01 pi/4)^2,
                degree 2, float -> the float32 sin / cos lanes (trig.hpp)
   log64_bits : the AVX-512 float64 log's cells (invc per cell, -log(invc) as hi + lo)
@@ -367,6 +369,18 @@ def fit_f32_extra(name, deg):
             return mp.sqrt(z) * z / mp.sin(mp.sqrt(z))
 
         single, note = True, "S(z) ~ (sin r - r)/r^3, error relative to sin r"
+    elif name == "recip16_32":
+        # J(m) ~ 16/m on [0.75, 1.5], absolute error: the neon64 float32 log's cell choice
+        # j = round(J(m)) (log.hpp, log_f32_neon), a polynomial where avx2_fma takes rcpps
+        a, b = mp.mpf(0.75), mp.mpf(1.5)
+
+        def g(m):
+            return 16 / m
+
+        def w(m):
+            return mp.mpf(1)
+
+        single, note = True, "J(m) ~ 16/m on [0.75, 1.5], absolute error"
     else:  # cos32
         # C(z) ~ (cos r - 1 + z/2)/z^2, relative to cos r (from 1e-12: cancellation below)
         a, b = mp.mpf(10) ** -12, (mp.pi / 4 * mp.mpf("1.01")) ** 2
@@ -624,7 +638,13 @@ def main():
         fit_log_t("log32_t16", mp.mpf(0.0476), 3, True)
     if run("log32_gen"):
         fit_log_gen("log32_gen", 2, True)
-    for name, deg in (("log2_32_f64", 11), ("expm1_f32", 5), ("sin32", 2), ("cos32", 2)):
+    for name, deg in (
+        ("log2_32_f64", 11),
+        ("expm1_f32", 5),
+        ("sin32", 2),
+        ("cos32", 2),
+        ("recip16_32", 3),
+    ):
         if run(name):
             fit_f32_extra(name, deg)
     if run("tanh64_small"):

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/log.hpp"  // log32_recip16, for the neon64 float32 log's cell test
 #include "numfuse_core.hpp"
 
 namespace {
@@ -499,5 +500,29 @@ INSTANTIATE_TEST_SUITE_P(Levels, ExpLog, ::testing::ValuesIn(numfuse::core::usab
                          [](const ::testing::TestParamInfo<Level>& info) {
                              return std::string(numfuse::core::level_name(info.param));
                          });
+
+// The neon64 float32 log's cell choice (log.hpp, log_f32_neon): j = round(J(m)), J the cubic
+// log32_recip16 evaluated by three fused multiply-adds in float32, z = J + 1.5 2^23. Its
+// proof needs, for every float32 m in [0.75, 1.5), j in 11..21 (the table's rows) and
+// |t| = |m j/16 - 1| within R's fit, 0.0476, as avx2_fma's rcpps choice gives. Scalar, so it
+// runs (and checks the coefficients) on every machine.
+TEST(LogF32Cells, CubicCellChoiceKeepsTWithinTheFit) {
+    const float* c = numfuse::kernels::detail::log32_recip16;
+    double worst = 0;
+    float worst_m = 0;
+    for (std::uint32_t u = to_bits(0.75f); u < to_bits(1.5f); ++u) {
+        const float m = from_bits<float>(u);
+        float q = std::fma(c[3], m, c[2]);
+        q = std::fma(q, m, c[1]);
+        q = std::fma(q, m, c[0]);
+        const float z = q + 0x1.8p23f;
+        const int j = static_cast<int>(to_bits(z) - to_bits(0x1.8p23f));
+        ASSERT_TRUE(j >= 11 && j <= 21) << "m = " << m << ", j = " << j;
+        const double t = std::fabs(static_cast<double>(m) * j / 16 - 1);  // exact
+        if (t > worst) worst = t, worst_m = m;
+    }
+    EXPECT_LE(worst, 0.0476) << "at m = " << worst_m;
+    RecordProperty("max_abs_t", std::to_string(worst));
+}
 
 }  // namespace

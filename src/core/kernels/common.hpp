@@ -23,6 +23,8 @@
 //                         for every NaN); on aarch64, where NumPy's float32
 //                         exp/log are the C library's, the input quieted.
 //   rows_to_columns_avx2<width>(p, c)  four lanes' table rows as columns (AVX2)
+//   neon_tbl64(table, idx), neon_tbl64_pair(table, idx, idx2, a, b)  TBL over a 64-byte
+//                         constant table (neon64), in asm (below)
 //   NUMFUSE_ALWAYS_INLINE, NUMFUSE_ALWAYS_INLINE_LAMBDA, NUMFUSE_NOINLINE  (below)
 //
 // Masks (batch_bool) are negated with ~, never !: xsimd 8.1 defines !m as m == false, which
@@ -370,5 +372,35 @@ NUMFUSE_ALWAYS_INLINE void rows_to_columns_avx2([[maybe_unused]] const double* c
     }
 #endif
 }
+
+#if defined(__aarch64__)
+// TBL over a 64-byte constant table (four q registers): the bytes of `table` at the byte
+// indices idx (an index >= 64 gives 0), for lookups of up to 16 floats or 8 doubles a lane.
+// The table is loaded into v28-v31 by one LD1 and read by TBL inside one asm statement:
+// GCC 12 allocates the uint8x16x4_t register tuples of vld1q_u8_x4 / vqtbl4q_u8 with a
+// register copy per element and spills them to the stack on every loop pass. `table` must
+// be constant data (nothing ever writes it, so the asm needs no memory operand).
+NUMFUSE_ALWAYS_INLINE uint8x16_t neon_tbl64(const void* table, uint8x16_t idx) noexcept {
+    uint8x16_t r;
+    __asm__(
+        "ld1 {v28.16b-v31.16b}, [%1]\n\t"
+        "tbl %0.16b, {v28.16b-v31.16b}, %2.16b"
+        : "=w"(r)
+        : "r"(table), "w"(idx)
+        : "v28", "v29", "v30", "v31");
+    return r;
+}
+// Two lookups in one table (one LD1, two TBLs): a at idx, b at idx2.
+NUMFUSE_ALWAYS_INLINE void neon_tbl64_pair(const void* table, uint8x16_t idx, uint8x16_t idx2,
+                                           uint8x16_t& a, uint8x16_t& b) noexcept {
+    __asm__(
+        "ld1 {v28.16b-v31.16b}, [%2]\n\t"
+        "tbl %0.16b, {v28.16b-v31.16b}, %3.16b\n\t"
+        "tbl %1.16b, {v28.16b-v31.16b}, %4.16b"
+        : "=&w"(a), "=w"(b)
+        : "r"(table), "w"(idx), "w"(idx2)
+        : "v28", "v29", "v30", "v31");
+}
+#endif
 
 }  // namespace numfuse::kernels::detail

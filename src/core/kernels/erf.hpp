@@ -788,20 +788,12 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> erf_f32_lanes_neon(
     const uint8x16_t idx2 = vaddq_u8(idx, vdupq_n_u8(32));
     const uint32x4_t k0 = vcltq_f32(a, vdupq_n_f32(1.0f / T::scale));  // k == 0
     // The two tables of 64-byte block `blk` (index bytes idx, idx2): one LD1 of four
-    // registers and two TBLs, in asm: GCC 12 allocates the uint8x16x4_t register tuples of
-    // vld1q_u8_x4 / vqtbl4q_u8 with a register copy per element and stack spills. The asm
-    // reads constant data only (no memory operand needed: nothing ever writes it).
+    // registers and two TBLs (detail::neon_tbl64_pair, in asm: see there).
     const auto P2 = [&](int blk, F& first, F& second) NUMFUSE_ALWAYS_INLINE_LAMBDA {
-        float32x4_t f, g;
-        __asm__(
-            "ld1 {v28.16b-v31.16b}, [%2]\n\t"
-            "tbl %0.16b, {v28.16b-v31.16b}, %3.16b\n\t"
-            "tbl %1.16b, {v28.16b-v31.16b}, %4.16b"
-            : "=&w"(f), "=w"(g)
-            : "r"(data->block[blk]), "w"(idx), "w"(idx2)
-            : "v28", "v29", "v30", "v31");
-        first = f;
-        second = g;
+        uint8x16_t f, g;
+        detail::neon_tbl64_pair(data->block[blk], idx, idx2, f, g);
+        first = vreinterpretq_f32_u8(f);
+        second = vreinterpretq_f32_u8(g);
     };
     F m, c0, c[8];  // c[2] .. c[7]: c2 .. c7 (c1 below)
     P2(0, m, c0);

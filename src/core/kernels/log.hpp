@@ -54,7 +54,9 @@
 //     input's high words, which shortens the chain the loop waits on (LogRowsFromMemory).
 //   neon64 f64 (log_f64_neon): the AVX2+FMA float64 kernel's arithmetic; each lane's row by
 //     one 32-byte load from its cell offset in a general register, columns by zips.
-//   SSE2 (and neon64 f32): x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
+//   neon64 f32 (log_f32_neon): the AVX2+FMA float32 kernel's arithmetic, rcpps replaced by
+//     FRECPE and one FRECPS step, each 16-entry table read by one TBL.
+//   SSE2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals scaled by 2^1022 / 2^126 with an or and a
 //     subtraction: no multiplication by a subnormal); s = f / (2 + f),
 //     log(1 + f) = f - f^2/2 + s (f^2/2 + s^2 P(s^2)) (the classic atanh form,
@@ -298,6 +300,11 @@ inline constexpr float log32_t16_r1 = -0x1.ffffdp-3f;  // -0.2499996423721313476
 inline constexpr float log32_t16_r2 = 0x1.9a85e6p-3f;  // 0.20045070350170135498
 inline constexpr float log32_t16_r3 = -0x1.5639e8p-3f;  // -0.16710263490676879883
 
+// J(m) ~ 16/m on [0.75, 1.5), c0..c3 (tools/explog_remez.py recip16_32: absolute error
+// 0.0270): the neon64 float32 log's cell j = round(J(m)) (log_f32_neon).
+inline constexpr float log32_recip16[4] = {0x1.ea09e6p+5f, -0x1.58bb5ep+6f, 0x1.a694d6p+5f,
+                                           -0x1.7d139p+3f};
+
 #if defined(__AVX2__) && defined(__FMA__)
 // The AVX2+FMA level (not AVX-512, which has its own kernels above).
 template <class Arch>
@@ -511,14 +518,64 @@ NUMFUSE_ALWAYS_INLINE float64x2_t log_f64_neon(float64x2_t x) noexcept {
     return vaddq_f64(hi, vfmaq_f64(lo1, t2, w));
 }
 
-// log_kernel on neon64 float64: log_avx2_kernel's form (special values by a branch on the
-// rare batches that hold one).
-template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log_f64_neon_kernel(
-    const xsimd::batch<double, A>& x) noexcept {
-    using B = xsimd::batch<double, A>;
-    const B y(log_f64_neon<true>(x));
-    const auto ok = (x > B(0.0)) & (x < B(std::numeric_limits<double>::infinity()));
+// f32, neon64: log_f32_avx2's arithmetic (the same reduction, tables, R and operation order)
+// on four lanes, with two differences. The cell j = round(J(m)) from a cubic J(m) ~ 16/m
+// (recip16_32: absolute error 0.0270 on [0.75, 1.5), so j is round(16/m) or, within 0.027
+// of a cell edge, its neighbour), where avx2_fma rounds 16 rcpps(m): no reciprocal estimate
+// (FRECPE's results are not specified bit for bit; tools/aarch64/check_no_estimates.sh keeps
+// them out). Over every float32 m in [0.75, 1.5) this gives j in 11..21 and |t| <= 0.04584,
+// inside R's fit (|t| <= 0.0476) and avx2_fma's bound (tests/cpp/test_exp_log.cpp checks
+// both): the same proof, but a result next to a cell edge may differ from avx2_fma's in its
+// last bit. And the 16-entry tables are read by one LD1 and one TBL each (neon_tbl64; byte
+// indices 4 (j & 15) + {0, 1, 2, 3} from one multiply-add), where avx2_fma takes two
+// permutes and a blend.
+NUMFUSE_ALWAYS_INLINE float32x4_t log_f32_neon(float32x4_t x) noexcept {
+    const float32x4_t one = vdupq_n_f32(1.0f);
+    const uint32x4_t sub = vcltq_f32(x, vdupq_n_f32(0x1.0p-126f));
+    const float32x4_t scaled = vsubq_f32(
+        vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(x), vreinterpretq_u32_f32(one))),
+        one);
+    const int32x4_t ix = vreinterpretq_s32_f32(vbslq_f32(sub, scaled, x));
+    const int32x4_t tmp = vsubq_s32(ix, vdupq_n_s32(0x3f400000));  // bits(0.75)
+    const float32x4_t m = vreinterpretq_f32_s32(
+        vsubq_s32(ix, vandq_s32(tmp, vdupq_n_s32(static_cast<int>(0xff800000u)))));
+    const float32x4_t e = vsubq_f32(
+        vcvtq_f32_s32(vshrq_n_s32(tmp, 23)),
+        vreinterpretq_f32_u32(vandq_u32(sub, vreinterpretq_u32_f32(vdupq_n_f32(126.0f)))));
+    float32x4_t q = vfmaq_f32(vdupq_n_f32(log32_recip16[2]), vdupq_n_f32(log32_recip16[3]), m);
+    q = vfmaq_f32(vdupq_n_f32(log32_recip16[1]), q, m);
+    q = vfmaq_f32(vdupq_n_f32(log32_recip16[0]), q, m);
+    const float32x4_t z = vaddq_f32(q, vdupq_n_f32(0x1.8p23f));  // j in the low bits
+    const float32x4_t invc = vfmaq_f32(vdupq_n_f32(-0x1.8p19f), z, vdupq_n_f32(0.0625f));  // j/16
+    const float32x4_t t = vfmaq_f32(vdupq_n_f32(-1.0f), m, invc);  // exact
+    const uint32x4_t j = vandq_u32(vreinterpretq_u32_f32(z), vdupq_n_u32(15));
+    const uint8x16_t bytes =
+        vreinterpretq_u8_u32(vmlaq_u32(vdupq_n_u32(0x03020100u), j, vdupq_n_u32(0x04040404u)));
+    const float32x4_t th = vreinterpretq_f32_u8(neon_tbl64(log_tab16_hi_f, bytes));
+    const float32x4_t tl = vreinterpretq_f32_u8(neon_tbl64(log_tab16_lo_f, bytes));
+    const float32x4_t a = vfmaq_f32(th, e, vdupq_n_f32(log_consts<float>::ln2_hi));  // exact
+    const float32x4_t hi = vaddq_f32(a, t);
+    const float32x4_t err = vaddq_f32(vsubq_f32(a, hi), t);  // |a| >= |t| or a = 0
+    const float32x4_t lo1 =
+        vaddq_f32(vfmaq_f32(tl, e, vdupq_n_f32(log_consts<float>::ln2_lo)), err);
+    float32x4_t rr = vfmaq_f32(vdupq_n_f32(log32_t16_r2), vdupq_n_f32(log32_t16_r3), t);
+    rr = vfmaq_f32(vdupq_n_f32(log32_t16_r1), rr, t);
+    rr = vfmaq_f32(vdupq_n_f32(log32_t16_r0), rr, t);
+    const float32x4_t w = vfmaq_f32(vdupq_n_f32(-0.5f), rr, t);
+    return vaddq_f32(hi, vfmaq_f32(lo1, vmulq_f32(t, t), w));
+}
+
+// log_neon_kernel's neon64 kernel per dtype.
+NUMFUSE_ALWAYS_INLINE float32x4_t log_neon(float32x4_t x) noexcept { return log_f32_neon(x); }
+NUMFUSE_ALWAYS_INLINE float64x2_t log_neon(float64x2_t x) noexcept { return log_f64_neon<true>(x); }
+
+// log_kernel on neon64: log_avx2_kernel's form (special values by a branch on the rare
+// batches that hold one).
+template <class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_neon_kernel(const xsimd::batch<T, A>& x) noexcept {
+    using B = xsimd::batch<T, A>;
+    const B y(log_neon(x));
+    const auto ok = (x > B(T(0))) & (x < B(std::numeric_limits<T>::infinity()));
     return xsimd::all(ok) ? y : log_special_values(x, y);
 }
 #endif  // __aarch64__
@@ -694,7 +751,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, Arch> log_kernel(xsimd::batch<double,
 #endif
 #if defined(__aarch64__)
         if constexpr (detail::is_neon64<Arch>) {
-        return detail::log_f64_neon_kernel(x);
+        return detail::log_neon_kernel(x);
     } else
 #endif
     {
@@ -715,6 +772,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, A
         return detail::log_avx2_kernel(x);
     } else
 #endif
+#if defined(__aarch64__)
+        if constexpr (detail::is_neon64<Arch>) {
+        return detail::log_neon_kernel(x);
+    } else
+#endif
     {
         return detail::log_generic(x);
     }
@@ -725,10 +787,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_kernel(xsimd::batch<float, A
 //   y = log_kernel_nofix(x);                       // special lanes may be garbage
 //   if (xsimd::any(log_special(x))) y = log_fix(x, y);
 // equals log_kernel(x) bit for bit. log_special(x) is true at least where x <= 0 (the
-// lanes that raise divide-by-zero / invalid); on AVX-512 (one vfpclass) and on AVX2+FMA
-// (two compares) also for +inf and NaN, whose results log_fix decides, and on AVX2+FMA float64
-// for subnormal x too: the fast kernel there skips the subnormal scaling (6 of ~60
-// instructions a batch) and log_fix recomputes the flagged batch with it. Elsewhere
+// lanes that raise divide-by-zero / invalid); on AVX-512 (one vfpclass) and on AVX2+FMA and
+// neon64 (two compares) also for +inf and NaN, whose results log_fix decides, and on AVX2+FMA
+// and neon64 float64 for subnormal x too: the fast kernel there skips the subnormal scaling
+// (6 of ~60 instructions a batch) and log_fix recomputes the flagged batch with it. Elsewhere
 // the kernel handles special values itself and log_fix is the identity.
 template <class T, class Arch>
 inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept {
@@ -751,8 +813,12 @@ inline xsimd::batch<T, Arch> log_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
     } else
 #endif
 #if defined(__aarch64__)
-        if constexpr (detail::is_neon64<Arch> && sizeof(T) == 8) {
-        return xsimd::batch<T, Arch>(detail::log_f64_neon<false>(x));
+        if constexpr (detail::is_neon64<Arch>) {
+        if constexpr (sizeof(T) == 8) {
+            return xsimd::batch<T, Arch>(detail::log_f64_neon<false>(x));
+        } else {
+            return xsimd::batch<T, Arch>(detail::log_f32_neon(x));
+        }
     } else
 #endif
     {
@@ -800,11 +866,13 @@ inline xsimd::batch_bool<T, Arch> log_special(xsimd::batch<T, Arch> x) noexcept 
     } else
 #endif
 #if defined(__aarch64__)
-        if constexpr (detail::is_neon64<Arch> && sizeof(T) == 8) {
-        // As AVX2+FMA float64: not min <= x < inf (log_f64_neon<false> skips the scaling).
+        if constexpr (detail::is_neon64<Arch>) {
+        // As AVX2+FMA: f32 not 0 < x < inf; f64 not min <= x < inf (log_f64_neon<false> skips
+        // the scaling).
         using B = xsimd::batch<T, Arch>;
-        return ~((x >= B(std::numeric_limits<T>::min())) &
-                 (x < B(std::numeric_limits<T>::infinity())));
+        const T low = sizeof(T) == 8 ? std::numeric_limits<T>::min() : T(0);
+        const auto ordinary = sizeof(T) == 8 ? x >= B(low) : x > B(low);
+        return ~(ordinary & (x < B(std::numeric_limits<T>::infinity())));
     } else
 #endif
     {
@@ -835,9 +903,14 @@ inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Ar
     } else
 #endif
 #if defined(__aarch64__)
-        if constexpr (detail::is_neon64<Arch> && sizeof(T) == 8) {
-        (void)y;  // recomputed with the subnormal scaling
-        return detail::log_special_values(x, xsimd::batch<T, Arch>(detail::log_f64_neon<true>(x)));
+        if constexpr (detail::is_neon64<Arch>) {
+        if constexpr (sizeof(T) == 8) {
+            (void)y;  // recomputed with the subnormal scaling
+            return detail::log_special_values(x,
+                                              xsimd::batch<T, Arch>(detail::log_f64_neon<true>(x)));
+        } else {
+            return detail::log_special_values(x, y);
+        }
     } else
 #endif
     {
@@ -863,6 +936,9 @@ inline xsimd::batch<T, Arch> log_fix(xsimd::batch<T, Arch> x, xsimd::batch<T, Ar
 #if defined(__AVX2__) && defined(__FMA__)
 template <class T, class Arch>
 inline constexpr bool log_loop_single = detail::is_avx2_fma<Arch> && sizeof(T) == 8;
+#elif defined(__aarch64__)
+template <class T, class Arch>
+inline constexpr bool log_loop_single = detail::is_neon64<Arch> && sizeof(T) == 4;
 #else
 template <class T, class Arch>
 inline constexpr bool log_loop_single = false;
