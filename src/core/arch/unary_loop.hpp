@@ -267,18 +267,21 @@ struct TanOp : VectorFlagsOp<expr_ops::Tan, TrigRule<true>> {
 #endif
             return Base::may_raise(x);
     }
+#if defined(__AVX512F__)
+    // the deferred form of may_raise's test (tan_f32_screen_*)
     template <class B>
     NUMFUSE_ALWAYS_INLINE static auto screen_init() noexcept {
-        return typename B::batch_bool_type(false);
+        return kernels::tan_f32_screen_init<typename B::arch_type>();
     }
     template <class B, class M>
     NUMFUSE_ALWAYS_INLINE static M screen(const M& acc, const B& x) noexcept {
-        return acc | may_raise(x);
+        return kernels::tan_f32_screen_add(acc, x);
     }
     template <class M>
     NUMFUSE_ALWAYS_INLINE static bool screened_may_raise(const M& acc) noexcept {
-        return xsimd::any(acc);
+        return kernels::tan_f32_screen_outside(acc);
     }
+#endif
 };
 // float32 on FMA levels: a kernel split in two (Split::nofix(x), which may leave garbage in
 // the lanes the batch screen flags, and Split::fix(x, y), which repairs them: together the
