@@ -454,6 +454,17 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tan_f32_kernel_common_at(const xsim
     return detail::narrow(detail::tan_f32_rational(lo), detail::tan_f32_rational(hi));
 }
 
+// The same stored at dst (16 floats): each half narrowed and stored as it is (no insert of
+// the halves into one register), the bits of tan_f32_kernel_common_at.
+template <class A>
+NUMFUSE_ALWAYS_INLINE void tan_f32_kernel_common_store(const xsimd::batch<float, A>&,
+                                                       const float* src, float* dst) noexcept {
+    const xsimd::batch<double, A> lo = _mm512_cvtps_pd(_mm256_loadu_ps(src));
+    const xsimd::batch<double, A> hi = _mm512_cvtps_pd(_mm256_loadu_ps(src + 8));
+    _mm256_storeu_ps(dst, _mm512_cvtpd_ps(detail::tan_f32_rational(lo)));
+    _mm256_storeu_ps(dst + 8, _mm512_cvtpd_ps(detail::tan_f32_rational(hi)));
+}
+
 // True where tan_f32_kernel_common gives tan_f32_kernel's bits and the ufunc raises nothing:
 // FLT_MIN <= |x| < 2^17 (false for +-0 and subnormals, which raise underflow; inf; NaN).
 template <class A>
