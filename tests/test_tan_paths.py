@@ -53,6 +53,34 @@ def test_tan_rare_lanes_same_bits_and_conditions(dtype, team, level, threads):
             assert fp_conditions(numfuse.tan, x) == fp_conditions(np.tan, x), (value, positions)
 
 
+# Each lane of the common path's edges, alone in an ordinary array: the ends of FLT_MIN <= |x| <
+# 2^17 from both sides, and the values the deferred screen tells apart by class (quiet and
+# signalling NaNs of both signs, zeros, the largest subnormal) or by the largest |x| (2^17,
+# inf): at every lane of a pair of batches, the ufunc's bits are evaluate's kernel's.
+EDGE_BITS_F32 = [
+    0x00800000, 0x80800000, 0x007FFFFF, 0x807FFFFF, 0x00000000, 0x80000000,
+    0x47FFFFFF, 0xC7FFFFFF, 0x48000000, 0xC8000000, 0x7F800000, 0xFF800000,
+    0x7FC00000, 0xFFC00000, 0x7FA00000, 0xFFA00000,
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("bits", EDGE_BITS_F32)
+def test_tan_float32_screen_flags_every_lane(bits, level):
+    numfuse.set_num_threads(1)
+    n = 4096 + 64
+    x = np.random.default_rng(30).uniform(-20, 20, n).astype(np.float32)
+    value = np.uint32(bits).view(np.float32)
+    for lane in range(64, 128):
+        y = x.copy()
+        y[lane] = value
+        with np.errstate(all="ignore"):
+            got = numfuse.tan(y)
+            kernel = numfuse.evaluate("tan(x)", local_dict={"x": y})
+        assert np.array_equal(got.view(np.uint32), kernel.view(np.uint32)), (hex(bits), lane)
+        if not np.isnan(value):
+            assert fp_conditions(numfuse.tan, y) == fp_conditions(np.tan, y), (hex(bits), lane)
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_tan_spanning_inputs_same_bits_and_conditions(dtype, level, threads):
     """Inputs spanning every magnitude, where most batches are flagged."""

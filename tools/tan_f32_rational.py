@@ -7,9 +7,13 @@ tan r ~ r P(z) / Q(z) on the reduced argument |r| <= pi/4 (plus margin), z = r^2
 P = 1 + p1 z and Q = 1 + q1 z + q2 z^2 (P(0) = Q(0) = 1: tiny r returns r). The fit is
 Lawson's iteratively reweighted least squares on the linearized error (P - f Q) / (f Q),
 f = tan(r) / r from mpmath, which converges to the minimax fit of the relative error of
-r P / Q against tan r. Prints the coefficients (rounded to double) as hex-float literals
-with a decimal comment and the max relative error of the rounded fit, measured at 50 digits
-on a grid of 20001 points. Run (a few seconds):
+r P / Q against tan r. The kernel evaluates the same function in the form r w / D(w) with
+w = c - z, c = -1/p1 (so r P = r w / c) and D(w) = c Q(c - w) = d0 + d1 w + d2 w^2, which
+takes one operation less (w = c - r^2 in one fused operation replaces z = r^2, and r w is
+the numerator) and keeps r P / Q's value at r = 0 (D(c) = c). Prints c, d2, d1, d0 (rounded
+to double) as hex-float literals with a decimal comment and the max relative error of r w /
+D(w) with those rounded coefficients, measured at 50 digits on a grid of 20001 points. Run
+(a few seconds):
 
     .venv/bin/python tools/tan_f32_rational.py
 """
@@ -47,26 +51,34 @@ def lawson(iters=80, points=6000):
     return [float(v) for v in c]
 
 
-def max_error(c, grid=20001):
+def shifted_form(c):
+    """(c, d2, d1, d0) of r w / D(w), w = c - r^2, from p1, q1, q2, each rounded to double."""
+    p1, q1, q2 = (mp.mpf(v) for v in c)
+    shift = -1 / p1
+    d2 = shift * q2
+    d1 = shift * (-q1 - 2 * q2 * shift)
+    d0 = shift * (1 + q1 * shift + q2 * shift**2)
+    return [float(v) for v in (shift, d2, d1, d0)]
+
+
+def max_error(form, grid=20001):
+    shift, d2, d1, d0 = (mp.mpf(v) for v in form)
     worst = mp.mpf(0)
     for i in range(1, grid + 1):
         x = mp.mpf(R) * i / grid
-        z = x * x
-        p = 1 + sum(mp.mpf(c[j - 1]) * z**j for j in range(1, NUM_DEGREE + 1))
-        q = 1 + sum(mp.mpf(c[NUM_DEGREE + j - 1]) * z**j for j in range(1, DEN_DEGREE + 1))
-        worst = max(worst, abs(x * p / q / mp.tan(x) - 1))
+        w = shift - x * x
+        worst = max(worst, abs(x * w / (d0 + w * (d1 + w * d2)) / mp.tan(x) - 1))
     return worst
 
 
 def main():
-    c = lawson()
-    names = [f"p{j}" for j in range(1, NUM_DEGREE + 1)] + [
-        f"q{j}" for j in range(1, DEN_DEGREE + 1)
-    ]
-    for name, v in zip(names, c):
+    form = shifted_form(lawson())
+    for name, v in zip(("c", "d2", "d1", "d0"), form):
         print(f"{name} = {v.hex()}  // {v!r}")
-    err = max_error(c)
-    print(f"max relative error of r P / Q vs tan r on |r| <= {R!r}: 2^{float(mp.log(err, 2)):.2f}")
+    err = max_error(form)
+    print(
+        f"max relative error of r w / D(w) vs tan r on |r| <= {R!r}: 2^{float(mp.log(err, 2)):.2f}"
+    )
 
 
 if __name__ == "__main__":

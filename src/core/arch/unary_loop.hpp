@@ -253,6 +253,14 @@ struct TanOp : VectorFlagsOp<expr_ops::Tan, TrigRule<true>> {
 #endif
             return (void)src, compute_fast(x);
     }
+#if defined(__AVX512F__)
+    template <class B>
+    static constexpr bool stores_fast_at = common_split<B>;
+    template <class B, class T>
+    NUMFUSE_ALWAYS_INLINE static void store_fast_at(const B& x, const T* src, T* dst) noexcept {
+        kernels::tan_f32_kernel_common_store(x, src, dst);
+    }
+#endif
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
         if constexpr (common_split<B>) return (void)y, Base::compute(x);
@@ -267,18 +275,21 @@ struct TanOp : VectorFlagsOp<expr_ops::Tan, TrigRule<true>> {
 #endif
             return Base::may_raise(x);
     }
+#if defined(__AVX512F__)
+    // the deferred form of may_raise's test (tan_f32_screen_*)
     template <class B>
     NUMFUSE_ALWAYS_INLINE static auto screen_init() noexcept {
-        return typename B::batch_bool_type(false);
+        return kernels::tan_f32_screen_init<typename B::arch_type>();
     }
     template <class B, class M>
     NUMFUSE_ALWAYS_INLINE static M screen(const M& acc, const B& x) noexcept {
-        return acc | may_raise(x);
+        return kernels::tan_f32_screen_add(acc, x);
     }
     template <class M>
     NUMFUSE_ALWAYS_INLINE static bool screened_may_raise(const M& acc) noexcept {
-        return xsimd::any(acc);
+        return kernels::tan_f32_screen_outside(acc);
     }
+#endif
 };
 // float32 on FMA levels: a kernel split in two (Split::nofix(x), which may leave garbage in
 // the lanes the batch screen flags, and Split::fix(x, y), which repairs them: together the
@@ -550,6 +561,16 @@ struct op_batch_flags_keep<
     Op, B, std::void_t<decltype(Op::batch_flags_keep(std::declval<B>(), std::declval<B>(), true))>>
     : std::true_type {};
 
+// Op::stores_fast_at<B> (optional): the deferred loop's pairs have Op::store_fast_at(x, src,
+// dst) store compute_fast_at(x, src)'s bits at dst itself (tan float32 on AVX-512: each
+// narrowed float64 half stored as it is, no insert of the halves into one register); not
+// for streaming stores.
+template <class Op, class B, class = void>
+struct op_stores_fast_at : std::false_type {};
+template <class Op, class B>
+struct op_stores_fast_at<Op, B, std::void_t<decltype(Op::template stores_fast_at<B>)>>
+    : std::integral_constant<bool, Op::template stores_fast_at<B>> {};
+
 // Op::padding (optional): the value of unused lanes, one that raises nothing (default 1).
 template <class Op, class = void>
 struct op_padding {
@@ -739,8 +760,13 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                         const B x0 = B::load_unaligned(src + i),
                                 x1 = B::load_unaligned(src + i + width);
                         acc = Op::screen(Op::screen(acc, x0), x1);
-                        store2(compute_fast_at<Op>(x0, src + i),
-                               compute_fast_at<Op>(x1, src + i + width));
+                        if constexpr (op_stores_fast_at<Op, B>::value && !Streaming) {
+                            Op::store_fast_at(x0, src + i, dst + i);
+                            Op::store_fast_at(x1, src + i + width, dst + i + width);
+                        } else {
+                            store2(compute_fast_at<Op>(x0, src + i),
+                                   compute_fast_at<Op>(x1, src + i + width));
+                        }
                     }
                     if (Op::screened_may_raise(acc)) {
                         if constexpr (Streaming) stream_fence();  // before rewriting those lines

@@ -20,15 +20,21 @@
 //   (x - k C1) - k C2 (trig.hpp's pieces of pi/2; the first step exact, the second rounded
 //   once: relative error 2^-53, and the neglected k C3 < 2^-89 is below 2^-60 of |r| >= 2^-29
 //   here). tan r ~ r P(z) / Q(z) with z = r^2, P = 1 + p1 z, Q = 1 + q1 z + q2 z^2, whose
-//   relative error is 2^-25.84 on |r| <= pi/4 (tools/tan_f32_rational.py); odd k gives
-//   tan x = -1 / tan r = -Q / (r P), the same relative error. Bound: the approximation's
-//   2^-25.84, r's 2^-53 (tan's relative condition |r (1 + tan^2 r) / tan r| <= pi/2 on |r| <=
-//   pi/4), the roundings of z, r z, P, Q, r P (each 2^-53, with weights below 1) and of the
-//   correctly rounded division: together below 2^-25.83 relative, i.e. 2^-25.83 2^24 < 0.29
-//   float32 ULP, plus 0.5 for the final rounding to float32: <= 0.79 ULP (measured over all
-//   float32 inputs: docs/accuracy.md). P(0) = Q(0) = 1 and x - k C1 computed as c - a b keep
-//   +-0 and return a tiny x unchanged (x^2/3 < 2^-25.58 stays below half an ulp for |x| <
-//   2^-12, and the float64 lanes never see a subnormal: the smallest z is 2^-298).
+//   relative error is 2^-25.84 on |r| <= pi/4 (tools/tan_f32_rational.py), evaluated as
+//   n / d = r w / D(w) with w = c - r^2 (one fused operation), c = -1/p1 ~ 10.44 and D(w) =
+//   c Q(c - w) = d0 + d1 w + d2 w^2 (Horner, two fused operations): the same function in one
+//   operation less; odd k gives tan x = -1 / tan r = -d / n, the same relative error. Bound:
+//   the approximation's 2^-25.84 (the coefficients' roundings move it by ~2^-50), r's 2^-53
+//   (tan's relative condition |r (1 + tan^2 r) / tan r| <= pi/2 on |r| <= pi/4), w's rounding
+//   (2^-53, its weight in n 1, in d |w D'(w) / D(w)| < 6 on w in [9.8, 10.45]), D's two
+//   roundings (d2 w + d1 ~ 3.4 and D ~ 7.6..10.45 against terms up to 25.3: below 2^-50
+//   relative), n's and the correctly rounded division's (2^-53 each): together below 2^-25.83
+//   relative, i.e. 2^-25.83 2^24 < 0.29 float32 ULP, plus 0.5 for the final rounding to
+//   float32: <= 0.79 ULP (measured over all float32 inputs: docs/accuracy.md). x - k C1
+//   computed as c - a b keeps +-0, and w > 0 keeps r's sign in n; a tiny x comes back
+//   unchanged: r = x, n / d = x c / D(c) with D(c) = c up to ~2^-50 (P(0) = Q(0) = 1), far
+//   inside half an ulp of float32 together with x^2/3 < 2^-25.58 for |x| < 2^-12 (and the
+//   float64 lanes never see a subnormal: the smallest r^2 is 2^-298).
 //   Other FMA levels, and sin and cos, |x| < 2^17 (|k| < 2^17): float32 lanes. k from the
 //   1.5*2^23 shifter, pi/2 = P1 + P2 + P3 in float32 pieces; x - k P1 exact in one FMA, k P2 an
 //   exact product, so r = h + rl to ~2^-56 absolute (float32 inputs below 2^17 stay above
@@ -290,13 +296,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_f32_rational(
     const B kd = zk - shifter;
     // x - k C1 exact, then one rounding; c - a b keeps the sign of x = -0 (k = +0)
     const B r = fused_nmadd(kd, B(trig_pio2_c2), fused_nmadd(kd, B(trig_pio2_c1), x));
-    const B z = r * r;
-    // tan r ~ r P(z) / Q(z), P = 1 + p1 z, Q = 1 + q1 z + q2 z^2 (tools/tan_f32_rational.py)
-    const B n = r * fused_madd(z, B(-0x1.8850d8fbc1a7ep-4), B(1.0));  // p1 = -0.0957802...
-    const B d = fused_madd(z,
-                           fused_madd(z, B(0x1.3e25ec55d7a20p-7),  // q2 = 0.00970911...
-                                      B(-0x1.b769acd100309p-2)),  // q1 = -0.429114...
-                           B(1.0));
+    // tan r ~ r P(z) / Q(z) = r w / D(w), w = c - r^2 (tools/tan_f32_rational.py)
+    const B w = fused_nmadd(r, r, B(0x1.4e19229722181p+3));  // c = 10.440568251783363
+    const B n = r * w;  // r w keeps the sign of r = +-0 (w > 0)
+    const B d = fused_madd(w,
+                           fused_madd(w, B(0x1.9f34b708efd83p-4),  // d2 = 0.10136863229762665
+                                      B(0x1.2e873ea32d372p+1)),  // d1 = 2.363502340007863
+                           B(-0x1.94914d6101ad6p+4));  // d0 = -25.28547418492493
     // odd k: tan x = -1 / tan r = -d / n
     const __mmask8 odd = _mm512_test_epi64_mask(_mm512_castpd_si512(zk), _mm512_set1_epi64(1));
     const B num = _mm512_mask_xor_pd(n, odd, d, _mm512_set1_pd(-0.0));
@@ -448,6 +454,17 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tan_f32_kernel_common_at(const xsim
     return detail::narrow(detail::tan_f32_rational(lo), detail::tan_f32_rational(hi));
 }
 
+// The same stored at dst (16 floats): each half narrowed and stored as it is (no insert of
+// the halves into one register), the bits of tan_f32_kernel_common_at.
+template <class A>
+NUMFUSE_ALWAYS_INLINE void tan_f32_kernel_common_store(const xsimd::batch<float, A>&,
+                                                       const float* src, float* dst) noexcept {
+    const xsimd::batch<double, A> lo = _mm512_cvtps_pd(_mm256_loadu_ps(src));
+    const xsimd::batch<double, A> hi = _mm512_cvtps_pd(_mm256_loadu_ps(src + 8));
+    _mm256_storeu_ps(dst, _mm512_cvtpd_ps(detail::tan_f32_rational(lo)));
+    _mm256_storeu_ps(dst + 8, _mm512_cvtpd_ps(detail::tan_f32_rational(hi)));
+}
+
 // True where tan_f32_kernel_common gives tan_f32_kernel's bits and the ufunc raises nothing:
 // FLT_MIN <= |x| < 2^17 (false for +-0 and subnormals, which raise underflow; inf; NaN).
 template <class A>
@@ -456,6 +473,35 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<float, A> tan_f32_common_lanes(
     using F = xsimd::batch<float, A>;
     const F ax = xsimd::abs(x);
     return (ax >= F(0x1.0p-126f)) & (ax < F(detail::trig_f32_lane_limit));
+}
+
+// tan_f32_common_lanes' test deferred over many batches: the largest |x| so far (vrangeps,
+// which skips quiet NaNs) and the lanes that are +-0, subnormal or NaN (vfpclassps), two
+// operations a batch where the abs and two compares took three. Some batch seen had a lane
+// outside the common path exactly when tan_f32_screen_outside says so.
+template <class A>
+struct tan_f32_screen {
+    xsimd::batch<float, A> top;
+    __mmask16 special;
+};
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE tan_f32_screen<A> tan_f32_screen_init() noexcept {
+    return {xsimd::batch<float, A>(0.0f), 0};
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE tan_f32_screen<A> tan_f32_screen_add(
+    const tan_f32_screen<A>& s, const xsimd::batch<float, A>& x) noexcept {
+    // 0xA7: quiet NaN, +0, -0, subnormal, signalling NaN; 11: absolute maximum, sign cleared
+    return {_mm512_range_ps(s.top, x, 11),
+            static_cast<__mmask16>(s.special | _mm512_fpclass_ps_mask(x, 0xA7))};
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE bool tan_f32_screen_outside(const tan_f32_screen<A>& s) noexcept {
+    using F = xsimd::batch<float, A>;
+    return s.special != 0 || xsimd::any(s.top >= F(detail::trig_f32_lane_limit));
 }
 #endif
 
