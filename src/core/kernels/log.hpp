@@ -49,7 +49,9 @@
 //     is of degree 4 instead of 7, the reduction on the bits of x (subnormals scaled by
 //     2^1022 as below; the ufunc loop's fast form leaves them to the rare path), the 128
 //     rows {invc, T_hi, T_lo} (kernels/log_rows128.hpp) looked up by four row loads and a
-//     transpose, as the 16 rows were before (log_f64_avx2); no division. The rows' addresses come
+//     transpose, as the 16 rows were before (log_f64_avx2); no division. The same log as a
+//     pair hi + lo (log_f64_avx2_pair) is the log of kernels/logpair.hpp's AVX2+FMA float64
+//     log2, log10, log1p, arcsinh, arccosh and arctanh. The rows' addresses come
 //     from the lanes, or (contiguous ufunc loops, log_kernel_nofix_at) from scalar loads of the
 //     input's high words, which shortens the chain the loop waits on (LogRowsFromMemory).
 //   neon64 f64 (log_f64_neon): the AVX2+FMA float64 kernel's arithmetic; each lane's row by
@@ -415,8 +417,9 @@ struct log_pd4_pair {
 // PlusLn2: lanes set in plus_ln2 (all bits set, or clear) get log x + ln2 (k plus one:
 // log(2x) without forming 2x, for arcsinh / arccosh of huge x).
 template <bool Subnormals, bool PlusLn2 = false, class Rows = LogRowsFromLanes>
-NUMFUSE_ALWAYS_INLINE log_pd4_pair log_f64_avx2_pair(
-    __m256d x, Rows rows_of = {}, [[maybe_unused]] __m256d plus_ln2 = _mm256_setzero_pd()) noexcept {
+NUMFUSE_ALWAYS_INLINE log_pd4_pair
+log_f64_avx2_pair(__m256d x, Rows rows_of = {},
+                  [[maybe_unused]] __m256d plus_ln2 = _mm256_setzero_pd()) noexcept {
     static_assert(!(Subnormals && std::is_same<Rows, LogRowsFromMemory>::value),
                   "the memory copy of x holds the unscaled subnormals");
     const __m256d one = _mm256_set1_pd(1.0);

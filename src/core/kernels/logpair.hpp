@@ -35,6 +35,9 @@
 //     atanh(x) = core((1 + |x|) / (1 - |x|)) / 2
 //   and rounds once. On AVX-512, asinh / acosh / atanh are kernels/logpair_avx512.hpp's
 //   (the pair built with FMAs, log.hpp's table log of it, no division or square root).
+//   On AVX2+FMA all six take log.hpp's 128-cell table log as a pair instead of the core
+//   (log_f64_avx2_pair; the AVX-512 methods with divisions for rcp14: "float64 on
+//   AVX2+FMA" below).
 //   acosh_f32_in_f64 (float32 values in float64 lanes, SSE2 / AVX2 / NEON), in plain
 //   float64 (no pairs): y = x + sqrt(d (2 + d)),
 //   d = x - 1 exact, log y = E ln2 + 2s + s z P(z) with the core's reduction and P.
@@ -323,8 +326,9 @@ NUMFUSE_ALWAYS_INLINE __m256d log_base_f64_avx2(__m256d x) noexcept {
     const __m256d pe = _mm256_fmsub_pd(p.hi, ch, ph);  // exact
     const __m256d tail = _mm256_fmadd_pd(p.hi, cl, _mm256_fmadd_pd(p.lo, ch, pe));
     const __m256d res = _mm256_add_pd(ph, tail);
-    const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_GT_OQ),
-                                     _mm256_cmp_pd(x, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ));
+    const __m256d ok = _mm256_and_pd(
+        _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_GT_OQ),
+        _mm256_cmp_pd(x, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ));
     using B = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
     return _mm256_movemask_pd(ok) == 0xf ? res : __m256d(log_specials(B(x), B(res)));
 }
@@ -341,8 +345,9 @@ inline __m256d log1p_f64_avx2(__m256d x) noexcept {
     const log_pd4_pair p = log_f64_avx2_pair<false>(yh);
     const __m256d q = _mm256_div_pd(yl, yh);
     const __m256d res = _mm256_blendv_pd(_mm256_add_pd(p.hi, _mm256_add_pd(p.lo, q)), x, tiny);
-    const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(x, _mm256_set1_pd(-1.0), _CMP_GT_OQ),
-                                     _mm256_cmp_pd(x, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ));
+    const __m256d ok = _mm256_and_pd(
+        _mm256_cmp_pd(x, _mm256_set1_pd(-1.0), _CMP_GT_OQ),
+        _mm256_cmp_pd(x, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ));
     using B = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
     return _mm256_movemask_pd(ok) == 0xf ? res : __m256d(log1p_specials(B(x), B(res)));
 }
@@ -351,8 +356,8 @@ inline __m256d log1p_f64_avx2(__m256d x) noexcept {
 // huge (all bits set): log(big) + ln2, yl ignored there.
 NUMFUSE_ALWAYS_INLINE __m256d log_f64_pair_arg_avx2(__m256d yh, __m256d yl, __m256d big,
                                                     __m256d huge) noexcept {
-    const log_pd4_pair p = log_f64_avx2_pair<false, true>(_mm256_blendv_pd(yh, big, huge),
-                                                          LogRowsFromLanes{}, huge);
+    const log_pd4_pair p =
+        log_f64_avx2_pair<false, true>(_mm256_blendv_pd(yh, big, huge), LogRowsFromLanes{}, huge);
     const __m256d q = _mm256_andnot_pd(huge, _mm256_div_pd(yl, yh));
     return _mm256_add_pd(p.hi, _mm256_add_pd(p.lo, q));
 }
@@ -371,14 +376,15 @@ inline __m256d asinh_f64_avx2(__m256d x) noexcept {
     const __m256d qh = _mm256_fmadd_pd(ac, ac, one);
     const __m256d ql = _mm256_fmadd_pd(ac, ac, _mm256_sub_pd(one, qh));
     const __m256d s0 = _mm256_sqrt_pd(qh);
-    const __m256d sl = _mm256_div_pd(_mm256_add_pd(_mm256_fnmadd_pd(s0, s0, qh), ql),
-                                     _mm256_add_pd(s0, s0));
+    const __m256d sl =
+        _mm256_div_pd(_mm256_add_pd(_mm256_fnmadd_pd(s0, s0, qh), ql), _mm256_add_pd(s0, s0));
     // y = s0 + a + sl = yh + yl (fast two-sum: s0 > a)
     const __m256d yh = _mm256_add_pd(s0, ac);
     const __m256d yl = _mm256_add_pd(_mm256_sub_pd(ac, _mm256_sub_pd(yh, s0)), sl);
     const __m256d r = log_f64_pair_arg_avx2(yh, yl, a, huge);  // >= 0
     const __m256d res = _mm256_blendv_pd(_mm256_or_pd(r, _mm256_and_pd(x, sign)), x, tiny);
-    const __m256d ok = _mm256_cmp_pd(a, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ);
+    const __m256d ok =
+        _mm256_cmp_pd(a, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ);
     using B = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
     return _mm256_movemask_pd(ok) == 0xf ? res : __m256d(asinh_specials(B(x), B(a), B(res)));
 }
@@ -395,14 +401,15 @@ inline __m256d acosh_f64_avx2(__m256d x) noexcept {
     const __m256d qh = _mm256_mul_pd(d, wh);
     const __m256d ql = _mm256_fmadd_pd(d, wl, _mm256_fmsub_pd(d, wh, qh));
     const __m256d s0 = _mm256_sqrt_pd(qh);
-    const __m256d sl = _mm256_div_pd(_mm256_add_pd(_mm256_fnmadd_pd(s0, s0, qh), ql),
-                                     _mm256_add_pd(s0, s0));
+    const __m256d sl =
+        _mm256_div_pd(_mm256_add_pd(_mm256_fnmadd_pd(s0, s0, qh), ql), _mm256_add_pd(s0, s0));
     // y = x + s0 + sl = yh + yl (fast two-sum: x > s0)
     const __m256d yh = _mm256_add_pd(xc, s0);
     const __m256d yl = _mm256_add_pd(_mm256_sub_pd(s0, _mm256_sub_pd(yh, xc)), sl);
     const __m256d res = log_f64_pair_arg_avx2(yh, yl, x, huge);
-    const __m256d ok = _mm256_and_pd(_mm256_cmp_pd(x, one, _CMP_GT_OQ),
-                                     _mm256_cmp_pd(x, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ));
+    const __m256d ok = _mm256_and_pd(
+        _mm256_cmp_pd(x, one, _CMP_GT_OQ),
+        _mm256_cmp_pd(x, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ));
     using B = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
     return _mm256_movemask_pd(ok) == 0xf ? res : __m256d(acosh_specials(B(x), B(res)));
 }
@@ -421,8 +428,8 @@ inline __m256d atanh_f64_avx2(__m256d x) noexcept {
     const __m256d rho = _mm256_fnmadd_pd(g, dl, _mm256_fnmadd_pd(g, dh, half));  // first exact
     const __m256d qh = _mm256_fmsub_pd(g, _mm256_set1_pd(4.0), one);
     // rn4 = 2 + dh (1 + dh (dh + a^2)) ~ 4 / (1 + a)
-    const __m256d rn4 = _mm256_fmadd_pd(
-        dh, _mm256_fmadd_pd(dh, _mm256_fmadd_pd(a, a, dh), one), _mm256_set1_pd(2.0));
+    const __m256d rn4 = _mm256_fmadd_pd(dh, _mm256_fmadd_pd(dh, _mm256_fmadd_pd(a, a, dh), one),
+                                        _mm256_set1_pd(2.0));
     const log_pd4_pair p = log_f64_avx2_pair<false>(qh);
     const __m256d r =
         _mm256_mul_pd(_mm256_add_pd(p.hi, _mm256_fmadd_pd(rho, rn4, p.lo)), half);  // >= 0
