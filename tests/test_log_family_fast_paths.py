@@ -368,3 +368,47 @@ def test_log_float64_contiguous_same_bits_as_strided(level):
         np.testing.assert_array_equal(out.view(np.uint64), strided.view(np.uint64))
     exact = correctly_rounded("log", values[::53])
     assert ulp_distance(strided[::53], exact).max() <= 1
+
+
+def table_log_arguments(name: str) -> np.ndarray:
+    """Inputs of the float64 log family whose log argument lands next to a cell edge of the
+    table logs (cell_edges: avx512's 16 cells, avx2_fma's 128), one ULP either side, in several
+    binades, plus each kernel's switch points: log2 / log10 take the log of x, log1p of 1 + x,
+    arcsinh of |x| + sqrt(x^2 + 1), arccosh of x + sqrt(x^2 - 1), arctanh of
+    (1 + |x|) / (1 - |x|)."""
+    edges = cell_edges()
+    edges = np.concatenate([np.nextafter(edges, 0), edges, np.nextafter(edges, 2)])
+    if name in ("log2", "log10"):
+        return np.concatenate([np.ldexp(edges[:, None], [-1074 + 60, -3, 0, 1, 7, 1000]).ravel()])
+    if name == "log1p":
+        y = np.ldexp(edges[:, None], [-1, 0, 1, 4]).ravel()
+        switch = [2.0**-54, 2.0**-53, 2.0**-52, 1.5 * 2.0**-54]
+        x = np.concatenate([y - 1, switch, np.negative(switch), [-1 + 2.0**-53, -1 + 2.0**-40]])
+        x = np.concatenate([x, np.nextafter(x, -2), np.nextafter(x, 2)])
+        return x[x > -1]
+    y = np.ldexp(edges[:, None], np.arange(0, 30, 3)).ravel()
+    y = y[y > 1]
+    if name == "arcsinh":
+        switch = [2.0**-28, 2.0**-27, 0.25, 2.0**26.5, 2.0**28]
+        x = np.concatenate([(y - 1 / y) / 2, switch])
+        x = np.concatenate([x, np.nextafter(x, 0), np.nextafter(x, np.inf)])
+        return np.concatenate([x, -x])
+    if name == "arccosh":
+        switch = [1 + 2.0**-52, 1 + 2.0**-30, 1.25, 2.0**28]
+        x = np.concatenate([(y + 1 / y) / 2, switch])
+        return np.concatenate([x, np.nextafter(x, 0), np.nextafter(x, np.inf)])
+    switch = [2.0**-28, 2.0**-27, 0.5, 1 / 65, 1 - 2.0**-53, 1 - 2.0**-30]
+    x = np.concatenate([(y - 1) / (y + 1), switch])
+    x = np.concatenate([x, np.nextafter(x, 0), np.nextafter(x, 1)])
+    x = x[x < 1]
+    return np.concatenate([x, -x])
+
+
+@pytest.mark.parametrize("name", ["log2", "log10", "log1p", "arcsinh", "arccosh", "arctanh"])
+def test_log_family_float64_at_the_table_cells(name, level):
+    """The float64 kernels built on the table logs' pair (avx512, avx2_fma): within 1 ULP
+    where the log's argument sits on a cell edge and at each kernel's switch points."""
+    x = table_log_arguments(name)
+    got = getattr(numfuse, name)(x)
+    exact = correctly_rounded(name, x)
+    assert ulp_distance(got, exact).max() <= 1, (name, level)

@@ -49,7 +49,9 @@
 //     is of degree 4 instead of 7, the reduction on the bits of x (subnormals scaled by
 //     2^1022 as below; the ufunc loop's fast form leaves them to the rare path), the 128
 //     rows {invc, T_hi, T_lo} (kernels/log_rows128.hpp) looked up by four row loads and a
-//     transpose, as the 16 rows were before (log_f64_avx2); no division. The rows' addresses come
+//     transpose, as the 16 rows were before (log_f64_avx2); no division. The same log as a
+//     pair hi + lo (log_f64_avx2_pair) is the log of kernels/logpair.hpp's AVX2+FMA float64
+//     log2, log10, log1p, arcsinh, arccosh and arctanh. The rows' addresses come
 //     from the lanes, or (contiguous ufunc loops, log_kernel_nofix_at) from scalar loads of the
 //     input's high words, which shortens the chain the loop waits on (LogRowsFromMemory).
 //   neon64 f64 (log_f64_neon): the AVX2+FMA float64 kernel's arithmetic; each lane's row by
@@ -305,6 +307,11 @@ inline constexpr float log32_t16_r3 = -0x1.5639e8p-3f;  // -0.167102634906768798
 inline constexpr float log32_recip16[4] = {0x1.ea09e6p+5f, -0x1.58bb5ep+6f, 0x1.a694d6p+5f,
                                            -0x1.7d139p+3f};
 
+// 1/ln2 and 1/ln10 as pairs hi + lo (hi = RN(c), lo = RN(c - hi)): the scale of the float64
+// log2 / log10 table kernels (AVX-512 and AVX2+FMA; kernels/logpair.hpp).
+inline constexpr double inv_ln2_hi = 0x1.71547652b82fep+0, inv_ln2_lo = 0x1.777d0ffda0d24p-56;
+inline constexpr double inv_ln10_hi = 0x1.bcb7b1526e50ep-2, inv_ln10_lo = 0x1.95355baaafad3p-57;
+
 #if defined(__AVX2__) && defined(__FMA__)
 // The AVX2+FMA level (not AVX-512, which has its own kernels above).
 template <class Arch>
@@ -397,6 +404,14 @@ struct LogRowsFromMemory {
     }
 };
 
+// log x = hi + lo on AVX2+FMA float64 lanes (|lo| <= ~2^-52 |hi|: hi is the rounded sum of
+// the exact k ln2_hi - log(invc) and t, lo the rest), split so that log2 / log10 can scale the
+// pair and log1p / arcsinh / arccosh / arctanh (kernels/logpair.hpp) can add a first-order term
+// to lo before the one rounding.
+struct log_pd4_pair {
+    __m256d hi, lo;
+};
+
 // f64, AVX2+FMA: 128 cells (kernels/log_rows128.hpp) on the bits of x (with Subnormals,
 // subnormal lanes scaled by 2^1022 first, as in log_reduce: no multiplication with a
 // subnormal operand; without, such lanes hold garbage). u = bits(x) + bits(1) - bits(OFF):
@@ -406,8 +421,12 @@ struct LogRowsFromMemory {
 // (-1/2 + t R(t))), R of degree 4 (log64_bits128_r). No division. For positive finite
 // lanes; others hold garbage (log_special_values repairs). Rows: where the cells' rows come
 // from (LogRowsFromLanes, or LogRowsFromMemory without Subnormals; the same bits).
-template <bool Subnormals, class Rows = LogRowsFromLanes>
-NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x, Rows rows_of = {}) noexcept {
+// PlusLn2: lanes set in plus_ln2 (all bits set, or clear) get log x + ln2 (k plus one:
+// log(2x) without forming 2x, for arcsinh / arccosh of huge x).
+template <bool Subnormals, bool PlusLn2 = false, class Rows = LogRowsFromLanes>
+NUMFUSE_ALWAYS_INLINE log_pd4_pair
+log_f64_avx2_pair(__m256d x, Rows rows_of = {},
+                  [[maybe_unused]] __m256d plus_ln2 = _mm256_setzero_pd()) noexcept {
     static_assert(!(Subnormals && std::is_same<Rows, LogRowsFromMemory>::value),
                   "the memory copy of x holds the unscaled subnormals");
     const __m256d one = _mm256_set1_pd(1.0);
@@ -429,6 +448,7 @@ NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x, Rows rows_of = {}) noexcep
                           _mm256_srli_epi64(u, 52), _mm256_set1_epi64x(0x4330000000000000ll))),
                       _mm256_set1_pd(0x1.0p52 + 1023.0));
     if constexpr (Subnormals) k = _mm256_sub_pd(k, _mm256_and_pd(sub, _mm256_set1_pd(1022.0)));
+    if constexpr (PlusLn2) k = _mm256_add_pd(k, _mm256_and_pd(plus_ln2, one));
     const double* rows[4];
     rows_of(u, rows);
     using B4 = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
@@ -447,7 +467,14 @@ NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x, Rows rows_of = {}) noexcep
     const __m256d q1 = _mm256_fmadd_pd(c(log64_bits128_r[2]), t, c(log64_bits128_r[1]));
     const __m256d q2 = _mm256_fmadd_pd(c(log64_bits128_r[4]), t, c(log64_bits128_r[3]));
     const __m256d w = _mm256_fmadd_pd(_mm256_fmadd_pd(q2, t2, q1), t2, q0);
-    return _mm256_add_pd(hi, _mm256_fmadd_pd(t2, w, lo1));
+    return {hi, _mm256_fmadd_pd(t2, w, lo1)};
+}
+
+// log x, f64, AVX2+FMA: log_f64_avx2_pair's hi + lo rounded once.
+template <bool Subnormals, class Rows = LogRowsFromLanes>
+NUMFUSE_ALWAYS_INLINE __m256d log_f64_avx2(__m256d x, Rows rows_of = {}) noexcept {
+    const log_pd4_pair p = log_f64_avx2_pair<Subnormals, false, Rows>(x, rows_of);
+    return _mm256_add_pd(p.hi, p.lo);
 }
 
 // log_kernel_nofix's AVX2+FMA kernel per dtype.
@@ -719,12 +746,10 @@ inline __m512 log_f32_avx512(__m512 x) noexcept {
 // inputs are ordinary lanes for both kernels).
 inline constexpr int log_special_classes = 0x01 | 0x02 | 0x04 | 0x08 | 0x10 | 0x40 | 0x80;
 
-// log2 / log10 on AVX-512: f64 the table kernel's pair scaled by 1/ln2, 1/ln10 (as pairs),
-// f32 kernels/logbase_f32.hpp's kernel; then log's fixup: +-0 -> -inf, x < 0 and -inf -> the
-// default NaN (sign set), +inf -> +inf, 1 -> +0, NaN -> the input quieted (the NaN policy of the
-// loops and of evaluate gives NumPy's NaNs on top).
-inline constexpr double inv_ln2_hi = 0x1.71547652b82fep+0, inv_ln2_lo = 0x1.777d0ffda0d24p-56;
-inline constexpr double inv_ln10_hi = 0x1.bcb7b1526e50ep-2, inv_ln10_lo = 0x1.95355baaafad3p-57;
+// log2 / log10 on AVX-512: f64 the table kernel's pair scaled by 1/ln2, 1/ln10 (as pairs,
+// inv_ln2_* / inv_ln10_* above), f32 kernels/logbase_f32.hpp's kernel; then log's fixup: +-0
+// -> -inf, x < 0 and -inf -> the default NaN (sign set), +inf -> +inf, 1 -> +0, NaN -> the
+// input quieted (the NaN policy of the loops and of evaluate gives NumPy's NaNs on top).
 
 inline __m512d log_scaled_fix_avx512(__m512d x, __m512d r) noexcept {
     return _mm512_fixupimm_pd(r, x, _mm512_set1_epi64(log_fixup_f64), 0);

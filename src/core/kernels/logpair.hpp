@@ -35,6 +35,9 @@
 //     atanh(x) = core((1 + |x|) / (1 - |x|)) / 2
 //   and rounds once. On AVX-512, asinh / acosh / atanh are kernels/logpair_avx512.hpp's
 //   (the pair built with FMAs, log.hpp's table log of it, no division or square root).
+//   On AVX2+FMA all six take log.hpp's 128-cell table log as a pair instead of the core
+//   (log_f64_avx2_pair; the AVX-512 methods with divisions for rcp14: "float64 on
+//   AVX2+FMA" below).
 //   acosh_f32_in_f64 (float32 values in float64 lanes, SSE2 / AVX2 / NEON), in plain
 //   float64 (no pairs): y = x + sqrt(d (2 + d)),
 //   d = x - 1 exact, log y = E ln2 + 2s + s z P(z) with the core's reduction and P.
@@ -230,6 +233,213 @@ inline __m512 log1p_f32_avx512(__m512 x) noexcept {
 }
 #endif  // __AVX512F__
 
+// The special-value tails of the float64 kernels below, shared by the pair-core form (SSE2,
+// neon64) and the AVX2+FMA table form (which runs them only on the batches holding a special
+// lane, so both give the same bits there). res: the computed value, garbage in special lanes.
+// log1p: x < -1 -> NaN, -1 -> -inf, +inf -> +inf, |x| < 2^-54 -> x, NaN -> x quieted.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log1p_specials(const xsimd::batch<double, A>& x,
+                                                             xsimd::batch<double, A> res) noexcept {
+    using B = xsimd::batch<double, A>;
+    res = xsimd::select(x < B(-1.0), nan_of<A>(), res);
+    res = xsimd::select(x == B(-1.0), -inf_of<A>(), res);
+    res = xsimd::select(x == inf_of<A>(), x, res);
+    res = xsimd::select(xsimd::abs(x) < B(0x1.0p-54), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+// asinh, on res with x's sign: |x| < 2^-27 and +-inf -> x, NaN -> x quieted.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_specials(const xsimd::batch<double, A>& x,
+                                                             const xsimd::batch<double, A>& a,
+                                                             xsimd::batch<double, A> res) noexcept {
+    using B = xsimd::batch<double, A>;
+    res = xsimd::select((a < B(0x1.0p-27)) | (a == inf_of<A>()), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+// acosh: 1 -> +0, x < 1 -> NaN, +inf -> +inf, NaN -> x quieted.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_specials(const xsimd::batch<double, A>& x,
+                                                             xsimd::batch<double, A> res) noexcept {
+    using B = xsimd::batch<double, A>;
+    res = xsimd::select(x == B(1.0), B(0.0), res);
+    res = xsimd::select(x < B(1.0), nan_of<A>(), res);
+    res = xsimd::select(x == inf_of<A>(), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+// atanh, on res = atanh(|x|) (unsigned): |x| = 1 -> +-inf, |x| > 1 -> NaN (x's sign),
+// x's sign put on, |x| < 2^-27 -> x, NaN -> x quieted.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_specials(const xsimd::batch<double, A>& x,
+                                                             const xsimd::batch<double, A>& a,
+                                                             xsimd::batch<double, A> res) noexcept {
+    using B = xsimd::batch<double, A>;
+    res = xsimd::select(a == B(1.0), inf_of<A>(), res);
+    res = xsimd::select(a > B(1.0), nan_of<A>(), res);
+    res = xsimd::copysign(res, x);
+    res = xsimd::select(a < B(0x1.0p-27), x, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);
+}
+
+#if defined(__AVX2__) && defined(__FMA__)
+// float64 on AVX2+FMA: log.hpp's 128-cell table log as a pair (log_f64_avx2_pair, relative
+// error below 2^-61 before its one rounding, no division) in place of the pair core above
+// (a division, a 7-coefficient polynomial and pair arithmetic). Each kernel computes every
+// lane without a branch and repairs the special lanes (the *_specials tails above) by a
+// branch on the rare batches that hold one; the bits there are the tails' as before.
+//   log2 / log10 (log_base_f64_avx2): (hi + lo)(c_hi + c_lo) rounded once, c = 1/ln2, 1/ln10
+//     as pairs, as AVX-512's log_pair_scaled_pd: hi c_hi as an exact product pair, the cross
+//     terms added to its low part (relative error below 2^-104 on top of the log pair's), so
+//     within 0.5 + 2^-8 ULP; an integer result (log2 of a power of two, log10 of a power of
+//     ten) comes out exact: there t = 0 in the cell of z = 1 (invc = 1, T = 0), so the pair is
+//     k ln2_hi + k ln2_lo, k ln2 to 2^-95, and k (1 + 2^-90) rounds to k.
+//   log1p: 1 + x = yh + yl exactly (a fast two-sum of max(1, x) and min(1, x)), log(yh) as a
+//     pair plus yl / yh (a division, correctly rounded: 2^-53 of a term below 2^-53 yh), the
+//     neglected (yl / yh)^2 / 2 <= 2^-107 (at most 2^-55 of results >= 2^-54; the kernel
+//     before neglected the same term); |x| < 2^-54 returns x (computed on 0: no subnormal
+//     operand). yh >= 2^-53 is normal for x > -1, so no subnormal scaling.
+//   arcsinh / arccosh: AVX-512's pair y = yh + yl (kernels/logpair_avx512.hpp's method) with
+//     its reciprocals as divisions (correctly rounded, where AVX-512 takes rcp14 and its error
+//     analysis): sl = (qh - s0^2 + ql) / (2 s0), the first-order term yl / yh; log(yh) as a
+//     pair, huge lanes (|x| > 2^28) log(|x|) + ln2 by the pair's k plus one (the neglected
+//     1 / (4 x^2) is below 2^-56 of a result above 20); lanes below 2^-27 (arcsinh) return x
+//     and are computed at 2^-28 (no subnormal operand).
+//   arctanh: log(q) / 2, q = (1 + a) / (1 - a), a = |x| in [2^-28, 1), as AVX-512's float64
+//     quotient: 1 - a = dh + dl exactly, g = RN(0.5 / dh) (one division; = RN(2 / dh) / 4),
+//     rho = 1/2 - g dh - g dl (first step exact), qh = RN(4g - 1) (exact below 2^53; above,
+//     2^-53 relative against a result near 18.7), and log q = log qh + 4 rho / (1 + a) to
+//     first order (the second-order term is below 2^-103, against results >= 2^-28). rn4 =
+//     2 + dh (1 + dh (dh + a^2)) is 4 / (1 + a) within dh^2 a^3 / 4 relative (1 - a + a^2 is
+//     1 / (1 + a) within a^3 / (1 + a)), so rho rn4 is within 2^-53 dh^2 a^3 / (1 + a) of
+//     its value, below 2^-58.6 of atanh(a) over [0, 1) (dh^2 a^2 / (2 (1 + a)) <= 0.0197);
+//     then (hi + (lo + rho rn4)) / 2, the halving exact. Lanes below 2^-27 return x.
+// The divisions (and arcsinh / arccosh's square root) are correctly rounded, so the bits do not
+// depend on the CPU (no rcpps), and the kernels carry over to NEON's fdiv / fsqrt as written.
+
+// log2 / log10, special lanes included (log_specials on the batches holding x <= 0, +inf or
+// NaN; subnormal x by the pair's own scaling).
+template <int Base>
+NUMFUSE_ALWAYS_INLINE __m256d log_base_f64_avx2(__m256d x) noexcept {
+    const log_pd4_pair p = log_f64_avx2_pair<true>(x);
+    const __m256d ch = _mm256_set1_pd(Base == 2 ? inv_ln2_hi : inv_ln10_hi);
+    const __m256d cl = _mm256_set1_pd(Base == 2 ? inv_ln2_lo : inv_ln10_lo);
+    const __m256d ph = _mm256_mul_pd(p.hi, ch);
+    const __m256d pe = _mm256_fmsub_pd(p.hi, ch, ph);  // exact
+    const __m256d tail = _mm256_fmadd_pd(p.hi, cl, _mm256_fmadd_pd(p.lo, ch, pe));
+    const __m256d res = _mm256_add_pd(ph, tail);
+    const __m256d ok = _mm256_and_pd(
+        _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_GT_OQ),
+        _mm256_cmp_pd(x, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ));
+    using B = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+    return _mm256_movemask_pd(ok) == 0xf ? res : __m256d(log_specials(B(x), B(res)));
+}
+
+inline __m256d log1p_f64_avx2(__m256d x) noexcept {
+    const __m256d one = _mm256_set1_pd(1.0);
+    const __m256d tiny = _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), x),
+                                       _mm256_set1_pd(0x1.0p-54), _CMP_LT_OQ);
+    const __m256d xk = _mm256_andnot_pd(tiny, x);
+    const __m256d big = _mm256_max_pd(one, xk);
+    const __m256d small = _mm256_min_pd(one, xk);
+    const __m256d yh = _mm256_add_pd(big, small);
+    const __m256d yl = _mm256_sub_pd(small, _mm256_sub_pd(yh, big));  // exact
+    const log_pd4_pair p = log_f64_avx2_pair<false>(yh);
+    const __m256d q = _mm256_div_pd(yl, yh);
+    const __m256d res = _mm256_blendv_pd(_mm256_add_pd(p.hi, _mm256_add_pd(p.lo, q)), x, tiny);
+    const __m256d ok = _mm256_and_pd(
+        _mm256_cmp_pd(x, _mm256_set1_pd(-1.0), _CMP_GT_OQ),
+        _mm256_cmp_pd(x, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ));
+    using B = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+    return _mm256_movemask_pd(ok) == 0xf ? res : __m256d(log1p_specials(B(x), B(res)));
+}
+
+// log(yh + yl) for the pair of arcsinh / arccosh (yh >= 1 finite, |yl| <= ~ulp(yh)); lanes in
+// huge (all bits set): log(big) + ln2, yl ignored there.
+NUMFUSE_ALWAYS_INLINE __m256d log_f64_pair_arg_avx2(__m256d yh, __m256d yl, __m256d big,
+                                                    __m256d huge) noexcept {
+    const log_pd4_pair p =
+        log_f64_avx2_pair<false, true>(_mm256_blendv_pd(yh, big, huge), LogRowsFromLanes{}, huge);
+    const __m256d q = _mm256_andnot_pd(huge, _mm256_div_pd(yl, yh));
+    return _mm256_add_pd(p.hi, _mm256_add_pd(p.lo, q));
+}
+
+inline __m256d asinh_f64_avx2(__m256d x) noexcept {
+    const __m256d one = _mm256_set1_pd(1.0);
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    const __m256d a = _mm256_andnot_pd(sign, x);
+    const __m256d huge = _mm256_cmp_pd(a, _mm256_set1_pd(0x1.0p28), _CMP_GT_OQ);
+    const __m256d tiny = _mm256_cmp_pd(a, _mm256_set1_pd(0x1.0p-27), _CMP_LT_OQ);
+    // NaN lanes: min / max return their second operand.
+    const __m256d ac =
+        _mm256_max_pd(_mm256_min_pd(a, _mm256_set1_pd(0x1.0p28)), _mm256_set1_pd(0x1.0p-28));
+    // 1 + a^2 = qh + ql (1 - qh exact for qh < 2^53), sqrt(q) = s0 + sl (s0 correctly rounded:
+    // qh - s0^2 exact in one FMA)
+    const __m256d qh = _mm256_fmadd_pd(ac, ac, one);
+    const __m256d ql = _mm256_fmadd_pd(ac, ac, _mm256_sub_pd(one, qh));
+    const __m256d s0 = _mm256_sqrt_pd(qh);
+    const __m256d sl =
+        _mm256_div_pd(_mm256_add_pd(_mm256_fnmadd_pd(s0, s0, qh), ql), _mm256_add_pd(s0, s0));
+    // y = s0 + a + sl = yh + yl (fast two-sum: s0 > a)
+    const __m256d yh = _mm256_add_pd(s0, ac);
+    const __m256d yl = _mm256_add_pd(_mm256_sub_pd(ac, _mm256_sub_pd(yh, s0)), sl);
+    const __m256d r = log_f64_pair_arg_avx2(yh, yl, a, huge);  // >= 0
+    const __m256d res = _mm256_blendv_pd(_mm256_or_pd(r, _mm256_and_pd(x, sign)), x, tiny);
+    const __m256d ok =
+        _mm256_cmp_pd(a, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ);
+    using B = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+    return _mm256_movemask_pd(ok) == 0xf ? res : __m256d(asinh_specials(B(x), B(a), B(res)));
+}
+
+inline __m256d acosh_f64_avx2(__m256d x) noexcept {
+    const __m256d one = _mm256_set1_pd(1.0);
+    const __m256d huge = _mm256_cmp_pd(x, _mm256_set1_pd(0x1.0p28), _CMP_GT_OQ);
+    const __m256d xc = _mm256_max_pd(_mm256_min_pd(x, _mm256_set1_pd(0x1.0p28)),
+                                     _mm256_set1_pd(0x1.0000000000001p0));
+    // x^2 - 1 = d (x + 1) = qh + ql: d = x - 1 exact, x + 1 = wh + wl exact
+    const __m256d d = _mm256_sub_pd(xc, one);
+    const __m256d wh = _mm256_add_pd(xc, one);
+    const __m256d wl = _mm256_sub_pd(one, _mm256_sub_pd(wh, xc));
+    const __m256d qh = _mm256_mul_pd(d, wh);
+    const __m256d ql = _mm256_fmadd_pd(d, wl, _mm256_fmsub_pd(d, wh, qh));
+    const __m256d s0 = _mm256_sqrt_pd(qh);
+    const __m256d sl =
+        _mm256_div_pd(_mm256_add_pd(_mm256_fnmadd_pd(s0, s0, qh), ql), _mm256_add_pd(s0, s0));
+    // y = x + s0 + sl = yh + yl (fast two-sum: x > s0)
+    const __m256d yh = _mm256_add_pd(xc, s0);
+    const __m256d yl = _mm256_add_pd(_mm256_sub_pd(s0, _mm256_sub_pd(yh, xc)), sl);
+    const __m256d res = log_f64_pair_arg_avx2(yh, yl, x, huge);
+    const __m256d ok = _mm256_and_pd(
+        _mm256_cmp_pd(x, one, _CMP_GT_OQ),
+        _mm256_cmp_pd(x, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ));
+    using B = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+    return _mm256_movemask_pd(ok) == 0xf ? res : __m256d(acosh_specials(B(x), B(res)));
+}
+
+inline __m256d atanh_f64_avx2(__m256d x) noexcept {
+    const __m256d one = _mm256_set1_pd(1.0), half = _mm256_set1_pd(0.5);
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    const __m256d ax = _mm256_andnot_pd(sign, x);
+    const __m256d tiny = _mm256_cmp_pd(ax, _mm256_set1_pd(0x1.0p-27), _CMP_LT_OQ);
+    // a in [2^-28, 2]: |x| >= 1 lanes give garbage (repaired below), no subnormal operand
+    const __m256d a =
+        _mm256_min_pd(_mm256_max_pd(ax, _mm256_set1_pd(0x1.0p-28)), _mm256_set1_pd(2.0));
+    const __m256d dh = _mm256_sub_pd(one, a);
+    const __m256d dl = _mm256_sub_pd(_mm256_sub_pd(one, dh), a);  // 1 - a = dh + dl
+    const __m256d g = _mm256_div_pd(half, dh);
+    const __m256d rho = _mm256_fnmadd_pd(g, dl, _mm256_fnmadd_pd(g, dh, half));  // first exact
+    const __m256d qh = _mm256_fmsub_pd(g, _mm256_set1_pd(4.0), one);
+    // rn4 = 2 + dh (1 + dh (dh + a^2)) ~ 4 / (1 + a)
+    const __m256d rn4 = _mm256_fmadd_pd(dh, _mm256_fmadd_pd(dh, _mm256_fmadd_pd(a, a, dh), one),
+                                        _mm256_set1_pd(2.0));
+    const log_pd4_pair p = log_f64_avx2_pair<false>(qh);
+    const __m256d r =
+        _mm256_mul_pd(_mm256_add_pd(p.hi, _mm256_fmadd_pd(rho, rn4, p.lo)), half);  // >= 0
+    const __m256d res = _mm256_blendv_pd(_mm256_or_pd(r, _mm256_and_pd(x, sign)), x, tiny);
+    const __m256d ok = _mm256_cmp_pd(ax, one, _CMP_LT_OQ);
+    using B = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
+    return _mm256_movemask_pd(ok) == 0xf ? res : __m256d(atanh_specials(B(x), B(ax), B(r)));
+}
+#endif  // __AVX2__ && __FMA__
+
 }  // namespace detail
 
 // log1p(x), f64 lanes. Max error <= 1 ULP.
@@ -240,15 +450,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log1p_kernel(
     if constexpr (detail::is_avx512<A>) return detail::log1p_f64_avx512(x);
 #endif
     using B = xsimd::batch<double, A>;
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<A>) return B(detail::log1p_f64_avx2(x));
+#endif
     const auto valid = (x > B(-1.0)) & (x < detail::inf_of<A>());
     const dd::pair<A> u = dd::two_sum(B(1.0), xsimd::select(valid, x, B(0.0)));
     const dd::pair<A> l = detail::log_pair(detail::log_core(u.hi, u.lo));
-    B res = l.hi + l.lo;
-    res = xsimd::select(x < B(-1.0), detail::nan_of<A>(), res);
-    res = xsimd::select(x == B(-1.0), -detail::inf_of<A>(), res);
-    res = xsimd::select(x == detail::inf_of<A>(), x, res);
-    res = xsimd::select(xsimd::abs(x) < B(0x1.0p-54), x, res);
-    return xsimd::select(xsimd::isnan(x), x + x, res);
+    return detail::log1p_specials(x, l.hi + l.lo);
 }
 
 namespace detail {
@@ -303,6 +511,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix(const xsimd::batch<T, A>
         }
     } else
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<A> && sizeof(T) == 8) {
+        return xsimd::batch<T, A>(detail::log_base_f64_avx2<Base>(x));
+    } else
+#endif
     {
         if constexpr (sizeof(T) == 8) {
             return Base == 2 ? detail::log2_generic(x) : detail::log10_generic(x);
@@ -350,6 +563,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return B(detail::asinh_f64_avx512(x));
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<A>) return B(detail::asinh_f64_avx2(x));
+#endif
     const B a = xsimd::abs(x);
     const auto huge = a > B(0x1.0p28);
     // Clamped below too: lanes under 2^-27 return x, and a^2 of a tiny or subnormal a
@@ -365,9 +581,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> asinh_kernel(
         l = detail::log_pair(p);
         res = xsimd::select(huge, l.hi + l.lo, res);
     }
-    res = xsimd::copysign(res, x);
-    res = xsimd::select((a < B(0x1.0p-27)) | (a == detail::inf_of<A>()), x, res);
-    return xsimd::select(xsimd::isnan(x), x + x, res);
+    return detail::asinh_specials(x, a, xsimd::copysign(res, x));
 }
 
 // acosh(x), f64 lanes. Max error <= 1 ULP.
@@ -377,6 +591,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(
     using B = xsimd::batch<double, A>;
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return B(detail::acosh_f64_avx512(x));
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<A>) return B(detail::acosh_f64_avx2(x));
 #endif
     const auto huge = x > B(0x1.0p28);
     const B xm = xsimd::min(xsimd::max(x, B(1.0)), B(0x1.0p28));
@@ -391,10 +608,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> acosh_kernel(
         l = detail::log_pair(p);
         res = xsimd::select(huge, l.hi + l.lo, res);
     }
-    res = xsimd::select(x == B(1.0), B(0.0), res);
-    res = xsimd::select(x < B(1.0), detail::nan_of<A>(), res);
-    res = xsimd::select(x == detail::inf_of<A>(), x, res);
-    return xsimd::select(xsimd::isnan(x), x + x, res);
+    return detail::acosh_specials(x, res);
 }
 
 namespace detail {
@@ -429,6 +643,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return B(detail::atanh_f64_avx512(x));
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<A>) return B(detail::atanh_f64_avx2(x));
+#endif
     const B a = xsimd::abs(x);
     // |x| >= 1 lanes get a garbage-free placeholder (0.75); lanes under 2^-27 return x and
     // are computed at 2^-28 (a subnormal |x| in the division and the log tail would take
@@ -438,12 +655,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
     const dd::pair<A> den = dd::two_sum(B(1.0), -ac);
     const dd::pair<A> r = dd::div(num, den);
     const dd::pair<A> l = detail::log_pair(detail::log_core(r.hi, r.lo));
-    B res = B(0.5) * (l.hi + l.lo);
-    res = xsimd::select(a == B(1.0), detail::inf_of<A>(), res);
-    res = xsimd::select(a > B(1.0), detail::nan_of<A>(), res);
-    res = xsimd::copysign(res, x);
-    res = xsimd::select(a < B(0x1.0p-27), x, res);
-    return xsimd::select(xsimd::isnan(x), x + x, res);
+    return detail::atanh_specials(x, a, B(0.5) * (l.hi + l.lo));
 }
 
 // log1p(x), float32 lanes (the float32 ufunc and evaluate), within 1 ULP: on AVX-512 float32
