@@ -15,8 +15,11 @@
 //   float32: log1p_f32_kernel / asinh_f32_kernel / acosh_f32_kernel / atanh_f32_kernel
 //   (batch<float>): on
 //   AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp, within 1 ULP);
-//   elsewhere float64 lanes rounded once (xsimd's asinh / atanh; acosh_f32_in_f64 below:
-//   relative error below 2^-40 before the rounding, special values as acosh_kernel's).
+//   AVX2+FMA float32 lanes too (log1p_f32_avx2 / asinh / acosh / atanh below: the AVX-512
+//   methods on log.hpp's AVX2 float32 log pair, within 0.5 + 2^-2.4 ULP, measured:
+//   docs/accuracy.md); elsewhere (SSE2, neon64) float64 lanes rounded once (xsimd's log1p /
+//   asinh / atanh; acosh_f32_in_f64 below: relative error below 2^-40 before the rounding,
+//   special values as acosh_kernel's).
 //
 // Method
 //   One core: for x = xh + xl > 0 (a pair, xh normal), x = 2^E m with m in
@@ -642,9 +645,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, res);
 }
 
-// log1p(x), float32 lanes (the float32 ufunc and evaluate), within 1 ULP: on AVX-512 float32
-// lanes in float32 arithmetic (detail::log1p_f32_avx512); elsewhere the lanes widened to
-// float64 (xsimd's log1p, 2-3 float64 ULP, whose log1p(-0) is +0: -0 kept) and rounded once.
+// log1p(x), float32 lanes (the float32 ufunc and evaluate), within 1 ULP: on AVX-512 and
+// AVX2+FMA float32 lanes in float32 arithmetic (detail::log1p_f32_avx512 / _avx2_kernel);
+// elsewhere the lanes widened to float64 (xsimd's log1p, 2-3 float64 ULP, whose log1p(-0) is
+// +0: -0 kept) and rounded once.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log1p_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
@@ -664,7 +668,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log1p_f32_kernel(
 }
 
 // asinh(x), acosh(x), atanh(x), float32 lanes (the float32 ufuncs and evaluate): on
-// AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp); elsewhere the
+// AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp), on AVX2+FMA too
+// (detail::asinh_f32_avx2_kernel etc. above); elsewhere the
 // lanes widened to float64 (xsimd's asinh / atanh, 2-3 float64 ULP, far below a float32
 // half-ulp; acosh_f32_in_f64) and rounded once.
 template <class A>
