@@ -72,6 +72,20 @@ def regions(name: str) -> np.ndarray:
             ]
         )
         return np.concatenate([x, -x])
+    if name == "log1p":
+        # every binade of both signs; dense at the switches of the AVX2+FMA kernel (x returned
+        # below 2^-25, the Taylor form below 2^-7, the pair form above) and next to -1, where
+        # 1 + x is exact and small
+        x = np.concatenate(
+            [
+                f32_range(float(np.finfo(F32).smallest_subnormal), big, 1031),
+                f32_range(2.0**-26, 2.0**-24, 7),
+                f32_range(2.0**-7 * (1 - 2.0**-8), 2.0**-7 * (1 + 2.0**-8)),
+                f32_range(2.0**-8, 2.0**-6, 61),
+            ]
+        )
+        near_minus_one = -f32_range(1.0 - 2.0**-10, float(np.nextafter(F32(1), F32(0))))
+        return np.concatenate([x, -x[x < 1], near_minus_one])
     # log2, log10: every binade, next to 1 where the results are smallest, and every float32
     # within 2^-12 of the AVX-512 kernel's cell edges (m = 1 + i/32) in the binades where the
     # table's T_hi and e cancel most (x in [1/4, 4)) and in two far ones
@@ -80,16 +94,24 @@ def regions(name: str) -> np.ndarray:
         for s in (0.25, 0.5, 1.0, 2.0, 2.0**-100, 2.0**90)
         for i in range(1, 33)
     ]
+    # and of the AVX2+FMA kernel's 16 cells (j = round(16 / m) for m in [0.75, 1.5): edges at m =
+    # 16 / (j + 1/2), where rcpps decides the cell)
+    edges16 = [
+        f32_range(s * m * (1 - 2.0**-13), s * m * (1 + 2.0**-13), 3)
+        for s in (0.5, 1.0, 2.0, 2.0**-126, 2.0**100)
+        for m in 16 / (np.arange(11, 22) + 0.5)
+    ]
     return np.concatenate(
         [
             f32_range(float(np.finfo(F32).smallest_subnormal), big, 1031),
             f32_range(1.0 - 2.0**-10, 1.0 + 2.0**-10),
             *edges,
+            *edges16,
         ]
     )
 
 
-FUNCTIONS = ["arcsinh", "arccosh", "arctanh", "log2", "log10"]
+FUNCTIONS = ["arcsinh", "arccosh", "arctanh", "log2", "log10", "log1p"]
 
 
 @pytest.mark.parametrize("name", FUNCTIONS)
@@ -105,7 +127,7 @@ def test_float32_within_one_ulp(name, level):
     np.testing.assert_array_equal(numfuse.evaluate(f"{name}(x)", local_dict={"x": x}), got)
 
 
-@pytest.mark.parametrize("name", ["arcsinh", "arccosh", "arctanh"])
+@pytest.mark.parametrize("name", ["arcsinh", "arccosh", "arctanh", "log1p", "log2", "log10"])
 def test_float32_special_values_as_numpy(name, level):
     """Zeros, infinities, NaN, subnormals, the domain edges: NumPy's values bit for bit."""
     info = np.finfo(F32)
@@ -132,9 +154,19 @@ def test_float32_special_values_as_numpy(name, level):
             float(-info.max),
             float(info.smallest_subnormal),
             float(-info.tiny),
+            float(-info.smallest_subnormal),
+            2.0**-25,
+            -(2.0**-26),
+            -0.75,
+            float(np.nextafter(F32(-1), F32(0))),
         ],
         dtype=F32,
     )
+    # each value also alone among ordinary lanes (the AVX2+FMA kernels repair special lanes on
+    # a branch taken by the batches that hold one)
+    alone = np.full(x.size * 16, 0.5, dtype=F32)
+    alone[5::16] = x
+    x = np.concatenate([x, alone])
     with np.errstate(all="ignore"):
         expected = getattr(np, name)(x)
         got = getattr(numfuse, name)(x)

@@ -336,16 +336,33 @@ NUMFUSE_ALWAYS_INLINE __m256 log_tab16_avx2(const float* table, __m256i idx, __m
 // |t| < 2^-4), -log(invc) = T_hi + T_lo from log_tab16_hi_f / _lo_f (two permutes and a
 // blend each). log x = (E ln2_hi + T_hi + t) [exact two-sum; E ln2_hi + T_hi exact on the
 // 2^-16 grid] + (E ln2_lo + T_lo + t^2 (-1/2 + t R(t))). No division.
-NUMFUSE_ALWAYS_INLINE __m256 log_f32_avx2(__m256 x) noexcept {
+// log_f32_avx2_pair returns the two parts unsummed (hi = the rounded two-sum, lo = the
+// rest), for the float32 log2 / log10 / log1p / arc*h kernels (logbase_f32.hpp,
+// logpair.hpp), which scale it or add a first-order term before the last rounding:
+// Subnormals = false leaves out the scaling (for arguments known to be normal: garbage on
+// subnormal lanes); PlusE adds e_plus (0 or 1 per lane) to E: log(2^e_plus x) without forming
+// it. Where E = 0 and j = 16 (x in about [0.9697, 1.032]) hi = t and lo = RN(t^2 (-1/2 +
+// t R(t))): no cancellation next to 1.
+struct log_ps8_pair {
+    __m256 hi, lo;
+};
+template <bool Subnormals, bool PlusE = false>
+NUMFUSE_ALWAYS_INLINE log_ps8_pair
+log_f32_avx2_pair(__m256 x, [[maybe_unused]] __m256 e_plus = _mm256_setzero_ps()) noexcept {
     const __m256 one = _mm256_set1_ps(1.0f);
-    const __m256 sub = _mm256_cmp_ps(x, _mm256_set1_ps(0x1.0p-126f), _CMP_LT_OQ);
-    const __m256 xs = _mm256_blendv_ps(x, _mm256_sub_ps(_mm256_or_ps(x, one), one), sub);
+    __m256 xs = x;
+    __m256 sub = _mm256_setzero_ps();
+    if constexpr (Subnormals) {
+        sub = _mm256_cmp_ps(x, _mm256_set1_ps(0x1.0p-126f), _CMP_LT_OQ);
+        xs = _mm256_blendv_ps(x, _mm256_sub_ps(_mm256_or_ps(x, one), one), sub);
+    }
     const __m256i ix = _mm256_castps_si256(xs);
     const __m256i tmp = _mm256_sub_epi32(ix, _mm256_set1_epi32(0x3f400000));  // bits(0.75)
     const __m256 m = _mm256_castsi256_ps(_mm256_sub_epi32(
         ix, _mm256_and_si256(tmp, _mm256_set1_epi32(static_cast<int>(0xff800000u)))));
-    const __m256 e = _mm256_sub_ps(_mm256_cvtepi32_ps(_mm256_srai_epi32(tmp, 23)),
-                                   _mm256_and_ps(sub, _mm256_set1_ps(126.0f)));
+    __m256 e = _mm256_cvtepi32_ps(_mm256_srai_epi32(tmp, 23));
+    if constexpr (Subnormals) e = _mm256_sub_ps(e, _mm256_and_ps(sub, _mm256_set1_ps(126.0f)));
+    if constexpr (PlusE) e = _mm256_add_ps(e, e_plus);
     const __m256 z =
         _mm256_fmadd_ps(_mm256_rcp_ps(m), _mm256_set1_ps(16.0f), _mm256_set1_ps(0x1.8p23f));
     const __m256 invc = _mm256_fmsub_ps(z, _mm256_set1_ps(0.0625f), _mm256_set1_ps(0x1.8p19f));
@@ -363,7 +380,11 @@ NUMFUSE_ALWAYS_INLINE __m256 log_f32_avx2(__m256 x) noexcept {
     rr = _mm256_fmadd_ps(rr, t, _mm256_set1_ps(log32_t16_r1));
     rr = _mm256_fmadd_ps(rr, t, _mm256_set1_ps(log32_t16_r0));
     const __m256 w = _mm256_fmadd_ps(rr, t, _mm256_set1_ps(-0.5f));
-    return _mm256_add_ps(hi, _mm256_fmadd_ps(_mm256_mul_ps(t, t), w, lo1));
+    return {hi, _mm256_fmadd_ps(_mm256_mul_ps(t, t), w, lo1)};
+}
+NUMFUSE_ALWAYS_INLINE __m256 log_f32_avx2(__m256 x) noexcept {
+    const log_ps8_pair p = log_f32_avx2_pair<true>(x);
+    return _mm256_add_ps(p.hi, p.lo);
 }
 // Where log_f64_avx2 finds the four lanes' rows in log_bits128_rows (rows of 32 bytes; the
 // cell is bits 45..51 of u = bits(x) + bits(1) - bits(log_bits128_off)).

@@ -26,6 +26,19 @@
 //   inner sum, whose rounding costs at most ~1/4 ULP of the result. 14 operations (log10:
 //   15) against 23 for the former form (log.hpp's float32 log pair scaled by 1/ln b as a
 //   pair). Tables and R: tools/logbase_f32_remez.py.
+//   AVX2+FMA, float32 lanes in float32 arithmetic: log.hpp's AVX2 float32 log as its unsummed
+//   pair, log x = hi + lo (log_f32_avx2_pair: 16 cells, tables of two permutes and a blend,
+//   subnormals scaled by 2^126 without a multiplication), times 1/ln b = C + c (C = RN_f(1/ln b),
+//   c = RN_f(1/ln b - C)) in pair form: P = RN(hi C), hi C - P exact in one FMA, the result
+//   RN(P + RN(hi c + RN(lo C + (hi C - P)))); 5 operations on top of the log's. Error: the pair
+//   hi + lo is log x within 2^-27 relative (three roundings of lo-sized terms, |lo| <= 2^-4.8
+//   |hi| where E != 0 or j != 16 (|log x| >= 0.031 there) and |lo| <= 0.024 |hi| where E = 0,
+//   j = 16 (hi = t exact there), R's 2^-33.7), the two inner roundings add below 2^-28 of the
+//   result and c's truncation 2^-48: below 2^-26.4 relative before the last rounding, at most
+//   0.5 + 2^-2.4 ULP (measured: docs/accuracy.md). At x = 2^k (log2) and x = 10^k (log10) the
+//   reduction gives m = 1, j = 16, t = 0 (10^k, k <= 10, is exact and m = 10^k 2^-E), so the
+//   error before the last rounding is far below half an ULP of the integer k: exact results.
+//   Special lanes (x <= 0, +inf, NaN) by selects on the batches that hold one.
 //   Other levels (unchanged): log2 has a float32 reduction (log.hpp's log_reduce) and a float64
 //   polynomial (degree 11, relative error 2^-33.2) rounded once; log10 rounds xsimd's float64
 //   log10 of the widened input once.
@@ -133,6 +146,40 @@ NUMFUSE_ALWAYS_INLINE __m512 log_base_f32_avx512_core(__m512 x) noexcept {
 }
 #endif  // __AVX512F__
 
+// The special lanes of the float32 log2 / log10 (contract at the top): x < 0 and -inf -> the
+// default NaN with its sign set, +-0 -> -inf, +inf -> +inf, NaN -> the input quieted.
+template <class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_base_f32_special_values(
+    const xsimd::batch<float, Arch>& x, xsimd::batch<float, Arch> res) noexcept {
+    using F = xsimd::batch<float, Arch>;
+    const F inf(std::numeric_limits<float>::infinity());
+    res = xsimd::select(x < F(0.0f), from_bits<float, Arch>(log_consts<float>::neg_nan), res);
+    res = xsimd::select(x == F(0.0f), -inf, res);
+    res = xsimd::select(x == inf, inf, res);
+    return xsimd::select(xsimd::isnan(x), x + x, res);  // the input quieted, as float64 would
+}
+
+#if defined(__AVX2__) && defined(__FMA__)
+// log2 (Base 2) or log10 (Base 10), AVX2+FMA (method at the top): log.hpp's float32 log pair
+// times 1/ln b as a pair, one rounding; special lanes by a branch on the batches holding one.
+template <int Base, class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_base_f32_avx2(
+    const xsimd::batch<float, Arch>& x) noexcept {
+    static_assert(Base == 2 || Base == 10, "log2 or log10");
+    using F = xsimd::batch<float, Arch>;
+    // 1/ln b = c_hi + c_lo: c_hi = RN_f(1/ln b), c_lo = RN_f(1/ln b - c_hi)
+    const __m256 c_hi = _mm256_set1_ps(Base == 2 ? 0x1.715476p+0f : 0x1.bcb7b2p-2f);
+    const __m256 c_lo = _mm256_set1_ps(Base == 2 ? 0x1.4ae0cp-26f : -0x1.5b235ep-27f);
+    const log_ps8_pair p = log_f32_avx2_pair<true>(x);
+    const __m256 ph = _mm256_mul_ps(p.hi, c_hi);
+    const __m256 pe = _mm256_fmsub_ps(p.hi, c_hi, ph);  // exact
+    const __m256 tail = _mm256_fmadd_ps(p.hi, c_lo, _mm256_fmadd_ps(p.lo, c_hi, pe));
+    const F res(_mm256_add_ps(ph, tail));
+    const auto ok = (x > F(0.0f)) & (x < F(std::numeric_limits<float>::infinity()));
+    return xsimd::all(ok) ? res : log_base_f32_special_values(x, res);
+}
+#endif
+
 }  // namespace detail
 
 // log2(x), f32 lanes, for the float32 log2 ufunc and evaluate (contract at the top).
@@ -143,6 +190,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log2_f32_kernel(
     if constexpr (detail::is_avx512<Arch>) {
         return detail::log_scaled_fix_avx512(x, detail::log_base_f32_avx512_core<2>(x));
     }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<Arch>) return detail::log_base_f32_avx2<2>(x);
 #endif
     using F = xsimd::batch<float, Arch>;
     using D = xsimd::batch<double, Arch>;
@@ -168,14 +218,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log2_f32_kernel(
                                    -0x1.61ac9ab92ac67p-4);  // -0.086346248996663640951
         return detail::fused_madd(fd, p, ed);  // e + log2(m): no cancellation (e = 0 where m ~ 1)
     };
-    F res = detail::narrow(log2_half(f0, e0), log2_half(f1, e1));
-    const F inf(std::numeric_limits<float>::infinity());
-    res = xsimd::select(x < F(0.0f),
-                        detail::from_bits<float, Arch>(detail::log_consts<float>::neg_nan),
-                        res);  // x < 0, -inf
-    res = xsimd::select(x == F(0.0f), -inf, res);
-    res = xsimd::select(x == inf, inf, res);
-    return xsimd::select(xsimd::isnan(x), x + x, res);  // the input quieted, as float64 would
+    return detail::log_base_f32_special_values(
+        x, detail::narrow(log2_half(f0, e0), log2_half(f1, e1)));
 }
 
 // log10(x), f32 lanes, for the float32 log10 ufunc and evaluate (contract at the top).
@@ -185,6 +229,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log10_f32_kernel(
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<Arch>) {
         return detail::log_scaled_fix_avx512(x, detail::log_base_f32_avx512_core<10>(x));
+    } else
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<Arch>) {
+        return detail::log_base_f32_avx2<10>(x);
     } else
 #endif
     {

@@ -15,8 +15,11 @@
 //   float32: log1p_f32_kernel / asinh_f32_kernel / acosh_f32_kernel / atanh_f32_kernel
 //   (batch<float>): on
 //   AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp, within 1 ULP);
-//   elsewhere float64 lanes rounded once (xsimd's asinh / atanh; acosh_f32_in_f64 below:
-//   relative error below 2^-40 before the rounding, special values as acosh_kernel's).
+//   AVX2+FMA float32 lanes too (log1p_f32_avx2 / asinh / acosh / atanh below: the AVX-512
+//   methods on log.hpp's AVX2 float32 log pair, within 0.5 + 2^-2.4 ULP, measured:
+//   docs/accuracy.md); elsewhere (SSE2, neon64) float64 lanes rounded once (xsimd's log1p /
+//   asinh / atanh; acosh_f32_in_f64 below: relative error below 2^-40 before the rounding,
+//   special values as acosh_kernel's).
 //
 // Method
 //   One core: for x = xh + xl > 0 (a pair, xh normal), x = 2^E m with m in
@@ -440,6 +443,202 @@ inline __m256d atanh_f64_avx2(__m256d x) noexcept {
 }
 #endif  // __AVX2__ && __FMA__
 
+#if defined(__AVX2__) && defined(__FMA__)
+// float32 log1p / asinh / acosh / atanh on AVX2+FMA, float32 lanes in float32 arithmetic
+// (the AVX-512 kernels' methods, logpair_avx512.hpp, with log.hpp's AVX2 float32 log pair in
+// place of log_f32_ge1: its 16 cells cost two permutes and a blend per table where 32 cells
+// would cost four permutes and three blends, and AVX2 has no getmant / getexp; rcpps and
+// rsqrtps (1.5 2^-12) in place of rcp14 / rsqrt14 (2^-14), so each reciprocal is either
+// refined or replaced where its error would show, as each kernel says). Each is the log of a
+// value y carried as a pair yh + yl, log_f32_avx2_pair(yh) = hi + lo, plus the first-order
+// term q ~ yl / yh: RN(hi + RN(lo + q)). The pair is log yh within 2^-27 relative, and where
+// yh is next to 1 (E = 0, j = 16) hi = yh - 1 exactly and lo = RN(t^2 (-1/2 + t R(t))) with
+// |lo| <= 0.024 |hi|: relative error 2^-29 there (logbase_f32.hpp's bound). No lane is
+// computed on a subnormal operand: tiny lanes are held at a normal value and replaced after.
+// Special lanes (NaN, +-inf, outside the domain, the poles) by selects on the batches that
+// hold one; invalid lanes give the default NaN with its sign set (0xffc00000), NaN lanes the
+// input quieted.
+
+// log1p: for |x| >= 2^-7, 1 + x as an exact pair (yh = RN(max(1, x) + min(1, x)), yl by a
+// fast two-sum; yh >= 2^-24 is normal), q = yl rcpps(yh): |yl| <= 2^-24 yh, so q is within
+// 2^-35.4 yh of yl / yh, and log1p(x) >= 2^-7 (1 - 2^-8) there: below 2^-4.4 ULP (relative
+// 2^-28.4 where yh >= 1.5, further from 0); with the pair's 2^-27 and two roundings of terms
+// below 2^-4.8 of the result, at most 0.5 + 2^-2.4 ULP. |x| < 2^-7: x + x^2 (-1/2 + x (1/3 +
+// x (-1/4 + x/5))), Taylor, rounded once by its last FMA: the dropped x^6/6 is below 2^-37.6
+// of the result, the coefficients' and inner roundings below 2^-30 of it. |x| < 2^-25 returns
+// x (-0 kept; the Taylor form would too, but x^2 would be subnormal): those lanes are
+// computed on 2^-7. Below 2^-7 the pair form would lose: yl rcpps's error against a result
+// that small.
+NUMFUSE_ALWAYS_INLINE __m256 log1p_f32_avx2(__m256 x) noexcept {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+    const __m256 tiny = _mm256_cmp_ps(ax, _mm256_set1_ps(0x1.0p-25f), _CMP_LT_OQ);
+    const __m256 small = _mm256_cmp_ps(ax, _mm256_set1_ps(0x1.0p-7f), _CMP_LT_OQ);
+    const __m256 xc = _mm256_blendv_ps(x, _mm256_set1_ps(0x1.0p-7f), tiny);
+    const __m256 big = _mm256_max_ps(one, xc);
+    const __m256 sm = _mm256_min_ps(one, xc);
+    const __m256 yh = _mm256_add_ps(big, sm);
+    const __m256 yl = _mm256_sub_ps(sm, _mm256_sub_ps(yh, big));  // exact
+    const log_ps8_pair p = log_f32_avx2_pair<false>(yh);
+    const __m256 q = _mm256_mul_ps(yl, _mm256_rcp_ps(yh));
+    const __m256 res = _mm256_add_ps(p.hi, _mm256_add_ps(p.lo, q));
+    __m256 c = _mm256_fmadd_ps(xc, _mm256_set1_ps(0x1.99999ap-3f), _mm256_set1_ps(-0.25f));  // 1/5
+    c = _mm256_fmadd_ps(c, xc, _mm256_set1_ps(0x1.555556p-2f));  // 1/3
+    c = _mm256_fmadd_ps(c, xc, _mm256_set1_ps(-0.5f));
+    const __m256 near0 = _mm256_fmadd_ps(_mm256_mul_ps(xc, xc), c, xc);
+    return _mm256_blendv_ps(_mm256_blendv_ps(res, near0, small), x, tiny);
+}
+
+// asinh: a = |x| held in [2^-12, 2^12]; y = a + sqrt(1 + a^2) as logpair_avx512.hpp's float32
+// asinh builds it: 1 + a^2 = qh + ql (two FMAs), s0 = RN(sqrt(qh)), sl = (qh - s0^2 + ql) h
+// with h ~ 1 / (2 sqrt(qh)): below qh = 1 + 2^-8 (a < 2^-4), h = 3/4 - qh / 4 (relative error
+// below (3/8) a^4 + 2^-24: sl is within 2^-41 of its value, against results >= 2^-12), else
+// rsqrtps(qh) / 2 (1.5 2^-12: |sl| <= 2^-24 s0, so within 2^-35.4 s0 <= 2^-35.3 y, against
+// results >= 0.0624 near y = 1.06: below 2^-7 ULP); yh + yl = s0 + a + sl (fast two-sum, s0 >
+// a). q = yl r with r = (s0 - a) + sl = sqrt(1 + a^2) - a = 1 / y, within 2^-22 relative for
+// a <= 1 and within 2^-34.4 a^2 for a up to 2^12 (s0 - a exact from a = 0.58 on, the error
+// s0 + sl's), while |yl| <= 2^-23 yh: q within 2^-45 of yl / yh for a <= 1, 2^-10.4 |q| <=
+// 2^-33.4 yh at 2^12 (results >= 0.88 for a >= 1: far below an ULP). Above 2^12: log(a) + ln2
+// (E + 1 in the log pair; the dropped 1 / (4 a^2) is below 2^-26 of the result), yl = 0.
+// |x| < 2^-12 returns x. The sign of x is put back.
+NUMFUSE_ALWAYS_INLINE __m256 asinh_f32_avx2(__m256 x) noexcept {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256 a = _mm256_andnot_ps(sign, x);
+    const __m256 tiny = _mm256_cmp_ps(a, _mm256_set1_ps(0x1.0p-12f), _CMP_LT_OQ);
+    const __m256 huge = _mm256_cmp_ps(a, _mm256_set1_ps(0x1.0p12f), _CMP_GT_OQ);
+    const __m256 ac =
+        _mm256_max_ps(_mm256_min_ps(a, _mm256_set1_ps(0x1.0p12f)), _mm256_set1_ps(0x1.0p-12f));
+    const __m256 qh = _mm256_fmadd_ps(ac, ac, one);
+    const __m256 ql = _mm256_fmadd_ps(ac, ac, _mm256_sub_ps(one, qh));  // exact, rounded once
+    const __m256 s0 = _mm256_sqrt_ps(qh);  // correctly rounded: qh - s0^2 is exact
+    const __m256 d = _mm256_add_ps(_mm256_fnmadd_ps(s0, s0, qh), ql);
+    const __m256 near1 = _mm256_cmp_ps(qh, _mm256_set1_ps(0x1.01p0f), _CMP_LT_OQ);
+    const __m256 h =
+        _mm256_blendv_ps(_mm256_mul_ps(_mm256_rsqrt_ps(qh), _mm256_set1_ps(0.5f)),
+                         _mm256_fnmadd_ps(qh, _mm256_set1_ps(0.25f), _mm256_set1_ps(0.75f)), near1);
+    const __m256 sl = _mm256_mul_ps(d, h);
+    const __m256 yh = _mm256_add_ps(s0, ac);
+    const __m256 yl = _mm256_add_ps(_mm256_sub_ps(ac, _mm256_sub_ps(yh, s0)), sl);
+    const __m256 r = _mm256_add_ps(_mm256_sub_ps(s0, ac), sl);
+    const __m256 q = _mm256_andnot_ps(huge, _mm256_mul_ps(yl, r));
+    const log_ps8_pair p =
+        log_f32_avx2_pair<false, true>(_mm256_blendv_ps(yh, a, huge), _mm256_and_ps(huge, one));
+    const __m256 res = _mm256_add_ps(p.hi, _mm256_add_ps(p.lo, q));
+    return _mm256_blendv_ps(_mm256_or_ps(res, _mm256_and_ps(x, sign)), x, tiny);
+}
+
+// acosh: x held at 2^12 or below; y = x + sqrt(p), p = x^2 - 1 = d (d + 2) = ph + pl (d = x - 1
+// exact, two FMAs, as logpair_avx512.hpp's float32 acosh; beyond d = 2 within 2^-25 of p),
+// s0 = RN(sqrt(ph)), sl = (ph - s0^2 + pl) rsqrtps(ph) / 2: |sl| <= 2^-23.4 s0, in error by
+// 1.5 2^-12 of itself, so y is within 2^-34.8 s0 and log y within 2^-34.8 s0 / y <=
+// 2^-34.8 acosh(x) (s0 / y = (1 - 1/y^2) / 2 <= log y): below 2^-10 ULP. (The AVX-512
+// kernel's unrefined s0 = ph rsqrt14(ph) would be 2^-22 off with rsqrtps.) yh + yl = x + s0 +
+// sl (fast two-sum, x > s0); q = yl r with r = (x - s0) - sl = x - sqrt(x^2 - 1) = 1 / y:
+// relative error below 2^-22 up to x = 3, below 2^-25 x^2 above (p's 2^-25), and |yl| <=
+// 2^-22.7 yh, so q is within 2^-44.7 of yl / yh up to x = 3 (results >= 2^-11.5: ULPs >=
+// 2^-34.5) and within 2^-47.7 x^2 <= 2^-23.7 above (results >= 1.76 there, ULPs >= 2^-23
+// and growing with log x faster than x^2 / 2^24 shrinks them: at most 2^-4 ULP at 2^12).
+// Above 2^12: log(x) + ln2 (E + 1 in the log pair; 1 / (4 x^2) is below 2^-26 of it), yl = 0.
+NUMFUSE_ALWAYS_INLINE __m256 acosh_f32_avx2(__m256 x) noexcept {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 huge = _mm256_cmp_ps(x, _mm256_set1_ps(0x1.0p12f), _CMP_GT_OQ);
+    const __m256 xc = _mm256_min_ps(x, _mm256_set1_ps(0x1.0p12f));  // NaN lanes: 2^12
+    const __m256 d = _mm256_sub_ps(xc, one);  // exact
+    const __m256 d2 = _mm256_add_ps(d, d);
+    // d2 - ph is exact for d <= 2 (Sterbenz); beyond, within 2^-25 of p (results above 1.76)
+    const __m256 ph = _mm256_fmadd_ps(d, d, d2);
+    const __m256 pl = _mm256_fmadd_ps(d, d, _mm256_sub_ps(d2, ph));
+    const __m256 s0 = _mm256_sqrt_ps(ph);  // correctly rounded: ph - s0^2 is exact
+    const __m256 sl = _mm256_mul_ps(_mm256_add_ps(_mm256_fnmadd_ps(s0, s0, ph), pl),
+                                    _mm256_mul_ps(_mm256_rsqrt_ps(ph), _mm256_set1_ps(0.5f)));
+    const __m256 yh = _mm256_add_ps(xc, s0);
+    const __m256 yl = _mm256_add_ps(_mm256_sub_ps(s0, _mm256_sub_ps(yh, xc)), sl);
+    const __m256 r = _mm256_sub_ps(_mm256_sub_ps(xc, s0), sl);
+    const __m256 q = _mm256_andnot_ps(huge, _mm256_mul_ps(yl, r));
+    const log_ps8_pair p =
+        log_f32_avx2_pair<false, true>(_mm256_blendv_ps(yh, x, huge), _mm256_and_ps(huge, one));
+    return _mm256_add_ps(p.hi, _mm256_add_ps(p.lo, q));
+}
+
+// atanh: a = |x| held at 2^-12 or above; logpair_avx512.hpp's quotient (atanh_quotient_of):
+// q = (1 + a) / (1 - a) = qh + rho / (1 - a), 1 - a = dh + dl exactly, g = RN(2 / dh), qh = g -
+// 1, rho = 2 - g dh - g dl (the first step exact); log q = log qh + rho / (1 + a) to first
+// order, 1 / (1 + a) from rcpps(1 + a) and one Newton step (relative error below 2^-21.6,
+// with 1 + a's rounding: |rho| <= 2^-21.5, so within 2^-43 against log q >= 2a >= 2^-11, ULPs
+// >= 2^-34), atanh = RN(hi + RN(lo + rho rn)) / 2 (exact: no subnormal). |x| < 2^-12 returns
+// x (x^3/3 is below half an ULP there). The sign of x is put back.
+NUMFUSE_ALWAYS_INLINE __m256 atanh_f32_avx2(__m256 x) noexcept {
+    const __m256 one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
+    const __m256 sign = _mm256_set1_ps(-0.0f);
+    const __m256 a0 = _mm256_andnot_ps(sign, x);
+    const __m256 tiny = _mm256_cmp_ps(a0, _mm256_set1_ps(0x1.0p-12f), _CMP_LT_OQ);
+    const __m256 a = _mm256_max_ps(a0, _mm256_set1_ps(0x1.0p-12f));  // NaN lanes: 2^-12
+    const __m256 dh = _mm256_sub_ps(one, a);
+    const __m256 dl = _mm256_sub_ps(_mm256_sub_ps(one, dh), a);  // 1 - a = dh + dl
+    const __m256 g = _mm256_div_ps(two, dh);
+    const __m256 rho = _mm256_fnmadd_ps(g, dl, _mm256_fnmadd_ps(g, dh, two));  // 2 - g dh exact
+    const __m256 ap1 = _mm256_add_ps(a, one);
+    const __m256 r0 = _mm256_rcp_ps(ap1);
+    const __m256 rn = _mm256_fmadd_ps(r0, _mm256_fnmadd_ps(r0, ap1, one), r0);
+    const log_ps8_pair p = log_f32_avx2_pair<false>(_mm256_sub_ps(g, one));
+    const __m256 lq = _mm256_add_ps(p.hi, _mm256_fmadd_ps(rho, rn, p.lo));
+    const __m256 res = _mm256_mul_ps(lq, _mm256_set1_ps(0.5f));
+    return _mm256_blendv_ps(_mm256_or_ps(res, _mm256_and_ps(x, sign)), x, tiny);
+}
+
+// The kernels above with their special lanes, by a branch on the batches that hold one
+// (ok: the lanes the kernel computes).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> default_nan_f32() noexcept {
+    return from_bits<float, A>(log_consts<float>::neg_nan);
+}
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log1p_f32_avx2_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F inf(std::numeric_limits<float>::infinity());
+    const F res(log1p_f32_avx2(x));
+    if (xsimd::all((x > F(-1.0f)) & (x < inf))) return res;
+    F out = xsimd::select(x < F(-1.0f), default_nan_f32<A>(), res);  // -inf too
+    out = xsimd::select(x == F(-1.0f), -inf, out);
+    out = xsimd::select(x == inf, inf, out);
+    return xsimd::select(xsimd::isnan(x), x + x, out);
+}
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asinh_f32_avx2_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F res(asinh_f32_avx2(x));
+    const auto ok = xsimd::abs(x) < F(std::numeric_limits<float>::infinity());
+    return xsimd::all(ok) ? res : xsimd::select(ok, res, x + x);  // +-inf -> x, NaN quieted
+}
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acosh_f32_avx2_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F inf(std::numeric_limits<float>::infinity());
+    const F res(acosh_f32_avx2(x));
+    if (xsimd::all((x > F(1.0f)) & (x < inf))) return res;
+    F out = xsimd::select(x < F(1.0f), default_nan_f32<A>(), res);  // -inf too
+    out = xsimd::select(x == F(1.0f), F(0.0f), out);
+    out = xsimd::select(x == inf, inf, out);
+    return xsimd::select(xsimd::isnan(x), x + x, out);
+}
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atanh_f32_avx2_kernel(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F res(atanh_f32_avx2(x));
+    const F a = xsimd::abs(x);
+    if (xsimd::all(a < F(1.0f))) return res;
+    F out = xsimd::select(a > F(1.0f), default_nan_f32<A>(), res);  // +-inf too
+    out = xsimd::select(a == F(1.0f), xsimd::copysign(F(std::numeric_limits<float>::infinity()), x),
+                        out);
+    return xsimd::select(xsimd::isnan(x), x + x, out);
+}
+#endif  // __AVX2__ && __FMA__
+
 }  // namespace detail
 
 // log1p(x), f64 lanes. Max error <= 1 ULP.
@@ -658,14 +857,18 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_kernel(
     return detail::atanh_specials(x, a, B(0.5) * (l.hi + l.lo));
 }
 
-// log1p(x), float32 lanes (the float32 ufunc and evaluate), within 1 ULP: on AVX-512 float32
-// lanes in float32 arithmetic (detail::log1p_f32_avx512); elsewhere the lanes widened to
-// float64 (xsimd's log1p, 2-3 float64 ULP, whose log1p(-0) is +0: -0 kept) and rounded once.
+// log1p(x), float32 lanes (the float32 ufunc and evaluate), within 1 ULP: on AVX-512 and
+// AVX2+FMA float32 lanes in float32 arithmetic (detail::log1p_f32_avx512 / _avx2_kernel);
+// elsewhere the lanes widened to float64 (xsimd's log1p, 2-3 float64 ULP, whose log1p(-0) is
+// +0: -0 kept) and rounded once.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log1p_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return detail::log1p_f32_avx512(x);
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<A>) return detail::log1p_f32_avx2_kernel(x);
 #endif
     using D = xsimd::batch<double, A>;
     const auto log1p_keeping_minus_zero = [](const D& a) {
@@ -677,7 +880,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log1p_f32_kernel(
 }
 
 // asinh(x), acosh(x), atanh(x), float32 lanes (the float32 ufuncs and evaluate): on
-// AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp); elsewhere the
+// AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp), on AVX2+FMA too
+// (detail::asinh_f32_avx2_kernel etc. above); elsewhere the
 // lanes widened to float64 (xsimd's asinh / atanh, 2-3 float64 ULP, far below a float32
 // half-ulp; acosh_f32_in_f64) and rounded once.
 template <class A>
@@ -685,6 +889,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asinh_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return detail::asinh_f32_avx512(x);
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<A>) return detail::asinh_f32_avx2_kernel(x);
 #endif
     xsimd::batch<double, A> lo, hi;
     detail::widen(x, lo, hi);
@@ -697,6 +904,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acosh_f32_kernel(
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return detail::acosh_f32_avx512(x);
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<A>) return detail::acosh_f32_avx2_kernel(x);
+#endif
     xsimd::batch<double, A> lo, hi;
     detail::widen(x, lo, hi);
     return detail::narrow(detail::acosh_f32_in_f64(lo), detail::acosh_f32_in_f64(hi));
@@ -707,6 +917,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atanh_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return detail::atanh_f32_avx512(x);
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<A>) return detail::atanh_f32_avx2_kernel(x);
 #endif
     xsimd::batch<double, A> lo, hi;
     detail::widen(x, lo, hi);
