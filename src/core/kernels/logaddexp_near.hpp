@@ -27,10 +27,15 @@
 namespace numfuse::kernels {
 namespace detail {
 
-// Pass 2 certifies |D| >= this (D's error is below 2^-96.3).
+// Pass 2 certifies |D| >= this. D's error is below 2^-96.3, so a certified eps is within
+// 2^-54.3 relative for float64 (float32: 2^-32.3 before the float32 rounding); with
+// log1p's 2^-60 (logaddexp_log1p_eps) the result is within 0.5 + 2^53 (2^-54.3 + 2^-60) <
+// 0.92 ULP (float32: 0.5 + 2^-8). The float64 threshold trades bits for time: pass 3 costs
+// more than pass 2 itself, and a spanning set's perturbed nearest pairs have |D| from
+// 2^-53 up, so each binade below 2^-38 keeps about a tenth of pass 3's lanes out of it.
 template <class Out>
 inline constexpr double logaddexp_certified_d =
-    std::is_same<Out, float>::value ? 0x1.0p-64 : 0x1.0p-38;
+    std::is_same<Out, float>::value ? 0x1.0p-64 : 0x1.0p-42;
 // Below this |t| logaddexp_expm1_dd runs its terms from t^2 on at 0.
 inline constexpr double logaddexp_tiny_max = 0x1.0p-400;
 // Pass 2's lanes with |m| below this go through logaddexp_eps_dd_tiny_max, which leaves
@@ -170,7 +175,7 @@ NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double
 // added to +0). Above 2^-400 the terms dropped, t^2/2 (1 + t/3 + ...), are below
 // 2^-110.9 |t| (base 2: |t| <= 2^-110.5), so a = 1 - e^m carries a relative error below
 // 2^-104 + 2^-110.9, the general path's 2^-104 bound (logaddexp_expm1_dd's) plus at most
-// 2^-110.9: a 2^-k_s ~ v_s < 2.1 takes at most 2^-109.8 more into D, whose bound (2^-97,
+// 2^-110.9: a 2^-k_s ~ v_s < 2.1 takes at most 2^-109.8 more into D, whose bound (2^-96.3,
 // measured 2^-101.7) keeps its margin.
 template <class Out, LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd_tiny_max(
@@ -429,9 +434,10 @@ struct LogaddexpLaneQueue {
 };
 
 // First-pass results below this times |m| send a near-zero lane straight to the triple-
-// double pass (float64 results; float32's pass 2 certifies far deeper, 2^-64).
+// double pass (float64 results; float32's pass 2 certifies far deeper, 2^-64): a
+// prediction that pass 2 would not certify it (see add_lane), never needed for a bound.
 template <class Out>
-inline constexpr double logaddexp_direct_deep = std::is_same<Out, float>::value ? 0.0 : 0x1.0p-41;
+inline constexpr double logaddexp_direct_deep = std::is_same<Out, float>::value ? 0.0 : 0x1.8p-43;
 
 // Near-zero lanes gathered from consecutive batches and recomputed a full batch at a time
 // (pass 2); the lanes pass 2 cannot certify are gathered again for the triple-double pass
@@ -473,12 +479,16 @@ public:
     }
 
     // One near-zero lane (max m < 0, min s, first-pass result r, its place out[at]) to the
-    // queue of its pass, branch-free. float64 lanes with |r| < 2^-41 |m| go straight to
-    // the triple-double pass: pass 2 could not certify them (|D| <= 2.05 |eps| / (1 - e^m)
-    // and 1 - e^m >= 0.45 |m| for either base, so |D| < 4.56 (2^-41 + 2^-62.4) < 2^-38.8,
-    // with pass 1's error 2^-62.4 |m|). The route changes no bits: such a lane would reach
-    // the triple pass anyway. At most `block` lanes between two runs of the queues
-    // (after_batch, after_block: the queues' room).
+    // queue of its pass, branch-free. float64 lanes with |r| < 0.75 2^-42 |m| go straight
+    // to the triple-double pass, which pass 2 would almost never certify: |D| = |eps|
+    // 2^-k_s ~ |eps| v_s / (1 - e^m) (e^s = 2^k_s v_s ~ 1 - e^m), v_s in [0.98, 2.05], (1 -
+    // e^m) / |m| in [0.72, 1] (base 2: (1 - 2^m) / (|m| ln2)) and |eps| ~ |r| (base 2: |r|
+    // ln2), so |D| ~ (|r| / |m|) c, c mostly near 1 (on compare_domains' spanning set:
+    // 98-99% of pass 3's lanes routed so, 1-3% of the routed ones certifiable by pass 2).
+    // The route is a prediction only: pass 3 keeps every near-zero lane within its bound
+    // (tighter than pass 2's), and a lane's route depends on that lane alone. At most
+    // `block` lanes between two runs of the queues (after_batch, after_block: the queues'
+    // room).
     NUMFUSE_ALWAYS_INLINE void add_lane(double m, double s, double r, std::size_t at) noexcept {
         const double am = -m;
         const auto deep = static_cast<std::size_t>(std::abs(r) < am * logaddexp_direct_deep<Out>);
