@@ -44,6 +44,23 @@ inline constexpr double logaddexp_tiny_max = 0x1.0p-400;
 // Most near-zero lanes of spanning inputs have such maxima (log-uniform ones: 2^-1014 to
 // 0.69), and e^m in double-double is most of the general lanes' cost.
 inline constexpr double logaddexp_small_max = 0x1.0p-110;
+// dd::mul without its closing fast_two_sum: the same two_prod and low part, so the same
+// value (fast_two_sum is exact) and error, as an unnormalised pair (|lo| <= ~2^-51 |hi|),
+// for a product that only feeds a sum which normalises (a fast_two_sum of a larger term
+// and hi, lo added to its low part): one dependent two-sum less on pass 2's Horner chain.
+template <class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_mul_unnormalised(
+    const dd::pair<A>& x, const xsimd::batch<double, A>& y) noexcept {
+    const dd::pair<A> p = dd::two_prod(x.hi, y);
+    return {p.hi, dd::fmadd(x.lo, y, p.lo)};
+}
+template <class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_mul_unnormalised(const dd::pair<A>& x,
+                                                             const dd::pair<A>& y) noexcept {
+    const dd::pair<A> p = dd::two_prod(x.hi, y.hi);
+    return {p.hi, p.lo + (x.hi * y.lo + x.lo * y.hi)};
+}
+
 // e^t - 1 to 2^-104 relative for a pair t, |t| <= ln2/32 (1 + 2^-20): Taylor to t^14
 // (what it drops is below 2^-108 relative), evaluated at t.hi with 1/3! .. 1/7! as pairs
 // and the terms from t^8 on in plain doubles (each below 2^-54 relative to the sum), plus
@@ -59,15 +76,18 @@ NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_expm1_dd(const dd::pair<A>& t) noexc
     const B xq = xsimd::select(xsimd::abs(x) < B(logaddexp_tiny_max), B(0.0), x);
     const B tail = dd::horner(xq, c::inv_fact_8, c::inv_fact_9, c::inv_fact_10, c::inv_fact_11,
                               c::inv_fact_12, c::inv_fact_13, c::inv_fact_14);
-    // h = 1/7! + x tail, then h = 1/n! + x h for n = 6 .. 2: h = (e^x - 1 - x) / x^2.
+    // h = 1/7! + x tail, then h = 1/n! + x h for n = 6 .. 2: h = (e^x - 1 - x) / x^2. The
+    // products x h and x^2 h are left unnormalised (logaddexp_mul_unnormalised): the sums
+    // after them normalise, and their values are dd::mul's.
     dd::pair<A> h = dd::fast_two_sum(B(c::inv_fact[7].hi), xq * tail);
     h.lo = h.lo + B(c::inv_fact[7].lo);
     for (int n = 6; n >= 2; --n) {
-        const dd::pair<A> xh = dd::mul(h, xq);
+        const dd::pair<A> xh = logaddexp_mul_unnormalised(h, xq);
         const dd::pair<A> sum = dd::fast_two_sum(B(c::inv_fact[n].hi), xh.hi);
         h = {sum.hi, sum.lo + (B(c::inv_fact[n].lo) + xh.lo)};
     }
-    const dd::pair<A> q = dd::mul(dd::two_prod(xq, xq), h);  // x^2 h <= |x| 2^-6.5
+    // x^2 h <= |x| 2^-6.5
+    const dd::pair<A> q = logaddexp_mul_unnormalised(dd::two_prod(xq, xq), h);
     const dd::pair<A> p = dd::fast_two_sum(x, q.hi);
     const B lo = p.lo + q.lo;
     const B pq = xsimd::select(xq == B(0.0), B(0.0), p.hi);
