@@ -35,11 +35,12 @@
 //      Taylor to t^14 (pair Horner where the terms need it), both to ~2^-104 relative;
 //      1 - e^m is -p itself where |m| <= ln2/32 (relative precision kept for tiny and
 //      subnormal m). D = eps 2^-k = T_j (1 + p) - (1 - e^m) 2^-k cancels in exact pair
-//      arithmetic; its error is below 2^-97 (measured: 2^-101.7), so |D| >= 2^-38 (2^-64
-//      for float32) certifies eps to 2^-59 (2^-33) relative. result = log1p(eps): eps
+//      arithmetic; its error is below 2^-96.3 (measured: 2^-101.7), so |D| >= 2^-42
+//      (2^-64 for float32) certifies eps to 2^-54.3 (2^-32.3) relative: float64 results
+//      within 0.92 ULP (logaddexp_certified_d; pass 3's lanes 0.52). result = log1p(eps): eps
 //      rounded once where |eps| < 2^-60 (onto the subnormal grid directly below 2^-1022),
 //      eps - eps^2/2 + eps^3/3 below 2^-20, else the log core (logpair.hpp) of 1 + eps.
-//   3. The lanes pass 2 cannot certify (e^x + e^y agrees with 1 to more than ~38 bits
+//   3. The lanes pass 2 cannot certify (e^x + e^y agrees with 1 to more than ~42 bits
 //      beyond |m|'s scale: random inputs essentially never, but the nearest double s to
 //      log(1 - e^m) typically does), gathered again: D in triple-double arithmetic
 //      (logaddexp_eps_triple, logaddexp_triple.hpp: e^s and 1 - e^m as sums of three

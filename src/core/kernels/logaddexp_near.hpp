@@ -27,10 +27,15 @@
 namespace numfuse::kernels {
 namespace detail {
 
-// Pass 2 certifies |D| >= this (D's error is below 2^-96.3).
+// Pass 2 certifies |D| >= this. D's error is below 2^-96.3, so a certified eps is within
+// 2^-54.3 relative for float64 (float32: 2^-32.3 before the float32 rounding); with
+// log1p's 2^-60 (logaddexp_log1p_eps) the result is within 0.5 + 2^53 (2^-54.3 + 2^-60) <
+// 0.92 ULP (float32: 0.5 + 2^-8). The float64 threshold trades bits for time: pass 3 costs
+// more than pass 2 itself, and a spanning set's perturbed nearest pairs have |D| from
+// 2^-53 up, so each binade below 2^-38 keeps about a tenth of pass 3's lanes out of it.
 template <class Out>
 inline constexpr double logaddexp_certified_d =
-    std::is_same<Out, float>::value ? 0x1.0p-64 : 0x1.0p-38;
+    std::is_same<Out, float>::value ? 0x1.0p-64 : 0x1.0p-42;
 // Below this |t| logaddexp_expm1_dd runs its terms from t^2 on at 0.
 inline constexpr double logaddexp_tiny_max = 0x1.0p-400;
 // Pass 2's lanes with |m| below this go through logaddexp_eps_dd_tiny_max, which leaves
@@ -39,6 +44,23 @@ inline constexpr double logaddexp_tiny_max = 0x1.0p-400;
 // Most near-zero lanes of spanning inputs have such maxima (log-uniform ones: 2^-1014 to
 // 0.69), and e^m in double-double is most of the general lanes' cost.
 inline constexpr double logaddexp_small_max = 0x1.0p-110;
+// dd::mul without its closing fast_two_sum: the same two_prod and low part, so the same
+// value (fast_two_sum is exact) and error, as an unnormalised pair (|lo| <= ~2^-51 |hi|),
+// for a product that only feeds a sum which normalises (a fast_two_sum of a larger term
+// and hi, lo added to its low part): one dependent two-sum less on pass 2's Horner chain.
+template <class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_mul_unnormalised(
+    const dd::pair<A>& x, const xsimd::batch<double, A>& y) noexcept {
+    const dd::pair<A> p = dd::two_prod(x.hi, y);
+    return {p.hi, dd::fmadd(x.lo, y, p.lo)};
+}
+template <class A>
+NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_mul_unnormalised(const dd::pair<A>& x,
+                                                             const dd::pair<A>& y) noexcept {
+    const dd::pair<A> p = dd::two_prod(x.hi, y.hi);
+    return {p.hi, p.lo + (x.hi * y.lo + x.lo * y.hi)};
+}
+
 // e^t - 1 to 2^-104 relative for a pair t, |t| <= ln2/32 (1 + 2^-20): Taylor to t^14
 // (what it drops is below 2^-108 relative), evaluated at t.hi with 1/3! .. 1/7! as pairs
 // and the terms from t^8 on in plain doubles (each below 2^-54 relative to the sum), plus
@@ -54,15 +76,18 @@ NUMFUSE_ALWAYS_INLINE dd::pair<A> logaddexp_expm1_dd(const dd::pair<A>& t) noexc
     const B xq = xsimd::select(xsimd::abs(x) < B(logaddexp_tiny_max), B(0.0), x);
     const B tail = dd::horner(xq, c::inv_fact_8, c::inv_fact_9, c::inv_fact_10, c::inv_fact_11,
                               c::inv_fact_12, c::inv_fact_13, c::inv_fact_14);
-    // h = 1/7! + x tail, then h = 1/n! + x h for n = 6 .. 2: h = (e^x - 1 - x) / x^2.
+    // h = 1/7! + x tail, then h = 1/n! + x h for n = 6 .. 2: h = (e^x - 1 - x) / x^2. The
+    // products x h and x^2 h are left unnormalised (logaddexp_mul_unnormalised): the sums
+    // after them normalise, and their values are dd::mul's.
     dd::pair<A> h = dd::fast_two_sum(B(c::inv_fact[7].hi), xq * tail);
     h.lo = h.lo + B(c::inv_fact[7].lo);
     for (int n = 6; n >= 2; --n) {
-        const dd::pair<A> xh = dd::mul(h, xq);
+        const dd::pair<A> xh = logaddexp_mul_unnormalised(h, xq);
         const dd::pair<A> sum = dd::fast_two_sum(B(c::inv_fact[n].hi), xh.hi);
         h = {sum.hi, sum.lo + (B(c::inv_fact[n].lo) + xh.lo)};
     }
-    const dd::pair<A> q = dd::mul(dd::two_prod(xq, xq), h);  // x^2 h <= |x| 2^-6.5
+    // x^2 h <= |x| 2^-6.5
+    const dd::pair<A> q = logaddexp_mul_unnormalised(dd::two_prod(xq, xq), h);
     const dd::pair<A> p = dd::fast_two_sum(x, q.hi);
     const B lo = p.lo + q.lo;
     const B pq = xsimd::select(xq == B(0.0), B(0.0), p.hi);
@@ -170,7 +195,7 @@ NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd(const xsimd::batch<double
 // added to +0). Above 2^-400 the terms dropped, t^2/2 (1 + t/3 + ...), are below
 // 2^-110.9 |t| (base 2: |t| <= 2^-110.5), so a = 1 - e^m carries a relative error below
 // 2^-104 + 2^-110.9, the general path's 2^-104 bound (logaddexp_expm1_dd's) plus at most
-// 2^-110.9: a 2^-k_s ~ v_s < 2.1 takes at most 2^-109.8 more into D, whose bound (2^-97,
+// 2^-110.9: a 2^-k_s ~ v_s < 2.1 takes at most 2^-109.8 more into D, whose bound (2^-96.3,
 // measured 2^-101.7) keeps its margin.
 template <class Out, LogBase Base, class A>
 NUMFUSE_ALWAYS_INLINE LogaddexpEps<A> logaddexp_eps_dd_tiny_max(
@@ -429,9 +454,10 @@ struct LogaddexpLaneQueue {
 };
 
 // First-pass results below this times |m| send a near-zero lane straight to the triple-
-// double pass (float64 results; float32's pass 2 certifies far deeper, 2^-64).
+// double pass (float64 results; float32's pass 2 certifies far deeper, 2^-64): a
+// prediction that pass 2 would not certify it (see add_lane), never needed for a bound.
 template <class Out>
-inline constexpr double logaddexp_direct_deep = std::is_same<Out, float>::value ? 0.0 : 0x1.0p-41;
+inline constexpr double logaddexp_direct_deep = std::is_same<Out, float>::value ? 0.0 : 0x1.8p-43;
 
 // Near-zero lanes gathered from consecutive batches and recomputed a full batch at a time
 // (pass 2); the lanes pass 2 cannot certify are gathered again for the triple-double pass
@@ -473,12 +499,16 @@ public:
     }
 
     // One near-zero lane (max m < 0, min s, first-pass result r, its place out[at]) to the
-    // queue of its pass, branch-free. float64 lanes with |r| < 2^-41 |m| go straight to
-    // the triple-double pass: pass 2 could not certify them (|D| <= 2.05 |eps| / (1 - e^m)
-    // and 1 - e^m >= 0.45 |m| for either base, so |D| < 4.56 (2^-41 + 2^-62.4) < 2^-38.8,
-    // with pass 1's error 2^-62.4 |m|). The route changes no bits: such a lane would reach
-    // the triple pass anyway. At most `block` lanes between two runs of the queues
-    // (after_batch, after_block: the queues' room).
+    // queue of its pass, branch-free. float64 lanes with |r| < 0.75 2^-42 |m| go straight
+    // to the triple-double pass, which pass 2 would almost never certify: |D| = |eps|
+    // 2^-k_s ~ |eps| v_s / (1 - e^m) (e^s = 2^k_s v_s ~ 1 - e^m), v_s in [0.98, 2.05], (1 -
+    // e^m) / |m| in [0.72, 1] (base 2: (1 - 2^m) / (|m| ln2)) and |eps| ~ |r| (base 2: |r|
+    // ln2), so |D| ~ (|r| / |m|) c, c mostly near 1 (on compare_domains' spanning set:
+    // 98-99% of pass 3's lanes routed so, 1-3% of the routed ones certifiable by pass 2).
+    // The route is a prediction only: pass 3 keeps every near-zero lane within its bound
+    // (tighter than pass 2's), and a lane's route depends on that lane alone. At most
+    // `block` lanes between two runs of the queues (after_batch, after_block: the queues'
+    // room).
     NUMFUSE_ALWAYS_INLINE void add_lane(double m, double s, double r, std::size_t at) noexcept {
         const double am = -m;
         const auto deep = static_cast<std::size_t>(std::abs(r) < am * logaddexp_direct_deep<Out>);
