@@ -323,9 +323,14 @@ NUMFUSE_ALWAYS_INLINE ExpT8Parts exp_f64_t8_parts(__m256d x) noexcept {
 
 // e^x for |x| <= fast_lim (708): 2^k T_j built in the exponent field (t + kd << 49, an
 // integer add: 2^k T_j is normal there), one FMA. Other lanes (huge, inf, NaN): garbage.
+// 2^k T_j's bits from the parts (t + kd << 49), for |x| <= 708 (also expm1's float32 kernel,
+// hyperbolic_f32.hpp).
+NUMFUSE_ALWAYS_INLINE __m256d exp_f64_t8_scale(const ExpT8Parts& e) noexcept {
+    return _mm256_castsi256_pd(_mm256_add_epi64(e.t, _mm256_slli_epi64(e.z, 49)));
+}
 NUMFUSE_ALWAYS_INLINE __m256d exp_f64_t8_core(__m256d x) noexcept {
     const ExpT8Parts e = exp_f64_t8_parts(x);
-    const __m256d sc = _mm256_castsi256_pd(_mm256_add_epi64(e.t, _mm256_slli_epi64(e.z, 49)));
+    const __m256d sc = exp_f64_t8_scale(e);
     return _mm256_fmadd_pd(sc, e.p, sc);
 }
 #endif  // __AVX2__ && __FMA__
