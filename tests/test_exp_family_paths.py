@@ -286,3 +286,71 @@ def test_exp_float64_every_table_cell(level):
     bound = 0.595 if level == "avx2_fma" else 1.0
     worst = int(np.argmax(err))
     assert max(err) <= bound, (x[worst], got[worst], max(err))
+
+
+def _float32_cell_edges(step: float, kds) -> np.ndarray:
+    """float32 arguments on both sides of each reduction cell's edges (kd + 1/2) step (the
+    four floats nearest each edge on each side) and at the cells' centres kd step."""
+    parts = []
+    for kd in kds:
+        for centre in ((kd + 0.5) * step, kd * step):
+            e = np.float32(centre)
+            parts.append(e + np.arange(-4, 5, dtype=np.float32) * np.spacing(e))
+    return np.concatenate(parts).astype(np.float32)
+
+
+@pytest.mark.parametrize("name", ["exp", "expm1"])
+def test_exp_expm1_float32_every_table_cell(name, level):
+    """float32 exp at AVX2+FMA reduces x = (8 k + j) ln2/8 + r in float32 lanes with 2^(j/8)
+    from an 8-entry register table, expm1 the same way in float64 lanes (exp's float64 table
+    reduction): both sides of every cell edge from the subnormal results to overflow, and
+    every centre, against mpmath. The headers prove 0.654 ULP for exp's normal results and
+    0.5 + 0.33 for its subnormal ones, 0.5 + 2^-25 for expm1, at avx2_fma (the other levels:
+    the 1 ULP contract)."""
+    from conftest import ulp_of
+
+    step = np.log(2.0) / 8
+    x = _float32_cell_edges(step, range(-1200, 1026))
+    x = x[(x > -104.0) & (x < 88.7)]
+    got = getattr(numfuse, name)(x)
+    info = np.finfo(np.float32)
+    fn = mpmath.exp if name == "exp" else mpmath.expm1
+    with mpmath.workprec(120):
+        exact = [fn(mpmath.mpf(float(v))) for v in x]
+        err = np.array(
+            [float(abs(mpmath.mpf(float(g)) - e) / ulp_of(e, info)) for g, e in zip(got, exact)]
+        )
+    normal = np.abs(got) >= info.tiny
+    if level == "avx2_fma":
+        bounds = (0.654, 0.83) if name == "exp" else (0.5 + 2.0**-25, 0.5 + 2.0**-25)
+    else:
+        bounds = (1.0, 1.0)
+    for mask, bound in zip((normal, ~normal), bounds):
+        if mask.any():
+            worst = int(np.argmax(np.where(mask, err, -1)))
+            assert err[worst] <= bound, (x[worst], got[worst], err[worst])
+
+
+@pytest.mark.parametrize("name", ["sinh", "cosh"])
+def test_sinh_cosh_float32_reduction_cells(name, level):
+    """float32 sinh and cosh below AVX-512 (neon64, AVX2+FMA) reduce a = |x| = k ln2 + r once for
+    e^a and e^-a (|r| <= ln2/2): both sides of every cell edge (k + 1/2) ln2 up to overflow,
+    and the centres, against mpmath (the headers: 2^-41 relative before the one rounding)."""
+    from conftest import ulp_of
+
+    x = _float32_cell_edges(np.log(2.0), range(0, 130))
+    x = np.concatenate([x, -x])
+    x = x[np.abs(x) < 89.4]
+    got = getattr(numfuse, name)(x)
+    info = np.finfo(np.float32)
+    fn = getattr(mpmath, name)
+    with mpmath.workprec(120):
+        err = np.array(
+            [
+                float(abs(mpmath.mpf(float(g)) - e) / ulp_of(e, info))
+                for g, e in ((g, fn(mpmath.mpf(float(v)))) for g, v in zip(got, x))
+            ]
+        )
+    bound = 0.5 + 2.0**-16 if level in ("avx2_fma", "neon64") else 1.0
+    worst = int(np.argmax(err))
+    assert err[worst] <= bound, (x[worst], got[worst], err[worst])

@@ -21,6 +21,8 @@ Fits (r, t, z are the reduced arguments of the kernels):
   exp64_gen  : (e^r - 1 - r)/r^2 on |r| <= ln2/2 (+margin), degree 10
                -> exp f64 SSE2/AVX2 (no table)
   exp32_t16  : (e^r - 1 - r)/r^2 on |r| <= ln2/32, degree 2, float
+  exp32_t8   : (e^r - 1 - r)/r^2 on |r| <= ln2/16, degree 2, float
+               -> exp f32 AVX2+FMA (table 2^(j/8))
   exp32_gen  : (e^r - 1 - r)/r^2 on |r| <= ln2/2, degree 4, float
   log64_t16  : (log1p(t) - t + t^2/2)/t^3 on |t| <= 0.0437, degree 7,
                error weighted by the smallest |log x| per t
@@ -433,6 +435,7 @@ def tables():
         lo = to_double(v - hi)
         print(f"    /* {j:2d} */ {hexf(hi)}, {hexf(lo)},")
     print("// exp f32: 2^(j/16): hi = RN_float, lo = RN_float(2^(j/16) - hi)")
+    print("//   (the even entries j = 2 i are 2^(i/8)'s, exp f32 AVX2+FMA's table)")
     for j in range(16):
         v = mp.mpf(2) ** (mp.mpf(j) / 16)
         hi = to_float(v)
@@ -621,6 +624,8 @@ def main():
         fit_exp("exp64_gen", LN2 / 2 * m, 10, False)
     if run("exp32_t16"):
         fit_exp("exp32_t16", LN2 / 32 * m, 2, True)
+    if run("exp32_t8"):
+        fit_exp("exp32_t8", LN2 / 16 * m, 2, True)
     if run("exp32_gen"):
         fit_exp("exp32_gen", LN2 / 2 * m, 4, True)
     if run("expit_f32"):

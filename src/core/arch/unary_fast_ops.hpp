@@ -80,15 +80,18 @@ struct ExpOp : OrScreen<ExpOp> {
     template <class B>
     static constexpr bool deferrable_for = !kernels::detail::is_avx512<typename B::arch_type> &&
                                            std::is_same<typename B::value_type, double>::value;
-    // float32 at AVX-512 (op_final in unary_loop.hpp): a flagged pair is computed by the whole
-    // kernel alone, and its conditions are collected only until both are found. On inputs
-    // spanning exp's range nearly every float32 batch holds a lane beyond +-87, and the
-    // runner ran the core, then the whole kernel, then batch_flags's compares and branches
+    // float32 at AVX-512 and AVX2+FMA (op_final in unary_loop.hpp): a flagged pair is computed
+    // by the whole kernel alone, and its conditions are collected only until both are found.
+    // On inputs spanning exp's range nearly every float32 batch holds a lane beyond +-87, and
+    // the runner ran the core, then the whole kernel, then batch_flags's compares and branches
     // on each; the whole kernel on every batch instead costs its clamp, NaN select and test
-    // for results below 2^-126 on the ordinary batches too.
+    // for results below 2^-126 (AVX2+FMA: its test for |x| > 87 and NaN select) on the
+    // ordinary batches too.
     template <class B>
-    static constexpr bool final_for = kernels::detail::is_avx512<typename B::arch_type> &&
-                                      std::is_same<typename B::value_type, float>::value;
+    static constexpr bool final_for =
+        (kernels::detail::is_avx512<typename B::arch_type> ||
+         std::is_base_of<xsimd::fma3<xsimd::avx2>, typename B::arch_type>::value) &&
+        std::is_same<typename B::value_type, float>::value;
     static constexpr unsigned possible_flags = fp_overflow | fp_underflow;
     // Batches per iteration of the deferred loop (kernels::exp_loop_single).
     template <class B>

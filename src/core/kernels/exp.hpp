@@ -35,7 +35,11 @@
 //     r + r^2 Q(r) (degree 7 overall), 2^k T_j formed in the exponent field and the result
 //     rounded once by an FMA; wide lanes (|x| > 708) by scale_wide as below.
 //   neon64 f64 (exp_f64_t8_neon): the AVX2+FMA kernel's arithmetic, the tables read by TBL.
-//   SSE2, AVX2 and neon64 float32 and exp_pair (no table): x = k ln2 + r, |r| <= ln2/2,
+//   AVX2+FMA f32 (exp_f32_t8): x = (8 k + j) ln2/8 + r in float32 lanes, 2^(j/8) = hi + lo
+//     from two 8-entry float tables picked by vpermps, e^r - 1 = r + r^2 Q(r) (Q of degree
+//     2), y = RN(hi + (hi p + lo)) and 2^k added in the exponent field (0.654 ULP proved for
+//     normal results); batches with |x| > 87 scale y by scale_wide as below.
+//   SSE2 and neon64 float32, and exp_pair (no table): x = k ln2 + r, |r| <= ln2/2,
 //     Cody-Waite with a 42-bit (16-bit for f32) ln2_hi so k*ln2_hi is exact without FMA (SSE2
 //     xsimd::fma is mul+add); r = r_hi + r_lo kept as a pair; e^r = 1 + r +
 //     r^2 Q(r) (minimax degree 12 f64 / 6 f32 overall) summed with 1 + r_hi
@@ -323,9 +327,14 @@ NUMFUSE_ALWAYS_INLINE ExpT8Parts exp_f64_t8_parts(__m256d x) noexcept {
 
 // e^x for |x| <= fast_lim (708): 2^k T_j built in the exponent field (t + kd << 49, an
 // integer add: 2^k T_j is normal there), one FMA. Other lanes (huge, inf, NaN): garbage.
+// 2^k T_j's bits from the parts (t + kd << 49), for |x| <= 708 (also expm1's float32 kernel,
+// hyperbolic_f32.hpp).
+NUMFUSE_ALWAYS_INLINE __m256d exp_f64_t8_scale(const ExpT8Parts& e) noexcept {
+    return _mm256_castsi256_pd(_mm256_add_epi64(e.t, _mm256_slli_epi64(e.z, 49)));
+}
 NUMFUSE_ALWAYS_INLINE __m256d exp_f64_t8_core(__m256d x) noexcept {
     const ExpT8Parts e = exp_f64_t8_parts(x);
-    const __m256d sc = _mm256_castsi256_pd(_mm256_add_epi64(e.t, _mm256_slli_epi64(e.z, 49)));
+    const __m256d sc = exp_f64_t8_scale(e);
     return _mm256_fmadd_pd(sc, e.p, sc);
 }
 #endif  // __AVX2__ && __FMA__
@@ -350,6 +359,87 @@ inline xsimd::batch<double, A> exp_f64_t8(const xsimd::batch<double, A>& x) noex
     const B kd = B(_mm256_castsi256_pd(e.z)) - B(C::shifter);
     const B k = xsimd::floor(kd * B(0.125));
     return nan_result(x, scale_wide(y, k));
+}
+
+// float32 at AVX2+FMA (the level of exp_f64_t8; not AVX-512, whose float32 kernel is
+// exp_f32_avx512, nor SSE2 and neon64, which keep exp_generic): exp_f32_t8 below.
+template <class Arch>
+inline constexpr bool exp_f32_t8_arch = exp_f64_t8_arch<Arch>;
+
+// 2^(j/8), j = 0..7: hi = RN_float(2^(j/8)), lo = RN_float(2^(j/8) - hi) (tools/explog_remez.py
+// tables; the even entries of exp_tab16_hi_f / exp_tab16_lo_f), picked by vpermps from the low
+// 3 bits of z.
+alignas(32) inline constexpr float exp_t8_hi_f[8] = {
+    0x1.0p+0f,      0x1.172b84p+0f, 0x1.306fep+0f,  0x1.4bfdaep+0f,
+    0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f,
+};
+alignas(32) inline constexpr float exp_t8_lo_f[8] = {
+    0x0p+0f,         -0x1.c15742p-27f, 0x1.4636e2p-25f,  -0x1.593abcp-25f,
+    0x1.9fcef4p-26f, 0x1.15506ep-27f,  -0x1.a94b14p-26f, -0x1.822dbcp-27f,
+};
+
+// e^x = 2^k y for |x| <= 89: x = kd ln2/8 + r, kd = 8k + j (z = kd + 1.5*2^23 holds kd in its
+// low bits), y = RN(hi + lo) in [2^(-1/16), 2^(15/16)), hi + lo = 2^(j/8) (1 + p) unrounded.
+//   r1 = x - kd C_hi exactly (C_hi = RN_float(ln2)/8, on the 2^-27 grid; |kd| <= 1200 so kd C_hi
+//   has at most 35 bits; x is on the 2^-27 grid or finer only where |x| < 2^-4, there |kd| <=
+//   1 and r1 lies on x's grid; |r1| <= ln2/16 (1 + 2^-12) < 2^-4.5: at most 24 bits), r =
+//   RN(r1 - kd C_lo) (C_lo = RN_float(ln2/8 - C_hi), |kd C_lo - kd (ln2/8 - C_hi)| < 2^-45):
+//   r's rounding below 2^-28.5 (|r| < 2^-4.5).
+//   p = RN(r + RN(r^2) Q(r)), Q of degree 2 (tools/explog_remez.py exp32_t8: relative error of
+//   1 + r + r^2 Q against e^r 2^-32.30 with these float coefficients): p's rounding below
+//   2^-28.5 (|p| < 2^-4.4), r^2's and Q's roundings (scaled by r^2 < 2^-9) below 2^-33.
+//   lo = RN(hi p + lo_j): its rounding below 2^-28.4 of hi; hi + lo_j is 2^(j/8) to 2^-48.
+// So hi + lo is e^x 2^-k within 2^-26.7 relative, and y = RN(hi + lo) has ulp(y) >= 2^-24 y
+// (y < 2 and y >= 2^-1/16 with ulp 2^-24 below 1): the result, 2^k y, is within 0.5 + 2^-2.7
+// = 0.654 ULP where it is normal (measured: docs/accuracy.md).
+struct ExpF32T8Parts {
+    __m256 y;
+    __m256i z;
+};
+NUMFUSE_ALWAYS_INLINE ExpF32T8Parts exp_f32_t8_parts(__m256 x) noexcept {
+    const __m256 shifter = _mm256_set1_ps(0x1.8p23f);
+    const __m256 z = _mm256_fmadd_ps(x, _mm256_set1_ps(0x1.715476p+3f), shifter);  // 8/ln2
+    const __m256 kd = _mm256_sub_ps(z, shifter);
+    const __m256 r1 = _mm256_fnmadd_ps(kd, _mm256_set1_ps(0x1.62e43p-4f), x);  // C_hi, exact
+    const __m256 r = _mm256_fnmadd_ps(kd, _mm256_set1_ps(-0x1.05c61p-32f), r1);  // C_lo
+    const __m256i zi = _mm256_castps_si256(z);
+    const __m256 hi = _mm256_permutevar8x32_ps(_mm256_load_ps(exp_t8_hi_f), zi);
+    const __m256 tl = _mm256_permutevar8x32_ps(_mm256_load_ps(exp_t8_lo_f), zi);
+    // Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/16 (1 + 2^-12): tools/explog_remez.py exp32_t8.
+    __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(0x1.55484p-5f), r,  // c2 = 0.041660428047180175781
+                               _mm256_set1_ps(0x1.555c76p-3f));  // c1 = 0.16668026149272918701
+    q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0x1.0p-1f));  // c0 = 0.5
+    const __m256 p = _mm256_fmadd_ps(_mm256_mul_ps(r, r), q, r);
+    return {_mm256_add_ps(hi, _mm256_fmadd_ps(hi, p, tl)), zi};
+}
+
+// e^x for |x| <= fast_lim (87): 2^k y built in the exponent field, an integer add (2^k y is
+// normal there). z's bits are 1.5*2^23's plus kd, the shifter's a multiple of 8 whose bits
+// shifted right by 3 lie below bit 9: (z >> 3) << 23 is k << 23 (mod 2^32). Other lanes (huge,
+// inf, NaN): garbage.
+NUMFUSE_ALWAYS_INLINE __m256 exp_f32_t8_core(__m256 x) noexcept {
+    const ExpF32T8Parts e = exp_f32_t8_parts(x);
+    return _mm256_castsi256_ps(_mm256_add_epi32(_mm256_castps_si256(e.y),
+                                                _mm256_slli_epi32(_mm256_srli_epi32(e.z, 3), 23)));
+}
+
+// float32 AVX2+FMA, all inputs: exp_f32_t8_core's bits where |x| <= 87; batches holding larger
+// |x| clamp x to [-104, 89] and scale y by scale_wide with k = floor(kd / 8): overflow to inf;
+// results below 2^-126 (k <= -126) round y 2^k once more, to the 2^-149 grid: y is within
+// 2^-24 + 2^-25.7 of e^x 2^-k for y in [1, 2) (half of y's ulp, 2^-23, and the 2^-26.7 y
+// above; 2^-25 + 2^-26.7 below 1), i.e. within 0.33 of the grid's unit once scaled by 2^k <=
+// 2^-126, so those results are within 0.5 + 0.33 ULP. NaN as exp_generic.
+template <class A>
+inline xsimd::batch<float, A> exp_f32_t8(const xsimd::batch<float, A>& x) noexcept {
+    using B = xsimd::batch<float, A>;
+    using C = exp_consts<float>;
+    if (!xsimd::any(xsimd::abs(x) > B(C::fast_lim))) {
+        return nan_result(x, B(exp_f32_t8_core(x)));
+    }
+    const B xc = xsimd::min(xsimd::max(x, B(C::lo_clamp)), B(C::hi_clamp));
+    const ExpF32T8Parts e = exp_f32_t8_parts(xc);
+    const B kd = B(_mm256_castsi256_ps(e.z)) - B(C::shifter);
+    return nan_result(x, scale_wide(B(e.y), xsimd::floor(kd * B(0.125f))));
 }
 #endif  // __AVX2__ && __FMA__
 
@@ -736,6 +826,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> exp_kernel(xsimd::batch<float, A
         return detail::exp_f32_avx512(x);
     } else
 #endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::exp_f32_t8_arch<Arch>) {
+        return detail::exp_f32_t8(x);
+    } else
+#endif
     {
         return detail::exp_generic(x);
     }
@@ -762,6 +857,8 @@ inline xsimd::batch<T, Arch> exp_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
 #if defined(__AVX2__) && defined(__FMA__)
         if constexpr (detail::exp_f64_t8_arch<Arch> && std::is_same<T, double>::value) {
         return xsimd::batch<T, Arch>(detail::exp_f64_t8_core(x));
+    } else if constexpr (detail::exp_f32_t8_arch<Arch>) {
+        return xsimd::batch<T, Arch>(detail::exp_f32_t8_core(x));
     } else
 #endif
 #if defined(__aarch64__)

@@ -7,6 +7,7 @@
 //     sinh_f32_kernel / cosh_f32_kernel(batch<float>): float32 lanes in float32 arithmetic
 //     on AVX-512 (relative error below 2^-26.5 before the final rounding, <= 0.5 + 2^-2.5
 //     float32 ULP), on neon64 detail::sinh_cosh_f32_neon (one reduction for e^a and e^-a),
+//     on AVX2+FMA detail::sinh_cosh_f32_fma (the same method on xsimd batches),
 //     elsewhere detail::sinh_f32_in_f64 / cosh_f32_in_f64, both on the widened lanes
 //     (relative error below 2^-41, see there); sinh: |x| < 2^-12 returns x,
 //     overflow to +-inf from 89.4159851 on, as cosh; NaN -> NaN (x + x).
@@ -16,8 +17,10 @@
 //     after the one rounding); +-0 and |x| < 2^-12 return x, +-inf -> +-1, NaN -> NaN (x + x).
 //     expm1_f32_kernel(batch<float>): float32 lanes in float32 arithmetic on AVX-512
 //     (max 0.630 ULP over every float32 input, against glibc's float64 expm1), elsewhere
-//     expm1_kernel on the widened lanes, rounded once; +-0 and |x| < 2^-25 return x,
-//     -inf -> -1, overflow to +inf from 88.7228394 on, NaN -> the input quieted.
+//     expm1_kernel on the widened lanes, rounded once (AVX2+FMA: detail::expm1_f32_t8, relative
+//     error below 2^-49 before the one rounding, <= 0.5 + 2^-25 float32 ULP); +-0 and |x| <
+//     2^-25 return x, -inf -> -1, overflow to +inf from 88.7228394 on, NaN -> the input
+//     quieted.
 //
 // Method
 //     expm1 for float32 lanes, AVX-512: x = kd ln2/16 + r1 + r_lo (r1 = x - kd C_hi exact,
@@ -50,6 +53,17 @@
 //             magnitude (-24 <= k <= 23): H = 2^k hi, L = 2^k lo, B = RN(H - 1), C = H - (B +
 //             1) an exact fast two-sum (H - 1 is exact for -1 <= k <= 23, |H| < 1 below),
 //             RN(B + RN(C + L)): the same bits without clamps, ordering or special values.
+//     expm1 for float32 values in f64 lanes, AVX2+FMA: exp.hpp's float64 table reduction
+//             (exp_f64_t8_parts: x = kd ln2/8 + r0, e^x = S (1 + p), S = 2^k T_j, S (1 + p)
+//             within 2^-56.4 S of e^x), e^x - 1 = RN(S p + RN(S - 1)). S - 1 is exact for S
+//             in [1/2, 2^53] (k >= -1: Sterbenz below 1, S's ulp <= 1 above), within 2^-54
+//             below, where |e^x - 1| > 0.52. |x| < ln2/16 (kd = 0): S = 1, r = x exactly, the
+//             result is RN(p), p = RN(r + r^2 Q(r)) with Q within 2^-44.9 of (e^r - 1 - r)/r^2
+//             on the interval (exp64_t8's c0 is 1/2 + 2^-44.9; checked with mpmath), an error
+//             |r| 2^-44.9 < 2^-49.4 of p, the roundings about 2^-52; |kd| = 1 (|e^x - 1| >=
+//             0.042): 2^-56.4 S is below 2^-51.6 of the result. Relative error below 2^-49
+//             in all before the one float32 rounding (cvtpd2ps, also to inf): <= 0.5 + 2^-25
+//             float32 ULP.
 //     tanh for float32 lanes, AVX-512, in float32 arithmetic: one polynomial per cell, 32
 //             cells read with vpermt2ps (tools/tanh_f32_table.py): a = |x| clamped to
 //             [2^-12, 9.25], four cells per binade from 2^-4 to 8 picked by the bits of a
@@ -188,6 +202,57 @@ NUMFUSE_ALWAYS_INLINE float32x4_t sinh_cosh_f32_neon(float32x4_t x) noexcept {
         sinh_cosh_f32_neon_half<Sinh>(vcvt_high_f64_f32(x)));
 }
 #endif  // __aarch64__
+
+// The levels with FMA but not AVX-512 nor neon64 (AVX2+FMA): sinh and cosh by
+// sinh_cosh_f32_fma_half below.
+template <class A>
+inline constexpr bool sinh_cosh_f32_fma_arch = has_fma<A> && !is_avx512<A> && !is_neon64<A>;
+
+// sinh (Sinh) or cosh of a for float32 values held in f64 lanes, a = min(|x|, 90) >= 0 (NaN
+// lanes: garbage): sinh_cosh_f32_neon_half's method and arithmetic, operation for operation,
+// on xsimd batches (e^a and e^-a from one reduction, E = cosh r and O = sinh r as Taylor
+// polynomials in u = r^2, 2^k and 2^-k in the exponent field; the error analysis there:
+// relative error below 2^-41 before the caller's one float32 rounding).
+template <bool Sinh, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> sinh_cosh_f32_fma_half(
+    const xsimd::batch<double, A>& a) noexcept {
+    using B = xsimd::batch<double, A>;
+    using I = xsimd::batch<std::int64_t, A>;
+    const B shifter(0x1.8p52);
+    const B z = fused_madd(a, B(0x1.71547652b82fep+0), shifter);  // 1/ln2
+    const B r = fused_nmadd(z - shifter, B(0x1.62e42fefa39efp-1), a);  // a - k RN(ln2)
+    const B u = r * r;
+    const B eh = horner(u, 0.5, 0.25,
+                        0x1.5555555555555p-6,  // 1/(2 4!)
+                        0x1.6c16c16c16c17p-11,  // 1/(2 6!)
+                        0x1.a01a01a01a01ap-17,  // 1/(2 8!)
+                        0x1.27e4fb7789f5cp-23,  // 1/(2 10!)
+                        0x1.1eed8eff8d898p-30);  // 1/(2 12!)
+    const B oh = r * horner(u, 0.5,
+                            0x1.5555555555555p-4,  // 1/(2 3!)
+                            0x1.1111111111111p-8,  // 1/(2 5!)
+                            0x1.a01a01a01a01ap-14,  // 1/(2 7!)
+                            0x1.71de3a556c734p-20,  // 1/(2 9!)
+                            0x1.ae64567f544e4p-27);  // 1/(2 11!)
+    // 2^k: k << 52 from z's bits (the shifter's shift out) plus the bias; 2^-k: 2 bias - that
+    const I sk = (as_int(z) << 52) + I(std::int64_t{0x3ff} << 52);
+    const I smk = I(std::int64_t{0x7fe} << 52) - sk;
+    const B ep = as_float<double, A>(sk) * (eh + oh);
+    const B sm = as_float<double, A>(smk), m = eh - oh;
+    return Sinh ? fused_nmadd(sm, m, ep) : fused_madd(sm, m, ep);
+}
+
+// sinh (Sinh) or cosh of |x| for float32 lanes (the caller puts sinh's sign back and selects
+// the tiny and NaN lanes): a = min(|x|, 90) in float32, the two halves widened, rounded once
+// each.
+template <bool Sinh, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sinh_cosh_f32_fma(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    xsimd::batch<double, A> lo, hi;
+    widen(xsimd::min(xsimd::abs(x), F(90.0f)), lo, hi);
+    return narrow(sinh_cosh_f32_fma_half<Sinh>(lo), sinh_cosh_f32_fma_half<Sinh>(hi));
+}
 
 #if defined(__AVX512F__)
 // e^y 2^shift = h + l, a normalised pair (|l| <= ulp(h) / 2) scaled exactly by vscalefps (h is
@@ -352,15 +417,44 @@ inline __m512 expm1_f32_avx512(__m512 x) noexcept {
     return avx512::fixup<expm1_f32_fixup>(res, x);
 }
 #endif  // __AVX512F__
+
+#if defined(__AVX2__) && defined(__FMA__)
+// e^x - 1 for float32 values held in f64 lanes, AVX2+FMA, |x| <= 104 (method at the top).
+NUMFUSE_ALWAYS_INLINE __m256d expm1_f32_t8_half(__m256d x) noexcept {
+    const ExpT8Parts e = exp_f64_t8_parts(x);
+    const __m256d s = exp_f64_t8_scale(e);  // 2^k T_j
+    return _mm256_fmadd_pd(s, e.p, _mm256_sub_pd(s, _mm256_set1_pd(1.0)));
+}
+
+// expm1 for float32 lanes, AVX2+FMA: x clamped to [-104, 89] (from 88.7228394 on the float64
+// result rounds to inf in float32, below -17.4 to -1), widened, each half by
+// expm1_f32_t8_half, rounded once; |x| < 2^-25 and NaN by odd_tiny_nan_fixup.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> expm1_f32_t8(
+    const xsimd::batch<float, A>& x) noexcept {
+    const __m256 xc = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-104.0f)),
+                                    _mm256_set1_ps(89.0f));  // NaN: garbage, replaced below
+    const __m128 lo =
+        _mm256_cvtpd_ps(expm1_f32_t8_half(_mm256_cvtps_pd(_mm256_castps256_ps128(xc))));
+    const __m128 hi =
+        _mm256_cvtpd_ps(expm1_f32_t8_half(_mm256_cvtps_pd(_mm256_extractf128_ps(xc, 1))));
+    const xsimd::batch<float, A> res(_mm256_insertf128_ps(_mm256_castps128_ps256(lo), hi, 1));
+    return odd_tiny_nan_fixup(x, res, 0x1.0p-25f);
+}
+#endif  // __AVX2__ && __FMA__
 }  // namespace detail
 
-// expm1(x), float32 lanes (contract at the top): AVX-512 in float32 arithmetic, the other
-// levels through expm1_kernel on the widened lanes, rounded once.
+// expm1(x), float32 lanes (contract at the top): AVX-512 in float32 arithmetic, AVX2+FMA
+// detail::expm1_f32_t8, the other levels through expm1_kernel on the widened lanes, rounded
+// once.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> expm1_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return detail::expm1_f32_avx512(x);
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::exp_f64_t8_arch<A>) return detail::expm1_f32_t8(x);
 #endif
     xsimd::batch<double, A> lo, hi;
     detail::widen(x, lo, hi);
@@ -368,7 +462,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> expm1_f32_kernel(
 }
 
 // sinh(x) and cosh(x), float32 lanes (contract at the top): AVX-512 in float32 arithmetic,
-// the other levels through sinh_f32_in_f64 / cosh_f32_in_f64 on the widened lanes.
+// neon64 and AVX2+FMA from one reduction for e^a and e^-a on the widened lanes, the other
+// levels through sinh_f32_in_f64 / cosh_f32_in_f64 on the widened lanes.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sinh_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
@@ -386,7 +481,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sinh_f32_kernel(
         return detail::odd_tiny_nan_fixup(x, xsimd::copysign(res, x), 0x1.0p-12f);
     } else
 #endif
-    {
+        if constexpr (detail::sinh_cosh_f32_fma_arch<A>) {
+        using F = xsimd::batch<float, A>;
+        const F res = detail::sinh_cosh_f32_fma<true>(x);
+        return detail::odd_tiny_nan_fixup(x, xsimd::copysign(res, x), 0x1.0p-12f);
+    } else {
         xsimd::batch<double, A> lo, hi;
         detail::widen(x, lo, hi);
         return detail::narrow(detail::sinh_f32_in_f64(lo), detail::sinh_f32_in_f64(hi));
@@ -410,7 +509,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> cosh_f32_kernel(
         return xsimd::select(xsimd::isnan(x), x + x, res);
     } else
 #endif
-    {
+        if constexpr (detail::sinh_cosh_f32_fma_arch<A>) {
+        using F = xsimd::batch<float, A>;
+        const F res = detail::sinh_cosh_f32_fma<false>(x);
+        return xsimd::select(xsimd::isnan(x), x + x, res);
+    } else {
         xsimd::batch<double, A> lo, hi;
         detail::widen(x, lo, hi);
         return detail::narrow(detail::cosh_f32_in_f64(lo), detail::cosh_f32_in_f64(hi));
