@@ -155,17 +155,6 @@ constexpr bool shifted_exp_f32_avx2 = false;
 #endif
 
 #if defined(__AVX2__) && defined(__FMA__)
-// 2^(j/8), j = 0..7, as hi + lo: hi = RN_f(2^(j/8)), lo = RN_f(2^(j/8) - hi) (mpmath).
-// Eight entries: one register each, looked up by vpermps (AVX2 has no 16-lane permute).
-alignas(32) inline constexpr float shifted_exp_tab8_hi[8] = {
-    0x1.0p+0f,      0x1.172b84p+0f, 0x1.306fe0p+0f, 0x1.4bfdaep+0f,
-    0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f,
-};
-alignas(32) inline constexpr float shifted_exp_tab8_lo[8] = {
-    0x0p+0f,         -0x1.c15742p-27f, 0x1.4636e2p-25f,  -0x1.593abcp-25f,
-    0x1.9fcef4p-26f, 0x1.15506ep-27f,  -0x1.a94b14p-26f, -0x1.822dbcp-27f,
-};
-
 // e^(h + lo) on float32 lanes, for -87 <= h <= 0 (the common paths' limits; no NaN) and
 // |lo| <= ulp(h) / 2 (WithLo; else lo is ignored). The result is then normal
 // (e^-87 > 2^-126), so its exponent is added to y's bits exactly.
@@ -186,8 +175,8 @@ inline __m256 shifted_exp_f32_lanes(__m256 h, __m256 lo) noexcept {
     r = _mm256_fnmadd_ps(kd, _mm256_set1_ps(-0x1.05c61p-32f), r);        // C2 = ln2/8 - C1
     if constexpr (WithLo) r = _mm256_add_ps(r, lo);
     const __m256i zi = _mm256_castps_si256(z);
-    const __m256 th = _mm256_permutevar8x32_ps(_mm256_load_ps(shifted_exp_tab8_hi), zi);
-    const __m256 tl = _mm256_permutevar8x32_ps(_mm256_load_ps(shifted_exp_tab8_lo), zi);
+    const __m256 th = _mm256_permutevar8x32_ps(_mm256_load_ps(kernels::detail::exp_t8_hi_f), zi);
+    const __m256 tl = _mm256_permutevar8x32_ps(_mm256_load_ps(kernels::detail::exp_t8_lo_f), zi);
     __m256 q = _mm256_fmadd_ps(_mm256_set1_ps(0x1.555556p-5f), r,    // 1/24
                                _mm256_set1_ps(0x1.555556p-3f));     // 1/6
     q = _mm256_fmadd_ps(q, r, _mm256_set1_ps(0.5f));

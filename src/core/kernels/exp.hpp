@@ -368,7 +368,7 @@ inline constexpr bool exp_f32_t8_arch = exp_f64_t8_arch<Arch>;
 
 // 2^(j/8), j = 0..7: hi = RN_float(2^(j/8)), lo = RN_float(2^(j/8) - hi) (tools/explog_remez.py
 // tables; the even entries of exp_tab16_hi_f / exp_tab16_lo_f), picked by vpermps from the low
-// 3 bits of z.
+// 3 bits of z. Also the table of softmax's AVX2 float32 exp of x - max (arch/softmax_exp.hpp).
 alignas(32) inline constexpr float exp_t8_hi_f[8] = {
     0x1.0p+0f,      0x1.172b84p+0f, 0x1.306fep+0f,  0x1.4bfdaep+0f,
     0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f,
