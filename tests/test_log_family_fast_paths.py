@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import numfuse
-from conftest import results_in_three_layouts, ulp_distance
+from conftest import fp_conditions, results_in_three_layouts, ulp_distance
 
 EXACT = {
     "log": mpmath.log,
@@ -412,3 +412,50 @@ def test_log_family_float64_at_the_table_cells(name, level):
     got = getattr(numfuse, name)(x)
     exact = correctly_rounded(name, x)
     assert ulp_distance(got, exact).max() <= 1, (name, level)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["log2", "log10"])
+def test_log2_log10_rare_lane_at_every_position(name, dtype, level):
+    """One rare value (+-0, +-inf, NaN, x < 0, a subnormal, the smallest normal and its
+    neighbours, the largest value, 1) in one lane of an ordinary array, at every position
+    of a 16-lane window and in the array's second half: the contiguous loop computes every
+    batch by the compute half alone and repairs the batches its screen flags, so a screen
+    that misses a lane, or a repair that changes the flagged batch's ordinary lanes, gives
+    other bits than the strided loop and evaluate (the whole kernel per batch). Conditions
+    as NumPy's: divide for +-0, invalid for x < 0 and -inf, none for the others."""
+    ufunc = getattr(numfuse, name)
+    info = np.finfo(dtype)
+    rare_values = [
+        0.0,
+        -0.0,
+        np.inf,
+        -np.inf,
+        np.nan,
+        -1.5,
+        float(info.smallest_subnormal),
+        float(info.tiny) / 3,
+        float(info.tiny),
+        float(np.nextafter(info.tiny, dtype(0))),
+        float(np.nextafter(info.tiny, dtype(1))),
+        float(info.max),
+        1.0,
+    ]
+    rng = np.random.default_rng(3030)
+    base = rng.uniform(0.1, 100.0, 80).astype(dtype)
+    for value in rare_values:
+        for position in list(range(16)) + [47, 63]:
+            x = base.copy()
+            x[position] = dtype(value)
+            with np.errstate(all="ignore"):
+                expected = ufunc(np.repeat(x, 2)[::2])
+                got, inplace, strided = results_in_three_layouts(ufunc, x)
+                evaluated = numfuse.evaluate(f"{name}(x)", local_dict={"x": x})
+                reference = getattr(np, name)(x.astype(np.float64)).astype(dtype)
+            bits = np.uint64 if dtype == np.float64 else np.uint32
+            for result in (got, inplace, strided, evaluated):
+                np.testing.assert_array_equal(result.view(bits), expected.view(bits))
+            np.testing.assert_array_equal(np.isnan(got), np.isnan(reference))
+            assert ulp_distance(got[position + 1 :], reference[position + 1 :]).max() <= 1
+            want = {"divide"} if value == 0 else {"invalid"} if value < 0 else set()
+            assert fp_conditions(ufunc, x) == want, (value, position)

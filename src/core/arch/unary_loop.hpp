@@ -419,30 +419,55 @@ struct Log1pOp : TableOp<expr_ops::Log1p, Log1pRule> {
         return ~(x > B(T(-1)));
     }
 };
-// log2, log10: values, flags and NaNs as TableOp's, with log's deferred test (OrScreen) so
-// that on AVX-512 the special-value fixup runs only on batches holding x <= 0, +inf or NaN
-// (kernels::log_base_nofix / log_scaled_fix, the same bits as evaluate's kernel); the other
-// levels' kernels handle those lanes themselves and finish keeps their values.
+// log2, log10: values, flags and NaNs as TableOp's, with log's deferred test so that the
+// repair of special lanes runs only on the batches holding one (kernels::log_base_nofix /
+// log_scaled_fix, the same bits as evaluate's kernel): on AVX-512 the fixup of x <= 0, +inf
+// and NaN; on AVX2+FMA the compute half skips the kernel's own test (float64 also the
+// subnormal scaling, and it reads its table rows from the input's memory, as LogOp), and
+// batches holding x <= 0, +inf, NaN (float64: subnormal x too) take the kernel's repair
+// (float64: the whole kernel); the other levels' kernels handle those lanes themselves and
+// finish keeps their values.
 template <class F, int Base>
-struct LogScaledOp : TableOp<F, LogRule>, OrScreen<LogScaledOp<F, Base>> {
+struct LogScaledOp : TableOp<F, LogRule> {
     static constexpr bool deferrable = true;
+    // One batch per iteration where log's loop takes one (kernels::log_loop_single: AVX2+FMA
+    // float64, the same kernel plus the scaling).
+    template <class B>
+    static constexpr bool single_for =
+        kernels::log_loop_single<typename B::value_type, typename B::arch_type>;
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
         return kernels::log_base_nofix<Base>(x);
     }
+    // compute_fast(x) for x loaded from src (contiguous loops): the same bits.
+    template <class B, class T>
+    NUMFUSE_ALWAYS_INLINE static B compute_fast_at(const B& x, const T* src) noexcept {
+        return kernels::log_base_nofix_at<Base>(x, src);
+    }
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
-        return kernels::log_scaled_fix(x, y);
+        return kernels::log_scaled_fix<Base>(x, y);
     }
-    // AVX-512: one vfpclass (log_special: x <= 0, +inf, NaN); elsewhere LogRule's (x <= 0
-    // or NaN).
+    // The lanes compute_fast may leave wrong and those that raise (kernels::log_base_special:
+    // AVX-512 and AVX2+FMA x <= 0, +inf, NaN, AVX2+FMA float64 also subnormal x; elsewhere
+    // LogRule's x <= 0 or NaN).
     template <class B>
     NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
-        if constexpr (kernels::detail::is_avx512<typename B::arch_type>) {
-            return kernels::log_special(x);
-        } else {
-            return LogRule::may_raise(x);
-        }
+        return kernels::log_base_special(x);
+    }
+    // The deferred loop's test over many batches (kernels::log_base_screen: on AVX2+FMA an
+    // unsigned minimum and maximum of x's words instead of the or of may_raise).
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto screen_init() noexcept {
+        return kernels::log_base_screen_init<typename B::value_type, typename B::arch_type>();
+    }
+    template <class B, class M>
+    NUMFUSE_ALWAYS_INLINE static M screen(const M& acc, const B& x) noexcept {
+        return kernels::log_base_screen(acc, x);
+    }
+    template <class M>
+    NUMFUSE_ALWAYS_INLINE static bool screened_may_raise(const M& acc) noexcept {
+        return kernels::log_base_screened(acc);
     }
 };
 struct Log10Op : LogScaledOp<expr_ops::Log10, 10> {};

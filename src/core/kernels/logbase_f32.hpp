@@ -38,7 +38,11 @@
 //   0.5 + 2^-2.4 ULP (measured: docs/accuracy.md). At x = 2^k (log2) and x = 10^k (log10) the
 //   reduction gives m = 1, j = 16, t = 0 (10^k, k <= 10, is exact and m = 10^k 2^-E), so the
 //   error before the last rounding is far below half an ULP of the integer k: exact results.
-//   Special lanes (x <= 0, +inf, NaN) by selects on the batches that hold one.
+//   Special lanes (x <= 0, +inf, NaN) by selects on the batches that hold one. The ufunc loop
+//   takes the compute half alone (log_base_f32_avx2_core; its screen flags x <= 0, +inf and
+//   NaN) and applies those selects to the flagged batches only (logpair.hpp's log_base_nofix
+//   / log_scaled_fix). The half keeps the subnormal scaling: float32 data made by narrowing
+//   float64 holds subnormal lanes in most batches, and flagging them recomputed those batches.
 //   Other levels (unchanged): log2 has a float32 reduction (log.hpp's log_reduce) and a float64
 //   polynomial (degree 11, relative error 2^-33.2) rounded once; log10 rounds xsimd's float64
 //   log10 of the widened input once.
@@ -160,13 +164,12 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_base_f32_special_values(
 }
 
 #if defined(__AVX2__) && defined(__FMA__)
-// log2 (Base 2) or log10 (Base 10), AVX2+FMA (method at the top): log.hpp's float32 log pair
-// times 1/ln b as a pair, one rounding; special lanes by a branch on the batches holding one.
-template <int Base, class Arch>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_base_f32_avx2(
-    const xsimd::batch<float, Arch>& x) noexcept {
+// log2 (Base 2) or log10 (Base 10), AVX2+FMA (method at the top), the compute half: log.hpp's
+// float32 log pair (subnormal lanes scaled) times 1/ln b as a pair, one rounding; garbage for
+// x <= 0, +inf and NaN (log_base_f32_special_values repairs them).
+template <int Base>
+NUMFUSE_ALWAYS_INLINE __m256 log_base_f32_avx2_core(__m256 x) noexcept {
     static_assert(Base == 2 || Base == 10, "log2 or log10");
-    using F = xsimd::batch<float, Arch>;
     // 1/ln b = c_hi + c_lo: c_hi = RN_f(1/ln b), c_lo = RN_f(1/ln b - c_hi)
     const __m256 c_hi = _mm256_set1_ps(Base == 2 ? 0x1.715476p+0f : 0x1.bcb7b2p-2f);
     const __m256 c_lo = _mm256_set1_ps(Base == 2 ? 0x1.4ae0cp-26f : -0x1.5b235ep-27f);
@@ -174,7 +177,14 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_base_f32_avx2(
     const __m256 ph = _mm256_mul_ps(p.hi, c_hi);
     const __m256 pe = _mm256_fmsub_ps(p.hi, c_hi, ph);  // exact
     const __m256 tail = _mm256_fmadd_ps(p.hi, c_lo, _mm256_fmadd_ps(p.lo, c_hi, pe));
-    const F res(_mm256_add_ps(ph, tail));
+    return _mm256_add_ps(ph, tail);
+}
+// The whole kernel: the compute half, special lanes by a branch on the batches holding one.
+template <int Base, class Arch>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_base_f32_avx2(
+    const xsimd::batch<float, Arch>& x) noexcept {
+    using F = xsimd::batch<float, Arch>;
+    const F res(log_base_f32_avx2_core<Base>(x));
     const auto ok = (x > F(0.0f)) & (x < F(std::numeric_limits<float>::infinity()));
     return xsimd::all(ok) ? res : log_base_f32_special_values(x, res);
 }

@@ -318,17 +318,26 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> atanh_specials(const xsimd::batch<
 // The divisions (and arcsinh / arccosh's square root) are correctly rounded, so the bits do not
 // depend on the CPU (no rcpps), and the kernels carry over to NEON's fdiv / fsqrt as written.
 
-// log2 / log10, special lanes included (log_specials on the batches holding x <= 0, +inf or
-// NaN; subnormal x by the pair's own scaling).
-template <int Base>
-NUMFUSE_ALWAYS_INLINE __m256d log_base_f64_avx2(__m256d x) noexcept {
-    const log_pd4_pair p = log_f64_avx2_pair<true>(x);
+// log2 / log10 of positive finite lanes (Subnormals: subnormal lanes scaled by the pair;
+// without, they hold garbage, as do x <= 0, +inf and NaN). Rows: where the pair's table rows
+// come from (log_f64_avx2_pair; LogRowsFromMemory for the contiguous ufunc loop, the same
+// bits).
+template <int Base, bool Subnormals, class Rows = LogRowsFromLanes>
+NUMFUSE_ALWAYS_INLINE __m256d log_base_f64_avx2_core(__m256d x, Rows rows_of = {}) noexcept {
+    const log_pd4_pair p = log_f64_avx2_pair<Subnormals, false, Rows>(x, rows_of);
     const __m256d ch = _mm256_set1_pd(Base == 2 ? inv_ln2_hi : inv_ln10_hi);
     const __m256d cl = _mm256_set1_pd(Base == 2 ? inv_ln2_lo : inv_ln10_lo);
     const __m256d ph = _mm256_mul_pd(p.hi, ch);
     const __m256d pe = _mm256_fmsub_pd(p.hi, ch, ph);  // exact
     const __m256d tail = _mm256_fmadd_pd(p.hi, cl, _mm256_fmadd_pd(p.lo, ch, pe));
-    const __m256d res = _mm256_add_pd(ph, tail);
+    return _mm256_add_pd(ph, tail);
+}
+
+// log2 / log10, special lanes included (log_specials on the batches holding x <= 0, +inf or
+// NaN; subnormal x by the pair's own scaling).
+template <int Base>
+NUMFUSE_ALWAYS_INLINE __m256d log_base_f64_avx2(__m256d x) noexcept {
+    const __m256d res = log_base_f64_avx2_core<Base, true>(x);
     const __m256d ok = _mm256_and_pd(
         _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_GT_OQ),
         _mm256_cmp_pd(x, _mm256_set1_pd(std::numeric_limits<double>::infinity()), _CMP_LT_OQ));
@@ -693,9 +702,15 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_generic(
 
 // Split forms of log2 / log10 (float32 and float64 lanes) for the ufunc loops, as
 // log_kernel_nofix / log_fix (log.hpp): log_base_nofix<Base>(x) may leave garbage where
-// log_special(x) is true (AVX-512: x <= 0, +inf, NaN; the fixup repairs them), and
-// log_scaled_fix(x, log_base_nofix<Base>(x)) is the kernel, bit for bit. Elsewhere the
-// kernels handle every input themselves and log_scaled_fix is the identity.
+// log_base_special(x) is true, and log_scaled_fix<Base>(x, log_base_nofix<Base>(x)) is the
+// kernel, bit for bit. AVX-512: garbage for x <= 0, +inf, NaN, which the fixup repairs.
+// AVX2+FMA: the compute half alone, without the test for special lanes. float64 also without
+// the subnormal scaling (garbage for x <= 0, subnormal x, +inf, NaN: on positive normal lanes
+// the scaling's blend keeps x and its exponent correction subtracts 0, so those lanes hold
+// the kernel's bits), and log_scaled_fix recomputes a batch holding such a lane with the
+// whole kernel; float32 (garbage for x <= 0, +inf, NaN) repairs those lanes by the kernel's
+// selects. Elsewhere the kernels handle every input themselves and log_scaled_fix is the
+// identity.
 template <int Base, class T, class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix(const xsimd::batch<T, A>& x) noexcept {
     static_assert(Base == 2 || Base == 10, "log2 or log10");
@@ -711,8 +726,12 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix(const xsimd::batch<T, A>
     } else
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-        if constexpr (detail::is_avx2_fma<A> && sizeof(T) == 8) {
-        return xsimd::batch<T, A>(detail::log_base_f64_avx2<Base>(x));
+        if constexpr (detail::is_avx2_fma<A>) {
+        if constexpr (sizeof(T) == 8) {
+            return xsimd::batch<T, A>(detail::log_base_f64_avx2_core<Base, false>(x));
+        } else {
+            return xsimd::batch<T, A>(detail::log_base_f32_avx2_core<Base>(x));
+        }
     } else
 #endif
     {
@@ -726,12 +745,63 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix(const xsimd::batch<T, A>
     }
 }
 
+// log_base_nofix<Base>(x) for x = the batch at src (contiguous loops): the same bits. AVX2+FMA
+// float64 reads the table rows from src's copy (log.hpp's LogRowsFromMemory, as
+// log_kernel_nofix_at).
+template <int Base, class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix_at(const xsimd::batch<T, A>& x,
+                                                           [[maybe_unused]] const T* src) noexcept {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<A> && sizeof(T) == 8) {
+        return xsimd::batch<T, A>(
+            detail::log_base_f64_avx2_core<Base, false>(x, detail::LogRowsFromMemory{src}));
+    } else
+#endif
+    {
+        return log_base_nofix<Base>(x);
+    }
+}
+
+// The lanes log_base_nofix may leave wrong, plus every lane that raises (x <= 0): AVX-512
+// log_special (x <= 0, +inf, NaN); AVX2+FMA float64 not min normal <= x < inf (x <= 0,
+// subnormal x, +inf, NaN), float32 not 0 < x < inf; elsewhere not x > 0 (x <= 0, NaN: the
+// loops' flags and NaN policy).
 template <class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<T, A> log_base_special(
+    const xsimd::batch<T, A>& x) noexcept {
+    using B = xsimd::batch<T, A>;
+#if defined(__AVX512F__)
+    if constexpr (detail::is_avx512<A>) {
+        return log_special(x);
+    } else
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<A>) {
+        const auto low = sizeof(T) == 8 ? x >= B(std::numeric_limits<T>::min()) : x > B(T(0));
+        return ~(low & (x < B(std::numeric_limits<T>::infinity())));
+    } else
+#endif
+    {
+        return ~(x > B(T(0)));
+    }
+}
+
+template <int Base, class T, class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_scaled_fix(const xsimd::batch<T, A>& x,
                                                         const xsimd::batch<T, A>& y) noexcept {
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) {
         return detail::log_scaled_fix_avx512(x, y);
+    } else
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::is_avx2_fma<A>) {
+        if (!xsimd::any(log_base_special(x))) return y;
+        if constexpr (sizeof(T) == 8) {
+            return xsimd::batch<T, A>(detail::log_base_f64_avx2<Base>(x));
+        } else {
+            return detail::log_base_f32_special_values(x, y);
+        }
     } else
 #endif
     {
@@ -740,18 +810,80 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_scaled_fix(const xsimd::batch<T, A>
     }
 }
 
+// The deferred contiguous loop's test for log2 / log10 (LogScaledOp's screen): acc =
+// log_base_screen_init<T, A>(), acc = log_base_screen(acc, x) per batch, then
+// log_base_screened(acc) is true iff log_base_special(x) held in a lane of some batch.
+// AVX2+FMA: x is ordinary iff the high word of bits(x) lies in [0x00100000, 0x7ff00000)
+// (float64, min normal <= x < inf: log.hpp's log_screen, the odd words) or bits(x) in
+// [1, 0x7f800000) (float32, 0 < x < inf: every word), as unsigned integers, so an unsigned
+// minimum and maximum (vpminud, vpmaxud) over the batches decide it once at the end: two
+// instructions a batch on x's register. Elsewhere the or of log_base_special.
+namespace detail {
+#if defined(__AVX2__) && defined(__FMA__)
+struct LogBaseScreenF32Avx2 {
+    __m256i min, max;  // unsigned minimum / maximum of bits(x)
+};
+#endif
+}  // namespace detail
+template <class T, class A>
+NUMFUSE_ALWAYS_INLINE auto log_base_screen_init() noexcept {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (detail::is_avx2_fma<A> && sizeof(T) == 8) {
+        return log_screen_init<T, A>();
+    } else if constexpr (detail::is_avx2_fma<A>) {
+        return detail::LogBaseScreenF32Avx2{_mm256_set1_epi32(-1), _mm256_setzero_si256()};
+    } else
+#endif
+    {
+        return xsimd::batch_bool<T, A>(false);
+    }
+}
+template <class T, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<T, A> log_base_screen(
+    const xsimd::batch_bool<T, A>& acc, const xsimd::batch<T, A>& x) noexcept {
+    return acc | log_base_special(x);
+}
+template <class T, class A>
+inline bool log_base_screened(const xsimd::batch_bool<T, A>& acc) noexcept {
+    return xsimd::any(acc);
+}
+#if defined(__AVX2__) && defined(__FMA__)
+template <class A>
+NUMFUSE_ALWAYS_INLINE detail::LogScreenF64Avx2 log_base_screen(
+    const detail::LogScreenF64Avx2& acc, const xsimd::batch<double, A>& x) noexcept {
+    return log_screen(acc, x);
+}
+inline bool log_base_screened(const detail::LogScreenF64Avx2& acc) noexcept {
+    return log_screened(acc);
+}
+template <class A>
+NUMFUSE_ALWAYS_INLINE detail::LogBaseScreenF32Avx2 log_base_screen(
+    const detail::LogBaseScreenF32Avx2& acc, const xsimd::batch<float, A>& x) noexcept {
+    const __m256i bits = _mm256_castps_si256(x);
+    return {_mm256_min_epu32(acc.min, bits), _mm256_max_epu32(acc.max, bits)};
+}
+inline bool log_base_screened(const detail::LogBaseScreenF32Avx2& acc) noexcept {
+    alignas(32) std::uint32_t lo[8], hi[8];
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lo), acc.min);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(hi), acc.max);
+    bool outside = false;
+    for (int j = 0; j < 8; ++j) outside |= lo[j] == 0u || hi[j] >= 0x7f800000u;
+    return outside;
+}
+#endif
+
 // log2(x), f64 lanes. Max error <= 1 ULP; exact at powers of two.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log2_kernel(
     const xsimd::batch<double, A>& x) noexcept {
-    return log_scaled_fix(x, log_base_nofix<2>(x));
+    return log_scaled_fix<2>(x, log_base_nofix<2>(x));
 }
 
 // log10(x), f64 lanes. Max error <= 1 ULP; exact at powers of ten.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_kernel(
     const xsimd::batch<double, A>& x) noexcept {
-    return log_scaled_fix(x, log_base_nofix<10>(x));
+    return log_scaled_fix<10>(x, log_base_nofix<10>(x));
 }
 
 // asinh(x), f64 lanes. Max error <= 1 ULP.
