@@ -95,10 +95,10 @@ NUMFUSE_REDUCE_FLATTEN T row_max(const T* px, std::size_t n) noexcept {
 }
 
 // (s, c) += sum of exp(x[i] - m), i < n, as run_exp_sum_impl (lanes biased by 1,
-// Fast2Sum; two accumulators, batch k into accumulator k % 2, the tail into the
-// first), x - m as a double word; Store: each exp(x - m) also written to out. Returns
-// true when a numerator's x - m lies below shifted_exp_scale_tiny (the scaling pass
-// must then test for subnormal products). Prefetches the lines of the next row
+// Fast2Sum, c's additions compensated in d; two accumulators, batch k into accumulator
+// k % 2, the tail into the first, renormalising (c, d)), x - m as a double word; Store: each exp(x
+// - m) also written to out. Returns true when a numerator's x - m lies below shifted_exp_scale_tiny
+// (the scaling pass must then test for subnormal products). Prefetches the lines of the next row
 // (next_x, next_out: n elements each).
 template <class T, bool Store>
 NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, T& s, T& c,
@@ -112,13 +112,14 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
     const auto term = [&mv](const B& x) { return shifted_exp_store(x, mv); };
     B s0 = one, s1 = one;
     B c0(T(0)), c1(T(0));
+    B d0(T(0)), d1(T(0));
     const auto add_pair = [&](std::size_t at, const B& y0, const B& y1) {
         if constexpr (Store) {
             y0.store_unaligned(po + at);
             y1.store_unaligned(po + at + width);
         }
-        add_biased(s0, c0, y0);
-        add_biased(s1, c1, y1);
+        add_biased(s0, c0, d0, y0);
+        add_biased(s1, c1, d1, y1);
     };
     bool tiny = false;
     std::size_t i = 0;
@@ -177,13 +178,14 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
                 store_first<T>(y, po + i, count);
             }
         }
-        add_biased(s0, c0, y);
+        add_biased(s0, c0, d0, y);
+        renormalise(c0, d0);
     }
     s0 = s0 - one;
     s1 = s1 - one;
     const B t = s0 + s1;
     const B s1_part = t - s0;
-    c0 += (c1 + ((s0 - (t - s1_part)) + (s1 - s1_part)));
+    c0 = (c0 + c1) + ((d0 + d1) + ((s0 - (t - s1_part)) + (s1 - s1_part)));
     add_lane_tree(t, c0, s, c);
     return tiny;
 }
@@ -320,8 +322,9 @@ inline void store_count(const Batch<T>& v, T* p, std::size_t count) noexcept {
 }
 
 // The exp pass over G batches of lanes (the last one `count` lanes) down all steps:
-// each exp(x - m) added per lane in step order (lanes biased by 1, Fast2Sum, as
-// row_exp_sum), x - m as a double word; Store: also stored. Each step prefetches `prefetch_bytes`
+// each exp(x - m) added per lane in step order (lanes biased by 1, Fast2Sum, c's
+// additions compensated in d, as row_exp_sum, (c, d) renormalised every strip_block
+// steps), x - m as a double word; Store: also stored. Each step prefetches `prefetch_bytes`
 // of the next strip's x and out (at px_next + step * x_step, po_next + step * out_step) into L2.
 // Returns true when a stored numerator's x - m lies below shifted_exp_scale_tiny (Store only).
 template <class T, std::size_t G, bool Store>
@@ -334,11 +337,12 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
     constexpr std::size_t width = B::size;
     const B one(T(1));
     const T limit = Store ? shifted_exp_scale_tiny<T>() : shifted_exp_tiny<T>();
-    B mv[G], sv[G], cv[G];
+    B mv[G], sv[G], cv[G], dv[G];
     for (std::size_t k = 0; k < G; ++k) {
         mv[k] = B::load_unaligned(m + k * width);
         sv[k] = one;
         cv[k] = B(T(0));
+        dv[k] = B(T(0));
     }
     bool tiny = false;
     for (std::size_t r = 0; r < steps; ++r) {
@@ -361,12 +365,15 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
                 T* po = reinterpret_cast<T*>(out + step * out_step);
                 store_count<T>(y, po + k * width, lanes);
             }
-            add_biased(sv[k], cv[k], y);
+            add_biased(sv[k], cv[k], dv[k], y);
+        }
+        if (r % strip_block == strip_block - 1) {
+            for (std::size_t k = 0; k < G; ++k) renormalise(cv[k], dv[k]);
         }
     }
     for (std::size_t k = 0; k < G; ++k) {
         (sv[k] - one).store_unaligned(s + k * width);
-        cv[k].store_unaligned(c + k * width);
+        (cv[k] + dv[k]).store_unaligned(c + k * width);
     }
     return tiny;
 }

@@ -82,10 +82,12 @@ inline B lane_index() noexcept {
 
 // Contract: see ReduceKernels::run_exp_sum. Every term is y = exp(x - m) <= 1
 // (x <= m): each lane's sum starts at 1, so s >= 1 >= y and Fast2Sum's three
-// operations give the exact error (add_biased); the bias is taken off each
-// lane exactly (s - 1: both multiples of ulp(s) while s < 2^24) before the
-// lanes are summed pairwise (add_lane_tree). Two accumulators: the exp, not the
-// sum's latency, bounds the loop.
+// operations give the exact error, which goes into c, whose own additions keep their
+// errors in d (add_biased: the lane's terms to about 2 u of their sum however many
+// there are); the bias is taken off each lane exactly (s - 1: both multiples of ulp(s)
+// while s < 2^24) before the lanes are summed pairwise (add_lane_tree). Two
+// accumulators: the exp, not the sum's latency, bounds the loop. The strided loop
+// renormalises (c, d) every batch (its lanes may take a whole chunk's terms).
 template <class T, bool Store>
 NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_stride, char* out,
                                              std::ptrdiff_t out_stride, std::size_t n, T m, T& s,
@@ -104,6 +106,7 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
     const B one(T(1));
     B s0 = one, s1 = one;
     B c0(T(0)), c1(T(0));
+    B d0(T(0)), d1(T(0));
     std::size_t i = 0;
     if (a_stride == elem && (!Store || out_stride == elem)) {
         const T* pa = reinterpret_cast<const T*>(a);
@@ -128,10 +131,10 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
                 y2.store_unaligned(po + i + 2 * width);
                 y3.store_unaligned(po + i + 3 * width);
             }
-            add_biased(s0, c0, y0);
-            add_biased(s1, c1, y1);
-            add_biased(s0, c0, y2);
-            add_biased(s1, c1, y3);
+            add_biased(s0, c0, d0, y0);
+            add_biased(s1, c1, d1, y1);
+            add_biased(s0, c0, d0, y2);
+            add_biased(s1, c1, d1, y3);
         }
     }
     // Strided runs and the tail, into lanes 0: padding lanes read m (a term of 1
@@ -143,15 +146,17 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
         if (count < width)
             y = xsimd::select(lane_index<B>() < B(static_cast<T>(count)), y, B(T(0)));
         if constexpr (Store) store_lanes<T>(y, out + offset * out_stride, out_stride, count);
-        add_biased(s0, c0, y);
+        add_biased(s0, c0, d0, y);
+        renormalise(c0, d0);
         i += count;
     }
-    // Unbias (exact), then s0 + s1 with TwoSum, lane by lane.
+    // Unbias (exact), then s0 + s1 with TwoSum, lane by lane; the second words join the
+    // first (one rounding of c: u of it).
     s0 = s0 - one;
     s1 = s1 - one;
     const B t = s0 + s1;
     const B s1_part = t - s0;
-    c0 += (c1 + ((s0 - (t - s1_part)) + (s1 - s1_part)));
+    c0 = (c0 + c1) + ((d0 + d1) + ((s0 - (t - s1_part)) + (s1 - s1_part)));
     add_lane_tree(t, c0, s, c);
 }
 
@@ -289,13 +294,15 @@ NUMFUSE_REDUCE_FLATTEN void strip_max(const char* a, std::ptrdiff_t a_lane, std:
     }
 }
 
-// Contract: see ReduceKernels::strip_exp_sum (each lane's terms added in step order).
+// Contract: see ReduceKernels::strip_exp_sum (each lane's terms added in step order, c's
+// additions compensated in d, (c, d) renormalised at the end of every block).
 template <class T, bool Store>
 NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_lane,
                                                std::ptrdiff_t a_step, char* out,
                                                std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
                                                std::size_t lanes, std::size_t steps,
-                                               const T* m_lane, T* s_lane, T* c_lane) noexcept {
+                                               const T* m_lane, T* s_lane, T* c_lane,
+                                               T* d_lane) noexcept {
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
@@ -316,6 +323,8 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
                 B s1 = B::load_unaligned(s_lane + j + width);
                 B c0 = B::load_unaligned(c_lane + j);
                 B c1 = B::load_unaligned(c_lane + j + width);
+                B d0 = B::load_unaligned(d_lane + j);
+                B d1 = B::load_unaligned(d_lane + j + width);
                 for (std::size_t r = 0; r < rows; ++r) {
                     const T* px = strip_row(xa, a_step, r) + j;
                     const B x0 = B::load_unaligned(px);
@@ -332,13 +341,17 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
                         y0.store_unaligned(po);
                         y1.store_unaligned(po + width);
                     }
-                    add_compensated(s0, c0, y0);
-                    add_compensated(s1, c1, y1);
+                    add_compensated(s0, c0, d0, y0);
+                    add_compensated(s1, c1, d1, y1);
                 }
+                renormalise(c0, d0);
+                renormalise(c1, d1);
                 s0.store_unaligned(s_lane + j);
                 s1.store_unaligned(s_lane + j + width);
                 c0.store_unaligned(c_lane + j);
                 c1.store_unaligned(c_lane + j + width);
+                d0.store_unaligned(d_lane + j);
+                d1.store_unaligned(d_lane + j + width);
             }
         }
         for (; j < lanes; j += width) {
@@ -349,6 +362,7 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
             const B m = load_lanes<T>(reinterpret_cast<const char*>(m_lane + j), elem, count, T(0));
             B s = load_lanes<T>(reinterpret_cast<const char*>(s_lane + j), elem, count, T(0));
             B c = load_lanes<T>(reinterpret_cast<const char*>(c_lane + j), elem, count, T(0));
+            B d = load_lanes<T>(reinterpret_cast<const char*>(d_lane + j), elem, count, T(0));
             for (std::size_t r = 0; r < rows; ++r) {
                 const auto row = static_cast<std::ptrdiff_t>(r);
                 const B x = load_lanes<T>(pa + row * a_step, a_lane, count, minus_infinity<T>());
@@ -358,10 +372,12 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
                     y = shifted_exp_store(x, m);
                 }
                 if constexpr (Store) store_lanes<T>(y, po + row * out_step, out_lane, count);
-                add_compensated(s, c, y);
+                add_compensated(s, c, d, y);
             }
+            renormalise(c, d);
             store_lanes<T>(s, reinterpret_cast<char*>(s_lane + j), elem, count);
             store_lanes<T>(c, reinterpret_cast<char*>(c_lane + j), elem, count);
+            store_lanes<T>(d, reinterpret_cast<char*>(d_lane + j), elem, count);
         }
     }
 }
@@ -369,13 +385,13 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
 template <class T>
 void strip_exp_sum(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,
                    std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
-                   std::size_t steps, const T* m, T* s, T* c) noexcept {
+                   std::size_t steps, const T* m, T* s, T* c, T* d) noexcept {
     if (out != nullptr) {
         strip_exp_sum_impl<T, true>(a, a_lane, a_step, out, out_lane, out_step, lanes, steps, m, s,
-                                    c);
+                                    c, d);
     } else {
         strip_exp_sum_impl<T, false>(a, a_lane, a_step, out, out_lane, out_step, lanes, steps, m, s,
-                                     c);
+                                     c, d);
     }
 }
 

@@ -187,9 +187,8 @@ std::vector<ReducePartial<T>> fold_all(const ReduceKernels<T>& kernels, const Pl
 // A group summed again with its maximum m known: run_exp_sum's terms take x - m as a
 // double word, over pieces of exact_piece elements merged with ChunkMerge. Within a
 // call, where the maximum's exp(0) = 1 holds a lane's sum at 1, every smaller term goes
-// into the lane's compensation word, which run_exp_sum adds plainly (up to about u of
-// it per term a lane); short pieces keep that to a few terms a lane, and ChunkMerge
-// keeps the errors of its own additions. Each piece is copied to a contiguous buffer
+// into the lane's compensation word, whose additions run_exp_sum compensates in turn;
+// ChunkMerge keeps the errors of its own additions. Each piece is copied to a contiguous buffer
 // first, so the bits depend only on the values and where the runs are cut, not on the
 // stride (numfuse.logsumexp over a column and evaluate's columns layout agree).
 constexpr std::size_t exact_piece = 64;
@@ -222,16 +221,17 @@ private:
     ChunkMerge<T> merge_;
 };
 
-// logsumexp's merged total of output o, or, where the rounding of the terms'
-// arguments x - m may reach the result (lse::argument_rounding_matters: a maximum near
-// 0 that dominates), its group summed again from its elements (ExactSum, in element
-// order: the same bits for any thread count). Unweighted groups only (a is the only
-// operand).
+// The merged online-fold total of output o, or, where the rounding of the terms'
+// arguments x - m may reach the result anchor + log(sum) (lse::argument_rounding_matters:
+// a sum that one maximum dominates, with a small result), its group summed again from
+// its elements (ExactSum, in element order: the same bits for any thread count).
+// logsumexp's anchor is the maximum total.m; log_softmax's is 0 (its output nearest 0,
+// at the maximum, is -log(sum)). Unweighted groups only (a is the only operand).
 template <class T>
 ReducePartial<T> certified(const ReduceKernels<T>& kernels, const Plan& p, const char* a,
-                           std::size_t o, const ReducePartial<T>& total) noexcept {
+                           std::size_t o, const ReducePartial<T>& total, double anchor) noexcept {
     const Normalised sum = normalise(total);
-    if (!lse::argument_rounding_matters(static_cast<double>(total.m), sum.hi, p.reduced)) {
+    if (!lse::argument_rounding_matters(anchor, sum.hi, p.reduced)) {
         return total;
     }
     std::ptrdiff_t base[slot_count];

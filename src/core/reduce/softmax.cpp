@@ -76,8 +76,9 @@ struct SoftmaxScratch {
     std::size_t chunks;
     std::vector<T> storage;
     T* m;       // [chunk * stride + o]: the chunk's maximum (lowest(): none above -inf)
-    T* s;       // [chunk * stride + o]: sum of exp(x - m) over the chunk is s + c
+    T* s;       // [chunk * stride + o]: sum of exp(x - m) over the chunk is s + c + d
     T* c;
+    T* d;       // (strip_exp_sum's third word; 0 elsewhere)
     T* factor;  // [chunk * stride + o]: softmax: exp(m_chunk - m_group) / sum
     T* shift;   // [o]: log_softmax: m_group, or NaN / +inf (special values)
     T* param;   // [o]: log_softmax: log(sum)
@@ -85,11 +86,12 @@ struct SoftmaxScratch {
     explicit SoftmaxScratch(const Plan& p)
         : stride(p.outputs + lane_padding),
           chunks(p.chunks),
-          storage(stride * (4 * p.chunks + 2), T(0)) {
+          storage(stride * (5 * p.chunks + 2), T(0)) {
         m = storage.data();
         s = m + stride * chunks;
         c = s + stride * chunks;
-        factor = c + stride * chunks;
+        d = c + stride * chunks;
+        factor = d + stride * chunks;
         shift = factor + stride * chunks;
         param = shift + stride;
         std::fill(m, m + stride * chunks, std::numeric_limits<T>::lowest());
@@ -114,8 +116,8 @@ ItemOutputs item_outputs(const Plan& p, std::size_t index) noexcept {
 // Pass 1 of one work item: the maxima, then the sums of its chunk (softmax
 // storing the numerators; terms from x - m as a double word, kernel_table.hpp:
 // run_exp_sum); log_softmax over several chunks: the online fold, whose terms take
-// x - m rounded (remaining: at a dominant maximum that reaches the result,
-// docs/accuracy.md).
+// x - m rounded (where that may reach the result, finish_softmax_output sums the
+// group again: certified in fold.hpp).
 template <class T>
 void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const Plan& p,
                        const char* x, const ReduceOutput& out, std::size_t index,
@@ -184,22 +186,28 @@ void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const 
             kernels.strip_exp_sum(x + base[slot_a] + offset[slot_a], x_lane, x_step,
                                   store ? out.data + base[slot_out] + offset[slot_out] : nullptr,
                                   out_lane, out_step, item.lanes, count, sc.m + at, sc.s + at,
-                                  sc.c + at);
+                                  sc.c + at, sc.d + at);
         });
 }
 
 // Merges the chunks of output o (in chunk order) and sets its write
 // parameters: softmax's factor per chunk, exp(m_chunk - m) / sum, rounded
-// once; log_softmax's shift and param.
+// once; log_softmax's shift and param. log_softmax over several chunks (the online
+// fold's rounded x - m) takes the sum again from the elements where that rounding may
+// reach -log(sum), its output at the maximum (certified, anchor 0: a dominant maximum).
 template <class T>
-void finish_softmax_output(SoftmaxKind kind, const Plan& p, const char* x, std::size_t o,
-                           SoftmaxScratch<T>& sc) noexcept {
-    ChunkMerge<T> merging({sc.m[o], sc.s[o], sc.c[o]});
+void finish_softmax_output(const ReduceKernels<T>& kernels, SoftmaxKind kind, const Plan& p,
+                           const char* x, std::size_t o, SoftmaxScratch<T>& sc) noexcept {
+    // c + d rounded once (u of c: the lane's terms below half an ulp of s are in c).
+    ChunkMerge<T> merging({sc.m[o], sc.s[o], sc.c[o] + sc.d[o]});
     for (std::size_t chunk = 1; chunk < p.chunks; ++chunk) {
         const std::size_t at = sc.at(chunk, o);
-        merging.add({sc.m[at], sc.s[at], sc.c[at]});
+        merging.add({sc.m[at], sc.s[at], sc.c[at] + sc.d[at]});
     }
-    const ReducePartial<T> total = merging.total();
+    ReducePartial<T> total = merging.total();
+    if (kind == SoftmaxKind::log_softmax && p.chunks > 1) {
+        total = certified(kernels, p, x, o, total, 0.0);
+    }
     const lse::SoftmaxParameters<T> g =
         lse::softmax_parameters<T>(kind == SoftmaxKind::log_softmax, total.m, total.s, total.c,
                                    [&] { return has_nan<T>(p, x, o); });
@@ -364,7 +372,7 @@ void softmax_typed(SoftmaxKind kind, const Plan& p, const char* x, const ReduceO
             fold_softmax_item(kernels, kind, p, x, out, index, scratch);
             const ItemOutputs outputs = item_outputs(p, index);
             for (std::size_t o = outputs.first; o < outputs.first + outputs.count; ++o) {
-                finish_softmax_output(kind, p, x, o, scratch);
+                finish_softmax_output(kernels, kind, p, x, o, scratch);
             }
             write_softmax_item(kernels, kind, p, x, out, index, scratch);
         });
@@ -372,8 +380,9 @@ void softmax_typed(SoftmaxKind kind, const Plan& p, const char* x, const ReduceO
     }
     parallel_items(
         p, [&](std::size_t index) { fold_softmax_item(kernels, kind, p, x, out, index, scratch); });
-    parallel_outputs(p.outputs, p.chunks * 8,
-                     [&](std::size_t o) { finish_softmax_output(kind, p, x, o, scratch); });
+    parallel_outputs(p.outputs, p.chunks * 8, [&](std::size_t o) {
+        finish_softmax_output(kernels, kind, p, x, o, scratch);
+    });
     parallel_items(p, [&](std::size_t index) {
         write_softmax_item(kernels, kind, p, x, out, index, scratch);
     });
