@@ -433,32 +433,40 @@ inline void store_first(const Batch<T>& v, T* p, std::size_t count) noexcept {
     store_lanes<T>(v, reinterpret_cast<char*>(p), sizeof(T), count);
 }
 
-// s + c + d += y for 0 <= y <= 1 + 2^-23 (a shifted exp) and s >= 1 (lanes biased by 1,
-// see run_exp_sum_impl): Fast2Sum, exact under that condition, gives s + y = t + e with
-// |e| <= y (s itself is a float within y of s + y); e goes into c, and c's own addition is
-// compensated too (Fast2Sum again, its error into d): two operations more per term.
-//
-// Why: where the maximum's exp(0) = 1 holds a lane's s at 2, every term below half an
-// ulp of s is e = y itself, so c is the sum of all those terms; log_softmax at that
-// maximum is -log(1 + that sum) and needs it to a few u of itself. Added plainly, c lost
-// up to u |c| per term (a float32 column of 999 terms near e^-20: 5.3 eps). With the
-// second word: an addition c + e whose exponents allow Fast2Sum (e_c >= e_e, or c = 0)
-// puts its exact error into d; any other leaves d off by at most about u |e| (c - RN(c + e)
-// is then -e - delta rounded once, and that plus e is exact). So c + d is the exact sum of
-// the e's up to u times the sum of |e| over those steps, at most u sum |e| <= u sum y
-// (the lane's own terms), plus d's plain additions: each at most u |d| with |d| <= k u
-// max|c| after k terms, in all at most n^2 u^2 / 2 of sum y for a lane of n terms (below u
-// of it for n <= 4096 in float32; the strips renormalise (c, d) every block, see
-// renormalise). The lane's result then stays within about 2 u of its own sum of terms
-// whatever their number.
+// s += y for 0 <= y <= 1 + 2^-23 (a shifted exp) and s >= 1 (lanes biased by 1, see
+// run_exp_sum_impl): Fast2Sum, exact under that condition; returns the error e, s + y =
+// t + e exactly, |e| <= y (s itself is a float within y of s + y).
 template <class B>
-inline void add_biased(B& s, B& c, B& d, const B& y) noexcept {
+inline B add_biased(B& s, const B& y) noexcept {
     const B t = s + y;
     const B e = (s - t) + y;
-    const B c_new = c + e;
-    d += (c - c_new) + e;
-    c = c_new;
     s = t;
+    return e;
+}
+
+// c + d += e, where e is the plain sum of the errors of K add_biased steps (K = 4 in the
+// row and run kernels, 2 in the columns, a tree: relative error below (log2 K) u of the
+// sum of their |e|): Fast2Sum, its error into d.
+//
+// Why: where the maximum's exp(0) = 1 holds a lane's s at 2, every term y below half an
+// ulp of s is e = y itself, so the sum of the e's (c) holds all those terms; log_softmax
+// at that maximum is -log(1 + that sum) and needs it to a few u of itself. Added to c
+// plainly, one by one, they lost up to u |c| per term (a float32 column of 999 terms near
+// e^-20: 5.3 eps; 4096 equal terms near e^-700: 226 eps). Now: an addition c + e whose
+// exponents allow Fast2Sum (e_c >= e_e, or c = 0) puts its exact error into d; any other
+// leaves d off by at most about u |e| (c - RN(c + e) is then -e - delta rounded once, and
+// that plus e is exact). With the trees' roundings, c + d is the sum of the lane's e's to
+// within (log2 K + 1) u of sum |e| <= sum y (the lane's own terms), plus d's plain
+// additions: each at most u |d| with |d| <= k u max|c| after k steps, below u of sum y for
+// lanes of up to 4096 steps in float32 (the longer ones renormalise (c, d): renormalise).
+// Three operations per K terms more than c's plain additions (the tree's K - 1 additions
+// and the one into c are the K that c took before). The lane's terms thus keep about
+// 1.5 u (K = 2) to 2 u (K = 4) of their own sum whatever their number.
+template <class B>
+inline void add_error(B& c, B& d, const B& e) noexcept {
+    const B t = c + e;
+    d += (c - t) + e;
+    c = t;
 }
 
 // c + d as a renormalised pair: Fast2Sum (exact for |c| >= |d|, which holds but for a

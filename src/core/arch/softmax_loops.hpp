@@ -82,12 +82,13 @@ inline B lane_index() noexcept {
 
 // Contract: see ReduceKernels::run_exp_sum. Every term is y = exp(x - m) <= 1
 // (x <= m): each lane's sum starts at 1, so s >= 1 >= y and Fast2Sum's three
-// operations give the exact error, which goes into c, whose own additions keep their
-// errors in d (add_biased: the lane's terms to about 2 u of their sum however many
-// there are); the bias is taken off each lane exactly (s - 1: both multiples of ulp(s)
-// while s < 2^24) before the lanes are summed pairwise (add_lane_tree). Two
-// accumulators: the exp, not the sum's latency, bounds the loop. The strided loop
-// renormalises (c, d) every batch (its lanes may take a whole chunk's terms).
+// operations give the exact error (add_biased); the four errors of an iteration are
+// summed as a tree and added to c, whose own additions keep their errors in d (add_error:
+// the lane's terms to about 2 u of their sum however many there are); the bias is taken
+// off each lane exactly (s - 1: both multiples of ulp(s) while s < 2^24) before the
+// lanes are summed pairwise (add_lane_tree). Two accumulators: the exp, not the sum's
+// latency, bounds the loop. The strided loop renormalises (c, d) every batch (its lanes
+// may take a whole chunk's terms).
 template <class T, bool Store>
 NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_stride, char* out,
                                              std::ptrdiff_t out_stride, std::size_t n, T m, T& s,
@@ -105,8 +106,7 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
     const T limit = shifted_exp_tiny<T>();
     const B one(T(1));
     B s0 = one, s1 = one;
-    B c0(T(0)), c1(T(0));
-    B d0(T(0)), d1(T(0));
+    B c0(T(0)), d0(T(0));
     std::size_t i = 0;
     if (a_stride == elem && (!Store || out_stride == elem)) {
         const T* pa = reinterpret_cast<const T*>(a);
@@ -131,10 +131,11 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
                 y2.store_unaligned(po + i + 2 * width);
                 y3.store_unaligned(po + i + 3 * width);
             }
-            add_biased(s0, c0, d0, y0);
-            add_biased(s1, c1, d1, y1);
-            add_biased(s0, c0, d0, y2);
-            add_biased(s1, c1, d1, y3);
+            const B e0 = add_biased(s0, y0);
+            const B e1 = add_biased(s1, y1);
+            const B e2 = add_biased(s0, y2);
+            const B e3 = add_biased(s1, y3);
+            add_error(c0, d0, (e0 + e1) + (e2 + e3));
         }
     }
     // Strided runs and the tail, into lanes 0: padding lanes read m (a term of 1
@@ -146,17 +147,17 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
         if (count < width)
             y = xsimd::select(lane_index<B>() < B(static_cast<T>(count)), y, B(T(0)));
         if constexpr (Store) store_lanes<T>(y, out + offset * out_stride, out_stride, count);
-        add_biased(s0, c0, d0, y);
+        add_error(c0, d0, add_biased(s0, y));
         renormalise(c0, d0);
         i += count;
     }
-    // Unbias (exact), then s0 + s1 with TwoSum, lane by lane; the second words join the
+    // Unbias (exact), then s0 + s1 with TwoSum, lane by lane; the second word joins the
     // first (one rounding of c: u of it).
     s0 = s0 - one;
     s1 = s1 - one;
     const B t = s0 + s1;
     const B s1_part = t - s0;
-    c0 = (c0 + c1) + ((d0 + d1) + ((s0 - (t - s1_part)) + (s1 - s1_part)));
+    c0 += d0 + ((s0 - (t - s1_part)) + (s1 - s1_part));
     add_lane_tree(t, c0, s, c);
 }
 
