@@ -169,8 +169,8 @@ def test_groups_longer_than_a_chunk(level, dtype):
     # One run of two chunks and columns of two chunks of steps: log_softmax at the maximum
     # and logsumexp at 0. Equal terms (one rounding of x - max for all: no averaging out)
     # after the maximum: a column is one lane of the online fold, whose terms all take
-    # x - max after it (5258 eps at sse2 before log_softmax summed such a group again,
-    # fold.hpp: certified), thousands of equal terms a lane.
+    # x - max after it (5258 eps at sse2 before log_softmax took softmax's passes instead,
+    # reduce/softmax.cpp), thousands of equal terms a lane.
     errors = []
     for top, low in PAIRS[dtype]:
         x = np.full(CHUNK + 4000, low, dtype)

@@ -445,8 +445,9 @@ inline B add_biased(B& s, const B& y) noexcept {
 }
 
 // c + d += e, where e is the plain sum of the errors of K add_biased steps (K = 4 in the
-// row and run kernels, 2 in the columns, a tree: relative error below (log2 K) u of the
-// sum of their |e|): Fast2Sum, its error into d.
+// row and run kernels, 2 in the columns (a quad of steps there measured slower), fewer at
+// their ends; a tree: relative error below (log2 K) u of the sum of their |e|): Fast2Sum,
+// its error into d.
 //
 // Why: where the maximum's exp(0) = 1 holds a lane's s at 2, every term y below half an
 // ulp of s is e = y itself, so the sum of the e's (c) holds all those terms; log_softmax

@@ -132,8 +132,7 @@ struct StripStates {
 
 // Folds chunk item.chunk of a strip with the online accumulator into the
 // per-lane states m, s, c of its first output (padded arrays: strip_accumulate
-// loads and stores whole batches). logsumexp passes StripStates' arrays,
-// log_softmax over several chunks its scratch rows (softmax.cpp).
+// loads and stores whole batches): StripStates' arrays.
 template <class T>
 void fold_strip_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char* a, const char* b,
                       const StripItem& item, T* m, T* s, T* c) noexcept {
@@ -221,17 +220,16 @@ private:
     ChunkMerge<T> merge_;
 };
 
-// The merged online-fold total of output o, or, where the rounding of the terms'
-// arguments x - m may reach the result anchor + log(sum) (lse::argument_rounding_matters:
-// a sum that one maximum dominates, with a small result), its group summed again from
-// its elements (ExactSum, in element order: the same bits for any thread count).
-// logsumexp's anchor is the maximum total.m; log_softmax's is 0 (its output nearest 0,
-// at the maximum, is -log(sum)). Unweighted groups only (a is the only operand).
+// logsumexp's merged total of output o, or, where the rounding of the terms'
+// arguments x - m may reach the result (lse::argument_rounding_matters: a maximum near
+// 0 that dominates), its group summed again from its elements (ExactSum, in element
+// order: the same bits for any thread count). Unweighted groups only (a is the only
+// operand).
 template <class T>
 ReducePartial<T> certified(const ReduceKernels<T>& kernels, const Plan& p, const char* a,
-                           std::size_t o, const ReducePartial<T>& total, double anchor) noexcept {
+                           std::size_t o, const ReducePartial<T>& total) noexcept {
     const Normalised sum = normalise(total);
-    if (!lse::argument_rounding_matters(anchor, sum.hi, p.reduced)) {
+    if (!lse::argument_rounding_matters(static_cast<double>(total.m), sum.hi, p.reduced)) {
         return total;
     }
     std::ptrdiff_t base[slot_count];

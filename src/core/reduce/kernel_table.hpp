@@ -78,9 +78,8 @@ struct ReduceKernels {
     // sum exp(a - m) into s + c; softmax also stores each exp(a - m) into
     // out, so exp runs once per element) and write (softmax: out *= factor,
     // log_softmax: out = a - m - param). Groups longer than one chunk fold
-    // each chunk with the chunk's own maximum; the driver merges the chunks.
-    // log_softmax over several chunks folds with run_accumulate / strip_accumulate
-    // instead (one read; no numerators to store).
+    // each chunk with the chunk's own maximum; the driver merges the chunks
+    // (log_softmax too: logsumexp's online fold would take x - m rounded).
     //
     // The largest of `start` and a[i*a_stride], i < n; NaN elements are
     // ignored (the sum pass turns them into a NaN sum).

@@ -108,9 +108,7 @@ void logsumexp_typed(const Plan& p, const char* a, const char* b, const ReduceOu
     const auto partials = fold_all(kernels, p, a, b);
     parallel_outputs(p.outputs, p.chunks * 8, [&](std::size_t o) {
         const ReducePartial<T> total = merged(partials, p, o);
-        finish_logsumexp(
-            b ? total : certified(kernels, p, a, o, total, static_cast<double>(total.m)), p, a, b,
-            o, result, sign);
+        finish_logsumexp(b ? total : certified(kernels, p, a, o, total), p, a, b, o, result, sign);
     });
 }
 

@@ -115,9 +115,11 @@ ItemOutputs item_outputs(const Plan& p, std::size_t index) noexcept {
 
 // Pass 1 of one work item: the maxima, then the sums of its chunk (softmax
 // storing the numerators; terms from x - m as a double word, kernel_table.hpp:
-// run_exp_sum); log_softmax over several chunks: the online fold, whose terms take
-// x - m rounded (where that may reach the result, finish_softmax_output sums the
-// group again: certified in fold.hpp).
+// run_exp_sum). log_softmax over several chunks too: logsumexp's online fold (one read)
+// takes x - m rounded, which reaches -log(sum) at a dominant maximum (5258 eps at sse2
+// for a maximum and 69535 equal terms in a column's lane), and summing such a group
+// again (fold.hpp: certified) took 5x the time on normal(0, 3) logits of 1e6 elements,
+// which need it.
 template <class T>
 void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const Plan& p,
                        const char* x, const ReduceOutput& out, std::size_t index,
@@ -129,26 +131,6 @@ void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const 
     const std::size_t chunk = index % p.chunks;
     const std::size_t lo = chunk * p.chunk;
     const std::size_t hi = std::min(p.reduced, lo + p.chunk);
-    if (!store && p.chunks > 1) {
-        // log_softmax has no numerators to store. Over groups longer than a chunk,
-        // logsumexp's online fold (one read) measured faster than a maximum pass
-        // first; over groups of one chunk (rows in L1 / L2, strips) the maximum
-        // first is faster along a run (no per-row lane state to merge) and gives
-        // strips the double-word terms (run_exp_sum) at 1.1-1.2x the fold's time.
-        if (p.lanes_across_outputs) {
-            const StripItem item = strip_item(p, index);
-            const std::size_t at = sc.at(chunk, item.first_output);
-            fold_strip_chunk<T>(kernels, p, x, nullptr, item, sc.m + at, sc.s + at, sc.c + at);
-        } else {
-            const std::size_t o = index / p.chunks;
-            const ReducePartial<T> r = fold_run_chunk<T>(kernels, p, x, nullptr, o, chunk);
-            const std::size_t at = sc.at(chunk, o);
-            sc.m[at] = r.m;
-            sc.s[at] = r.s;
-            sc.c[at] = r.c;
-        }
-        return;
-    }
     if (!p.lanes_across_outputs) {
         const std::size_t o = index / p.chunks;
         offsets_of(p.outer, o, base);
@@ -192,22 +174,17 @@ void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const 
 
 // Merges the chunks of output o (in chunk order) and sets its write
 // parameters: softmax's factor per chunk, exp(m_chunk - m) / sum, rounded
-// once; log_softmax's shift and param. log_softmax over several chunks (the online
-// fold's rounded x - m) takes the sum again from the elements where that rounding may
-// reach -log(sum), its output at the maximum (certified, anchor 0: a dominant maximum).
+// once; log_softmax's shift and param.
 template <class T>
-void finish_softmax_output(const ReduceKernels<T>& kernels, SoftmaxKind kind, const Plan& p,
-                           const char* x, std::size_t o, SoftmaxScratch<T>& sc) noexcept {
+void finish_softmax_output(SoftmaxKind kind, const Plan& p, const char* x, std::size_t o,
+                           SoftmaxScratch<T>& sc) noexcept {
     // c + d rounded once (u of c: the lane's terms below half an ulp of s are in c).
     ChunkMerge<T> merging({sc.m[o], sc.s[o], sc.c[o] + sc.d[o]});
     for (std::size_t chunk = 1; chunk < p.chunks; ++chunk) {
         const std::size_t at = sc.at(chunk, o);
         merging.add({sc.m[at], sc.s[at], sc.c[at] + sc.d[at]});
     }
-    ReducePartial<T> total = merging.total();
-    if (kind == SoftmaxKind::log_softmax && p.chunks > 1) {
-        total = certified(kernels, p, x, o, total, 0.0);
-    }
+    const ReducePartial<T> total = merging.total();
     const lse::SoftmaxParameters<T> g =
         lse::softmax_parameters<T>(kind == SoftmaxKind::log_softmax, total.m, total.s, total.c,
                                    [&] { return has_nan<T>(p, x, o); });
@@ -372,7 +349,7 @@ void softmax_typed(SoftmaxKind kind, const Plan& p, const char* x, const ReduceO
             fold_softmax_item(kernels, kind, p, x, out, index, scratch);
             const ItemOutputs outputs = item_outputs(p, index);
             for (std::size_t o = outputs.first; o < outputs.first + outputs.count; ++o) {
-                finish_softmax_output(kernels, kind, p, x, o, scratch);
+                finish_softmax_output(kind, p, x, o, scratch);
             }
             write_softmax_item(kernels, kind, p, x, out, index, scratch);
         });
@@ -380,9 +357,8 @@ void softmax_typed(SoftmaxKind kind, const Plan& p, const char* x, const ReduceO
     }
     parallel_items(
         p, [&](std::size_t index) { fold_softmax_item(kernels, kind, p, x, out, index, scratch); });
-    parallel_outputs(p.outputs, p.chunks * 8, [&](std::size_t o) {
-        finish_softmax_output(kernels, kind, p, x, o, scratch);
-    });
+    parallel_outputs(p.outputs, p.chunks * 8,
+                     [&](std::size_t o) { finish_softmax_output(kind, p, x, o, scratch); });
     parallel_items(p, [&](std::size_t index) {
         write_softmax_item(kernels, kind, p, x, out, index, scratch);
     });
