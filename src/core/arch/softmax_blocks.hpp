@@ -95,12 +95,12 @@ NUMFUSE_REDUCE_FLATTEN T row_max(const T* px, std::size_t n) noexcept {
 }
 
 // (s, c) += sum of exp(x[i] - m), i < n, as run_exp_sum_impl (lanes biased by 1,
-// Fast2Sum, each quad's errors into c, c's additions compensated in d; two accumulators,
-// batch k into accumulator k % 2, the tail into the first), x - m as a double word; Store: each
-// exp(x
-// - m) also written to out. Returns true when a numerator's x - m lies below shifted_exp_scale_tiny
-// (the scaling pass must then test for subnormal products). Prefetches the lines of the next row
-// (next_x, next_out: n elements each).
+// Fast2Sum, each quad's errors into c, c's additions compensated in d; Store: each error
+// added plainly, add_plain, d the second accumulator's word; two accumulators, batch k
+// into accumulator k % 2, the tail into the first), x - m as a double word; Store: each
+// exp(x - m) also written to out. Returns true when a numerator's x - m lies below
+// shifted_exp_scale_tiny (the scaling pass must then test for subnormal products).
+// Prefetches the lines of the next row (next_x, next_out: n elements each).
 template <class T, bool Store>
 NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, T& s, T& c,
                                         const char* next_x, const char* next_out) noexcept {
@@ -128,13 +128,22 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
         const B e1 = add_biased(s1, y1);
         const B e2 = add_biased(s0, y2);
         const B e3 = add_biased(s1, y3);
-        add_error(c0, d0, (e0 + e1) + (e2 + e3));
+        if constexpr (Store) {
+            add_plain(c0, d0, e0, e1, e2, e3);
+        } else {
+            add_error(c0, d0, (e0 + e1) + (e2 + e3));
+        }
     };
     const auto add_pair = [&](std::size_t at, const B& y0, const B& y1) {
         store_pair(at, y0, y1);
         const B e0 = add_biased(s0, y0);
         const B e1 = add_biased(s1, y1);
-        add_error(c0, d0, e0 + e1);
+        if constexpr (Store) {
+            c0 += e0;
+            d0 += e1;
+        } else {
+            add_error(c0, d0, e0 + e1);
+        }
     };
     bool tiny = false;
     std::size_t i = 0;
@@ -210,7 +219,11 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
                 store_first<T>(y, po + i, count);
             }
         }
-        add_error(c0, d0, add_biased(s0, y));
+        if constexpr (Store) {
+            c0 += add_biased(s0, y);
+        } else {
+            add_error(c0, d0, add_biased(s0, y));
+        }
     }
     s0 = s0 - one;
     s1 = s1 - one;
@@ -406,7 +419,15 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
     };
     // Steps in pairs, each lane's two errors summed into (c, d) (add_error), renormalised
     // every column_renormalise steps; an odd last step alone.
+    // Store (softmax): each error added plainly to c (add_plain's reason), d stays 0.
     std::size_t r = 0;
+    if constexpr (Store) {
+        for (; r < steps; ++r) {
+            B e0[G];
+            step_terms(r, e0);
+            for (std::size_t k = 0; k < G; ++k) cv[k] += e0[k];
+        }
+    }
     for (; r + 2 <= steps; r += 2) {
         B e0[G], e1[G];
         step_terms(r, e0);

@@ -470,6 +470,21 @@ inline void add_error(B& c, B& d, const B& e) noexcept {
     c = t;
 }
 
+// softmax's form of add_error (the kernels' Store case): the errors of four add_biased
+// steps, e0 and e2 from the first accumulator, e1 and e3 from the second, each added
+// plainly to its accumulator's word (c0, c1), in batch order. softmax's outputs y / S
+// need S only to a few u of itself, and S >= 1 (the maximum's term): c's roundings, each
+// at most u |c|, are second order there (|c| is below the lane's half ulps of s), where
+// log_softmax's -log(1 + tiny terms) needs those terms to u of themselves (add_error).
+// One addition per term, as c's, no tree: softmax's bits as before add_error existed.
+template <class B>
+inline void add_plain(B& c0, B& c1, const B& e0, const B& e1, const B& e2, const B& e3) noexcept {
+    c0 += e0;
+    c1 += e1;
+    c0 += e2;
+    c1 += e3;
+}
+
 // c + d as a renormalised pair: Fast2Sum (exact for |c| >= |d|, which holds but for a
 // lane whose c has cancelled to below its own rounding errors; otherwise off by at most
 // u |d|, second order). Afterwards |d| <= u |c|, so d's later plain additions start from

@@ -30,9 +30,32 @@ inline B log_softmax_value(const B& x, const B& m, const B& param) noexcept {
     return (x - m) - param;
 }
 
-// The larger of m and x, NaN in x ignored (comparisons with NaN are false).
+// The larger of m and x, NaN in x ignored (comparisons with NaN are false). On x86 one
+// max instruction: maxps(x, m) is x > m ? x : m (m for a NaN x and for tied zeros), the
+// same select, where the compiler emitted a compare into a mask and a masked move (two
+// instructions and their latency on each accumulator's chain).
 template <class B>
 inline B max_ignoring_nan(const B& m, const B& x) noexcept {
+    constexpr bool single = std::is_same_v<typename B::value_type, float>;
+    constexpr std::size_t bytes = sizeof(typename B::register_type);
+#if defined(__AVX512F__)
+    if constexpr (bytes == 64) {
+        if constexpr (single) return _mm512_max_ps(x, m);
+        else return _mm512_max_pd(x, m);
+    }
+#endif
+#if defined(__AVX__)
+    if constexpr (bytes == 32) {
+        if constexpr (single) return _mm256_max_ps(x, m);
+        else return _mm256_max_pd(x, m);
+    }
+#endif
+#if defined(__SSE2__)
+    if constexpr (bytes == 16) {
+        if constexpr (single) return _mm_max_ps(x, m);
+        else return _mm_max_pd(x, m);
+    }
+#endif
     return xsimd::select(x > m, x, m);
 }
 
@@ -88,7 +111,8 @@ inline B lane_index() noexcept {
 // off each lane exactly (s - 1: both multiples of ulp(s) while s < 2^24) before the
 // lanes are summed pairwise (add_lane_tree). Two accumulators: the exp, not the sum's
 // latency, bounds the loop. The strided loop renormalises (c, d) every batch (its lanes
-// may take a whole chunk's terms).
+// may take a whole chunk's terms). Store (softmax): c's additions plain (add_plain: d is
+// the second accumulator's c).
 template <class T, bool Store>
 NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_stride, char* out,
                                              std::ptrdiff_t out_stride, std::size_t n, T m, T& s,
@@ -135,7 +159,11 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
             const B e1 = add_biased(s1, y1);
             const B e2 = add_biased(s0, y2);
             const B e3 = add_biased(s1, y3);
-            add_error(c0, d0, (e0 + e1) + (e2 + e3));
+            if constexpr (Store) {
+                add_plain(c0, d0, e0, e1, e2, e3);
+            } else {
+                add_error(c0, d0, (e0 + e1) + (e2 + e3));
+            }
         }
     }
     // Strided runs and the tail, into lanes 0: padding lanes read m (a term of 1
@@ -146,9 +174,13 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
         B y = term(load_lanes<T>(a + offset * a_stride, a_stride, count, m));
         if (count < width)
             y = xsimd::select(lane_index<B>() < B(static_cast<T>(count)), y, B(T(0)));
-        if constexpr (Store) store_lanes<T>(y, out + offset * out_stride, out_stride, count);
-        add_error(c0, d0, add_biased(s0, y));
-        renormalise(c0, d0);
+        if constexpr (Store) {
+            store_lanes<T>(y, out + offset * out_stride, out_stride, count);
+            c0 += add_biased(s0, y);
+        } else {
+            add_error(c0, d0, add_biased(s0, y));
+            renormalise(c0, d0);
+        }
         i += count;
     }
     // Unbias (exact), then s0 + s1 with TwoSum, lane by lane; the second word joins the
@@ -296,7 +328,8 @@ NUMFUSE_REDUCE_FLATTEN void strip_max(const char* a, std::ptrdiff_t a_lane, std:
 }
 
 // Contract: see ReduceKernels::strip_exp_sum (each lane's terms added in step order, c's
-// additions compensated in d, (c, d) renormalised at the end of every block).
+// additions compensated in d, (c, d) renormalised at the end of every block; Store
+// (softmax): c's additions plain, d left as it is, add_plain's reason).
 template <class T, bool Store>
 NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_lane,
                                                std::ptrdiff_t a_step, char* out,
@@ -342,11 +375,18 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
                         y0.store_unaligned(po);
                         y1.store_unaligned(po + width);
                     }
-                    add_compensated(s0, c0, d0, y0);
-                    add_compensated(s1, c1, d1, y1);
+                    if constexpr (Store) {
+                        add_compensated(s0, c0, y0);
+                        add_compensated(s1, c1, y1);
+                    } else {
+                        add_compensated(s0, c0, d0, y0);
+                        add_compensated(s1, c1, d1, y1);
+                    }
                 }
-                renormalise(c0, d0);
-                renormalise(c1, d1);
+                if constexpr (!Store) {
+                    renormalise(c0, d0);
+                    renormalise(c1, d1);
+                }
                 s0.store_unaligned(s_lane + j);
                 s1.store_unaligned(s_lane + j + width);
                 c0.store_unaligned(c_lane + j);
@@ -373,9 +413,13 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
                     y = shifted_exp_store(x, m);
                 }
                 if constexpr (Store) store_lanes<T>(y, po + row * out_step, out_lane, count);
-                add_compensated(s, c, d, y);
+                if constexpr (Store) {
+                    add_compensated(s, c, y);
+                } else {
+                    add_compensated(s, c, d, y);
+                }
             }
-            renormalise(c, d);
+            if constexpr (!Store) renormalise(c, d);
             store_lanes<T>(s, reinterpret_cast<char*>(s_lane + j), elem, count);
             store_lanes<T>(c, reinterpret_cast<char*>(c_lane + j), elem, count);
             store_lanes<T>(d, reinterpret_cast<char*>(d_lane + j), elem, count);

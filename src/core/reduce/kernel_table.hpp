@@ -107,7 +107,7 @@ struct ReduceKernels {
     // entries of the per-lane arrays are read or written. strip_exp_sum keeps a third
     // word d per lane (the sum is s + c + d: c's own additions compensated, since a lane
     // may take a chunk of tiny terms beside its maximum's 1, all of them in c); d starts
-    // at 0 with s and c.
+    // at 0 with s and c. With out (softmax) c's additions are plain and d is left as it is.
     void (*strip_max)(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
                       std::size_t lanes, std::size_t steps, T* m) noexcept = nullptr;
     void (*strip_exp_sum)(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,
