@@ -135,7 +135,15 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
     if (a_stride == elem && (!Store || out_stride == elem)) {
         const T* pa = reinterpret_cast<const T*>(a);
         T* po = reinterpret_cast<T*>(out);
+        // The lines of the n elements after the run, into L2 as the run's own are read:
+        // in a group longer than a chunk they are the next chunk, whose maximum pass
+        // otherwise waits on L3 or memory with no arithmetic to hide it (the exp here
+        // has plenty). A prefetch never faults: past the array's end it costs only itself.
+        const char* next = a + static_cast<std::ptrdiff_t>(n) * elem;
         for (; i + 4 * width <= n; i += 4 * width) {
+            for (std::size_t b = 0; b < 4 * width * sizeof(T); b += 64) {
+                __builtin_prefetch(next + static_cast<std::ptrdiff_t>(i) * elem + b, 0, 2);
+            }
             const B x0 = B::load_unaligned(pa + i);
             const B x1 = B::load_unaligned(pa + i + width);
             const B x2 = B::load_unaligned(pa + i + 2 * width);
