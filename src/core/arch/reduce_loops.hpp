@@ -163,6 +163,22 @@ inline void add_compensated(B& s, B& c, const B& y) noexcept {
     s = t;
 }
 
+// add_compensated with c's own addition compensated too (Fast2Sum, its error into d):
+// the TwoSum error e of s + y has |e| <= |y| (s is a float within |y| of s + y), and
+// c + d keeps the sum of the e's as add_biased (arch/softmax_exp.hpp) states: to about
+// u of the sum of |y|, where c alone lost up to u |c| per term (the softmax strips,
+// whose lanes may hold only a dominant maximum's 1 and thousands of tiny terms).
+template <class B>
+inline void add_compensated(B& s, B& c, B& d, const B& y) noexcept {
+    const B t = s + y;
+    const B y_part = t - s;
+    const B e = (s - (t - y_part)) + (y - y_part);
+    const B c_new = c + e;
+    d += (c - c_new) + e;
+    c = c_new;
+    s = t;
+}
+
 // exp(x - m), with x - m carried as a double-word hi + lo so that the
 // rounding of a large difference (|x - m| up to 1400 gives an error of 2^-43
 // in the exponent, i.e. 256 eps in the result) does not reach the result:

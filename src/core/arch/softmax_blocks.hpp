@@ -95,11 +95,12 @@ NUMFUSE_REDUCE_FLATTEN T row_max(const T* px, std::size_t n) noexcept {
 }
 
 // (s, c) += sum of exp(x[i] - m), i < n, as run_exp_sum_impl (lanes biased by 1,
-// Fast2Sum; two accumulators, batch k into accumulator k % 2, the tail into the
-// first), x - m as a double word; Store: each exp(x - m) also written to out. Returns
-// true when a numerator's x - m lies below shifted_exp_scale_tiny (the scaling pass
-// must then test for subnormal products). Prefetches the lines of the next row
-// (next_x, next_out: n elements each).
+// Fast2Sum, each quad's errors into c, c's additions compensated in d; Store: each error
+// added plainly, add_plain, d the second accumulator's word; two accumulators, batch k
+// into accumulator k % 2, the tail into the first), x - m as a double word; Store: each
+// exp(x - m) also written to out. Returns true when a numerator's x - m lies below
+// shifted_exp_scale_tiny (the scaling pass must then test for subnormal products).
+// Prefetches the lines of the next row (next_x, next_out: n elements each).
 template <class T, bool Store>
 NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, T& s, T& c,
                                         const char* next_x, const char* next_out) noexcept {
@@ -111,54 +112,95 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
     const T limit = Store ? shifted_exp_scale_tiny<T>() : shifted_exp_tiny<T>();
     const auto term = [&mv](const B& x) { return shifted_exp_store(x, mv); };
     B s0 = one, s1 = one;
-    B c0(T(0)), c1(T(0));
-    const auto add_pair = [&](std::size_t at, const B& y0, const B& y1) {
+    B c0(T(0)), d0(T(0));
+    const auto store_pair = [&](std::size_t at, const B& y0, const B& y1) {
         if constexpr (Store) {
             y0.store_unaligned(po + at);
             y1.store_unaligned(po + at + width);
         }
-        add_biased(s0, c0, y0);
-        add_biased(s1, c1, y1);
+    };
+    // Batches k into accumulator k % 2; the errors of a quad of batches (a pair where
+    // fewer are left) summed as a tree into (c0, d0) (add_error).
+    const auto add_quad = [&](std::size_t at, const B& y0, const B& y1, const B& y2, const B& y3) {
+        store_pair(at, y0, y1);
+        store_pair(at + 2 * width, y2, y3);
+        const B e0 = add_biased(s0, y0);
+        const B e1 = add_biased(s1, y1);
+        const B e2 = add_biased(s0, y2);
+        const B e3 = add_biased(s1, y3);
+        if constexpr (Store) {
+            add_plain(c0, d0, e0, e1, e2, e3);
+        } else {
+            add_error(c0, d0, (e0 + e1) + (e2 + e3));
+        }
+    };
+    const auto add_pair = [&](std::size_t at, const B& y0, const B& y1) {
+        store_pair(at, y0, y1);
+        const B e0 = add_biased(s0, y0);
+        const B e1 = add_biased(s1, y1);
+        if constexpr (Store) {
+            c0 += e0;
+            d0 += e1;
+        } else {
+            add_error(c0, d0, e0 + e1);
+        }
     };
     bool tiny = false;
     std::size_t i = 0;
-    // Pairs on the common path with x - m's low word by Fast2Sum (two operations instead of
-    // TwoSum's five; the same exact value, so the same bits) until the first pair that is not:
-    // this loop makes no call, so more of its constants stay in registers (with the rare path's
-    // call inside it, the compiler reloaded seven of them from memory in every iteration, now
-    // two). m > 0: lanes with x <= -2^(e_m + 1) leave it too (fast_error_limit); m <= 0: every
-    // x qualifies; m = +inf: none (the loop below).
-    const auto fast_pairs = [&](auto error, T fast_limit) {
-        for (; i + 2 * width <= n; i += 2 * width) {
-            prefetch_lines<false>(next_x, i * sizeof(T), pair_bytes);
-            prefetch_lines<true>(next_out, i * sizeof(T), pair_bytes);
-            B y0, y1;
+    // Quads of batches on the common path with x - m's low word by Fast2Sum (two operations
+    // instead of TwoSum's five; the same exact value, so the same bits) until the first pair
+    // that is not: this loop makes no call, so more of its constants stay in registers (with
+    // the rare path's call inside it, the compiler reloaded seven of them from memory in every
+    // iteration, now two). m > 0: lanes with x <= -2^(e_m + 1) leave it too
+    // (fast_error_limit); m <= 0: every x qualifies; m = +inf: none (the loops below).
+    const auto fast_quads = [&](auto error, T fast_limit) {
+        for (; i + 4 * width <= n; i += 4 * width) {
+            prefetch_lines<false>(next_x, i * sizeof(T), 2 * pair_bytes);
+            prefetch_lines<true>(next_out, i * sizeof(T), 2 * pair_bytes);
+            B y0, y1, y2, y3;
             if (!shifted_exp_pair(B::load_unaligned(px + i), B::load_unaligned(px + i + width), mv,
                                   fast_limit, y0, y1, error)) {
                 break;
             }
-            add_pair(i, y0, y1);
+            if (!shifted_exp_pair(B::load_unaligned(px + i + 2 * width),
+                                  B::load_unaligned(px + i + 3 * width), mv, fast_limit, y2, y3,
+                                  error)) {
+                add_pair(i, y0, y1);
+                i += 2 * width;
+                break;
+            }
+            add_quad(i, y0, y1, y2, y3);
         }
     };
     if (m <= T(0)) {
-        fast_pairs(FastErrorXLarger{}, limit);
+        fast_quads(FastErrorXLarger{}, limit);
     } else if (m < std::numeric_limits<T>::infinity()) {
-        fast_pairs(FastErrorMLarger{}, fast_error_limit(m, limit));
+        fast_quads(FastErrorMLarger{}, fast_error_limit(m, limit));
     }
     // From the first pair with a lane below the fast loop's limit on (the same terms, in the
-    // same order; x - m's low word by TwoSum).
-    for (; i + 2 * width <= n; i += 2 * width) {
-        prefetch_lines<false>(next_x, i * sizeof(T), pair_bytes);
-        prefetch_lines<true>(next_out, i * sizeof(T), pair_bytes);
-        const B x0 = B::load_unaligned(px + i);
-        const B x1 = B::load_unaligned(px + i + width);
-        B y0, y1;
+    // same order; x - m's low word by TwoSum): quads, then a pair.
+    const auto general_pair = [&](std::size_t at, B& y0, B& y1) {
+        prefetch_lines<false>(next_x, at * sizeof(T), pair_bytes);
+        prefetch_lines<true>(next_out, at * sizeof(T), pair_bytes);
+        const B x0 = B::load_unaligned(px + at);
+        const B x1 = B::load_unaligned(px + at + width);
         if (!shifted_exp_pair(x0, x1, mv, limit, y0, y1)) {
             y0 = term(x0);
             y1 = term(x1);
             tiny = true;
         }
+    };
+    for (; i + 4 * width <= n; i += 4 * width) {
+        B y0, y1, y2, y3;
+        general_pair(i, y0, y1);
+        general_pair(i + 2 * width, y2, y3);
+        add_quad(i, y0, y1, y2, y3);
+    }
+    if (i + 2 * width <= n) {
+        B y0, y1;
+        general_pair(i, y0, y1);
         add_pair(i, y0, y1);
+        i += 2 * width;
     }
     // The tail, into the first accumulator: padding lanes read m (a term of 1 on the
     // common path) and are zeroed.
@@ -177,13 +219,17 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
                 store_first<T>(y, po + i, count);
             }
         }
-        add_biased(s0, c0, y);
+        if constexpr (Store) {
+            c0 += add_biased(s0, y);
+        } else {
+            add_error(c0, d0, add_biased(s0, y));
+        }
     }
     s0 = s0 - one;
     s1 = s1 - one;
     const B t = s0 + s1;
     const B s1_part = t - s0;
-    c0 += (c1 + ((s0 - (t - s1_part)) + (s1 - s1_part)));
+    c0 += d0 + ((s0 - (t - s1_part)) + (s1 - s1_part));
     add_lane_tree(t, c0, s, c);
     return tiny;
 }
@@ -320,10 +366,15 @@ inline void store_count(const Batch<T>& v, T* p, std::size_t count) noexcept {
 }
 
 // The exp pass over G batches of lanes (the last one `count` lanes) down all steps:
-// each exp(x - m) added per lane in step order (lanes biased by 1, Fast2Sum, as
-// row_exp_sum), x - m as a double word; Store: also stored. Each step prefetches `prefetch_bytes`
+// each exp(x - m) added per lane in step order (lanes biased by 1, Fast2Sum, each pair of
+// steps' errors into c, c's additions compensated in d, as row_exp_sum), x - m as a double
+// word; Store: also stored. Each step prefetches `prefetch_bytes`
 // of the next strip's x and out (at px_next + step * x_step, po_next + step * out_step) into L2.
 // Returns true when a stored numerator's x - m lies below shifted_exp_scale_tiny (Store only).
+// Steps between renormalisations of column_exp_sum's (c, d) (add_error's bound on d's
+// own roundings needs it past 4096 float32 steps; the driver sends at most that many).
+constexpr std::size_t column_renormalise = 64;
+
 template <class T, std::size_t G, bool Store>
 NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step, char* out,
                                            std::ptrdiff_t out_step, std::size_t steps,
@@ -334,14 +385,16 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
     constexpr std::size_t width = B::size;
     const B one(T(1));
     const T limit = Store ? shifted_exp_scale_tiny<T>() : shifted_exp_tiny<T>();
-    B mv[G], sv[G], cv[G];
+    B mv[G], sv[G], cv[G], dv[G];
     for (std::size_t k = 0; k < G; ++k) {
         mv[k] = B::load_unaligned(m + k * width);
         sv[k] = one;
         cv[k] = B(T(0));
+        dv[k] = B(T(0));
     }
     bool tiny = false;
-    for (std::size_t r = 0; r < steps; ++r) {
+    // Step r: each batch's term added to its lane's s, the errors into e.
+    const auto step_terms = [&](std::size_t r, B(&e)[G]) {
         const auto step = static_cast<std::ptrdiff_t>(r);
         for (std::size_t b = 0; b < prefetch_bytes; b += 64) {
             const auto offset = static_cast<std::ptrdiff_t>(b);
@@ -361,12 +414,37 @@ NUMFUSE_REDUCE_FLATTEN bool column_exp_sum(const char* x, std::ptrdiff_t x_step,
                 T* po = reinterpret_cast<T*>(out + step * out_step);
                 store_count<T>(y, po + k * width, lanes);
             }
-            add_biased(sv[k], cv[k], y);
+            e[k] = add_biased(sv[k], y);
         }
+    };
+    // Steps in pairs, each lane's two errors summed into (c, d) (add_error), renormalised
+    // every column_renormalise steps; an odd last step alone.
+    // Store (softmax): each error added plainly to c (add_plain's reason), d stays 0.
+    std::size_t r = 0;
+    if constexpr (Store) {
+        for (; r < steps; ++r) {
+            B e0[G];
+            step_terms(r, e0);
+            for (std::size_t k = 0; k < G; ++k) cv[k] += e0[k];
+        }
+    }
+    for (; r + 2 <= steps; r += 2) {
+        B e0[G], e1[G];
+        step_terms(r, e0);
+        step_terms(r + 1, e1);
+        for (std::size_t k = 0; k < G; ++k) add_error(cv[k], dv[k], e0[k] + e1[k]);
+        if (r % column_renormalise == column_renormalise - 2) {
+            for (std::size_t k = 0; k < G; ++k) renormalise(cv[k], dv[k]);
+        }
+    }
+    if (r < steps) {
+        B e0[G];
+        step_terms(r, e0);
+        for (std::size_t k = 0; k < G; ++k) add_error(cv[k], dv[k], e0[k]);
     }
     for (std::size_t k = 0; k < G; ++k) {
         (sv[k] - one).store_unaligned(s + k * width);
-        cv[k].store_unaligned(c + k * width);
+        (cv[k] + dv[k]).store_unaligned(c + k * width);
     }
     return tiny;
 }

@@ -422,13 +422,67 @@ inline void store_first(const Batch<T>& v, T* p, std::size_t count) noexcept {
     store_lanes<T>(v, reinterpret_cast<char*>(p), sizeof(T), count);
 }
 
-// s + c += y for 0 <= y <= 1 + 2^-23 (a shifted exp) and s >= 1 (lanes
-// biased by 1, see run_exp_sum_impl): Fast2Sum, exact under that condition.
+// s += y for 0 <= y <= 1 + 2^-23 (a shifted exp) and s >= 1 (lanes biased by 1, see
+// run_exp_sum_impl): Fast2Sum, exact under that condition; returns the error e, s + y =
+// t + e exactly, |e| <= y (s itself is a float within y of s + y).
 template <class B>
-inline void add_biased(B& s, B& c, const B& y) noexcept {
+inline B add_biased(B& s, const B& y) noexcept {
     const B t = s + y;
-    c += (s - t) + y;
+    const B e = (s - t) + y;
     s = t;
+    return e;
+}
+
+// c + d += e, where e is the plain sum of the errors of K add_biased steps (K = 4 in the
+// row and run kernels, 2 in the columns (a quad of steps there measured slower), fewer at
+// their ends; a tree: relative error below (log2 K) u of the sum of their |e|): Fast2Sum,
+// its error into d.
+//
+// Why: where the maximum's exp(0) = 1 holds a lane's s at 2, every term y below half an
+// ulp of s is e = y itself, so the sum of the e's (c) holds all those terms; log_softmax
+// at that maximum is -log(1 + that sum) and needs it to a few u of itself. Added to c
+// plainly, one by one, they lost up to u |c| per term (a float32 column of 999 terms near
+// e^-20: 5.3 eps; 4096 equal terms near e^-700: 226 eps). Now: an addition c + e whose
+// exponents allow Fast2Sum (e_c >= e_e, or c = 0) puts its exact error into d; any other
+// leaves d off by at most about u |e| (c - RN(c + e) is then -e - delta rounded once, and
+// that plus e is exact). With the trees' roundings, c + d is the sum of the lane's e's to
+// within (log2 K + 1) u of sum |e| <= sum y (the lane's own terms), plus d's plain
+// additions: each at most u |d| with |d| <= k u max|c| after k steps, below u of sum y for
+// lanes of up to 4096 steps in float32 (the longer ones renormalise (c, d): renormalise).
+// Three operations per K terms more than c's plain additions (the tree's K - 1 additions
+// and the one into c are the K that c took before). The lane's terms thus keep about
+// 1.5 u (K = 2) to 2 u (K = 4) of their own sum whatever their number.
+template <class B>
+inline void add_error(B& c, B& d, const B& e) noexcept {
+    const B t = c + e;
+    d += (c - t) + e;
+    c = t;
+}
+
+// softmax's form of add_error (the kernels' Store case): the errors of four add_biased
+// steps, e0 and e2 from the first accumulator, e1 and e3 from the second, each added
+// plainly to its accumulator's word (c0, c1), in batch order. softmax's outputs y / S
+// need S only to a few u of itself, and S >= 1 (the maximum's term): c's roundings, each
+// at most u |c|, are second order there (|c| is below the lane's half ulps of s), where
+// log_softmax's -log(1 + tiny terms) needs those terms to u of themselves (add_error).
+// One addition per term, as c's, no tree: softmax's bits as before add_error existed.
+template <class B>
+inline void add_plain(B& c0, B& c1, const B& e0, const B& e1, const B& e2, const B& e3) noexcept {
+    c0 += e0;
+    c1 += e1;
+    c0 += e2;
+    c1 += e3;
+}
+
+// c + d as a renormalised pair: Fast2Sum (exact for |c| >= |d|, which holds but for a
+// lane whose c has cancelled to below its own rounding errors; otherwise off by at most
+// u |d|, second order). Afterwards |d| <= u |c|, so d's later plain additions start from
+// a word of that size.
+template <class B>
+inline void renormalise(B& c, B& d) noexcept {
+    const B t = c + d;
+    d = (c - t) + d;
+    c = t;
 }
 
 // The lanes of (s, c) summed pairwise (a fixed tree: the same bits for the

@@ -30,9 +30,32 @@ inline B log_softmax_value(const B& x, const B& m, const B& param) noexcept {
     return (x - m) - param;
 }
 
-// The larger of m and x, NaN in x ignored (comparisons with NaN are false).
+// The larger of m and x, NaN in x ignored (comparisons with NaN are false). On x86 one
+// max instruction: maxps(x, m) is x > m ? x : m (m for a NaN x and for tied zeros), the
+// same select, where the compiler emitted a compare into a mask and a masked move (two
+// instructions and their latency on each accumulator's chain).
 template <class B>
 inline B max_ignoring_nan(const B& m, const B& x) noexcept {
+    constexpr bool single = std::is_same_v<typename B::value_type, float>;
+    constexpr std::size_t bytes = sizeof(typename B::register_type);
+#if defined(__AVX512F__)
+    if constexpr (bytes == 64) {
+        if constexpr (single) return _mm512_max_ps(x, m);
+        else return _mm512_max_pd(x, m);
+    }
+#endif
+#if defined(__AVX__)
+    if constexpr (bytes == 32) {
+        if constexpr (single) return _mm256_max_ps(x, m);
+        else return _mm256_max_pd(x, m);
+    }
+#endif
+#if defined(__SSE2__)
+    if constexpr (bytes == 16) {
+        if constexpr (single) return _mm_max_ps(x, m);
+        else return _mm_max_pd(x, m);
+    }
+#endif
     return xsimd::select(x > m, x, m);
 }
 
@@ -82,10 +105,14 @@ inline B lane_index() noexcept {
 
 // Contract: see ReduceKernels::run_exp_sum. Every term is y = exp(x - m) <= 1
 // (x <= m): each lane's sum starts at 1, so s >= 1 >= y and Fast2Sum's three
-// operations give the exact error (add_biased); the bias is taken off each
-// lane exactly (s - 1: both multiples of ulp(s) while s < 2^24) before the
-// lanes are summed pairwise (add_lane_tree). Two accumulators: the exp, not the
-// sum's latency, bounds the loop.
+// operations give the exact error (add_biased); the four errors of an iteration are
+// summed as a tree and added to c, whose own additions keep their errors in d (add_error:
+// the lane's terms to about 2 u of their sum however many there are); the bias is taken
+// off each lane exactly (s - 1: both multiples of ulp(s) while s < 2^24) before the
+// lanes are summed pairwise (add_lane_tree). Two accumulators: the exp, not the sum's
+// latency, bounds the loop. The strided loop renormalises (c, d) every batch (its lanes
+// may take a whole chunk's terms). Store (softmax): c's additions plain (add_plain: d is
+// the second accumulator's c).
 template <class T, bool Store>
 NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_stride, char* out,
                                              std::ptrdiff_t out_stride, std::size_t n, T m, T& s,
@@ -103,12 +130,20 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
     const T limit = shifted_exp_tiny<T>();
     const B one(T(1));
     B s0 = one, s1 = one;
-    B c0(T(0)), c1(T(0));
+    B c0(T(0)), d0(T(0));
     std::size_t i = 0;
     if (a_stride == elem && (!Store || out_stride == elem)) {
         const T* pa = reinterpret_cast<const T*>(a);
         T* po = reinterpret_cast<T*>(out);
+        // The lines of the n elements after the run, into L2 as the run's own are read:
+        // in a group longer than a chunk they are the next chunk, whose maximum pass
+        // otherwise waits on L3 or memory with no arithmetic to hide it (the exp here
+        // has plenty). A prefetch never faults: past the array's end it costs only itself.
+        const char* next = a + static_cast<std::ptrdiff_t>(n) * elem;
         for (; i + 4 * width <= n; i += 4 * width) {
+            for (std::size_t b = 0; b < 4 * width * sizeof(T); b += 64) {
+                __builtin_prefetch(next + static_cast<std::ptrdiff_t>(i) * elem + b, 0, 2);
+            }
             const B x0 = B::load_unaligned(pa + i);
             const B x1 = B::load_unaligned(pa + i + width);
             const B x2 = B::load_unaligned(pa + i + 2 * width);
@@ -128,10 +163,15 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
                 y2.store_unaligned(po + i + 2 * width);
                 y3.store_unaligned(po + i + 3 * width);
             }
-            add_biased(s0, c0, y0);
-            add_biased(s1, c1, y1);
-            add_biased(s0, c0, y2);
-            add_biased(s1, c1, y3);
+            const B e0 = add_biased(s0, y0);
+            const B e1 = add_biased(s1, y1);
+            const B e2 = add_biased(s0, y2);
+            const B e3 = add_biased(s1, y3);
+            if constexpr (Store) {
+                add_plain(c0, d0, e0, e1, e2, e3);
+            } else {
+                add_error(c0, d0, (e0 + e1) + (e2 + e3));
+            }
         }
     }
     // Strided runs and the tail, into lanes 0: padding lanes read m (a term of 1
@@ -142,16 +182,22 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
         B y = term(load_lanes<T>(a + offset * a_stride, a_stride, count, m));
         if (count < width)
             y = xsimd::select(lane_index<B>() < B(static_cast<T>(count)), y, B(T(0)));
-        if constexpr (Store) store_lanes<T>(y, out + offset * out_stride, out_stride, count);
-        add_biased(s0, c0, y);
+        if constexpr (Store) {
+            store_lanes<T>(y, out + offset * out_stride, out_stride, count);
+            c0 += add_biased(s0, y);
+        } else {
+            add_error(c0, d0, add_biased(s0, y));
+            renormalise(c0, d0);
+        }
         i += count;
     }
-    // Unbias (exact), then s0 + s1 with TwoSum, lane by lane.
+    // Unbias (exact), then s0 + s1 with TwoSum, lane by lane; the second word joins the
+    // first (one rounding of c: u of it).
     s0 = s0 - one;
     s1 = s1 - one;
     const B t = s0 + s1;
     const B s1_part = t - s0;
-    c0 += (c1 + ((s0 - (t - s1_part)) + (s1 - s1_part)));
+    c0 += d0 + ((s0 - (t - s1_part)) + (s1 - s1_part));
     add_lane_tree(t, c0, s, c);
 }
 
@@ -289,13 +335,16 @@ NUMFUSE_REDUCE_FLATTEN void strip_max(const char* a, std::ptrdiff_t a_lane, std:
     }
 }
 
-// Contract: see ReduceKernels::strip_exp_sum (each lane's terms added in step order).
+// Contract: see ReduceKernels::strip_exp_sum (each lane's terms added in step order, c's
+// additions compensated in d, (c, d) renormalised at the end of every block; Store
+// (softmax): c's additions plain, d left as it is, add_plain's reason).
 template <class T, bool Store>
 NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_lane,
                                                std::ptrdiff_t a_step, char* out,
                                                std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
                                                std::size_t lanes, std::size_t steps,
-                                               const T* m_lane, T* s_lane, T* c_lane) noexcept {
+                                               const T* m_lane, T* s_lane, T* c_lane,
+                                               T* d_lane) noexcept {
     using B = Batch<T>;
     constexpr std::size_t width = B::size;
     constexpr auto elem = static_cast<std::ptrdiff_t>(sizeof(T));
@@ -316,6 +365,8 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
                 B s1 = B::load_unaligned(s_lane + j + width);
                 B c0 = B::load_unaligned(c_lane + j);
                 B c1 = B::load_unaligned(c_lane + j + width);
+                B d0 = B::load_unaligned(d_lane + j);
+                B d1 = B::load_unaligned(d_lane + j + width);
                 for (std::size_t r = 0; r < rows; ++r) {
                     const T* px = strip_row(xa, a_step, r) + j;
                     const B x0 = B::load_unaligned(px);
@@ -332,13 +383,24 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
                         y0.store_unaligned(po);
                         y1.store_unaligned(po + width);
                     }
-                    add_compensated(s0, c0, y0);
-                    add_compensated(s1, c1, y1);
+                    if constexpr (Store) {
+                        add_compensated(s0, c0, y0);
+                        add_compensated(s1, c1, y1);
+                    } else {
+                        add_compensated(s0, c0, d0, y0);
+                        add_compensated(s1, c1, d1, y1);
+                    }
+                }
+                if constexpr (!Store) {
+                    renormalise(c0, d0);
+                    renormalise(c1, d1);
                 }
                 s0.store_unaligned(s_lane + j);
                 s1.store_unaligned(s_lane + j + width);
                 c0.store_unaligned(c_lane + j);
                 c1.store_unaligned(c_lane + j + width);
+                d0.store_unaligned(d_lane + j);
+                d1.store_unaligned(d_lane + j + width);
             }
         }
         for (; j < lanes; j += width) {
@@ -349,6 +411,7 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
             const B m = load_lanes<T>(reinterpret_cast<const char*>(m_lane + j), elem, count, T(0));
             B s = load_lanes<T>(reinterpret_cast<const char*>(s_lane + j), elem, count, T(0));
             B c = load_lanes<T>(reinterpret_cast<const char*>(c_lane + j), elem, count, T(0));
+            B d = load_lanes<T>(reinterpret_cast<const char*>(d_lane + j), elem, count, T(0));
             for (std::size_t r = 0; r < rows; ++r) {
                 const auto row = static_cast<std::ptrdiff_t>(r);
                 const B x = load_lanes<T>(pa + row * a_step, a_lane, count, minus_infinity<T>());
@@ -358,10 +421,16 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
                     y = shifted_exp_store(x, m);
                 }
                 if constexpr (Store) store_lanes<T>(y, po + row * out_step, out_lane, count);
-                add_compensated(s, c, y);
+                if constexpr (Store) {
+                    add_compensated(s, c, y);
+                } else {
+                    add_compensated(s, c, d, y);
+                }
             }
+            if constexpr (!Store) renormalise(c, d);
             store_lanes<T>(s, reinterpret_cast<char*>(s_lane + j), elem, count);
             store_lanes<T>(c, reinterpret_cast<char*>(c_lane + j), elem, count);
+            store_lanes<T>(d, reinterpret_cast<char*>(d_lane + j), elem, count);
         }
     }
 }
@@ -369,13 +438,13 @@ NUMFUSE_REDUCE_FLATTEN void strip_exp_sum_impl(const char* a, std::ptrdiff_t a_l
 template <class T>
 void strip_exp_sum(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,
                    std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
-                   std::size_t steps, const T* m, T* s, T* c) noexcept {
+                   std::size_t steps, const T* m, T* s, T* c, T* d) noexcept {
     if (out != nullptr) {
         strip_exp_sum_impl<T, true>(a, a_lane, a_step, out, out_lane, out_step, lanes, steps, m, s,
-                                    c);
+                                    c, d);
     } else {
         strip_exp_sum_impl<T, false>(a, a_lane, a_step, out, out_lane, out_step, lanes, steps, m, s,
-                                     c);
+                                     c, d);
     }
 }
 

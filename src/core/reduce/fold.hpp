@@ -132,8 +132,7 @@ struct StripStates {
 
 // Folds chunk item.chunk of a strip with the online accumulator into the
 // per-lane states m, s, c of its first output (padded arrays: strip_accumulate
-// loads and stores whole batches). logsumexp passes StripStates' arrays,
-// log_softmax over several chunks its scratch rows (softmax.cpp).
+// loads and stores whole batches): StripStates' arrays.
 template <class T>
 void fold_strip_chunk(const ReduceKernels<T>& kernels, const Plan& p, const char* a, const char* b,
                       const StripItem& item, T* m, T* s, T* c) noexcept {
@@ -187,9 +186,8 @@ std::vector<ReducePartial<T>> fold_all(const ReduceKernels<T>& kernels, const Pl
 // A group summed again with its maximum m known: run_exp_sum's terms take x - m as a
 // double word, over pieces of exact_piece elements merged with ChunkMerge. Within a
 // call, where the maximum's exp(0) = 1 holds a lane's sum at 1, every smaller term goes
-// into the lane's compensation word, which run_exp_sum adds plainly (up to about u of
-// it per term a lane); short pieces keep that to a few terms a lane, and ChunkMerge
-// keeps the errors of its own additions. Each piece is copied to a contiguous buffer
+// into the lane's compensation word, whose additions run_exp_sum compensates in turn;
+// ChunkMerge keeps the errors of its own additions. Each piece is copied to a contiguous buffer
 // first, so the bits depend only on the values and where the runs are cut, not on the
 // stride (numfuse.logsumexp over a column and evaluate's columns layout agree).
 constexpr std::size_t exact_piece = 64;

@@ -78,9 +78,8 @@ struct ReduceKernels {
     // sum exp(a - m) into s + c; softmax also stores each exp(a - m) into
     // out, so exp runs once per element) and write (softmax: out *= factor,
     // log_softmax: out = a - m - param). Groups longer than one chunk fold
-    // each chunk with the chunk's own maximum; the driver merges the chunks.
-    // log_softmax over several chunks folds with run_accumulate / strip_accumulate
-    // instead (one read; no numerators to store).
+    // each chunk with the chunk's own maximum; the driver merges the chunks
+    // (log_softmax too: logsumexp's online fold would take x - m rounded).
     //
     // The largest of `start` and a[i*a_stride], i < n; NaN elements are
     // ignored (the sum pass turns them into a NaN sum).
@@ -105,12 +104,15 @@ struct ReduceKernels {
                           T param) noexcept = nullptr;
     // The same four over strips (lane j, step k at a + j*a_lane + k*a_step),
     // with one m / s / c / factor / param per lane. Only the first `lanes`
-    // entries of the per-lane arrays are read or written.
+    // entries of the per-lane arrays are read or written. strip_exp_sum keeps a third
+    // word d per lane (the sum is s + c + d: c's own additions compensated, since a lane
+    // may take a chunk of tiny terms beside its maximum's 1, all of them in c); d starts
+    // at 0 with s and c. With out (softmax) c's additions are plain and d is left as it is.
     void (*strip_max)(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step,
                       std::size_t lanes, std::size_t steps, T* m) noexcept = nullptr;
     void (*strip_exp_sum)(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,
                           std::ptrdiff_t out_lane, std::ptrdiff_t out_step, std::size_t lanes,
-                          std::size_t steps, const T* m, T* s, T* c) noexcept = nullptr;
+                          std::size_t steps, const T* m, T* s, T* c, T* d) noexcept = nullptr;
     void (*strip_scale)(char* out, std::ptrdiff_t out_lane, std::ptrdiff_t out_step,
                         std::size_t lanes, std::size_t steps, const T* factor) noexcept = nullptr;
     void (*strip_log_write)(const char* a, std::ptrdiff_t a_lane, std::ptrdiff_t a_step, char* out,

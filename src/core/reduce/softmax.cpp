@@ -76,8 +76,9 @@ struct SoftmaxScratch {
     std::size_t chunks;
     std::vector<T> storage;
     T* m;       // [chunk * stride + o]: the chunk's maximum (lowest(): none above -inf)
-    T* s;       // [chunk * stride + o]: sum of exp(x - m) over the chunk is s + c
+    T* s;       // [chunk * stride + o]: sum of exp(x - m) over the chunk is s + c + d
     T* c;
+    T* d;       // (strip_exp_sum's third word; 0 elsewhere)
     T* factor;  // [chunk * stride + o]: softmax: exp(m_chunk - m_group) / sum
     T* shift;   // [o]: log_softmax: m_group, or NaN / +inf (special values)
     T* param;   // [o]: log_softmax: log(sum)
@@ -85,11 +86,12 @@ struct SoftmaxScratch {
     explicit SoftmaxScratch(const Plan& p)
         : stride(p.outputs + lane_padding),
           chunks(p.chunks),
-          storage(stride * (4 * p.chunks + 2), T(0)) {
+          storage(stride * (5 * p.chunks + 2), T(0)) {
         m = storage.data();
         s = m + stride * chunks;
         c = s + stride * chunks;
-        factor = c + stride * chunks;
+        d = c + stride * chunks;
+        factor = d + stride * chunks;
         shift = factor + stride * chunks;
         param = shift + stride;
         std::fill(m, m + stride * chunks, std::numeric_limits<T>::lowest());
@@ -113,9 +115,11 @@ ItemOutputs item_outputs(const Plan& p, std::size_t index) noexcept {
 
 // Pass 1 of one work item: the maxima, then the sums of its chunk (softmax
 // storing the numerators; terms from x - m as a double word, kernel_table.hpp:
-// run_exp_sum); log_softmax over several chunks: the online fold, whose terms take
-// x - m rounded (remaining: at a dominant maximum that reaches the result,
-// docs/accuracy.md).
+// run_exp_sum). log_softmax over several chunks too: logsumexp's online fold (one read)
+// takes x - m rounded, which reaches -log(sum) at a dominant maximum (5258 eps at sse2
+// for a maximum and 69535 equal terms in a column's lane), and summing such a group
+// again (fold.hpp: certified) took 5x the time on normal(0, 3) logits of 1e6 elements,
+// which need it.
 template <class T>
 void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const Plan& p,
                        const char* x, const ReduceOutput& out, std::size_t index,
@@ -127,26 +131,6 @@ void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const 
     const std::size_t chunk = index % p.chunks;
     const std::size_t lo = chunk * p.chunk;
     const std::size_t hi = std::min(p.reduced, lo + p.chunk);
-    if (!store && p.chunks > 1) {
-        // log_softmax has no numerators to store. Over groups longer than a chunk,
-        // logsumexp's online fold (one read) measured faster than a maximum pass
-        // first; over groups of one chunk (rows in L1 / L2, strips) the maximum
-        // first is faster along a run (no per-row lane state to merge) and gives
-        // strips the double-word terms (run_exp_sum) at 1.1-1.2x the fold's time.
-        if (p.lanes_across_outputs) {
-            const StripItem item = strip_item(p, index);
-            const std::size_t at = sc.at(chunk, item.first_output);
-            fold_strip_chunk<T>(kernels, p, x, nullptr, item, sc.m + at, sc.s + at, sc.c + at);
-        } else {
-            const std::size_t o = index / p.chunks;
-            const ReducePartial<T> r = fold_run_chunk<T>(kernels, p, x, nullptr, o, chunk);
-            const std::size_t at = sc.at(chunk, o);
-            sc.m[at] = r.m;
-            sc.s[at] = r.s;
-            sc.c[at] = r.c;
-        }
-        return;
-    }
     if (!p.lanes_across_outputs) {
         const std::size_t o = index / p.chunks;
         offsets_of(p.outer, o, base);
@@ -184,7 +168,7 @@ void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const 
             kernels.strip_exp_sum(x + base[slot_a] + offset[slot_a], x_lane, x_step,
                                   store ? out.data + base[slot_out] + offset[slot_out] : nullptr,
                                   out_lane, out_step, item.lanes, count, sc.m + at, sc.s + at,
-                                  sc.c + at);
+                                  sc.c + at, sc.d + at);
         });
 }
 
@@ -194,10 +178,11 @@ void fold_softmax_item(const ReduceKernels<T>& kernels, SoftmaxKind kind, const 
 template <class T>
 void finish_softmax_output(SoftmaxKind kind, const Plan& p, const char* x, std::size_t o,
                            SoftmaxScratch<T>& sc) noexcept {
-    ChunkMerge<T> merging({sc.m[o], sc.s[o], sc.c[o]});
+    // c + d rounded once (u of c: the lane's terms below half an ulp of s are in c).
+    ChunkMerge<T> merging({sc.m[o], sc.s[o], sc.c[o] + sc.d[o]});
     for (std::size_t chunk = 1; chunk < p.chunks; ++chunk) {
         const std::size_t at = sc.at(chunk, o);
-        merging.add({sc.m[at], sc.s[at], sc.c[at]});
+        merging.add({sc.m[at], sc.s[at], sc.c[at] + sc.d[at]});
     }
     const ReducePartial<T> total = merging.total();
     const lse::SoftmaxParameters<T> g =
