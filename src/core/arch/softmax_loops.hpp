@@ -36,8 +36,8 @@ inline B log_softmax_value(const B& x, const B& m, const B& param) noexcept {
 // instructions and their latency on each accumulator's chain).
 template <class B>
 inline B max_ignoring_nan(const B& m, const B& x) noexcept {
-    constexpr bool single = std::is_same_v<typename B::value_type, float>;
-    constexpr std::size_t bytes = sizeof(typename B::register_type);
+    [[maybe_unused]] constexpr bool single = std::is_same_v<typename B::value_type, float>;
+    [[maybe_unused]] constexpr std::size_t bytes = sizeof(typename B::register_type);
 #if defined(__AVX512F__)
     if constexpr (bytes == 64) {
         if constexpr (single) return _mm512_max_ps(x, m);
