@@ -124,15 +124,7 @@ NUMFUSE_REDUCE_FLATTEN bool row_exp_sum(const T* px, T* po, std::size_t n, T m, 
     const auto add_quad = [&](std::size_t at, const B& y0, const B& y1, const B& y2, const B& y3) {
         store_pair(at, y0, y1);
         store_pair(at + 2 * width, y2, y3);
-        const B e0 = add_biased(s0, y0);
-        const B e1 = add_biased(s1, y1);
-        const B e2 = add_biased(s0, y2);
-        const B e3 = add_biased(s1, y3);
-        if constexpr (Store) {
-            add_plain(c0, d0, e0, e1, e2, e3);
-        } else {
-            add_error(c0, d0, (e0 + e1) + (e2 + e3));
-        }
+        add_quad_errors<Store>(s0, s1, c0, d0, y0, y1, y2, y3);
     };
     const auto add_pair = [&](std::size_t at, const B& y0, const B& y1) {
         store_pair(at, y0, y1);

@@ -474,6 +474,23 @@ inline void add_plain(B& c0, B& c1, const B& e0, const B& e1, const B& e2, const
     c1 += e3;
 }
 
+// One quad of batches y0..y3 into the two accumulators (y0, y2 into s0; y1, y3 into s1) and
+// their errors into (c, d): add_plain for softmax (Store), add_error's tree for log_softmax.
+// The row and run kernels' common step.
+template <bool Store, class B>
+NUMFUSE_ALWAYS_INLINE void add_quad_errors(B& s0, B& s1, B& c, B& d, const B& y0, const B& y1,
+                                           const B& y2, const B& y3) noexcept {
+    const B e0 = add_biased(s0, y0);
+    const B e1 = add_biased(s1, y1);
+    const B e2 = add_biased(s0, y2);
+    const B e3 = add_biased(s1, y3);
+    if constexpr (Store) {
+        add_plain(c, d, e0, e1, e2, e3);
+    } else {
+        add_error(c, d, (e0 + e1) + (e2 + e3));
+    }
+}
+
 // c + d as a renormalised pair: Fast2Sum (exact for |c| >= |d|, which holds but for a
 // lane whose c has cancelled to below its own rounding errors; otherwise off by at most
 // u |d|, second order). Afterwards |d| <= u |c|, so d's later plain additions start from

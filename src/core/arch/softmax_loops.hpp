@@ -163,15 +163,7 @@ NUMFUSE_REDUCE_FLATTEN void run_exp_sum_impl(const char* a, std::ptrdiff_t a_str
                 y2.store_unaligned(po + i + 2 * width);
                 y3.store_unaligned(po + i + 3 * width);
             }
-            const B e0 = add_biased(s0, y0);
-            const B e1 = add_biased(s1, y1);
-            const B e2 = add_biased(s0, y2);
-            const B e3 = add_biased(s1, y3);
-            if constexpr (Store) {
-                add_plain(c0, d0, e0, e1, e2, e3);
-            } else {
-                add_error(c0, d0, (e0 + e1) + (e2 + e3));
-            }
+            add_quad_errors<Store>(s0, s1, c0, d0, y0, y1, y2, y3);
         }
     }
     // Strided runs and the tail, into lanes 0: padding lanes read m (a term of 1
