@@ -15,6 +15,7 @@ blocks of calls rarely do.
 
     python benchmarks/python/compare_domains.py [--n 1e5] [--threads 1] [--functions exp,cbrt]
     python benchmarks/python/compare_domains.py --n 2e4 --calls 400   # on a loaded machine
+    python benchmarks/python/compare_domains.py --n 2e4 --calls 400 --avx2  # see avx2_proxy.py
 """
 
 from __future__ import annotations
@@ -25,9 +26,14 @@ import platform
 import sys
 import time
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import avx2_proxy  # noqa: E402
 
-import numfuse
+AVX2 = avx2_proxy.apply(sys.argv)  # before NumPy's import: it re-executes with the variables
+
+import numpy as np  # noqa: E402
+
+import numfuse  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "tests"))
 from function_table import CORE, FUNCTIONS, Sweep  # noqa: E402
@@ -107,6 +113,7 @@ def main() -> None:
     p.add_argument("--min-time", type=float, default=0.02)
     p.add_argument("--calls", type=int, default=0, help="fastest single call of this many")
     p.add_argument("--level", default="", help="numfuse.set_level() first (e.g. avx2_fma)")
+    p.add_argument(avx2_proxy.FLAG, action="store_true", help="NumPy and numfuse at AVX2")
     args = p.parse_args()
     n = int(args.n)
     if args.level:
@@ -120,7 +127,9 @@ def main() -> None:
         f"{_cpu()}, numfuse level {numfuse.get_level()}, numfuse threads {args.threads}, "
         f"n {n}, "
         + (f"fastest of {args.calls} alternating calls, " if args.calls else "")
-        + f"load average {os.getloadavg()[0]:.2f} at start\n"
+        + f"load average {os.getloadavg()[0]:.2f} at start"
+        + (f"\n{avx2_proxy.describe()}" if AVX2 else "")
+        + "\n"
     )
     print("| function | dtype | inputs | numfuse µs | reference µs | reference/numfuse |")
     print("|---|---|---|---:|---:|---:|")
