@@ -3,13 +3,14 @@
 //
 // Contract (as power.hpp's power_kernel)
 //   power_f64_avx2(x, y): x**y per float64 lane within 1 ULP of the correctly rounded result
-//   (bound below: 0.69 ULP for normal results; tests/test_power.py, tests/test_power_ufunc.py
+//   (bound below: 0.67 ULP for normal results; tests/test_power.py, tests/test_power_ufunc.py
 //   and the accuracy table measure it against mpmath), C99's special values bit for bit
 //   (power.hpp's pow_fixup); subnormal results rounded twice (within 1 ULP). A lane's bits
 //   depend on its own x and y only. The conditions NumPy's power raises (PowConditions)
 //   when asked.
 //
-// Method: power_avx512.hpp's on four lanes, the tables read the AVX2 way
+// Method: power_avx512.hpp's plan (log|x| as a pair, y log|x| from an exact product, a table
+//   exp of the pair, a common batch and an out-of-line rare one) with the AVX2 tables.
 //   log|x| = hi + lo to ~2^-66.5 relative: log.hpp's AVX2+FMA cell reduction
 //   (log_f64_avx2_cell: 128 cells on the bits of x, the rows {invc, -log(invc) as T_hi +
 //   T_lo} by four row loads and a transpose, t = z invc - 1 exact, |t| <= 0.00528 =
@@ -18,12 +19,15 @@
 //   one product and one FMA) as exact fast two-sums (|A| >= |t| or A = 0, log.hpp; |h1| >
 //   t^2/2), their errors, qe, k ln2_lo + T_lo and t^3 R(t) summed into lo; hi + lo
 //   renormalized by a fast two-sum (|lo| <= ~t^3/3 < |h2| 2^-15), so that y lo stays below
-//   ulp(y hi). R is log1p's Taylor tail 1/3 - t/4 + ... + t^6/9 (Estrin): truncation
-//   t^7/10 <= 2^-56.2, entering log x as t^3 2^-56.2 <= |log x| 2^-71 (|log x| >= |t|/2 in
-//   the cell of 1; elsewhere |log x| >= 2^-8 and |t^3| <= 2^-22.7). Roundings: t^3 R's
-//   own (2^-52 of t^3/3 <= 2^-68.7 |log x|), R's (2^-54 of 1/3, times t^3: below
-//   2^-70 |log x|), the four additions of lo (each 2^-53 of a partial sum <= max(t^3/3,
-//   2^-43 + 2^-53 |log x|): below 2^-67 |log x| together): in all below 2^-66.5 |log x|.
+//   ulp(y hi). R is log1p's Taylor tail 1/3 - t/4 + ... + t^6/9 (Estrin). The cell of 1 is
+//   z in [0.99805, 1.0039) (invc = 1, A = 0, |log x| >= 0.99 |t|, |t|^3/3 <= 2^-25.5 |t|);
+//   every other cell has |t|^3/3 <= 2^-16.3 |log x| (|t| <= 0.00528 and |log x| >= 2^-8
+//   above 1; below 1 the cells are half as wide, |t| <= 0.0036 and |log x| >= 2^-9).
+//   Relative to log x then: R's truncation t^7/10 <= 2^-56.2 times t^3: below 2^-70.9; R's
+//   own roundings (~2^-54.6 of t^3): 2^-69.3; the three roundings of p = t^2 t R (2^-51.4
+//   of p): 2^-67.7; the two additions of lo at p's scale (2^-53 of |p| each: k ln2_lo +
+//   T_lo is below 2^-31 |log x|, e1, e2 and qe below 2^-52 |log x|): 2^-68.3; in all below
+//   2^-66.5 |log x|.
 //   y log|x| = th + tl: th = RN(y hi), tl = RN(y lo + (y hi - th)) (an exact product, the
 //   FMA's rounding 2^-53 |tl| <= 2^-95). The error of t = th + tl against y log|x| is then
 //   below |t| 2^-66.5 <= 2^-57 (|t| <= 746 where the result is neither 0 nor inf).
@@ -32,11 +36,11 @@
 //   tl added to c (|c + tl| < 2^-41: r = RN(r1 + (c + tl)) keeps |r| <= ln2/16 (1 + 2^-12),
 //   inside Q's fit; the extra rounding of c + tl is below 2^-94), then exp_f64_t8_parts_of's
 //   polynomial and S = 2^k T_j, rounded once by an FMA: exp.hpp proves 2^-56.4 relative of
-//   S before that rounding. With t's 2^-57: below 2^-55.7 of S, and the result's ulp is at
-//   least S 2^-53 (exp.hpp's argument): within 0.5 + 2^-2.7 = 0.66 ULP (0.69 with the
-//   looser sums above).
+//   S before that rounding. With t's 2^-57: below 2^-55.6 of S, and the result's ulp is at
+//   least S 2^-53 (exp.hpp's argument): within 0.5 + 2^-2.6 < 0.67 ULP.
 //   The common batch (every |x| normal and finite, |th| <= 708: normal results) takes no
-//   test beyond one mask, and pow_fixup's sign and invalid rules where an x is negative;
+//   test beyond one mask, and power.hpp's pow_sign_rules (pow_fixup's sign and invalid rules)
+//   where an x is negative;
 //   any other batch (power_f64_avx2_rare, out of line) recomputes the log with subnormal
 //   |x| scaled (log.hpp) where it has one, clamps th to [-746, 710] (e^-746 rounds to 0,
 //   e^710 overflows: tl dropped there), scales by exp.hpp's scale_wide (overflow to inf,
