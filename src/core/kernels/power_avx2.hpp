@@ -45,7 +45,7 @@
 //   |x| scaled (log.hpp) where it has one, clamps th to [-746, 710] (e^-746 rounds to 0,
 //   e^710 overflows: tl dropped there), scales by exp.hpp's scale_wide (overflow to inf,
 //   subnormal results from the rounded 2^(j/8) (1 + p): a second rounding) and applies
-//   pow_fixup.
+//   pow_fixup, unless every x is positive, normal and finite and every y finite.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -139,7 +139,29 @@ template <class A, bool Conditions>
         _mm256_add_epi64(e.t, _mm256_slli_epi64(_mm256_and_si256(e.z, _mm256_set1_epi64x(7)), 49)));
     const B v(_mm256_fmadd_pd(tj, e.p, tj));
     const B kd = B(_mm256_castsi256_pd(e.z)) - B(C::shifter);
-    const B res = pow_fixup<A>(B(x), B(y), scale_wide(v, xsimd::floor(kd * B(0.125))));
+    const __m256d wide = scale_wide(v, xsimd::floor(kd * B(0.125)));
+    // Every x positive, normal and finite and every y finite (th alone out of range: results
+    // 0, inf, subnormal or normal): no special value and no sign rule (pow_fixup would
+    // return wide as it is; x = 1 gives th = 0 and exactly 1), and of the conditions only
+    // overflow (an inf) and underflow (below the smallest normal, 0 included) can arise.
+    const __m256d dmax = _mm256_set1_pd(0x1.fffffffffffffp1023);
+    const __m256d plain =
+        _mm256_and_pd(_mm256_and_pd(_mm256_cmp_pd(x, _mm256_set1_pd(0x1p-1022), _CMP_GE_OQ),
+                                    _mm256_cmp_pd(x, dmax, _CMP_LE_OQ)),
+                      _mm256_cmp_pd(_mm256_andnot_pd(_mm256_set1_pd(-0.0), y), dmax, _CMP_LE_OQ));
+    if (_mm256_movemask_pd(plain) == 0xf) {
+        if constexpr (Conditions) {
+            if (_mm256_movemask_pd(_mm256_cmp_pd(wide, dmax, _CMP_GT_OQ)) != 0) {
+                conditions |= pow_overflow;
+            }
+            if (_mm256_movemask_pd(_mm256_cmp_pd(wide, _mm256_set1_pd(0x1p-1022), _CMP_LT_OQ)) !=
+                0) {
+                conditions |= pow_underflow;
+            }
+        }
+        return wide;
+    }
+    const B res = pow_fixup<A>(B(x), B(y), B(wide));
     if constexpr (Conditions) conditions |= pow_conditions<double, A>(B(x), B(y), res);
     return res;
 }
