@@ -202,6 +202,35 @@ def test_log_cells_next_to_one_within_1_ulp(level):
     assert _max_ulp(got, x, y, _exact) <= 1.0
 
 
+def test_avx2_cells_and_negative_batches_within_1_ulp(level):
+    """The AVX2+FMA kernel's log (128 cells, |t| <= 0.00528): x next to 1 and by the edges
+    of the cells next to the one of 1 (|x - 1| in [2^-9, 2^-6]), y log x within 10% of the
+    overflow / underflow limits; and whole batches of negative bases (integral y: the sign
+    of odd powers; non-integral y: the invalid NaN as NumPy's) amid positive ones, which
+    that kernel fixes up without its rare path."""
+    rng = np.random.default_rng(41)
+    n = 800
+    d = rng.choice([-1.0, 1.0], n) * np.exp2(rng.uniform(-9, -6, n))
+    x = np.concatenate([1 + d, 1 + rng.uniform(-(2.0**-9), 2.0**-9, n)])
+    x = x[x != 1.0]
+    t = rng.choice([-708.0, 709.0], x.size) * rng.uniform(0.9, 1.0, x.size)
+    y = t / np.log(x)
+    with np.errstate(all="ignore"):
+        assert _max_ulp(numfuse.power(x, y), x, y, _exact) <= 1.0
+    xb = rng.uniform(0.1, 10, 4 * n) * rng.choice([-1.0, 1.0], 4 * n)
+    yb = np.where(
+        rng.uniform(0, 1, 4 * n) < 0.5,
+        np.round(rng.uniform(-9, 9, 4 * n)),
+        rng.uniform(-9, 9, 4 * n),
+    )
+    with np.errstate(all="ignore"):
+        got = numfuse.power(xb, yb)
+        expected = np.power(xb, yb)
+    assert np.all(_same_bits(got[np.isnan(expected)], expected[np.isnan(expected)]))
+    real = ~np.isnan(expected)
+    assert _max_ulp(got[real], xb[real], yb[real], _exact) <= 1.0
+
+
 def _specials(dtype) -> np.ndarray:
     info = np.finfo(dtype)
     return np.array(

@@ -99,6 +99,26 @@ def test_fast_domain_edges(level):
             np.testing.assert_array_equal(numfuse.power(x, y), np.ones(n, np.float32))
 
 
+def test_subnormal_bases_within_1_ulp(level):
+    # Subnormal float32 bases are normal float64 numbers: the AVX2+FMA float32 kernel takes
+    # them in its common batch (not the per-lane float64 fallback); every level within 1 ULP
+    rng = np.random.default_rng(43)
+    n = 4000
+    x = (np.exp2(rng.uniform(-149, -126, n)) * rng.choice([1.0, -1.0], n)).astype(np.float32)
+    x = x[x != 0]
+    y = rng.uniform(-1.2, 1.2, x.size).astype(np.float32)
+    y[::2] = np.round(y[::2] * 4)  # integral exponents for the negative bases
+    keep = (x > 0) | (y == np.trunc(y))
+    x, y = x[keep], y[keep]
+    with np.errstate(all="ignore"):
+        got = numfuse.power(x, y)
+        ref = np.power(x.astype(np.float64), y.astype(np.float64))
+    finite = np.abs(ref) <= np.finfo(np.float32).max
+    assert np.all(np.isinf(got[~finite]))
+    err = _ulp_error(got[finite], x[finite], y[finite])
+    assert err.max() <= 1.0, f"{level}: {err.max():.4f} ULP"
+
+
 def test_lane_bits_do_not_depend_on_the_batch(level):
     rng = np.random.default_rng(41)
     n = 16 * 64

@@ -14,7 +14,7 @@ cases in the same process can differ (issue 29's order effect: float32 power at 
 threads timed after the float64 rows).
 
     python benchmarks/python/compare_power.py [--threads 2] [--n 1000000] [--repeats 15]
-        [--fresh] [--ufunc-only]
+        [--fresh] [--ufunc-only] [--level avx2_fma]
 """
 
 from __future__ import annotations
@@ -55,9 +55,12 @@ def main() -> None:
         "--fresh", action="store_true", help="also time each ufunc row in a fresh process"
     )
     parser.add_argument("--ufunc-only", action="store_true", help="only the ufunc table")
+    parser.add_argument("--level", help="numfuse's level (numfuse.set_level), e.g. avx2_fma")
     # one ufunc row (NAME DTYPE N THREADS) alone: what --fresh runs in each child
     parser.add_argument("--row", nargs=4, metavar=("NAME", "DTYPE", "N", "THREADS"))
     args = parser.parse_args()
+    if args.level:
+        numfuse.set_level(args.level)
     if args.row:
         name, dtype, n, threads = args.row
         ufunc_row(np.random.default_rng(0), name, np.dtype(dtype), int(n), int(threads), args)
@@ -163,6 +166,7 @@ def fresh_table(args) -> None:
     for name, dtype, n, threads in ufunc_rows(args):
         command = [sys.executable, __file__, "--repeats", str(args.repeats), "--threads"]
         command += [str(args.threads), "--row", name, dtype.name, str(n), str(threads)]
+        command += ["--level", args.level] if args.level else []
         subprocess.run(command, check=True)
 
 

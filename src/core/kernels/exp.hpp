@@ -310,8 +310,9 @@ struct ExpT8Parts {
     __m256d p;
     __m256i t, z;
 };
-NUMFUSE_ALWAYS_INLINE ExpT8Parts exp_f64_t8_parts(__m256d x) noexcept {
-    const ExpT8Reduced e = exp_f64_t8_reduce(x);
+// exp_f64_t8_parts_of: the polynomial on a reduction's r (power_avx2.hpp forms r with its
+// low part of the argument added to c first).
+NUMFUSE_ALWAYS_INLINE ExpT8Parts exp_f64_t8_parts_of(const ExpT8Reduced& e) noexcept {
     const __m256d r = e.r;
     const __m256d r2 = _mm256_mul_pd(r, r);
     // Q(r) ~ (e^r - 1 - r)/r^2 on |r| <= ln2/16 (1 + 2^-12): tools/explog_remez.py exp64_t8.
@@ -323,6 +324,9 @@ NUMFUSE_ALWAYS_INLINE ExpT8Parts exp_f64_t8_parts(__m256d x) noexcept {
                                         _mm256_set1_pd(0x1.6c1cbdefbbf7cp-10));  // c4
     const __m256d q = _mm256_fmadd_pd(_mm256_fmadd_pd(q45, r2, q23), r2, q01);
     return {_mm256_fmadd_pd(r2, q, r), e.t, e.z};
+}
+NUMFUSE_ALWAYS_INLINE ExpT8Parts exp_f64_t8_parts(__m256d x) noexcept {
+    return exp_f64_t8_parts_of(exp_f64_t8_reduce(x));
 }
 
 // e^x for |x| <= fast_lim (708): 2^k T_j built in the exponent field (t + kd << 49, an

@@ -444,9 +444,14 @@ struct log_pd4_pair {
 // from (LogRowsFromLanes, or LogRowsFromMemory without Subnormals; the same bits).
 // PlusLn2: lanes set in plus_ln2 (all bits set, or clear) get log x + ln2 (k plus one:
 // log(2x) without forming 2x, for arcsinh / arccosh of huge x).
+// The cell reduction of the kernel above, alone (also power_avx2.hpp's log, which sums the same
+// terms in more precision): k, t = z invc - 1 (exact) and the row's -log(invc) = T_hi + T_lo.
+struct log_pd4_cell {
+    __m256d k, t, log_hi, log_lo;
+};
 template <bool Subnormals, bool PlusLn2 = false, class Rows = LogRowsFromLanes>
-NUMFUSE_ALWAYS_INLINE log_pd4_pair
-log_f64_avx2_pair(__m256d x, Rows rows_of = {},
+NUMFUSE_ALWAYS_INLINE log_pd4_cell
+log_f64_avx2_cell(__m256d x, Rows rows_of = {},
                   [[maybe_unused]] __m256d plus_ln2 = _mm256_setzero_pd()) noexcept {
     static_assert(!(Subnormals && std::is_same<Rows, LogRowsFromMemory>::value),
                   "the memory copy of x holds the unscaled subnormals");
@@ -475,12 +480,20 @@ log_f64_avx2_pair(__m256d x, Rows rows_of = {},
     using B4 = xsimd::batch<double, xsimd::fma3<xsimd::avx2>>;
     B4 col[4];
     rows_to_columns_avx2<4>(rows, col);
-    const __m256d t = _mm256_fmsub_pd(z, col[0], one);  // exact
-    const __m256d a = _mm256_fmadd_pd(k, _mm256_set1_pd(log_consts<double>::ln2_hi), col[1]);
+    return {k, _mm256_fmsub_pd(z, col[0], one), col[1], col[2]};  // t exact
+}
+
+template <bool Subnormals, bool PlusLn2 = false, class Rows = LogRowsFromLanes>
+NUMFUSE_ALWAYS_INLINE log_pd4_pair
+log_f64_avx2_pair(__m256d x, Rows rows_of = {},
+                  [[maybe_unused]] __m256d plus_ln2 = _mm256_setzero_pd()) noexcept {
+    const log_pd4_cell cell = log_f64_avx2_cell<Subnormals, PlusLn2, Rows>(x, rows_of, plus_ln2);
+    const __m256d k = cell.k, t = cell.t;
+    const __m256d a = _mm256_fmadd_pd(k, _mm256_set1_pd(log_consts<double>::ln2_hi), cell.log_hi);
     const __m256d hi = _mm256_add_pd(a, t);
     const __m256d err = _mm256_add_pd(_mm256_sub_pd(a, hi), t);  // |a| >= |t| or a = 0
-    const __m256d lo1 =
-        _mm256_add_pd(_mm256_fmadd_pd(k, _mm256_set1_pd(log_consts<double>::ln2_lo), col[2]), err);
+    const __m256d lo1 = _mm256_add_pd(
+        _mm256_fmadd_pd(k, _mm256_set1_pd(log_consts<double>::ln2_lo), cell.log_lo), err);
     // -1/2 + t R(t) = q0 + t^2 (q1 + t^2 q2), pairs of coefficients by one FMA each
     const __m256d t2 = _mm256_mul_pd(t, t);
     const auto c = [](double v) NUMFUSE_ALWAYS_INLINE_LAMBDA { return _mm256_set1_pd(v); };

@@ -1,6 +1,7 @@
-// power(x, y) = x**y for float64 SIMD lanes (xsimd 8.1): the kernels of the SSE2, AVX2 and
-// NEON levels and the constant-exponent paths of every level (AVX-512's general kernels:
-// power_avx512.hpp; the array forms: power_arrays.hpp).
+// power(x, y) = x**y for float64 SIMD lanes (xsimd 8.1): the kernels of the SSE2 and NEON
+// levels, float32 at AVX2+FMA, and the constant-exponent paths of every level (the general
+// float64 kernels of AVX-512 and AVX2+FMA: power_avx512.hpp and power_avx2.hpp; the array
+// forms: power_arrays.hpp).
 //
 // Contract
 //   power_kernel(x, y) (batch<double>): x**y per lane. Max error <= 1 ULP against the
@@ -226,6 +227,32 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> subnormal_mantissa(
     return as_float<double, A>(as_int(ax) | I(0x4330000000000000)) - B(0x1p52);
 }
 
+// The sign rules of x**y for negative x applied to res, the value of |x|**y: res's sign
+// flipped where y is an odd integer, the invalid NaN where x is finite and y is not an
+// integer (odd and invalid returned for pow_fixup's special lanes). Where every |x| is
+// finite and nonzero, every y finite and |x| = 1 gives res = 1, these are all of pow_fixup's
+// rules (power_avx2.hpp's and power_kernel_f32's common batches).
+template <class A>
+struct pow_signed {
+    xsimd::batch<double, A> res;
+    xsimd::batch_bool<double, A> odd, invalid;
+};
+template <class A>
+NUMFUSE_ALWAYS_INLINE pow_signed<A> pow_sign_rules(const xsimd::batch<double, A>& x,
+                                                   const xsimd::batch<double, A>& y,
+                                                   const xsimd::batch<double, A>& res) noexcept {
+    using B = xsimd::batch<double, A>;
+    const auto negative = x < B(0.0);
+    const auto integral = xsimd::trunc(y) == y;  // +-inf included
+    const B half = y * B(0.5);
+    const auto odd = integral & (xsimd::trunc(half) != half);
+    // (-inf)**0.5 is inf
+    const auto invalid = negative & (x > B(-std::numeric_limits<double>::infinity())) & ~integral;
+    // The sign flipped with a xor: xsimd's negation is 0 - x on some levels (+0 for 0).
+    const B r = xsimd::select(negative & odd, res ^ B(-0.0), res);
+    return {xsimd::select(invalid, pow_invalid_nan<A>(), r), odd, invalid};
+}
+
 // The sign and special-value rules of x**y (contract above) applied to res, the value of
 // |x|**|y|-ish computed for the regular lanes: negative x (sign, invalid), zeros,
 // infinities, NaNs, |x| == 1.
@@ -241,13 +268,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> pow_fixup(const xsimd::batch<doubl
     // SSE2's split product of a huge y and log(1) = 0 would give a NaN tail.
     const auto regular = (ax >= B(0x1p-1074)) & (ax < inf) & (xsimd::abs(y) < inf) & (ax != B(1.0));
     if (xsimd::any(negative) || !xsimd::all(regular)) {
-        const auto integral = xsimd::trunc(y) == y;  // +-inf included
-        const B half = y * B(0.5);
-        const auto odd = integral & (xsimd::trunc(half) != half);
-        const auto invalid = negative & (x > -inf) & ~integral;  // (-inf)**0.5 is inf
-        // The sign flipped with a xor: xsimd's negation is 0 - x on some levels (+0 for 0).
-        res = xsimd::select(negative & odd, res ^ B(-0.0), res);
-        res = xsimd::select(invalid, pow_invalid_nan<A>(), res);
+        const pow_signed<A> signed_res = pow_sign_rules(x, y, res);
+        const auto odd = signed_res.odd, invalid = signed_res.invalid;
+        res = signed_res.res;
         if (!xsimd::all(regular)) {
             // Zeros, infinities, NaNs: the magnitude is inf where log|x| and y have the
             // same sign, 0 where they differ; signed by -0 or -inf with an odd y.
@@ -325,7 +348,7 @@ alignas(64) inline double pow_f32_lean_coefficients[17][4] = {
 };
 #undef NUMFUSE_POW_LEAN_ROW
 
-// x**y = 2^(y log2 x) for lanes of x in [2^-126, FLT_MAX] and finite |y| <= FLT_MAX (other
+// x**y = 2^(y log2 x) for lanes of x in [2^-149, FLT_MAX] and finite |y| <= FLT_MAX (other
 // lanes: garbage), to be rounded once to float32 by the caller; no table, no special lane.
 // log2 x = k + log2 z, x = 2^k z with z in [RN(1/sqrt2), 2 RN(1/sqrt2)) by integer
 // operations on the bits; log2 z = (2/ln2) atanh(s), s = (z - 1)/(z + 1) (|s| <= 0.1716;
@@ -400,16 +423,16 @@ template <class A>
 }  // namespace detail
 
 // x**y for float32 values held in f64 lanes, to be rounded once to float32 by the caller.
-// Lanes whose |x| is a normal float32 magnitude and y finite take the lean kernel above
-// on |x| where it exists (x86 FMA levels below AVX-512): within 0.5 + 2^-12 ULP; a batch
-// of such lanes only, nothing else but pow_fixup's sign and invalid rules where one x is
-// negative (a negative base is as common as a positive one in real data). The other lanes (all
-// lanes elsewhere): e^(y log|x|) from the float64 log and exp kernels. The error of t = y log|x| is
-// below |t| 2^-51, and |t| <= 120 wherever the float32 result is neither 0 nor inf (beyond, t is
-// clamped: e^-120 rounds to float32 0 and e^120 to inf), so the float64 value is within 2^-44
-// relative and the float32 result within 0.5 + 2^-20 ULP. float32 inputs are normal
-// float64 numbers: no subnormal arithmetic. Special values as power_kernel. A lane's bits
-// depend on its own x and y only (the folds compute one pair at a time).
+// Lanes whose |x| is a nonzero finite float32 (a normal double) and y finite take the lean kernel
+// above on |x| where it exists (x86 FMA levels below AVX-512): within 0.5 + 2^-12 ULP; a batch of
+// such lanes only, nothing else but pow_fixup's sign and invalid rules where one x is negative (a
+// negative base is as common as a positive one in real data). The other lanes (all lanes
+// elsewhere): e^(y log|x|) from the float64 log and exp kernels. The error of t = y log|x| is below
+// |t| 2^-51, and |t| <= 120 wherever the float32 result is neither 0 nor inf (beyond, t is clamped:
+// e^-120 rounds to float32 0 and e^120 to inf), so the float64 value is within 2^-44 relative and
+// the float32 result within 0.5 + 2^-20 ULP. float32 inputs are normal float64 numbers: no
+// subnormal arithmetic. Special values as power_kernel. A lane's bits depend on its own x and y
+// only (the folds compute one pair at a time).
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel_f32(
     const xsimd::batch<double, A>& x, const xsimd::batch<double, A>& y) noexcept {
@@ -417,10 +440,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> power_kernel_f32(
     if constexpr (detail::pow_f32_lean<A>) {
         const B big(static_cast<double>(std::numeric_limits<float>::max()));
         const B ax = xsimd::abs(x);
-        const auto lean = (ax >= B(0x1p-126)) & (ax <= big) & (xsimd::abs(y) <= big);
+        const auto lean = (ax >= B(0x1p-149)) & (ax <= big) & (xsimd::abs(y) <= big);
         if (xsimd::all(lean)) {
             const B r = detail::pow_f32_lean_kernel(ax, y);
-            return xsimd::any(x < B(0.0)) ? detail::pow_fixup(x, y, r) : r;
+            return xsimd::any(x < B(0.0)) ? detail::pow_sign_rules(x, y, r).res : r;
         }
         return detail::pow_f32_mixed(x, y, lean);
     } else {

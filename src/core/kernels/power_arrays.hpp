@@ -4,7 +4,8 @@
 //   power_array<Out, Arch>(out, x, y, n): out[k] = x[k]**y[k], k < n, float64 values (out
 //   may be x or y); Out = float: float32 values widened by the caller, to be rounded once
 //   by it (evaluate's float32 path where no float32 kernel exists). Accuracy and special
-//   values: power.hpp's contract (AVX-512: power_avx512.hpp's kernels, the same bounds).
+//   values: power.hpp's contract (AVX-512: power_avx512.hpp's kernels; AVX2+FMA float64:
+//   power_avx2.hpp's kernel; the same bounds).
 //   power_array_conditions<Arch>(out, x, y, n): power_array<double> plus NumPy's conditions
 //   (PowConditions bits) of these elements, in the same pass (the numfuse.power ufunc).
 //   power_array_f32<Arch, Conditions>(out, x, y, n): float32 in and out (out may be x or
@@ -23,6 +24,7 @@
 #include <type_traits>
 
 #include "kernels/power.hpp"
+#include "kernels/power_avx2.hpp"
 #include "kernels/power_avx512.hpp"
 
 namespace numfuse::kernels {
@@ -44,6 +46,11 @@ inline unsigned power_array_impl(double* out, const double* x, const double* y,
 #if defined(__AVX512F__)
     if constexpr (is_avx512<A> && std::is_same<Out, double>::value) {
         if (!constant_half) return power_f64_avx512_array<A, Conditions>(out, x, y, n);
+    }
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (power_f64_avx2_arch<A> && std::is_same<Out, double>::value) {
+        if (!constant_half) return power_f64_avx2_array<A, Conditions>(out, x, y, n);
     }
 #endif
     const halves_range range = direct_range(m == 0 ? 1 : m);
