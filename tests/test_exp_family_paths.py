@@ -145,7 +145,7 @@ def test_exp_conditions_wherever_the_rare_lane_sits(dtype, level):
 
 
 def test_tanh_float32_dense(level):
-    """tanh float32 (its own float32-lane kernel on AVX-512): every 61st float32 from 2^-13
+    """tanh float32 (float32-lane kernels on AVX-512 and AVX2+FMA): every 61st float32 from 2^-13
     to 9.25 and the same negated, within 1 ULP of the float64 result rounded once; beyond
     that +-1, +-0 and subnormals as themselves, +-inf -> +-1, NaN -> NaN."""
     lo, hi = np.array([2.0**-13, 9.25], np.float32).view(np.uint32)
