@@ -93,9 +93,9 @@
 //             the result as 2^-24 |t^k p_k|: these are largest in [1/4, 3/4) (|t| up to 0.41
 //             against a result from 0.245), where the tool's sum per entry (its output)
 //             reaches 0.403; the other entries below 0.18. With the last rounding: at most
-//             0.91 ULP; measured
-//             0.750 over every float32 (a = 0.7329). 29 vector operations per 8 lanes (11
-//             vpermps, 9 FMAs), no division, no subnormal operand.
+//             0.91 ULP; measured 0.750 over every float32 (a = 0.7329). 29 vector operations
+//             per 8 lanes (11 vpermps, 9 FMAs), no division, no subnormal operand. NEON can
+//             read the same rows with TBL over two registers (byte indices 4i + 0..3).
 //     sinh, cosh for float32 lanes, AVX-512, in float32 arithmetic: e^a / 2 = H + L and
 //             e^-a / 2 = MH + ML (a = |x| in [2^-12, 90], e^-a at most at 20) from
 //             exp_f32_avx512_pair (2^-27.9 each) scaled by 2^(s-1) (vscalefps: H is inf
