@@ -63,8 +63,10 @@ def _edges(name: str, dtype) -> list[float]:
     assert name == "tanh"
     # 0.25: the float64 polynomial's end; the float32 (AVX-512) table's cells: four per
     # binade from 2^-4 to 8, 5/64 (the end of its small cell), 9.25 (its clamp), 9.0109
-    # (where float32 tanh reaches 1)
+    # (where float32 tanh reaches 1); the float32 AVX2+FMA table's cells: the half binades
+    # of a + 3/4
     cells = [2.0**e * (1 + q / 4) for e in range(-4, 4) for q in range(4)]
+    cells += [0.75, 1.25, 2.25, 3.25, 5.25, 7.25]
     edges = (19.5, 2.0**-27, 2.0**-30, 9.0, 0.25, 9.25, 9.0109, 5 / 64, 2.0**-12, *cells)
     return [s * v for v in edges for s in (1, -1)]
 
@@ -143,7 +145,7 @@ def test_exp_conditions_wherever_the_rare_lane_sits(dtype, level):
 
 
 def test_tanh_float32_dense(level):
-    """tanh float32 (its own float32-lane kernel on AVX-512): every 61st float32 from 2^-13
+    """tanh float32 (float32-lane kernels on AVX-512 and AVX2+FMA): every 61st float32 from 2^-13
     to 9.25 and the same negated, within 1 ULP of the float64 result rounded once; beyond
     that +-1, +-0 and subnormals as themselves, +-inf -> +-1, NaN -> NaN."""
     lo, hi = np.array([2.0**-13, 9.25], np.float32).view(np.uint32)

@@ -12,7 +12,8 @@
 //     (relative error below 2^-41, see there); sinh: |x| < 2^-12 returns x,
 //     overflow to +-inf from 89.4159851 on, as cosh; NaN -> NaN (x + x).
 //     tanh_f32_kernel(batch<float>): float32 lanes in float32 arithmetic on AVX-512
-//     (a polynomial per cell of a table, max 0.728 ULP over every float32), elsewhere
+//     (a polynomial per cell of a table, max 0.728 ULP over every float32) and on AVX2+FMA
+//     (the same form on an 8-cell table, max 0.750 ULP over every float32), elsewhere
 //     detail::tanh_f32_in_f64 on the widened lanes (~2^-30 relative, <= 0.5 + 2^-6 float32 ULP
 //     after the one rounding); +-0 and |x| < 2^-12 return x, +-inf -> +-1, NaN -> NaN (x + x).
 //     expm1_f32_kernel(batch<float>): float32 lanes in float32 arithmetic on AVX-512
@@ -75,6 +76,26 @@
 //             2^-26.1 (most below 2^-28), max 0.728 ULP after the roundings. Below 2^-12
 //             min(a, result) returns a; the sign bit is put back with one bitwise op.
 //             21 vector operations, no division, no subnormal operand.
+//     tanh for float32 lanes, AVX2+FMA, in float32 arithmetic: the AVX-512 form on 8 cells,
+//             each entry read with one vpermps (tools/tanh_f32_table.py --avx2): a clamped
+//             as there; the entry is the low 3 bits of bits(RN(a + 3/4)) >> 22, the half
+//             binades of a + 3/4: a in [0, 1/4) (m = 0, delta = 1), [1/4, 3/4), [3/4, 5/4),
+//             [5/4, 9/4), [9/4, 13/4), [13/4, 21/4), [21/4, 29/4), [29/4, 9.25] (the tool
+//             takes the cells from the same float32 sums, so a lane that RN(a + 3/4) moves
+//             across a boundary is in the cell fitted for it); A of degree 7 (Horner, seven
+//             FMAs), m of each cell placed where the largest |t A| / ulp(tanh a) over the
+//             cell is smallest, then moved to a float32 whose tanh is within 2^-14 ulp of c0.
+//             t = a - m is exact: a and m are multiples of 2^(e - 23), e the smaller of
+//             their exponents, and |t| < 2^(e + 1) (the tool checks both ends of each cell).
+//             Error before the last rounding of RN(t p + c) (c = c0 + delta t exact), in
+//             ulps of the result: the fit (at most 0.04 on the tool's grid), c0's (below
+//             2^-14) and p's roundings, p_k = RN(c_k + t p_(k+1)) within 2^-24 |p_k|, reaching
+//             the result as 2^-24 |t^k p_k|: these are largest in [1/4, 3/4) (|t| up to 0.41
+//             against a result from 0.245), where the tool's sum per entry (its output)
+//             reaches 0.403; the other entries below 0.18. With the last rounding: at most
+//             0.91 ULP; measured 0.750 over every float32 (a = 0.7329). 29 vector operations
+//             per 8 lanes (11 vpermps, 9 FMAs), no division, no subnormal operand. NEON can
+//             read the same rows with TBL over two registers (byte indices 4i + 0..3).
 //     sinh, cosh for float32 lanes, AVX-512, in float32 arithmetic: e^a / 2 = H + L and
 //             e^-a / 2 = MH + ML (a = |x| in [2^-12, 90], e^-a at most at 20) from
 //             exp_f32_avx512_pair (2^-27.9 each) scaled by 2^(s-1) (vscalefps: H is inf
@@ -763,10 +784,66 @@ inline __m512 tanh_f32_avx512(__m512 a) noexcept {
     return _mm512_min_ps(a, y);
 }
 #endif  // __AVX512F__
+
+#if defined(__AVX2__) && defined(__FMA__)
+// The 8 entries of tanh_f32_avx2 (tools/tanh_f32_table.py --avx2 writes the rows; method at
+// the top): per entry m, delta, c0..c8 with tanh(a) ~ c0 + delta t + t (c1 + c2 t + ... +
+// c8 t^7), t = a - m.
+struct TanhF32Avx2Table {
+    alignas(32) float row[11][8];
+};
+inline constexpr TanhF32Avx2Table tanh_f32_avx2_table = {{
+    {0x1.8b9554p+0f, 0x1.447feap+1f, 0x1.cb831ep+1f, 0x1.65a13ep+2f, 0x1.e434eep+2f, 0.0f,
+     0x1.5eadbap-2f, 0x1.e8f276p-1f},  // m
+    {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0x1p+0f, 0.0f, 0.0f},  // delta
+    {0x1.d37476p-1f, 0x1.f99be2p-1f, 0x1.ff3876p-1f, 0x1.fffc54p-1f, 0x1.ffffeep-1f, 0.0f,
+     0x1.519564p-2f, 0x1.7beaf6p-1f},  // c0
+    {0x1.54dbc8p-3f, 0x1.9679f6p-6f, 0x1.8ec55ep-9f, 0x1.d5fd24p-15f, 0x1.1fff8p-20f,
+     -0x1.39f838p-37f, 0x1.c85aacp-1f, 0x1.cc2e74p-2f},  // c1
+    {-0x1.37341p-3f, -0x1.916714p-6f, -0x1.8e2a8cp-9f, -0x1.d5fa74p-15f, -0x1.1ff22ap-20f,
+     0x1.103f02p-28f, -0x1.2ce4d8p-2f, -0x1.557792p-2f},  // c2
+    {0x1.55053p-4f, 0x1.04e6bcp-6f, 0x1.08b7b8p-9f, 0x1.3969ccp-15f, 0x1.7fe29p-21f,
+     -0x1.55556cp-2f, -0x1.9a193p-3f, 0x1.8fef82p-4f},  // c3
+    {-0x1.9f75ap-6f, -0x1.ef5caap-8f, -0x1.0748dap-10f, -0x1.39a2fp-16f, -0x1.817ab2p-22f,
+     0x1.7364a8p-17f, 0x1.4fe222p-3f, 0x1.3d1244p-5f},  // c4
+    {-0x1.e346a6p-11f, 0x1.62a65ep-9f, 0x1.9d2094p-12f, 0x1.f1a806p-18f, 0x1.39a658p-23f,
+     0x1.10b3e6p-3f, 0x1.0e09acp-5f, -0x1.a414fcp-5f},  // c5
+    {0x1.821d92p-8f, -0x1.6d548ep-11f, -0x1.f9a088p-14f, -0x1.357f7ap-19f, -0x1.a3c35p-25f,
+     0x1.96f508p-10f, -0x1.3a750ep-4f, 0x1.20fb08p-6f},  // c6
+    {-0x1.c01d1cp-9f, 0x1.a04712p-14f, 0x1.acf95ep-16f, 0x1.0b4438p-21f, 0x1.988414p-27f,
+     -0x1.f833acp-5f, 0x1.7a3a36p-6f, 0x1.5c70a6p-8f},  // c7
+    {0x1.bb130cp-11f, 0x1.0ac708p-20f, -0x1.6b6d76p-19f, -0x1.cbe1f2p-25f, -0x1.91cccep-30f,
+     0x1.427974p-6f, 0x1.328f1ap-9f, -0x1.c208ep-8f},  // c8
+}};
+
+// tanh(|x|) for float32 lanes, AVX2+FMA (method at the top), from a = |x|: NaN lanes return
+// a quieted (its sign is put back by the caller), lanes below 2^-12 return a.
+inline __m256 tanh_f32_avx2(__m256 a) noexcept {
+    // clamped to [2^-12, 9.25] as tanh_f32_avx512 (NaN kept: min/max return their second
+    // operand for a NaN)
+    const __m256 ac =
+        _mm256_max_ps(_mm256_set1_ps(0x1.0p-12f), _mm256_min_ps(_mm256_set1_ps(9.25f), a));
+    // the entry: half binades of RN(ac + 3/4), vpermps reads the low 3 bits
+    const __m256i index =
+        _mm256_srli_epi32(_mm256_castps_si256(_mm256_add_ps(ac, _mm256_set1_ps(0.75f))), 22);
+    const auto lookup = [index](int r) {
+        return _mm256_permutevar8x32_ps(_mm256_load_ps(tanh_f32_avx2_table.row[r]), index);
+    };
+    const __m256 t = _mm256_sub_ps(ac, lookup(0));  // exact
+    __m256 p = lookup(10);
+    for (int r = 9; r >= 3; --r) p = _mm256_fmadd_ps(p, t, lookup(r));
+    // c0 + delta t is exact (c0 = 0 where delta = 1), so the small entry's result t + t A
+    // has one rounding; elsewhere c0 carries tanh(m) to 2^-14 ulp
+    const __m256 c = _mm256_fmadd_ps(t, lookup(1), lookup(2));
+    const __m256 y = _mm256_fmadd_ps(t, p, c);
+    // as tanh_f32_avx512: a below 2^-12 and the result elsewhere, NaN -> the result (quieted)
+    return _mm256_min_ps(a, y);
+}
+#endif  // __AVX2__ && __FMA__
 }  // namespace detail
 
-// tanh(x), float32 lanes (contract at the top): AVX-512 in float32 arithmetic, the other
-// levels through tanh_f32_in_f64 on the widened lanes, rounded once.
+// tanh(x), float32 lanes (contract at the top): AVX-512 and AVX2+FMA in float32 arithmetic,
+// the other levels through tanh_f32_in_f64 on the widened lanes, rounded once.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tanh_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
@@ -777,6 +854,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tanh_f32_kernel(
         return _mm512_castsi512_ps(_mm512_ternarylogic_epi32(
             _mm512_castps_si512(detail::tanh_f32_avx512(a)), _mm512_castps_si512(x),
             _mm512_set1_epi32(INT32_MIN), 0xf8));  // y | (x & sign)
+    } else
+#endif
+#if defined(__AVX2__) && defined(__FMA__)
+        if constexpr (detail::exp_f32_t8_arch<A>) {
+        // as above: y | (x & sign)
+        const __m256 a = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+        return _mm256_or_ps(detail::tanh_f32_avx2(a), _mm256_and_ps(x, _mm256_set1_ps(-0.0f)));
     } else
 #endif
     {
