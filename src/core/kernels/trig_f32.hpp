@@ -26,11 +26,14 @@
 //   operation less; odd k gives tan x = -1 / tan r = -d / n, the same relative error. Bound:
 //   the approximation's 2^-25.84 (the coefficients' roundings move it by ~2^-50), r's 2^-53
 //   (tan's relative condition |r (1 + tan^2 r) / tan r| <= pi/2 on |r| <= pi/4), w's rounding
-//   (2^-53, its weight in n 1, in d |w D'(w) / D(w)| < 6 on w in [9.8, 10.45]), D's two
-//   roundings (d2 w + d1 ~ 3.4 and D ~ 7.6..10.45 against terms up to 25.3: below 2^-50
-//   relative), n's and the correctly rounded division's (2^-53 each): together below 2^-25.83
-//   relative, i.e. 2^-25.83 2^24 < 0.29 float32 ULP, plus 0.5 for the final rounding to
-//   float32: <= 0.79 ULP (measured over all float32 inputs: docs/accuracy.md). x - k C1
+//   (2^-53, its weight in n 1, in d |w D'(w) / D(w)| < 6 on w in [9.8, 10.45]), w taken as
+//   c - r1^2 with the exact r1 = x - k C1 = r + k C2 (|k C2| <= 83443 C2 < 2^-37.5, so
+//   |r1^2 - r^2| < 2 (pi/4) 2^-37.5 = 2^-36.9, weighted by |d ln(w / D(w)) / dw| = |1/w -
+//   D'(w)/D(w)| < 0.49 on w in [9.8, 10.45]: below 2^-37.9 relative), D's two roundings (d2 w
+//   + d1 ~ 3.4 and D ~ 7.6..10.45 against terms up to 25.3: below 2^-50 relative), n's and the
+//   correctly rounded division's (2^-53 each): together below 2^-25.82 relative, i.e.
+//   2^-25.82 2^24 < 0.29 float32 ULP, plus 0.5 for the final rounding to float32: <= 0.79
+//   ULP (measured over all float32 inputs: docs/accuracy.md). x - k C1
 //   computed as c - a b keeps +-0, and w > 0 keeps r's sign in n; a tiny x comes back
 //   unchanged: r = x, n / d = x c / D(c) with D(c) = c up to ~2^-50 (P(0) = Q(0) = 1), far
 //   inside half an ulp of float32 together with x^2/3 < 2^-25.58 for |x| < 2^-12 (and the
@@ -294,10 +297,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_f32_rational(
     const B shifter(trig_shifter);
     const B zk = fused_madd(x, B(trig_two_over_pi), shifter);  // k = round(2x/pi), low bits
     const B kd = zk - shifter;
-    // x - k C1 exact, then one rounding; c - a b keeps the sign of x = -0 (k = +0)
-    const B r = fused_nmadd(kd, B(trig_pio2_c2), fused_nmadd(kd, B(trig_pio2_c1), x));
-    // tan r ~ r P(z) / Q(z) = r w / D(w), w = c - r^2 (tools/tan_f32_rational.py)
-    const B w = fused_nmadd(r, r, B(0x1.4e19229722181p+3));  // c = 10.440568251783363
+    // r1 = x - k C1 exact, then one rounding; c - a b keeps the sign of x = -0 (k = +0)
+    const B r1 = fused_nmadd(kd, B(trig_pio2_c1), x);
+    const B r = fused_nmadd(kd, B(trig_pio2_c2), r1);
+    // tan r ~ r P(z) / Q(z) = r w / D(w), w = c - r^2 (tools/tan_f32_rational.py), with r1
+    // for r in w: w and D(w) do not wait for r's rounding step (the loop is bound by how long
+    // its operations wait in the scheduler, not by their number)
+    const B w = fused_nmadd(r1, r1, B(0x1.4e19229722181p+3));  // c = 10.440568251783363
     const B n = r * w;  // r w keeps the sign of r = +-0 (w > 0)
     const B d = fused_madd(w,
                            fused_madd(w, B(0x1.9f34b708efd83p-4),  // d2 = 0.10136863229762665
