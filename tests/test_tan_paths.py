@@ -81,6 +81,27 @@ def test_tan_float32_screen_flags_every_lane(bits, level):
             assert fp_conditions(numfuse.tan, y) == fp_conditions(np.tan, y), (hex(bits), lane)
 
 
+def test_tan_float32_every_length_and_offset(level):
+    """The contiguous loop's lengths around its runs of 32 floats (AVX-512: the software-
+    pipelined tan_f32_common_run takes the whole pairs, its first and last run apart from the
+    rest) at every alignment of input and output: evaluate's bits, a rare lane anywhere."""
+    numfuse.set_num_threads(1)
+    base = np.random.default_rng(31).uniform(-20, 20, 400).astype(np.float32)
+    out = np.empty(416, np.float32)
+    for n in [*range(1, 140), 191, 192, 193, 255, 256, 257, 383]:
+        for offset in (0, 1, 5, 15):
+            x = base[offset : offset + n].copy() if offset % 2 else base[offset : offset + n]
+            want = numfuse.evaluate("tan(x)", local_dict={"x": x})
+            got = numfuse.tan(x, out=out[15 - offset : 15 - offset + n])
+            assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (n, offset)
+    x = base[:300].copy()
+    for lane in (0, 31, 32, 63, 64, 255, 256, 299):
+        y = x.copy()
+        y[lane] = 1e30
+        want = numfuse.evaluate("tan(x)", local_dict={"x": y})
+        assert np.array_equal(numfuse.tan(y).view(np.uint32), want.view(np.uint32)), lane
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_tan_spanning_inputs_same_bits_and_conditions(dtype, level, threads):
     """Inputs spanning every magnitude, where most batches are flagged."""
