@@ -81,6 +81,27 @@ def test_tan_float32_screen_flags_every_lane(bits, level):
             assert fp_conditions(numfuse.tan, y) == fp_conditions(np.tan, y), (hex(bits), lane)
 
 
+def test_tan_float32_every_length_and_offset(level):
+    """The contiguous loop's lengths around its runs of 32 floats (AVX-512: the software-
+    pipelined tan_f32_common_run takes the whole pairs, its first and last run apart from the
+    rest) at every alignment of input and output: evaluate's bits, a rare lane anywhere."""
+    numfuse.set_num_threads(1)
+    base = np.random.default_rng(31).uniform(-20, 20, 400).astype(np.float32)
+    out = np.empty(416, np.float32)
+    for n in [*range(1, 140), 191, 192, 193, 255, 256, 257, 383]:
+        for offset in (0, 1, 5, 15):
+            x = base[offset : offset + n].copy() if offset % 2 else base[offset : offset + n]
+            want = numfuse.evaluate("tan(x)", local_dict={"x": x})
+            got = numfuse.tan(x, out=out[15 - offset : 15 - offset + n])
+            assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (n, offset)
+    x = base[:300].copy()
+    for lane in (0, 31, 32, 63, 64, 255, 256, 299):
+        y = x.copy()
+        y[lane] = 1e30
+        want = numfuse.evaluate("tan(x)", local_dict={"x": y})
+        assert np.array_equal(numfuse.tan(y).view(np.uint32), want.view(np.uint32)), lane
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_tan_spanning_inputs_same_bits_and_conditions(dtype, level, threads):
     """Inputs spanning every magnitude, where most batches are flagged."""
@@ -100,14 +121,42 @@ def test_tan_spanning_inputs_same_bits_and_conditions(dtype, level, threads):
 
 
 def _tan_ulp_errors(x: np.ndarray, got: np.ndarray) -> np.ndarray:
-    """|got - tan x| in ulps of tan x (mpmath at 200 bits)."""
+    """|got - tan x| in ulps of tan x in got's precision (mpmath at 200 bits)."""
+    digits = np.finfo(got.dtype).nmant + 1
     err = np.empty(x.size)
     with mpmath.workprec(200):
         for i, (xi, gi) in enumerate(zip(x.tolist(), got.tolist())):
             exact = mpmath.tan(mpmath.mpf(xi))
             _, e = np.frexp(float(exact))
-            err[i] = float(abs(mpmath.mpf(gi) - exact) / mpmath.ldexp(1, int(e) - 53))
+            err[i] = float(abs(mpmath.mpf(gi) - exact) / mpmath.ldexp(1, int(e) - digits))
     return err
+
+
+# The float32 x below 2^17 closest to a multiple of pi/2 (an exhaustive search over k with
+# pi/2 to 200 bits): 161 pi/2 is 2^-27.8 from 252.898208, 33433 pi/2 2^-25.9 from 52516.434.
+HARDEST_REDUCTIONS_F32 = [252.89820861816406, 505.7964172363281, 4.71238899230957,
+                          52516.43359375, 1011.5928344726562, 105032.8671875]  # fmt: skip
+
+
+def test_tan_float32_within_1_ulp_near_quarter_and_half_pi(level):
+    """float32 tan next to (k + 1/2) pi/2 (|tan x| ~ 1, where the AVX-512 kernel's w = c - r1^2,
+    off r by k C2, weighs most: largest for k near 2^17 2/pi) and next to k pi/2 (the hardest
+    reductions, r down to 2^-27.8), up to x ~ 2^17, the ufunc and evaluate."""
+    numfuse.set_num_threads(1)
+    rng = np.random.default_rng(31)
+    k = np.concatenate([np.arange(1, 100), rng.integers(100, 83_400, 200), [83_441, 83_442]])
+    centres = np.concatenate([(k + 0.5) * (np.pi / 2), k * (np.pi / 2)]).astype(np.float32)
+    steps = rng.integers(-8, 9, centres.size)
+    x = np.nextafter(centres, np.float32(np.inf)) - centres  # float32 ulp at each centre
+    x = centres + steps.astype(np.float32) * x
+    x = np.concatenate([x, np.float32(HARDEST_REDUCTIONS_F32)]).astype(np.float32)
+    x = np.concatenate([x, -x])
+    assert np.abs(x).max() < 2.0**17
+    got = numfuse.tan(x)
+    assert np.array_equal(got, numfuse.evaluate("tan(x)", local_dict={"x": x}))
+    err = _tan_ulp_errors(x, got)
+    print(f"tan float32 at {level}: max {err.max():.4f} ULP on {x.size} points near (k/2) pi/2")
+    assert err.max() <= 1.0, (x[err.argmax()], err.max())
 
 
 def test_tan_float64_within_1_ulp_where_tan_is_near_one(level):

@@ -10,10 +10,12 @@ f = tan(r) / r from mpmath, which converges to the minimax fit of the relative e
 r P / Q against tan r. The kernel evaluates the same function in the form r w / D(w) with
 w = c - z, c = -1/p1 (so r P = r w / c) and D(w) = c Q(c - w) = d0 + d1 w + d2 w^2, which
 takes one operation less (w = c - r^2 in one fused operation replaces z = r^2, and r w is
-the numerator) and keeps r P / Q's value at r = 0 (D(c) = c). Prints c, d2, d1, d0 (rounded
-to double) as hex-float literals with a decimal comment and the max relative error of r w /
-D(w) with those rounded coefficients, measured at 50 digits on a grid of 20001 points. Run
-(a few seconds):
+the numerator) and keeps r P / Q's value at r = 0 (D(c) = c). The kernel takes w = c - r1^2
+with r1 = x - k C1, the exact first step of the reduction (r = r1 - k C2), so that w waits
+for one step less; the script also prints the largest relative change that makes to r w /
+D(w) for |x| < 2^17 (|k C2| <= 83443 C2). Prints c, d2, d1, d0 (rounded to double) as
+hex-float literals with a decimal comment and the max relative error of r w / D(w) with those
+rounded coefficients, measured at 50 digits on a grid of 20001 points. Run (a few seconds):
 
     .venv/bin/python tools/tan_f32_rational.py
 """
@@ -71,6 +73,21 @@ def max_error(form, grid=20001):
     return worst
 
 
+def max_w_from_r1_change(form, grid=2001):
+    """max |ln(r w1 / D(w1)) - ln(r w / D(w))| with w1 = c - (r + e)^2, |e| = 83443 C2."""
+    shift, d2, d1, d0 = (mp.mpf(v) for v in form)
+    c2 = mp.mpf(float.fromhex("0x1.1a62633145c07p-54"))  # trig.hpp's trig_pio2_c2
+    e = 83443 * c2  # largest |k| for |x| < 2^17: round(2^17 2/pi)
+    worst = mp.mpf(0)
+    for i in range(grid + 1):
+        r = mp.mpf(R) * i / grid
+        for s in (e, -e):
+            w, w1 = shift - r * r, shift - (r + s) ** 2
+            q, q1 = w / (d0 + w * (d1 + w * d2)), w1 / (d0 + w1 * (d1 + w1 * d2))
+            worst = max(worst, abs(q1 / q - 1))
+    return worst
+
+
 def main():
     form = shifted_form(lawson())
     for name, v in zip(("c", "d2", "d1", "d0"), form):
@@ -79,6 +96,8 @@ def main():
     print(
         f"max relative error of r w / D(w) vs tan r on |r| <= {R!r}: 2^{float(mp.log(err, 2)):.2f}"
     )
+    change = max_w_from_r1_change(form)
+    print(f"max relative change from w = c - r1^2 (|x| < 2^17): 2^{float(mp.log(change, 2)):.2f}")
 
 
 if __name__ == "__main__":

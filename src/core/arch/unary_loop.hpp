@@ -216,7 +216,8 @@ struct CosOp : VectorFlagsOp<expr_ops::Cos, TrigRule<false>> {};
 // tan, float32 at AVX-512: the deferred test (as OrScreen's) over the loop, of the lanes
 // outside the kernel's common path (tan_f32_common_lanes: +-0, subnormals, |x| >= 2^17, inf,
 // NaN), and every batch through that path alone (its halves converted from memory where the
-// loop has the source); the flagged batches are recomputed whole (tan_f32_kernel) after the
+// loop has the source; the contiguous pairs in the kernel's software-pipelined loop,
+// tan_f32_common_run); the flagged batches are recomputed whole (tan_f32_kernel) after the
 // loop, and an in-place call's flagged pair by the whole kernel alone (final_for). One range
 // test does the work of may_raise's and the kernel's; the per-pair test, the kernel's range
 // test and its out-of-line call each batch made the compiler rebroadcast the constants and
@@ -255,10 +256,11 @@ struct TanOp : VectorFlagsOp<expr_ops::Tan, TrigRule<true>> {
     }
 #if defined(__AVX512F__)
     template <class B>
-    static constexpr bool stores_fast_at = common_split<B>;
-    template <class B, class T>
-    NUMFUSE_ALWAYS_INLINE static void store_fast_at(const B& x, const T* src, T* dst) noexcept {
-        kernels::tan_f32_kernel_common_store(x, src, dst);
+    static constexpr bool runs_fast = common_split<B>;
+    template <class M, class T>
+    NUMFUSE_ALWAYS_INLINE static M fast_run(const M& acc, const T* src, T* dst,
+                                            std::size_t m) noexcept {
+        return kernels::tan_f32_common_run(acc, src, dst, m);
     }
 #endif
     template <class B>
@@ -586,15 +588,15 @@ struct op_batch_flags_keep<
     Op, B, std::void_t<decltype(Op::batch_flags_keep(std::declval<B>(), std::declval<B>(), true))>>
     : std::true_type {};
 
-// Op::stores_fast_at<B> (optional): the deferred loop's pairs have Op::store_fast_at(x, src,
-// dst) store compute_fast_at(x, src)'s bits at dst itself (tan float32 on AVX-512: each
-// narrowed float64 half stored as it is, no insert of the halves into one register); not
-// for streaming stores.
+// Op::runs_fast<B> (optional): the deferred loop's pairs are one call of Op::fast_run(acc,
+// src, dst, m) over m elements (a multiple of two batches): compute_fast_at's bits stored at
+// dst and every batch added to the screen acc, in the kernel's own loop (tan float32 on
+// AVX-512: software pipelined, kernels::tan_f32_common_run); not for streaming stores.
 template <class Op, class B, class = void>
-struct op_stores_fast_at : std::false_type {};
+struct op_runs_fast : std::false_type {};
 template <class Op, class B>
-struct op_stores_fast_at<Op, B, std::void_t<decltype(Op::template stores_fast_at<B>)>>
-    : std::integral_constant<bool, Op::template stores_fast_at<B>> {};
+struct op_runs_fast<Op, B, std::void_t<decltype(Op::template runs_fast<B>)>>
+    : std::integral_constant<bool, Op::template runs_fast<B>> {};
 
 // Op::padding (optional): the value of unused lanes, one that raises nothing (default 1).
 template <class Op, class = void>
@@ -787,17 +789,17 @@ unsigned unary_loop(const char* in, std::ptrdiff_t in_stride, char* out, std::pt
                             }
                         }
                     }
+                    if constexpr (op_runs_fast<Op, B>::value && !Streaming) {
+                        const std::size_t m = (n - i) / (2 * width) * (2 * width);
+                        if (m) acc = Op::fast_run(acc, src + i, dst + i, m);
+                        i += m;
+                    }
                     for (; i + 2 * width <= n; i += 2 * width) {
                         const B x0 = B::load_unaligned(src + i),
                                 x1 = B::load_unaligned(src + i + width);
                         acc = Op::screen(Op::screen(acc, x0), x1);
-                        if constexpr (op_stores_fast_at<Op, B>::value && !Streaming) {
-                            Op::store_fast_at(x0, src + i, dst + i);
-                            Op::store_fast_at(x1, src + i + width, dst + i + width);
-                        } else {
-                            store2(compute_fast_at<Op>(x0, src + i),
-                                   compute_fast_at<Op>(x1, src + i + width));
-                        }
+                        store2(compute_fast_at<Op>(x0, src + i),
+                               compute_fast_at<Op>(x1, src + i + width));
                     }
                     if (Op::screened_may_raise(acc)) {
                         if constexpr (Streaming) stream_fence();  // before rewriting those lines

@@ -26,11 +26,14 @@
 //   operation less; odd k gives tan x = -1 / tan r = -d / n, the same relative error. Bound:
 //   the approximation's 2^-25.84 (the coefficients' roundings move it by ~2^-50), r's 2^-53
 //   (tan's relative condition |r (1 + tan^2 r) / tan r| <= pi/2 on |r| <= pi/4), w's rounding
-//   (2^-53, its weight in n 1, in d |w D'(w) / D(w)| < 6 on w in [9.8, 10.45]), D's two
-//   roundings (d2 w + d1 ~ 3.4 and D ~ 7.6..10.45 against terms up to 25.3: below 2^-50
-//   relative), n's and the correctly rounded division's (2^-53 each): together below 2^-25.83
-//   relative, i.e. 2^-25.83 2^24 < 0.29 float32 ULP, plus 0.5 for the final rounding to
-//   float32: <= 0.79 ULP (measured over all float32 inputs: docs/accuracy.md). x - k C1
+//   (2^-53, its weight in n 1, in d |w D'(w) / D(w)| < 6 on w in [9.8, 10.45]), w taken as
+//   c - r1^2 with the exact r1 = x - k C1 = r + k C2 (|k C2| <= 83443 C2 < 2^-37.5, so
+//   |r1^2 - r^2| < 2 (pi/4) 2^-37.5 = 2^-36.9, weighted by |d ln(w / D(w)) / dw| = |1/w -
+//   D'(w)/D(w)| < 0.49 on w in [9.8, 10.45]: below 2^-37.9 relative), D's two roundings (d2 w
+//   + d1 ~ 3.4 and D ~ 7.6..10.45 against terms up to 25.3: below 2^-50 relative), n's and the
+//   correctly rounded division's (2^-53 each): together below 2^-25.82 relative, i.e.
+//   2^-25.82 2^24 < 0.29 float32 ULP, plus 0.5 for the final rounding to float32: <= 0.79
+//   ULP (measured over all float32 inputs: docs/accuracy.md). x - k C1
 //   computed as c - a b keeps +-0, and w > 0 keeps r's sign in n; a tiny x comes back
 //   unchanged: r = x, n / d = x c / D(c) with D(c) = c up to ~2^-50 (P(0) = Q(0) = 1), far
 //   inside half an ulp of float32 together with x^2/3 < 2^-25.58 for |x| < 2^-12 (and the
@@ -284,30 +287,55 @@ NUMFUSE_ALWAYS_INLINE trig_f32_parts<A> trig_f32_lanes(const xsimd::batch<float,
 }
 
 #if defined(__AVX512F__)
+// tan_f32_rational in two steps, for a loop that overlaps one batch's second step with the next
+// batch's first (tan_f32_common_run): what waits on x (the reduction, w, the parity of k) and
+// what waits on those (D(w), the quotient).
+template <class A>
+struct tan_f32_rational_reduced {
+    __m512d r, w;  // raw registers: with batches the pipelined loop kept w on the stack
+    __mmask8 odd;  // k odd: tan x = -1 / tan r
+};
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE tan_f32_rational_reduced<A> tan_f32_rational_reduce(
+    const xsimd::batch<double, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B shifter(trig_shifter);
+    const B zk = fused_madd(x, B(trig_two_over_pi), shifter);  // k = round(2x/pi), low bits
+    const B kd = zk - shifter;
+    // r1 = x - k C1 exact, then one rounding; c - a b keeps the sign of x = -0 (k = +0)
+    const B r1 = fused_nmadd(kd, B(trig_pio2_c1), x);
+    const B r = fused_nmadd(kd, B(trig_pio2_c2), r1);
+    // tan r ~ r P(z) / Q(z) = r w / D(w), w = c - r^2 (tools/tan_f32_rational.py), with r1
+    // for r in w: w and D(w) do not wait for r's rounding step (the loop is bound by how long
+    // its operations wait in the scheduler, not by their number)
+    const B w = fused_nmadd(r1, r1, B(0x1.4e19229722181p+3));  // c = 10.440568251783363
+    return {r, w, _mm512_test_epi64_mask(_mm512_castpd_si512(zk), _mm512_set1_epi64(1))};
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_f32_rational_finish(
+    const tan_f32_rational_reduced<A>& red) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B w(red.w);
+    const B n = B(red.r) * w;  // r w keeps the sign of r = +-0 (w > 0)
+    const B d = fused_madd(w,
+                           fused_madd(w, B(0x1.9f34b708efd83p-4),  // d2 = 0.10136863229762665
+                                      B(0x1.2e873ea32d372p+1)),  // d1 = 2.363502340007863
+                           B(-0x1.94914d6101ad6p+4));  // d0 = -25.28547418492493
+    // odd k: tan x = -1 / tan r = -d / n
+    const B num = _mm512_mask_xor_pd(n, red.odd, d, _mm512_set1_pd(-0.0));
+    const B den = _mm512_mask_mov_pd(d, red.odd, n);
+    return num / den;
+}
+
 // tan of float32 values held in float64 lanes, AVX-512, for |x| < trig_f32_lane_limit (other
 // lanes: garbage): one reduction, a rational function and one division (the contract above
 // has the method and the proof of the bound). +-0 and subnormals come back unchanged.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> tan_f32_rational(
     const xsimd::batch<double, A>& x) noexcept {
-    using B = xsimd::batch<double, A>;
-    const B shifter(trig_shifter);
-    const B zk = fused_madd(x, B(trig_two_over_pi), shifter);  // k = round(2x/pi), low bits
-    const B kd = zk - shifter;
-    // x - k C1 exact, then one rounding; c - a b keeps the sign of x = -0 (k = +0)
-    const B r = fused_nmadd(kd, B(trig_pio2_c2), fused_nmadd(kd, B(trig_pio2_c1), x));
-    // tan r ~ r P(z) / Q(z) = r w / D(w), w = c - r^2 (tools/tan_f32_rational.py)
-    const B w = fused_nmadd(r, r, B(0x1.4e19229722181p+3));  // c = 10.440568251783363
-    const B n = r * w;  // r w keeps the sign of r = +-0 (w > 0)
-    const B d = fused_madd(w,
-                           fused_madd(w, B(0x1.9f34b708efd83p-4),  // d2 = 0.10136863229762665
-                                      B(0x1.2e873ea32d372p+1)),  // d1 = 2.363502340007863
-                           B(-0x1.94914d6101ad6p+4));  // d0 = -25.28547418492493
-    // odd k: tan x = -1 / tan r = -d / n
-    const __mmask8 odd = _mm512_test_epi64_mask(_mm512_castpd_si512(zk), _mm512_set1_epi64(1));
-    const B num = _mm512_mask_xor_pd(n, odd, d, _mm512_set1_pd(-0.0));
-    const B den = _mm512_mask_mov_pd(d, odd, n);
-    return num / den;
+    return tan_f32_rational_finish(tan_f32_rational_reduce(x));
 }
 
 // tan_f32_rational on both halves of float32 lanes.
@@ -454,17 +482,6 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tan_f32_kernel_common_at(const xsim
     return detail::narrow(detail::tan_f32_rational(lo), detail::tan_f32_rational(hi));
 }
 
-// The same stored at dst (16 floats): each half narrowed and stored as it is (no insert of
-// the halves into one register), the bits of tan_f32_kernel_common_at.
-template <class A>
-NUMFUSE_ALWAYS_INLINE void tan_f32_kernel_common_store(const xsimd::batch<float, A>&,
-                                                       const float* src, float* dst) noexcept {
-    const xsimd::batch<double, A> lo = _mm512_cvtps_pd(_mm256_loadu_ps(src));
-    const xsimd::batch<double, A> hi = _mm512_cvtps_pd(_mm256_loadu_ps(src + 8));
-    _mm256_storeu_ps(dst, _mm512_cvtpd_ps(detail::tan_f32_rational(lo)));
-    _mm256_storeu_ps(dst + 8, _mm512_cvtpd_ps(detail::tan_f32_rational(hi)));
-}
-
 // True where tan_f32_kernel_common gives tan_f32_kernel's bits and the ufunc raises nothing:
 // FLT_MIN <= |x| < 2^17 (false for +-0 and subnormals, which raise underflow; inf; NaN).
 template <class A>
@@ -502,6 +519,46 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE bool tan_f32_screen_outside(const tan_f32_screen<A>& s) noexcept {
     using F = xsimd::batch<float, A>;
     return s.special != 0 || xsimd::any(s.top >= F(detail::trig_f32_lane_limit));
+}
+
+// tan_f32_kernel_common_at's bits for src[0, n) stored at dst (n > 0 a multiple of 32), each
+// narrowed float64 half stored as it is, and every batch of 16 added to the screen s:
+// software pipelined, the reduction of each 32 floats (tan_f32_rational_reduce) beside the
+// rational and division of the 32 before (tan_f32_rational_finish). Each half is a chain of
+// ~50 cycles (two conversions of ~6, the reduction, D(w), a division of ~13) and the loop was
+// bound by how many of its operations the core holds waiting on their inputs: in the plain
+// loop the second step's operations issue while their inputs are still tens of cycles away.
+template <class A>
+NUMFUSE_ALWAYS_INLINE tan_f32_screen<A> tan_f32_common_run(tan_f32_screen<A> s, const float* src,
+                                                           float* dst, std::size_t n) noexcept {
+    using D = xsimd::batch<double, A>;
+    using F = xsimd::batch<float, A>;
+    using Reduced = detail::tan_f32_rational_reduced<A>;
+    const auto reduce = [](const float* p) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+        return detail::tan_f32_rational_reduce(D(_mm512_cvtps_pd(_mm256_loadu_ps(p))));
+    };
+    const auto finish = [](float* p, const Reduced& red) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+        _mm256_storeu_ps(p, _mm512_cvtpd_ps(detail::tan_f32_rational_finish(red)));
+    };
+    // the four float64 halves of 32 floats in named values (an array of them went through the
+    // stack every iteration)
+    Reduced a0 = reduce(src), a1 = reduce(src + 8), a2 = reduce(src + 16), a3 = reduce(src + 24);
+    std::size_t i = 0;
+    for (; i + 32 < n; i += 32) {
+        s = tan_f32_screen_add(tan_f32_screen_add(s, F::load_unaligned(src + i)),
+                               F::load_unaligned(src + i + 16));
+        const float* next = src + i + 32;
+        const Reduced b0 = reduce(next), b1 = reduce(next + 8);
+        const Reduced b2 = reduce(next + 16), b3 = reduce(next + 24);
+        finish(dst + i, a0), finish(dst + i + 8, a1);
+        finish(dst + i + 16, a2), finish(dst + i + 24, a3);
+        a0 = b0, a1 = b1, a2 = b2, a3 = b3;
+    }
+    s = tan_f32_screen_add(tan_f32_screen_add(s, F::load_unaligned(src + i)),
+                           F::load_unaligned(src + i + 16));
+    finish(dst + i, a0), finish(dst + i + 8, a1);
+    finish(dst + i + 16, a2), finish(dst + i + 24, a3);
+    return s;
 }
 #endif
 
