@@ -12,7 +12,7 @@
 //   widens a subnormal float32 to a normal float64 (one conversion) and computes on that.
 //   On FMA levels a batch whose lanes all have 2^-12 <= |x| < 2^17 (tan on AVX-512: |x| <
 //   2^17) pays one range test for all of that; any other batch goes through the out-of-line
-//   trig_f32_rare.
+//   sincos_f32_rare (sin, cos) or trig_f32_rare (tan).
 //
 // Method
 //   tan on AVX-512, |x| < 2^17 (tan_f32_rational): float32 values in float64 lanes, one
@@ -49,7 +49,11 @@
 //   sin) for odd k (negated), each pair renormalized to n + nl, d + dl: q0 = n y with y = 1/d
 //   (a division), the residual e = (n - q0 d) + (nl - q0 dl) in fused operations, and q = q0 +
 //   e y rounded once: ~2^-27 relative from the pairs before that rounding.
-//   Other lanes (|x| >= 2^17, inf, NaN), and every lane without FMA: float32 values in
+//   sin and cos on FMA levels, |x| >= 2^17: r to ~2^-47 relative in float64 lanes
+//   (trig_f32_reduce_wide_half: Cody-Waite below 1.5e6, else two 53-bit windows of 2/pi picked
+//   by x's exponent), rounded to the pair h + rl, then the float32-lane polynomials above, on
+//   every lane of the batch at once (sincos_f32_rare).
+//   tan's other lanes (|x| >= 2^17, inf, NaN), and every lane without FMA: float32 values in
 //   float64 lanes. r and k: for |x| < 1.5e6 as in trig.hpp (x - k C1 exact in one FMA, or the
 //   exact P1 step without FMA; then one rounded step with the rest of pi/2).
 //   Where a lane is larger, x 2/pi mod 4 for the whole batch from three products with a window of
@@ -118,6 +122,24 @@ constexpr trig_f32_window_table make_trig_f32_windows() {
     return t;
 }
 inline constexpr trig_f32_window_table trig_f32_windows = make_trig_f32_windows();
+
+// The rows of sin / cos float32's reduction of |x| >= 1.5e6 (trig_f32_reduce_wide_half): row
+// j serves the float64 biased exponent 1046 + j as trig_f32_windows does (the same clamp to
+// [0, 104]); hi[j] and lo[j] hold the 53 bits of 2/pi of weights 2^(1 - j) .. 2^(-51 - j)
+// and 2^(-52 - j) .. 2^(-104 - j).
+struct trig_f32_wide_table {
+    double hi[trig_f32_window_rows], lo[trig_f32_window_rows];
+};
+
+constexpr trig_f32_wide_table make_trig_f32_wide() {
+    trig_f32_wide_table t{};
+    for (int j = 0; j < trig_f32_window_rows; ++j) {
+        t.hi[j] = static_cast<double>(two_over_pi_window(j + 62, 53)) * power_of_two(-(j + 51));
+        t.lo[j] = static_cast<double>(two_over_pi_window(j + 115, 53)) * power_of_two(-(j + 104));
+    }
+    return t;
+}
+inline constexpr trig_f32_wide_table trig_f32_wide = make_trig_f32_wide();
 
 // table[row] per lane: the level's gather instruction (xsimd 8.1's batch::gather falls back
 // to a lane-by-lane loop on AVX-512), else lane by lane.
@@ -259,10 +281,99 @@ NUMFUSE_ALWAYS_INLINE trig_f32_reduced<A> trig_f32_reduce(
     return {h, rl, as_int(zk)};
 }
 
+// The low 32 bits of each 64-bit lane of lo and hi (lanes in order) as int32 lanes.
 template <class A>
-NUMFUSE_ALWAYS_INLINE trig_f32_parts<A> trig_f32_lanes(const xsimd::batch<float, A>& x) noexcept {
+NUMFUSE_ALWAYS_INLINE xsimd::batch<std::int32_t, A> low_words(
+    const xsimd::batch<double, A>& lo, const xsimd::batch<double, A>& hi) noexcept {
+    using I = xsimd::batch<std::int32_t, A>;
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        const __m512i even =
+            _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+        return I(_mm512_permutex2var_epi32(_mm512_castpd_si512(lo), even, _mm512_castpd_si512(hi)));
+    } else
+#endif
+#if defined(__AVX2__)
+        if constexpr (std::is_base_of<xsimd::avx2, A>::value) {
+        // per 128-bit half: lo's words 0 and 2, then hi's; then the 64-bit pieces in order
+        const __m256 w = _mm256_shuffle_ps(_mm256_castpd_ps(lo), _mm256_castpd_ps(hi), 0x88);
+        return I(_mm256_castpd_si256(_mm256_permute4x64_pd(_mm256_castps_pd(w), 0xD8)));
+    } else
+#endif
+    {
+        constexpr std::size_t n = xsimd::batch<double, A>::size;
+        alignas(64) std::int64_t q[2 * n];
+        alignas(64) std::int32_t w[2 * n];
+        bit_cast<xsimd::batch<std::int64_t, A>>(lo).store_aligned(q);
+        bit_cast<xsimd::batch<std::int64_t, A>>(hi).store_aligned(q + n);
+        for (std::size_t l = 0; l < 2 * n; ++l) w[l] = static_cast<std::int32_t>(q[l]);
+        return I::load_aligned(w);
+    }
+}
+
+// x 2/pi = k + f (|f| <= 1/2 + 2^-27) for float32 values v in float64 lanes with 2^17 <= |v|
+// < 2^128 or v = 0, FMA levels: r = f pi/2 and zk (k in the low 32 bits). A half whose lanes
+// are all below trig_fast_limit: k from the shifter, r = (v - k C1) - k C2 (the first step
+// exact in one fused operation, the second rounded once; the neglected k C3 < 2^-89). Other
+// halves: with v = m 2^j (m < 2^24 an integer, j >= -6 here) the bits of 2/pi of weight >=
+// 2^(2 - j) add multiples of 4 to v 2/pi and are skipped: w1 and w2 hold the next 53 + 53
+// bits (trig_f32_wide's row of j, rows clamped as trig_f32_windows': j < 0 takes row 0,
+// whose window starts at weight 2, where 2/pi has no bits). v w1 = ph + pl exactly (|v w1|
+// < 2^26; pl from one fused operation), k = round(ph) by the shifter and ph - k exact (both
+// on ulp(ph)'s grid, the difference <= 1/2); f = ((ph - k) + pl) + v w2 in one rounded
+// addition and one fused operation: absolute error < 2^-79 (the bits of 2/pi below w2: <
+// 2^-80 in v times them; v w2 < 2^-27 rounded once) plus two roundings of 2^-53 relative,
+// then r = f C1 (2^-53 more). Far below the closest approach of a float32 to a multiple of
+// pi/2, this r is good to ~2^-47 relative, well inside what the float32-lane path's
+// reduction (2^-56 absolute for |r| >= ~2^-26) promises, so the polynomials' bound holds
+// unchanged (every float32 of 2^17 <= |x| <= FLT_MAX checked against float64 sin, cos).
+template <class A>
+NUMFUSE_ALWAYS_INLINE void trig_f32_reduce_wide_half(const xsimd::batch<double, A>& v,
+                                                     xsimd::batch<double, A>& r,
+                                                     xsimd::batch<double, A>& zk) noexcept {
+    using B = xsimd::batch<double, A>;
+    const B shifter(trig_shifter);
+    if (xsimd::all(xsimd::abs(v) < B(trig_fast_limit))) {
+        zk = fused_madd(v, B(trig_two_over_pi), shifter);
+        const B kd = zk - shifter;
+        r = fused_nmadd(kd, B(trig_pio2_c2), fused_nmadd(kd, B(trig_pio2_c1), v));
+        return;
+    }
+    using I = xsimd::batch<std::int64_t, A>;
+    using U = xsimd::batch<std::uint64_t, A>;
+    const I field = bit_cast<I>(bit_cast<U>(xsimd::abs(v)) >> 52);
+    const I row = xsimd::min(xsimd::max(field - I(1046), I(0)), I(trig_f32_window_rows - 1));
+    const B w1 = gather_rows(trig_f32_wide.hi, row);
+    const B w2 = gather_rows(trig_f32_wide.lo, row);
+    const B ph = v * w1;
+    const B pl = fused_msub(v, w1, ph);  // v w1 - ph, exact
+    zk = ph + shifter;
+    const B fa = ph - (zk - shifter);  // exact
+    r = fused_madd(v, w2, fa + pl) * B(trig_pio2_c1);
+}
+
+// x = k pi/2 + (h + rl) for float32 lanes with 2^17 <= |x| <= FLT_MAX or x = 0 (others:
+// garbage), FMA levels, through trig_f32_reduce_wide_half on both halves: r in float64
+// rounded to h, and rl the rounded r - h (exact in float64: h is r to float32 precision),
+// so h + rl is r to 2^-48 relative.
+template <class A>
+NUMFUSE_ALWAYS_INLINE trig_f32_reduced<A> trig_f32_reduce_wide(
+    const xsimd::batch<float, A>& x) noexcept {
+    using B = xsimd::batch<double, A>;
+    B lo, hi, rlo, rhi, zlo, zhi;
+    widen(x, lo, hi);
+    trig_f32_reduce_wide_half(lo, rlo, zlo);
+    trig_f32_reduce_wide_half(hi, rhi, zhi);
+    const xsimd::batch<float, A> h = narrow(rlo, rhi);
+    B hlo, hhi;
+    widen(h, hlo, hhi);
+    return {h, narrow(rlo - hlo, rhi - hhi), low_words(zlo, zhi)};
+}
+
+// sin(r) and cos(r) as pairs for r = h + rl from either reduction (see the contract above).
+template <class A>
+NUMFUSE_ALWAYS_INLINE trig_f32_parts<A> trig_f32_parts_of(const trig_f32_reduced<A>& red) noexcept {
     using F = xsimd::batch<float, A>;
-    const trig_f32_reduced<A> red = trig_f32_reduce(x);
     const F h = red.h, rl = red.rl;
     const F z = h * h;
     // S(z) ~ (sin r - r) / r^3, C(z) ~ (cos r - 1 + z/2) / z^2 on r^2 <= (1.01 pi/4)^2:
@@ -284,6 +395,26 @@ NUMFUSE_ALWAYS_INLINE trig_f32_parts<A> trig_f32_lanes(const xsimd::batch<float,
     // sin(h + rl) = h + (h z S + rl (1 - z/2)) (wh for 1 - z/2: rl is below 2^-20 h)
     const F st = fused_madd(h * z, sp, rl * wh);
     return {h, st, wh, ct, red.kb};
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE trig_f32_parts<A> trig_f32_lanes(const xsimd::batch<float, A>& x) noexcept {
+    return trig_f32_parts_of(trig_f32_reduce(x));
+}
+
+// sin (Fn 0) or cos (Fn 1) from the parts: odd k swaps sin and cos; the sign from bit 1 of k
+// (sin) or k + 1 (cos); each pair rounded once.
+template <int Fn, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sincos_f32_of_parts(
+    const trig_f32_parts<A>& p) noexcept {
+    using F = xsimd::batch<float, A>;
+    using I = xsimd::batch<std::int32_t, A>;
+    const auto odd = (p.kb & I(1)) == I(1);  // the select on the integer mask
+    const F s = p.sh + p.st, c = p.ch + p.ct;
+    const I v = Fn == 1 ? xsimd::select(odd, as_int(s), as_int(c))
+                        : xsimd::select(odd, as_int(c), as_int(s));
+    const I sign = ((Fn == 1 ? p.kb + I(1) : p.kb) & I(2)) << 30;
+    return as_float<float, A>(v ^ sign);
 }
 
 #if defined(__AVX512F__)
@@ -359,11 +490,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> trig_f32_lanes_result(
     if constexpr (Fn == 2 && is_avx512<A>) return tan_f32_rational_lanes(x);
 #endif
     const trig_f32_parts<A> p = trig_f32_lanes(x);
-    const auto odd = (p.kb & I(1)) == I(1);
-    const auto pick = [&odd](const F& if_odd, const F& if_even) {  // on the integer mask
-        return as_float<float, A>(xsimd::select(odd, as_int(if_odd), as_int(if_even)));
-    };
     if constexpr (Fn == 2) {
+        const auto odd = (p.kb & I(1)) == I(1);
+        const auto pick = [&odd](const F& if_odd, const F& if_even) {  // on the integer mask
+            return as_float<float, A>(xsimd::select(odd, as_int(if_odd), as_int(if_even)));
+        };
         const F nh = pick(p.ch, p.sh), nt = pick(p.ct, p.st);
         const F dh = pick(p.sh, p.ch), dt = pick(p.st, p.ct);
         // the pairs renormalized (|tail| < |head|: exact errors in two operations), so that
@@ -376,11 +507,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> trig_f32_lanes_result(
         const F q = fused_madd(e, y, q0);
         return as_float<float, A>(as_int(q) ^ ((p.kb & I(1)) << 31));  // odd k: -cos / sin
     } else {
-        // odd k swaps sin and cos; the sign from bit 1 of k (sin) or k + 1 (cos)
-        const F s = p.sh + p.st, c = p.ch + p.ct;
-        const I v = as_int(Fn == 1 ? pick(s, c) : pick(c, s));
-        const I sign = ((Fn == 1 ? p.kb + I(1) : p.kb) & I(2)) << 30;
-        return as_float<float, A>(v ^ sign);
+        return sincos_f32_of_parts<Fn>(p);
     }
 }
 
@@ -398,7 +525,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> trig_f32_via_f64(
 // trig_f32_tiny <= |x| < trig_f32_lane_limit, float64 (trig_f32_in_f64) for |x| >= 2^17, inf
 // and NaN; tiny lanes computed as 0 (no subnormal operand anywhere) and replaced by x (sin,
 // tan) or 1 (cos, from the 0 lane). Out of line: the rare path of trig_f32_kernel, kept out of
-// the float32-lane loop so that it does not take that loop's registers.
+// the float32-lane loop so that it does not take that loop's registers. trig_f32_kernel
+// sends only tan here (sin and cos: sincos_f32_rare).
 template <int Fn, class A>
 NUMFUSE_NOINLINE xsimd::batch<float, A> trig_f32_rare(const xsimd::batch<float, A>& x) noexcept {
     using F = xsimd::batch<float, A>;
@@ -413,10 +541,36 @@ NUMFUSE_NOINLINE xsimd::batch<float, A> trig_f32_rare(const xsimd::batch<float, 
     return res;
 }
 
+// sin (Fn 0) or cos (Fn 1) of any float32 lanes on an FMA level, the rare path of
+// trig_f32_kernel: one set of polynomials for every lane, on h + rl from the float32-lane
+// reduction (trig_f32_tiny <= |x| < trig_f32_lane_limit) or from trig_f32_reduce_wide
+// (finite |x| >= trig_f32_lane_limit); tiny, inf and NaN lanes reduced as 0, then tiny lanes
+// replaced by x (sin) or left at cos(0) = 1, inf and NaN lanes by x - x.
+template <int Fn, class A>
+NUMFUSE_NOINLINE xsimd::batch<float, A> sincos_f32_rare(const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F ax = xsimd::abs(x);
+    const auto tiny = ax < F(trig_f32_tiny);
+    const auto slow = ~(ax < F(trig_f32_lane_limit));  // inf and NaN too
+    const auto finite = ax <= F(0x1.fffffep127f);
+    trig_f32_reduced<A> red = trig_f32_reduce(xsimd::select(tiny | slow, F(0.0f), x));
+    if (xsimd::any(slow)) {
+        const auto wide = slow & finite;
+        const trig_f32_reduced<A> w = trig_f32_reduce_wide(xsimd::select(wide, x, F(0.0f)));
+        red.h = xsimd::select(wide, w.h, red.h);
+        red.rl = xsimd::select(wide, w.rl, red.rl);
+        red.kb = as_int(xsimd::select(wide, as_float<float, A>(w.kb), as_float<float, A>(red.kb)));
+    }
+    F res = xsimd::select(finite, sincos_f32_of_parts<Fn>(trig_f32_parts_of(red)), x - x);
+    if constexpr (Fn == 0) res = xsimd::select(tiny, x, res);  // keeps +-0
+    return res;
+}
+
 // sin, cos or tan of float32 lanes: float32 arithmetic where the level has FMA, float64
 // (trig_f32_in_f64) for the lanes it leaves (and for all lanes without FMA). The common
 // batch (every lane ordinary) pays one range test and nothing else; any other batch goes
-// to trig_f32_rare (a test for tiny lanes on every batch cost ~10% of the ordinary time).
+// to sincos_f32_rare or trig_f32_rare (a test for tiny lanes on every batch cost ~10% of the
+// ordinary time).
 template <int Fn, class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> trig_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
@@ -432,7 +586,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> trig_f32_kernel(
         if (xsimd::all((ax >= F(trig_f32_tiny)) & (ax < F(trig_f32_lane_limit)))) {  // no NaN
             return trig_f32_lanes_result<Fn>(x);
         }
-        return trig_f32_rare<Fn>(x);
+        if constexpr (Fn == 2) return trig_f32_rare<Fn>(x);
+        else return sincos_f32_rare<Fn>(x);
     } else {
         const auto tiny = xsimd::abs(x) < F(trig_f32_tiny);
         const F res = trig_f32_via_f64<Fn>(xsimd::select(tiny, F(0.0f), x));
