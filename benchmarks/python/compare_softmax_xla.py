@@ -19,6 +19,7 @@ softmax at 1e3 no slower than the compiled formula). JAX is optional: install it
 separate folder and put that on PYTHONPATH (docs/jit.md).
 
     python benchmarks/python/compare_softmax_xla.py [--threads 2] [--time 0.4] [--min] [--rounds 3]
+        [--avx2]   # every contender at AVX2 on an AVX-512 CPU (avx2_proxy.py)
 """
 
 from __future__ import annotations
@@ -27,11 +28,17 @@ import argparse
 import os
 import platform
 import statistics
+import sys
 import time
 
-import numpy as np
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import avx2_proxy  # noqa: E402
 
-import numfuse
+AVX2 = avx2_proxy.apply(sys.argv)  # before NumPy's, torch's, JAX's imports (re-executes)
+
+import numpy as np  # noqa: E402
+
+import numfuse  # noqa: E402
 
 try:
     import torch
@@ -91,6 +98,7 @@ def parse_timing_args(description: str) -> argparse.Namespace:
     parser.add_argument("--time", type=float, default=0.4, help="seconds per contender")
     parser.add_argument("--min", action="store_true", help="fastest call, not the median")
     parser.add_argument("--rounds", type=int, default=3, help="rounds of blocks (best counts)")
+    parser.add_argument(avx2_proxy.FLAG, action="store_true", help="every contender at AVX2")
     args = parser.parse_args()
     global FASTEST, ROUNDS
     FASTEST = args.min
@@ -106,7 +114,9 @@ def main() -> None:
     print(
         f"{cpu_name()}, numfuse level {numfuse.get_level()}, threads {args.threads}, "
         f"load average {os.getloadavg()[0]:.2f} at start; torch "
-        f"{torch.__version__ if torch else 'absent'}, jax {jax.__version__ if jax else 'absent'}\n"
+        f"{torch.__version__ if torch else 'absent'}, jax {jax.__version__ if jax else 'absent'}"
+        + (f"\n{avx2_proxy.describe()}" if AVX2 else "")
+        + "\n"
     )
     rng = np.random.default_rng(0)
     cases = [("1e6", (10**6,), -1), ("1000x1000", (1000, 1000), 0), ("1000x1000", (1000, 1000), 1)]

@@ -72,6 +72,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/common.hpp"
@@ -615,6 +616,57 @@ template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> tan_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
     return detail::trig_f32_kernel<2>(x);
+}
+
+// sin (Fn 0) or cos (Fn 1) of float32 lanes on an FMA level, trig_f32_kernel's common path
+// alone: its bits on lanes with 2^-12 <= |x| < 2^17 (those sincos_f32_common_lanes accepts),
+// garbage on others. For loops that screen their batches themselves (sincos_f32_screen_*) and
+// recompute the others with sin_f32_kernel / cos_f32_kernel.
+template <int Fn, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> sincos_f32_kernel_common(
+    const xsimd::batch<float, A>& x) noexcept {
+    static_assert(Fn == 0 || Fn == 1, "sin or cos");
+    return detail::trig_f32_lanes_result<Fn>(x);
+}
+
+// True where sincos_f32_kernel_common gives the whole kernel's bits and the ufunc raises
+// nothing: 2^-12 <= |x| < 2^17 (false for tiny lanes, whose results are x or 1, subnormals,
+// which raise underflow, inf and NaN).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<float, A> sincos_f32_common_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F ax = xsimd::abs(x);
+    return (ax >= F(detail::trig_f32_tiny)) & (ax < F(detail::trig_f32_lane_limit));
+}
+
+// sincos_f32_common_lanes' test deferred over many batches: the least and the greatest bit
+// pattern of |x| so far, as int32 (NaN's patterns are above inf's), three operations a batch.
+template <class A>
+struct sincos_f32_screen {
+    xsimd::batch<std::int32_t, A> lo, hi;
+};
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE sincos_f32_screen<A> sincos_f32_screen_init() noexcept {
+    using I = xsimd::batch<std::int32_t, A>;
+    return {I(std::numeric_limits<std::int32_t>::max()), I(0)};
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE sincos_f32_screen<A> sincos_f32_screen_add(
+    const sincos_f32_screen<A>& s, const xsimd::batch<float, A>& x) noexcept {
+    using I = xsimd::batch<std::int32_t, A>;
+    const I b = detail::as_int(x) & I(0x7fffffff);
+    return {xsimd::min(s.lo, b), xsimd::max(s.hi, b)};
+}
+
+template <class A>
+NUMFUSE_ALWAYS_INLINE bool sincos_f32_screen_outside(const sincos_f32_screen<A>& s) noexcept {
+    using I = xsimd::batch<std::int32_t, A>;
+    // 0x39800000 = 2^-12, 0x48000000 = 2^17 (trig_f32_tiny, trig_f32_lane_limit)
+    static_assert(detail::trig_f32_tiny == 0x1.0p-12f && detail::trig_f32_lane_limit == 0x1.0p17f);
+    return xsimd::any((s.lo < I(0x39800000)) | (s.hi >= I(0x48000000)));
 }
 
 #if defined(__AVX512F__)
