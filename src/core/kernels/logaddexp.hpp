@@ -86,6 +86,7 @@
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
 #include "kernels/exp.hpp"
+#include "kernels/logaddexp_f32.hpp"
 #include "kernels/logaddexp_near.hpp"
 #include "kernels/logaddexp_tables.hpp"
 
@@ -295,6 +296,94 @@ NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const d
     return any_near != 0;
 }
 
+// One block of the screened first pass (Out = float, logaddexp_f32.hpp; count <= block):
+// results to out, and each batch's uncertified lanes as a bit mask, flagged[k / width].
+// Returns whether any lane is uncertified. KeepArguments (out is a or b): each batch's
+// arguments go to xs, ys, since out overwrites them.
+template <LogBase Base, class A, bool KeepArguments>
+NUMFUSE_ALWAYS_INLINE bool logaddexp_block_f32(double* out, const double* a, const double* b,
+                                               std::size_t count, double* xs, double* ys,
+                                               std::uint8_t* flagged) noexcept {
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t width = B::size;
+    std::uint64_t any = 0;
+    std::size_t k = 0;
+    for (; k + width <= count; k += width) {
+        const B x = B::load_unaligned(a + k), y = B::load_unaligned(b + k);
+        const LogaddexpScreened<A> first = logaddexp_screened_f32<Base>(x, y);
+        first.result.store_unaligned(out + k);
+        if constexpr (KeepArguments) {
+            x.store_aligned(xs + k);
+            y.store_aligned(ys + k);
+        }
+        const std::uint64_t bits = logaddexp_lane_bits(~first.certified);
+        flagged[k / width] = static_cast<std::uint8_t>(bits);
+        any |= bits;
+    }
+    if (k < count) {
+        // The tail through buffers padded with 1; the padding lanes are never flagged.
+        alignas(64) double xa[width], xb[width], xo[width];
+        for (std::size_t q = 0; q < width; ++q) xa[q] = xb[q] = 1.0;
+        const std::size_t rest = count - k;
+        std::memcpy(xa, a + k, rest * sizeof(double));
+        std::memcpy(xb, b + k, rest * sizeof(double));
+        const B x = B::load_aligned(xa), y = B::load_aligned(xb);
+        const LogaddexpScreened<A> first = logaddexp_screened_f32<Base>(x, y);
+        first.result.store_aligned(xo);
+        std::memcpy(out + k, xo, rest * sizeof(double));
+        if constexpr (KeepArguments) {
+            x.store_aligned(xs + k);
+            y.store_aligned(ys + k);
+        }
+        const std::uint64_t bits =
+            logaddexp_lane_bits(~first.certified) & ((std::uint64_t(1) << rest) - 1);
+        flagged[k / width] = static_cast<std::uint8_t>(bits);
+        any |= bits;
+    }
+    return any != 0;
+}
+
+// The lanes a block's screened pass did not certify (Out = float): gathered a batch at a
+// time into pass 1 (logaddexp_first), its results written to out, its near-zero lanes on
+// to the near-zero passes (lanes). x, y: the block's arguments; out and place `start`: the
+// block's; flagged: logaddexp_block_f32's masks.
+template <LogBase Base, class A>
+NUMFUSE_NOINLINE void logaddexp_flagged_f32(
+    double* out, const double* x, const double* y, std::size_t count, std::size_t start,
+    const std::uint8_t* flagged, LogaddexpNearZeroLanes<float, Base, A>& lanes) noexcept {
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t width = B::size;
+    alignas(64) double gx[width], gy[width], rs[width], ms[width], ss[width];
+    std::size_t at[width];
+    std::size_t g = 0;
+    const auto run = [&](std::size_t used) {
+        for (std::size_t q = used; q < width; ++q) gx[q] = gy[q] = 1.0;
+        const LogaddexpFirst<A> first =
+            logaddexp_first<float, Base>(B::load_aligned(gx), B::load_aligned(gy));
+        first.result.store_aligned(rs);
+        first.m.store_aligned(ms);
+        first.s.store_aligned(ss);
+        for (std::size_t q = 0; q < used; ++q) out[at[q]] = rs[q];
+        std::uint64_t near = logaddexp_lane_bits(first.near_zero);
+        if (used < width) near &= (std::uint64_t(1) << used) - 1;
+        for (; near != 0; near &= near - 1) {
+            const auto q = static_cast<std::size_t>(__builtin_ctzll(near));
+            lanes.add_lane(ms[q], ss[q], rs[q], start + at[q]);
+        }
+    };
+    for (std::size_t batch = 0; batch * width < count; ++batch) {
+        for (std::uint64_t bits = flagged[batch]; bits != 0; bits &= bits - 1) {
+            const std::size_t k = batch * width + static_cast<std::size_t>(__builtin_ctzll(bits));
+            gx[g] = x[k], gy[g] = y[k], at[g] = k;
+            if (++g == width) {
+                run(width);
+                g = 0;
+            }
+        }
+    }
+    if (g != 0) run(g);
+}
+
 }  // namespace detail
 
 // logaddexp(a, b) (Base e) or logaddexp2(a, b) (Base two) of one pair: bit for bit
@@ -307,6 +396,11 @@ template <class Out, detail::LogBase Base, class A>
 double logaddexp_base_one(double a, double b) noexcept {
     using B = xsimd::batch<double, A>;
     alignas(64) double r[B::size];
+    if constexpr (std::is_same<Out, float>::value) {
+        const detail::LogaddexpScreened<A> screened =
+            detail::logaddexp_screened_f32<Base>(B(a), B(b));
+        if (xsimd::all(screened.certified)) return screened.result.get(0);
+    }
     const detail::LogaddexpFirst<A> first = detail::logaddexp_first<Out, Base>(B(a), B(b));
     if (!xsimd::any(first.near_zero)) return first.result.get(0);
     detail::LogaddexpNearZeroLanes<Out, Base, A> lanes(r);
@@ -336,6 +430,25 @@ void logaddexp_base_array(double* out, const double* a, const double* b, std::si
     alignas(64) double ms[block], ss[block];
     std::uint8_t near[block / width];
     detail::LogaddexpNearZeroLanes<Out, Base, A> lanes(out);
+    if constexpr (std::is_same<Out, float>::value) {
+        // The screened pass (logaddexp_f32.hpp), pass 1 only on the lanes it leaves.
+        for (std::size_t start = 0; start < n; start += block) {
+            const std::size_t count = n - start < block ? n - start : block;
+            const double* pa = a + start;
+            const double* pb = b + start;
+            double* po = out + start;
+            const bool any_flagged =
+                in_place
+                    ? detail::logaddexp_block_f32<Base, A, true>(po, pa, pb, count, ms, ss, near)
+                    : detail::logaddexp_block_f32<Base, A, false>(po, pa, pb, count, ms, ss, near);
+            if (!any_flagged) continue;
+            detail::logaddexp_flagged_f32<Base, A>(po, in_place ? ms : pa, in_place ? ss : pb,
+                                                   count, start, near, lanes);
+            lanes.after_block();
+        }
+        lanes.finish();
+        return;
+    }
     for (std::size_t start = 0; start < n; start += block) {
         const std::size_t count = n - start < block ? n - start : block;
         const double* pa = a + start;
@@ -363,6 +476,38 @@ void logaddexp_base_array(double* out, const double* a, const double* b, std::si
     lanes.finish();
 }
 
+// out[k] = logaddexp(a[k], b[k]) (Base e) or logaddexp2 for float32 arrays, k < n: the
+// float64 kernel with Out = float (logaddexp_base_array's bits, rounded once to float32),
+// the values widened and the results narrowed in vector registers a chunk at a time. out
+// may be a or b (the same elements) but must not overlap them otherwise.
+template <detail::LogBase Base, class A>
+void logaddexp_base_array_f32(float* out, const float* a, const float* b, std::size_t n) noexcept {
+    using F = xsimd::batch<float, A>;
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t width = F::size;
+    constexpr std::size_t chunk = 1024;
+    alignas(64) double wa[chunk], wb[chunk], wo[chunk];
+    for (std::size_t start = 0; start < n; start += chunk) {
+        const std::size_t count = n - start < chunk ? n - start : chunk;
+        std::size_t k = 0;
+        for (; k + width <= count; k += width) {
+            B lo, hi;
+            detail::widen(F::load_unaligned(a + start + k), lo, hi);
+            lo.store_aligned(wa + k), hi.store_aligned(wa + k + B::size);
+            detail::widen(F::load_unaligned(b + start + k), lo, hi);
+            lo.store_aligned(wb + k), hi.store_aligned(wb + k + B::size);
+        }
+        for (; k < count; ++k) wa[k] = a[start + k], wb[k] = b[start + k];
+        logaddexp_base_array<float, Base, A>(wo, wa, wb, count);
+        k = 0;
+        for (; k + width <= count; k += width) {
+            detail::narrow(B::load_aligned(wo + k), B::load_aligned(wo + k + B::size))
+                .store_unaligned(out + start + k);
+        }
+        for (; k < count; ++k) out[start + k] = static_cast<float>(wo[k]);
+    }
+}
+
 // The two functions' entry points (the contract's names).
 template <class Out, class A>
 void logaddexp_array(double* out, const double* a, const double* b, std::size_t n) noexcept {
@@ -379,6 +524,14 @@ void logaddexp2_array(double* out, const double* a, const double* b, std::size_t
 template <class Out, class A>
 double logaddexp2_one(double a, double b) noexcept {
     return logaddexp_base_one<Out, detail::LogBase::two, A>(a, b);
+}
+template <class A>
+void logaddexp_array_f32(float* out, const float* a, const float* b, std::size_t n) noexcept {
+    logaddexp_base_array_f32<detail::LogBase::e, A>(out, a, b, n);
+}
+template <class A>
+void logaddexp2_array_f32(float* out, const float* a, const float* b, std::size_t n) noexcept {
+    logaddexp_base_array_f32<detail::LogBase::two, A>(out, a, b, n);
 }
 
 }  // namespace numfuse::kernels
