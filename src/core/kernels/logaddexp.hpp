@@ -343,45 +343,44 @@ NUMFUSE_ALWAYS_INLINE bool logaddexp_block_f32(double* out, const double* a, con
     return any != 0;
 }
 
-// The lanes a block's screened pass did not certify (Out = float): gathered a batch at a
-// time into pass 1 (logaddexp_first), its results written to out, its near-zero lanes on
-// to the near-zero passes (lanes). x, y: the block's arguments; out and place `start`: the
-// block's; flagged: logaddexp_block_f32's masks.
+// The lanes a block's screened pass did not certify (Out = float): packed (every lane of
+// the block stored at the next place, the place advanced by the lane's flag: no branch
+// per lane, where a branch on scattered flags was mispredicted about once a batch), then
+// a batch at a time through pass 1 (logaddexp_first), its results written to out, its
+// near-zero lanes on to the near-zero passes (lanes). x, y: the block's arguments; out and
+// place `start`: the block's; flagged: logaddexp_block_f32's masks.
 template <LogBase Base, class A>
 NUMFUSE_NOINLINE void logaddexp_flagged_f32(
     double* out, const double* x, const double* y, std::size_t count, std::size_t start,
     const std::uint8_t* flagged, LogaddexpNearZeroLanes<float, Base, A>& lanes) noexcept {
     using B = xsimd::batch<double, A>;
     constexpr std::size_t width = B::size;
-    alignas(64) double gx[width], gy[width], rs[width], ms[width], ss[width];
-    std::size_t at[width];
+    constexpr std::size_t block = LogaddexpNearZeroLanes<float, Base, A>::block;
+    alignas(64) double gx[block + width], gy[block + width];
+    std::uint32_t at[block + width];
     std::size_t g = 0;
-    const auto run = [&](std::size_t used) {
-        for (std::size_t q = used; q < width; ++q) gx[q] = gy[q] = 1.0;
+    for (std::size_t k = 0; k < count; ++k) {
+        gx[g] = x[k], gy[g] = y[k], at[g] = static_cast<std::uint32_t>(k);
+        g += (flagged[k / width] >> (k % width)) & 1u;
+    }
+    for (std::size_t q = g; q % width != 0; ++q) gx[q] = gy[q] = 1.0;
+    alignas(64) double rs[width], ms[width], ss[width];
+    for (std::size_t b0 = 0; b0 < g; b0 += width) {
         const LogaddexpFirst<A> first =
-            logaddexp_first<float, Base>(B::load_aligned(gx), B::load_aligned(gy));
+            logaddexp_first<float, Base>(B::load_aligned(gx + b0), B::load_aligned(gy + b0));
         first.result.store_aligned(rs);
-        first.m.store_aligned(ms);
-        first.s.store_aligned(ss);
-        for (std::size_t q = 0; q < used; ++q) out[at[q]] = rs[q];
+        const std::size_t used = g - b0 < width ? g - b0 : width;
+        for (std::size_t q = 0; q < used; ++q) out[at[b0 + q]] = rs[q];
         std::uint64_t near = logaddexp_lane_bits(first.near_zero);
         if (used < width) near &= (std::uint64_t(1) << used) - 1;
+        if (near == 0) continue;
+        first.m.store_aligned(ms);
+        first.s.store_aligned(ss);
         for (; near != 0; near &= near - 1) {
             const auto q = static_cast<std::size_t>(__builtin_ctzll(near));
-            lanes.add_lane(ms[q], ss[q], rs[q], start + at[q]);
-        }
-    };
-    for (std::size_t batch = 0; batch * width < count; ++batch) {
-        for (std::uint64_t bits = flagged[batch]; bits != 0; bits &= bits - 1) {
-            const std::size_t k = batch * width + static_cast<std::size_t>(__builtin_ctzll(bits));
-            gx[g] = x[k], gy[g] = y[k], at[g] = k;
-            if (++g == width) {
-                run(width);
-                g = 0;
-            }
+            lanes.add_lane(ms[q], ss[q], rs[q], start + at[b0 + q]);
         }
     }
-    if (g != 0) run(g);
 }
 
 }  // namespace detail
