@@ -343,12 +343,65 @@ NUMFUSE_ALWAYS_INLINE bool logaddexp_block_f32(double* out, const double* a, con
     return any != 0;
 }
 
-// The lanes a block's screened pass did not certify (Out = float): packed (every lane of
-// the block stored at the next place, the place advanced by the lane's flag: no branch
-// per lane, where a branch on scattered flags was mispredicted about once a batch), then
-// a batch at a time through pass 1 (logaddexp_first), its results written to out, its
-// near-zero lanes on to the near-zero passes (lanes). x, y: the block's arguments; out and
-// place `start`: the block's; flagged: logaddexp_block_f32's masks.
+// The flagged lanes (bit q of `bits`) of a batch of x, y and their places `at` (as
+// doubles, exact) stored at the front of gx, gy, ga, in order; returns how many. AVX-512:
+// a compress in registers (the store form is microcoded on AMD); AVX2: a permute from a
+// 16-entry table of lane orders; elsewhere lane by lane, the place advanced by the flag.
+// Stores a full batch each (the buffers have a batch of room past the lanes kept).
+template <class A>
+NUMFUSE_ALWAYS_INLINE std::size_t logaddexp_pack_lanes(const xsimd::batch<double, A>& x,
+                                                       const xsimd::batch<double, A>& y,
+                                                       const xsimd::batch<double, A>& at,
+                                                       std::uint64_t bits, double* gx, double* gy,
+                                                       double* ga) noexcept {
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t width = B::size;
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        const auto mask = static_cast<__mmask8>(bits);
+        _mm512_storeu_pd(gx, _mm512_maskz_compress_pd(mask, x));
+        _mm512_storeu_pd(gy, _mm512_maskz_compress_pd(mask, y));
+        _mm512_storeu_pd(ga, _mm512_maskz_compress_pd(mask, at));
+        return static_cast<std::size_t>(__builtin_popcountll(bits));
+    } else
+#endif
+#if defined(__AVX2__)
+        if constexpr (width == 4 && std::is_base_of<xsimd::avx2, A>::value) {
+        // Entry m: the 32-bit halves of m's set lanes first, in order.
+        alignas(32) static constexpr std::int32_t order[16][8] = {
+            {0, 1, 2, 3, 4, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7}, {2, 3, 0, 1, 4, 5, 6, 7},
+            {0, 1, 2, 3, 4, 5, 6, 7}, {4, 5, 0, 1, 2, 3, 6, 7}, {0, 1, 4, 5, 2, 3, 6, 7},
+            {2, 3, 4, 5, 0, 1, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7}, {6, 7, 0, 1, 2, 3, 4, 5},
+            {0, 1, 6, 7, 2, 3, 4, 5}, {2, 3, 6, 7, 0, 1, 4, 5}, {0, 1, 2, 3, 6, 7, 4, 5},
+            {4, 5, 6, 7, 0, 1, 2, 3}, {0, 1, 4, 5, 6, 7, 2, 3}, {2, 3, 4, 5, 6, 7, 0, 1},
+            {0, 1, 2, 3, 4, 5, 6, 7}};
+        const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(order[bits & 15]));
+        const auto pack = [&](const B& v, double* to) {
+            _mm256_storeu_pd(to,
+                             _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), idx)));
+        };
+        pack(x, gx), pack(y, gy), pack(at, ga);
+        return static_cast<std::size_t>(__builtin_popcountll(bits & 15));
+    } else
+#endif
+    {
+        alignas(64) double xs[width], ys[width], as[width];
+        x.store_aligned(xs), y.store_aligned(ys), at.store_aligned(as);
+        std::size_t g = 0;
+        for (std::size_t q = 0; q < width; ++q) {
+            gx[g] = xs[q], gy[g] = ys[q], ga[g] = as[q];
+            g += (bits >> q) & 1u;
+        }
+        return g;
+    }
+}
+
+// The lanes a block's screened pass did not certify (Out = float): packed batch by batch
+// (logaddexp_pack_lanes: no branch per lane or batch, where a branch on scattered flags
+// was mispredicted about once a batch), then a batch at a time through pass 1
+// (logaddexp_first), its results written to out, its near-zero lanes on to the near-zero
+// passes (lanes). x, y: the block's arguments; out and place `start`: the block's;
+// flagged: logaddexp_block_f32's masks.
 template <LogBase Base, class A>
 NUMFUSE_NOINLINE void logaddexp_flagged_f32(
     double* out, const double* x, const double* y, std::size_t count, std::size_t start,
@@ -356,11 +409,18 @@ NUMFUSE_NOINLINE void logaddexp_flagged_f32(
     using B = xsimd::batch<double, A>;
     constexpr std::size_t width = B::size;
     constexpr std::size_t block = LogaddexpNearZeroLanes<float, Base, A>::block;
-    alignas(64) double gx[block + width], gy[block + width];
-    std::uint32_t at[block + width];
-    std::size_t g = 0;
-    for (std::size_t k = 0; k < count; ++k) {
-        gx[g] = x[k], gy[g] = y[k], at[g] = static_cast<std::uint32_t>(k);
+    alignas(64) double gx[block + width], gy[block + width], ga[block + width];
+    alignas(64) double iota[width];
+    for (std::size_t q = 0; q < width; ++q) iota[q] = static_cast<double>(q);
+    const B lane_at = B::load_aligned(iota);
+    std::size_t g = 0, k = 0;
+    for (; k + width <= count; k += width) {
+        g += logaddexp_pack_lanes<A>(B::load_unaligned(x + k), B::load_unaligned(y + k),
+                                     lane_at + B(static_cast<double>(k)), flagged[k / width],
+                                     gx + g, gy + g, ga + g);
+    }
+    for (; k < count; ++k) {  // the tail's flags cover only its lanes
+        gx[g] = x[k], gy[g] = y[k], ga[g] = static_cast<double>(k);
         g += (flagged[k / width] >> (k % width)) & 1u;
     }
     for (std::size_t q = g; q % width != 0; ++q) gx[q] = gy[q] = 1.0;
@@ -370,7 +430,7 @@ NUMFUSE_NOINLINE void logaddexp_flagged_f32(
             logaddexp_first<float, Base>(B::load_aligned(gx + b0), B::load_aligned(gy + b0));
         first.result.store_aligned(rs);
         const std::size_t used = g - b0 < width ? g - b0 : width;
-        for (std::size_t q = 0; q < used; ++q) out[at[b0 + q]] = rs[q];
+        for (std::size_t q = 0; q < used; ++q) out[static_cast<std::size_t>(ga[b0 + q])] = rs[q];
         std::uint64_t near = logaddexp_lane_bits(first.near_zero);
         if (used < width) near &= (std::uint64_t(1) << used) - 1;
         if (near == 0) continue;
@@ -378,7 +438,7 @@ NUMFUSE_NOINLINE void logaddexp_flagged_f32(
         first.s.store_aligned(ss);
         for (; near != 0; near &= near - 1) {
             const auto q = static_cast<std::size_t>(__builtin_ctzll(near));
-            lanes.add_lane(ms[q], ss[q], rs[q], start + at[b0 + q]);
+            lanes.add_lane(ms[q], ss[q], rs[q], start + static_cast<std::size_t>(ga[b0 + q]));
         }
     }
 }
