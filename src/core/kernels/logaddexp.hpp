@@ -69,11 +69,18 @@
 //   The tables and constants (ln2/16 split, 2^(j/16), r_i and -log(r_i), 1/n!) are
 //   computed at compile time in fixed point (logaddexp_consts), not typed in.
 //
+// Results rounded to float32 (Out = float) first take a screened pass in plain float64
+// (logaddexp_f32.hpp: no pairs, no tables, its error bound proved there), which certifies
+// the float32 rounding of every lane further than its bound from a float32 rounding
+// boundary (those lanes are correctly rounded); only the others take the passes above,
+// packed a batch at a time (logaddexp_flagged_f32). float32 arrays are widened and narrowed
+// in vector registers (logaddexp_base_array_f32).
+//
 // Files: this header holds pass 1 and the array and one-pair entry points;
 // logaddexp_near.hpp passes 2 and 3 and the gathering of near-zero lanes;
 // logaddexp_triple.hpp pass 3's triple-double arithmetic;
 // logaddexp_tables.hpp the constants, their per-lane lookup and the exact scaling the
-// passes share.
+// passes share; logaddexp_f32.hpp float32's screened pass.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
