@@ -40,9 +40,35 @@ struct ArrayKernelOp {
     }
 };
 
+// float32 logaddexp and logaddexp2 (has_f32_conditions): the conditions of a chunk from its
+// inputs (binary_flags), then the float32 array kernel on it (kernels/logaddexp.hpp: widened
+// and narrowed in vector registers).
+template <class Arch, class Op, class T>
+unsigned binary_flags(const T* a, const T* b, std::size_t n) noexcept;  // below
+
+template <class Arch, class Op, class Kernel>
+unsigned logaddexp_conditions_f32(float* out, const float* a, const float* b, std::size_t n,
+                                  Kernel kernel) noexcept {
+    constexpr std::size_t chunk = 1024;
+    unsigned flags = fp_none;
+    for (std::size_t start = 0; start < n; start += chunk) {
+        const std::size_t count = n - start < chunk ? n - start : chunk;
+        flags |= binary_flags<Arch, Op, float>(a + start, b + start, count);
+        kernel(out + start, a + start, b + start, count);
+    }
+    return flags;
+}
+
 struct LogaddexpOp : ArrayKernelOp<expr_ops::Logaddexp> {
     // Reduce and accumulate are a log-sum-exp (binary_fold).
     static constexpr bool folds_as_log_sum_exp = true;
+    static constexpr bool f32_conditions = true;
+    template <class Arch>
+    static unsigned compute_conditions_f32(float* out, const float* a, const float* b,
+                                           std::size_t n) noexcept {
+        return logaddexp_conditions_f32<Arch, LogaddexpOp>(out, a, b, n,
+                                                           &kernels::logaddexp_array_f32<Arch>);
+    }
     // NumPy's npy_logaddexp computes d = a - b, then log1p(exp(-|d|)): conditions arise
     // only where |d| exceeds exp's underflow limit, d overflows, or an input is NaN.
     template <class B>
@@ -66,6 +92,13 @@ struct LogaddexpOp : ArrayKernelOp<expr_ops::Logaddexp> {
 // logaddexp2: NumPy's npy_logaddexp2 as npy_logaddexp, with exp2 (underflow beyond |d| of
 // 1022, 126 for float32). reduce and accumulate go element by element (binary_fold).
 struct Logaddexp2Op : ArrayKernelOp<expr_ops::Logaddexp2> {
+    static constexpr bool f32_conditions = true;
+    template <class Arch>
+    static unsigned compute_conditions_f32(float* out, const float* a, const float* b,
+                                           std::size_t n) noexcept {
+        return logaddexp_conditions_f32<Arch, Logaddexp2Op>(out, a, b, n,
+                                                            &kernels::logaddexp2_array_f32<Arch>);
+    }
     template <class B>
     static inline auto may_raise(const B& a, const B& b) noexcept {
         using T = typename B::value_type;

@@ -69,11 +69,18 @@
 //   The tables and constants (ln2/16 split, 2^(j/16), r_i and -log(r_i), 1/n!) are
 //   computed at compile time in fixed point (logaddexp_consts), not typed in.
 //
+// Results rounded to float32 (Out = float) first take a screened pass in plain float64
+// (logaddexp_f32.hpp: no pairs, no tables, its error bound proved there), which certifies
+// the float32 rounding of every lane further than its bound from a float32 rounding
+// boundary (those lanes are correctly rounded); only the others take the passes above,
+// packed a batch at a time (logaddexp_flagged_f32). float32 arrays are widened and narrowed
+// in vector registers (logaddexp_base_array_f32).
+//
 // Files: this header holds pass 1 and the array and one-pair entry points;
 // logaddexp_near.hpp passes 2 and 3 and the gathering of near-zero lanes;
 // logaddexp_triple.hpp pass 3's triple-double arithmetic;
 // logaddexp_tables.hpp the constants, their per-lane lookup and the exact scaling the
-// passes share.
+// passes share; logaddexp_f32.hpp float32's screened pass.
 #pragma once
 
 #include <xsimd/xsimd.hpp>
@@ -86,6 +93,7 @@
 #include "kernels/common.hpp"
 #include "kernels/dd.hpp"
 #include "kernels/exp.hpp"
+#include "kernels/logaddexp_f32.hpp"
 #include "kernels/logaddexp_near.hpp"
 #include "kernels/logaddexp_tables.hpp"
 
@@ -295,6 +303,153 @@ NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const d
     return any_near != 0;
 }
 
+// One block of the screened first pass (Out = float, logaddexp_f32.hpp; count <= block):
+// results to out, and each batch's uncertified lanes as a bit mask, flagged[k / width].
+// Returns whether any lane is uncertified. KeepArguments (out is a or b): each batch's
+// arguments go to xs, ys, since out overwrites them.
+template <LogBase Base, class A, bool KeepArguments>
+NUMFUSE_ALWAYS_INLINE bool logaddexp_block_f32(double* out, const double* a, const double* b,
+                                               std::size_t count, double* xs, double* ys,
+                                               std::uint8_t* flagged) noexcept {
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t width = B::size;
+    std::uint64_t any = 0;
+    std::size_t k = 0;
+    for (; k + width <= count; k += width) {
+        const B x = B::load_unaligned(a + k), y = B::load_unaligned(b + k);
+        const LogaddexpScreened<A> first = logaddexp_screened_f32<Base>(x, y);
+        first.result.store_unaligned(out + k);
+        if constexpr (KeepArguments) {
+            x.store_aligned(xs + k);
+            y.store_aligned(ys + k);
+        }
+        const std::uint64_t bits = logaddexp_lane_bits(~first.certified);
+        flagged[k / width] = static_cast<std::uint8_t>(bits);
+        any |= bits;
+    }
+    if (k < count) {
+        // The tail through buffers padded with 1; the padding lanes are never flagged.
+        alignas(64) double xa[width], xb[width], xo[width];
+        for (std::size_t q = 0; q < width; ++q) xa[q] = xb[q] = 1.0;
+        const std::size_t rest = count - k;
+        std::memcpy(xa, a + k, rest * sizeof(double));
+        std::memcpy(xb, b + k, rest * sizeof(double));
+        const B x = B::load_aligned(xa), y = B::load_aligned(xb);
+        const LogaddexpScreened<A> first = logaddexp_screened_f32<Base>(x, y);
+        first.result.store_aligned(xo);
+        std::memcpy(out + k, xo, rest * sizeof(double));
+        if constexpr (KeepArguments) {
+            x.store_aligned(xs + k);
+            y.store_aligned(ys + k);
+        }
+        const std::uint64_t bits =
+            logaddexp_lane_bits(~first.certified) & ((std::uint64_t(1) << rest) - 1);
+        flagged[k / width] = static_cast<std::uint8_t>(bits);
+        any |= bits;
+    }
+    return any != 0;
+}
+
+// The flagged lanes (bit q of `bits`) of a batch of x, y and their places `at` (as
+// doubles, exact) stored at the front of gx, gy, ga, in order; returns how many. AVX-512:
+// a compress in registers (the store form is microcoded on AMD); AVX2: a permute from a
+// 16-entry table of lane orders; elsewhere lane by lane, the place advanced by the flag.
+// Stores a full batch each (the buffers have a batch of room past the lanes kept).
+template <class A>
+NUMFUSE_ALWAYS_INLINE std::size_t logaddexp_pack_lanes(const xsimd::batch<double, A>& x,
+                                                       const xsimd::batch<double, A>& y,
+                                                       const xsimd::batch<double, A>& at,
+                                                       std::uint64_t bits, double* gx, double* gy,
+                                                       double* ga) noexcept {
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t width = B::size;
+#if defined(__AVX512F__)
+    if constexpr (is_avx512<A>) {
+        const auto mask = static_cast<__mmask8>(bits);
+        _mm512_storeu_pd(gx, _mm512_maskz_compress_pd(mask, x));
+        _mm512_storeu_pd(gy, _mm512_maskz_compress_pd(mask, y));
+        _mm512_storeu_pd(ga, _mm512_maskz_compress_pd(mask, at));
+        return static_cast<std::size_t>(__builtin_popcountll(bits));
+    } else
+#endif
+#if defined(__AVX2__)
+        if constexpr (width == 4 && std::is_base_of<xsimd::avx2, A>::value) {
+        // Entry m: the 32-bit halves of m's set lanes first, in order.
+        alignas(32) static constexpr std::int32_t order[16][8] = {
+            {0, 1, 2, 3, 4, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7}, {2, 3, 0, 1, 4, 5, 6, 7},
+            {0, 1, 2, 3, 4, 5, 6, 7}, {4, 5, 0, 1, 2, 3, 6, 7}, {0, 1, 4, 5, 2, 3, 6, 7},
+            {2, 3, 4, 5, 0, 1, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7}, {6, 7, 0, 1, 2, 3, 4, 5},
+            {0, 1, 6, 7, 2, 3, 4, 5}, {2, 3, 6, 7, 0, 1, 4, 5}, {0, 1, 2, 3, 6, 7, 4, 5},
+            {4, 5, 6, 7, 0, 1, 2, 3}, {0, 1, 4, 5, 6, 7, 2, 3}, {2, 3, 4, 5, 6, 7, 0, 1},
+            {0, 1, 2, 3, 4, 5, 6, 7}};
+        const __m256i idx = _mm256_load_si256(reinterpret_cast<const __m256i*>(order[bits & 15]));
+        const auto pack = [&](const B& v, double* to) {
+            _mm256_storeu_pd(to,
+                             _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), idx)));
+        };
+        pack(x, gx), pack(y, gy), pack(at, ga);
+        return static_cast<std::size_t>(__builtin_popcountll(bits & 15));
+    } else
+#endif
+    {
+        alignas(64) double xs[width], ys[width], as[width];
+        x.store_aligned(xs), y.store_aligned(ys), at.store_aligned(as);
+        std::size_t g = 0;
+        for (std::size_t q = 0; q < width; ++q) {
+            gx[g] = xs[q], gy[g] = ys[q], ga[g] = as[q];
+            g += (bits >> q) & 1u;
+        }
+        return g;
+    }
+}
+
+// The lanes a block's screened pass did not certify (Out = float): packed batch by batch
+// (logaddexp_pack_lanes: no branch per lane or batch, where a branch on scattered flags
+// was mispredicted about once a batch), then a batch at a time through pass 1
+// (logaddexp_first), its results written to out, its near-zero lanes on to the near-zero
+// passes (lanes). x, y: the block's arguments; out and place `start`: the block's;
+// flagged: logaddexp_block_f32's masks.
+template <LogBase Base, class A>
+NUMFUSE_NOINLINE void logaddexp_flagged_f32(
+    double* out, const double* x, const double* y, std::size_t count, std::size_t start,
+    const std::uint8_t* flagged, LogaddexpNearZeroLanes<float, Base, A>& lanes) noexcept {
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t width = B::size;
+    constexpr std::size_t block = LogaddexpNearZeroLanes<float, Base, A>::block;
+    alignas(64) double gx[block + width], gy[block + width], ga[block + width];
+    alignas(64) double iota[width];
+    for (std::size_t q = 0; q < width; ++q) iota[q] = static_cast<double>(q);
+    const B lane_at = B::load_aligned(iota);
+    std::size_t g = 0, k = 0;
+    for (; k + width <= count; k += width) {
+        g += logaddexp_pack_lanes<A>(B::load_unaligned(x + k), B::load_unaligned(y + k),
+                                     lane_at + B(static_cast<double>(k)), flagged[k / width],
+                                     gx + g, gy + g, ga + g);
+    }
+    for (; k < count; ++k) {  // the tail's flags cover only its lanes
+        gx[g] = x[k], gy[g] = y[k], ga[g] = static_cast<double>(k);
+        g += (flagged[k / width] >> (k % width)) & 1u;
+    }
+    for (std::size_t q = g; q % width != 0; ++q) gx[q] = gy[q] = 1.0;
+    alignas(64) double rs[width], ms[width], ss[width];
+    for (std::size_t b0 = 0; b0 < g; b0 += width) {
+        const LogaddexpFirst<A> first =
+            logaddexp_first<float, Base>(B::load_aligned(gx + b0), B::load_aligned(gy + b0));
+        first.result.store_aligned(rs);
+        const std::size_t used = g - b0 < width ? g - b0 : width;
+        for (std::size_t q = 0; q < used; ++q) out[static_cast<std::size_t>(ga[b0 + q])] = rs[q];
+        std::uint64_t near = logaddexp_lane_bits(first.near_zero);
+        if (used < width) near &= (std::uint64_t(1) << used) - 1;
+        if (near == 0) continue;
+        first.m.store_aligned(ms);
+        first.s.store_aligned(ss);
+        for (; near != 0; near &= near - 1) {
+            const auto q = static_cast<std::size_t>(__builtin_ctzll(near));
+            lanes.add_lane(ms[q], ss[q], rs[q], start + static_cast<std::size_t>(ga[b0 + q]));
+        }
+    }
+}
+
 }  // namespace detail
 
 // logaddexp(a, b) (Base e) or logaddexp2(a, b) (Base two) of one pair: bit for bit
@@ -307,6 +462,11 @@ template <class Out, detail::LogBase Base, class A>
 double logaddexp_base_one(double a, double b) noexcept {
     using B = xsimd::batch<double, A>;
     alignas(64) double r[B::size];
+    if constexpr (std::is_same<Out, float>::value) {
+        const detail::LogaddexpScreened<A> screened =
+            detail::logaddexp_screened_f32<Base>(B(a), B(b));
+        if (xsimd::all(screened.certified)) return screened.result.get(0);
+    }
     const detail::LogaddexpFirst<A> first = detail::logaddexp_first<Out, Base>(B(a), B(b));
     if (!xsimd::any(first.near_zero)) return first.result.get(0);
     detail::LogaddexpNearZeroLanes<Out, Base, A> lanes(r);
@@ -336,6 +496,25 @@ void logaddexp_base_array(double* out, const double* a, const double* b, std::si
     alignas(64) double ms[block], ss[block];
     std::uint8_t near[block / width];
     detail::LogaddexpNearZeroLanes<Out, Base, A> lanes(out);
+    if constexpr (std::is_same<Out, float>::value) {
+        // The screened pass (logaddexp_f32.hpp), pass 1 only on the lanes it leaves.
+        for (std::size_t start = 0; start < n; start += block) {
+            const std::size_t count = n - start < block ? n - start : block;
+            const double* pa = a + start;
+            const double* pb = b + start;
+            double* po = out + start;
+            const bool any_flagged =
+                in_place
+                    ? detail::logaddexp_block_f32<Base, A, true>(po, pa, pb, count, ms, ss, near)
+                    : detail::logaddexp_block_f32<Base, A, false>(po, pa, pb, count, ms, ss, near);
+            if (!any_flagged) continue;
+            detail::logaddexp_flagged_f32<Base, A>(po, in_place ? ms : pa, in_place ? ss : pb,
+                                                   count, start, near, lanes);
+            lanes.after_block();
+        }
+        lanes.finish();
+        return;
+    }
     for (std::size_t start = 0; start < n; start += block) {
         const std::size_t count = n - start < block ? n - start : block;
         const double* pa = a + start;
@@ -363,6 +542,38 @@ void logaddexp_base_array(double* out, const double* a, const double* b, std::si
     lanes.finish();
 }
 
+// out[k] = logaddexp(a[k], b[k]) (Base e) or logaddexp2 for float32 arrays, k < n: the
+// float64 kernel with Out = float (logaddexp_base_array's bits, rounded once to float32),
+// the values widened and the results narrowed in vector registers a chunk at a time. out
+// may be a or b (the same elements) but must not overlap them otherwise.
+template <detail::LogBase Base, class A>
+void logaddexp_base_array_f32(float* out, const float* a, const float* b, std::size_t n) noexcept {
+    using F = xsimd::batch<float, A>;
+    using B = xsimd::batch<double, A>;
+    constexpr std::size_t width = F::size;
+    constexpr std::size_t chunk = 1024;
+    alignas(64) double wa[chunk], wb[chunk], wo[chunk];
+    for (std::size_t start = 0; start < n; start += chunk) {
+        const std::size_t count = n - start < chunk ? n - start : chunk;
+        std::size_t k = 0;
+        for (; k + width <= count; k += width) {
+            B lo, hi;
+            detail::widen(F::load_unaligned(a + start + k), lo, hi);
+            lo.store_aligned(wa + k), hi.store_aligned(wa + k + B::size);
+            detail::widen(F::load_unaligned(b + start + k), lo, hi);
+            lo.store_aligned(wb + k), hi.store_aligned(wb + k + B::size);
+        }
+        for (; k < count; ++k) wa[k] = a[start + k], wb[k] = b[start + k];
+        logaddexp_base_array<float, Base, A>(wo, wa, wb, count);
+        k = 0;
+        for (; k + width <= count; k += width) {
+            detail::narrow(B::load_aligned(wo + k), B::load_aligned(wo + k + B::size))
+                .store_unaligned(out + start + k);
+        }
+        for (; k < count; ++k) out[start + k] = static_cast<float>(wo[k]);
+    }
+}
+
 // The two functions' entry points (the contract's names).
 template <class Out, class A>
 void logaddexp_array(double* out, const double* a, const double* b, std::size_t n) noexcept {
@@ -379,6 +590,14 @@ void logaddexp2_array(double* out, const double* a, const double* b, std::size_t
 template <class Out, class A>
 double logaddexp2_one(double a, double b) noexcept {
     return logaddexp_base_one<Out, detail::LogBase::two, A>(a, b);
+}
+template <class A>
+void logaddexp_array_f32(float* out, const float* a, const float* b, std::size_t n) noexcept {
+    logaddexp_base_array_f32<detail::LogBase::e, A>(out, a, b, n);
+}
+template <class A>
+void logaddexp2_array_f32(float* out, const float* a, const float* b, std::size_t n) noexcept {
+    logaddexp_base_array_f32<detail::LogBase::two, A>(out, a, b, n);
 }
 
 }  // namespace numfuse::kernels
