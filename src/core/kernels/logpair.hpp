@@ -510,6 +510,26 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log_f32_recip(
     return divide(F(1.0f), v);
 }
 
+// v with the lanes of m cleared to +0 (log_f32_clear) or kept where m holds, +0 elsewhere
+// (log_f32_keep): one vandnps / vandps on avx2_fma, where a select would take a blend and a
+// zero register; a select elsewhere.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log_f32_clear(
+    const xsimd::batch_bool<float, A>& m, const xsimd::batch<float, A>& v) noexcept {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (is_avx2_fma<A>) return _mm256_andnot_ps(m, v);
+#endif
+    return xsimd::select(m, xsimd::batch<float, A>(0.0f), v);
+}
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log_f32_keep(
+    const xsimd::batch_bool<float, A>& m, const xsimd::batch<float, A>& v) noexcept {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (is_avx2_fma<A>) return _mm256_and_ps(m, v);
+#endif
+    return xsimd::select(m, v, xsimd::batch<float, A>(0.0f));
+}
+
 // log1p: for |x| >= 2^-7, 1 + x as an exact pair (yh = RN(max(1, x) + min(1, x)), yl by a
 // fast two-sum; yh >= 2^-24 is normal), q = yl rcpps(yh) (neon64: yl / yh, within 2^-48 yh): |yl|
 // <= 2^-24 yh, so q is within 2^-35.4 yh of yl / yh, and log1p(x) >= 2^-7 (1 - 2^-8) there: below
@@ -576,9 +596,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asinh_f32_lanes(
     const F yh = s0 + ac;
     const F yl = (ac - (yh - s0)) + sl;
     const F r = (s0 - ac) + sl;
-    const F q = xsimd::select(huge, F(0.0f), yl * r);
+    const F q = log_f32_clear(huge, yl * r);
     const log_f32_lanes_pair<A> p =
-        log_f32_pair<false, true>(xsimd::select(huge, a, yh), xsimd::select(huge, one, F(0.0f)));
+        log_f32_pair<false, true>(xsimd::select(huge, a, yh), log_f32_keep(huge, one));
     const F res = p.hi + (p.lo + q);
     return xsimd::select(tiny, x, res | (x & F(-0.0f)));
 }
@@ -612,9 +632,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acosh_f32_lanes(
     const F yh = xc + s0;
     const F yl = (s0 - (yh - xc)) + sl;
     const F r = (xc - s0) - sl;
-    const F q = xsimd::select(huge, F(0.0f), yl * r);
+    const F q = log_f32_clear(huge, yl * r);
     const log_f32_lanes_pair<A> p =
-        log_f32_pair<false, true>(xsimd::select(huge, x, yh), xsimd::select(huge, one, F(0.0f)));
+        log_f32_pair<false, true>(xsimd::select(huge, x, yh), log_f32_keep(huge, one));
     return p.hi + (p.lo + q);
 }
 
