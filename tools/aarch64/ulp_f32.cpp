@@ -8,7 +8,12 @@
 // neon64 (the same command as bits_f32.cpp), it gives the accuracy of a neon64 kernel where
 // every float32 input under qemu would be too slow.
 //
-// Usage: ulp_f32 OP LEVEL [STRIDE]; prints "OP LEVEL points max_ulp at_input bad_kind".
+// Usage: ulp_f32 OP LEVEL [STRIDE]; prints "OP LEVEL points max_ulp at_input bad_kind"
+// (bad_kind: results whose kind or sign differs from the reference's; the first 8 on stderr).
+//   aarch64-linux-gnu-g++ -O2 -std=c++17 -no-pie -I src/core -I build/aarch64/xsimd-include \
+//       tools/aarch64/ulp_f32.cpp build/aarch64/build/libnumfuse_core.a -fopenmp \
+//       -o build/aarch64/ulp_f32
+//   qemu-aarch64 -L build/aarch64/sysroot build/aarch64/ulp_f32 log1p neon64 64
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
