@@ -116,6 +116,56 @@ TEST_P(ExpLog, Float32StridedSweepWithin1Ulp) {
     }
 }
 
+// The float32 log family and expm1 (kernels/logbase_f32.hpp, logpair.hpp, hyperbolic_f32.hpp:
+// float32 table kernels at avx2_fma and neon64, whose neon64 forms differ from avx2_fma's in
+// the log's cell choice and in divisions for reciprocal estimates): every 1021st bit pattern
+// of each domain plus the edges of the kernels' paths, against double libm.
+TEST_P(ExpLog, Float32LogFamilyStridedSweepWithin1Ulp) {
+    struct Row {
+        UnaryOp op;
+        double (*ref)(double);
+        float lo, hi;  // the domain's open interval
+    };
+    const float inf = std::numeric_limits<float>::infinity();
+    const Row rows[] = {
+        {UnaryOp::log2, [](double v) { return std::log2(v); }, 0.0f, inf},
+        {UnaryOp::log10, [](double v) { return std::log10(v); }, 0.0f, inf},
+        {UnaryOp::log1p, [](double v) { return std::log1p(v); }, -1.0f, inf},
+        {UnaryOp::arcsinh, [](double v) { return std::asinh(v); }, -inf, inf},
+        {UnaryOp::arccosh, [](double v) { return std::acosh(v); }, 1.0f, inf},
+        {UnaryOp::arctanh, [](double v) { return std::atanh(v); }, -1.0f, 1.0f},
+        {UnaryOp::expm1, [](double v) { return std::expm1(v); }, -inf, inf},
+    };
+    for (const Row& row : rows) {
+        std::vector<float> x;
+        x.reserve((1ull << 32) / 1021 + 1000);
+        for (std::uint64_t u = 7; u < (1ull << 32); u += 1021) {
+            x.push_back(from_bits<float>(static_cast<std::uint32_t>(u)));
+        }
+        for (const float e : {1.0f, 0x1.0p-25f, 0x1.0p-12f, 0x1.0p-7f, 0x1.0p12f, 0.75f, 1.5f, 0.5f,
+                              2.0f, 16.0f, 88.72283f, 0x1.0p-126f, 0x1.0p-149f}) {
+            for (const float s : {e, -e}) {
+                float v = s;
+                for (int k = 0; k < 64; ++k, v = std::nextafter(v, inf)) x.push_back(v);
+                v = s;
+                for (int k = 0; k < 64; ++k, v = std::nextafter(v, -inf)) x.push_back(v);
+            }
+        }
+        std::vector<float> in;
+        for (const float v : x) {
+            if (v > row.lo && v < row.hi) in.push_back(v);
+        }
+        const std::vector<float> y = run(row.op, in);
+        Worst w;
+        for (size_t i = 0; i < in.size(); ++i) {
+            w.add(ulp_error<float>(y[i], row.ref(in[i])), in[i]);
+        }
+        EXPECT_LT(w.err, 1.0) << unary_op_name(row.op) << " f32 worst at "
+                              << static_cast<double>(w.x);
+        RecordProperty(std::string(unary_op_name(row.op)) + "_f32_max_ulp", std::to_string(w.err));
+    }
+}
+
 // float64: random bit patterns and uniform draws over the interesting ranges,
 // against expl / logl (80-bit long double, ~2^-63 relative).
 TEST_P(ExpLog, Float64RandomWithin1Ulp) {

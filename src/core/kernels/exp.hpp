@@ -39,7 +39,8 @@
 //     from two 8-entry float tables picked by vpermps, e^r - 1 = r + r^2 Q(r) (Q of degree
 //     2), y = RN(hi + (hi p + lo)) and 2^k added in the exponent field (0.654 ULP proved for
 //     normal results); batches with |x| > 87 scale y by scale_wide as below.
-//   SSE2 and neon64 float32, and exp_pair (no table): x = k ln2 + r, |r| <= ln2/2,
+//   neon64 f32 (exp_f32_t8_neon): the AVX2+FMA kernel's arithmetic, the tables read by TBL.
+//   SSE2 float32, and exp_pair (no table): x = k ln2 + r, |r| <= ln2/2,
 //     Cody-Waite with a 42-bit (16-bit for f32) ln2_hi so k*ln2_hi is exact without FMA (SSE2
 //     xsimd::fma is mul+add); r = r_hi + r_lo kept as a pair; e^r = 1 + r +
 //     r^2 Q(r) (minimax degree 12 f64 / 6 f32 overall) summed with 1 + r_hi
@@ -343,6 +344,19 @@ NUMFUSE_ALWAYS_INLINE __m256d exp_f64_t8_core(__m256d x) noexcept {
 }
 #endif  // __AVX2__ && __FMA__
 
+// 2^(j/8), j = 0..7: hi = RN_float(2^(j/8)), lo = RN_float(2^(j/8) - hi) (tools/explog_remez.py
+// tables; the even entries of exp_tab16_hi_f / exp_tab16_lo_f), picked by vpermps (neon64: TBL)
+// from the low 3 bits of z. Also the table of softmax's AVX2 float32 exp of x - max
+// (arch/softmax_exp.hpp).
+alignas(32) inline constexpr float exp_t8_hi_f[8] = {
+    0x1.0p+0f,      0x1.172b84p+0f, 0x1.306fep+0f,  0x1.4bfdaep+0f,
+    0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f,
+};
+alignas(32) inline constexpr float exp_t8_lo_f[8] = {
+    0x0p+0f,         -0x1.c15742p-27f, 0x1.4636e2p-25f,  -0x1.593abcp-25f,
+    0x1.9fcef4p-26f, 0x1.15506ep-27f,  -0x1.a94b14p-26f, -0x1.822dbcp-27f,
+};
+
 #if defined(__AVX2__) && defined(__FMA__)
 // float64 AVX2+FMA, all inputs: exp_f64_t8_core's bits where |x| <= 708; batches holding
 // larger |x| scale 2^k T_j (1 + p), rounded once with k = 0, by scale_wide (overflow to inf,
@@ -366,21 +380,10 @@ inline xsimd::batch<double, A> exp_f64_t8(const xsimd::batch<double, A>& x) noex
 }
 
 // float32 at AVX2+FMA (the level of exp_f64_t8; not AVX-512, whose float32 kernel is
-// exp_f32_avx512, nor SSE2 and neon64, which keep exp_generic): exp_f32_t8 below.
+// exp_f32_avx512, nor SSE2, which keeps exp_generic): exp_f32_t8 below (neon64: the same
+// arithmetic, exp_f32_t8_neon).
 template <class Arch>
 inline constexpr bool exp_f32_t8_arch = exp_f64_t8_arch<Arch>;
-
-// 2^(j/8), j = 0..7: hi = RN_float(2^(j/8)), lo = RN_float(2^(j/8) - hi) (tools/explog_remez.py
-// tables; the even entries of exp_tab16_hi_f / exp_tab16_lo_f), picked by vpermps from the low
-// 3 bits of z. Also the table of softmax's AVX2 float32 exp of x - max (arch/softmax_exp.hpp).
-alignas(32) inline constexpr float exp_t8_hi_f[8] = {
-    0x1.0p+0f,      0x1.172b84p+0f, 0x1.306fep+0f,  0x1.4bfdaep+0f,
-    0x1.6a09e6p+0f, 0x1.8ace54p+0f, 0x1.ae89fap+0f, 0x1.d5818ep+0f,
-};
-alignas(32) inline constexpr float exp_t8_lo_f[8] = {
-    0x0p+0f,         -0x1.c15742p-27f, 0x1.4636e2p-25f,  -0x1.593abcp-25f,
-    0x1.9fcef4p-26f, 0x1.15506ep-27f,  -0x1.a94b14p-26f, -0x1.822dbcp-27f,
-};
 
 // e^x = 2^k y for |x| <= 89: x = kd ln2/8 + r, kd = 8k + j (z = kd + 1.5*2^23 holds kd in its
 // low bits), y = RN(hi + lo) in [2^(-1/16), 2^(15/16)), hi + lo = 2^(j/8) (1 + p) unrounded.
@@ -522,10 +525,15 @@ NUMFUSE_ALWAYS_INLINE ExpT8NeonParts exp_f64_t8_neon_parts(float64x2_t x) noexce
     return {vfmaq_f64(r, r2, q), e.t, e.z};
 }
 
+// 2^k T_j's bits from the parts (t + kd << 49), for |x| <= 708, as exp_f64_t8_scale (also
+// expm1's float32 kernel, hyperbolic_f32.hpp).
+NUMFUSE_ALWAYS_INLINE float64x2_t exp_f64_t8_neon_scale(const ExpT8NeonParts& e) noexcept {
+    return vreinterpretq_f64_s64(vaddq_s64(e.t, vshlq_n_s64(e.z, 49)));
+}
 // e^x for |x| <= fast_lim (708), as exp_f64_t8_core; other lanes garbage.
 NUMFUSE_ALWAYS_INLINE float64x2_t exp_f64_t8_neon_core(float64x2_t x) noexcept {
     const ExpT8NeonParts e = exp_f64_t8_neon_parts(x);
-    const float64x2_t sc = vreinterpretq_f64_s64(vaddq_s64(e.t, vshlq_n_s64(e.z, 49)));
+    const float64x2_t sc = exp_f64_t8_neon_scale(e);
     return vfmaq_f64(sc, sc, e.p);
 }
 
@@ -546,6 +554,69 @@ inline xsimd::batch<double, A> exp_f64_t8_neon(const xsimd::batch<double, A>& x)
     const B kd = B(vreinterpretq_f64_s64(e.z)) - B(C::shifter);
     const B k = xsimd::floor(kd * B(0.125));
     return nan_result(x, scale_wide(y, k));
+}
+
+// float32 at neon64: exp_f32_t8's arithmetic below (its tables, reduction, Q and operation
+// order), so the same bits as avx2_fma's kernel and the same bound (0.654 ULP for normal
+// results; 0.5 + 0.33 ULP for subnormal ones). The two 8-entry tables, hi then lo, make one
+// 64-byte table read by one LD1 and two TBLs (neon_tbl64_pair; byte indices 4 j + {0, 1, 2, 3}
+// and 32 more for lo, j = z's low 3 bits), where avx2_fma takes two vpermps.
+struct ExpF32T8NeonTable {
+    float v[16];
+};
+constexpr ExpF32T8NeonTable exp_f32_t8_neon_make() noexcept {
+    ExpF32T8NeonTable t{};
+    for (int j = 0; j < 8; ++j) {
+        t.v[j] = exp_t8_hi_f[j];
+        t.v[8 + j] = exp_t8_lo_f[j];
+    }
+    return t;
+}
+alignas(16) inline constexpr ExpF32T8NeonTable exp_f32_t8_neon_table = exp_f32_t8_neon_make();
+
+// exp_f32_t8_parts on four lanes: y = RN(hi + lo) and z's bits (kd in the low bits).
+struct ExpF32T8NeonParts {
+    float32x4_t y;
+    uint32x4_t z;
+};
+NUMFUSE_ALWAYS_INLINE ExpF32T8NeonParts exp_f32_t8_neon_parts(float32x4_t x) noexcept {
+    const float32x4_t shifter = vdupq_n_f32(0x1.8p23f);
+    const float32x4_t z = vfmaq_f32(shifter, x, vdupq_n_f32(0x1.715476p+3f));  // 8/ln2
+    const float32x4_t kd = vsubq_f32(z, shifter);
+    const float32x4_t r1 = vfmsq_f32(x, kd, vdupq_n_f32(0x1.62e43p-4f));  // C_hi, exact
+    const float32x4_t r = vfmsq_f32(r1, kd, vdupq_n_f32(-0x1.05c61p-32f));  // C_lo
+    const uint32x4_t zi = vreinterpretq_u32_f32(z);
+    const uint32x4_t j = vandq_u32(zi, vdupq_n_u32(7));
+    const uint32x4_t bytes = vmlaq_u32(vdupq_n_u32(0x03020100u), j, vdupq_n_u32(0x04040404u));
+    uint8x16_t hb, lb;
+    neon_tbl64_pair(exp_f32_t8_neon_table.v, vreinterpretq_u8_u32(bytes),
+                    vreinterpretq_u8_u32(vaddq_u32(bytes, vdupq_n_u32(0x20202020u))), hb, lb);
+    const float32x4_t hi = vreinterpretq_f32_u8(hb);
+    const float32x4_t tl = vreinterpretq_f32_u8(lb);
+    // Q(r): exp_f32_t8_parts's coefficients (tools/explog_remez.py exp32_t8), c0 first.
+    float32x4_t q = vfmaq_f32(vdupq_n_f32(0x1.555c76p-3f), vdupq_n_f32(0x1.55484p-5f), r);
+    q = vfmaq_f32(vdupq_n_f32(0x1.0p-1f), q, r);
+    const float32x4_t p = vfmaq_f32(r, vmulq_f32(r, r), q);
+    return {vaddq_f32(hi, vfmaq_f32(tl, hi, p)), zi};
+}
+// exp_f32_t8_core on four lanes: 2^k y in the exponent field, for |x| <= 87.
+NUMFUSE_ALWAYS_INLINE float32x4_t exp_f32_t8_neon_core(float32x4_t x) noexcept {
+    const ExpF32T8NeonParts e = exp_f32_t8_neon_parts(x);
+    return vreinterpretq_f32_u32(
+        vaddq_u32(vreinterpretq_u32_f32(e.y), vshlq_n_u32(vshrq_n_u32(e.z, 3), 23)));
+}
+// float32 neon64, all inputs: exp_f32_t8's rare path (scale_wide) on exp_f32_t8_neon_parts.
+template <class A>
+inline xsimd::batch<float, A> exp_f32_t8_neon(const xsimd::batch<float, A>& x) noexcept {
+    using B = xsimd::batch<float, A>;
+    using C = exp_consts<float>;
+    if (!xsimd::any(xsimd::abs(x) > B(C::fast_lim))) {
+        return nan_result(x, B(exp_f32_t8_neon_core(x)));
+    }
+    const B xc = xsimd::min(xsimd::max(x, B(C::lo_clamp)), B(C::hi_clamp));
+    const ExpF32T8NeonParts e = exp_f32_t8_neon_parts(xc);
+    const B kd = B(vreinterpretq_f32_u32(e.z)) - B(C::shifter);
+    return nan_result(x, scale_wide(B(e.y), xsimd::floor(kd * B(0.125f))));
 }
 #endif  // __aarch64__
 
@@ -835,6 +906,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> exp_kernel(xsimd::batch<float, A
         return detail::exp_f32_t8(x);
     } else
 #endif
+#if defined(__aarch64__)
+        if constexpr (detail::is_neon64<Arch>) {
+        return detail::exp_f32_t8_neon(x);
+    } else
+#endif
     {
         return detail::exp_generic(x);
     }
@@ -868,6 +944,8 @@ inline xsimd::batch<T, Arch> exp_kernel_nofix(xsimd::batch<T, Arch> x) noexcept 
 #if defined(__aarch64__)
         if constexpr (detail::is_neon64<Arch> && std::is_same<T, double>::value) {
         return xsimd::batch<T, Arch>(detail::exp_f64_t8_neon_core(x));
+    } else if constexpr (detail::is_neon64<Arch>) {
+        return xsimd::batch<T, Arch>(detail::exp_f32_t8_neon_core(x));
     } else
 #endif
     {

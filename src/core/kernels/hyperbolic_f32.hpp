@@ -54,8 +54,9 @@
 //             magnitude (-24 <= k <= 23): H = 2^k hi, L = 2^k lo, B = RN(H - 1), C = H - (B +
 //             1) an exact fast two-sum (H - 1 is exact for -1 <= k <= 23, |H| < 1 below),
 //             RN(B + RN(C + L)): the same bits without clamps, ordering or special values.
-//     expm1 for float32 values in f64 lanes, AVX2+FMA: exp.hpp's float64 table reduction
-//             (exp_f64_t8_parts: x = kd ln2/8 + r0, e^x = S (1 + p), S = 2^k T_j, S (1 + p)
+//     expm1 for float32 values in f64 lanes, AVX2+FMA and neon64: exp.hpp's float64 table
+//             reduction (exp_f64_t8_parts, neon64's exp_f64_t8_neon_parts the same
+//             operations: x = kd ln2/8 + r0, e^x = S (1 + p), S = 2^k T_j, S (1 + p)
 //             within 2^-56.4 S of e^x), e^x - 1 = RN(S p + RN(S - 1)). S - 1 is exact for S
 //             in [1/2, 2^53] (k >= -1: Sterbenz below 1, S's ulp <= 1 above), within 2^-54
 //             below, where |e^x - 1| > 0.52. |x| < ln2/16 (kd = 0): S = 1, r = x exactly, the
@@ -463,11 +464,32 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> expm1_f32_t8(
     return odd_tiny_nan_fixup(x, res, 0x1.0p-25f);
 }
 #endif  // __AVX2__ && __FMA__
+
+#if defined(__aarch64__)
+// expm1_f32_t8_half and expm1_f32_t8 on neon64: the same operations on exp.hpp's neon64
+// float64 table reduction (exp_f64_t8_neon_parts, avx2_fma's exp_f64_t8_parts operation for
+// operation, tables by TBL), so the same bits as avx2_fma's kernel and the same bound.
+NUMFUSE_ALWAYS_INLINE float64x2_t expm1_f32_t8_neon_half(float64x2_t x) noexcept {
+    const ExpT8NeonParts e = exp_f64_t8_neon_parts(x);
+    const float64x2_t s = exp_f64_t8_neon_scale(e);  // 2^k T_j
+    return vfmaq_f64(vsubq_f64(s, vdupq_n_f64(1.0)), s, e.p);
+}
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> expm1_f32_t8_neon(
+    const xsimd::batch<float, A>& x) noexcept {
+    const float32x4_t xc = vminq_f32(vmaxq_f32(x, vdupq_n_f32(-104.0f)),
+                                     vdupq_n_f32(89.0f));  // NaN: garbage, replaced below
+    const float32x2_t lo = vcvt_f32_f64(expm1_f32_t8_neon_half(vcvt_f64_f32(vget_low_f32(xc))));
+    const xsimd::batch<float, A> res(
+        vcvt_high_f32_f64(lo, expm1_f32_t8_neon_half(vcvt_high_f64_f32(xc))));
+    return odd_tiny_nan_fixup(x, res, 0x1.0p-25f);
+}
+#endif  // __aarch64__
 }  // namespace detail
 
 // expm1(x), float32 lanes (contract at the top): AVX-512 in float32 arithmetic, AVX2+FMA
-// detail::expm1_f32_t8, the other levels through expm1_kernel on the widened lanes, rounded
-// once.
+// detail::expm1_f32_t8 (neon64: expm1_f32_t8_neon, the same bits), the other levels through
+// expm1_kernel on the widened lanes, rounded once.
 template <class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> expm1_f32_kernel(
     const xsimd::batch<float, A>& x) noexcept {
@@ -476,6 +498,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> expm1_f32_kernel(
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
     if constexpr (detail::exp_f64_t8_arch<A>) return detail::expm1_f32_t8(x);
+#endif
+#if defined(__aarch64__)
+    if constexpr (detail::is_neon64<A>) return detail::expm1_f32_t8_neon(x);
 #endif
     xsimd::batch<double, A> lo, hi;
     detail::widen(x, lo, hi);

@@ -56,8 +56,9 @@
 //     input's high words, which shortens the chain the loop waits on (LogRowsFromMemory).
 //   neon64 f64 (log_f64_neon): the AVX2+FMA float64 kernel's arithmetic; each lane's row by
 //     one 32-byte load from its cell offset in a general register, columns by zips.
-//   neon64 f32 (log_f32_neon): the AVX2+FMA float32 kernel's arithmetic, rcpps replaced by
-//     FRECPE and one FRECPS step, each 16-entry table read by one TBL.
+//   neon64 f32 (log_f32_neon): the AVX2+FMA float32 kernel's arithmetic, the cell from a
+//     cubic J(m) ~ 16/m in place of rcpps (no estimate instruction), each 16-entry table
+//     read by one TBL.
 //   SSE2: x = (1 + f) 2^E with 1 + f in [1/sqrt2, sqrt2) from integer
 //     bit arithmetic (subnormals scaled by 2^1022 / 2^126 with an or and a
 //     subtraction: no multiplication by a subnormal); s = f / (2 + f),
@@ -590,19 +591,34 @@ NUMFUSE_ALWAYS_INLINE float64x2_t log_f64_neon(float64x2_t x) noexcept {
 // last bit. And the 16-entry tables are read by one LD1 and one TBL each (neon_tbl64; byte
 // indices 4 (j & 15) + {0, 1, 2, 3} from one multiply-add), where avx2_fma takes two
 // permutes and a blend.
-NUMFUSE_ALWAYS_INLINE float32x4_t log_f32_neon(float32x4_t x) noexcept {
+// log_f32_neon_pair: the two parts unsummed, with log_f32_avx2_pair's Subnormals and PlusE
+// (the same contract), for the float32 log2 / log10 / log1p / arc*h kernels (logbase_f32.hpp,
+// logpair.hpp: log_f32_pair).
+struct log_f32x4_pair {
+    float32x4_t hi, lo;
+};
+template <bool Subnormals, bool PlusE = false>
+NUMFUSE_ALWAYS_INLINE log_f32x4_pair
+log_f32_neon_pair(float32x4_t x, [[maybe_unused]] float32x4_t e_plus = vdupq_n_f32(0.0f)) noexcept {
     const float32x4_t one = vdupq_n_f32(1.0f);
-    const uint32x4_t sub = vcltq_f32(x, vdupq_n_f32(0x1.0p-126f));
-    const float32x4_t scaled = vsubq_f32(
-        vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(x), vreinterpretq_u32_f32(one))),
-        one);
-    const int32x4_t ix = vreinterpretq_s32_f32(vbslq_f32(sub, scaled, x));
+    int32x4_t ix = vreinterpretq_s32_f32(x);
+    uint32x4_t sub = vdupq_n_u32(0);
+    if constexpr (Subnormals) {
+        sub = vcltq_f32(x, vdupq_n_f32(0x1.0p-126f));
+        const float32x4_t scaled = vsubq_f32(
+            vreinterpretq_f32_u32(vorrq_u32(vreinterpretq_u32_f32(x), vreinterpretq_u32_f32(one))),
+            one);
+        ix = vreinterpretq_s32_f32(vbslq_f32(sub, scaled, x));
+    }
     const int32x4_t tmp = vsubq_s32(ix, vdupq_n_s32(0x3f400000));  // bits(0.75)
     const float32x4_t m = vreinterpretq_f32_s32(
         vsubq_s32(ix, vandq_s32(tmp, vdupq_n_s32(static_cast<int>(0xff800000u)))));
-    const float32x4_t e = vsubq_f32(
-        vcvtq_f32_s32(vshrq_n_s32(tmp, 23)),
-        vreinterpretq_f32_u32(vandq_u32(sub, vreinterpretq_u32_f32(vdupq_n_f32(126.0f)))));
+    float32x4_t e = vcvtq_f32_s32(vshrq_n_s32(tmp, 23));
+    if constexpr (Subnormals) {
+        e = vsubq_f32(
+            e, vreinterpretq_f32_u32(vandq_u32(sub, vreinterpretq_u32_f32(vdupq_n_f32(126.0f)))));
+    }
+    if constexpr (PlusE) e = vaddq_f32(e, e_plus);
     float32x4_t q = vfmaq_f32(vdupq_n_f32(log32_recip16[2]), vdupq_n_f32(log32_recip16[3]), m);
     q = vfmaq_f32(vdupq_n_f32(log32_recip16[1]), q, m);
     q = vfmaq_f32(vdupq_n_f32(log32_recip16[0]), q, m);
@@ -623,7 +639,11 @@ NUMFUSE_ALWAYS_INLINE float32x4_t log_f32_neon(float32x4_t x) noexcept {
     rr = vfmaq_f32(vdupq_n_f32(log32_t16_r1), rr, t);
     rr = vfmaq_f32(vdupq_n_f32(log32_t16_r0), rr, t);
     const float32x4_t w = vfmaq_f32(vdupq_n_f32(-0.5f), rr, t);
-    return vaddq_f32(hi, vfmaq_f32(lo1, vmulq_f32(t, t), w));
+    return {hi, vfmaq_f32(lo1, vmulq_f32(t, t), w)};
+}
+NUMFUSE_ALWAYS_INLINE float32x4_t log_f32_neon(float32x4_t x) noexcept {
+    const log_f32x4_pair p = log_f32_neon_pair<true>(x);
+    return vaddq_f32(p.hi, p.lo);
 }
 
 // log_neon_kernel's neon64 kernel per dtype.
@@ -640,6 +660,40 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_neon_kernel(const xsimd::batch<T, A
     return xsimd::all(ok) ? y : log_special_values(x, y);
 }
 #endif  // __aarch64__
+
+// The float32 table log as an unsummed pair on the levels that have one, avx2_fma
+// (log_f32_avx2_pair) and neon64 (log_f32_neon_pair): the log of the float32 log2 / log10 /
+// log1p / arc*h kernels, written once on batches over it (logbase_f32.hpp, logpair.hpp).
+// log_f32_pair_arch<Arch>: whether Arch is such a level; NUMFUSE_LOG_F32_PAIR: whether this
+// unit has one.
+#if (defined(__AVX2__) && defined(__FMA__)) || defined(__aarch64__)
+#define NUMFUSE_LOG_F32_PAIR 1
+template <class Arch>
+inline constexpr bool log_f32_pair_arch =
+#if defined(__AVX2__) && defined(__FMA__)
+    is_avx2_fma<Arch> ||
+#endif
+    is_neon64<Arch>;
+template <class A>
+struct log_f32_lanes_pair {
+    xsimd::batch<float, A> hi, lo;
+};
+template <bool Subnormals, bool PlusE = false, class A>
+NUMFUSE_ALWAYS_INLINE log_f32_lanes_pair<A> log_f32_pair(
+    const xsimd::batch<float, A>& x,
+    [[maybe_unused]] const xsimd::batch<float, A>& e_plus = xsimd::batch<float, A>(0.0f)) noexcept {
+    using F = xsimd::batch<float, A>;
+#if defined(__aarch64__)
+    const log_f32x4_pair p = log_f32_neon_pair<Subnormals, PlusE>(x, e_plus);
+#else
+    const log_ps8_pair p = log_f32_avx2_pair<Subnormals, PlusE>(x, e_plus);
+#endif
+    return {F(p.hi), F(p.lo)};
+}
+#else
+template <class Arch>
+inline constexpr bool log_f32_pair_arch = false;
+#endif
 
 #if defined(__AVX512F__)
 // vfixupimm response table for log, one nibble per input class:

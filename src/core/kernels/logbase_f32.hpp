@@ -26,9 +26,12 @@
 //   inner sum, whose rounding costs at most ~1/4 ULP of the result. 14 operations (log10:
 //   15) against 23 for the former form (log.hpp's float32 log pair scaled by 1/ln b as a
 //   pair). Tables and R: tools/logbase_f32_remez.py.
-//   AVX2+FMA, float32 lanes in float32 arithmetic: log.hpp's AVX2 float32 log as its unsummed
-//   pair, log x = hi + lo (log_f32_avx2_pair: 16 cells, tables of two permutes and a blend,
-//   subnormals scaled by 2^126 without a multiplication), times 1/ln b = C + c (C = RN_f(1/ln b),
+//   AVX2+FMA and neon64, float32 lanes in float32 arithmetic, one kernel on batches
+//   (log_base_f32_pair_core): log.hpp's float32 log as its unsummed pair, log x = hi + lo
+//   (log_f32_pair: 16 cells; avx2_fma's tables by two permutes and a blend and its cell from
+//   rcpps, neon64's by TBL and its cell from a cubic, so a result next to a cell edge may
+//   differ in its last bit between the two, both within the bound below; subnormals scaled by
+//   2^126 without a multiplication), times 1/ln b = C + c (C = RN_f(1/ln b),
 //   c = RN_f(1/ln b - C)) in pair form: P = RN(hi C), hi C - P exact in one FMA, the result
 //   RN(P + RN(hi c + RN(lo C + (hi C - P)))); 5 operations on top of the log's. Error: the pair
 //   hi + lo is log x within 2^-27 relative (three roundings of lo-sized terms, |lo| <= 2^-4.8
@@ -39,11 +42,11 @@
 //   reduction gives m = 1, j = 16, t = 0 (10^k, k <= 10, is exact and m = 10^k 2^-E), so the
 //   error before the last rounding is far below half an ULP of the integer k: exact results.
 //   Special lanes (x <= 0, +inf, NaN) by selects on the batches that hold one. The ufunc loop
-//   takes the compute half alone (log_base_f32_avx2_core; its screen flags x <= 0, +inf and
+//   takes the compute half alone (log_base_f32_pair_core; its screen flags x <= 0, +inf and
 //   NaN) and applies those selects to the flagged batches only (logpair.hpp's log_base_nofix
 //   / log_scaled_fix). The half keeps the subnormal scaling: float32 data made by narrowing
 //   float64 holds subnormal lanes in most batches, and flagging them recomputed those batches.
-//   Other levels (unchanged): log2 has a float32 reduction (log.hpp's log_reduce) and a float64
+//   Other levels (SSE2): log2 has a float32 reduction (log.hpp's log_reduce) and a float64
 //   polynomial (degree 11, relative error 2^-33.2) rounded once; log10 rounds xsimd's float64
 //   log10 of the widened input once.
 #pragma once
@@ -163,28 +166,31 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_base_f32_special_values(
     return xsimd::select(xsimd::isnan(x), x + x, res);  // the input quieted, as float64 would
 }
 
-#if defined(__AVX2__) && defined(__FMA__)
-// log2 (Base 2) or log10 (Base 10), AVX2+FMA (method at the top), the compute half: log.hpp's
-// float32 log pair (subnormal lanes scaled) times 1/ln b as a pair, one rounding; garbage for
-// x <= 0, +inf and NaN (log_base_f32_special_values repairs them).
-template <int Base>
-NUMFUSE_ALWAYS_INLINE __m256 log_base_f32_avx2_core(__m256 x) noexcept {
+#if defined(NUMFUSE_LOG_F32_PAIR)
+// log2 (Base 2) or log10 (Base 10), AVX2+FMA and neon64 (method at the top), the compute
+// half: log.hpp's float32 log pair (log_f32_pair, subnormal lanes scaled) times 1/ln b as a
+// pair, one rounding; garbage for x <= 0, +inf and NaN (log_base_f32_special_values repairs
+// them).
+template <int Base, class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log_base_f32_pair_core(
+    const xsimd::batch<float, A>& x) noexcept {
     static_assert(Base == 2 || Base == 10, "log2 or log10");
+    using F = xsimd::batch<float, A>;
     // 1/ln b = c_hi + c_lo: c_hi = RN_f(1/ln b), c_lo = RN_f(1/ln b - c_hi)
-    const __m256 c_hi = _mm256_set1_ps(Base == 2 ? 0x1.715476p+0f : 0x1.bcb7b2p-2f);
-    const __m256 c_lo = _mm256_set1_ps(Base == 2 ? 0x1.4ae0cp-26f : -0x1.5b235ep-27f);
-    const log_ps8_pair p = log_f32_avx2_pair<true>(x);
-    const __m256 ph = _mm256_mul_ps(p.hi, c_hi);
-    const __m256 pe = _mm256_fmsub_ps(p.hi, c_hi, ph);  // exact
-    const __m256 tail = _mm256_fmadd_ps(p.hi, c_lo, _mm256_fmadd_ps(p.lo, c_hi, pe));
-    return _mm256_add_ps(ph, tail);
+    const F c_hi(Base == 2 ? 0x1.715476p+0f : 0x1.bcb7b2p-2f);
+    const F c_lo(Base == 2 ? 0x1.4ae0cp-26f : -0x1.5b235ep-27f);
+    const log_f32_lanes_pair<A> p = log_f32_pair<true>(x);
+    const F ph = p.hi * c_hi;
+    const F pe = fused_msub(p.hi, c_hi, ph);  // exact
+    const F tail = fused_madd(p.hi, c_lo, fused_madd(p.lo, c_hi, pe));
+    return ph + tail;
 }
 // The whole kernel: the compute half, special lanes by a branch on the batches holding one.
 template <int Base, class Arch>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_base_f32_avx2(
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log_base_f32_pair_kernel(
     const xsimd::batch<float, Arch>& x) noexcept {
     using F = xsimd::batch<float, Arch>;
-    const F res(log_base_f32_avx2_core<Base>(x));
+    const F res = log_base_f32_pair_core<Base>(x);
     const auto ok = (x > F(0.0f)) & (x < F(std::numeric_limits<float>::infinity()));
     return xsimd::all(ok) ? res : log_base_f32_special_values(x, res);
 }
@@ -201,8 +207,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log2_f32_kernel(
         return detail::log_scaled_fix_avx512(x, detail::log_base_f32_avx512_core<2>(x));
     }
 #endif
-#if defined(__AVX2__) && defined(__FMA__)
-    if constexpr (detail::is_avx2_fma<Arch>) return detail::log_base_f32_avx2<2>(x);
+#if defined(NUMFUSE_LOG_F32_PAIR)
+    if constexpr (detail::log_f32_pair_arch<Arch>) return detail::log_base_f32_pair_kernel<2>(x);
 #endif
     using F = xsimd::batch<float, Arch>;
     using D = xsimd::batch<double, Arch>;
@@ -241,9 +247,9 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, Arch> log10_f32_kernel(
         return detail::log_scaled_fix_avx512(x, detail::log_base_f32_avx512_core<10>(x));
     } else
 #endif
-#if defined(__AVX2__) && defined(__FMA__)
-        if constexpr (detail::is_avx2_fma<Arch>) {
-        return detail::log_base_f32_avx2<10>(x);
+#if defined(NUMFUSE_LOG_F32_PAIR)
+        if constexpr (detail::log_f32_pair_arch<Arch>) {
+        return detail::log_base_f32_pair_kernel<10>(x);
     } else
 #endif
     {

@@ -15,9 +15,9 @@
 //   float32: log1p_f32_kernel / asinh_f32_kernel / acosh_f32_kernel / atanh_f32_kernel
 //   (batch<float>): on
 //   AVX-512 float32 lanes in float32 arithmetic (kernels/logpair_avx512.hpp, within 1 ULP);
-//   AVX2+FMA float32 lanes too (log1p_f32_avx2 / asinh / acosh / atanh below: the AVX-512
-//   methods on log.hpp's AVX2 float32 log pair, within 0.5 + 2^-2.4 ULP, measured:
-//   docs/accuracy.md); elsewhere (SSE2, neon64) float64 lanes rounded once (xsimd's log1p /
+//   AVX2+FMA and neon64 float32 lanes too (log1p_f32_lanes / asinh / acosh / atanh below:
+//   the AVX-512 methods on log.hpp's float32 log pair, within 0.5 + 2^-2.4 ULP, measured:
+//   docs/accuracy.md); elsewhere (SSE2) float64 lanes rounded once (xsimd's log1p /
 //   asinh / atanh; acosh_f32_in_f64 below: relative error below 2^-40 before the rounding,
 //   special values as acosh_kernel's).
 //
@@ -452,9 +452,10 @@ inline __m256d atanh_f64_avx2(__m256d x) noexcept {
 }
 #endif  // __AVX2__ && __FMA__
 
-#if defined(__AVX2__) && defined(__FMA__)
-// float32 log1p / asinh / acosh / atanh on AVX2+FMA, float32 lanes in float32 arithmetic
-// (the AVX-512 kernels' methods, logpair_avx512.hpp, with log.hpp's AVX2 float32 log pair in
+#if defined(NUMFUSE_LOG_F32_PAIR)
+// float32 log1p / asinh / acosh / atanh on AVX2+FMA and neon64, float32 lanes in float32
+// arithmetic, written once on batches (the AVX-512 kernels' methods, logpair_avx512.hpp, with
+// log.hpp's float32 log pair, log_f32_pair: avx2_fma's or neon64's, in
 // place of log_f32_ge1: its 16 cells cost two permutes and a blend per table where 32 cells
 // would cost four permutes and three blends, and AVX2 has no getmant / getexp; rcpps and
 // rsqrtps (1.5 2^-12) in place of rcp14 / rsqrt14 (2^-14), so each reciprocal is either
@@ -467,81 +468,146 @@ inline __m256d atanh_f64_avx2(__m256d x) noexcept {
 // Special lanes (NaN, +-inf, outside the domain, the poles) by selects on the batches that
 // hold one; invalid lanes give the default NaN with its sign set (0xffc00000), NaN lanes the
 // input quieted.
+// neon64 has no reciprocal estimate the build allows (tools/aarch64/check_no_estimates.sh):
+// where avx2_fma takes rcpps / rsqrtps, neon64 divides (FDIV, correctly rounded: relative
+// error 2^-24 against the estimates' 1.5 2^-12, each bound below holds with room), through
+// the three hooks below; the rest is the same operations, so the results are avx2_fma's
+// except where a reciprocal or the log pair's cell (log.hpp: the cubic cell choice) differs.
+// yl / yh, |yl| <= 2^-24 yh (log1p's first-order term): avx2_fma yl rcpps(yh), neon64 a
+// division.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log_f32_ratio(
+    const xsimd::batch<float, A>& yl, const xsimd::batch<float, A>& yh) noexcept {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (is_avx2_fma<A>) return yl * xsimd::batch<float, A>(_mm256_rcp_ps(yh));
+#endif
+    return divide(yl, yh);
+}
+// ~ 1 / (2 sqrt(v)) for s0 = RN(sqrt(v)) (the square-root correction of asinh / acosh):
+// avx2_fma rsqrtps(v) / 2 (1.5 2^-12), neon64 0.5 / s0 (within 2^-23).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log_f32_half_rsqrt(
+    [[maybe_unused]] const xsimd::batch<float, A>& v,
+    [[maybe_unused]] const xsimd::batch<float, A>& s0) noexcept {
+    using F = xsimd::batch<float, A>;
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (is_avx2_fma<A>) return F(_mm256_rsqrt_ps(v)) * F(0.5f);
+#endif
+    return divide(F(0.5f), s0);
+}
+// ~ 1 / v, within 2^-21.6 (atanh's 1 / (1 + a)): avx2_fma rcpps(v) and one Newton step,
+// neon64 a division (2^-24).
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log_f32_recip(
+    const xsimd::batch<float, A>& v) noexcept {
+    using F = xsimd::batch<float, A>;
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (is_avx2_fma<A>) {
+        const F r0(_mm256_rcp_ps(v));
+        return fused_madd(r0, fused_nmadd(r0, v, F(1.0f)), r0);
+    }
+#endif
+    return divide(F(1.0f), v);
+}
+
+// v with the lanes of m cleared to +0 (log_f32_clear) or kept where m holds, +0 elsewhere
+// (log_f32_keep): one vandnps / vandps on avx2_fma, where a select would take a blend and a
+// zero register; a select elsewhere.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log_f32_clear(
+    const xsimd::batch_bool<float, A>& m, const xsimd::batch<float, A>& v) noexcept {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (is_avx2_fma<A>) return _mm256_andnot_ps(m, v);
+#endif
+    return xsimd::select(m, xsimd::batch<float, A>(0.0f), v);
+}
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log_f32_keep(
+    const xsimd::batch_bool<float, A>& m, const xsimd::batch<float, A>& v) noexcept {
+#if defined(__AVX2__) && defined(__FMA__)
+    if constexpr (is_avx2_fma<A>) return _mm256_and_ps(m, v);
+#endif
+    return xsimd::select(m, v, xsimd::batch<float, A>(0.0f));
+}
 
 // log1p: for |x| >= 2^-7, 1 + x as an exact pair (yh = RN(max(1, x) + min(1, x)), yl by a
-// fast two-sum; yh >= 2^-24 is normal), q = yl rcpps(yh): |yl| <= 2^-24 yh, so q is within
-// 2^-35.4 yh of yl / yh, and log1p(x) >= 2^-7 (1 - 2^-8) there: below 2^-4.4 ULP (relative
-// 2^-28.4 where yh >= 1.5, further from 0); with the pair's 2^-27 and two roundings of terms
-// below 2^-4.8 of the result, at most 0.5 + 2^-2.4 ULP. |x| < 2^-7: x + x^2 (-1/2 + x (1/3 +
-// x (-1/4 + x/5))), Taylor, rounded once by its last FMA: the dropped x^6/6 is below 2^-37.6
-// of the result, the coefficients' and inner roundings below 2^-30 of it. |x| < 2^-25 returns
-// x (-0 kept; the Taylor form would too, but x^2 would be subnormal): those lanes are
+// fast two-sum; yh >= 2^-24 is normal), q = yl rcpps(yh) (neon64: yl / yh, within 2^-48 yh): |yl|
+// <= 2^-24 yh, so q is within 2^-35.4 yh of yl / yh, and log1p(x) >= 2^-7 (1 - 2^-8) there: below
+// 2^-4.4 ULP (relative 2^-28.4 where yh >= 1.5, further from 0); with the pair's 2^-27 and two
+// roundings of terms below 2^-4.8 of the result, at most 0.5 + 2^-2.4 ULP. |x| < 2^-7: x + x^2
+// (-1/2 + x (1/3 + x (-1/4 + x/5))), Taylor, rounded once by its last FMA: the dropped x^6/6 is
+// below 2^-37.6 of the result, the coefficients' and inner roundings below 2^-30 of it. |x| < 2^-25
+// returns x (-0 kept; the Taylor form would too, but x^2 would be subnormal): those lanes are
 // computed on 2^-7. Below 2^-7 the pair form would lose: yl rcpps's error against a result
 // that small.
-NUMFUSE_ALWAYS_INLINE __m256 log1p_f32_avx2(__m256 x) noexcept {
-    const __m256 one = _mm256_set1_ps(1.0f);
-    const __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
-    const __m256 tiny = _mm256_cmp_ps(ax, _mm256_set1_ps(0x1.0p-25f), _CMP_LT_OQ);
-    const __m256 small = _mm256_cmp_ps(ax, _mm256_set1_ps(0x1.0p-7f), _CMP_LT_OQ);
-    const __m256 xc = _mm256_blendv_ps(x, _mm256_set1_ps(0x1.0p-7f), tiny);
-    const __m256 big = _mm256_max_ps(one, xc);
-    const __m256 sm = _mm256_min_ps(one, xc);
-    const __m256 yh = _mm256_add_ps(big, sm);
-    const __m256 yl = _mm256_sub_ps(sm, _mm256_sub_ps(yh, big));  // exact
-    const log_ps8_pair p = log_f32_avx2_pair<false>(yh);
-    const __m256 q = _mm256_mul_ps(yl, _mm256_rcp_ps(yh));
-    const __m256 res = _mm256_add_ps(p.hi, _mm256_add_ps(p.lo, q));
-    __m256 c = _mm256_fmadd_ps(xc, _mm256_set1_ps(0x1.99999ap-3f), _mm256_set1_ps(-0.25f));  // 1/5
-    c = _mm256_fmadd_ps(c, xc, _mm256_set1_ps(0x1.555556p-2f));  // 1/3
-    c = _mm256_fmadd_ps(c, xc, _mm256_set1_ps(-0.5f));
-    const __m256 near0 = _mm256_fmadd_ps(_mm256_mul_ps(xc, xc), c, xc);
-    return _mm256_blendv_ps(_mm256_blendv_ps(res, near0, small), x, tiny);
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log1p_f32_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F one(1.0f);
+    const F ax = xsimd::abs(x);
+    const auto tiny = ax < F(0x1.0p-25f);
+    const auto small = ax < F(0x1.0p-7f);
+    const F xc = xsimd::select(tiny, F(0x1.0p-7f), x);
+    const F big = xsimd::max(one, xc);
+    const F sm = xsimd::min(one, xc);
+    const F yh = big + sm;
+    const F yl = sm - (yh - big);  // exact
+    const log_f32_lanes_pair<A> p = log_f32_pair<false>(yh);
+    const F q = log_f32_ratio(yl, yh);
+    const F res = p.hi + (p.lo + q);
+    F c = fused_madd(xc, F(0x1.99999ap-3f), F(-0.25f));  // 1/5
+    c = fused_madd(c, xc, F(0x1.555556p-2f));  // 1/3
+    c = fused_madd(c, xc, F(-0.5f));
+    const F near0 = fused_madd(xc * xc, c, xc);
+    return xsimd::select(tiny, x, xsimd::select(small, near0, res));
 }
 
 // asinh: a = |x| held in [2^-12, 2^12]; y = a + sqrt(1 + a^2) as logpair_avx512.hpp's float32
 // asinh builds it: 1 + a^2 = qh + ql (two FMAs), s0 = RN(sqrt(qh)), sl = (qh - s0^2 + ql) h
 // with h ~ 1 / (2 sqrt(qh)): below qh = 1 + 2^-8 (a < 2^-4), h = 3/4 - qh / 4 (relative error
 // below (3/8) a^4 + 2^-24: sl is within 2^-41 of its value, against results >= 2^-12), else
-// rsqrtps(qh) / 2 (1.5 2^-12: |sl| <= 2^-24 s0, so within 2^-35.4 s0 <= 2^-35.3 y, against
-// results >= 0.0624 near y = 1.06: below 2^-7 ULP); yh + yl = s0 + a + sl (fast two-sum, s0 >
-// a). q = yl r with r = (s0 - a) + sl = sqrt(1 + a^2) - a = 1 / y, within 2^-22 relative for
-// a <= 1 and within 2^-34.4 a^2 for a up to 2^12 (s0 - a exact from a = 0.58 on, the error
-// s0 + sl's), while |yl| <= 2^-23 yh: q within 2^-45 of yl / yh for a <= 1, 2^-10.4 |q| <=
-// 2^-33.4 yh at 2^12 (results >= 0.88 for a >= 1: far below an ULP). Above 2^12: log(a) + ln2
-// (E + 1 in the log pair; the dropped 1 / (4 a^2) is below 2^-26 of the result), yl = 0.
-// |x| < 2^-12 returns x. The sign of x is put back.
-NUMFUSE_ALWAYS_INLINE __m256 asinh_f32_avx2(__m256 x) noexcept {
-    const __m256 one = _mm256_set1_ps(1.0f);
-    const __m256 sign = _mm256_set1_ps(-0.0f);
-    const __m256 a = _mm256_andnot_ps(sign, x);
-    const __m256 tiny = _mm256_cmp_ps(a, _mm256_set1_ps(0x1.0p-12f), _CMP_LT_OQ);
-    const __m256 huge = _mm256_cmp_ps(a, _mm256_set1_ps(0x1.0p12f), _CMP_GT_OQ);
-    const __m256 ac =
-        _mm256_max_ps(_mm256_min_ps(a, _mm256_set1_ps(0x1.0p12f)), _mm256_set1_ps(0x1.0p-12f));
-    const __m256 qh = _mm256_fmadd_ps(ac, ac, one);
-    const __m256 ql = _mm256_fmadd_ps(ac, ac, _mm256_sub_ps(one, qh));  // exact, rounded once
-    const __m256 s0 = _mm256_sqrt_ps(qh);  // correctly rounded: qh - s0^2 is exact
-    const __m256 d = _mm256_add_ps(_mm256_fnmadd_ps(s0, s0, qh), ql);
-    const __m256 near1 = _mm256_cmp_ps(qh, _mm256_set1_ps(0x1.01p0f), _CMP_LT_OQ);
-    const __m256 h =
-        _mm256_blendv_ps(_mm256_mul_ps(_mm256_rsqrt_ps(qh), _mm256_set1_ps(0.5f)),
-                         _mm256_fnmadd_ps(qh, _mm256_set1_ps(0.25f), _mm256_set1_ps(0.75f)), near1);
-    const __m256 sl = _mm256_mul_ps(d, h);
-    const __m256 yh = _mm256_add_ps(s0, ac);
-    const __m256 yl = _mm256_add_ps(_mm256_sub_ps(ac, _mm256_sub_ps(yh, s0)), sl);
-    const __m256 r = _mm256_add_ps(_mm256_sub_ps(s0, ac), sl);
-    const __m256 q = _mm256_andnot_ps(huge, _mm256_mul_ps(yl, r));
-    const log_ps8_pair p =
-        log_f32_avx2_pair<false, true>(_mm256_blendv_ps(yh, a, huge), _mm256_and_ps(huge, one));
-    const __m256 res = _mm256_add_ps(p.hi, _mm256_add_ps(p.lo, q));
-    return _mm256_blendv_ps(_mm256_or_ps(res, _mm256_and_ps(x, sign)), x, tiny);
+// rsqrtps(qh) / 2 (1.5 2^-12; neon64 0.5 / s0 from a = 0 on, 2^-23: |sl| <= 2^-24 s0, so within
+// 2^-35.4 s0 <= 2^-35.3 y, against results >= 0.0624 near y = 1.06: below 2^-7 ULP); yh + yl = s0 +
+// a + sl (fast two-sum, s0 > a). q = yl r with r = (s0 - a) + sl = sqrt(1 + a^2) - a = 1 / y,
+// within 2^-22 relative for a <= 1 and within 2^-34.4 a^2 for a up to 2^12 (s0 - a exact from a =
+// 0.58 on, the error s0 + sl's), while |yl| <= 2^-23 yh: q within 2^-45 of yl / yh for a <= 1,
+// 2^-10.4 |q| <= 2^-33.4 yh at 2^12 (results >= 0.88 for a >= 1: far below an ULP). Above 2^12:
+// log(a) + ln2 (E + 1 in the log pair; the dropped 1 / (4 a^2) is below 2^-26 of the result), yl =
+// 0. |x| < 2^-12 returns x. The sign of x is put back.
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asinh_f32_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F one(1.0f);
+    const F a = xsimd::abs(x);
+    const auto tiny = a < F(0x1.0p-12f);
+    const auto huge = a > F(0x1.0p12f);
+    const F ac = xsimd::max(xsimd::min(a, F(0x1.0p12f)), F(0x1.0p-12f));
+    const F qh = fused_madd(ac, ac, one);
+    const F ql = fused_madd(ac, ac, one - qh);  // exact, rounded once
+    const F s0 = square_root(qh);  // correctly rounded: qh - s0^2 is exact
+    const F d = fused_nmadd(s0, s0, qh) + ql;
+    F h = log_f32_half_rsqrt(qh, s0);
+    if constexpr (!is_neon64<A>) {
+        h = xsimd::select(qh < F(0x1.01p0f), fused_nmadd(qh, F(0.25f), F(0.75f)), h);
+    }
+    const F sl = d * h;
+    const F yh = s0 + ac;
+    const F yl = (ac - (yh - s0)) + sl;
+    const F r = (s0 - ac) + sl;
+    const F q = log_f32_clear(huge, yl * r);
+    const log_f32_lanes_pair<A> p =
+        log_f32_pair<false, true>(xsimd::select(huge, a, yh), log_f32_keep(huge, one));
+    const F res = p.hi + (p.lo + q);
+    return xsimd::select(tiny, x, res | (x & F(-0.0f)));
 }
 
 // acosh: x held at 2^12 or below; y = x + sqrt(p), p = x^2 - 1 = d (d + 2) = ph + pl (d = x - 1
 // exact, two FMAs, as logpair_avx512.hpp's float32 acosh; beyond d = 2 within 2^-25 of p),
-// s0 = RN(sqrt(ph)), sl = (ph - s0^2 + pl) rsqrtps(ph) / 2: |sl| <= 2^-23.4 s0, in error by
-// 1.5 2^-12 of itself, so y is within 2^-34.8 s0 and log y within 2^-34.8 s0 / y <=
-// 2^-34.8 acosh(x) (s0 / y = (1 - 1/y^2) / 2 <= log y): below 2^-10 ULP. (The AVX-512
+// s0 = RN(sqrt(ph)), sl = (ph - s0^2 + pl) rsqrtps(ph) / 2 (neon64: / (2 s0), 2^-23): |sl| <=
+// 2^-23.4 s0, in error by 1.5 2^-12 of itself, so y is within 2^-34.8 s0 and log y within 2^-34.8
+// s0 / y <= 2^-34.8 acosh(x) (s0 / y = (1 - 1/y^2) / 2 <= log y): below 2^-10 ULP. (The AVX-512
 // kernel's unrefined s0 = ph rsqrt14(ph) would be 2^-22 off with rsqrtps.) yh + yl = x + s0 +
 // sl (fast two-sum, x > s0); q = yl r with r = (x - s0) - sl = x - sqrt(x^2 - 1) = 1 / y:
 // relative error below 2^-22 up to x = 3, below 2^-25 x^2 above (p's 2^-25), and |yl| <=
@@ -549,51 +615,54 @@ NUMFUSE_ALWAYS_INLINE __m256 asinh_f32_avx2(__m256 x) noexcept {
 // 2^-34.5) and within 2^-47.7 x^2 <= 2^-23.7 above (results >= 1.76 there, ULPs >= 2^-23
 // and growing with log x faster than x^2 / 2^24 shrinks them: at most 2^-4 ULP at 2^12).
 // Above 2^12: log(x) + ln2 (E + 1 in the log pair; 1 / (4 x^2) is below 2^-26 of it), yl = 0.
-NUMFUSE_ALWAYS_INLINE __m256 acosh_f32_avx2(__m256 x) noexcept {
-    const __m256 one = _mm256_set1_ps(1.0f);
-    const __m256 huge = _mm256_cmp_ps(x, _mm256_set1_ps(0x1.0p12f), _CMP_GT_OQ);
-    const __m256 xc = _mm256_min_ps(x, _mm256_set1_ps(0x1.0p12f));  // NaN lanes: 2^12
-    const __m256 d = _mm256_sub_ps(xc, one);  // exact
-    const __m256 d2 = _mm256_add_ps(d, d);
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acosh_f32_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F one(1.0f);
+    const auto huge = x > F(0x1.0p12f);
+    const F xc = xsimd::min(x, F(0x1.0p12f));  // NaN lanes: 2^12 (neon64: NaN, repaired after)
+    const F d = xc - one;  // exact
+    const F d2 = d + d;
     // d2 - ph is exact for d <= 2 (Sterbenz); beyond, within 2^-25 of p (results above 1.76)
-    const __m256 ph = _mm256_fmadd_ps(d, d, d2);
-    const __m256 pl = _mm256_fmadd_ps(d, d, _mm256_sub_ps(d2, ph));
-    const __m256 s0 = _mm256_sqrt_ps(ph);  // correctly rounded: ph - s0^2 is exact
-    const __m256 sl = _mm256_mul_ps(_mm256_add_ps(_mm256_fnmadd_ps(s0, s0, ph), pl),
-                                    _mm256_mul_ps(_mm256_rsqrt_ps(ph), _mm256_set1_ps(0.5f)));
-    const __m256 yh = _mm256_add_ps(xc, s0);
-    const __m256 yl = _mm256_add_ps(_mm256_sub_ps(s0, _mm256_sub_ps(yh, xc)), sl);
-    const __m256 r = _mm256_sub_ps(_mm256_sub_ps(xc, s0), sl);
-    const __m256 q = _mm256_andnot_ps(huge, _mm256_mul_ps(yl, r));
-    const log_ps8_pair p =
-        log_f32_avx2_pair<false, true>(_mm256_blendv_ps(yh, x, huge), _mm256_and_ps(huge, one));
-    return _mm256_add_ps(p.hi, _mm256_add_ps(p.lo, q));
+    const F ph = fused_madd(d, d, d2);
+    const F pl = fused_madd(d, d, d2 - ph);
+    const F s0 = square_root(ph);  // correctly rounded: ph - s0^2 is exact
+    const F sl = (fused_nmadd(s0, s0, ph) + pl) * log_f32_half_rsqrt(ph, s0);
+    const F yh = xc + s0;
+    const F yl = (s0 - (yh - xc)) + sl;
+    const F r = (xc - s0) - sl;
+    const F q = log_f32_clear(huge, yl * r);
+    const log_f32_lanes_pair<A> p =
+        log_f32_pair<false, true>(xsimd::select(huge, x, yh), log_f32_keep(huge, one));
+    return p.hi + (p.lo + q);
 }
 
 // atanh: a = |x| held at 2^-12 or above; logpair_avx512.hpp's quotient (atanh_quotient_of):
 // q = (1 + a) / (1 - a) = qh + rho / (1 - a), 1 - a = dh + dl exactly, g = RN(2 / dh), qh = g -
 // 1, rho = 2 - g dh - g dl (the first step exact); log q = log qh + rho / (1 + a) to first
-// order, 1 / (1 + a) from rcpps(1 + a) and one Newton step (relative error below 2^-21.6,
+// order, 1 / (1 + a) from rcpps(1 + a) and one Newton step (relative error below 2^-21.6; neon64
+// a division, 2^-24;
 // with 1 + a's rounding: |rho| <= 2^-21.5, so within 2^-43 against log q >= 2a >= 2^-11, ULPs
 // >= 2^-34), atanh = RN(hi + RN(lo + rho rn)) / 2 (exact: no subnormal). |x| < 2^-12 returns
 // x (x^3/3 is below half an ULP there). The sign of x is put back.
-NUMFUSE_ALWAYS_INLINE __m256 atanh_f32_avx2(__m256 x) noexcept {
-    const __m256 one = _mm256_set1_ps(1.0f), two = _mm256_set1_ps(2.0f);
-    const __m256 sign = _mm256_set1_ps(-0.0f);
-    const __m256 a0 = _mm256_andnot_ps(sign, x);
-    const __m256 tiny = _mm256_cmp_ps(a0, _mm256_set1_ps(0x1.0p-12f), _CMP_LT_OQ);
-    const __m256 a = _mm256_max_ps(a0, _mm256_set1_ps(0x1.0p-12f));  // NaN lanes: 2^-12
-    const __m256 dh = _mm256_sub_ps(one, a);
-    const __m256 dl = _mm256_sub_ps(_mm256_sub_ps(one, dh), a);  // 1 - a = dh + dl
-    const __m256 g = _mm256_div_ps(two, dh);
-    const __m256 rho = _mm256_fnmadd_ps(g, dl, _mm256_fnmadd_ps(g, dh, two));  // 2 - g dh exact
-    const __m256 ap1 = _mm256_add_ps(a, one);
-    const __m256 r0 = _mm256_rcp_ps(ap1);
-    const __m256 rn = _mm256_fmadd_ps(r0, _mm256_fnmadd_ps(r0, ap1, one), r0);
-    const log_ps8_pair p = log_f32_avx2_pair<false>(_mm256_sub_ps(g, one));
-    const __m256 lq = _mm256_add_ps(p.hi, _mm256_fmadd_ps(rho, rn, p.lo));
-    const __m256 res = _mm256_mul_ps(lq, _mm256_set1_ps(0.5f));
-    return _mm256_blendv_ps(_mm256_or_ps(res, _mm256_and_ps(x, sign)), x, tiny);
+template <class A>
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atanh_f32_lanes(
+    const xsimd::batch<float, A>& x) noexcept {
+    using F = xsimd::batch<float, A>;
+    const F one(1.0f), two(2.0f);
+    const F a0 = xsimd::abs(x);
+    const auto tiny = a0 < F(0x1.0p-12f);
+    const F a = xsimd::max(a0, F(0x1.0p-12f));  // NaN lanes: 2^-12 (neon64: NaN)
+    const F dh = one - a;
+    const F dl = (one - dh) - a;  // 1 - a = dh + dl
+    const F g = divide(two, dh);
+    const F rho = fused_nmadd(g, dl, fused_nmadd(g, dh, two));  // 2 - g dh exact
+    const F rn = log_f32_recip(a + one);
+    const log_f32_lanes_pair<A> p = log_f32_pair<false>(g - one);
+    const F lq = p.hi + fused_madd(rho, rn, p.lo);
+    const F res = lq * F(0.5f);
+    return xsimd::select(tiny, x, res | (x & F(-0.0f)));
 }
 
 // The kernels above with their special lanes, by a branch on the batches that hold one
@@ -603,11 +672,11 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> default_nan_f32() noexcept {
     return from_bits<float, A>(log_consts<float>::neg_nan);
 }
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log1p_f32_avx2_kernel(
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log1p_f32_pair_kernel(
     const xsimd::batch<float, A>& x) noexcept {
     using F = xsimd::batch<float, A>;
     const F inf(std::numeric_limits<float>::infinity());
-    const F res(log1p_f32_avx2(x));
+    const F res = log1p_f32_lanes(x);
     if (xsimd::all((x > F(-1.0f)) & (x < inf))) return res;
     F out = xsimd::select(x < F(-1.0f), default_nan_f32<A>(), res);  // -inf too
     out = xsimd::select(x == F(-1.0f), -inf, out);
@@ -615,19 +684,19 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log1p_f32_avx2_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, out);
 }
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asinh_f32_avx2_kernel(
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asinh_f32_pair_kernel(
     const xsimd::batch<float, A>& x) noexcept {
     using F = xsimd::batch<float, A>;
-    const F res(asinh_f32_avx2(x));
+    const F res = asinh_f32_lanes(x);
     const auto ok = xsimd::abs(x) < F(std::numeric_limits<float>::infinity());
     return xsimd::all(ok) ? res : xsimd::select(ok, res, x + x);  // +-inf -> x, NaN quieted
 }
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acosh_f32_avx2_kernel(
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acosh_f32_pair_kernel(
     const xsimd::batch<float, A>& x) noexcept {
     using F = xsimd::batch<float, A>;
     const F inf(std::numeric_limits<float>::infinity());
-    const F res(acosh_f32_avx2(x));
+    const F res = acosh_f32_lanes(x);
     if (xsimd::all((x > F(1.0f)) & (x < inf))) return res;
     F out = xsimd::select(x < F(1.0f), default_nan_f32<A>(), res);  // -inf too
     out = xsimd::select(x == F(1.0f), F(0.0f), out);
@@ -635,10 +704,10 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acosh_f32_avx2_kernel(
     return xsimd::select(xsimd::isnan(x), x + x, out);
 }
 template <class A>
-NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atanh_f32_avx2_kernel(
+NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atanh_f32_pair_kernel(
     const xsimd::batch<float, A>& x) noexcept {
     using F = xsimd::batch<float, A>;
-    const F res(atanh_f32_avx2(x));
+    const F res = atanh_f32_lanes(x);
     const F a = xsimd::abs(x);
     if (xsimd::all(a < F(1.0f))) return res;
     F out = xsimd::select(a > F(1.0f), default_nan_f32<A>(), res);  // +-inf too
@@ -646,7 +715,7 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atanh_f32_avx2_kernel(
                         out);
     return xsimd::select(xsimd::isnan(x), x + x, out);
 }
-#endif  // __AVX2__ && __FMA__
+#endif  // NUMFUSE_LOG_F32_PAIR
 
 }  // namespace detail
 
@@ -709,8 +778,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<double, A> log10_generic(
 // the scaling's blend keeps x and its exponent correction subtracts 0, so those lanes hold
 // the kernel's bits), and log_scaled_fix recomputes a batch holding such a lane with the
 // whole kernel; float32 (garbage for x <= 0, +inf, NaN) repairs those lanes by the kernel's
-// selects. Elsewhere the kernels handle every input themselves and log_scaled_fix is the
-// identity.
+// selects. neon64 float32: as AVX2+FMA float32 (the same kernel, logbase_f32.hpp). Elsewhere
+// the kernels handle every input themselves and log_scaled_fix is the identity.
 template <int Base, class T, class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix(const xsimd::batch<T, A>& x) noexcept {
     static_assert(Base == 2 || Base == 10, "log2 or log10");
@@ -726,12 +795,13 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix(const xsimd::batch<T, A>
     } else
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-        if constexpr (detail::is_avx2_fma<A>) {
-        if constexpr (sizeof(T) == 8) {
-            return xsimd::batch<T, A>(detail::log_base_f64_avx2_core<Base, false>(x));
-        } else {
-            return xsimd::batch<T, A>(detail::log_base_f32_avx2_core<Base>(x));
-        }
+        if constexpr (detail::is_avx2_fma<A> && sizeof(T) == 8) {
+        return xsimd::batch<T, A>(detail::log_base_f64_avx2_core<Base, false>(x));
+    } else
+#endif
+#if defined(NUMFUSE_LOG_F32_PAIR)
+        if constexpr (detail::log_f32_pair_arch<A> && sizeof(T) == 4) {
+        return detail::log_base_f32_pair_core<Base>(x);
     } else
 #endif
     {
@@ -764,8 +834,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_base_nofix_at(const xsimd::batch<T,
 
 // The lanes log_base_nofix may leave wrong, plus every lane that raises (x <= 0): AVX-512
 // log_special (x <= 0, +inf, NaN); AVX2+FMA float64 not min normal <= x < inf (x <= 0,
-// subnormal x, +inf, NaN), float32 not 0 < x < inf; elsewhere not x > 0 (x <= 0, NaN: the
-// loops' flags and NaN policy).
+// subnormal x, +inf, NaN), AVX2+FMA and neon64 float32 not 0 < x < inf; elsewhere not x > 0
+// (x <= 0, NaN: the loops' flags and NaN policy).
 template <class T, class A>
 NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<T, A> log_base_special(
     const xsimd::batch<T, A>& x) noexcept {
@@ -775,8 +845,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch_bool<T, A> log_base_special(
         return log_special(x);
     } else
 #endif
-#if defined(__AVX2__) && defined(__FMA__)
-        if constexpr (detail::is_avx2_fma<A>) {
+#if defined(NUMFUSE_LOG_F32_PAIR)
+        if constexpr (detail::log_f32_pair_arch<A> && (sizeof(T) == 4 || !detail::is_neon64<A>)) {
         const auto low = sizeof(T) == 8 ? x >= B(std::numeric_limits<T>::min()) : x > B(T(0));
         return ~(low & (x < B(std::numeric_limits<T>::infinity())));
     } else
@@ -795,13 +865,15 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<T, A> log_scaled_fix(const xsimd::batch<T, A>
     } else
 #endif
 #if defined(__AVX2__) && defined(__FMA__)
-        if constexpr (detail::is_avx2_fma<A>) {
+        if constexpr (detail::is_avx2_fma<A> && sizeof(T) == 8) {
         if (!xsimd::any(log_base_special(x))) return y;
-        if constexpr (sizeof(T) == 8) {
-            return xsimd::batch<T, A>(detail::log_base_f64_avx2<Base>(x));
-        } else {
-            return detail::log_base_f32_special_values(x, y);
-        }
+        return xsimd::batch<T, A>(detail::log_base_f64_avx2<Base>(x));
+    } else
+#endif
+#if defined(NUMFUSE_LOG_F32_PAIR)
+        if constexpr (detail::log_f32_pair_arch<A> && sizeof(T) == 4) {
+        if (!xsimd::any(log_base_special(x))) return y;
+        return detail::log_base_f32_special_values(x, y);
     } else
 #endif
     {
@@ -999,8 +1071,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> log1p_f32_kernel(
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return detail::log1p_f32_avx512(x);
 #endif
-#if defined(__AVX2__) && defined(__FMA__)
-    if constexpr (detail::is_avx2_fma<A>) return detail::log1p_f32_avx2_kernel(x);
+#if defined(NUMFUSE_LOG_F32_PAIR)
+    if constexpr (detail::log_f32_pair_arch<A>) return detail::log1p_f32_pair_kernel(x);
 #endif
     using D = xsimd::batch<double, A>;
     const auto log1p_keeping_minus_zero = [](const D& a) {
@@ -1022,8 +1094,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> asinh_f32_kernel(
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return detail::asinh_f32_avx512(x);
 #endif
-#if defined(__AVX2__) && defined(__FMA__)
-    if constexpr (detail::is_avx2_fma<A>) return detail::asinh_f32_avx2_kernel(x);
+#if defined(NUMFUSE_LOG_F32_PAIR)
+    if constexpr (detail::log_f32_pair_arch<A>) return detail::asinh_f32_pair_kernel(x);
 #endif
     xsimd::batch<double, A> lo, hi;
     detail::widen(x, lo, hi);
@@ -1036,8 +1108,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> acosh_f32_kernel(
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return detail::acosh_f32_avx512(x);
 #endif
-#if defined(__AVX2__) && defined(__FMA__)
-    if constexpr (detail::is_avx2_fma<A>) return detail::acosh_f32_avx2_kernel(x);
+#if defined(NUMFUSE_LOG_F32_PAIR)
+    if constexpr (detail::log_f32_pair_arch<A>) return detail::acosh_f32_pair_kernel(x);
 #endif
     xsimd::batch<double, A> lo, hi;
     detail::widen(x, lo, hi);
@@ -1050,8 +1122,8 @@ NUMFUSE_ALWAYS_INLINE xsimd::batch<float, A> atanh_f32_kernel(
 #if defined(__AVX512F__)
     if constexpr (detail::is_avx512<A>) return detail::atanh_f32_avx512(x);
 #endif
-#if defined(__AVX2__) && defined(__FMA__)
-    if constexpr (detail::is_avx2_fma<A>) return detail::atanh_f32_avx2_kernel(x);
+#if defined(NUMFUSE_LOG_F32_PAIR)
+    if constexpr (detail::log_f32_pair_arch<A>) return detail::atanh_f32_pair_kernel(x);
 #endif
     xsimd::batch<double, A> lo, hi;
     detail::widen(x, lo, hi);
