@@ -471,11 +471,11 @@ struct Log1pOp : TableOp<expr_ops::Log1p, Log1pRule> {
 // log2, log10: values, flags and NaNs as TableOp's, with log's deferred test so that the
 // repair of special lanes runs only on the batches holding one (kernels::log_base_nofix /
 // log_scaled_fix, the same bits as evaluate's kernel): on AVX-512 the fixup of x <= 0, +inf
-// and NaN; on AVX2+FMA the compute half skips the kernel's own test (float64 also the
-// subnormal scaling, and it reads its table rows from the input's memory, as LogOp), and
-// batches holding x <= 0, +inf, NaN (float64: subnormal x too) take the kernel's repair
-// (float64: the whole kernel); the other levels' kernels handle those lanes themselves and
-// finish keeps their values.
+// and NaN; on AVX2+FMA and neon64 (float32 there) the compute half skips the kernel's own
+// test (float64 also the subnormal scaling, and it reads its table rows from the input's
+// memory, as LogOp), and batches holding x <= 0, +inf, NaN (float64: subnormal x too) take the
+// kernel's repair (float64: the whole kernel); the other levels' kernels handle those lanes
+// themselves and finish keeps their values.
 template <class F, int Base>
 struct LogScaledOp : TableOp<F, LogRule> {
     static constexpr bool deferrable = true;
