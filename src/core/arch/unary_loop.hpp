@@ -211,91 +211,130 @@ struct VectorFlagsOp : TableOp<F, Rule> {
 
 // sin, cos, tan: inputs spanning many magnitudes hold subnormal lanes (underflow) in a
 // quarter of their float32 batches, where the per-lane conditions cost more than the kernel.
-// sin and cos, float32 on FMA levels: the deferred test (kernels::sincos_f32_screen_*: the
-// least and greatest |x| of a block) of the lanes outside the kernel's common path
-// (sincos_f32_common_lanes: 2^-12 <= |x| < 2^17), every batch through that path alone
-// (sincos_f32_kernel_common), the flagged batches recomputed whole (final_for). One test does
-// the work of may_raise's and the kernel's, and no out-of-line rare call sits in the loop
-// (which made the compiler reload the kernel's constants every batch). float64 and sse2:
-// VectorFlagsOp's per-pair runner.
-template <int Fn, class F, class Rule>
-struct SinCosOp : VectorFlagsOp<F, Rule> {
-    using Base = VectorFlagsOp<F, Rule>;
+//
+// A kernel's common path split off (CommonPathOp, where Path::applies<B>): every batch of
+// the deferred loop through Path::kernel (the whole kernel's bits on the lanes Path::lanes
+// accepts, garbage on others), the test of those lanes deferred over the loop (Path::screen_*),
+// the flagged batches recomputed whole after the loop, and an in-place call's flagged pair by
+// the whole kernel alone (final_for). One range test does the work of may_raise's and the
+// kernel's; the per-pair test, the kernel's own range test and its out-of-line rare call each
+// batch made the compiler rebroadcast the constants and spill x every iteration. Elsewhere
+// Base's per-pair runner.
+template <class Base, class Path>
+struct CommonPathOp : Base {
     template <class B>
-    static constexpr bool common_split = std::is_same<typename B::value_type, float>::value &&
-                                         kernels::detail::has_fma<typename B::arch_type>;
+    static constexpr bool split = Path::template applies<B>;
     static constexpr bool deferrable = true;
     template <class B>
-    static constexpr bool deferrable_for = common_split<B>;
+    static constexpr bool deferrable_for = split<B>;
     template <class B>
-    static constexpr bool final_for = common_split<B>;  // finish(x, y) is compute(x)
-    static constexpr unsigned possible_flags = fp_invalid | fp_underflow;
+    static constexpr bool final_for = split<B>;  // finish(x, y) is compute(x)
+    static constexpr unsigned possible_flags = Path::possible_flags;
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
-        if constexpr (common_split<B>) return kernels::sincos_f32_kernel_common<Fn>(x);
+        if constexpr (split<B>) return Path::kernel(x);
         else return Base::compute_fast(x);
     }
     template <class B>
     NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
-        if constexpr (common_split<B>) return (void)y, Base::compute(x);
+        if constexpr (split<B>) return (void)y, Base::compute(x);
         else return Base::finish(x, y);
     }
     template <class B>
     NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
-        if constexpr (common_split<B>) return ~kernels::sincos_f32_common_lanes(x);
+        if constexpr (split<B>) return ~Path::lanes(x);
         else return Base::may_raise(x);
     }
     template <class B>
     NUMFUSE_ALWAYS_INLINE static auto screen_init() noexcept {
-        return kernels::sincos_f32_screen_init<typename B::arch_type>();
+        return Path::template screen_init<typename B::arch_type>();
     }
     template <class B, class M>
     NUMFUSE_ALWAYS_INLINE static M screen(const M& acc, const B& x) noexcept {
-        return kernels::sincos_f32_screen_add(acc, x);
+        return Path::screen_add(acc, x);
     }
     template <class M>
     NUMFUSE_ALWAYS_INLINE static bool screened_may_raise(const M& acc) noexcept {
+        return Path::screen_outside(acc);
+    }
+};
+
+// sin (Fn 0) and cos (Fn 1), float32 on FMA levels: the common path 2^-12 <= |x| < 2^17
+// (kernels::sincos_f32_*; the screen is the least and greatest |x| of the loop). float64
+// and sse2: VectorFlagsOp's per-pair runner.
+template <int Fn>
+struct SinCosF32Path {
+    template <class B>
+    static constexpr bool applies = std::is_same<typename B::value_type, float>::value &&
+                                    kernels::detail::has_fma<typename B::arch_type>;
+    static constexpr unsigned possible_flags = fp_invalid | fp_underflow;
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static B kernel(const B& x) noexcept {
+        return kernels::sincos_f32_kernel_common<Fn>(x);
+    }
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto lanes(const B& x) noexcept {
+        return kernels::sincos_f32_common_lanes(x);
+    }
+    template <class A>
+    NUMFUSE_ALWAYS_INLINE static auto screen_init() noexcept {
+        return kernels::sincos_f32_screen_init<A>();
+    }
+    template <class M, class B>
+    NUMFUSE_ALWAYS_INLINE static M screen_add(const M& acc, const B& x) noexcept {
+        return kernels::sincos_f32_screen_add(acc, x);
+    }
+    template <class M>
+    NUMFUSE_ALWAYS_INLINE static bool screen_outside(const M& acc) noexcept {
         return kernels::sincos_f32_screen_outside(acc);
     }
 };
-struct SinOp : SinCosOp<0, expr_ops::Sin, TrigRule<true>> {};
-struct CosOp : SinCosOp<1, expr_ops::Cos, TrigRule<false>> {};
-// tan, float32 at AVX-512: the deferred test (as OrScreen's) over the loop, of the lanes
-// outside the kernel's common path (tan_f32_common_lanes: +-0, subnormals, |x| >= 2^17, inf,
-// NaN), and every batch through that path alone (its halves converted from memory where the
-// loop has the source; the contiguous pairs in the kernel's software-pipelined loop,
-// tan_f32_common_run); the flagged batches are recomputed whole (tan_f32_kernel) after the
-// loop, and an in-place call's flagged pair by the whole kernel alone (final_for). One range
-// test does the work of may_raise's and the kernel's; the per-pair test, the kernel's range
-// test and its out-of-line call each batch made the compiler rebroadcast the constants and
-// spill x every iteration. float64 and other levels: VectorFlagsOp's per-pair runner
-// (float64 deferred was 5% faster on ordinary inputs, 35% slower on inputs spanning many
-// magnitudes, where nearly every batch is flagged and paid the common path on top of the
-// whole kernel).
-struct TanOp : VectorFlagsOp<expr_ops::Tan, TrigRule<true>> {
-    using Base = VectorFlagsOp<expr_ops::Tan, TrigRule<true>>;
+struct SinOp : CommonPathOp<VectorFlagsOp<expr_ops::Sin, TrigRule<true>>, SinCosF32Path<0>> {};
+struct CosOp : CommonPathOp<VectorFlagsOp<expr_ops::Cos, TrigRule<false>>, SinCosF32Path<1>> {};
+
+// tan, float32 at AVX-512: the common path FLT_MIN <= |x| < 2^17 (kernels::tan_f32_*: its
+// screen vrangeps + vfpclassps), each batch's halves converted from memory where the loop has
+// the source, the contiguous pairs in the kernel's software-pipelined loop
+// (tan_f32_common_run). float64 and other levels: VectorFlagsOp's per-pair runner (float64
+// deferred was 5% faster on ordinary inputs, 35% slower on inputs spanning many magnitudes,
+// where nearly every batch is flagged and paid the common path on top of the whole kernel).
+struct TanF32Path {
+#if defined(__AVX512F__)
     template <class B>
-    static constexpr bool common_split = std::is_same<typename B::value_type, float>::value &&
-                                         kernels::detail::is_avx512<typename B::arch_type>;
-    static constexpr bool deferrable = true;
-    template <class B>
-    static constexpr bool deferrable_for = common_split<B>;
-    template <class B>
-    static constexpr bool final_for = common_split<B>;  // finish(x, y) is compute(x)
+    static constexpr bool applies = std::is_same<typename B::value_type, float>::value &&
+                                    kernels::detail::is_avx512<typename B::arch_type>;
     static constexpr unsigned possible_flags = fp_invalid | fp_underflow;
     template <class B>
-    NUMFUSE_ALWAYS_INLINE static B compute_fast(const B& x) noexcept {
-#if defined(__AVX512F__)
-        if constexpr (common_split<B>) {
-            return kernels::tan_f32_kernel_common(x);
-        } else
-#endif
-            return Base::compute_fast(x);
+    NUMFUSE_ALWAYS_INLINE static B kernel(const B& x) noexcept {
+        return kernels::tan_f32_kernel_common(x);
     }
+    template <class B>
+    NUMFUSE_ALWAYS_INLINE static auto lanes(const B& x) noexcept {
+        return kernels::tan_f32_common_lanes(x);
+    }
+    template <class A>
+    NUMFUSE_ALWAYS_INLINE static auto screen_init() noexcept {
+        return kernels::tan_f32_screen_init<A>();
+    }
+    template <class M, class B>
+    NUMFUSE_ALWAYS_INLINE static M screen_add(const M& acc, const B& x) noexcept {
+        return kernels::tan_f32_screen_add(acc, x);
+    }
+    template <class M>
+    NUMFUSE_ALWAYS_INLINE static bool screen_outside(const M& acc) noexcept {
+        return kernels::tan_f32_screen_outside(acc);
+    }
+#else
+    template <class B>
+    static constexpr bool applies = false;  // the common path's kernels are AVX-512 code
+    static constexpr unsigned possible_flags = fp_invalid | fp_underflow;
+#endif
+};
+struct TanOp : CommonPathOp<VectorFlagsOp<expr_ops::Tan, TrigRule<true>>, TanF32Path> {
     template <class B, class T>
     NUMFUSE_ALWAYS_INLINE static B compute_fast_at(const B& x, const T* src) noexcept {
 #if defined(__AVX512F__)
-        if constexpr (common_split<B>) {
+        if constexpr (split<B>) {
             return kernels::tan_f32_kernel_common_at(x, src);
         } else
 #endif
@@ -303,40 +342,11 @@ struct TanOp : VectorFlagsOp<expr_ops::Tan, TrigRule<true>> {
     }
 #if defined(__AVX512F__)
     template <class B>
-    static constexpr bool runs_fast = common_split<B>;
+    static constexpr bool runs_fast = split<B>;
     template <class M, class T>
     NUMFUSE_ALWAYS_INLINE static M fast_run(const M& acc, const T* src, T* dst,
                                             std::size_t m) noexcept {
         return kernels::tan_f32_common_run(acc, src, dst, m);
-    }
-#endif
-    template <class B>
-    NUMFUSE_ALWAYS_INLINE static B finish(const B& x, const B& y) noexcept {
-        if constexpr (common_split<B>) return (void)y, Base::compute(x);
-        else return Base::finish(x, y);
-    }
-    template <class B>
-    NUMFUSE_ALWAYS_INLINE static auto may_raise(const B& x) noexcept {
-#if defined(__AVX512F__)
-        if constexpr (common_split<B>) {
-            return ~kernels::tan_f32_common_lanes(x);
-        } else
-#endif
-            return Base::may_raise(x);
-    }
-#if defined(__AVX512F__)
-    // the deferred form of may_raise's test (tan_f32_screen_*)
-    template <class B>
-    NUMFUSE_ALWAYS_INLINE static auto screen_init() noexcept {
-        return kernels::tan_f32_screen_init<typename B::arch_type>();
-    }
-    template <class B, class M>
-    NUMFUSE_ALWAYS_INLINE static M screen(const M& acc, const B& x) noexcept {
-        return kernels::tan_f32_screen_add(acc, x);
-    }
-    template <class M>
-    NUMFUSE_ALWAYS_INLINE static bool screened_may_raise(const M& acc) noexcept {
-        return kernels::tan_f32_screen_outside(acc);
     }
 #endif
 };

@@ -257,97 +257,81 @@ NUMFUSE_ALWAYS_INLINE LogaddexpFirst<A> logaddexp_first(const xsimd::batch<doubl
     return {res, logaddexp_near_zero<Out, Base>(res, m, s), m, s};
 }
 
-// One block of the first pass (count <= block elements): results to out, and each
-// batch's near-zero lanes as a bit mask, near[k / width] (bit j: lane k + j). Returns
-// whether any lane is near zero. KeepArguments (out is a or b): each batch's max and min go
-// to ms, ss, since the arguments are overwritten.
-template <class Out, LogBase Base, class A, bool KeepArguments>
-NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const double* b,
-                                           std::size_t count, double* ms, double* ss,
-                                           std::uint8_t* near) noexcept {
+// What a pass gives for one batch: results, the lanes it leaves to the next pass, and the
+// two batches kept for that pass where the call overwrites its arguments.
+template <class A>
+struct LogaddexpBatchStep {
+    xsimd::batch<double, A> result;
+    xsimd::batch_bool<double, A> flagged;
+    xsimd::batch<double, A> keep0, keep1;
+};
+
+// One block of a pass over count <= block elements, step(x, y) -> LogaddexpBatchStep per
+// batch: results to out, each batch's flagged lanes as a bit mask, flags[k / width] (bit j:
+// lane k + j), and, KeepArguments (out is a or b, which it overwrites), keep0 and keep1 to
+// k0 and k1. The tail goes through buffers padded with 1 (its padding lanes never flagged).
+// Returns whether any lane is flagged.
+template <class A, bool KeepArguments, class Step>
+NUMFUSE_ALWAYS_INLINE bool logaddexp_block_by(double* out, const double* a, const double* b,
+                                              std::size_t count, double* k0, double* k1,
+                                              std::uint8_t* flags, Step step) noexcept {
     using B = xsimd::batch<double, A>;
     constexpr std::size_t width = B::size;
-    std::uint64_t any_near = 0;
+    std::uint64_t any = 0;
+    const auto one = [&](const B& x, const B& y, std::size_t k, double* dst, std::uint64_t lanes)
+                         NUMFUSE_ALWAYS_INLINE_LAMBDA {
+                             const LogaddexpBatchStep<A> r = step(x, y);
+                             r.result.store_unaligned(dst);
+                             if constexpr (KeepArguments) {
+                                 r.keep0.store_aligned(k0 + k);
+                                 r.keep1.store_aligned(k1 + k);
+                             }
+                             const std::uint64_t bits = logaddexp_lane_bits(r.flagged) & lanes;
+                             flags[k / width] = static_cast<std::uint8_t>(bits);
+                             any |= bits;
+                         };
     std::size_t k = 0;
     for (; k + width <= count; k += width) {
-        const LogaddexpFirst<A> first =
-            logaddexp_first<Out, Base>(B::load_unaligned(a + k), B::load_unaligned(b + k));
-        first.result.store_unaligned(out + k);
-        if constexpr (KeepArguments) {
-            first.m.store_aligned(ms + k);
-            first.s.store_aligned(ss + k);
-        }
-        const std::uint64_t bits = logaddexp_lane_bits(first.near_zero);
-        near[k / width] = static_cast<std::uint8_t>(bits);
-        any_near |= bits;
+        one(B::load_unaligned(a + k), B::load_unaligned(b + k), k, out + k, ~std::uint64_t(0));
     }
     if (k < count) {
-        // The tail through buffers padded with 1 (never a near-zero lane).
         alignas(64) double xa[width], xb[width], xo[width];
         for (std::size_t j = 0; j < width; ++j) xa[j] = xb[j] = 1.0;
         const std::size_t rest = count - k;
         std::memcpy(xa, a + k, rest * sizeof(double));
         std::memcpy(xb, b + k, rest * sizeof(double));
-        const LogaddexpFirst<A> first =
-            logaddexp_first<Out, Base>(B::load_aligned(xa), B::load_aligned(xb));
-        first.result.store_aligned(xo);
+        one(B::load_aligned(xa), B::load_aligned(xb), k, xo, (std::uint64_t(1) << rest) - 1);
         std::memcpy(out + k, xo, rest * sizeof(double));
-        if constexpr (KeepArguments) {
-            first.m.store_aligned(ms + k);
-            first.s.store_aligned(ss + k);
-        }
-        const std::uint64_t bits = logaddexp_lane_bits(first.near_zero);
-        near[k / width] = static_cast<std::uint8_t>(bits);
-        any_near |= bits;
     }
-    return any_near != 0;
+    return any != 0;
 }
 
-// One block of the screened first pass (Out = float, logaddexp_f32.hpp; count <= block):
-// results to out, and each batch's uncertified lanes as a bit mask, flagged[k / width].
-// Returns whether any lane is uncertified. KeepArguments (out is a or b): each batch's
-// arguments go to xs, ys, since out overwrites them.
+// One block of the first pass: flagged are the near-zero lanes; kept are each batch's max
+// and min (ms, ss).
+template <class Out, LogBase Base, class A, bool KeepArguments>
+NUMFUSE_ALWAYS_INLINE bool logaddexp_block(double* out, const double* a, const double* b,
+                                           std::size_t count, double* ms, double* ss,
+                                           std::uint8_t* near) noexcept {
+    using B = xsimd::batch<double, A>;
+    return logaddexp_block_by<A, KeepArguments>(
+        out, a, b, count, ms, ss, near, [](const B& x, const B& y) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+            const LogaddexpFirst<A> first = logaddexp_first<Out, Base>(x, y);
+            return LogaddexpBatchStep<A>{first.result, first.near_zero, first.m, first.s};
+        });
+}
+
+// One block of the screened first pass (Out = float, logaddexp_f32.hpp): flagged are the
+// uncertified lanes; kept are the arguments themselves (xs, ys).
 template <LogBase Base, class A, bool KeepArguments>
 NUMFUSE_ALWAYS_INLINE bool logaddexp_block_f32(double* out, const double* a, const double* b,
                                                std::size_t count, double* xs, double* ys,
                                                std::uint8_t* flagged) noexcept {
     using B = xsimd::batch<double, A>;
-    constexpr std::size_t width = B::size;
-    std::uint64_t any = 0;
-    std::size_t k = 0;
-    for (; k + width <= count; k += width) {
-        const B x = B::load_unaligned(a + k), y = B::load_unaligned(b + k);
-        const LogaddexpScreened<A> first = logaddexp_screened_f32<Base>(x, y);
-        first.result.store_unaligned(out + k);
-        if constexpr (KeepArguments) {
-            x.store_aligned(xs + k);
-            y.store_aligned(ys + k);
-        }
-        const std::uint64_t bits = logaddexp_lane_bits(~first.certified);
-        flagged[k / width] = static_cast<std::uint8_t>(bits);
-        any |= bits;
-    }
-    if (k < count) {
-        // The tail through buffers padded with 1; the padding lanes are never flagged.
-        alignas(64) double xa[width], xb[width], xo[width];
-        for (std::size_t q = 0; q < width; ++q) xa[q] = xb[q] = 1.0;
-        const std::size_t rest = count - k;
-        std::memcpy(xa, a + k, rest * sizeof(double));
-        std::memcpy(xb, b + k, rest * sizeof(double));
-        const B x = B::load_aligned(xa), y = B::load_aligned(xb);
-        const LogaddexpScreened<A> first = logaddexp_screened_f32<Base>(x, y);
-        first.result.store_aligned(xo);
-        std::memcpy(out + k, xo, rest * sizeof(double));
-        if constexpr (KeepArguments) {
-            x.store_aligned(xs + k);
-            y.store_aligned(ys + k);
-        }
-        const std::uint64_t bits =
-            logaddexp_lane_bits(~first.certified) & ((std::uint64_t(1) << rest) - 1);
-        flagged[k / width] = static_cast<std::uint8_t>(bits);
-        any |= bits;
-    }
-    return any != 0;
+    return logaddexp_block_by<A, KeepArguments>(
+        out, a, b, count, xs, ys, flagged, [](const B& x, const B& y) NUMFUSE_ALWAYS_INLINE_LAMBDA {
+            const LogaddexpScreened<A> first = logaddexp_screened_f32<Base>(x, y);
+            return LogaddexpBatchStep<A>{first.result, ~first.certified, x, y};
+        });
 }
 
 // The flagged lanes (bit q of `bits`) of a batch of x, y and their places `at` (as
